@@ -1,0 +1,156 @@
+// Package bundle defines podflow's bundle format (version 1): where every piece of
+// evidence lives inside a bundle, the manifest, and how bundles are written, read and
+// verified. It is the only package that spells bundle paths.
+package bundle
+
+import (
+	"path"
+	"strings"
+)
+
+// Paths of the top-level files of a bundle.
+const (
+	ManifestPath       = "podflow.json"
+	VersionMarkerPath  = "version.yaml"
+	ClusterVersionPath = "cluster-info/cluster_version.json"
+	ClusterResources   = "cluster-resources"
+	NodesDir           = "nodes"
+)
+
+// Cluster-scoped resource lists, one JSON List each under cluster-resources/.
+const (
+	KindNamespaces         = "namespaces"
+	KindNodes              = "nodes"
+	KindPVs                = "pvs"
+	KindStorageClasses     = "storage-classes"
+	KindPriorityClasses    = "priorityclasses"
+	KindValidatingWebhooks = "validating-webhook-configurations"
+	KindMutatingWebhooks   = "mutating-webhook-configurations"
+	KindCSIDrivers         = "csidrivers"
+	KindNodeLeases         = "node-leases"
+	KindRuntimeClasses     = "runtimeclasses"
+)
+
+// Namespaced resource lists, one JSON List per namespace under cluster-resources/<kind>/<ns>.json.
+const (
+	KindPods                 = "pods"
+	KindDeployments          = "deployments"
+	KindReplicaSets          = "replicasets"
+	KindStatefulSets         = "statefulsets"
+	KindDaemonSets           = "daemonsets"
+	KindJobs                 = "jobs"
+	KindCronJobs             = "cronjobs"
+	KindServices             = "services"
+	KindEndpointSlices       = "endpointslices"
+	KindEvents               = "events"
+	KindPVCs                 = "pvcs"
+	KindResourceQuotas       = "resource-quota"
+	KindLimitRanges          = "limitranges"
+	KindServiceAccounts      = "serviceaccounts"
+	KindConfigMaps           = "configmaps"
+	KindSecrets              = "secrets"
+	KindLeases               = "leases"
+	KindPodDisruptionBudgets = "pod-disruption-budgets"
+	KindNetworkPolicies      = "network-policy"
+)
+
+// ClusterScopedKinds lists the cluster-scoped lists in the order they are collected.
+var ClusterScopedKinds = []string{
+	KindNamespaces, KindNodes, KindPVs, KindStorageClasses, KindPriorityClasses,
+	KindValidatingWebhooks, KindMutatingWebhooks, KindCSIDrivers, KindNodeLeases, KindRuntimeClasses,
+}
+
+// NamespacedKinds lists the per-namespace lists in the order they are collected.
+var NamespacedKinds = []string{
+	KindPods, KindDeployments, KindReplicaSets, KindStatefulSets, KindDaemonSets, KindJobs,
+	KindCronJobs, KindServices, KindEndpointSlices, KindEvents, KindPVCs, KindResourceQuotas,
+	KindLimitRanges, KindServiceAccounts, KindConfigMaps, KindSecrets, KindLeases,
+	KindPodDisruptionBudgets, KindNetworkPolicies,
+}
+
+// ClusterResourcePath is the path of a cluster-scoped list, e.g. cluster-resources/nodes.json.
+func ClusterResourcePath(kind string) string {
+	return path.Join(ClusterResources, kind+".json")
+}
+
+// NamespacedResourcePath is the path of one namespace's list of a kind.
+func NamespacedResourcePath(kind, namespace string) string {
+	return path.Join(ClusterResources, kind, namespace+".json")
+}
+
+// ErrorsPath is where a source that failed records its error, in the Troubleshoot layout.
+func ErrorsPath(kind string) string {
+	return path.Join(ClusterResources, kind+"-errors.json")
+}
+
+// LogPath is the path of a container log; previous selects the log of the previous instance.
+func LogPath(namespace, pod, container string, previous bool) string {
+	name := container + ".log"
+	if previous {
+		name = container + "-previous.log"
+	}
+	return path.Join(ClusterResources, "pods", "logs", namespace, pod, name)
+}
+
+// Node evidence files, relative to nodes/<node>/.
+const (
+	NodeKubeletLog     = "kubelet.log"
+	NodeRuntimeLog     = "containerd.log"
+	NodeKubeletConfig  = "kubelet-config.yaml"
+	NodeCRIPods        = "crictl/pods.json"
+	NodeCRIContainers  = "crictl/ps.json"
+	NodeCRIImages      = "crictl/images.json"
+	NodeDmesg          = "dmesg.log"
+	NodeCollection     = "collection.json"
+	nodeCRIInspectDir  = "crictl/inspect"
+	nodeCRIInspectPDir = "crictl/inspectp"
+)
+
+// NodePath is the path of one node evidence file, e.g. NodePath("n1", NodeKubeletLog).
+func NodePath(node, file string) string {
+	return path.Join(NodesDir, node, file)
+}
+
+// NodeCRIInspectPath is the path of `crictl inspect` output for one container.
+func NodeCRIInspectPath(node, containerID string) string {
+	return path.Join(NodesDir, node, nodeCRIInspectDir, containerID+".json")
+}
+
+// NodeCRIInspectPodPath is the path of `crictl inspectp` output for one sandbox.
+func NodeCRIInspectPodPath(node, podID string) string {
+	return path.Join(NodesDir, node, nodeCRIInspectPDir, podID+".json")
+}
+
+// PathInfo says what a bundle path holds, as parsed by ParsePath.
+type PathInfo struct {
+	// Area is "cluster", "namespaced", "log", "node" or "" for anything else.
+	Area      string
+	Kind      string // resource kind for cluster and namespaced lists
+	Namespace string // namespace for namespaced lists and logs
+	Pod       string // pod for logs
+	Container string // container for logs
+	Previous  bool   // previous-instance log
+	Node      string // node for node evidence
+	NodeFile  string // file relative to nodes/<node>/
+}
+
+// ParsePath tells what a bundle path holds, so readers never spell the layout themselves.
+func ParsePath(p string) PathInfo {
+	parts := strings.Split(p, "/")
+	switch {
+	case len(parts) == 2 && parts[0] == ClusterResources && strings.HasSuffix(parts[1], ".json") &&
+		!strings.HasSuffix(parts[1], "-errors.json"):
+		return PathInfo{Area: "cluster", Kind: strings.TrimSuffix(parts[1], ".json")}
+	case len(parts) == 6 && parts[0] == ClusterResources && parts[1] == "pods" && parts[2] == "logs" &&
+		strings.HasSuffix(parts[5], ".log"):
+		c := strings.TrimSuffix(parts[5], ".log")
+		prev := strings.HasSuffix(c, "-previous")
+		return PathInfo{Area: "log", Namespace: parts[3], Pod: parts[4],
+			Container: strings.TrimSuffix(c, "-previous"), Previous: prev}
+	case len(parts) == 3 && parts[0] == ClusterResources && strings.HasSuffix(parts[2], ".json"):
+		return PathInfo{Area: "namespaced", Kind: parts[1], Namespace: strings.TrimSuffix(parts[2], ".json")}
+	case len(parts) >= 3 && parts[0] == NodesDir:
+		return PathInfo{Area: "node", Node: parts[1], NodeFile: strings.Join(parts[2:], "/")}
+	}
+	return PathInfo{}
+}

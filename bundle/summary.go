@@ -1,0 +1,73 @@
+package bundle
+
+import (
+	"encoding/json"
+	"sort"
+	"time"
+)
+
+// Summary is a human-sized description of a bundle, for `podflow inspect`.
+type Summary struct {
+	Source         string         `json:"source"`
+	FormatVersion  string         `json:"formatVersion,omitempty"`
+	PodflowVersion string         `json:"podflowVersion,omitempty"`
+	Type           string         `json:"type,omitempty"`
+	CollectedAt    *time.Time     `json:"collectedAt,omitempty"`
+	Scope          *Scope         `json:"scope,omitempty"`
+	Cluster        *Cluster       `json:"cluster,omitempty"`
+	Sources        []Source       `json:"sources,omitempty"`
+	Kinds          map[string]int `json:"kinds"`
+	Namespaces     []string       `json:"namespaces"`
+	Nodes          []string       `json:"nodes"`
+	Logs           int            `json:"containerLogs"`
+	Files          int            `json:"files"`
+	Bytes          int64          `json:"bytes"`
+	Redacted       int            `json:"redacted"`
+	// Unreadable lists lists that are not valid JSON, by path.
+	Unreadable []string `json:"unreadable,omitempty"`
+}
+
+// Summarize counts what a bundle holds without interpreting it.
+func Summarize(b *Bundle) Summary {
+	s := Summary{Source: b.Source, Kinds: map[string]int{}, Files: len(b.names), Bytes: b.size,
+		Namespaces: []string{}, Nodes: []string{}}
+	if m := b.Manifest; m != nil {
+		s.FormatVersion, s.PodflowVersion, s.Type = m.FormatVersion, m.PodflowVersion, m.Type
+		at := m.CollectedAt
+		s.CollectedAt, s.Scope, s.Cluster, s.Sources = &at, &m.Scope, &m.Cluster, m.Sources
+		s.Redacted = m.Redaction.Total
+	}
+	namespaces, nodes := map[string]bool{}, map[string]bool{}
+	for _, name := range b.names {
+		info := ParsePath(name)
+		switch info.Area {
+		case "cluster", "namespaced":
+			var list struct {
+				Items []json.RawMessage `json:"items"`
+			}
+			if err := json.Unmarshal(b.files[name], &list); err != nil {
+				s.Unreadable = append(s.Unreadable, name)
+				continue
+			}
+			s.Kinds[info.Kind] += len(list.Items)
+			if info.Namespace != "" {
+				namespaces[info.Namespace] = true
+			}
+		case "log":
+			s.Logs++
+		case "node":
+			nodes[info.Node] = true
+		}
+	}
+	s.Namespaces, s.Nodes = sortedKeys(namespaces), sortedKeys(nodes)
+	return s
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

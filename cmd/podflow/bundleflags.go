@@ -1,0 +1,22 @@
+package main
+
+import (
+	"github.com/spf13/pflag"
+
+	"podflow.dev/podflow/bundle"
+)
+
+// openFlags are the reader limits every command that opens bundles accepts.
+type openFlags struct {
+	limits bundle.Limits
+}
+
+func (o *openFlags) add(fs *pflag.FlagSet) {
+	o.limits = bundle.DefaultLimits()
+	fs.Int64Var(&o.limits.MaxFileSize, "max-file-size", o.limits.MaxFileSize, "refuse bundles with a file larger than this many bytes (uncompressed)")
+	fs.Int64Var(&o.limits.MaxTotalSize, "max-total-size", o.limits.MaxTotalSize, "refuse bundles larger than this many bytes in all (uncompressed)")
+}
+
+func (o *openFlags) open(path string) (*bundle.Bundle, error) {
+	return bundle.Open(path, o.limits)
+}

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/mattn/go-isatty"
+	"github.com/sirupsen/logrus"
+	"github.com/spf13/cobra"
+)
+
+// Exit codes, per the design: 0 ok, 1 error, 2 usage, 3 findings at or above --fail-on.
+// 4 is a collection that wrote a bundle but with some sources failed.
+const (
+	exitOK       = 0
+	exitError    = 1
+	exitUsage    = 2
+	exitFindings = 3
+	exitPartial  = 4
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// streams are the command's standard streams, replaceable in tests.
+type streams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+	// OutTTY is true when Out is a terminal: tables may use colour and progress is shown.
+	OutTTY bool
+	// ErrTTY is true when ErrOut is a terminal.
+	ErrTTY bool
+}
+
+func defaultStreams() streams {
+	return streams{
+		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
+		OutTTY: isatty.IsTerminal(os.Stdout.Fd()),
+		ErrTTY: isatty.IsTerminal(os.Stderr.Fd()),
+	}
+}
+
+// codeError carries a specific exit code up to main.
+type codeError struct {
+	code int
+	err  error
+}
+
+func (e *codeError) Error() string { return e.err.Error() }
+func (e *codeError) Unwrap() error { return e.err }
+
+func usageError(format string, args ...any) error {
+	return &codeError{code: exitUsage, err: fmt.Errorf(format, args...)}
+}
+
+// silentExit ends with a code without printing anything more (the command already reported).
+type silentExit struct{ code int }
+
+func (e *silentExit) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+// globalOptions are the flags every command shares.
+type globalOptions struct {
+	streams   streams
+	verbosity int
+	logger    *logrus.Logger
+}
+
+func (g *globalOptions) log() logrus.FieldLogger { return g.logger }
+
+func newRootCmd(s streams) (*cobra.Command, *globalOptions) {
+	g := &globalOptions{streams: s, logger: logrus.New()}
+	root := &cobra.Command{
+		Use:   "podflow",
+		Short: "Explain why a Kubernetes Pod is not running, from evidence, offline",
+		Long: `podflow collects what explains a Pod's life (manifests, events, logs, node journals,
+container runtime state) into one redacted bundle, and analyzes a bundle offline: it
+replays the Pod creation chain stage by stage and reports where it broke, why, and the
+evidence that says so.`,
+		Example: `  # Collect evidence for one namespace, then analyze it anywhere
+  podflow collect -n shop -o shop.tar.gz
+  podflow analyze shop.tar.gz
+
+  # Check a bundle you received is intact
+  podflow verify shop.tar.gz`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRun: func(cmd *cobra.Command, args []string) {
+			g.logger.SetOutput(s.ErrOut)
+			g.logger.SetFormatter(&logrus.TextFormatter{DisableTimestamp: !s.ErrTTY, DisableColors: !s.ErrTTY, FullTimestamp: true})
+			switch {
+			case g.verbosity >= 2:
+				g.logger.SetLevel(logrus.TraceLevel)
+			case g.verbosity == 1:
+				g.logger.SetLevel(logrus.DebugLevel)
+			default:
+				g.logger.SetLevel(logrus.InfoLevel)
+			}
+		},
+	}
+	root.SetIn(s.In)
+	root.SetOut(s.Out)
+	root.SetErr(s.ErrOut)
+	root.PersistentFlags().CountVarP(&g.verbosity, "verbose", "v", "more detail on stderr: -v for decisions, -vv for per-file detail")
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return &codeError{code: exitUsage, err: fmt.Errorf("%w\nSee '%s --help'", err, cmd.CommandPath())}
+	})
+	root.AddCommand(subcommands(g)...)
+	return root, g
+}
+
+// subcommands lists every verb; one file per verb builds its command.
+func subcommands(g *globalOptions) []*cobra.Command {
+	return []*cobra.Command{
+		newVersionCmd(g),
+		newVerifyCmd(g),
+		newInspectCmd(g),
+	}
+}
+
+// run executes podflow with args and returns the process exit code.
+func run(ctx context.Context, args []string, s streams) int {
+	root, _ := newRootCmd(s)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	var silent *silentExit
+	if errors.As(err, &silent) {
+		return silent.code
+	}
+	fmt.Fprintf(s.ErrOut, "Error: %v\n", err)
+	var ee *codeError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	if isUsage(err) {
+		return exitUsage
+	}
+	return exitError
+}
+
+// isUsage recognizes cobra's argument errors, which it does not type.
+func isUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "accepts ", "requires at least", "requires at most", "unknown flag", "unknown shorthand"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
