@@ -1,0 +1,234 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"podflow.dev/podflow/bundle"
+	"podflow.dev/podflow/bundle/redact"
+	"podflow.dev/podflow/collect"
+)
+
+type collectOptions struct {
+	*globalOptions
+	kubeconfig        string
+	context           string
+	namespaces        []string
+	allNamespaces     bool
+	selector          string
+	pod               string
+	since             time.Duration
+	requestTimeout    time.Duration
+	sourceTimeout     time.Duration
+	concurrency       int
+	output            string
+	force             bool
+	includeSecretKeys bool
+	logLines          int64
+	logBytes          int64
+	printRBAC         bool
+	rbacNamespace     string
+	redact            redact.Flags
+	// now is the clock for the default output name; nil means time.Now.
+	now func() time.Time
+}
+
+func newCollectCmd(g *globalOptions) *cobra.Command {
+	o := &collectOptions{globalOptions: g}
+	cmd := &cobra.Command{
+		Use:   "collect",
+		Short: "Snapshot a cluster's evidence into a bundle: objects, events, container logs, versions",
+		Long: `Collect reads, never writes, what explains a Pod's life from the Kubernetes API into one
+redacted bundle: every object kind the analysis uses (Troubleshoot layout), events, current
+and previous container logs, the cluster version and clock skew, and each node's kubelet
+configuration when nodes/proxy is permitted.
+
+Scope follows kubectl: the context's namespace by default, -n for others, -A for all,
+-l to select pods, or --pod for one Pod's chain only (its owners, events, node, Services,
+volumes and configuration). Secrets are never read unless --include-secret-keys is given,
+and even then only their key names and value sizes are kept.
+
+A source the API refuses or that times out is recorded in the bundle's manifest and the
+rest is still collected; the exit code is then 4. An unreachable API server fails before
+anything is written, and an interrupted collection leaves nothing behind.
+
+'podflow collect --print-rbac' prints a least-privilege ServiceAccount, ClusterRole and
+binding that allow exactly what collect reads.`,
+		Example: `  # The current context's namespace, to podflow-<cluster>-<time>.tar.gz
+  podflow collect
+
+  # Two namespaces, logs of the last hour, into a chosen file
+  podflow collect -n shop -n payments --since 1h -o shop.tar.gz
+
+  # One Pod's chain only
+  podflow collect --pod shop/web-7d9c6b5f4-x2x8q
+
+  # Grant podflow exactly what it reads, then collect as that ServiceAccount
+  podflow collect --print-rbac --rbac-namespace ops | kubectl apply -f -
+
+  # Collect node evidence on a node (see 'podflow collect node --help')
+  sudo podflow collect node -o node-1.tar.gz`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.validate(); err != nil {
+				return err
+			}
+			return runCollect(cmd.Context(), o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.kubeconfig, "kubeconfig", "", "path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then the in-cluster service account)")
+	f.StringVar(&o.context, "context", "", "kubeconfig context to use (default: the current context)")
+	f.StringSliceVarP(&o.namespaces, "namespace", "n", nil, "namespace to collect; repeat or separate with commas (default: the context's namespace)")
+	f.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "collect every namespace")
+	f.StringVarP(&o.selector, "selector", "l", "", "label selector for pods (their owners are collected regardless), e.g. app=web")
+	f.StringVar(&o.pod, "pod", "", "collect only this Pod's chain, as namespace/name (or name, in the -n namespace)")
+	f.DurationVar(&o.since, "since", 0, "only container logs and events newer than this, e.g. 1h (default: no bound)")
+	f.Int64Var(&o.logLines, "log-lines", collect.DefaultLogLines, "keep at most this many lines of each container log (the newest)")
+	f.Int64Var(&o.logBytes, "log-bytes", collect.DefaultLogBytes, "keep at most this many bytes of each container log (the newest)")
+	f.BoolVar(&o.includeSecretKeys, "include-secret-keys", false, "list Secrets, keeping only metadata, type, key names and value sizes (needs list on secrets)")
+	f.DurationVar(&o.requestTimeout, "request-timeout", collect.DefaultRequestTimeout, "time limit of each request to the API server, and of the first reachability check")
+	f.DurationVar(&o.sourceTimeout, "source-timeout", collect.DefaultSourceTimeout, "time limit of each source (one paginated list, one container's logs)")
+	f.IntVar(&o.concurrency, "concurrency", collect.DefaultConcurrency, "how many sources to read at once")
+	f.StringVarP(&o.output, "output", "o", "", "bundle to write: .tar.gz, .tgz, .tar, or a directory (default podflow-<cluster>-<UTC time>.tar.gz)")
+	f.BoolVar(&o.force, "force", false, "overwrite the output if it exists")
+	f.BoolVar(&o.printRBAC, "print-rbac", false, "print the least-privilege RBAC for collection as YAML and exit")
+	f.StringVar(&o.rbacNamespace, "rbac-namespace", collect.DefaultRBACNamespace, "namespace of the ServiceAccount that --print-rbac prints")
+	o.redact.AddFlags(f)
+	cmd.AddCommand(newCollectNodeCmd(g))
+	return cmd
+}
+
+func (o *collectOptions) validate() error {
+	if o.printRBAC {
+		if _, err := collect.RBAC(o.rbacNamespace); err != nil {
+			return usageError("--rbac-namespace: %v", err)
+		}
+		return nil
+	}
+	for _, ns := range o.namespaces {
+		if strings.TrimSpace(ns) == "" {
+			return usageError("--namespace must not be empty")
+		}
+	}
+	switch {
+	case o.allNamespaces && len(o.namespaces) > 0:
+		return usageError("--all-namespaces and --namespace cannot be combined")
+	case o.pod != "" && (o.allNamespaces || o.selector != ""):
+		return usageError("--pod collects one Pod's chain: it cannot be combined with --all-namespaces or --selector")
+	case o.since < 0:
+		return usageError("--since must not be negative, got %s", o.since)
+	case o.logLines <= 0:
+		return usageError("--log-lines must be positive, got %d", o.logLines)
+	case o.logBytes <= 0:
+		return usageError("--log-bytes must be positive, got %d", o.logBytes)
+	case o.requestTimeout <= 0:
+		return usageError("--request-timeout must be positive, got %s", o.requestTimeout)
+	case o.sourceTimeout <= 0:
+		return usageError("--source-timeout must be positive, got %s", o.sourceTimeout)
+	case o.concurrency <= 0:
+		return usageError("--concurrency must be positive, got %d", o.concurrency)
+	}
+	if o.pod != "" {
+		ns, name, hasNS := strings.Cut(o.pod, "/")
+		switch {
+		case !hasNS && len(o.namespaces) > 1:
+			return usageError("--pod %q: give it as namespace/name when several namespaces are set", o.pod)
+		case hasNS && (ns == "" || name == "" || strings.Contains(name, "/")):
+			return usageError("--pod %q: want namespace/name", o.pod)
+		case hasNS && len(o.namespaces) > 0 && (len(o.namespaces) > 1 || o.namespaces[0] != ns):
+			return usageError("--pod %q is in namespace %q, which --namespace does not name", o.pod, ns)
+		}
+	}
+	return nil
+}
+
+func runCollect(ctx context.Context, o *collectOptions) error {
+	if o.printRBAC {
+		return collect.PrintRBAC(o.streams.Out, o.rbacNamespace)
+	}
+	policy, err := o.redact.Policy(o.log())
+	if err != nil {
+		var ue *redact.UsageError
+		if errors.As(err, &ue) {
+			return &codeError{code: exitUsage, err: err}
+		}
+		return err
+	}
+	kc, err := collect.LoadKubeconfig(o.kubeconfig, o.context)
+	if err != nil {
+		return err
+	}
+	kc.Config.Timeout = o.requestTimeout
+	client, err := collect.NewClient(kc.Config, kc.Cluster)
+	if err != nil {
+		return err
+	}
+	opts := collect.Options{
+		Target:            o.output,
+		Force:             o.force,
+		PodflowVersion:    version,
+		Namespaces:        o.namespaces,
+		AllNamespaces:     o.allNamespaces,
+		LabelSelector:     o.selector,
+		Pod:               o.pod,
+		Since:             o.since,
+		LogLines:          o.logLines,
+		LogBytes:          o.logBytes,
+		IncludeSecretKeys: o.includeSecretKeys,
+		RequestTimeout:    o.requestTimeout,
+		SourceTimeout:     o.sourceTimeout,
+		Concurrency:       o.concurrency,
+		Logger:            o.log(),
+	}
+	if len(opts.Namespaces) == 0 && !opts.AllNamespaces {
+		opts.Namespaces = []string{kc.Namespace}
+	}
+	if opts.Pod != "" {
+		if !strings.Contains(opts.Pod, "/") {
+			opts.Pod = opts.Namespaces[0] + "/" + opts.Pod
+		}
+		opts.Namespaces = nil
+	}
+	if opts.Target == "" {
+		now := time.Now
+		if o.now != nil {
+			now = o.now
+		}
+		opts.Target = collect.DefaultTarget(kc.Cluster, now())
+	}
+	opts.Filter = policy
+	if o.streams.ErrTTY {
+		opts.Progress = func(s bundle.Source) { printProgress(o, s) }
+	}
+	res, err := collect.Run(ctx, client, opts)
+	if err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintln(o.streams.Out, res.Target); err != nil {
+		return err
+	}
+	failed := res.Failed()
+	if len(failed) == 0 {
+		return nil
+	}
+	for _, s := range failed {
+		o.log().WithField("source", s.Name).WithField("status", s.Status).Warn(s.Error)
+	}
+	o.log().WithField("bundle", res.Target).Warnf("bundle written, but %d of %d sources failed (see podflow inspect)", len(failed), len(res.Manifest.Sources))
+	return &silentExit{code: exitPartial}
+}
+
+// printProgress shows one finished source on a terminal.
+func printProgress(o *collectOptions, s bundle.Source) {
+	line := fmt.Sprintf("%-8s %-48s %6dms", s.Status, s.Name, s.DurationMS)
+	if s.Error != "" && s.Status != bundle.StatusOK {
+		line += "  " + s.Error
+	}
+	fmt.Fprintln(o.streams.ErrOut, line)
+}

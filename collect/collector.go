@@ -1,0 +1,398 @@
+// Package collect snapshots a Kubernetes cluster into a podflow bundle: every object
+// kind the analysis reads, container logs, cluster version and clock, and the kubelet
+// configuration when the node proxy is permitted. It only reads from the cluster.
+package collect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sirupsen/logrus"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"podflow.dev/podflow/bundle"
+)
+
+// Defaults applied by Run to zero-valued options.
+const (
+	DefaultLogLines       = 2000
+	DefaultLogBytes       = 2 << 20
+	DefaultRequestTimeout = 30 * time.Second
+	DefaultSourceTimeout  = 2 * time.Minute
+	DefaultConcurrency    = 8
+)
+
+// ErrInterrupted is returned when the context is cancelled during collection; nothing is
+// left at the target path.
+var ErrInterrupted = errors.New("collection interrupted")
+
+// Options configure one cluster collection.
+type Options struct {
+	// Target is the bundle path: .tar.gz, .tgz, .tar, or a directory.
+	Target string
+	// Force replaces an existing target.
+	Force bool
+	// PodflowVersion is recorded in the manifest.
+	PodflowVersion string
+
+	// Namespaces to collect; ignored when AllNamespaces or Pod is set.
+	Namespaces    []string
+	AllNamespaces bool
+	// LabelSelector selects pods (and so their logs); owners are collected regardless.
+	LabelSelector string
+	// Pod, as namespace/name, restricts collection to that pod's chain.
+	Pod string
+	// Since bounds container logs and events to this window before now; zero keeps all.
+	Since time.Duration
+
+	LogLines int64
+	LogBytes int64
+	// IncludeSecretKeys lists Secrets, keeping metadata, type, key names and value sizes.
+	IncludeSecretKeys bool
+
+	// RequestTimeout bounds the first reachability check.
+	RequestTimeout time.Duration
+	// SourceTimeout bounds each source (a paginated list, one container's logs).
+	SourceTimeout time.Duration
+	// Concurrency bounds how many sources run at once.
+	Concurrency int
+
+	// Filter, when set, rewrites every file before it is written (redaction).
+	Filter bundle.Filter
+	Logger logrus.FieldLogger
+	// Progress, when set, is called once per finished source.
+	Progress func(bundle.Source)
+}
+
+// RedactionReporter is implemented by filters that can say what they redacted; the
+// collector records the report in the manifest.
+type RedactionReporter interface {
+	Redaction() bundle.Redaction
+}
+
+// StringRedactor is implemented by filters that can also redact free text, such as the
+// error messages the manifest records.
+type StringRedactor interface {
+	RedactString(file, s string) string
+}
+
+// Result is a finished collection.
+type Result struct {
+	Target   string
+	Manifest *bundle.Manifest
+}
+
+// Failed lists the sources that failed or were only partly collected.
+func (r *Result) Failed() []bundle.Source {
+	var out []bundle.Source
+	for _, s := range r.Manifest.Sources {
+		if s.Status == bundle.StatusFailed || s.Status == bundle.StatusPartial {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (o Options) withDefaults() Options {
+	if o.LogLines == 0 {
+		o.LogLines = DefaultLogLines
+	}
+	if o.LogBytes == 0 {
+		o.LogBytes = DefaultLogBytes
+	}
+	if o.RequestTimeout <= 0 {
+		o.RequestTimeout = DefaultRequestTimeout
+	}
+	if o.SourceTimeout <= 0 {
+		o.SourceTimeout = DefaultSourceTimeout
+	}
+	if o.Concurrency <= 0 {
+		o.Concurrency = DefaultConcurrency
+	}
+	if o.Logger == nil {
+		l := logrus.New()
+		l.SetLevel(logrus.WarnLevel)
+		o.Logger = l
+	}
+	return o
+}
+
+func (o Options) validate() error {
+	switch {
+	case o.Target == "":
+		return errors.New("no target path for the bundle")
+	case o.Pod != "" && (o.AllNamespaces || o.LabelSelector != ""):
+		return errors.New("a pod's chain cannot be combined with all namespaces or a label selector")
+	case o.Pod != "":
+		ns, _, err := splitPod(o.Pod)
+		if err != nil {
+			return err
+		}
+		if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
+			return fmt.Errorf("pod %q: namespace: %s", o.Pod, strings.Join(errs, "; "))
+		}
+	case o.AllNamespaces && len(o.Namespaces) > 0:
+		return errors.New("namespaces cannot be combined with all namespaces")
+	case !o.AllNamespaces && len(o.Namespaces) == 0:
+		return errors.New("no namespace to collect")
+	}
+	for _, ns := range o.Namespaces {
+		if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
+			return fmt.Errorf("namespace %q: %s", ns, strings.Join(errs, "; "))
+		}
+	}
+	if o.LogLines < 0 || o.LogBytes < 0 {
+		return fmt.Errorf("log bounds must not be negative (lines %d, bytes %d)", o.LogLines, o.LogBytes)
+	}
+	return nil
+}
+
+func splitPod(s string) (string, string, error) {
+	ns, name, ok := strings.Cut(s, "/")
+	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+		return "", "", fmt.Errorf("pod %q: want namespace/name", s)
+	}
+	return ns, name, nil
+}
+
+// collector is the state of one Run.
+type collector struct {
+	opts   Options
+	client *Client
+	log    logrus.FieldLogger
+	w      *bundle.Writer
+	start  time.Time
+	// skew is the API server's clock minus ours.
+	skew time.Duration
+	// chain is the selected pod's chain when Options.Pod is set.
+	chain *chain
+
+	mu      sync.Mutex
+	sources []bundle.Source
+}
+
+// Run collects from the cluster behind client and writes the bundle at opts.Target.
+// An unreachable API server fails before anything is written. A source that fails is
+// recorded in the manifest and collection goes on; Result.Failed lists those sources.
+// When ctx is cancelled the partial bundle is discarded and ErrInterrupted returned.
+func Run(ctx context.Context, client *Client, opts Options) (*Result, error) {
+	opts = opts.withDefaults()
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	if client == nil || client.Kube == nil {
+		return nil, errors.New("collect: no Kubernetes client")
+	}
+	if opts.Pod != "" {
+		ns, _, _ := splitPod(opts.Pod)
+		opts.Namespaces, opts.AllNamespaces = []string{ns}, false
+	}
+	// Each namespace is one set of sources and files; naming it twice must not write twice.
+	opts.Namespaces = slices.Compact(slices.Sorted(slices.Values(opts.Namespaces)))
+	c := &collector{opts: opts, client: client, log: opts.Logger, start: time.Now()}
+	info, err := c.serverInfo(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ErrInterrupted
+		}
+		return nil, err
+	}
+	if opts.Pod != "" {
+		if c.chain, err = c.podChain(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil, ErrInterrupted
+			}
+			return nil, err
+		}
+	}
+	c.w, err = bundle.Create(opts.Target, bundle.WriterOptions{Force: opts.Force, Filter: opts.Filter})
+	if err != nil {
+		return nil, err
+	}
+	m, err := c.collect(ctx, info)
+	if ctx.Err() != nil {
+		c.w.Abort()
+		return nil, ErrInterrupted
+	}
+	if err != nil {
+		c.w.Abort()
+		return nil, err
+	}
+	if err := c.w.Close(m); err != nil {
+		return nil, err
+	}
+	return &Result{Target: opts.Target, Manifest: m}, nil
+}
+
+func (c *collector) collect(ctx context.Context, info *serverInfo) (*bundle.Manifest, error) {
+	if err := c.writeClusterInfo(info); err != nil {
+		return nil, err
+	}
+	lists := c.planLists()
+	steps := make([]func(context.Context), len(lists))
+	for i, l := range lists {
+		steps[i] = func(ctx context.Context) { c.fetchList(ctx, l) }
+	}
+	c.runAll(ctx, steps)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if c.chain != nil {
+		c.chain.filter(lists)
+	}
+	if err := c.writeLists(lists); err != nil {
+		return nil, err
+	}
+	pods := collectedPods(lists)
+	steps = append(c.logSteps(pods), c.kubeletConfigSteps(pods)...)
+	c.runAll(ctx, steps)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return c.manifest(info), nil
+}
+
+func (c *collector) manifest(info *serverInfo) *bundle.Manifest {
+	m := &bundle.Manifest{
+		PodflowVersion: c.opts.PodflowVersion,
+		CollectedAt:    c.start.UTC(),
+		Type:           "cluster",
+		Scope: bundle.Scope{
+			AllNamespaces: c.opts.AllNamespaces,
+			LabelSelector: c.opts.LabelSelector,
+			Pod:           c.opts.Pod,
+		},
+		Cluster: bundle.Cluster{
+			Name:             c.client.Name,
+			Server:           c.client.Server,
+			ServerVersion:    info.version.GitVersion,
+			ClockSkewSeconds: info.skewSeconds,
+		},
+		Redaction: bundle.Redaction{Policy: "none"},
+	}
+	if !c.opts.AllNamespaces {
+		m.Scope.Namespaces = c.opts.Namespaces
+	}
+	if c.opts.Since > 0 {
+		m.Scope.Since = c.opts.Since.String()
+	}
+	c.mu.Lock()
+	m.Sources = append([]bundle.Source(nil), c.sources...)
+	c.mu.Unlock()
+	if c.opts.Filter != nil {
+		// Error texts quote API answers, which can carry what the filter masks elsewhere.
+		if r, ok := c.opts.Filter.(StringRedactor); ok {
+			for i := range m.Sources {
+				m.Sources[i].Error = r.RedactString(bundle.ManifestPath, m.Sources[i].Error)
+			}
+		}
+		m.Redaction = bundle.Redaction{Policy: "unreported", Enabled: true}
+		if r, ok := c.opts.Filter.(RedactionReporter); ok {
+			m.Redaction = r.Redaction()
+		}
+	}
+	return m
+}
+
+// reserve adds a source to the manifest now, so the manifest lists sources in the
+// order they were planned whatever order they finish in.
+func (c *collector) reserve(name string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sources = append(c.sources, bundle.Source{Name: name, Status: bundle.StatusFailed, Error: "not run"})
+	return len(c.sources) - 1
+}
+
+// outcome is how one source went.
+type outcome struct {
+	status string
+	// err is the failure, or for a skipped source the reason it was skipped.
+	err   error
+	files []string
+}
+
+func (c *collector) finish(slot int, out outcome, took time.Duration) {
+	c.mu.Lock()
+	s := &c.sources[slot]
+	s.Status, s.DurationMS, s.Files, s.Error = out.status, took.Milliseconds(), out.files, ""
+	if out.err != nil {
+		s.Error = out.err.Error()
+	}
+	done := *s
+	c.mu.Unlock()
+	fields := logrus.Fields{"source": done.Name, "status": done.Status, "ms": done.DurationMS}
+	if done.Error != "" {
+		c.log.WithFields(fields).WithField("error", done.Error).Debug("source finished")
+	} else {
+		c.log.WithFields(fields).Trace("source finished")
+	}
+	if c.opts.Progress != nil {
+		c.mu.Lock()
+		c.opts.Progress(done)
+		c.mu.Unlock()
+	}
+}
+
+// addFiles attaches files written after a source finished (lists are written once all
+// of them are in, because a pod's chain is known only then).
+func (c *collector) addFiles(slot int, files ...string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sources[slot].Files = append(c.sources[slot].Files, files...)
+}
+
+// timed runs one source under its own timeout and records how it went.
+func (c *collector) timed(ctx context.Context, slot int, fn func(ctx context.Context) outcome) {
+	sctx, cancel := context.WithTimeout(ctx, c.opts.SourceTimeout)
+	defer cancel()
+	began := time.Now()
+	out := fn(sctx)
+	if out.err != nil && ctx.Err() == nil && errors.Is(sctx.Err(), context.DeadlineExceeded) {
+		out.err = fmt.Errorf("timed out after %s: %w", c.opts.SourceTimeout, out.err)
+	}
+	c.finish(slot, out, time.Since(began))
+}
+
+// runAll runs steps with at most Options.Concurrency at once; once ctx is done, steps
+// not yet started are dropped.
+func (c *collector) runAll(ctx context.Context, steps []func(context.Context)) {
+	sem := make(chan struct{}, c.opts.Concurrency)
+	var wg sync.WaitGroup
+	for _, step := range steps {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			wg.Wait()
+			return
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			step(ctx)
+		}()
+	}
+	wg.Wait()
+}
+
+// collectedPods returns the pods written to the bundle.
+func collectedPods(lists []*listing) []*corev1.Pod {
+	var pods []*corev1.Pod
+	for _, l := range lists {
+		if l.src.kind != bundle.KindPods || l.err != nil {
+			continue
+		}
+		for _, item := range l.items {
+			if p, ok := item.(*corev1.Pod); ok {
+				pods = append(pods, p)
+			}
+		}
+	}
+	return pods
+}

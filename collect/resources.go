@@ -1,0 +1,369 @@
+package collect
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	nodev1 "k8s.io/api/node/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes"
+
+	"podflow.dev/podflow/bundle"
+)
+
+// pageSize bounds each list response, so a large cluster is read in pieces the API
+// server can serve without building one huge response.
+const pageSize = 500
+
+// NodeLeaseNamespace holds the Lease every kubelet renews as its heartbeat.
+const NodeLeaseNamespace = "kube-node-lease"
+
+// ValueSizesAnnotation is set on ConfigMaps and Secrets in a bundle: their values are
+// dropped, and this JSON object maps each key to the size of its value in bytes.
+const ValueSizesAnnotation = "podflow.dev/value-sizes"
+
+// resourceSource is one kind of object the collector lists: where it goes in the
+// bundle, which API resource it reads (the shipped RBAC role is tested against this
+// table) and how to list it with a typed client.
+type resourceSource struct {
+	kind     string // bundle kind, one of bundle.ClusterScopedKinds or bundle.NamespacedKinds
+	resource schema.GroupVersionResource
+	itemKind string
+	// namespaced kinds are written one file per namespace.
+	namespaced bool
+	// namespace, when set, is the one namespace a cluster-level list reads (node Leases).
+	namespace string
+	list      listFunc
+}
+
+type listFunc func(ctx context.Context, c kubernetes.Interface, namespace string, opts metav1.ListOptions) (runtime.Object, error)
+
+// listCaller is the List method every typed client shares.
+type listCaller[L any] interface {
+	List(ctx context.Context, opts metav1.ListOptions) (L, error)
+}
+
+func lister[L runtime.Object](client func(c kubernetes.Interface, namespace string) listCaller[L]) listFunc {
+	return func(ctx context.Context, c kubernetes.Interface, namespace string, opts metav1.ListOptions) (runtime.Object, error) {
+		l, err := client(c, namespace).List(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		return l, nil
+	}
+}
+
+func gvr(group, version, resource string) schema.GroupVersionResource {
+	return schema.GroupVersionResource{Group: group, Version: version, Resource: resource}
+}
+
+// resourceSources is every list the collector reads, in bundle.ClusterScopedKinds then
+// bundle.NamespacedKinds order.
+var resourceSources = []resourceSource{
+	{kind: bundle.KindNamespaces, resource: gvr("", "v1", "namespaces"), itemKind: "Namespace",
+		list: lister(func(c kubernetes.Interface, _ string) listCaller[*corev1.NamespaceList] {
+			return c.CoreV1().Namespaces()
+		})},
+	{kind: bundle.KindNodes, resource: gvr("", "v1", "nodes"), itemKind: "Node",
+		list: lister(func(c kubernetes.Interface, _ string) listCaller[*corev1.NodeList] { return c.CoreV1().Nodes() })},
+	{kind: bundle.KindPVs, resource: gvr("", "v1", "persistentvolumes"), itemKind: "PersistentVolume",
+		list: lister(func(c kubernetes.Interface, _ string) listCaller[*corev1.PersistentVolumeList] {
+			return c.CoreV1().PersistentVolumes()
+		})},
+	{kind: bundle.KindStorageClasses, resource: gvr("storage.k8s.io", "v1", "storageclasses"), itemKind: "StorageClass",
+		list: lister(func(c kubernetes.Interface, _ string) listCaller[*storagev1.StorageClassList] {
+			return c.StorageV1().StorageClasses()
+		})},
+	{kind: bundle.KindPriorityClasses, resource: gvr("scheduling.k8s.io", "v1", "priorityclasses"), itemKind: "PriorityClass",
+		list: lister(func(c kubernetes.Interface, _ string) listCaller[*schedulingv1.PriorityClassList] {
+			return c.SchedulingV1().PriorityClasses()
+		})},
+	{kind: bundle.KindValidatingWebhooks, resource: gvr("admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations"),
+		itemKind: "ValidatingWebhookConfiguration",
+		list: lister(func(c kubernetes.Interface, _ string) listCaller[*admissionregistrationv1.ValidatingWebhookConfigurationList] {
+			return c.AdmissionregistrationV1().ValidatingWebhookConfigurations()
+		})},
+	{kind: bundle.KindMutatingWebhooks, resource: gvr("admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations"),
+		itemKind: "MutatingWebhookConfiguration",
+		list: lister(func(c kubernetes.Interface, _ string) listCaller[*admissionregistrationv1.MutatingWebhookConfigurationList] {
+			return c.AdmissionregistrationV1().MutatingWebhookConfigurations()
+		})},
+	{kind: bundle.KindCSIDrivers, resource: gvr("storage.k8s.io", "v1", "csidrivers"), itemKind: "CSIDriver",
+		list: lister(func(c kubernetes.Interface, _ string) listCaller[*storagev1.CSIDriverList] {
+			return c.StorageV1().CSIDrivers()
+		})},
+	{kind: bundle.KindNodeLeases, resource: gvr("coordination.k8s.io", "v1", "leases"), itemKind: "Lease", namespace: NodeLeaseNamespace,
+		list: lister(func(c kubernetes.Interface, ns string) listCaller[*coordinationv1.LeaseList] {
+			return c.CoordinationV1().Leases(ns)
+		})},
+	{kind: bundle.KindRuntimeClasses, resource: gvr("node.k8s.io", "v1", "runtimeclasses"), itemKind: "RuntimeClass",
+		list: lister(func(c kubernetes.Interface, _ string) listCaller[*nodev1.RuntimeClassList] {
+			return c.NodeV1().RuntimeClasses()
+		})},
+
+	{kind: bundle.KindPods, resource: gvr("", "v1", "pods"), itemKind: "Pod", namespaced: true,
+		list: lister(func(c kubernetes.Interface, ns string) listCaller[*corev1.PodList] { return c.CoreV1().Pods(ns) })},
+	{kind: bundle.KindDeployments, resource: gvr("apps", "v1", "deployments"), itemKind: "Deployment", namespaced: true,
+		list: lister(func(c kubernetes.Interface, ns string) listCaller[*appsv1.DeploymentList] {
+			return c.AppsV1().Deployments(ns)
+		})},
+	{kind: bundle.KindReplicaSets, resource: gvr("apps", "v1", "replicasets"), itemKind: "ReplicaSet", namespaced: true,
+		list: lister(func(c kubernetes.Interface, ns string) listCaller[*appsv1.ReplicaSetList] {
+			return c.AppsV1().ReplicaSets(ns)
+		})},
+	{kind: bundle.KindStatefulSets, resource: gvr("apps", "v1", "statefulsets"), itemKind: "StatefulSet", namespaced: true,
+		list: lister(func(c kubernetes.Interface, ns string) listCaller[*appsv1.StatefulSetList] {
+			return c.AppsV1().StatefulSets(ns)
+		})},
+	{kind: bundle.KindDaemonSets, resource: gvr("apps", "v1", "daemonsets"), itemKind: "DaemonSet", namespaced: true,
+		list: lister(func(c kubernetes.Interface, ns string) listCaller[*appsv1.DaemonSetList] {
+			return c.AppsV1().DaemonSets(ns)
+		})},
+	{kind: bundle.KindJobs, resource: gvr("batch", "v1", "jobs"), itemKind: "Job", namespaced: true,
+		list: lister(func(c kubernetes.Interface, ns string) listCaller[*batchv1.JobList] { return c.BatchV1().Jobs(ns) })},
+	{kind: bundle.KindCronJobs, resource: gvr("batch", "v1", "cronjobs"), itemKind: "CronJob", namespaced: true,
+		list: lister(func(c kubernetes.Interface, ns string) listCaller[*batchv1.CronJobList] {
+			return c.BatchV1().CronJobs(ns)
+		})},
+	{kind: bundle.KindServices, resource: gvr("", "v1", "services"), itemKind: "Service", namespaced: true,
+		list: lister(func(c kubernetes.Interface, ns string) listCaller[*corev1.ServiceList] {
+			return c.CoreV1().Services(ns)
+		})},
+	{kind: bundle.KindEndpointSlices, resource: gvr("discovery.k8s.io", "v1", "endpointslices"), itemKind: "EndpointSlice", namespaced: true,
+		list: lister(func(c kubernetes.Interface, ns string) listCaller[*discoveryv1.EndpointSliceList] {
+			return c.DiscoveryV1().EndpointSlices(ns)
+		})},
+	{kind: bundle.KindEvents, resource: gvr("", "v1", "events"), itemKind: "Event", namespaced: true,
+		list: lister(func(c kubernetes.Interface, ns string) listCaller[*corev1.EventList] { return c.CoreV1().Events(ns) })},
+	{kind: bundle.KindPVCs, resource: gvr("", "v1", "persistentvolumeclaims"), itemKind: "PersistentVolumeClaim", namespaced: true,
+		list: lister(func(c kubernetes.Interface, ns string) listCaller[*corev1.PersistentVolumeClaimList] {
+			return c.CoreV1().PersistentVolumeClaims(ns)
+		})},
+	{kind: bundle.KindResourceQuotas, resource: gvr("", "v1", "resourcequotas"), itemKind: "ResourceQuota", namespaced: true,
+		list: lister(func(c kubernetes.Interface, ns string) listCaller[*corev1.ResourceQuotaList] {
+			return c.CoreV1().ResourceQuotas(ns)
+		})},
+	{kind: bundle.KindLimitRanges, resource: gvr("", "v1", "limitranges"), itemKind: "LimitRange", namespaced: true,
+		list: lister(func(c kubernetes.Interface, ns string) listCaller[*corev1.LimitRangeList] {
+			return c.CoreV1().LimitRanges(ns)
+		})},
+	{kind: bundle.KindServiceAccounts, resource: gvr("", "v1", "serviceaccounts"), itemKind: "ServiceAccount", namespaced: true,
+		list: lister(func(c kubernetes.Interface, ns string) listCaller[*corev1.ServiceAccountList] {
+			return c.CoreV1().ServiceAccounts(ns)
+		})},
+	{kind: bundle.KindConfigMaps, resource: gvr("", "v1", "configmaps"), itemKind: "ConfigMap", namespaced: true,
+		list: lister(func(c kubernetes.Interface, ns string) listCaller[*corev1.ConfigMapList] {
+			return c.CoreV1().ConfigMaps(ns)
+		})},
+	{kind: bundle.KindSecrets, resource: gvr("", "v1", "secrets"), itemKind: "Secret", namespaced: true,
+		list: lister(func(c kubernetes.Interface, ns string) listCaller[*corev1.SecretList] { return c.CoreV1().Secrets(ns) })},
+	{kind: bundle.KindLeases, resource: gvr("coordination.k8s.io", "v1", "leases"), itemKind: "Lease", namespaced: true,
+		list: lister(func(c kubernetes.Interface, ns string) listCaller[*coordinationv1.LeaseList] {
+			return c.CoordinationV1().Leases(ns)
+		})},
+	{kind: bundle.KindPodDisruptionBudgets, resource: gvr("policy", "v1", "poddisruptionbudgets"), itemKind: "PodDisruptionBudget",
+		namespaced: true,
+		list: lister(func(c kubernetes.Interface, ns string) listCaller[*policyv1.PodDisruptionBudgetList] {
+			return c.PolicyV1().PodDisruptionBudgets(ns)
+		})},
+	{kind: bundle.KindNetworkPolicies, resource: gvr("networking.k8s.io", "v1", "networkpolicies"), itemKind: "NetworkPolicy",
+		namespaced: true,
+		list: lister(func(c kubernetes.Interface, ns string) listCaller[*networkingv1.NetworkPolicyList] {
+			return c.NetworkingV1().NetworkPolicies(ns)
+		})},
+}
+
+func (s *resourceSource) gvk() schema.GroupVersionKind {
+	return s.resource.GroupVersion().WithKind(s.itemKind)
+}
+
+// describe names what a list reads, for error messages.
+func (s *resourceSource) describe(namespace string) string {
+	res := s.resource.GroupResource().String()
+	if namespace == "" {
+		if s.namespaced {
+			return res + " in all namespaces"
+		}
+		return res
+	}
+	return fmt.Sprintf("%s in namespace %q", res, namespace)
+}
+
+// listAll reads every page of one list. Each page is cleaned (see prepare) as soon as it
+// arrives, so Secret values never outlive the call that returned them.
+func listAll(ctx context.Context, c kubernetes.Interface, src *resourceSource, namespace string, opts metav1.ListOptions) ([]runtime.Object, string, error) {
+	opts.Limit = pageSize
+	opts.Continue = ""
+	var (
+		items []runtime.Object
+		rv    string
+		seen  = map[string]bool{}
+	)
+	for {
+		obj, err := src.list(ctx, c, namespace, opts)
+		if err != nil {
+			if apierrors.IsResourceExpired(err) && opts.Continue != "" {
+				// The continue token outlived the API server's compaction window; only a
+				// fresh, unpaginated list can still give a consistent answer.
+				opts.Continue, opts.Limit = "", 0
+				items = items[:0]
+				clear(seen)
+				continue
+			}
+			return nil, "", fmt.Errorf("list %s: %w", src.describe(namespace), err)
+		}
+		page, err := meta.ExtractList(obj)
+		if err != nil {
+			return nil, "", fmt.Errorf("list %s: read items: %w", src.describe(namespace), err)
+		}
+		for _, item := range page {
+			if err := prepare(src, item); err != nil {
+				return nil, "", fmt.Errorf("list %s: %w", src.describe(namespace), err)
+			}
+		}
+		items = append(items, page...)
+		lm, err := meta.ListAccessor(obj)
+		if err != nil {
+			return nil, "", fmt.Errorf("list %s: read list metadata: %w", src.describe(namespace), err)
+		}
+		rv = lm.GetResourceVersion()
+		next := lm.GetContinue()
+		if next == "" {
+			return items, rv, nil
+		}
+		if seen[next] {
+			return nil, "", fmt.Errorf("list %s: the API server returned continue token %q twice", src.describe(namespace), next)
+		}
+		seen[next] = true
+		opts.Continue = next
+	}
+}
+
+// prepare makes one listed object ready for the bundle: the typed client leaves
+// apiVersion and kind empty, managedFields are noise for diagnosis, and ConfigMap and
+// Secret values are replaced by their sizes.
+func prepare(src *resourceSource, obj runtime.Object) error {
+	obj.GetObjectKind().SetGroupVersionKind(src.gvk())
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return fmt.Errorf("read object metadata: %w", err)
+	}
+	m.SetManagedFields(nil)
+	switch o := obj.(type) {
+	case *corev1.Secret:
+		return keysOnlySecret(o)
+	case *corev1.ConfigMap:
+		return keysOnlyConfigMap(o)
+	}
+	return nil
+}
+
+// keysOnlySecret keeps a Secret's metadata, type and key names. The values are released
+// here: the returned object shares no memory with them.
+func keysOnlySecret(s *corev1.Secret) error {
+	sizes := make(map[string]int, len(s.Data)+len(s.StringData))
+	keys := make(map[string][]byte, len(s.Data)+len(s.StringData))
+	for k, v := range s.Data {
+		sizes[k], keys[k] = len(v), []byte{}
+	}
+	for k, v := range s.StringData {
+		sizes[k], keys[k] = len(v), []byte{}
+	}
+	s.Data, s.StringData = keys, nil
+	return setValueSizes(&s.ObjectMeta, sizes)
+}
+
+// keysOnlyConfigMap keeps a ConfigMap's key names and replaces each value by nothing.
+func keysOnlyConfigMap(cm *corev1.ConfigMap) error {
+	sizes := make(map[string]int, len(cm.Data)+len(cm.BinaryData))
+	for k, v := range cm.Data {
+		sizes[k] = len(v)
+		cm.Data[k] = ""
+	}
+	for k, v := range cm.BinaryData {
+		sizes[k] = len(v)
+		cm.BinaryData[k] = []byte{}
+	}
+	return setValueSizes(&cm.ObjectMeta, sizes)
+}
+
+// setValueSizes records value sizes and drops the last-applied annotation, which holds a
+// full copy of the values as kubectl applied them.
+func setValueSizes(m *metav1.ObjectMeta, sizes map[string]int) error {
+	delete(m.Annotations, corev1.LastAppliedConfigAnnotation)
+	if len(sizes) == 0 {
+		return nil
+	}
+	data, err := json.Marshal(sizes)
+	if err != nil {
+		return fmt.Errorf("encode value sizes of %s/%s: %w", m.Namespace, m.Name, err)
+	}
+	if m.Annotations == nil {
+		m.Annotations = map[string]string{}
+	}
+	m.Annotations[ValueSizesAnnotation] = string(data)
+	return nil
+}
+
+// listDocument is the JSON written for each list file: a typed List, as kubectl
+// prints it, with apiVersion and kind on the list and on every item.
+type listDocument struct {
+	APIVersion string           `json:"apiVersion"`
+	Kind       string           `json:"kind"`
+	Metadata   metav1.ListMeta  `json:"metadata"`
+	Items      []runtime.Object `json:"items"`
+}
+
+func newListDocument(src *resourceSource, rv string, items []runtime.Object) listDocument {
+	if items == nil {
+		items = []runtime.Object{}
+	}
+	return listDocument{
+		APIVersion: src.resource.GroupVersion().String(),
+		Kind:       src.itemKind + "List",
+		Metadata:   metav1.ListMeta{ResourceVersion: rv},
+		Items:      items,
+	}
+}
+
+// byNamespace splits items by namespace; every namespace in want gets an entry, so an
+// empty list is written as evidence of absence.
+func byNamespace(items []runtime.Object, want []string) (map[string][]runtime.Object, error) {
+	out := make(map[string][]runtime.Object, len(want))
+	for _, ns := range want {
+		out[ns] = nil
+	}
+	for _, item := range items {
+		m, err := meta.Accessor(item)
+		if err != nil {
+			return nil, fmt.Errorf("read object metadata: %w", err)
+		}
+		out[m.GetNamespace()] = append(out[m.GetNamespace()], item)
+	}
+	return out, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
