@@ -1,0 +1,154 @@
+package redact
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"testing"
+)
+
+// syntheticContainerLog is an application log: plain and JSON lines, with a credential
+// in one line of about two hundred, as in a real service's output.
+func syntheticContainerLog(size int, secrets bool) []byte {
+	r := rand.New(rand.NewPCG(1, 2))
+	var b bytes.Buffer
+	for i := 0; b.Len() < size; i++ {
+		ts := fmt.Sprintf("2026-11-29T10:%02d:%02d.%06dZ", i/60%60, i%60, r.IntN(1000000))
+		switch {
+		case secrets && i%211 == 7:
+			fmt.Fprintf(&b, "%s INFO connecting to postgres://app:s3cr3t-%d@db.shop.svc:5432/orders\n", ts, r.IntN(1000))
+		case secrets && i%197 == 11:
+			fmt.Fprintf(&b, "%s DEBUG upstream call headers Authorization: Bearer tok%08x%08x\n", ts, r.Uint32(), r.Uint32())
+		case i%3 == 0:
+			fmt.Fprintf(&b, `{"level":"info","ts":"%s","msg":"request done","method":"GET","path":"/api/v1/items/%d","status":200,"durationMs":%d,"requestId":"%08x-%04x"}`+"\n",
+				ts, r.IntN(100000), r.IntN(900), r.Uint32(), r.IntN(65536))
+		case i%7 == 1:
+			fmt.Fprintf(&b, "%s WARN cache miss key=items:%d ttl=300s tokenizer=bert-base\n", ts, r.IntN(100000))
+		default:
+			fmt.Fprintf(&b, "%s INFO http request method=POST path=/api/v1/orders status=201 duration=%dms user_agent=\"Go-http-client/1.1\" bytes=%d\n",
+				ts, r.IntN(900), r.IntN(20000))
+		}
+	}
+	return b.Bytes()
+}
+
+// syntheticKubeletJournal is a kubelet journal as journalctl prints it, with the
+// messages a kubelet writes while pods fail to start.
+func syntheticKubeletJournal(size int) []byte {
+	r := rand.New(rand.NewPCG(3, 4))
+	var b bytes.Buffer
+	for i := 0; b.Len() < size; i++ {
+		head := fmt.Sprintf("Nov 29 10:%02d:%02d node-1 kubelet[1234]: ", i/60%60, i%60)
+		klog := fmt.Sprintf("1129 10:%02d:%02d.%06d    1234 ", i/60%60, i%60, r.IntN(1000000))
+		uid := fmt.Sprintf("%08x-%04x-%04x-%04x-%012x", r.Uint32(), r.IntN(65536), r.IntN(65536), r.IntN(65536), r.Uint64()&0xffffffffffff)
+		pod := fmt.Sprintf("shop/web-7d9f8b6c4-%05d", r.IntN(100000))
+		switch i % 6 {
+		case 0:
+			fmt.Fprintf(&b, "%sI%skubelet.go:2468] \"SyncLoop (PLEG): event for pod\" pod=%q event={\"ID\":%q,\"Type\":\"ContainerStarted\",\"Data\":\"%016x%016x\"}\n", head, klog, pod, uid, r.Uint64(), r.Uint64())
+		case 1:
+			fmt.Fprintf(&b, "%sE%spod_workers.go:1301] \"Error syncing pod, skipping\" err=\"failed to \\\"StartContainer\\\" for \\\"app\\\" with ImagePullBackOff: \\\"Back-off pulling image \\\\\\\"registry.local/app:1.0\\\\\\\"\\\"\" pod=%q podUID=%q\n", head, klog, pod, uid)
+		case 2:
+			fmt.Fprintf(&b, "%sI%sreconciler_common.go:245] \"operationExecutor.MountVolume started for volume \\\"kube-api-access-x2x9z\\\" (UniqueName: \\\"kubernetes.io/projected/%s-kube-api-access-x2x9z\\\") pod \\\"web\\\" (UID: \\\"%s\\\") \" pod=%q\n", head, klog, uid, uid, pod)
+		case 3:
+			fmt.Fprintf(&b, "%sI%skubelet_pods.go:1106] \"Unable to retrieve pull secret, the image pull may not succeed.\" pod=%q secret=\"shop/regcred\" err=\"secret \\\"regcred\\\" not found\"\n", head, klog, pod)
+		case 4:
+			fmt.Fprintf(&b, "%sW%sprober.go:104] \"Probe failed\" probeType=\"Readiness\" pod=%q podUID=%q containerName=\"app\" probeResult=\"failure\" output=\"Get \\\"http://10.244.%d.%d:8080/healthz\\\": dial tcp 10.244.%d.%d:8080: connect: connection refused\"\n", head, klog, pod, uid, r.IntN(255), r.IntN(255), r.IntN(255), r.IntN(255))
+		default:
+			fmt.Fprintf(&b, "%sI%skuberuntime_manager.go:1062] \"Creating PodSandbox for pod\" pod=%q resourceVersion=\"%d\"\n", head, klog, pod, r.IntN(10000000))
+		}
+	}
+	return b.Bytes()
+}
+
+// syntheticPodList is a per-namespace pods list as the collector writes it: indented
+// JSON, with env vars, probes, annotations and status.
+func syntheticPodList(size int) []byte {
+	r := rand.New(rand.NewPCG(5, 6))
+	var b bytes.Buffer
+	b.WriteString("{\n  \"kind\": \"PodList\",\n  \"items\": [\n")
+	for i := 0; b.Len() < size; i++ {
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		fmt.Fprintf(&b, `    {"metadata": {"name": "web-7d9f8b6c4-%05d", "namespace": "shop", "uid": "%08x-1b2c-4d5e-8f90-%012x", "resourceVersion": "%d",
+      "labels": {"app": "web", "pod-template-hash": "7d9f8b6c4"},
+      "annotations": {"kubectl.kubernetes.io/restartedAt": "2026-11-29T10:00:00Z", "prometheus.io/scrape": "true"},
+      "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-7d9f8b6c4", "uid": "%08x-0000-4000-8000-000000000001", "controller": true}]},
+     "spec": {"nodeName": "node-%d", "serviceAccountName": "web", "containers": [{"name": "app", "image": "registry.local/web:1.%d",
+        "args": ["--port=8080", "--log-level=info"],
+        "env": [{"name": "DB_HOST", "value": "db.shop.svc"}, {"name": "DB_PASSWORD", "valueFrom": {"secretKeyRef": {"name": "db", "key": "password"}}}, {"name": "API_TOKEN", "value": "tok-%08x"}],
+        "readinessProbe": {"httpGet": {"path": "/healthz", "port": 8080}, "periodSeconds": 10},
+        "volumeMounts": [{"name": "kube-api-access-%05d", "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount", "readOnly": true}]}],
+      "volumes": [{"name": "kube-api-access-%05d", "projected": {"sources": [{"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}}]}}]},
+     "status": {"phase": "Running", "podIP": "10.244.%d.%d", "conditions": [{"type": "Ready", "status": "True"}],
+      "containerStatuses": [{"name": "app", "ready": true, "restartCount": %d, "containerID": "containerd://%016x%016x"}]}}`,
+			i, r.Uint32(), r.Uint64()&0xffffffffffff, r.IntN(1000000), r.Uint32(), i%20, i%9, r.Uint32(), i, i, i%250, r.IntN(250), r.IntN(5), r.Uint64(), r.Uint64())
+	}
+	b.WriteString("\n  ]\n}\n")
+	return b.Bytes()
+}
+
+const benchSize = 4 << 20
+
+func benchRedact(b *testing.B, name string, data []byte) {
+	p, err := New(Options{Key: []byte("bench")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := p.Apply(name, data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchGzip compresses the same data as the bundle writer does (gzip level 6), the
+// other per-byte cost of writing a bundle, so the two throughputs can be compared.
+func benchGzip(b *testing.B, data []byte) {
+	b.SetBytes(int64(len(data)))
+	zw, err := gzip.NewWriterLevel(io.Discard, 6)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		zw.Reset(io.Discard)
+		if _, err := zw.Write(data); err != nil {
+			b.Fatal(err)
+		}
+		if err := zw.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkRedactContainerLog(b *testing.B) {
+	benchRedact(b, "cluster-resources/pods/logs/shop/web/app.log", syntheticContainerLog(benchSize, true))
+}
+
+func BenchmarkGzipContainerLog(b *testing.B) { benchGzip(b, syntheticContainerLog(benchSize, true)) }
+
+func BenchmarkRedactKubeletJournal(b *testing.B) {
+	benchRedact(b, "nodes/node-1/kubelet.log", syntheticKubeletJournal(benchSize))
+}
+
+func BenchmarkGzipKubeletJournal(b *testing.B) { benchGzip(b, syntheticKubeletJournal(benchSize)) }
+
+func BenchmarkRedactPodList(b *testing.B) {
+	benchRedact(b, "cluster-resources/pods/shop.json", syntheticPodList(benchSize))
+}
+
+func BenchmarkGzipPodList(b *testing.B) { benchGzip(b, syntheticPodList(benchSize)) }
+
+// BenchmarkKeywordScan is the one pass every file gets, whatever it holds.
+func BenchmarkKeywordScan(b *testing.B) {
+	p := testPolicy(b)
+	data := syntheticKubeletJournal(benchSize)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		p.matcher.scan(data, len(p.detectors))
+	}
+}

@@ -1,0 +1,79 @@
+package redact
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func FuzzRedact(f *testing.F) {
+	for _, seed := range []string{
+		`{"kind":"Secret","data":{"a":"aHVudGVyMg=="},"stringData":{"b":"x"}}`,
+		`{"env":[{"name":"DB_PASSWORD","value":"hunter2"}],"args":["API_KEY=abc"]}`,
+		`{"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{\"kind\":\"Secret\",\"stringData\":{\"p\":\"x\"}}"}}}`,
+		`{"auths":{"r.io":{"auth":"dXNlcjpwYXNz"}},"users":[{"name":"a","user":{"token":"abc"}}]}`,
+		`{"type":"service_account","private_key":"-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n"}`,
+		"E1129 10:15:00.1 1 a.go:1] \"x\" err=\"password=hunter2\" secret=\"ns/name\"\n",
+		"Authorization: Bearer abcdef123456\nAuthorization: Basic dXNlcjpwYXNz\n",
+		"-----BEGIN RSA PRIVATE KEY-----\\nMIIE\\n-----END RSA PRIVATE KEY-----",
+		"LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlF",
+		"AKIAIOSFODNN7EXAMPLE aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+		"postgres://u:p@h/db u:p@tcp(h)/db Server=a;Password=b c;AccountKey=k==;",
+		"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig",
+		"{\"password\":\"x\"}\nplain token=abc\n",
+		`"just a string with password=x"`,
+		`[1, 2.5e3, true, null, "token: abc"]`,
+		// Inputs that once took quadratic time: separators whose values run to the end of
+		// the line, and private-key headers without an END.
+		strings.Repeat("token:", 5000),
+		strings.Repeat("a", 5000) + "=" + strings.Repeat("password:", 5000),
+		strings.Repeat("-----BEGIN PRIVATE KEY-----\nabc\n", 2000),
+	} {
+		f.Add([]byte(seed))
+	}
+	p, err := New(Options{Key: []byte("fuzz")})
+	if err != nil {
+		f.Fatal(err)
+	}
+	names := []string{"cluster-resources/secrets/ns.json", "nodes/n1/kubelet.log"}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		for _, name := range names {
+			once, err := p.Apply(name, in)
+			if err != nil {
+				t.Fatalf("Apply(%s): %v", name, err)
+			}
+			twice, err := p.Apply(name, once)
+			if err != nil {
+				t.Fatalf("Apply(%s) again: %v", name, err)
+			}
+			if !bytes.Equal(once, twice) {
+				t.Fatalf("not idempotent for %s:\nin:    %q\nonce:  %q\ntwice: %q", name, in, once, twice)
+			}
+			if json.Valid(in) && !json.Valid(once) {
+				t.Fatalf("JSON in, invalid JSON out for %s:\nin:  %q\nout: %q", name, in, once)
+			}
+		}
+	})
+}
+
+func FuzzPseudonymize(f *testing.F) {
+	f.Add([]byte(`{"items":[{"metadata":{"name":"web-0","namespace":"shop","uid":"0f5e3d9a-1b2c-4d5e-8f90-a1b2c3d4e5f6","labels":{"app":"web"}},"status":{"podIP":"10.244.1.5"}}]}`))
+	f.Add([]byte("Nov 29 node-1 kubelet: pod=\"shop/web-0\" ip 10.244.1.5 \\n10.0.0.1"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		p := NewPseudonymizer(&Mapping{Version: MappingVersion, Names: map[string]string{}, IPs: map[string]string{}, UIDs: map[string]string{}})
+		p.Learn(map[string][]byte{"cluster-resources/pods/shop.json": in}, nil)
+		out, err := p.Apply("cluster-resources/pods/shop.json", in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if json.Valid(in) && !json.Valid(out) {
+			t.Fatalf("JSON in, invalid JSON out:\nin:  %q\nout: %q", in, out)
+		}
+		for _, v := range p.Mapping().IPs {
+			if !isIPv4([]byte(v)) {
+				t.Fatalf("pseudonym %q is not an address", v)
+			}
+		}
+	})
+}

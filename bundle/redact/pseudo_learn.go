@@ -1,0 +1,228 @@
+package redact
+
+import (
+	"net/url"
+	"strings"
+
+	"podflow.dev/podflow/bundle"
+)
+
+// Identity categories, in the order pseudonyms are assigned: owners before what they
+// own, so a ReplicaSet's pseudonym is built on its Deployment's.
+var categories = []string{
+	"cluster", "namespace", "node", "host", "deployment", "statefulset", "daemonset", "cronjob",
+	"replicaset", "job", "pod", "service", "label",
+}
+
+var kindCategory = map[string]string{
+	"Namespace": "namespace", "Node": "node", "Pod": "pod", "Deployment": "deployment",
+	"ReplicaSet": "replicaset", "StatefulSet": "statefulset", "DaemonSet": "daemonset",
+	"Job": "job", "CronJob": "cronjob", "Service": "service",
+}
+
+// learner collects the identities of a bundle before pseudonyms are assigned.
+type learner struct {
+	names map[string]map[string]bool
+	ips   map[string]bool
+	uids  map[string]bool
+}
+
+func (l *learner) add(category, s string) {
+	if s == "" {
+		return
+	}
+	// A host's short name appears on its own too (static pod names, journal lines);
+	// learning it lets the FQDN take the short name's pseudonym.
+	if short, _, ok := strings.Cut(s, "."); ok && (category == "node" || category == "host") && !isIPv4([]byte(s)) {
+		l.add(category, short)
+	}
+	if l.names[category] == nil {
+		l.names[category] = map[string]bool{}
+	}
+	l.names[category][s] = true
+}
+
+// Learn adds every identity in a bundle's files and manifest to the mapping: names
+// from object metadata, owner references, events and paths; every IPv4 address and UID
+// found anywhere. Pseudonyms are assigned in sorted order, so the same bundle always
+// maps the same way. Learn from redacted files, so no secret ends up in the mapping.
+func (p *Pseudonymizer) Learn(files map[string][]byte, m *bundle.Manifest) {
+	l := &learner{names: map[string]map[string]bool{}, ips: map[string]bool{}, uids: map[string]bool{}}
+	for name, data := range files {
+		info := bundle.ParsePath(name)
+		l.add("namespace", info.Namespace)
+		if !wellKnown[info.Namespace] {
+			l.add("pod", info.Pod)
+		}
+		l.add("node", info.Node)
+		if looksLikeJSON(data) {
+			if root, err := parseJSON(data); err == nil {
+				l.json(root, fileItemKind(name))
+				continue
+			}
+		}
+		l.text(data)
+	}
+	if m != nil {
+		l.add("cluster", m.Cluster.Name)
+		if u, err := url.Parse(m.Cluster.Server); err == nil && u.Hostname() != "" && !isIPv4([]byte(u.Hostname())) {
+			l.add("host", u.Hostname())
+		}
+		for _, ns := range m.Scope.Namespaces {
+			l.add("namespace", ns)
+		}
+		l.add("node", m.Scope.Node)
+		l.text([]byte(m.Cluster.Server))
+	}
+	// A name seen in several roles takes the first category's pseudonym; names are
+	// assigned shortest first, so a Deployment's pseudonym exists before its ReplicaSet's
+	// is built on it.
+	category := map[string]string{}
+	taken := map[string]bool{}
+	for i := len(categories) - 1; i >= 0; i-- {
+		for s := range l.names[categories[i]] {
+			category[s] = categories[i]
+			taken[s] = true
+		}
+	}
+	for s := range p.m.Names {
+		taken[s] = true
+	}
+	for _, s := range sortedKeys(taken) {
+		if c, ok := category[s]; ok {
+			p.name(c, s, taken)
+		}
+	}
+	for _, s := range sortedKeys(l.uids) {
+		p.uid(s)
+	}
+	for _, s := range sortedKeys(l.ips) {
+		p.ip(s)
+	}
+}
+
+// text collects the IPs and UIDs of free text, including a UID that starts a longer
+// token (0f5e...-kube-api-access-x2x9z in a kubelet volume name).
+func (l *learner) text(data []byte) {
+	tokens(data, func(s, e int) {
+		t := data[s:e]
+		switch {
+		case isIPv4(t):
+			l.ips[string(t)] = true
+		case isUUID(t):
+			l.uids[string(t)] = true
+		case len(t) > 36 && t[36] == '-' && isUUID(t[:36]):
+			l.uids[string(t[:36])] = true
+		}
+	})
+}
+
+// json walks a document for object metadata and the names objects refer to.
+func (l *learner) json(n *jnode, itemKind string) {
+	switch n.kind {
+	case jString:
+		l.text([]byte(n.str))
+	case jArray:
+		for _, k := range n.kids {
+			l.json(k, itemKind)
+		}
+	case jObject:
+		kind, _ := n.memberString("kind")
+		self := kind
+		if self == "" && n.member("items") == nil {
+			self = itemKind
+		}
+		l.object(n, self)
+		childKind := ""
+		if strings.HasSuffix(kind, "List") {
+			childKind = strings.TrimSuffix(kind, "List")
+		} else if kind == "" {
+			childKind = itemKind
+		}
+		for _, k := range n.kids {
+			if k.key == "items" {
+				l.json(k, childKind)
+			} else {
+				l.json(k, "")
+			}
+		}
+	}
+}
+
+// object collects what one Kubernetes object says about identities.
+func (l *learner) object(n *jnode, kind string) {
+	if md := n.member("metadata"); md != nil && md.kind == jObject {
+		name, _ := md.memberString("name")
+		ns, _ := md.memberString("namespace")
+		// Objects of kube-system and the like are the same in every cluster.
+		if c, ok := kindCategory[kind]; ok && !wellKnown[ns] {
+			l.add(c, name)
+		}
+		l.add("namespace", ns)
+		l.labels(md.member("labels"))
+		if refs := md.member("ownerReferences"); refs != nil {
+			for _, r := range refs.kids {
+				l.reference(r)
+			}
+		}
+	}
+	for _, field := range []string{"involvedObject", "regarding", "related"} {
+		l.reference(n.member(field))
+	}
+	if spec := n.member("spec"); spec != nil {
+		nodeName, _ := spec.memberString("nodeName")
+		l.add("node", nodeName)
+		sel := spec.member("selector")
+		l.labels(sel)
+		l.labels(sel.member("matchLabels"))
+	}
+	if kind == "Node" {
+		if addrs := n.member("status").member("addresses"); addrs != nil {
+			for _, a := range addrs.kids {
+				t, _ := a.memberString("type")
+				addr, _ := a.memberString("address")
+				if t == "Hostname" || t == "InternalDNS" || t == "ExternalDNS" {
+					l.add("host", addr)
+				}
+			}
+		}
+	}
+}
+
+func (l *learner) reference(r *jnode) {
+	if r == nil || r.kind != jObject {
+		return
+	}
+	kind, _ := r.memberString("kind")
+	name, _ := r.memberString("name")
+	ns, _ := r.memberString("namespace")
+	if c, ok := kindCategory[kind]; ok && !wellKnown[ns] {
+		l.add(c, name)
+	}
+	l.add("namespace", ns)
+}
+
+// labels collects label values, except those of labels Kubernetes defines (os, arch,
+// hashes), which identify nothing.
+func (l *learner) labels(m *jnode) {
+	if m == nil || m.kind != jObject {
+		return
+	}
+	for _, v := range m.kids {
+		if v.kind == jString && !systemLabel(v.key) {
+			l.add("label", v.str)
+		}
+	}
+}
+
+func systemLabel(key string) bool {
+	if strings.HasSuffix(key, "-hash") {
+		return true
+	}
+	domain, _, ok := strings.Cut(key, "/")
+	if !ok || strings.HasPrefix(domain, "app.") {
+		return false
+	}
+	return domain == "kubernetes.io" || domain == "k8s.io" ||
+		strings.HasSuffix(domain, ".kubernetes.io") || strings.HasSuffix(domain, ".k8s.io")
+}

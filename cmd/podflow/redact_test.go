@@ -1,0 +1,272 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"podflow.dev/podflow/bundle"
+	"podflow.dev/podflow/bundle/redact"
+)
+
+func redactRun(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	out, errOut := &bytes.Buffer{}, &bytes.Buffer{}
+	code := run(context.Background(), args, streams{In: strings.NewReader(""), Out: out, ErrOut: errOut})
+	return code, out.String(), errOut.String()
+}
+
+// leakyBundle writes an unredacted bundle, as collect --no-redact would.
+func leakyBundle(t *testing.T, withManifest bool) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "raw")
+	files := map[string]string{
+		"cluster-resources/secrets/shop.json":              `{"items":[{"metadata":{"name":"db","namespace":"shop"},"data":{"password":"aHVudGVyMg=="}}]}` + "\n",
+		"cluster-resources/pods/shop.json":                 `{"items":[{"metadata":{"name":"web-0","namespace":"shop","uid":"0f5e3d9a-1b2c-4d5e-8f90-a1b2c3d4e5f6"},"spec":{"nodeName":"worker-7","containers":[{"name":"app","env":[{"name":"DB_PASSWORD","value":"hunter2"}]}]}}]}` + "\n",
+		"cluster-resources/pods/logs/shop/web-0/app.log":   "start\nconnecting to postgres://app:hunter2@db:5432/x\n",
+		bundle.NodePath("worker-7", bundle.NodeKubeletLog): `Nov 29 10:00:00 worker-7 kubelet[1]: I1129 x.go:1] "SyncLoop ADD" pod="shop/web-0"` + "\n",
+	}
+	if !withManifest {
+		for name, data := range files {
+			p := filepath.Join(dir, filepath.FromSlash(name))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
+	}
+	w, err := bundle.Create(dir, bundle.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range files {
+		if err := w.WriteFile(name, []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := &bundle.Manifest{PodflowVersion: "test", Type: "cluster", Scope: bundle.Scope{Namespaces: []string{"shop"}},
+		Sources:   []bundle.Source{{Name: "logs", Status: bundle.StatusPartial, Error: "get https://admin:s3cr3t@api.shop:6443/logs: timeout"}},
+		Redaction: bundle.Redaction{Policy: "none"}}
+	if err := w.Close(m); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestScanRedactScan(t *testing.T) {
+	raw := leakyBundle(t, true)
+	code, out, _ := redactRun(t, "scan", raw)
+	want := "cluster-resources/pods/logs/shop/web-0/app.log:2: url-password\n" +
+		"cluster-resources/pods/shop.json:1: credential-env\n" +
+		"cluster-resources/secrets/shop.json:1: secret-value\n" +
+		"podflow.json:16: url-password\n"
+	if code != exitFindings || out != want {
+		t.Fatalf("scan raw: exit %d, output:\n%s\nwant:\n%s", code, out, want)
+	}
+	code, out, _ = redactRun(t, "scan", raw, "-o", "json")
+	var report scanReport
+	if err := json.Unmarshal([]byte(out), &report); err != nil || code != exitFindings || report.Total != 4 || report.ByRule["url-password"] != 2 {
+		t.Fatalf("scan -o json: exit %d, %v, %s", code, err, out)
+	}
+
+	target := filepath.Join(t.TempDir(), "shareable.tar.gz")
+	code, out, errOut := redactRun(t, "redact", raw, "-o", target, "--redact-key", "k")
+	if code != exitOK {
+		t.Fatalf("redact: exit %d\n%s%s", code, out, errOut)
+	}
+	if !strings.HasPrefix(out, target+": 5 files, 4 values masked (policy podflow 1)\n") {
+		t.Fatalf("redact summary:\n%s", out)
+	}
+	code, out, _ = redactRun(t, "scan", target)
+	if code != exitOK || out != "" {
+		t.Fatalf("scan redacted: exit %d\n%s", code, out)
+	}
+	b, err := bundle.Open(target, bundle.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if problems := bundle.Verify(b); len(problems) != 0 {
+		t.Fatalf("verify: %v", problems)
+	}
+	m := b.Manifest
+	if m.Type != "cluster" || len(m.Sources) != 2 || m.Sources[1].Name != "redact" || strings.Contains(m.Sources[0].Error, "s3cr3t") {
+		t.Fatalf("manifest sources: %+v", m.Sources)
+	}
+	r := m.Redaction
+	wantByRule := map[string]int{"secret-value": 1, "credential-env": 1, "url-password": 2}
+	if r.Policy != redact.PolicyName || !r.Enabled || r.Total != 4 || !equalCounts(r.ByRule, wantByRule) || r.ByFile[bundle.ManifestPath]["url-password"] != 1 {
+		t.Fatalf("manifest redaction: %+v", r)
+	}
+	// Redacting again finds nothing new and keeps the earlier counts.
+	again := filepath.Join(t.TempDir(), "again")
+	if code, out, errOut := redactRun(t, "redact", target, "-o", again, "--redact-key", "k"); code != exitOK || !strings.Contains(out, "4 values masked") {
+		t.Fatalf("redact twice: exit %d\n%s%s", code, out, errOut)
+	}
+	b2, err := bundle.Open(again, bundle.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range b.Names() {
+		if name == bundle.ManifestPath {
+			continue
+		}
+		d1, _ := b.ReadFile(name)
+		d2, _ := b2.ReadFile(name)
+		if !bytes.Equal(d1, d2) {
+			t.Errorf("%s changed on the second redaction", name)
+		}
+	}
+}
+
+func equalCounts(a, b map[string]int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func TestRedactForeignBundle(t *testing.T) {
+	raw := leakyBundle(t, false)
+	target := filepath.Join(t.TempDir(), "out.tar.gz")
+	if code, out, errOut := redactRun(t, "redact", raw, "-o", target); code != exitOK {
+		t.Fatalf("redact: exit %d\n%s%s", code, out, errOut)
+	}
+	b, err := bundle.Open(target, bundle.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Manifest == nil || b.Manifest.Type != "converted" || b.Manifest.Redaction.Total != 3 || len(bundle.Verify(b)) != 0 {
+		t.Fatalf("manifest: %+v", b.Manifest)
+	}
+}
+
+func TestRedactPseudonymize(t *testing.T) {
+	raw := leakyBundle(t, true)
+	dir := t.TempDir()
+	mapping := filepath.Join(dir, "mapping.yaml")
+	out1, out2 := filepath.Join(dir, "one"), filepath.Join(dir, "two")
+	for _, target := range []string{out1, out2} {
+		code, out, errOut := redactRun(t, "redact", raw, "-o", target, "--redact-key", "k", "--pseudonymize", "--mapping", mapping)
+		if code != exitOK || !strings.Contains(out, "mapping in "+mapping) {
+			t.Fatalf("redact --pseudonymize: exit %d\n%s%s", code, out, errOut)
+		}
+	}
+	b1, err := bundle.Open(out1, bundle.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b2, err := bundle.Open(out2, bundle.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if problems := bundle.Verify(b1); len(problems) != 0 {
+		t.Fatalf("verify: %v", problems)
+	}
+	want := []string{
+		"cluster-resources/pods/logs/namespace-1/pod-1/app.log", "cluster-resources/pods/namespace-1.json",
+		"cluster-resources/secrets/namespace-1.json", "nodes/node-1/kubelet.log", "podflow.json", "version.yaml",
+	}
+	if got := b1.Names(); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("paths:\n%v\nwant\n%v", got, want)
+	}
+	for _, name := range b1.Names() {
+		d1, _ := b1.ReadFile(name)
+		if name != bundle.ManifestPath {
+			if d2, _ := b2.ReadFile(name); !bytes.Equal(d1, d2) {
+				t.Errorf("%s differs between two runs with the same mapping and key", name)
+			}
+		}
+		for _, id := range []string{"shop", "web-0", "worker-7", "0f5e3d9a", "hunter2", "s3cr3t"} {
+			if bytes.Contains(d1, []byte(id)) {
+				t.Errorf("%s still holds %q:\n%s", name, id, d1)
+			}
+		}
+	}
+	m, err := redact.LoadMapping(mapping)
+	if err != nil || m.Names["shop"] != "namespace-1" || m.Names["worker-7"] != "node-1" {
+		t.Fatalf("mapping: %+v, %v", m, err)
+	}
+	if r := b1.Manifest.Redaction; r.ByFile["cluster-resources/pods/namespace-1.json"]["credential-env"] != 1 {
+		t.Fatalf("redaction counts keep pseudonymized paths: %+v", r.ByFile)
+	}
+}
+
+func TestRedactAndScanUsage(t *testing.T) {
+	raw := leakyBundle(t, true)
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("rules:\n- name: x\n  regex: 'no-group'\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"redact", raw}, exitUsage, "missing -o OUT"},
+		{[]string{"redact", raw, "-o", filepath.Join(dir, "o"), "--pseudonymize"}, exitUsage, "--pseudonymize needs --mapping"},
+		{[]string{"redact", raw, "-o", filepath.Join(dir, "o"), "--mapping", "m.yaml"}, exitUsage, "--mapping only goes with --pseudonymize"},
+		{[]string{"redact", raw, "-o", filepath.Join(dir, "o"), "--pseudonymize", "--mapping", filepath.Join(dir, "o", "m.yaml")}, exitUsage, "inside the output bundle"},
+		{[]string{"redact", raw, "-o", filepath.Join(dir, "o"), "--redact-config", bad}, exitError, `redaction config "` + bad + `": rule 1 (x): regex has no capture group`},
+		{[]string{"redact", raw, "-o", raw}, exitError, "target already exists"},
+		{[]string{"scan", raw, "-o", "xml"}, exitUsage, `unknown output format "xml"`},
+		{[]string{"scan", filepath.Join(dir, "missing")}, exitError, "open bundle"},
+	} {
+		code, _, errOut := redactRun(t, c.args...)
+		if code != c.code || !strings.Contains(errOut, c.msg) {
+			t.Errorf("podflow %v: exit %d, stderr %q; want exit %d and %q", c.args, code, errOut, c.code, c.msg)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "o")); err == nil {
+		t.Errorf("a failed redact left output behind")
+	}
+}
+
+// A pseudonymized bundle must still tell the same story: every reference the rules
+// follow (owners, nodes, events, logs) resolves under the new names.
+func TestPseudonymizedBundleAnalyzesTheSame(t *testing.T) {
+	demo := filepath.Join("..", "..", "testdata", "bundles", "demo")
+	dir := t.TempDir()
+	target := filepath.Join(dir, "demo")
+	if code, out, errOut := redactRun(t, "redact", demo, "-o", target, "--pseudonymize", "--mapping", filepath.Join(dir, "mapping.yaml")); code != exitOK {
+		t.Fatalf("redact: exit %d\n%s%s", code, out, errOut)
+	}
+	type report struct {
+		Summary  map[string]any `json:"summary"`
+		Findings []struct {
+			Rule, Stage, Severity string
+			Root                  bool
+		} `json:"findings"`
+	}
+	analyze := func(path string) report {
+		code, out, errOut := redactRun(t, "analyze", path, "-o", "json")
+		var r report
+		if err := json.Unmarshal([]byte(out), &r); err != nil || (code != exitOK && code != exitFindings) {
+			t.Fatalf("analyze %s: exit %d, %v\n%s", path, code, err, errOut)
+		}
+		return r
+	}
+	before, after := analyze(demo), analyze(target)
+	if len(before.Findings) == 0 {
+		t.Fatal("the demo bundle has no findings to compare")
+	}
+	b, _ := json.Marshal(before.Findings)
+	a, _ := json.Marshal(after.Findings)
+	bs, _ := json.Marshal(before.Summary)
+	as, _ := json.Marshal(after.Summary)
+	if string(a) != string(b) || string(as) != string(bs) {
+		t.Fatalf("analysis changed:\nbefore %s %s\nafter  %s %s", b, bs, a, as)
+	}
+}
