@@ -1,0 +1,289 @@
+package analyze
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Labels the kubelet puts on CRI sandboxes and containers.
+const (
+	labelPodUID       = "io.kubernetes.pod.uid"
+	labelPodName      = "io.kubernetes.pod.name"
+	labelPodNamespace = "io.kubernetes.pod.namespace"
+	labelContainer    = "io.kubernetes.container.name"
+)
+
+// CRISandbox is a pod sandbox as the container runtime reported it (crictl pods / inspectp).
+type CRISandbox struct {
+	Node      string
+	ID        string
+	Name      string
+	Namespace string
+	PodUID    string
+	Attempt   int
+	// State is SANDBOX_READY or SANDBOX_NOTREADY.
+	State     string
+	CreatedAt time.Time
+	// IP comes from crictl inspectp, when collected.
+	IP  string
+	Loc Location
+	// InspectLoc is the crictl inspectp file, when collected.
+	InspectLoc *Location
+}
+
+// CRIContainer is a container as the runtime reported it (crictl ps / inspect).
+type CRIContainer struct {
+	Node      string
+	ID        string
+	SandboxID string
+	Name      string
+	PodUID    string
+	Attempt   int
+	// State is CONTAINER_CREATED, CONTAINER_RUNNING, CONTAINER_EXITED or CONTAINER_UNKNOWN.
+	State     string
+	Image     string
+	CreatedAt time.Time
+	// The fields below come from crictl inspect, when collected.
+	StartedAt  time.Time
+	FinishedAt time.Time
+	ExitCode   int
+	Reason     string
+	Message    string
+	Loc        Location
+	InspectLoc *Location
+}
+
+// The JSON shapes crictl prints with -o json: protobuf JSON with int64 as strings and
+// enums as names (sigs.k8s.io/cri-tools cmd/crictl/util.go, protojson with
+// EmitDefaultValues).
+type criMeta struct {
+	Name      string `json:"name"`
+	UID       string `json:"uid"`
+	Namespace string `json:"namespace"`
+	Attempt   int    `json:"attempt"`
+}
+
+type criSandboxJSON struct {
+	ID        string            `json:"id"`
+	Metadata  criMeta           `json:"metadata"`
+	State     string            `json:"state"`
+	CreatedAt json.RawMessage   `json:"createdAt"`
+	Labels    map[string]string `json:"labels"`
+	Network   *struct {
+		IP string `json:"ip"`
+	} `json:"network"`
+}
+
+type criContainerJSON struct {
+	ID           string                 `json:"id"`
+	PodSandboxID string                 `json:"podSandboxId"`
+	Metadata     criMeta                `json:"metadata"`
+	Image        struct{ Image string } `json:"image"`
+	ImageRef     string                 `json:"imageRef"`
+	State        string                 `json:"state"`
+	CreatedAt    json.RawMessage        `json:"createdAt"`
+	StartedAt    json.RawMessage        `json:"startedAt"`
+	FinishedAt   json.RawMessage        `json:"finishedAt"`
+	ExitCode     int                    `json:"exitCode"`
+	Reason       string                 `json:"reason"`
+	Message      string                 `json:"message"`
+	Labels       map[string]string      `json:"labels"`
+}
+
+func (l *loader) loadCRIPods(lb *loadedBundle, src *sourceFile, data []byte) {
+	var doc struct {
+		Items []json.RawMessage `json:"items"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		l.warn(lb, src.path, jsonErrorLine(data, err), "", "not readable crictl pods JSON: %v", err)
+		return
+	}
+	for i, raw := range doc.Items {
+		ptr := fmt.Sprintf("/items/%d", i)
+		var s criSandboxJSON
+		if err := json.Unmarshal(raw, &s); err != nil {
+			l.warn(lb, src.path, 0, ptr, "unreadable sandbox: %v", err)
+			continue
+		}
+		sb := &CRISandbox{Node: src.node, ID: s.ID, Name: s.Metadata.Name, Namespace: s.Metadata.Namespace,
+			PodUID: firstNonEmpty(s.Labels[labelPodUID], s.Metadata.UID), Attempt: s.Metadata.Attempt,
+			State: s.State, CreatedAt: criTime(s.CreatedAt), Loc: Location{Bundle: lb.label, Path: src.path, Pointer: ptr}}
+		l.g.sandboxes = append(l.g.sandboxes, sb)
+	}
+}
+
+func (l *loader) loadCRIContainers(lb *loadedBundle, src *sourceFile, data []byte) {
+	var doc struct {
+		Containers []json.RawMessage `json:"containers"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		l.warn(lb, src.path, jsonErrorLine(data, err), "", "not readable crictl ps JSON: %v", err)
+		return
+	}
+	for i, raw := range doc.Containers {
+		ptr := fmt.Sprintf("/containers/%d", i)
+		var c criContainerJSON
+		if err := json.Unmarshal(raw, &c); err != nil {
+			l.warn(lb, src.path, 0, ptr, "unreadable container: %v", err)
+			continue
+		}
+		l.g.containers = append(l.g.containers, criContainer(src.node, &c, Location{Bundle: lb.label, Path: src.path, Pointer: ptr}))
+	}
+}
+
+func criContainer(node string, c *criContainerJSON, loc Location) *CRIContainer {
+	return &CRIContainer{Node: node, ID: c.ID, SandboxID: c.PodSandboxID,
+		Name: firstNonEmpty(c.Labels[labelContainer], c.Metadata.Name), PodUID: c.Labels[labelPodUID],
+		Attempt: c.Metadata.Attempt, State: c.State, Image: firstNonEmpty(c.Image.Image, c.ImageRef),
+		CreatedAt: criTime(c.CreatedAt), StartedAt: criTime(c.StartedAt), FinishedAt: criTime(c.FinishedAt),
+		ExitCode: c.ExitCode, Reason: c.Reason, Message: c.Message, Loc: loc}
+}
+
+// inspectDocs reads crictl inspect/inspectp output: one {"status":…,"info":…} object, or
+// an array of them when several IDs were inspected at once.
+func inspectDocs(data []byte) ([]json.RawMessage, bool, error) {
+	trimmed := bytes.TrimLeft(data, " \t\r\n")
+	var docs []json.RawMessage
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		err := json.Unmarshal(data, &docs)
+		return docs, true, err
+	}
+	var one json.RawMessage
+	err := json.Unmarshal(data, &one)
+	return []json.RawMessage{one}, false, err
+}
+
+func (l *loader) loadCRIInspect(lb *loadedBundle, src *sourceFile, data []byte) {
+	l.g.present[CRI] = true
+	docs, array, err := inspectDocs(data)
+	if err != nil {
+		l.warn(lb, src.path, jsonErrorLine(data, err), "", "not readable crictl inspect JSON: %v", err)
+		return
+	}
+	for i, raw := range docs {
+		base := ""
+		if array {
+			base = fmt.Sprintf("/%d", i)
+		}
+		var doc struct {
+			Status criContainerJSON `json:"status"`
+		}
+		if err := json.Unmarshal(raw, &doc); err != nil {
+			l.warn(lb, src.path, 0, base, "unreadable container status: %v", err)
+			continue
+		}
+		loc := Location{Bundle: lb.label, Path: src.path, Pointer: base + "/status"}
+		c := criContainer(src.node, &doc.Status, loc)
+		c.InspectLoc = &loc
+		l.g.containers = append(l.g.containers, c)
+	}
+}
+
+func (l *loader) loadCRIInspectPod(lb *loadedBundle, src *sourceFile, data []byte) {
+	l.g.present[CRI] = true
+	docs, array, err := inspectDocs(data)
+	if err != nil {
+		l.warn(lb, src.path, jsonErrorLine(data, err), "", "not readable crictl inspectp JSON: %v", err)
+		return
+	}
+	for i, raw := range docs {
+		base := ""
+		if array {
+			base = fmt.Sprintf("/%d", i)
+		}
+		var doc struct {
+			Status criSandboxJSON `json:"status"`
+		}
+		if err := json.Unmarshal(raw, &doc); err != nil {
+			l.warn(lb, src.path, 0, base, "unreadable sandbox status: %v", err)
+			continue
+		}
+		s := doc.Status
+		loc := Location{Bundle: lb.label, Path: src.path, Pointer: base + "/status"}
+		sb := &CRISandbox{Node: src.node, ID: s.ID, Name: s.Metadata.Name, Namespace: s.Metadata.Namespace,
+			PodUID: firstNonEmpty(s.Labels[labelPodUID], s.Metadata.UID), Attempt: s.Metadata.Attempt,
+			State: s.State, CreatedAt: criTime(s.CreatedAt), Loc: loc, InspectLoc: &loc}
+		if s.Network != nil {
+			sb.IP = s.Network.IP
+		}
+		l.g.sandboxes = append(l.g.sandboxes, sb)
+	}
+}
+
+// criTime reads a CRI timestamp: Unix nanoseconds as a JSON string or number, or RFC 3339
+// (crictl inspect prints the latter in some versions).
+func criTime(raw json.RawMessage) time.Time {
+	s := strings.Trim(strings.TrimSpace(string(raw)), `"`)
+	if s == "" || s == "0" || s == "null" {
+		return time.Time{}
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return time.Unix(0, n).UTC()
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil && t.Year() > 1970 {
+		return t.UTC()
+	}
+	return time.Time{}
+}
+
+// indexCRI merges ps and inspect records of one container (inspect adds exit code and
+// times) and links sandboxes and containers to pods by UID.
+func (g *Graph) indexCRI() {
+	conts := map[string]*CRIContainer{}
+	var listed []*CRIContainer
+	for _, pass := range []bool{false, true} {
+		for _, c := range g.containers {
+			if (c.InspectLoc != nil) != pass {
+				continue
+			}
+			key := c.Node + "/" + c.ID
+			prev, ok := conts[key]
+			if !ok || c.ID == "" {
+				conts[key] = c
+				listed = append(listed, c)
+				continue
+			}
+			prev.InspectLoc = c.InspectLoc
+			prev.StartedAt, prev.FinishedAt = c.StartedAt, c.FinishedAt
+			prev.ExitCode, prev.Reason, prev.Message = c.ExitCode, c.Reason, c.Message
+			prev.PodUID = firstNonEmpty(prev.PodUID, c.PodUID)
+		}
+	}
+	g.containers = listed
+	sbByID := map[string]*CRISandbox{}
+	var sbs []*CRISandbox
+	for _, pass := range []bool{false, true} {
+		for _, s := range g.sandboxes {
+			if (s.InspectLoc != nil) != pass {
+				continue
+			}
+			key := s.Node + "/" + s.ID
+			if prev, ok := sbByID[key]; ok && s.ID != "" {
+				prev.InspectLoc, prev.IP = s.InspectLoc, s.IP
+				continue
+			}
+			sbByID[key] = s
+			sbs = append(sbs, s)
+		}
+	}
+	g.sandboxes = sbs
+	for _, s := range g.sandboxes {
+		if s.PodUID != "" {
+			g.sandboxesByUID[s.PodUID] = append(g.sandboxesByUID[s.PodUID], s)
+		}
+	}
+	for _, c := range g.containers {
+		if c.PodUID == "" {
+			if sb := sbByID[c.Node+"/"+c.SandboxID]; sb != nil {
+				c.PodUID = sb.PodUID
+			}
+		}
+		if c.PodUID != "" {
+			g.contsByUID[c.PodUID] = append(g.contsByUID[c.PodUID], c)
+		}
+	}
+}

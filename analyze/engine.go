@@ -1,0 +1,336 @@
+package analyze
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Options choose what Run analyzes and what the report includes.
+type Options struct {
+	// Namespace limits the report to findings and pods of one namespace (rules still see
+	// everything: a pod's cause can live elsewhere, e.g. on its node).
+	Namespace string
+	// Pod limits the report to one pod, "namespace/name", and the findings linked to it.
+	Pod string
+	// Timelines includes every pod's timeline, not only those of pods with findings.
+	Timelines bool
+	// PodflowVersion is recorded in the report.
+	PodflowVersion string
+}
+
+// SkippedRule is a rule that did not run, and why.
+type SkippedRule struct {
+	Rule   string `json:"rule"`
+	Reason string `json:"reason"`
+}
+
+// Violation is a rule breaking its contract: reading an undeclared kind, returning a
+// finding without evidence, or panicking. Tests fail on any.
+type Violation struct {
+	Rule    string `json:"rule"`
+	Message string `json:"message"`
+}
+
+// Run runs rules over the graph and builds the report: findings grouped by cause,
+// sorted, linked from root causes to consequences, filtered to the requested scope.
+func Run(g *Graph, rules []*Rule, opts Options) *Report {
+	r := &Report{SchemaVersion: SchemaVersion, PodflowVersion: opts.PodflowVersion,
+		Bundles: g.bundles, Warnings: g.warnings, Scope: Scope{Namespace: opts.Namespace, Pod: opts.Pod}}
+	if r.Warnings == nil {
+		r.Warnings = []Warning{}
+	}
+	r.CollectedAt = timePtr(g.collectedAt)
+	r.ClockSkewSeconds = g.clockSkew.Seconds()
+	var all []*Finding
+	for _, rule := range rules {
+		if reason := missingInputs(g, rule); reason != "" {
+			r.Skipped = append(r.Skipped, SkippedRule{Rule: rule.ID, Reason: reason})
+			continue
+		}
+		found, violations := runRule(g, rule)
+		r.Violations = append(r.Violations, violations...)
+		all = append(all, found...)
+	}
+	if r.Skipped == nil {
+		r.Skipped = []SkippedRule{}
+	}
+	sortFindings(all)
+	assignIDs(all)
+	roots := link(all)
+	r.Findings = scopeFindings(all, opts)
+	r.buildPods(g, roots, opts)
+	r.summarize()
+	return r
+}
+
+func missingInputs(g *Graph, rule *Rule) string {
+	var reasons []string
+	for _, k := range rule.Needs.Required {
+		if g.present[k] {
+			continue
+		}
+		if files := g.failed[k]; len(files) > 0 {
+			reasons = append(reasons, fmt.Sprintf("%s: collection failed (see %s)", k.Description(), strings.Join(files, ", ")))
+			continue
+		}
+		reasons = append(reasons, fmt.Sprintf("%s: not in bundle (%s)", k.Description(), k.Where()))
+	}
+	if len(reasons) == 0 {
+		return ""
+	}
+	return "needs " + strings.Join(reasons, "; ")
+}
+
+// runRule runs one rule, turning a panic into a violation so one broken rule cannot
+// take the analysis down, and groups the rule's findings by cause.
+func runRule(g *Graph, rule *Rule) (found []*Finding, violations []Violation) {
+	v := newView(g, rule)
+	var raw []Finding
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				violations = append(violations, Violation{Rule: rule.ID, Message: fmt.Sprintf("panic: %v", p)})
+				raw = nil
+			}
+		}()
+		raw = rule.Run(v)
+	}()
+	for _, k := range v.violations {
+		violations = append(violations, Violation{Rule: rule.ID,
+			Message: fmt.Sprintf("read %s without declaring it in Needs", k)})
+	}
+	groups := map[string]*Finding{}
+	for i := range raw {
+		f := &raw[i]
+		if len(f.Evidence) == 0 {
+			violations = append(violations, Violation{Rule: rule.ID, Message: fmt.Sprintf("finding without evidence: %s", f.Cause)})
+		}
+		if f.Cause == "" || f.Remediation == "" {
+			violations = append(violations, Violation{Rule: rule.ID, Message: fmt.Sprintf("finding without a cause or a remediation: %q", f.Cause)})
+		}
+		f.Rule, f.Stage, f.Severity, f.Title = rule.ID, rule.Stage, rule.Severity, rule.Title
+		f.ID, f.Root, f.Explains, f.ExplainedBy = "", false, nil, nil
+		for j := range f.Evidence {
+			f.Evidence[j].Locator = f.Evidence[j].Location.Locator()
+		}
+		if f.GroupKey != "" {
+			if into, ok := groups[f.GroupKey]; ok {
+				into.Subjects = append(into.Subjects, f.Subjects...)
+				into.Evidence = append(into.Evidence, f.Evidence...)
+				into.EvidenceOmitted += f.EvidenceOmitted
+				continue
+			}
+			groups[f.GroupKey] = f
+		}
+		found = append(found, f)
+	}
+	for _, f := range found {
+		f.Subjects = normalizeSubjects(f.Subjects)
+		f.Evidence, f.EvidenceOmitted = normalizeEvidence(f.Evidence, f.EvidenceOmitted)
+	}
+	return found, violations
+}
+
+// normalizeSubjects removes duplicates and orders pods by namespace/name, then the
+// other subjects by kind and name.
+func normalizeSubjects(in []ObjectRef) []ObjectRef {
+	seen := map[string]bool{}
+	out := make([]ObjectRef, 0, len(in))
+	for _, s := range in {
+		if s.Name == "" || seen[s.key()] {
+			continue
+		}
+		seen[s.key()] = true
+		out = append(out, s)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if (a.Kind == "Pod") != (b.Kind == "Pod") {
+			return a.Kind == "Pod"
+		}
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
+		}
+		if a.Namespace != b.Namespace {
+			return a.Namespace < b.Namespace
+		}
+		return a.Name < b.Name
+	})
+	return out
+}
+
+func normalizeEvidence(in []Evidence, omitted int) ([]Evidence, int) {
+	seen := map[string]bool{}
+	out := make([]Evidence, 0, len(in))
+	for _, e := range in {
+		k := e.Location.String() + "\x00" + e.Excerpt
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		if len(out) == evidenceMax {
+			omitted++
+			continue
+		}
+		out = append(out, e)
+	}
+	return out, omitted
+}
+
+// sortFindings orders findings by stage, then severity (most severe first), rule, first
+// subject and cause, so reports are identical from run to run.
+func sortFindings(fs []*Finding) {
+	sort.SliceStable(fs, func(i, j int) bool { return findingLess(fs[i], fs[j]) })
+}
+
+func findingLess(a, b *Finding) bool {
+	if a.Stage.Order() != b.Stage.Order() {
+		return a.Stage.Order() < b.Stage.Order()
+	}
+	if a.Severity.Rank() != b.Severity.Rank() {
+		return a.Severity.Rank() > b.Severity.Rank()
+	}
+	if a.Rule != b.Rule {
+		return a.Rule < b.Rule
+	}
+	as, bs := firstSubject(a), firstSubject(b)
+	if as != bs {
+		return as < bs
+	}
+	return a.Cause < b.Cause
+}
+
+func firstSubject(f *Finding) string {
+	if len(f.Subjects) == 0 {
+		return ""
+	}
+	return f.Subjects[0].key()
+}
+
+func assignIDs(fs []*Finding) {
+	n := map[string]int{}
+	for _, f := range fs {
+		n[f.Rule]++
+		f.ID = fmt.Sprintf("%s#%d", f.Rule, n[f.Rule])
+	}
+}
+
+// link marks, for each pod, the finding at the earliest stage as its root cause and the
+// pod's findings at later stages as consequences of it. A finding without pods (about a
+// workload, say) is explained by an earlier-stage finding that shares one of its
+// subjects. It returns each pod's root finding by namespace/name.
+func link(fs []*Finding) map[string]*Finding {
+	byPod := map[string][]*Finding{}
+	bySubject := map[string][]*Finding{}
+	for _, f := range fs {
+		for _, s := range f.Subjects {
+			if s.Kind == "Pod" {
+				byPod[s.NamespacedName()] = append(byPod[s.NamespacedName()], f)
+			} else {
+				bySubject[s.key()] = append(bySubject[s.key()], f)
+			}
+		}
+	}
+	links := map[[2]*Finding]bool{}
+	addLink := func(cause, effect *Finding) {
+		k := [2]*Finding{cause, effect}
+		if links[k] {
+			return
+		}
+		links[k] = true
+		cause.Explains = append(cause.Explains, effect.ID)
+		effect.ExplainedBy = append(effect.ExplainedBy, cause.ID)
+	}
+	roots := map[string]*Finding{}
+	for pod, list := range byPod {
+		// fs is sorted by stage first, so the first finding of a pod is its root.
+		root := list[0]
+		roots[pod] = root
+		root.Root = true
+		for _, f := range list[1:] {
+			if f.Stage.Order() > root.Stage.Order() {
+				addLink(root, f)
+			} else {
+				f.Root = true
+			}
+		}
+	}
+	for _, f := range fs {
+		if len(f.Pods()) > 0 {
+			continue
+		}
+		for _, s := range f.Subjects {
+			for _, cause := range bySubject[s.key()] {
+				if cause != f && cause.Stage.Order() < f.Stage.Order() {
+					addLink(cause, f)
+				}
+			}
+		}
+		f.Root = len(f.ExplainedBy) == 0
+	}
+	// Keep link lists in report order.
+	pos := make(map[string]int, len(fs))
+	for i, f := range fs {
+		pos[f.ID] = i
+	}
+	for _, f := range fs {
+		sort.Slice(f.Explains, func(i, j int) bool { return pos[f.Explains[i]] < pos[f.Explains[j]] })
+		sort.Slice(f.ExplainedBy, func(i, j int) bool { return pos[f.ExplainedBy[i]] < pos[f.ExplainedBy[j]] })
+	}
+	return roots
+}
+
+// scopeFindings keeps findings about the requested namespace or pod, and the findings
+// linked to them (a pod's root cause may be its node).
+func scopeFindings(fs []*Finding, opts Options) []*Finding {
+	if opts.Namespace == "" && opts.Pod == "" {
+		if fs == nil {
+			return []*Finding{}
+		}
+		return fs
+	}
+	in := map[string]bool{}
+	for _, f := range fs {
+		for _, s := range f.Subjects {
+			if inScope(s, opts) {
+				in[f.ID] = true
+				break
+			}
+		}
+	}
+	for _, f := range fs {
+		if in[f.ID] {
+			for _, id := range f.ExplainedBy {
+				in[id] = true
+			}
+		}
+	}
+	out := []*Finding{}
+	for _, f := range fs {
+		if !in[f.ID] {
+			continue
+		}
+		f.Explains = keepIDs(f.Explains, in)
+		f.ExplainedBy = keepIDs(f.ExplainedBy, in)
+		out = append(out, f)
+	}
+	return out
+}
+
+func inScope(s ObjectRef, opts Options) bool {
+	if opts.Pod != "" {
+		return s.Kind == "Pod" && s.NamespacedName() == opts.Pod
+	}
+	return s.Namespace == opts.Namespace
+}
+
+func keepIDs(ids []string, in map[string]bool) []string {
+	var out []string
+	for _, id := range ids {
+		if in[id] {
+			out = append(out, id)
+		}
+	}
+	return out
+}

@@ -1,0 +1,217 @@
+package analyze
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Explanation is one pod's chain, stage by stage: what the evidence says at each.
+type Explanation struct {
+	SchemaVersion string     `json:"schemaVersion"`
+	Namespace     string     `json:"namespace"`
+	Name          string     `json:"name"`
+	Node          string     `json:"node,omitempty"`
+	Phase         string     `json:"phase,omitempty"`
+	RootCause     *Finding   `json:"rootCause,omitempty"`
+	Stages        []Verdict  `json:"stages"`
+	Findings      []*Finding `json:"findings"`
+	Warnings      []Warning  `json:"warnings"`
+}
+
+// Verdict is what the evidence says about one stage of one pod.
+type Verdict struct {
+	Stage Stage `json:"stage"`
+	// Status is ok, broken, pending, no-evidence, not-reached or not-applicable.
+	Status   string     `json:"status"`
+	Summary  string     `json:"summary"`
+	Findings []string   `json:"findings,omitempty"`
+	Evidence []Evidence `json:"evidence,omitempty"`
+	Missing  []string   `json:"missing,omitempty"`
+}
+
+// Verdict statuses.
+const (
+	VerdictOK            = "ok"
+	VerdictBroken        = "broken"
+	VerdictPending       = "pending"
+	VerdictNoEvidence    = "no-evidence"
+	VerdictNotReached    = "not-reached"
+	VerdictNotApplicable = "not-applicable"
+)
+
+// PodNotFoundError is returned by Explain for a pod the bundles do not hold.
+type PodNotFoundError struct{ Pod string }
+
+func (e *PodNotFoundError) Error() string {
+	return fmt.Sprintf("pod %s is not in the bundle (check the namespace and name, or the collection scope)", e.Pod)
+}
+
+// Explain runs the rules and walks one pod's chain stage by stage.
+func Explain(g *Graph, rules []*Rule, namespace, name string, opts Options) (*Explanation, error) {
+	p := g.FindPod(namespace, name)
+	if p == nil {
+		return nil, &PodNotFoundError{Pod: namespace + "/" + name}
+	}
+	opts.Pod, opts.Namespace, opts.Timelines = namespace+"/"+name, "", true
+	r := Run(g, rules, opts)
+	x := &Explanation{SchemaVersion: SchemaVersion, Namespace: namespace, Name: name, Node: p.Obj.Spec.NodeName,
+		Phase: string(p.Obj.Status.Phase), Findings: r.Findings, Warnings: r.Warnings}
+	var pr *PodReport
+	for i := range r.Pods {
+		pr = &r.Pods[i]
+	}
+	if pr == nil {
+		return nil, &PodNotFoundError{Pod: namespace + "/" + name}
+	}
+	if pr.RootCause != "" {
+		x.RootCause = r.Finding(pr.RootCause)
+	}
+	stopped := false
+	for _, cov := range pr.Coverage {
+		v := g.verdict(p, pr, r, cov)
+		if stopped && v.Status != VerdictBroken && v.Status != VerdictNotApplicable && len(v.Evidence) == 0 {
+			v = Verdict{Stage: cov.Stage, Status: VerdictNotReached, Summary: "not reached: an earlier stage has not completed"}
+		}
+		if v.Status == VerdictBroken || v.Status == VerdictPending {
+			stopped = true
+		}
+		x.Stages = append(x.Stages, v)
+	}
+	return x, nil
+}
+
+func (g *Graph) verdict(p *Pod, pr *PodReport, r *Report, cov StageCoverage) Verdict {
+	v := Verdict{Stage: cov.Stage, Missing: cov.Missing}
+	key := pr.Namespace + "/" + pr.Name
+	for _, f := range r.Findings {
+		if f.Stage != cov.Stage || !hasPod(f, key) {
+			continue
+		}
+		v.Findings = append(v.Findings, f.ID)
+		if v.Status == "" {
+			v.Status, v.Summary = VerdictBroken, f.Cause
+			v.Evidence = append(v.Evidence, firstN(f.Evidence, 3)...)
+		}
+	}
+	if v.Status != "" {
+		return v
+	}
+	var details []string
+	failed, pending, ok := 0, 0, 0
+	for _, s := range pr.Timeline {
+		if s.Stage != cov.Stage {
+			continue
+		}
+		switch s.Status {
+		case StepFailed:
+			failed++
+		case StepPending:
+			pending++
+		default:
+			ok++
+		}
+		details = append(details, stepName(s)+": "+s.Detail)
+		v.Evidence = append(v.Evidence, firstN(s.Evidence, 2)...)
+	}
+	if cov.Stage == StageNode && p.Obj.Spec.NodeName != "" {
+		if st, detail, ev := g.nodeHealth(p.Obj.Spec.NodeName); st != "" {
+			details = append(details, detail)
+			v.Evidence = append(v.Evidence, ev...)
+			if st == VerdictBroken {
+				failed++
+			} else {
+				ok++
+			}
+		}
+	}
+	v.Summary = strings.Join(details, "; ")
+	switch {
+	case failed > 0:
+		v.Status = VerdictBroken
+	case pending > 0:
+		v.Status = VerdictPending
+	case ok > 0:
+		v.Status = VerdictOK
+	case cov.Status == CoverageNotApplicable:
+		v.Status, v.Summary = VerdictNotApplicable, "does not apply to this pod"
+	case cov.Status == CoverageNotReached:
+		v.Status, v.Summary = VerdictNotReached, "not reached: the pod is not scheduled"
+	case cov.Status == CoverageNone:
+		v.Status, v.Summary = VerdictNoEvidence, "no evidence in the bundle"
+	default:
+		v.Status, v.Summary = VerdictOK, "no sign of trouble in "+strings.Join(cov.Sources, ", ")
+	}
+	return v
+}
+
+// nodeHealth reads the node's Ready condition.
+func (g *Graph) nodeHealth(name string) (string, string, []Evidence) {
+	n, _ := g.byKey["Node//"+name].(*Node)
+	if n == nil {
+		return "", "", nil
+	}
+	for i, c := range n.Obj.Status.Conditions {
+		if c.Type != corev1.NodeReady {
+			continue
+		}
+		ev := []Evidence{n.Loc.At("status", "conditions", i).Evidence(fmt.Sprintf("Ready=%s %s %s", c.Status, c.Reason, c.Message), c.LastTransitionTime.Time)}
+		if c.Status == corev1.ConditionTrue {
+			return VerdictOK, "node " + name + " is Ready", ev
+		}
+		return VerdictBroken, fmt.Sprintf("node %s is not Ready (%s: %s)", name, c.Reason, c.Message), ev
+	}
+	return "", "", nil
+}
+
+func hasPod(f *Finding, key string) bool {
+	for _, s := range f.Subjects {
+		if s.Kind == "Pod" && s.NamespacedName() == key {
+			return true
+		}
+	}
+	return false
+}
+
+func firstN(ev []Evidence, n int) []Evidence {
+	if len(ev) > n {
+		return ev[:n]
+	}
+	return ev
+}
+
+// RenderExplanation writes an explanation as text, or as JSON or YAML.
+func RenderExplanation(w io.Writer, x *Explanation, format string) error {
+	switch format {
+	case FormatJSON:
+		return writeJSON(w, x)
+	case FormatYAML:
+		return writeYAML(w, x)
+	}
+	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
+	p("Pod %s/%s (node %s, phase %s)\n", x.Namespace, x.Name, orDash(x.Node), orDash(x.Phase))
+	if x.RootCause != nil {
+		p("Root cause: [%s] %s (%s)\n", x.RootCause.Stage, x.RootCause.Cause, x.RootCause.ID)
+		if x.RootCause.Remediation != "" {
+			p("Fix: %s\n", x.RootCause.Remediation)
+		}
+	} else {
+		p("Root cause: none found by the rules\n")
+	}
+	p("\n")
+	for _, v := range x.Stages {
+		p("%-12s %-14s %s\n", v.Stage, v.Status, v.Summary)
+		for _, e := range v.Evidence {
+			p("%-12s %-14s   %s\n", "", "", e.Location.String())
+		}
+		for _, m := range v.Missing {
+			p("%-12s %-14s   missing: %s\n", "", "", m)
+		}
+	}
+	for _, warn := range x.Warnings {
+		p("\nWarning: %s\n", warn.String())
+	}
+	return nil
+}

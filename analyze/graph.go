@@ -1,0 +1,254 @@
+package analyze
+
+import (
+	"sort"
+	"time"
+
+	"github.com/sirupsen/logrus"
+	corev1 "k8s.io/api/core/v1"
+
+	"podflow.dev/podflow/bundle"
+)
+
+// Graph is the evidence of one or more bundles loaded once: API objects indexed by UID
+// and by kind/namespace/name, events indexed by the object they are about, node
+// evidence (journals, CRI state, dmesg, container logs) linked to pods. It is read-only
+// once loaded; rules see it through a View.
+type Graph struct {
+	bundles     []BundleInfo
+	collectedAt time.Time
+	clockSkew   time.Duration
+	warnings    []Warning
+	// present records which kinds of evidence any bundle held at all.
+	present map[Kind]bool
+	// failed records the collector's error files per kind.
+	failed map[Kind][]string
+	// unreadable records files of a kind that could not be decoded at all.
+	unreadable map[Kind][]string
+
+	pods            []*Pod
+	deployments     []*Deployment
+	replicaSets     []*ReplicaSet
+	statefulSets    []*StatefulSet
+	daemonSets      []*DaemonSet
+	jobs            []*Job
+	cronJobs        []*CronJob
+	nodes           []*Node
+	nodeLeases      []*Lease
+	services        []*Service
+	endpointSlices  []*EndpointSlice
+	pvcs            []*PVC
+	pvs             []*PV
+	storageClasses  []*StorageClass
+	quotas          []*ResourceQuota
+	limitRanges     []*LimitRange
+	serviceAccounts []*ServiceAccount
+	configMaps      []*ConfigMap
+	secrets         []*Secret
+	namespaces      []*Namespace
+	priorityClasses []*PriorityClass
+	validating      []*ValidatingWebhookConfig
+	mutating        []*MutatingWebhookConfig
+
+	// byKey maps Kind/namespace/name to the *Object[T]; byUID maps a UID to the same.
+	byKey      map[string]any
+	byUID      map[string]any
+	podsByNode map[string][]*Pod
+	podsByNS   map[string][]*Pod
+	slicesBySv map[string][]*EndpointSlice
+	// endpointsByPod maps a pod UID (or namespace/name) to the endpoints that target it.
+	endpointsByPod map[string][]podEndpoint
+	servicesByNS   map[string][]*Service
+	// eventNamespaces records the namespaces whose events were collected.
+	eventNamespaces map[string]bool
+
+	events      []*Event
+	eventsByUID map[string][]*Event
+	eventsByKey map[string][]*Event
+
+	journal        []JournalEntry
+	journalByNode  map[string][]int32
+	journalByPod   map[string][]int32
+	journalByUID   map[string][]int32
+	runtimeJournal map[string][]JournalEntry
+
+	sandboxes      []*CRISandbox
+	containers     []*CRIContainer
+	sandboxesByUID map[string][]*CRISandbox
+	contsByUID     map[string][]*CRIContainer
+	criNodes       map[string]bool
+
+	logs      map[string]*ContainerLog
+	logsByPod map[string][]*ContainerLog
+
+	ooms      []*OOMKill
+	oomsByUID map[string][]*OOMKill
+	oomsNode  map[string][]*OOMKill
+	dmesgNode map[string]bool
+
+	kubeletConfigs map[string]*KubeletConfig
+}
+
+// BundleInfo describes one loaded bundle.
+type BundleInfo struct {
+	Source           string     `json:"source"`
+	FormatVersion    string     `json:"formatVersion,omitempty"`
+	Type             string     `json:"type,omitempty"`
+	CollectedAt      *time.Time `json:"collectedAt,omitempty"`
+	ClockSkewSeconds float64    `json:"clockSkewSeconds,omitempty"`
+}
+
+// Load reads every bundle into one graph. Nothing in the bundles' content makes it fail:
+// unreadable files and lines become warnings naming the file (and line or item) and the
+// rest loads. A missing optional file is no evidence, not a problem.
+func Load(bundles []*bundle.Bundle, log logrus.FieldLogger) *Graph {
+	if log == nil {
+		l := logrus.New()
+		l.SetLevel(logrus.PanicLevel)
+		log = l
+	}
+	g := newGraph()
+	ld := &loader{g: g, log: log, seenEvents: map[string]bool{}}
+	for _, b := range bundles {
+		ld.addManifest(b, len(bundles) > 1)
+	}
+	for _, b := range ld.bundles {
+		ld.loadObjects(b)
+	}
+	g.collectedAt = ld.referenceTime()
+	ld.reserveJournal()
+	for _, b := range ld.bundles {
+		ld.loadNodeAndLogs(b)
+	}
+	g.index()
+	log.WithFields(logrus.Fields{
+		"pods": len(g.pods), "events": len(g.events), "journalEntries": len(g.journal),
+		"criContainers": len(g.containers), "warnings": len(g.warnings),
+	}).Debug("evidence loaded")
+	return g
+}
+
+func newGraph() *Graph {
+	return &Graph{
+		present: map[Kind]bool{}, failed: map[Kind][]string{}, unreadable: map[Kind][]string{},
+		byKey: map[string]any{}, byUID: map[string]any{}, podsByNode: map[string][]*Pod{}, podsByNS: map[string][]*Pod{},
+		slicesBySv: map[string][]*EndpointSlice{}, endpointsByPod: map[string][]podEndpoint{},
+		servicesByNS: map[string][]*Service{}, eventNamespaces: map[string]bool{},
+		eventsByUID: map[string][]*Event{}, eventsByKey: map[string][]*Event{},
+		journalByNode: map[string][]int32{}, journalByPod: map[string][]int32{}, journalByUID: map[string][]int32{},
+		runtimeJournal: map[string][]JournalEntry{},
+		sandboxesByUID: map[string][]*CRISandbox{}, contsByUID: map[string][]*CRIContainer{}, criNodes: map[string]bool{},
+		logs: map[string]*ContainerLog{}, logsByPod: map[string][]*ContainerLog{},
+		oomsByUID: map[string][]*OOMKill{}, oomsNode: map[string][]*OOMKill{}, dmesgNode: map[string]bool{},
+		kubeletConfigs: map[string]*KubeletConfig{},
+	}
+}
+
+// Bundles describes the loaded bundles in load order.
+func (g *Graph) Bundles() []BundleInfo { return g.bundles }
+
+// Warnings lists what could not be read, in load order.
+func (g *Graph) Warnings() []Warning { return g.warnings }
+
+// CollectedAt is the latest collection time of the loaded bundles; for bundles without a
+// manifest, the latest time any object or event carries.
+func (g *Graph) CollectedAt() time.Time { return g.collectedAt }
+
+// ClockSkew is the API server's clock minus the collector's, from the manifest.
+func (g *Graph) ClockSkew() time.Duration { return g.clockSkew }
+
+// Has reports whether any bundle held evidence of kind k (an empty list counts).
+func (g *Graph) Has(k Kind) bool { return g.present[k] }
+
+// PodCount is the number of pods loaded.
+func (g *Graph) PodCount() int { return len(g.pods) }
+
+// FindPod returns the pod namespace/name, or nil.
+func (g *Graph) FindPod(namespace, name string) *Pod {
+	p, _ := g.byKey["Pod/"+namespace+"/"+name].(*Pod)
+	return p
+}
+
+// index builds the joins rules need, each in one pass over its input.
+func (g *Graph) index() {
+	sortObjects(g.pods)
+	for _, p := range g.pods {
+		g.podsByNS[p.meta.Namespace] = append(g.podsByNS[p.meta.Namespace], p)
+		if n := p.Obj.Spec.NodeName; n != "" {
+			g.podsByNode[n] = append(g.podsByNode[n], p)
+		}
+	}
+	sortObjects(g.services)
+	for _, s := range g.services {
+		g.servicesByNS[s.meta.Namespace] = append(g.servicesByNS[s.meta.Namespace], s)
+	}
+	sortObjects(g.endpointSlices)
+	for _, s := range g.endpointSlices {
+		if svc := s.meta.Labels["kubernetes.io/service-name"]; svc != "" {
+			k := s.meta.Namespace + "/" + svc
+			g.slicesBySv[k] = append(g.slicesBySv[k], s)
+		}
+		for i, ep := range s.Obj.Endpoints {
+			t := ep.TargetRef
+			if t == nil || t.Kind != "Pod" {
+				continue
+			}
+			key := string(t.UID)
+			if key == "" {
+				key = s.meta.Namespace + "/" + t.Name
+			}
+			g.endpointsByPod[key] = append(g.endpointsByPod[key], podEndpoint{slice: s, index: i})
+		}
+	}
+	sort.SliceStable(g.events, func(i, j int) bool { return eventLess(g.events[i], g.events[j]) })
+	for _, e := range g.events {
+		if e.Regarding.UID != "" {
+			g.eventsByUID[e.Regarding.UID] = append(g.eventsByUID[e.Regarding.UID], e)
+		}
+		k := e.Regarding.key()
+		g.eventsByKey[k] = append(g.eventsByKey[k], e)
+	}
+	g.indexJournal()
+	g.indexCRI()
+	for _, o := range g.ooms {
+		g.oomsNode[o.Node] = append(g.oomsNode[o.Node], o)
+		if o.PodUID != "" {
+			g.oomsByUID[o.PodUID] = append(g.oomsByUID[o.PodUID], o)
+		}
+	}
+}
+
+func sortObjects[T any](list []*Object[T]) {
+	sort.SliceStable(list, func(i, j int) bool {
+		a, b := list[i].meta, list[j].meta
+		if a.Namespace != b.Namespace {
+			return a.Namespace < b.Namespace
+		}
+		return a.Name < b.Name
+	})
+}
+
+// podEndpoint is one endpoint of an EndpointSlice that targets a pod.
+type podEndpoint struct {
+	slice *EndpointSlice
+	index int
+}
+
+// ready follows the EndpointSlice API: a nil ready condition means ready.
+func (e podEndpoint) ready() bool {
+	r := e.slice.Obj.Endpoints[e.index].Conditions.Ready
+	return r == nil || *r
+}
+
+func (e podEndpoint) loc() Location { return e.slice.Loc.At("endpoints", e.index) }
+
+// endpointsFor lists the endpoints that target a pod.
+func (g *Graph) endpointsFor(p *Pod) []podEndpoint {
+	if list := g.endpointsByPod[string(p.meta.UID)]; len(list) > 0 {
+		return list
+	}
+	return g.endpointsByPod[p.meta.Namespace+"/"+p.meta.Name]
+}
+
+// podKey is the namespace/name the journal uses for a pod.
+func podKey(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }

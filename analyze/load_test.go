@@ -1,0 +1,177 @@
+package analyze_test
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"podflow.dev/podflow/analyze"
+)
+
+func TestLoadMalformedFilesWarnAndTheRestLoads(t *testing.T) {
+	journal := strings.Join([]string{
+		`2026-11-29T10:00:01+0000 n1 kubelet[9]: I1129 10:00:01.000000       9 kubelet.go:1] "ok" pod="shop/good"`,
+		`2026-11-29T10:00:0`,
+		`2026-11-29T10:00:02+0000 n1 kubelet[9]: I1129 10:00:02.000000       9 kubelet.go:1] "still ok" pod="shop/good"`,
+		"\x00\x00\x00",
+	}, "\n") + "\n"
+	g := load(t, map[string]any{
+		"cluster-resources/pods/shop.json": list(podObj("shop", "good", "n1", nil)),
+		"cluster-resources/pods/bad.json":  "{\n  \"items\": [\n    {\"metadata\": {\"name\": \"x\"}\n",
+		"cluster-resources/events/shop.json": list(
+			obj{"metadata": obj{"name": "e1", "namespace": "shop"}, "involvedObject": obj{"kind": "Pod", "name": "good", "namespace": "shop"}, "reason": "Scheduled", "message": "ok"},
+			obj{"metadata": obj{"name": "e2", "namespace": "shop"}, "involvedObject": obj{"kind": "Pod", "name": "good"}, "count": "many"},
+		),
+		"nodes/n1/kubelet.log": journal,
+	})
+	want := []analyze.Warning{
+		{Path: "cluster-resources/events/shop.json", Pointer: "/items/1", Message: "unreadable item: json: cannot unmarshal string into Go struct field rawEvent.count of type int32"},
+		{Path: "cluster-resources/pods/bad.json", Line: 4, Message: "not a readable JSON list: unexpected end of JSON input"},
+		{Path: "nodes/n1/kubelet.log", Line: 2, Message: "2 unreadable line(s), first at line 2: unreadable timestamp"},
+	}
+	if got := g.Warnings(); !reflect.DeepEqual(got, want) {
+		t.Errorf("warnings:\n got %#v\nwant %#v", got, want)
+	}
+	if g.PodCount() != 1 || g.FindPod("shop", "good") == nil {
+		t.Errorf("the readable pod did not load")
+	}
+	rep := analyze.Run(g, []*analyze.Rule{{
+		ID: "journal-probe", Stage: analyze.StageNode, Title: "t", Severity: analyze.SeverityInfo,
+		Needs: analyze.Needs{Required: []analyze.Kind{analyze.Pods, analyze.KubeletJournal, analyze.Events}},
+		Run: func(v *analyze.View) []analyze.Finding {
+			p := v.Pod("shop", "good")
+			var lines []string
+			for _, e := range v.JournalFor(p) {
+				lines = append(lines, e.Loc().String()+" "+e.Message)
+			}
+			for _, e := range v.EventsFor(p.Ref()) {
+				lines = append(lines, e.Loc.String()+" "+e.Reason)
+			}
+			return []analyze.Finding{{Subjects: []analyze.ObjectRef{p.Ref()}, Cause: strings.Join(lines, "; "), Remediation: "none",
+				Evidence: []analyze.Evidence{p.Loc.Evidence("x", v.CollectedAt())}}}
+		},
+	}}, analyze.Options{})
+	wantCause := "nodes/n1/kubelet.log:1 ok; nodes/n1/kubelet.log:3 still ok; cluster-resources/events/shop.json:/items/0 Scheduled"
+	if len(rep.Findings) != 1 || rep.Findings[0].Cause != wantCause {
+		t.Errorf("findings = %+v, want the cause %q", rep.Findings, wantCause)
+	}
+}
+
+func TestMissingOptionalFileIsNoEvidence(t *testing.T) {
+	g := load(t, map[string]any{"cluster-resources/pods/shop.json": list(podObj("shop", "a", "", nil))})
+	if len(g.Warnings()) != 0 {
+		t.Errorf("warnings for missing files: %v", g.Warnings())
+	}
+	if g.Has(analyze.Events) || g.Has(analyze.KubeletJournal) || !g.Has(analyze.Pods) {
+		t.Errorf("Has: events %t journal %t pods %t", g.Has(analyze.Events), g.Has(analyze.KubeletJournal), g.Has(analyze.Pods))
+	}
+	rep := analyze.Run(g, []*analyze.Rule{{ID: "needs-journal", Stage: analyze.StageNode, Title: "t", Severity: analyze.SeverityError,
+		Needs: analyze.Needs{Required: []analyze.Kind{analyze.Pods, analyze.KubeletJournal}},
+		Run:   func(*analyze.View) []analyze.Finding { t.Error("a skipped rule ran"); return nil }}}, analyze.Options{})
+	want := []analyze.SkippedRule{{Rule: "needs-journal", Reason: "needs kubelet journal: not in bundle (nodes/<node>/kubelet.log)"}}
+	if !reflect.DeepEqual(rep.Skipped, want) {
+		t.Errorf("skipped = %+v, want %+v", rep.Skipped, want)
+	}
+}
+
+func TestCollectionFailureIsTheSkipReason(t *testing.T) {
+	g := load(t, map[string]any{
+		"cluster-resources/pods/shop.json":     list(podObj("shop", "a", "", nil)),
+		"cluster-resources/events-errors.json": []string{"events is forbidden"},
+	})
+	rep := analyze.Run(g, []*analyze.Rule{{ID: "needs-events", Stage: analyze.StageImage, Title: "t", Severity: analyze.SeverityError,
+		Needs: analyze.Needs{Required: []analyze.Kind{analyze.Events}}, Run: func(*analyze.View) []analyze.Finding { return nil }}}, analyze.Options{})
+	want := "needs events: collection failed (see cluster-resources/events-errors.json)"
+	if len(rep.Skipped) != 1 || rep.Skipped[0].Reason != want {
+		t.Errorf("skipped = %+v, want reason %q", rep.Skipped, want)
+	}
+}
+
+func TestCoverageWithoutNodeEvidence(t *testing.T) {
+	p := pullFailing("shop", "web-1", "n1", "boom")
+	g := load(t, map[string]any{
+		"cluster-resources/pods/shop.json":   list(p),
+		"cluster-resources/events/shop.json": list(),
+	})
+	rep := analyze.Run(g, nil, analyze.Options{Timelines: true})
+	if len(rep.Pods) != 1 {
+		t.Fatalf("pods = %d", len(rep.Pods))
+	}
+	got := map[analyze.Stage]analyze.StageCoverage{}
+	for _, c := range rep.Pods[0].Coverage {
+		got[c.Stage] = c
+	}
+	want := map[analyze.Stage]analyze.StageCoverage{
+		analyze.StageNode: {Stage: analyze.StageNode, Status: analyze.CoverageNone,
+			Missing: []string{"node n1: not in bundle", "kubelet journal for node n1: not in bundle"}},
+		analyze.StageSandbox: {Stage: analyze.StageSandbox, Status: analyze.CoverageNone,
+			Missing: []string{"container runtime state for node n1: not in bundle", "kubelet journal for node n1: not in bundle",
+				"events: none for this pod, they expire after about an hour"}},
+		analyze.StageImage: {Stage: analyze.StageImage, Status: analyze.CoveragePartial, Sources: []string{"container statuses"},
+			Missing: []string{"events: none for this pod, they expire after about an hour", "kubelet journal for node n1: not in bundle"}},
+		analyze.StageController: {Stage: analyze.StageController, Status: analyze.CoverageNotApplicable},
+	}
+	for st, w := range want {
+		if !reflect.DeepEqual(got[st], w) {
+			t.Errorf("coverage of %s:\n got %+v\nwant %+v", st, got[st], w)
+		}
+	}
+	var nodeGap *analyze.CoverageGap
+	for i := range rep.Gaps {
+		if rep.Gaps[i].Stage == analyze.StageNode {
+			nodeGap = &rep.Gaps[i]
+		}
+	}
+	wantGap := &analyze.CoverageGap{Stage: analyze.StageNode, PodsWithoutEvidence: 1, Missing: []analyze.ReasonCount{
+		{Reason: "kubelet journal for node n1: not in bundle", Pods: 1}, {Reason: "node n1: not in bundle", Pods: 1}}}
+	if !reflect.DeepEqual(nodeGap, wantGap) {
+		t.Errorf("node gap = %+v, want %+v", nodeGap, wantGap)
+	}
+}
+
+func TestNodeEvidenceLinksToPods(t *testing.T) {
+	uid := "7c1e4b2a-3f5d-4e6a-9b8c-0d1e2f3a4b5c"
+	cid := strings.Repeat("ab", 32)
+	p := podObj("batch", "worker", "n1", nil)
+	p["metadata"].(obj)["uid"] = uid
+	g := load(t, map[string]any{
+		"cluster-resources/pods/batch.json": list(p),
+		"nodes/n1/crictl/pods.json": obj{"items": []any{obj{"id": "sb1", "metadata": obj{"name": "worker", "uid": uid, "namespace": "batch", "attempt": 0},
+			"state": "SANDBOX_READY", "createdAt": "1796032800000000000", "labels": obj{"io.kubernetes.pod.uid": uid}}}},
+		"nodes/n1/crictl/ps.json": obj{"containers": []any{obj{"id": cid, "podSandboxId": "sb1", "metadata": obj{"name": "worker", "attempt": 2},
+			"image": obj{"image": "registry.example/w:1"}, "state": "CONTAINER_EXITED", "createdAt": "1796032860000000000",
+			"labels": obj{"io.kubernetes.container.name": "worker"}}}},
+		"nodes/n1/crictl/inspect/" + cid + ".json": obj{"status": obj{"id": cid, "metadata": obj{"name": "worker", "attempt": 2},
+			"state": "CONTAINER_EXITED", "exitCode": 137, "reason": "OOMKilled", "labels": obj{"io.kubernetes.pod.uid": uid, "io.kubernetes.container.name": "worker"}}, "info": obj{}},
+		"nodes/n1/dmesg.log": "[ 812.1] oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),oom_memcg=/kubepods/burstable/pod" + uid +
+			",task_memcg=/kubepods/burstable/pod" + uid + "/" + cid + ",task=worker,pid=4242,uid=0\n" +
+			"[ 812.2] Memory cgroup out of memory: Killed process 4242 (worker) total-vm:1kB, anon-rss:65000kB, file-rss:0kB\n",
+	})
+	var got []string
+	rep := analyze.Run(g, []*analyze.Rule{{ID: "probe", Stage: analyze.StageRuntime, Title: "t", Severity: analyze.SeverityInfo,
+		Needs: analyze.Needs{Required: []analyze.Kind{analyze.Pods, analyze.CRI, analyze.Dmesg}},
+		Run: func(v *analyze.View) []analyze.Finding {
+			pod := v.Pod("batch", "worker")
+			for _, s := range v.SandboxesFor(pod) {
+				got = append(got, "sandbox "+s.ID+" "+s.State+" "+s.Loc.String())
+			}
+			for _, c := range v.ContainersFor(pod) {
+				got = append(got, "container "+c.Name+" "+c.State+" "+c.Reason+" "+c.Loc.String()+" inspect "+c.InspectLoc.String())
+			}
+			for _, k := range v.OOMKillsFor(pod) {
+				got = append(got, "oom "+k.Process+" "+k.ContainerID[:4]+" "+k.Loc.String()+" "+k.Text)
+			}
+			return nil
+		}}}, analyze.Options{})
+	if len(rep.Violations) > 0 || len(g.Warnings()) > 0 {
+		t.Fatalf("violations %v warnings %v", rep.Violations, g.Warnings())
+	}
+	want := []string{
+		"sandbox sb1 SANDBOX_READY nodes/n1/crictl/pods.json:/items/0",
+		"container worker CONTAINER_EXITED OOMKilled nodes/n1/crictl/ps.json:/containers/0 inspect nodes/n1/crictl/inspect/" + cid + ".json:/status",
+		"oom worker abab nodes/n1/dmesg.log:1-2 Memory cgroup out of memory: Killed process 4242 (worker) total-vm:1kB, anon-rss:65000kB, file-rss:0kB",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("linked evidence:\n got %q\nwant %q", got, want)
+	}
+}

@@ -1,0 +1,86 @@
+package analyze
+
+// Rule is one failure mode podflow can diagnose. A rule is a value: the registry in
+// package rules lists them. Run is pure: it reads the View, returns findings, and does
+// no I/O, no logging and no clock reads (View.CollectedAt is "now").
+//
+//	var ImagePullDNS = &analyze.Rule{
+//		ID:    "image-pull-dns",
+//		Stage: analyze.StageImage,
+//		Title: "image registry host name does not resolve",
+//		Doc:   imagePullDNSDoc,
+//		Severity: analyze.SeverityError,
+//		Needs: analyze.Needs{
+//			Required: []analyze.Kind{analyze.Pods},
+//			Optional: []analyze.Kind{analyze.Events, analyze.KubeletJournal},
+//		},
+//		Run: imagePullDNS,
+//	}
+type Rule struct {
+	// ID is stable kebab-case, equal to the rule's file name and test folder.
+	ID    string
+	Stage Stage
+	// Title says in a few words what breaks.
+	Title string
+	// Doc is the rule's documentation in Markdown: what it means, how to confirm on a
+	// live cluster, how to fix. `podflow rules ID` prints it.
+	Doc      string
+	Severity Severity
+	Needs    Needs
+	Run      func(*View) []Finding
+}
+
+// Needs declares a rule's inputs. Without every Required kind the rule is skipped and
+// the report says why; Optional kinds are used when the bundle has them. A rule's View
+// hands out only declared kinds.
+type Needs struct {
+	Required []Kind
+	Optional []Kind
+}
+
+// Finding is what a rule reports. A rule fills Subjects, Cause, Evidence, Remediation,
+// Confirm and, to merge findings that share a cause, GroupKey; the engine fills the rest.
+type Finding struct {
+	// ID identifies the finding within a report, e.g. image-pull-dns#1.
+	ID       string   `json:"id"`
+	Rule     string   `json:"rule"`
+	Stage    Stage    `json:"stage"`
+	Severity Severity `json:"severity"`
+	Title    string   `json:"title"`
+	// Root is true when this finding is the earliest broken stage for at least one of its
+	// pods (or, without pods, when no other finding explains it).
+	Root bool `json:"root"`
+	// Subjects are the pods affected and the owner, node, service or other objects involved.
+	Subjects []ObjectRef `json:"subjects"`
+	// Cause is one sentence with concrete values.
+	Cause string `json:"cause"`
+	// Evidence cites what the cause rests on; at least one item.
+	Evidence []Evidence `json:"evidence"`
+	// EvidenceOmitted counts evidence left out of a large group.
+	EvidenceOmitted int    `json:"evidenceOmitted,omitempty"`
+	Remediation     string `json:"remediation"`
+	// Confirm lists commands that confirm the cause on a live cluster.
+	Confirm []string `json:"confirm,omitempty"`
+	// Explains and ExplainedBy link root causes and their consequences by finding ID.
+	Explains    []string `json:"explains,omitempty"`
+	ExplainedBy []string `json:"explainedBy,omitempty"`
+	// GroupKey merges the findings of one rule that share a cause (one quota blocking 50
+	// replicas is one finding). Findings with the same non-empty key become one, with the
+	// union of subjects and evidence and the first one's text.
+	GroupKey string `json:"-"`
+}
+
+// Pods lists the pods among the subjects.
+func (f *Finding) Pods() []ObjectRef {
+	var out []ObjectRef
+	for _, s := range f.Subjects {
+		if s.Kind == "Pod" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// evidenceMax caps the evidence kept for one finding; a grouped finding about thousands
+// of pods cites a representative few and counts the rest.
+const evidenceMax = 20

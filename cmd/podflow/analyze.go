@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"podflow.dev/podflow/analyze"
+	"podflow.dev/podflow/bundle"
+	"podflow.dev/podflow/rules"
+)
+
+// analyzeOptions are the inputs of `podflow analyze`.
+type analyzeOptions struct {
+	*globalOptions
+	open      openFlags
+	paths     []string
+	output    string
+	failOn    string
+	rules     []string
+	skipRules []string
+	namespace string
+	pod       string
+}
+
+func newAnalyzeCmd(g *globalOptions) *cobra.Command {
+	o := &analyzeOptions{globalOptions: g}
+	cmd := &cobra.Command{
+		Use:   "analyze BUNDLE...",
+		Short: "Replay each Pod's creation chain from a bundle and report where it broke, why, and the evidence",
+		Long: `Analyze loads one or more bundles (a cluster bundle and node bundles are read together),
+runs every rule over the evidence and reports each root cause with the pods it affects,
+the evidence it rests on, how to confirm it on a live cluster and how to fix it. Later
+symptoms of the same pods are listed as consequences of their root cause.
+
+Exit status: 0 when no finding is at or above --fail-on, 3 when one is, 1 on error,
+2 on a usage error.`,
+		Example: `  podflow analyze shop.tar.gz
+  podflow analyze cluster.tar.gz node-n1.tar.gz -n shop
+  podflow analyze shop.tar.gz --pod shop/web-7d9f8b6c5d-4xk2p -v
+  podflow analyze shop.tar.gz -o markdown > ticket.md
+  podflow analyze shop.tar.gz -o json --fail-on critical | jq '.findings[] | select(.root)'`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.paths = args
+			if err := o.validate(); err != nil {
+				return err
+			}
+			return runAnalyze(cmd.Context(), o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&o.output, "output", "o", analyze.FormatTable, "output format: table, json, yaml or markdown")
+	f.StringVar(&o.failOn, "fail-on", string(analyze.SeverityError), "exit with status 3 when a finding is at or above this severity: info, warning, error or critical; none never does")
+	f.StringArrayVar(&o.rules, "rule", nil, "run only this rule (repeatable; see podflow rules)")
+	f.StringArrayVar(&o.skipRules, "skip-rule", nil, "do not run this rule (repeatable)")
+	f.StringVarP(&o.namespace, "namespace", "n", "", "report only findings and pods of this namespace")
+	f.StringVar(&o.pod, "pod", "", "report only this pod (namespace/name) and the findings linked to it")
+	o.open.add(f)
+	return cmd
+}
+
+// failOnNone turns the findings exit status off, for reports where findings are expected.
+const failOnNone = "none"
+
+func (o *analyzeOptions) validate() error {
+	if err := checkOutput(o.output, analyze.FormatTable, analyze.FormatJSON, analyze.FormatYAML, analyze.FormatMarkdown); err != nil {
+		return err
+	}
+	if o.failOn != failOnNone {
+		if _, err := analyze.ParseSeverity(o.failOn); err != nil {
+			return usageError("--fail-on: %v (or %s)", err, failOnNone)
+		}
+	}
+	for _, id := range append(append([]string{}, o.rules...), o.skipRules...) {
+		if rules.ByID(id) == nil {
+			return usageError("unknown rule %q: podflow rules lists them", id)
+		}
+	}
+	if o.pod != "" {
+		if _, _, err := splitPod(o.pod); err != nil {
+			return err
+		}
+		if o.namespace != "" {
+			return usageError("--pod and --namespace cannot be combined: --pod already names the namespace")
+		}
+	}
+	return nil
+}
+
+// splitPod parses namespace/name.
+func splitPod(s string) (string, string, error) {
+	ns, name, ok := strings.Cut(s, "/")
+	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+		return "", "", usageError("pod %q: want namespace/name", s)
+	}
+	return ns, name, nil
+}
+
+// selectRules applies --rule and --skip-rule to the registry, keeping its order.
+func selectRules(only, skip []string) []*analyze.Rule {
+	var out []*analyze.Rule
+	for _, r := range rules.All() {
+		if len(only) > 0 && !contains(only, r.ID) {
+			continue
+		}
+		if contains(skip, r.ID) {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// loadGraph opens every bundle and loads them into one evidence graph.
+func loadGraph(g *globalOptions, open *openFlags, paths []string) (*analyze.Graph, error) {
+	var bundles []*bundle.Bundle
+	for _, p := range paths {
+		b, err := open.open(p)
+		if err != nil {
+			return nil, err
+		}
+		g.log().WithField("bundle", p).Debug("bundle opened")
+		bundles = append(bundles, b)
+	}
+	graph := analyze.Load(bundles, g.log())
+	// The report lists load warnings itself; stderr gets them only with -v.
+	for _, w := range graph.Warnings() {
+		g.log().Debug(w.String())
+	}
+	return graph, nil
+}
+
+func runAnalyze(_ context.Context, o *analyzeOptions) error {
+	graph, err := loadGraph(o.globalOptions, &o.open, o.paths)
+	if err != nil {
+		return err
+	}
+	report := analyze.Run(graph, selectRules(o.rules, o.skipRules), analyze.Options{
+		Namespace: o.namespace, Pod: o.pod, Timelines: o.verbosity > 0, PodflowVersion: version,
+	})
+	for _, v := range report.Violations {
+		o.log().WithField("rule", v.Rule).Warn(v.Message)
+	}
+	if err := analyze.Render(o.streams.Out, report, o.output, analyze.RenderOptions{
+		Unicode: o.streams.OutTTY, Timelines: o.verbosity > 0,
+	}); err != nil {
+		return err
+	}
+	if o.failOn == failOnNone {
+		return nil
+	}
+	failOn, _ := analyze.ParseSeverity(o.failOn) // validated
+	if n := report.AtOrAbove(failOn); n > 0 {
+		o.log().Debugf("%d finding(s) at or above %s", n, failOn)
+		return &silentExit{code: exitFindings}
+	}
+	return nil
+}

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"podflow.dev/podflow/rules"
+)
+
+// fixture is a rule test bundle, reused here as a small real-looking bundle.
+func fixture(rule, name string) string {
+	return filepath.Join("..", "..", "rules", "testdata", rule, name, "bundle")
+}
+
+func runPodflow(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), args, streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	return code, out.String(), errOut.String()
+}
+
+func TestAnalyzeExitCodes(t *testing.T) {
+	oom := fixture("runtime-oom-killed", "fires-memory-limit")
+	quiet := fixture("runtime-oom-killed", "quiet-sigkill-not-oom")
+	tests := []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"finding at the default threshold", []string{"analyze", oom}, exitFindings},
+		{"finding below --fail-on", []string{"analyze", oom, "--fail-on", "critical"}, exitOK},
+		{"findings never fail with --fail-on none", []string{"analyze", oom, "--fail-on", "none"}, exitOK},
+		{"nothing found by the chosen rule", []string{"analyze", quiet, "--rule", "runtime-oom-killed"}, exitOK},
+		{"rule skipped by --skip-rule", []string{"analyze", oom, "--skip-rule", "runtime-oom-killed"}, exitOK},
+		{"other namespace", []string{"analyze", oom, "-n", "elsewhere"}, exitOK},
+		{"unknown output", []string{"analyze", oom, "-o", "html"}, exitUsage},
+		{"unknown severity", []string{"analyze", oom, "--fail-on", "fatal"}, exitUsage},
+		{"unknown rule", []string{"analyze", oom, "--rule", "no-such-rule"}, exitUsage},
+		{"bad pod", []string{"analyze", oom, "--pod", "nameonly"}, exitUsage},
+		{"no bundle", []string{"analyze"}, exitUsage},
+		{"missing bundle", []string{"analyze", filepath.Join(t.TempDir(), "absent.tar.gz")}, exitError},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runPodflow(t, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, out, errOut)
+			}
+		})
+	}
+}
+
+func TestAnalyzeTableNamesCauseAndEvidence(t *testing.T) {
+	code, out, _ := runPodflow(t, "analyze", fixture("scheduling-insufficient-resources", "fires-insufficient-cpu"))
+	if code != exitFindings {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{
+		"1 root cause(s), 1 finding(s) in all, affecting 2 of 4 pod(s)",
+		"shop/web-7d9f8b6c5d-* (2",
+		"scheduling",
+		"no node has room for its requests (cpu",
+		"cluster-resources/pods/shop.json:/items/1/status/conditions/0",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.ContainsAny(out, "┌│↳") {
+		t.Errorf("piped output should be plain ASCII:\n%s", out)
+	}
+}
+
+func TestAnalyzeJSONIsTheVersionedReport(t *testing.T) {
+	code, out, _ := runPodflow(t, "analyze", fixture("image-pull-dns", "fires-registry-host-unresolvable"), "-o", "json", "--pod", "shop/api-6b8c7d5f9-x8m4n")
+	if code != exitFindings {
+		t.Fatalf("exit %d", code)
+	}
+	var rep struct {
+		SchemaVersion string `json:"schemaVersion"`
+		Scope         struct{ Pod string }
+		Findings      []struct {
+			ID, Rule string
+			Root     bool
+		}
+		Pods []struct{ Name, RootCause string }
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if rep.SchemaVersion != "1.0" || rep.Scope.Pod != "shop/api-6b8c7d5f9-x8m4n" || len(rep.Findings) != 1 ||
+		rep.Findings[0].Rule != "image-pull-dns" || !rep.Findings[0].Root || len(rep.Pods) != 1 || rep.Pods[0].RootCause != rep.Findings[0].ID {
+		t.Errorf("report = %+v", rep)
+	}
+}
+
+func TestAnalyzeMarkdownIsATicket(t *testing.T) {
+	_, out, _ := runPodflow(t, "analyze", fixture("runtime-oom-killed", "fires-memory-limit"), "-o", "markdown")
+	for _, want := range []string{
+		"# podflow analysis",
+		"## Root cause: container killed by the kernel OOM killer (runtime, error)",
+		"- `nodes/n1/dmesg.log:3-4`: Memory cgroup out of memory: Killed process 48211",
+		"```sh\nkubectl get pod -n batch worker-7f6d5c4b3-lp9xk",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestExplainCommand(t *testing.T) {
+	b := fixture("runtime-oom-killed", "fires-memory-limit")
+	code, out, errOut := runPodflow(t, "explain", b, "batch/worker-7f6d5c4b3-lp9xk")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"Pod batch/worker-7f6d5c4b3-lp9xk (node n1, phase Running)",
+		"Root cause: [runtime] container worker was killed by the kernel OOM killer",
+		"runtime      broken",
+		"nodes/n1/dmesg.log:3-4",
+		"node         no-evidence",
+		"missing: kubelet journal for node n1: not in bundle",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explain lacks %q:\n%s", want, out)
+		}
+	}
+	if code, _, errOut := runPodflow(t, "explain", b, "batch/nope"); code != exitError || !strings.Contains(errOut, "pod batch/nope is not in the bundle") {
+		t.Errorf("missing pod: exit %d, stderr %q", code, errOut)
+	}
+	if code, _, _ := runPodflow(t, "explain", b, "not-a-pod-ref"); code != exitUsage {
+		t.Errorf("bad pod ref: exit %d, want %d", code, exitUsage)
+	}
+}
+
+func TestRulesCommand(t *testing.T) {
+	code, out, _ := runPodflow(t, "rules")
+	if code != exitOK {
+		t.Fatalf("exit %d", code)
+	}
+	for _, r := range rules.All() {
+		if !strings.Contains(out, r.ID) || !strings.Contains(out, r.Title) {
+			t.Errorf("list lacks %s", r.ID)
+		}
+	}
+	_, out, _ = runPodflow(t, "rules", "image-pull-dns")
+	if !strings.HasPrefix(out, "image-pull-dns (stage image, severity error)\n") || !strings.Contains(out, "## Confirm on a live cluster") {
+		t.Errorf("rule doc:\n%s", out)
+	}
+	_, out, _ = runPodflow(t, "rules", "-o", "json")
+	var infos []struct{ ID, Stage string }
+	if err := json.Unmarshal([]byte(out), &infos); err != nil || len(infos) != len(rules.All()) || infos[0].ID != rules.All()[0].ID {
+		t.Errorf("rules -o json: %v %+v", err, infos)
+	}
+	if code, _, _ := runPodflow(t, "rules", "nope"); code != exitUsage {
+		t.Errorf("unknown rule: exit %d", code)
+	}
+}

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"podflow.dev/podflow/analyze"
+)
+
+// explainOptions are the inputs of `podflow explain`.
+type explainOptions struct {
+	*globalOptions
+	open      openFlags
+	paths     []string
+	namespace string
+	name      string
+	output    string
+}
+
+func newExplainCmd(g *globalOptions) *cobra.Command {
+	o := &explainOptions{globalOptions: g}
+	cmd := &cobra.Command{
+		Use:   "explain BUNDLE... NAMESPACE/POD",
+		Short: "Walk one Pod's creation chain stage by stage: ok, broken or no evidence, citing files",
+		Example: `  podflow explain shop.tar.gz shop/web-7d9f8b6c5d-4xk2p
+  podflow explain cluster.tar.gz node-n1.tar.gz shop/web-7d9f8b6c5d-4xk2p -o json`,
+		Args: cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.paths = args[:len(args)-1]
+			ns, name, err := splitPod(args[len(args)-1])
+			if err != nil {
+				return err
+			}
+			o.namespace, o.name = ns, name
+			if err := checkOutput(o.output, "text", analyze.FormatJSON, analyze.FormatYAML); err != nil {
+				return err
+			}
+			return runExplain(cmd.Context(), o)
+		},
+	}
+	cmd.Flags().StringVarP(&o.output, "output", "o", "text", "output format: text, json or yaml")
+	o.open.add(cmd.Flags())
+	return cmd
+}
+
+func runExplain(_ context.Context, o *explainOptions) error {
+	graph, err := loadGraph(o.globalOptions, &o.open, o.paths)
+	if err != nil {
+		return err
+	}
+	x, err := analyze.Explain(graph, selectRules(nil, nil), o.namespace, o.name, analyze.Options{PodflowVersion: version})
+	if err != nil {
+		return err
+	}
+	return analyze.RenderExplanation(o.streams.Out, x, o.output)
+}
