@@ -1,0 +1,255 @@
+package rules
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"podflow.dev/podflow/analyze"
+)
+
+// ImagePullUnauthorized finds image pulls the registry refused for want of credentials.
+var ImagePullUnauthorized = &analyze.Rule{
+	ID:       "image-pull-unauthorized",
+	Stage:    analyze.StageImage,
+	Title:    "registry rejected the pull credentials",
+	Doc:      imagePullUnauthorizedDoc,
+	Severity: analyze.SeverityError,
+	Needs: analyze.Needs{
+		Required: []analyze.Kind{analyze.Pods},
+		Optional: []analyze.Kind{analyze.Events, analyze.KubeletJournal, analyze.Secrets, analyze.ServiceAccounts,
+			analyze.ReplicaSets, analyze.Jobs},
+	},
+	Run: imagePullUnauthorized,
+}
+
+const imagePullUnauthorizedDoc = `The registry refused to serve the image: it answered 401 Unauthorized or 403 Forbidden
+("failed to authorize", "authorization failed", "pull access denied", "no basic auth
+credentials"). The node pulled with the credentials of the pod's imagePullSecrets (and
+the node's own credential providers); either none applied to this registry or they were
+wrong or expired. Docker Hub answers "pull access denied, repository does not exist or
+may require authorization" for a private repository and for one that does not exist
+alike. The container waits in ErrImagePull, then ImagePullBackOff.
+
+The kubelet only uses pull secrets of type kubernetes.io/dockerconfigjson (key
+.dockerconfigjson) or kubernetes.io/dockercfg (key .dockercfg) in the pod's namespace;
+a missing one is reported by a FailedToRetrieveImagePullSecret event.
+
+## Confirm on a live cluster
+
+    kubectl get pod -n NAMESPACE POD -o jsonpath='{.spec.imagePullSecrets}'
+    kubectl get secret -n NAMESPACE SECRET -o jsonpath='{.type}'
+    kubectl get secret -n NAMESPACE SECRET -o jsonpath='{.data.\.dockerconfigjson}' | base64 -d | grep -o '"auths":{"[^"]*"'
+
+## Fix
+
+Create a pull secret with credentials for the registry host
+(kubectl create secret docker-registry NAME --docker-server=HOST ...) in the pod's
+namespace and reference it in the pod template's imagePullSecrets or in its
+ServiceAccount's imagePullSecrets (new pods pick those up). Renew expired tokens; check
+that the account may read the repository.
+`
+
+// The kubelet's event for pull secrets it cannot read (pkg/kubelet/kubelet.go,
+// SyncPod): "Unable to retrieve some image pull secrets (a, b); attempting to pull
+// the image may not succeed."
+var reMissingPullSecrets = regexp.MustCompile(`Unable to retrieve some image pull secrets \(([^)]*)\)`)
+
+// Where the refusal is said, in the order to quote it: the HTTP status line first.
+var reRefusal = regexp.MustCompile(`(?i)(\d{3} (?:Unauthorized|Forbidden)|pull access denied[^"\n]*|no basic auth credentials|requested access to the resource is denied|authentication required|authorization failed|unauthorized[^"\n]*)`)
+
+func imagePullUnauthorized(v *analyze.View) []analyze.Finding {
+	var out []analyze.Finding
+	pulls := &pullLines{byNode: map[string]map[string]*analyze.JournalEntry{}}
+	for _, p := range v.Pods() {
+		for _, c := range analyze.Containers(p) {
+			a, ok := failedPull(v, pulls, p, c)
+			if !ok || pullErrorKind(a.text) != "unauthorized" {
+				continue
+			}
+			out = append(out, unauthorizedFinding(v, a))
+		}
+	}
+	return out
+}
+
+// pullSecret is one of the pod's imagePullSecrets and what the bundle says about it.
+type pullSecret struct {
+	name string
+	// state is "exists", "missing", "unusable" (wrong type or key) or "unknown".
+	state  string
+	detail string
+}
+
+func unauthorizedFinding(v *analyze.View, a pullAttempt) analyze.Finding {
+	pod := a.pod.Obj
+	host := registryHost(a.image)
+	said := reRefusal.FindString(a.text)
+	if said == "" {
+		said = "unauthorized"
+	}
+	evidence := a.evidence(said)
+	secrets, secretEvidence := pullSecrets(v, a.pod)
+	evidence = append(evidence, secretEvidence...)
+	cause := fmt.Sprintf("registry %s refused to serve image %q to container %s (%s): %s",
+		host, a.image, a.container.Name, said, describePullSecrets(v, a.pod, secrets))
+	if strings.Contains(strings.ToLower(said), "pull access denied") {
+		cause += "; the registry gives this answer for a repository that does not exist, too"
+	}
+	fix := pullSecretFix(pod, host, secrets)
+	confirm := []string{
+		fmt.Sprintf("kubectl get pod -n %s %s -o jsonpath='{.spec.imagePullSecrets}'", pod.Namespace, pod.Name),
+	}
+	if len(secrets) == 0 {
+		confirm = append(confirm, fmt.Sprintf("kubectl get serviceaccount -n %s %s -o jsonpath='{.imagePullSecrets}'", pod.Namespace, serviceAccountName(pod)))
+	}
+	var names []string
+	for _, s := range secrets {
+		names = append(names, s.name)
+		confirm = append(confirm, fmt.Sprintf("kubectl get secret -n %s %s -o jsonpath='{.type}'", pod.Namespace, s.name))
+	}
+	return analyze.Finding{
+		Subjects:    a.subjects(v),
+		Cause:       cause,
+		Evidence:    evidence,
+		Remediation: fix,
+		Confirm:     confirm,
+		GroupKey:    pod.Namespace + "\x00" + a.image + "\x00" + strings.Join(names, ","),
+	}
+}
+
+// pullSecretFix says what to do about the credentials, from what is known of them.
+func pullSecretFix(pod *corev1.Pod, host string, secrets []pullSecret) string {
+	create := fmt.Sprintf("kubectl create secret docker-registry -n %s NAME --docker-server=%s ...", pod.Namespace, host)
+	var missing, unusable, present []string
+	for _, s := range secrets {
+		switch s.state {
+		case "missing":
+			missing = append(missing, s.name)
+		case "unusable":
+			unusable = append(unusable, s.name)
+		case "exists":
+			present = append(present, s.name)
+		}
+	}
+	switch {
+	case len(missing) > 0:
+		return fmt.Sprintf("Create the pull secret(s) %s in namespace %s with credentials for %s (%s, named as referenced).",
+			strings.Join(missing, ", "), pod.Namespace, host, create)
+	case len(unusable) > 0:
+		return fmt.Sprintf("Recreate %s as a kubernetes.io/dockerconfigjson Secret with credentials for %s (%s).",
+			strings.Join(unusable, ", "), host, create)
+	case len(present) > 0:
+		return fmt.Sprintf("Check that %s holds current credentials for %s (an entry for that host, a token that has not expired) "+
+			"and that the account may read the repository; renew the Secret if not.", strings.Join(present, ", "), host)
+	case len(secrets) > 0:
+		return fmt.Sprintf("Check that %s exists in namespace %s and holds current credentials for %s; create or renew it (%s).",
+			secrets[0].name, pod.Namespace, host, create)
+	}
+	return fmt.Sprintf("Give the pod credentials for %s: create a pull secret (%s) and list it in the pod template's "+
+		"imagePullSecrets or in ServiceAccount %s's imagePullSecrets, then recreate the pods.", host, create, serviceAccountName(pod))
+}
+
+func serviceAccountName(pod *corev1.Pod) string {
+	if pod.Spec.ServiceAccountName != "" {
+		return pod.Spec.ServiceAccountName
+	}
+	return "default"
+}
+
+// pullSecrets says, for each of the pod's imagePullSecrets, whether it exists and can
+// be used: from the Secrets in the bundle when collected, else from the kubelet's
+// FailedToRetrieveImagePullSecret event.
+func pullSecrets(v *analyze.View, p *analyze.Pod) ([]pullSecret, []analyze.Evidence) {
+	pod := p.Obj
+	var evidence []analyze.Evidence
+	unretrievable := map[string]bool{}
+	if e := analyze.LatestEvent(v.EventsFor(p.Ref()), "", "FailedToRetrieveImagePullSecret"); e != nil {
+		if m := reMissingPullSecrets.FindStringSubmatch(e.Message); m != nil {
+			for _, name := range strings.Split(m[1], ",") {
+				unretrievable[strings.TrimSpace(name)] = true
+			}
+			evidence = append(evidence, e.Evidence())
+		}
+	}
+	out := make([]pullSecret, 0, len(pod.Spec.ImagePullSecrets))
+	for i, ref := range pod.Spec.ImagePullSecrets {
+		s := pullSecret{name: ref.Name, state: "unknown", detail: "(existence unknown: Secrets were not collected)"}
+		var obj *analyze.Secret
+		switch {
+		case v.Has(analyze.Secrets):
+			obj = v.Secret(pod.Namespace, ref.Name)
+			s.state, s.detail = secretUsability(obj)
+		case unretrievable[ref.Name]:
+			s.state, s.detail = "missing", "could not be retrieved by the kubelet"
+		}
+		evidence = append(evidence, p.Loc.At("spec", "imagePullSecrets", i).Evidence(
+			"imagePullSecrets: "+ref.Name+" "+s.detail, pod.CreationTimestamp.Time))
+		if obj != nil {
+			evidence = append(evidence, obj.Loc.Evidence(fmt.Sprintf("secret %s: type %s, keys %s",
+				ref.Name, obj.Obj.Type, strings.Join(secretKeys(obj.Obj), ", ")), obj.Obj.CreationTimestamp.Time))
+		}
+		out = append(out, s)
+	}
+	return out, evidence
+}
+
+// secretUsability follows the kubelet's keyring (pkg/credentialprovider/secrets,
+// secretsToTrackedDockerConfigs): only a dockerconfigjson Secret with the
+// .dockerconfigjson key, or a dockercfg Secret with .dockercfg, gives credentials.
+func secretUsability(s *analyze.Secret) (state, detail string) {
+	if s == nil {
+		return "missing", "does not exist in the namespace"
+	}
+	typ := s.Obj.Type
+	switch typ {
+	case corev1.SecretTypeDockerConfigJson:
+		if _, ok := s.Obj.Data[corev1.DockerConfigJsonKey]; ok {
+			return "exists", "exists, type " + string(typ)
+		}
+		return "unusable", "has type " + string(typ) + " but no " + corev1.DockerConfigJsonKey + " key"
+	case corev1.SecretTypeDockercfg:
+		if _, ok := s.Obj.Data[corev1.DockerConfigKey]; ok {
+			return "exists", "exists, type " + string(typ)
+		}
+		return "unusable", "has type " + string(typ) + " but no " + corev1.DockerConfigKey + " key"
+	}
+	if typ == "" {
+		typ = corev1.SecretTypeOpaque
+	}
+	return "unusable", "has type " + string(typ) + ", which the kubelet does not read as pull credentials"
+}
+
+func secretKeys(s *corev1.Secret) []string {
+	keys := make([]string, 0, len(s.Data))
+	for k := range s.Data {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if len(keys) == 0 {
+		return []string{"(none)"}
+	}
+	return keys
+}
+
+// describePullSecrets says which pull secrets the pod references and their state.
+func describePullSecrets(v *analyze.View, p *analyze.Pod, secrets []pullSecret) string {
+	if len(secrets) == 0 {
+		text := "the pod references no imagePullSecrets, so only the node's own credentials were tried"
+		if v.Has(analyze.ServiceAccounts) {
+			sa := serviceAccountName(p.Obj)
+			if obj := v.ServiceAccount(p.Obj.Namespace, sa); obj != nil && len(obj.Obj.ImagePullSecrets) > 0 {
+				text += fmt.Sprintf(" (ServiceAccount %s lists %d pull secret(s), added after the pod was created)", sa, len(obj.Obj.ImagePullSecrets))
+			}
+		}
+		return text
+	}
+	parts := make([]string, len(secrets))
+	for i, s := range secrets {
+		parts[i] = fmt.Sprintf("%s %s", s.name, s.detail)
+	}
+	return "the pod's imagePullSecrets: " + strings.Join(parts, "; ")
+}

@@ -1,0 +1,62 @@
+// Package rules holds podflow's diagnosis rules, one file per rule, and the registry
+// that lists them.
+//
+// Writing a rule:
+//
+//   - One file, named after the ID: rule "image-pull-dns" lives in image_pull_dns.go and
+//     declares `var ImagePullDNS = &analyze.Rule{...}` with its stage, title, severity,
+//     documentation (meaning, "## Confirm on a live cluster", "## Fix") and Needs.
+//   - Run reads only the kinds it declared, through the *analyze.View (v.Pods(),
+//     v.EventsFor(ref), v.JournalFor(pod), v.ContainersFor(pod), v.OOMKillsFor(pod), …);
+//     anything else returns nothing and fails the tests. Optional kinds may be absent:
+//     v.Has(kind) tells "no evidence" from "nothing wrong".
+//   - Each analyze.Finding lists its Subjects (the pods affected first, then the owner
+//     from v.Workload, the node, the service), a one-sentence Cause with concrete values,
+//     Evidence citing bundle locations (obj.Loc.At("status", "conditions", i).Evidence(…),
+//     event.Evidence(), entry.Evidence()), a Remediation and Confirm commands. Findings
+//     that share a cause share a GroupKey and become one finding.
+//   - List the pods a cause affects: the engine makes a pod's earliest-stage finding its
+//     root cause and its later-stage findings consequences, through shared pods.
+//   - Add testdata/<id>/fires-*/ and testdata/<id>/quiet-*/ cases (a trimmed bundle
+//     directory each), one Test<Name> line in rules_test.go, run
+//     `go test ./rules -update` and read the want.golden it writes.
+package rules
+
+import "podflow.dev/podflow/analyze"
+
+// All returns every rule, sorted by ID. The list is written by hand: adding a rule means
+// adding its file, its test cases under testdata/<id>/ and one line here.
+func All() []*analyze.Rule {
+	return []*analyze.Rule{
+		AdmissionPodSecurity,
+		AdmissionQuotaExceeded,
+		ConfigSecretKeyMissing,
+		ImagePullDNS,
+		ImagePullNotFound,
+		ImagePullUnauthorized,
+		NodeNotReady,
+		ProbeLivenessRestarts,
+		ProbeReadinessFailing,
+		RuntimeCrashExit,
+		RuntimeOOMKilled,
+		SchedulingInsufficientResources,
+		SchedulingNodeSelectorMismatch,
+		SchedulingUntoleratedTaint,
+		ServiceNoReadyEndpoints,
+		ServiceSelectorMatchesNothing,
+		StartCommandNotFound,
+		TerminationFinalizersStuck,
+		VolumeConfigMapMissing,
+		VolumePVCUnbound,
+	}
+}
+
+// ByID returns the rule with an ID, or nil.
+func ByID(id string) *analyze.Rule {
+	for _, r := range All() {
+		if r.ID == id {
+			return r
+		}
+	}
+	return nil
+}

@@ -1,0 +1,160 @@
+package rules
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"podflow.dev/podflow/analyze"
+)
+
+// RuntimeOOMKilled finds containers the kernel killed for exceeding their memory.
+var RuntimeOOMKilled = &analyze.Rule{
+	ID:       "runtime-oom-killed",
+	Stage:    analyze.StageRuntime,
+	Title:    "container killed by the kernel OOM killer",
+	Doc:      runtimeOOMKilledDoc,
+	Severity: analyze.SeverityError,
+	Needs: analyze.Needs{
+		Required: []analyze.Kind{analyze.Pods},
+		Optional: []analyze.Kind{analyze.Dmesg, analyze.ContainerLogs, analyze.ReplicaSets, analyze.Jobs},
+	},
+	Run: runtimeOOMKilled,
+}
+
+const runtimeOOMKilledDoc = `The container's process used more memory than its cgroup allows and the kernel's OOM
+killer ended it: the container status says terminated, reason OOMKilled, usually exit
+code 137. With a memory limit, the limit was hit; without one, the node itself ran out of
+memory. The kubelet restarts the container, and repeated kills become CrashLoopBackOff.
+
+## Confirm on a live cluster
+
+    kubectl get pod -n NAMESPACE POD -o jsonpath='{.status.containerStatuses[*].lastState.terminated}'
+    kubectl top pod -n NAMESPACE POD --containers
+    kubectl debug node/NODE -it --image=busybox -- dmesg | grep -i 'killed process'
+
+## Fix
+
+Raise the container's memory limit above its real peak, or make the process use less:
+runtimes that size their heap from the machine (JVM, Node.js, Go) need it set below the
+limit (-Xmx, --max-old-space-size, GOMEMLIMIT). A leak shows as memory growing until each
+kill; the previous container's log often shows what it was doing.
+`
+
+// oomReason is the reason the kubelet copies from the runtime's container status
+// (pkg/kubelet/kuberuntime/helpers.go; k8s.io/api core/v1 ContainerStateTerminated).
+const oomReason = "OOMKilled"
+
+func runtimeOOMKilled(v *analyze.View) []analyze.Finding {
+	var out []analyze.Finding
+	for _, p := range v.Pods() {
+		for _, c := range analyze.Containers(p) {
+			st := c.Status
+			if st == nil {
+				continue
+			}
+			term, loc := st.LastTerminationState.Terminated, c.StatusLoc.At("lastState", "terminated")
+			if st.State.Terminated != nil && st.State.Terminated.Reason == oomReason {
+				term, loc = st.State.Terminated, c.StatusLoc.At("state", "terminated")
+			}
+			if term == nil || term.Reason != oomReason {
+				continue
+			}
+			out = append(out, oomFinding(v, p, c, term, loc))
+		}
+	}
+	return out
+}
+
+func oomFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, term *corev1.ContainerStateTerminated, loc analyze.Location) analyze.Finding {
+	pod := p.Obj
+	limit, limitLoc, hasLimit := memoryLimit(p, c)
+	evidence := []analyze.Evidence{loc.Evidence(fmt.Sprintf("terminated %s, exit code %d, finished %s",
+		term.Reason, term.ExitCode, term.FinishedAt.UTC().Format("2006-01-02T15:04:05Z")), term.FinishedAt.Time)}
+	limitText := "it has no memory limit, so the node itself ran out of memory"
+	if hasLimit {
+		limitText = "its memory limit is " + limit
+		evidence = append(evidence, limitLoc.Evidence("limits.memory: "+limit, pod.CreationTimestamp.Time))
+	}
+	cause := fmt.Sprintf("container %s was killed by the kernel OOM killer (exit code %d, %d restart(s)): %s",
+		c.Name, term.ExitCode, c.Status.RestartCount, limitText)
+	if k := kernelKill(v, p, term.ContainerID); k != nil {
+		cause += "; the kernel log on node " + k.Node + " shows " + killSummary(k)
+		evidence = append(evidence, k.Evidence())
+	}
+	if log := v.Log(p, c.Name, true); log != nil {
+		if lines, at := log.Tail(3); len(lines) > 0 {
+			evidence = append(evidence, at.Evidence("previous log ends: "+strings.Join(lines, " | "), term.FinishedAt.Time))
+		}
+	}
+	subjects := []analyze.ObjectRef{p.Ref()}
+	if pod.Spec.NodeName != "" {
+		subjects = append(subjects, analyze.NodeRef(pod.Spec.NodeName))
+	}
+	group := p.Ref().NamespacedName()
+	if w := v.Workload(p); w != nil {
+		subjects = append(subjects, *w)
+		group = w.String()
+	}
+	fix := fmt.Sprintf("Raise the memory limit of container %s above its peak use (now %s) or make the process use less "+
+		"(heap flags such as -Xmx or GOMEMLIMIT must stay below the limit).", c.Name, limit)
+	if !hasLimit {
+		fix = fmt.Sprintf("Give container %s a memory request and limit that match its use, and check what else uses the "+
+			"memory of node %s.", c.Name, pod.Spec.NodeName)
+	}
+	return analyze.Finding{
+		Subjects:    subjects,
+		Cause:       cause,
+		Evidence:    evidence,
+		Remediation: fix,
+		Confirm: []string{
+			fmt.Sprintf("kubectl get pod -n %s %s -o jsonpath='{.status.containerStatuses[?(@.name==\"%s\")].lastState.terminated}'", pod.Namespace, pod.Name, c.Name),
+			fmt.Sprintf("kubectl logs -n %s %s -c %s --previous --tail=20", pod.Namespace, pod.Name, c.Name),
+			fmt.Sprintf("kubectl top pod -n %s %s --containers", pod.Namespace, pod.Name),
+		},
+		GroupKey: group + "\x00" + c.Name + "\x00" + limit,
+	}
+}
+
+// memoryLimit is the container's memory limit, or the pod-level limit when the
+// container sets none.
+func memoryLimit(p *analyze.Pod, c analyze.ContainerInfo) (string, analyze.Location, bool) {
+	if q, ok := c.Spec.Resources.Limits[corev1.ResourceMemory]; ok {
+		return q.String(), c.SpecLoc.At("resources", "limits", "memory"), true
+	}
+	if r := p.Obj.Spec.Resources; r != nil {
+		if q, ok := r.Limits[corev1.ResourceMemory]; ok {
+			return q.String(), p.Loc.At("spec", "resources", "limits", "memory"), true
+		}
+	}
+	return "none", analyze.Location{}, false
+}
+
+// The kernel's report of the kill (mm/oom_kill.c): "Killed process 48211 (worker)
+// total-vm:140844kB, anon-rss:64980kB, …".
+var reKillRSS = regexp.MustCompile(`Killed process (\d+) \(([^)]*)\).*?anon-rss:(\d+kB)`)
+
+// killSummary says which process died and how much anonymous memory it held.
+func killSummary(k *analyze.OOMKill) string {
+	if m := reKillRSS.FindStringSubmatch(k.Text); m != nil {
+		return fmt.Sprintf("process %s (%s) killed with %s of anonymous memory", m[1], m[2], m[3])
+	}
+	return fmt.Sprintf("process %d (%s) killed", k.PID, k.Process)
+}
+
+// kernelKill finds the kernel's line for this kill in the node's dmesg: by container ID
+// when the cgroup path names it, else the pod's latest kill.
+func kernelKill(v *analyze.View, p *analyze.Pod, containerID string) *analyze.OOMKill {
+	kills := v.OOMKillsFor(p)
+	id := analyze.ContainerID(containerID)
+	var latest *analyze.OOMKill
+	for _, k := range kills {
+		if id != "" && k.ContainerID == id {
+			return k
+		}
+		latest = k
+	}
+	return latest
+}

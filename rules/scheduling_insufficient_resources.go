@@ -1,0 +1,269 @@
+package rules
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"podflow.dev/podflow/analyze"
+)
+
+// SchedulingInsufficientResources finds pending pods that no node has room for.
+var SchedulingInsufficientResources = &analyze.Rule{
+	ID:       "scheduling-insufficient-resources",
+	Stage:    analyze.StageScheduling,
+	Title:    "no node has enough free resources for the pod's requests",
+	Doc:      schedulingInsufficientResourcesDoc,
+	Severity: analyze.SeverityError,
+	Needs: analyze.Needs{
+		Required: []analyze.Kind{analyze.Pods},
+		Optional: []analyze.Kind{analyze.Events, analyze.Nodes, analyze.ReplicaSets, analyze.Jobs},
+	},
+	Run: schedulingInsufficientResources,
+}
+
+const schedulingInsufficientResourcesDoc = `The scheduler found no node with enough unreserved capacity for the pod. A node
+fits when its allocatable amount of each resource, minus the requests of the pods
+already bound to it, covers the pod's requests; the scheduler's message counts the
+nodes that failed each check: "0/3 nodes are available: 3 Insufficient cpu."
+
+## Confirm on a live cluster
+
+    kubectl get pod -n NAMESPACE POD -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}'
+    kubectl describe node NODE        # "Allocated resources" shows requests against allocatable
+    kubectl get events -n NAMESPACE --field-selector reason=FailedScheduling
+
+## Fix
+
+Lower the pod's requests to what it needs, free capacity (scale down or move other
+workloads, remove finished pods that still hold requests), or add nodes. Requests, not
+actual use, are what the scheduler counts.
+`
+
+// The scheduler's FitError message: "0/N nodes are available: <filter reasons>. preemption: …"
+// (pkg/scheduler/framework/types.go, FitError.Error); the resource reasons are
+// "Insufficient cpu", "Insufficient memory", "Insufficient <extended resource>" and
+// "Too many pods" (pkg/scheduler/framework/plugins/noderesources/fit.go).
+var reFitError = regexp.MustCompile(`^0/(\d+) nodes are available: (.*)$`)
+
+// fitReasons splits the filter part of a FitError message into "count reason" items.
+func fitReasons(msg string) (nodes string, reasons []string) {
+	m := reFitError.FindStringSubmatch(strings.TrimSpace(msg))
+	if m == nil {
+		return "", nil
+	}
+	body := m[2]
+	if i := strings.Index(body, " preemption:"); i >= 0 {
+		body = body[:i]
+	}
+	body = strings.TrimSuffix(strings.TrimSpace(body), ".")
+	// Reasons are joined by ", " but a reason (a taint, say) may contain ", " itself: a
+	// new reason always starts with its node count.
+	for _, part := range strings.Split(body, ", ") {
+		if n := len(reasons); n > 0 && !startsWithCount(part) {
+			reasons[n-1] += ", " + part
+			continue
+		}
+		reasons = append(reasons, part)
+	}
+	return m[1], reasons
+}
+
+func startsWithCount(s string) bool {
+	sp := strings.IndexByte(s, ' ')
+	if sp <= 0 {
+		return false
+	}
+	for _, r := range s[:sp] {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// insufficientResource maps a fit reason to the resource it lacks: "Insufficient cpu" →
+// cpu, "Too many pods" → pods.
+func insufficientResource(reason string) (corev1.ResourceName, bool) {
+	_, r, _ := strings.Cut(reason, " ")
+	if r == "Too many pods" {
+		return corev1.ResourcePods, true
+	}
+	if name, ok := strings.CutPrefix(r, "Insufficient "); ok {
+		return corev1.ResourceName(name), true
+	}
+	return "", false
+}
+
+func schedulingInsufficientResources(v *analyze.View) []analyze.Finding {
+	var out []analyze.Finding
+	var nodeUse map[string]corev1.ResourceList
+	for _, p := range v.Pods() {
+		pod := p.Obj
+		if pod.Spec.NodeName != "" || pod.Status.Phase != corev1.PodPending {
+			continue
+		}
+		msg, ev := unschedulableMessage(v, p)
+		total, reasons := fitReasons(msg)
+		var lacking []corev1.ResourceName
+		var lackReasons []string
+		for _, r := range reasons {
+			if name, ok := insufficientResource(r); ok {
+				lacking = append(lacking, name)
+				lackReasons = append(lackReasons, r)
+			}
+		}
+		if len(lacking) == 0 {
+			continue
+		}
+		if nodeUse == nil {
+			nodeUse = boundRequests(v)
+		}
+		requests := analyze.PodRequests(pod)
+		var asked []string
+		for _, name := range lacking {
+			if name == corev1.ResourcePods {
+				continue
+			}
+			q := analyze.Quantity(requests, name)
+			asked = append(asked, fmt.Sprintf("%s %s", name, q.String()))
+		}
+		evidence := []analyze.Evidence{ev}
+		if e := analyze.LatestEvent(v.EventsFor(p.Ref()), "", "FailedScheduling"); e != nil && e.Loc != ev.Location {
+			evidence = append(evidence, e.Evidence())
+		}
+		evidence = append(evidence, requestEvidence(p, lacking)...)
+		nodeText, nodeEvidence := nodeRoom(v, nodeUse, requests, lacking)
+		evidence = append(evidence, nodeEvidence...)
+		request := "the pod"
+		if len(asked) > 0 {
+			request = "its requests (" + strings.Join(asked, ", ") + ")"
+		}
+		cause := fmt.Sprintf("no node has room for %s: 0/%s nodes are available: %s", request,
+			total, strings.Join(lackReasons, ", "))
+		if nodeText != "" {
+			cause += "; " + nodeText
+		}
+		subjects := []analyze.ObjectRef{p.Ref()}
+		group := p.Ref().String()
+		if w := v.Workload(p); w != nil {
+			subjects = append(subjects, *w)
+			group = w.String()
+		}
+		out = append(out, analyze.Finding{
+			Subjects: subjects,
+			Cause:    cause,
+			Evidence: evidence,
+			Remediation: fmt.Sprintf("Lower the requests of %s to what it needs, free capacity on a node, or add nodes; "+
+				"the scheduler counts requests, not actual use.", group),
+			Confirm: []string{
+				fmt.Sprintf("kubectl get pod -n %s %s -o jsonpath='{.status.conditions[?(@.type==\"PodScheduled\")].message}'", pod.Namespace, pod.Name),
+				"kubectl describe nodes | grep -A 8 'Allocated resources'",
+			},
+			GroupKey: group + "\x00" + strings.Join(asked, ",") + "\x00" + strings.Join(lackReasons, ","),
+		})
+	}
+	return out
+}
+
+// unschedulableMessage takes the scheduler's message from the PodScheduled condition,
+// or from the latest FailedScheduling event when the condition has none.
+func unschedulableMessage(v *analyze.View, p *analyze.Pod) (string, analyze.Evidence) {
+	c, loc := analyze.PodCondition(p, corev1.PodScheduled)
+	if c != nil && c.Status == corev1.ConditionFalse && strings.HasPrefix(c.Message, "0/") {
+		return c.Message, loc.Evidence("PodScheduled=False "+c.Reason+": "+c.Message, c.LastTransitionTime.Time)
+	}
+	if c != nil && c.Status == corev1.ConditionTrue {
+		return "", analyze.Evidence{}
+	}
+	if e := analyze.LatestEvent(v.EventsFor(p.Ref()), "", "FailedScheduling"); e != nil {
+		return e.Message, e.Evidence()
+	}
+	return "", analyze.Evidence{}
+}
+
+func requestEvidence(p *analyze.Pod, lacking []corev1.ResourceName) []analyze.Evidence {
+	var out []analyze.Evidence
+	for _, c := range analyze.Containers(p) {
+		var parts []string
+		for _, name := range lacking {
+			if q, ok := c.Spec.Resources.Requests[name]; ok {
+				parts = append(parts, fmt.Sprintf("%s: %s", name, q.String()))
+			}
+		}
+		if len(parts) > 0 {
+			out = append(out, c.SpecLoc.At("resources", "requests").Evidence(
+				fmt.Sprintf("container %s requests %s", c.Name, strings.Join(parts, ", ")), p.Obj.CreationTimestamp.Time))
+		}
+	}
+	return out
+}
+
+// boundRequests sums, per node, the requests of the pods bound to it that still hold
+// them (pods that finished release their requests). One pass over all pods.
+func boundRequests(v *analyze.View) map[string]corev1.ResourceList {
+	use := map[string]corev1.ResourceList{}
+	for _, p := range v.Pods() {
+		pod := p.Obj
+		if pod.Spec.NodeName == "" || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		list := use[pod.Spec.NodeName]
+		if list == nil {
+			list = corev1.ResourceList{}
+			use[pod.Spec.NodeName] = list
+		}
+		for name, q := range analyze.PodRequests(pod) {
+			cur := list[name]
+			cur.Add(q)
+			list[name] = cur
+		}
+		pods := list[corev1.ResourcePods]
+		pods.Add(resource.MustParse("1"))
+		list[corev1.ResourcePods] = pods
+	}
+	return use
+}
+
+// nodeRoom describes, for up to three nodes, allocatable against requested for each
+// lacking resource, and cites each node's allocatable.
+func nodeRoom(v *analyze.View, use map[string]corev1.ResourceList, requests corev1.ResourceList, lacking []corev1.ResourceName) (string, []analyze.Evidence) {
+	nodes := v.Nodes()
+	var texts []string
+	var evidence []analyze.Evidence
+	sorted := append([]*analyze.Node(nil), nodes...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Obj.Name < sorted[j].Obj.Name })
+	for _, n := range sorted {
+		var parts []string
+		for _, name := range lacking {
+			alloc := analyze.Quantity(n.Obj.Status.Allocatable, name)
+			used := analyze.Quantity(use[n.Obj.Name], name)
+			free := alloc.DeepCopy()
+			free.Sub(used)
+			need := analyze.Quantity(requests, name)
+			if name == corev1.ResourcePods {
+				need = resource.MustParse("1")
+			}
+			if free.Cmp(need) >= 0 {
+				continue
+			}
+			parts = append(parts, fmt.Sprintf("%s allocatable %s, requested %s, free %s", name, alloc.String(), used.String(), free.String()))
+		}
+		if len(parts) == 0 {
+			continue
+		}
+		line := "node " + n.Obj.Name + ": " + strings.Join(parts, "; ")
+		evidence = append(evidence, n.Loc.At("status", "allocatable").Evidence(line, v.CollectedAt()))
+		if len(texts) < 3 {
+			texts = append(texts, line)
+		}
+	}
+	if extra := len(evidence) - len(texts); extra > 0 {
+		texts = append(texts, fmt.Sprintf("and %d more node(s)", extra))
+	}
+	return strings.Join(texts, "; "), evidence
+}

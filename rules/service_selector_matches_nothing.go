@@ -1,0 +1,209 @@
+package rules
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"podflow.dev/podflow/analyze"
+)
+
+// ServiceSelectorMatchesNothing finds Services whose selector matches no pod.
+var ServiceSelectorMatchesNothing = &analyze.Rule{
+	ID:       "service-selector-matches-nothing",
+	Stage:    analyze.StageService,
+	Title:    "service selector matches no pod",
+	Doc:      serviceSelectorMatchesNothingDoc,
+	Severity: analyze.SeverityError,
+	Needs: analyze.Needs{
+		Required: []analyze.Kind{analyze.Services, analyze.Pods},
+		Optional: []analyze.Kind{analyze.EndpointSlices},
+	},
+	Run: serviceSelectorMatchesNothing,
+}
+
+const serviceSelectorMatchesNothingDoc = `The Service's selector matches no running pod in its namespace, so its EndpointSlices
+are empty and every connection to it fails, while the pods meant to serve it may be
+perfectly healthy. The usual cause is a label that differs between the Service's
+selector and the pod template (a typo, a renamed app, a selector with one key too
+many). podflow names the pods whose labels come closest to the selector.
+
+## Confirm on a live cluster
+
+    kubectl get service -n NAMESPACE SERVICE -o jsonpath='{.spec.selector}'
+    kubectl get pods -n NAMESPACE -l SELECTOR        # "No resources found"
+    kubectl get pods -n NAMESPACE --show-labels
+    kubectl get endpointslices -n NAMESPACE -l kubernetes.io/service-name=SERVICE
+
+## Fix
+
+Make the selector and the pod template's labels agree: change the Service's selector
+to the labels the pods carry, or add the missing labels to the pod template (which
+rolls the pods). Pods must also be in the Service's namespace.
+`
+
+func serviceSelectorMatchesNothing(v *analyze.View) []analyze.Finding {
+	var out []analyze.Finding
+	for _, s := range v.Services() {
+		svc := s.Obj
+		if svc.Spec.Type == corev1.ServiceTypeExternalName || len(svc.Spec.Selector) == 0 {
+			continue
+		}
+		live, finished := 0, 0
+		for _, p := range v.PodsSelectedBy(svc.Namespace, svc.Spec.Selector) {
+			if podFinished(p) {
+				finished++
+			} else {
+				live++
+			}
+		}
+		if live > 0 {
+			continue
+		}
+		sliceText, sliceEvidence, endpoints := sliceEndpoints(v, s)
+		if endpoints > 0 {
+			// The endpoints controller found pods the bundle does not hold (collected
+			// with a label selector): the selector does match.
+			continue
+		}
+		sel := selectorString(svc.Spec.Selector)
+		evidence := []analyze.Evidence{s.Loc.At("spec", "selector").Evidence("selector "+sel, svc.CreationTimestamp.Time)}
+		evidence = append(evidence, sliceEvidence...)
+		cause := fmt.Sprintf("service %s selects %s but no running pod in namespace %s has those labels", s.Ref().NamespacedName(), sel, svc.Namespace)
+		if finished > 0 {
+			cause += fmt.Sprintf(" (only %d finished pod(s) do)", finished)
+		}
+		closest, closestEv := closestPods(v, svc)
+		if closest != "" {
+			cause += "; " + closest
+		}
+		evidence = append(evidence, closestEv...)
+		if sliceText != "" {
+			cause += "; " + sliceText
+		}
+		out = append(out, analyze.Finding{
+			Subjects: []analyze.ObjectRef{s.Ref()},
+			Cause:    cause,
+			Evidence: evidence,
+			Remediation: fmt.Sprintf("Make the selector of service %s (%s) and the labels of the pods meant to serve it agree: "+
+				"change the selector to labels the pods carry, or add the labels to their template.", svc.Name, sel),
+			Confirm: []string{
+				fmt.Sprintf("kubectl get pods -n %s -l %s", svc.Namespace, sel),
+				fmt.Sprintf("kubectl get pods -n %s --show-labels", svc.Namespace),
+				fmt.Sprintf("kubectl get endpointslices -n %s -l kubernetes.io/service-name=%s", svc.Namespace, svc.Name),
+			},
+		})
+	}
+	return out
+}
+
+func podFinished(p *analyze.Pod) bool {
+	ph := p.Obj.Status.Phase
+	return ph == corev1.PodSucceeded || ph == corev1.PodFailed || p.Obj.DeletionTimestamp != nil
+}
+
+// sliceEndpoints counts the endpoints of a Service's EndpointSlices and cites the slices.
+func sliceEndpoints(v *analyze.View, s *analyze.Service) (string, []analyze.Evidence, int) {
+	if !v.Has(analyze.EndpointSlices) {
+		return "", nil, 0
+	}
+	slices := v.EndpointSlicesFor(s.Obj.Namespace, s.Obj.Name)
+	if len(slices) == 0 {
+		return "it has no EndpointSlice", nil, 0
+	}
+	n := 0
+	var evidence []analyze.Evidence
+	for _, sl := range slices {
+		n += len(sl.Obj.Endpoints)
+		evidence = append(evidence, sl.Loc.Evidence(fmt.Sprintf("EndpointSlice %s: %d endpoint(s)", sl.Obj.Name, len(sl.Obj.Endpoints)), sl.Obj.CreationTimestamp.Time))
+	}
+	return fmt.Sprintf("its EndpointSlice(s) list %d endpoint(s)", n), evidence, n
+}
+
+// closestPods finds the running pods of the namespace whose labels come closest to the
+// selector (most pairs equal, then most keys present) and says how they differ.
+// Pods with the same values for the selector's keys (replicas of one template) are
+// described once.
+func closestPods(v *analyze.View, svc *corev1.Service) (string, []analyze.Evidence) {
+	keys := make([]string, 0, len(svc.Spec.Selector))
+	for k := range svc.Spec.Selector {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	type candidate struct {
+		score int
+		view  string
+		pods  []*analyze.Pod
+	}
+	byView := map[string]*candidate{}
+	var pods int
+	for _, p := range podsInNamespace(v, svc.Namespace) {
+		if podFinished(p) {
+			continue
+		}
+		pods++
+		score := 0
+		var parts []string
+		for _, k := range keys {
+			got, ok := p.Obj.Labels[k]
+			switch {
+			case !ok:
+				parts = append(parts, "no "+k+" label")
+			case got == svc.Spec.Selector[k]:
+				score += 2
+				parts = append(parts, k+"="+got)
+			default:
+				score++
+				parts = append(parts, k+"="+got)
+			}
+		}
+		view := strings.Join(parts, ", ")
+		c := byView[view]
+		if c == nil {
+			c = &candidate{score: score, view: view}
+			byView[view] = c
+		}
+		c.pods = append(c.pods, p)
+	}
+	if pods == 0 {
+		return "the namespace has no running pod at all", nil
+	}
+	var best *candidate
+	for _, c := range byView {
+		if best == nil || c.score > best.score || (c.score == best.score && (len(c.pods) > len(best.pods) ||
+			(len(c.pods) == len(best.pods) && c.pods[0].Obj.Name < best.pods[0].Obj.Name))) {
+			best = c
+		}
+	}
+	first := best.pods[0]
+	who := "pod " + first.Obj.Name
+	if len(best.pods) > 1 {
+		who = fmt.Sprintf("%d pods (%s, ...)", len(best.pods), first.Obj.Name)
+	}
+	verb := "has"
+	if len(best.pods) > 1 {
+		verb = "have"
+	}
+	text := fmt.Sprintf("the closest, %s, %s %s", who, verb, best.view)
+	if best.score == 0 {
+		text = fmt.Sprintf("no running pod has any of the selector's keys; %s has labels %s", who, selectorString(first.Obj.Labels))
+	}
+	loc := first.Loc.At("metadata", "labels")
+	if len(first.Obj.Labels) == 0 {
+		loc = first.Loc.At("metadata")
+	}
+	return text, []analyze.Evidence{loc.Evidence("pod "+first.Obj.Name+" labels "+selectorString(first.Obj.Labels), first.Obj.CreationTimestamp.Time)}
+}
+
+// podsInNamespace lists a namespace's pods, sorted by name.
+func podsInNamespace(v *analyze.View, ns string) []*analyze.Pod {
+	var out []*analyze.Pod
+	for _, p := range v.Pods() {
+		if p.Obj.Namespace == ns {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,142 @@
+package rules
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"podflow.dev/podflow/analyze"
+)
+
+// TerminationFinalizersStuck finds deleted pods that finalizers keep in the API past
+// their grace period.
+var TerminationFinalizersStuck = &analyze.Rule{
+	ID:       "termination-finalizers-stuck",
+	Stage:    analyze.StageTermination,
+	Title:    "deleted pod is held by finalizers",
+	Doc:      terminationFinalizersStuckDoc,
+	Severity: analyze.SeverityWarning,
+	Needs: analyze.Needs{
+		Required: []analyze.Kind{analyze.Pods},
+		Optional: []analyze.Kind{analyze.ReplicaSets, analyze.Jobs},
+	},
+	Run: terminationFinalizersStuck,
+}
+
+const terminationFinalizersStuckDoc = `The pod was deleted (it has a deletionTimestamp), its grace period is over, and it is
+still there because metadata.finalizers is not empty: the API server removes an object
+only once every finalizer has been taken off by the controller that owns it. The pod
+shows as Terminating for as long as that controller does not act: it is not running,
+lacks permission, or waits for something it never gets. Finalizers on pods come from
+controllers and operators (the Job controller's batch.kubernetes.io/job-tracking, a
+service mesh, a backup tool); the finalizer's name usually says whose it is.
+
+## Confirm on a live cluster
+
+    kubectl get pod -n NAMESPACE POD -o jsonpath='{.metadata.deletionTimestamp}{" "}{.metadata.finalizers}'
+    kubectl get pod -n NAMESPACE POD -o jsonpath='{.status.containerStatuses[*].state}'
+
+## Fix
+
+Find the controller that owns the finalizer (by its domain) and make it run and finish
+its work; it then removes the finalizer and the pod goes away. If that controller is
+gone for good, remove the finalizer by hand, knowing that whatever clean-up it stood for
+will not happen:
+kubectl patch pod -n NAMESPACE POD --type=json -p '[{"op":"remove","path":"/metadata/finalizers"}]'
+`
+
+// A deleted pod's deletionTimestamp is the deletion time plus its grace period: the
+// moment it should be gone (k8s.io/apiserver/pkg/registry/rest/delete.go BeforeDelete).
+// Past it the kubelet kills what still runs and deletes the pod with grace 0
+// (pkg/kubelet/status/status_manager.go); what remains after that is held by
+// finalizers. A minute of slack lets a busy kubelet finish.
+const finalizerSlack = time.Minute
+
+// jobTrackingFinalizer is the Job controller's pod finalizer
+// (k8s.io/api/batch/v1 JobTrackingFinalizer).
+const jobTrackingFinalizer = "batch.kubernetes.io/job-tracking"
+
+func terminationFinalizersStuck(v *analyze.View) []analyze.Finding {
+	var out []analyze.Finding
+	now := v.CollectedAt().Add(v.ClockSkew())
+	for _, p := range v.Pods() {
+		pod := p.Obj
+		if pod.DeletionTimestamp == nil || len(pod.Finalizers) == 0 {
+			continue
+		}
+		overdue := now.Sub(pod.DeletionTimestamp.Time)
+		if overdue <= finalizerSlack {
+			continue
+		}
+		fins := append([]string(nil), pod.Finalizers...)
+		sort.Strings(fins)
+		grace := "no grace period"
+		if g := pod.DeletionGracePeriodSeconds; g != nil {
+			grace = fmt.Sprintf("grace period %ds", *g)
+		}
+		evidence := []analyze.Evidence{
+			p.Loc.At("metadata", "deletionTimestamp").Evidence(fmt.Sprintf("deletionTimestamp %s (%s)", stamp(pod.DeletionTimestamp.Time), grace), pod.DeletionTimestamp.Time),
+			p.Loc.At("metadata", "finalizers").Evidence("finalizers "+strings.Join(pod.Finalizers, ", "), pod.DeletionTimestamp.Time),
+		}
+		running, stopped, runningEv := containerStops(p)
+		evidence = append(evidence, runningEv...)
+		cause := fmt.Sprintf("pod %s was deleted and should have been gone at %s, %s before collection, but finalizer(s) %s keep it",
+			p.Ref().NamespacedName(), stamp(pod.DeletionTimestamp.Time), overdue.Round(time.Second), strings.Join(fins, ", "))
+		switch {
+		case pod.DeletionGracePeriodSeconds != nil && *pod.DeletionGracePeriodSeconds == 0:
+			cause += "; the kubelet has already confirmed termination (grace period now 0)"
+		case running > 0:
+			cause += fmt.Sprintf("; %d of its %d container(s) still report running, so the kubelet has not finished either", running, running+stopped)
+		case stopped > 0:
+			cause += fmt.Sprintf("; all %d of its container(s) have stopped", stopped)
+		}
+		subjects := []analyze.ObjectRef{p.Ref()}
+		group := p.Ref().String()
+		if w := v.Workload(p); w != nil {
+			subjects = append(subjects, *w)
+			group = w.String()
+		}
+		out = append(out, analyze.Finding{
+			Subjects:    subjects,
+			Cause:       cause,
+			Evidence:    evidence,
+			Remediation: finalizerRemediation(pod, fins),
+			Confirm: []string{
+				fmt.Sprintf("kubectl get pod -n %s %s -o jsonpath='{.metadata.deletionTimestamp}{\" \"}{.metadata.finalizers}'", pod.Namespace, pod.Name),
+			},
+			GroupKey: group + "\x00" + strings.Join(fins, ","),
+		})
+	}
+	return out
+}
+
+// containerStops counts a pod's containers that still run and those that stopped, and
+// cites the running ones: they show the kubelet has not finished its part.
+func containerStops(p *analyze.Pod) (running, stopped int, evidence []analyze.Evidence) {
+	for _, c := range analyze.Containers(p) {
+		if c.Init || c.Status == nil {
+			continue
+		}
+		if c.Status.State.Running != nil {
+			running++
+			evidence = append(evidence, c.StatusLoc.At("state", "running").Evidence(
+				"container "+c.Name+" running since "+stamp(c.Status.State.Running.StartedAt.Time), c.Status.State.Running.StartedAt.Time))
+			continue
+		}
+		stopped++
+	}
+	return running, stopped, evidence
+}
+
+func finalizerRemediation(pod *corev1.Pod, fins []string) string {
+	owner := "the controller that owns " + strings.Join(fins, ", ")
+	if len(fins) == 1 && fins[0] == jobTrackingFinalizer {
+		owner = "the Job controller in kube-controller-manager, which removes " + jobTrackingFinalizer + " once it has counted the pod,"
+	}
+	return fmt.Sprintf("Make %s run and finish its clean-up; it then removes the finalizer and the pod goes away. "+
+		"If that controller is gone for good, remove the finalizer by hand (its clean-up will not happen): "+
+		"kubectl patch pod -n %s %s --type=json -p '[{\"op\":\"remove\",\"path\":\"/metadata/finalizers\"}]'", owner, pod.Namespace, pod.Name)
+}
