@@ -119,6 +119,13 @@ func subcommands(g *globalOptions) []*cobra.Command {
 		newVersionCmd(g),
 		newVerifyCmd(g),
 		newInspectCmd(g),
+		newRedactCmd(g),
+		newScanCmd(g),
+		newCollectCmd(g),
+		newAnalyzeCmd(g),
+		newExplainCmd(g),
+		newRulesCmd(g),
+		newBundleCmd(g),
 	}
 }
 
