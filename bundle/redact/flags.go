@@ -26,6 +26,7 @@ type Flags struct {
 	Key             string
 	NoRedact        bool
 	ContainsSecrets bool
+	SkipLeakScan    bool
 }
 
 // AddFlags adds the redaction flags to fs.
@@ -33,6 +34,7 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	f.AddPolicyFlags(fs)
 	fs.BoolVar(&f.NoRedact, FlagNoRedact, false, "write secrets as found, unmasked; requires --"+FlagContainsSecrets)
 	fs.BoolVar(&f.ContainsSecrets, FlagContainsSecrets, false, "confirm that --"+FlagNoRedact+" is meant and the bundle will hold secrets")
+	fs.BoolVar(&f.SkipLeakScan, FlagSkipLeakScan, false, "keep the bundle even when the leak scan after writing still finds secrets")
 }
 
 // AddPolicyFlags adds only the flags that shape the policy, for commands where turning

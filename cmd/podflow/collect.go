@@ -210,6 +210,9 @@ func runCollect(ctx context.Context, o *collectOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := o.redact.CheckWritten(res.Target, policy, bundle.DefaultLimits()); err != nil {
+		return err
+	}
 	if _, err := fmt.Fprintln(o.streams.Out, res.Target); err != nil {
 		return err
 	}

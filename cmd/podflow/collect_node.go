@@ -139,6 +139,11 @@ func runCollectNode(ctx context.Context, o *collectNodeOptions) error {
 	if err != nil {
 		return err
 	}
+	if policy, ok := opts.Filter.(*redact.Policy); ok {
+		if err := o.redact.CheckWritten(res.Target, policy, bundle.DefaultLimits()); err != nil {
+			return err
+		}
+	}
 	if _, err := fmt.Fprintln(o.streams.Out, res.Target); err != nil {
 		return err
 	}
