@@ -40,8 +40,12 @@ func (l Location) At(parts ...any) Location {
 }
 
 // Locator is the part after the path: the JSON pointer, or the line or line range.
+// Evidence imported from another tool's file can know both the line an item starts on
+// in the original and the pointer into it: that reads line#pointer.
 func (l Location) Locator() string {
 	switch {
+	case l.Pointer != "" && l.Line > 0:
+		return strconv.Itoa(l.Line) + "#" + l.Pointer
 	case l.Pointer != "":
 		return l.Pointer
 	case l.EndLine > l.Line:

@@ -72,17 +72,19 @@ func nodeNotReady(v *analyze.View) []analyze.Finding {
 			leaseAge = now.Sub(lease.Obj.Spec.RenewTime.Time)
 		}
 		var state string
+		verb := "is not Ready"
 		switch {
 		case ready != nil && ready.Status != corev1.ConditionTrue:
 			state = fmt.Sprintf("Ready=%s since %s (%s: %s)", ready.Status, stamp(ready.LastTransitionTime.Time), ready.Reason, strings.TrimSpace(ready.Message))
 		case ready == nil && now.Sub(node.CreationTimestamp.Time) > nodeMonitorGracePeriod && (!leaseKnown || leaseAge > nodeMonitorGracePeriod):
-			state = "it has no Ready condition: the kubelet never posted node status"
+			state = "it has no Ready condition (the kubelet never posted node status)"
 		case ready != nil && leaseKnown && leaseAge > nodeMonitorGracePeriod:
-			state = fmt.Sprintf("Ready still says True (last heartbeat %s) but the kubelet stopped renewing its Lease", stamp(ready.LastHeartbeatTime.Time))
+			verb = "stopped heartbeating"
+			state = fmt.Sprintf("Ready still says True (last heartbeat %s) but the kubelet no longer renews its Lease", stamp(ready.LastHeartbeatTime.Time))
 		default:
 			continue
 		}
-		out = append(out, nodeFinding(v, n, idx, ready, lease, leaseAge, state))
+		out = append(out, nodeFinding(v, n, idx, ready, lease, leaseAge, verb+": "+state))
 	}
 	return out
 }
@@ -132,7 +134,7 @@ func nodeFinding(v *analyze.View, n *analyze.Node, idx int, ready *corev1.NodeCo
 	if len(evidence) == 0 {
 		evidence = append(evidence, n.Loc.At("status").Evidence("node "+node.Name+": no Ready condition", node.CreationTimestamp.Time))
 	}
-	cause := fmt.Sprintf("node %s is not Ready: %s", node.Name, state)
+	cause := fmt.Sprintf("node %s %s", node.Name, state)
 	if len(facts) > 0 {
 		cause += "; " + strings.Join(facts, ", ")
 	}

@@ -141,13 +141,24 @@ func labelsLoc(n *analyze.Node) analyze.Location {
 	return n.Loc.At("metadata", "labels")
 }
 
-// labelCommand is the argument of kubectl label that gives a node the pod's nodeSelector,
-// or a placeholder when the pod selects by affinity only.
+// labelCommand is the argument of kubectl label that gives a node the labels the pod
+// asks for: its nodeSelector, else the In expressions of its first affinity term.
 func labelCommand(pod *corev1.Pod) string {
-	if len(pod.Spec.NodeSelector) == 0 {
+	if len(pod.Spec.NodeSelector) > 0 {
+		return strings.ReplaceAll(selectorString(pod.Spec.NodeSelector), ",", " ")
+	}
+	var labels []string
+	if req := requiredTerms(pod); req != nil && len(req.NodeSelectorTerms) > 0 {
+		for _, r := range req.NodeSelectorTerms[0].MatchExpressions {
+			if r.Operator == corev1.NodeSelectorOpIn && len(r.Values) > 0 {
+				labels = append(labels, r.Key+"="+r.Values[0])
+			}
+		}
+	}
+	if len(labels) == 0 {
 		return "KEY=VALUE"
 	}
-	return strings.ReplaceAll(selectorString(pod.Spec.NodeSelector), ",", " ")
+	return strings.Join(labels, " ")
 }
 
 // joinCapped joins up to max items and counts the rest.
@@ -244,17 +255,20 @@ func nodeMismatches(pod *corev1.Pod, node *corev1.Node) []string {
 		return out
 	}
 	var termMisses []string
-	for _, t := range req.NodeSelectorTerms {
+	for i, t := range req.NodeSelectorTerms {
 		miss, ok := termMismatch(t, node)
 		if ok {
 			return out
+		}
+		if len(req.NodeSelectorTerms) > 1 {
+			miss = fmt.Sprintf("term %d: %s", i+1, miss)
 		}
 		termMisses = append(termMisses, miss)
 	}
 	if len(termMisses) == 0 {
 		return append(out, "the required node affinity has no terms, which no node matches")
 	}
-	return append(out, strings.Join(termMisses, "; "))
+	return append(out, termMisses...)
 }
 
 // termMismatch reports whether a node matches a term and, when it does not, the first

@@ -201,13 +201,28 @@ func taintRemediation(group string, tainted []taintedNode, keys []string) string
 		}
 		return fmt.Sprintf("If %s belongs on the tainted nodes, add %s to its template; otherwise point its nodeSelector or affinity at other nodes.", group, tol)
 	}
-	t := tainted[0].node.Obj.Spec.Taints[tainted[0].taints[0]]
-	tol := fmt.Sprintf("{key: %s, operator: Equal, value: %q, effect: %s}", t.Key, t.Value, t.Effect)
-	if t.Value == "" {
-		tol = fmt.Sprintf("{key: %s, operator: Exists, effect: %s}", t.Key, t.Effect)
+	var tols []string
+	seen := map[string]bool{}
+	for _, tn := range tainted {
+		for _, i := range tn.taints {
+			t := tn.node.Obj.Spec.Taints[i]
+			if s := taintString(t); !seen[s] && len(tols) < 3 {
+				seen[s] = true
+				tols = append(tols, tolerationFor(t))
+			}
+		}
 	}
-	return fmt.Sprintf("If %s belongs on node %s, add the toleration %s to its template; otherwise point its nodeSelector or affinity at other nodes, "+
-		"or remove a taint left behind: kubectl taint nodes %s %s-", group, tainted[0].node.Obj.Name, tol, tainted[0].node.Obj.Name, taintString(t))
+	first := tainted[0].node.Obj
+	return fmt.Sprintf("If %s belongs on node %s, add the toleration(s) %s to its template; otherwise point its nodeSelector or affinity at other nodes, "+
+		"or remove a taint left behind: kubectl taint nodes %s %s-", group, first.Name, strings.Join(tols, ", "), first.Name, taintString(first.Spec.Taints[tainted[0].taints[0]]))
+}
+
+// tolerationFor writes the toleration that matches a taint, in YAML flow style.
+func tolerationFor(t corev1.Taint) string {
+	if t.Value == "" {
+		return fmt.Sprintf("{key: %s, operator: Exists, effect: %s}", t.Key, t.Effect)
+	}
+	return fmt.Sprintf("{key: %s, operator: Equal, value: %q, effect: %s}", t.Key, t.Value, t.Effect)
 }
 
 // reasonCount adds up the node counts of the fit reasons that contain substr: "3 node(s)
