@@ -15,6 +15,9 @@ const (
 	ClusterVersionPath = "cluster-info/cluster_version.json"
 	ClusterResources   = "cluster-resources"
 	NodesDir           = "nodes"
+	// ImportReportPath records, in a bundle made from another tool's output, what each
+	// input file was taken for and where every produced file came from.
+	ImportReportPath = "import-report.json"
 )
 
 // Cluster-scoped resource lists, one JSON List each under cluster-resources/.

@@ -4,10 +4,13 @@ import (
 	"context"
 	"strings"
 
+	"github.com/sirupsen/logrus"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"podflow.dev/podflow/analyze"
 	"podflow.dev/podflow/bundle"
+	"podflow.dev/podflow/importer"
 	"podflow.dev/podflow/rules"
 )
 
@@ -15,6 +18,7 @@ import (
 type analyzeOptions struct {
 	*globalOptions
 	open      openFlags
+	format    string
 	paths     []string
 	output    string
 	failOn    string
@@ -27,12 +31,16 @@ type analyzeOptions struct {
 func newAnalyzeCmd(g *globalOptions) *cobra.Command {
 	o := &analyzeOptions{globalOptions: g}
 	cmd := &cobra.Command{
-		Use:   "analyze BUNDLE...",
+		Use:   "analyze INPUT...",
 		Short: "Replay each Pod's creation chain from a bundle and report where it broke, why, and the evidence",
 		Long: `Analyze loads one or more bundles (a cluster bundle and node bundles are read together),
 runs every rule over the evidence and reports each root cause with the pods it affects,
 the evidence it rests on, how to confirm it on a live cluster and how to fix it. Later
 symptoms of the same pods are listed as consequences of their root cause.
+
+An input is a podflow bundle, a Troubleshoot support bundle or the directory written by
+'kubectl cluster-info dump --output-directory' (or an archive of one); the format is
+detected unless --format names it. Evidence from imported inputs cites the original files.
 
 Exit status: 0 when no finding is at or above --fail-on, 3 when one is, 1 on error,
 2 on a usage error.`,
@@ -40,7 +48,9 @@ Exit status: 0 when no finding is at or above --fail-on, 3 when one is, 1 on err
   podflow analyze cluster.tar.gz node-n1.tar.gz -n shop
   podflow analyze shop.tar.gz --pod shop/web-7d9f8b6c5d-4xk2p -v
   podflow analyze shop.tar.gz -o markdown > ticket.md
-  podflow analyze shop.tar.gz -o json --fail-on critical | jq '.findings[] | select(.root)'`,
+  podflow analyze shop.tar.gz -o json --fail-on critical | jq '.findings[] | select(.root)'
+  podflow analyze support-bundle-2026-11-29T20_07_59.tar.gz
+  podflow analyze ./cluster-dump/ --format cluster-info-dump`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.paths = args
@@ -57,6 +67,7 @@ Exit status: 0 when no finding is at or above --fail-on, 3 when one is, 1 on err
 	f.StringArrayVar(&o.skipRules, "skip-rule", nil, "do not run this rule (repeatable)")
 	f.StringVarP(&o.namespace, "namespace", "n", "", "report only findings and pods of this namespace")
 	f.StringVar(&o.pod, "pod", "", "report only this pod (namespace/name) and the findings linked to it")
+	addFormatFlag(f, &o.format)
 	o.open.add(f)
 	return cmd
 }
@@ -65,6 +76,9 @@ Exit status: 0 when no finding is at or above --fail-on, 3 when one is, 1 on err
 const failOnNone = "none"
 
 func (o *analyzeOptions) validate() error {
+	if _, err := importer.ParseFormat(o.format); err != nil {
+		return usageError("--format: %v", err)
+	}
 	if err := checkOutput(o.output, analyze.FormatTable, analyze.FormatJSON, analyze.FormatYAML, analyze.FormatMarkdown); err != nil {
 		return err
 	}
@@ -122,33 +136,53 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// loadGraph opens every bundle and loads them into one evidence graph.
-func loadGraph(g *globalOptions, open *openFlags, paths []string) (*analyze.Graph, error) {
+// addFormatFlag adds --format, which names the input format instead of detecting it.
+func addFormatFlag(f *pflag.FlagSet, format *string) {
+	f.StringVar(format, "format", "auto", "input format: auto, podflow, troubleshoot or cluster-info-dump")
+}
+
+// loadGraph opens every input, importing those that are not podflow bundles, and loads
+// them into one evidence graph. The relocator maps citations back to the original files.
+func loadGraph(g *globalOptions, open *openFlags, format string, paths []string) (*analyze.Graph, *importer.Relocator, error) {
+	f, err := importer.ParseFormat(format)
+	if err != nil {
+		return nil, nil, usageError("--format: %v", err)
+	}
 	var bundles []*bundle.Bundle
 	for _, p := range paths {
-		b, err := open.open(p)
+		b, rep, err := importer.Open(p, importer.Options{Format: f, Limits: open.limits, Log: g.log()})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		g.log().WithField("bundle", p).Debug("bundle opened")
+		fields := logrus.Fields{"input": p}
+		if rep != nil {
+			fields["format"], fields["used"], fields["ignored"], fields["unreadable"] = rep.Format,
+				rep.Count(importer.StatusUsed)+rep.Count(importer.StatusFailed), rep.Count(importer.StatusIgnored), rep.Count(importer.StatusUnreadable)
+		}
+		g.log().WithFields(fields).Debug("input opened")
 		bundles = append(bundles, b)
+	}
+	reloc, err := importer.NewRelocator(bundles)
+	if err != nil {
+		return nil, nil, err
 	}
 	graph := analyze.Load(bundles, g.log())
 	// The report lists load warnings itself; stderr gets them only with -v.
 	for _, w := range graph.Warnings() {
 		g.log().Debug(w.String())
 	}
-	return graph, nil
+	return graph, reloc, nil
 }
 
 func runAnalyze(_ context.Context, o *analyzeOptions) error {
-	graph, err := loadGraph(o.globalOptions, &o.open, o.paths)
+	graph, reloc, err := loadGraph(o.globalOptions, &o.open, o.format, o.paths)
 	if err != nil {
 		return err
 	}
 	report := analyze.Run(graph, selectRules(o.rules, o.skipRules), analyze.Options{
 		Namespace: o.namespace, Pod: o.pod, Timelines: o.verbosity > 0, PodflowVersion: version,
 	})
+	reloc.Report(report)
 	for _, v := range report.Violations {
 		o.log().WithField("rule", v.Rule).Warn(v.Message)
 	}

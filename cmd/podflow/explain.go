@@ -12,6 +12,7 @@ import (
 type explainOptions struct {
 	*globalOptions
 	open      openFlags
+	format    string
 	paths     []string
 	namespace string
 	name      string
@@ -21,10 +22,11 @@ type explainOptions struct {
 func newExplainCmd(g *globalOptions) *cobra.Command {
 	o := &explainOptions{globalOptions: g}
 	cmd := &cobra.Command{
-		Use:   "explain BUNDLE... NAMESPACE/POD",
+		Use:   "explain INPUT... NAMESPACE/POD",
 		Short: "Walk one Pod's creation chain stage by stage: ok, broken or no evidence, citing files",
 		Example: `  podflow explain shop.tar.gz shop/web-7d9f8b6c5d-4xk2p
-  podflow explain cluster.tar.gz node-n1.tar.gz shop/web-7d9f8b6c5d-4xk2p -o json`,
+  podflow explain cluster.tar.gz node-n1.tar.gz shop/web-7d9f8b6c5d-4xk2p -o json
+  podflow explain ./cluster-dump/ shop/web-7d9f8b6c5d-4xk2p`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.paths = args[:len(args)-1]
@@ -40,12 +42,13 @@ func newExplainCmd(g *globalOptions) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVarP(&o.output, "output", "o", "text", "output format: text, json or yaml")
+	addFormatFlag(cmd.Flags(), &o.format)
 	o.open.add(cmd.Flags())
 	return cmd
 }
 
 func runExplain(_ context.Context, o *explainOptions) error {
-	graph, err := loadGraph(o.globalOptions, &o.open, o.paths)
+	graph, reloc, err := loadGraph(o.globalOptions, &o.open, o.format, o.paths)
 	if err != nil {
 		return err
 	}
@@ -53,5 +56,6 @@ func runExplain(_ context.Context, o *explainOptions) error {
 	if err != nil {
 		return err
 	}
+	reloc.Explanation(x)
 	return analyze.RenderExplanation(o.streams.Out, x, o.output)
 }

@@ -126,6 +126,7 @@ func subcommands(g *globalOptions) []*cobra.Command {
 		newExplainCmd(g),
 		newRulesCmd(g),
 		newBundleCmd(g),
+		newConvertCmd(g),
 	}
 }
 

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/sirupsen/logrus"
+	"github.com/spf13/cobra"
+
+	"podflow.dev/podflow/bundle"
+	"podflow.dev/podflow/importer"
+)
+
+// convertOptions are the inputs of `podflow convert`.
+type convertOptions struct {
+	*globalOptions
+	open   openFlags
+	format string
+	input  string
+	output string
+	force  bool
+	now    func() time.Time
+}
+
+func newConvertCmd(g *globalOptions) *cobra.Command {
+	o := &convertOptions{globalOptions: g}
+	cmd := &cobra.Command{
+		Use:   "convert INPUT -o BUNDLE",
+		Short: "Turn a Troubleshoot support bundle or a kubectl cluster-info dump into a podflow bundle",
+		Long: `Convert reads evidence written by another tool and writes it as a podflow bundle, with
+import-report.json listing every input file, what it was taken for or why it was not used,
+and where every produced file came from, so findings on the bundle cite the original files.
+The format is detected unless --format names it.`,
+		Example: `  podflow convert support-bundle-2026-11-29T20_07_59.tar.gz -o shop.tar.gz
+  podflow convert ./cluster-dump/ --format cluster-info-dump -o shop.tar.gz
+  podflow convert ./cluster-dump/ -o converted/ --force`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.input = args[0]
+			if err := o.validate(); err != nil {
+				return err
+			}
+			return runConvert(cmd.Context(), o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&o.output, "output", "o", "", "bundle to write: .tar.gz, .tgz, .tar, or a directory")
+	f.BoolVar(&o.force, "force", false, "overwrite the output if it exists")
+	addFormatFlag(f, &o.format)
+	o.open.add(f)
+	return cmd
+}
+
+func (o *convertOptions) validate() error {
+	if o.output == "" {
+		return usageError("-o is required: the bundle to write")
+	}
+	if _, err := importer.ParseFormat(o.format); err != nil {
+		return usageError("--format: %v", err)
+	}
+	return nil
+}
+
+// manifestTypeConverted marks a bundle written from another tool's output.
+const manifestTypeConverted = "converted"
+
+func runConvert(_ context.Context, o *convertOptions) error {
+	format, _ := importer.ParseFormat(o.format) // validated
+	b, rep, err := importer.Open(o.input, importer.Options{Format: format, Limits: o.open.limits, Log: o.log()})
+	if err != nil {
+		return err
+	}
+	now := time.Now
+	if o.now != nil {
+		now = o.now
+	}
+	w, err := bundle.Create(o.output, bundle.WriterOptions{Force: o.force, ModTime: now().UTC()})
+	if err != nil {
+		return err
+	}
+	for _, name := range b.Names() {
+		if name == bundle.ManifestPath {
+			continue
+		}
+		data, _ := b.ReadFile(name) // listed by Names, so present
+		if err := w.WriteFile(name, data); err != nil {
+			w.Abort()
+			return err
+		}
+	}
+	m := b.Manifest
+	if m == nil {
+		m = &bundle.Manifest{PodflowVersion: version, Type: manifestTypeConverted}
+		if rep != nil {
+			produced := make([]string, 0, len(rep.Origins))
+			for _, name := range b.Names() {
+				if _, ok := rep.Origins[name]; ok {
+					produced = append(produced, name)
+				}
+			}
+			m.Sources = []bundle.Source{{Name: "import:" + string(rep.Format), Status: bundle.StatusOK, Files: produced}}
+		}
+	}
+	if err := w.Close(m); err != nil {
+		return err
+	}
+	fields := logrus.Fields{"input": o.input, "files": len(b.Names())}
+	if rep != nil {
+		fields["format"], fields["ignored"], fields["unreadable"] = rep.Format, rep.Count(importer.StatusIgnored), rep.Count(importer.StatusUnreadable)
+	}
+	o.log().WithFields(fields).Info("converted")
+	_, err = fmt.Fprintln(o.streams.Out, o.output)
+	return err
+}

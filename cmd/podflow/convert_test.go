@@ -1,0 +1,107 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeDump writes a small `kubectl cluster-info dump` directory: one node, one pod in
+// CrashLoopBackOff with its log, and an events list.
+func writeDump(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	src := filepath.Join("..", "..", "testdata", "bundles", "crash-exit-1", "cluster-resources")
+	copies := map[string]string{
+		"nodes.json":               filepath.Join(src, "nodes.json"),
+		"crash-exit-1/pods.json":   filepath.Join(src, "pods", "crash-exit-1.json"),
+		"crash-exit-1/events.json": filepath.Join(src, "events", "crash-exit-1.json"),
+	}
+	for dst, from := range copies {
+		data, err := os.ReadFile(from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, filepath.FromSlash(dst))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestConvertThenAnalyzeCitesOriginal(t *testing.T) {
+	dump := writeDump(t)
+	out := filepath.Join(t.TempDir(), "converted.tar.gz")
+	code, stdout, stderr := runPodflow(t, "convert", dump, "-o", out)
+	if code != exitOK || strings.TrimSpace(stdout) != out {
+		t.Fatalf("convert exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if code, stdout, stderr := runPodflow(t, "verify", out); code != exitOK {
+		t.Fatalf("converted bundle does not verify: %s%s", stdout, stderr)
+	}
+	for _, input := range []string{dump, out} {
+		code, stdout, stderr := runPodflow(t, "analyze", input, "-o", "json", "--fail-on", "none")
+		if code != exitOK {
+			t.Fatalf("analyze %s: exit %d: %s", input, code, stderr)
+		}
+		var rep struct {
+			Findings []struct {
+				Rule     string
+				Root     bool
+				Evidence []struct{ Path, Locator string }
+			}
+		}
+		if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, f := range rep.Findings {
+			if f.Rule != "runtime-crash-exit" || !f.Root {
+				continue
+			}
+			found = true
+			for _, e := range f.Evidence {
+				if strings.HasPrefix(e.Path, "cluster-resources/") {
+					t.Errorf("%s: evidence cites produced path %s:%s", input, e.Path, e.Locator)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no root runtime-crash-exit finding in\n%s", input, stdout)
+		}
+	}
+}
+
+func TestConvertAndAnalyzeUsage(t *testing.T) {
+	dump := writeDump(t)
+	unknown := t.TempDir()
+	if err := os.WriteFile(filepath.Join(unknown, "notes.txt"), []byte("hello\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"no output", []string{"convert", dump}, exitUsage},
+		{"unknown format", []string{"convert", dump, "-o", filepath.Join(t.TempDir(), "x.tar.gz"), "--format", "sosreport"}, exitUsage},
+		{"analyze unknown format", []string{"analyze", dump, "--format", "sosreport"}, exitUsage},
+		{"undetectable input", []string{"analyze", unknown}, exitError},
+		{"forced format", []string{"analyze", dump, "--format", "cluster-info-dump", "--fail-on", "none"}, exitOK},
+		{"explain imported", []string{"explain", dump, "crash-exit-1/worker-89b5c5d5-gqvpd"}, exitOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runPodflow(t, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, out, errOut)
+			}
+		})
+	}
+}

@@ -1,0 +1,114 @@
+package importer
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"podflow.dev/podflow/analyze"
+	"podflow.dev/podflow/bundle"
+	"podflow.dev/podflow/rules"
+)
+
+// diagnosis renders the root findings of a report: rule, stage and subjects.
+func diagnosis(rep *analyze.Report) string {
+	var lines []string
+	for _, f := range rep.Findings {
+		if !f.Root {
+			continue
+		}
+		subjects := make([]string, len(f.Subjects))
+		for i, s := range f.Subjects {
+			subjects[i] = s.Kind + " " + s.Namespace + "/" + s.Name
+		}
+		lines = append(lines, fmt.Sprintf("%s %s [%s]", f.Stage, f.Rule, strings.Join(subjects, ", ")))
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
+}
+
+func analyzeBundles(t testing.TB, bs ...*bundle.Bundle) *analyze.Report {
+	t.Helper()
+	g := analyze.Load(bs, nil)
+	rep := analyze.Run(g, rules.All(), analyze.Options{})
+	reloc, err := NewRelocator(bs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reloc.Report(rep)
+	return rep
+}
+
+func importDir(t testing.TB, files map[string][]byte, format Format) (*bundle.Bundle, *Report) {
+	t.Helper()
+	dir := t.TempDir()
+	writeTree(t, dir, files)
+	b, rep, err := Open(dir, Options{Format: format})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, rep
+}
+
+func scenarios(t testing.TB) []string {
+	t.Helper()
+	dirs, err := filepath.Glob(filepath.Join("..", "testdata", "bundles", "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, d := range dirs {
+		out = append(out, filepath.Base(d))
+	}
+	return out
+}
+
+// notCarried lists scenarios whose deciding evidence a format does not hold, with the
+// rule that must then be skipped for want of its input rather than fire or pass silently.
+var notCarried = map[Format]map[string]string{
+	FormatClusterInfoDump: {"pvc-unbound": "volume-pvc-unbound"}, // no PVCs in a dump
+}
+
+func TestDiagnosisMatchesPodflowBundle(t *testing.T) {
+	exports := []struct {
+		name   string
+		format Format
+		files  func(t testing.TB, scenario string) map[string][]byte
+	}{
+		{"troubleshoot", FormatTroubleshoot, troubleshootExport},
+		{"cluster-info-dump-json", FormatClusterInfoDump, func(t testing.TB, s string) map[string][]byte { return clusterInfoDumpExport(t, s, "json") }},
+		{"cluster-info-dump-yaml", FormatClusterInfoDump, func(t testing.TB, s string) map[string][]byte { return clusterInfoDumpExport(t, s, "yaml") }},
+	}
+	for _, s := range scenarios(t) {
+		want := diagnosis(analyzeBundles(t, openScenario(t, s)))
+		for _, e := range exports {
+			t.Run(s+"/"+e.name, func(t *testing.T) {
+				b, rep := importDir(t, e.files(t, s), FormatAuto)
+				if rep == nil || rep.Format != e.format {
+					t.Fatalf("detected %v, want %s", rep, e.format)
+				}
+				got := analyzeBundles(t, b)
+				if rule, ok := notCarried[e.format][s]; ok {
+					if !skipped(got, rule) {
+						t.Errorf("%s: rule %s was not skipped for want of input; diagnosis:\n%s", s, rule, diagnosis(got))
+					}
+					return
+				}
+				if d := diagnosis(got); d != want {
+					t.Errorf("diagnosis differs\nimport:\n%s\npodflow bundle:\n%s", d, want)
+				}
+			})
+		}
+	}
+}
+
+func skipped(rep *analyze.Report, rule string) bool {
+	for _, s := range rep.Skipped {
+		if s.Rule == rule && s.Reason != "" {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,180 @@
+// Package importer turns evidence written by other tools (a Troubleshoot support bundle,
+// a `kubectl cluster-info dump` directory) into a podflow bundle in memory, laid out as
+// podflow writes it, so the same rules run on it. Every input file is accounted for in
+// import-report.json, and every produced file records its origin so findings cite the
+// original file and line.
+package importer
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/sirupsen/logrus"
+
+	"podflow.dev/podflow/bundle"
+)
+
+// Format names an input layout.
+type Format string
+
+// Input formats. FormatAuto detects the format from the files.
+const (
+	FormatAuto            Format = ""
+	FormatPodflow         Format = "podflow"
+	FormatTroubleshoot    Format = "troubleshoot"
+	FormatClusterInfoDump Format = "cluster-info-dump"
+)
+
+// Formats lists the formats --format accepts, in detection order.
+var Formats = []Format{FormatPodflow, FormatTroubleshoot, FormatClusterInfoDump}
+
+// ParseFormat validates a --format value; "" and "auto" mean detect.
+func ParseFormat(s string) (Format, error) {
+	if s == "" || s == "auto" {
+		return FormatAuto, nil
+	}
+	for _, f := range Formats {
+		if string(f) == s {
+			return f, nil
+		}
+	}
+	names := make([]string, len(Formats))
+	for i, f := range Formats {
+		names[i] = string(f)
+	}
+	return "", fmt.Errorf("unknown format %q: want auto, %s", s, strings.Join(names, ", "))
+}
+
+// UnknownFormatError is returned when detection cannot tell what an input is.
+type UnknownFormatError struct {
+	Input string
+}
+
+func (e *UnknownFormatError) Error() string {
+	return fmt.Sprintf("cannot tell the format of %q: it is not a podflow bundle (no %s or %s/), a Troubleshoot support bundle (no %s naming troubleshoot.sh) or a kubectl cluster-info dump (no nodes.json or <namespace>/pods.json); name one with --format",
+		e.Input, bundle.ManifestPath, bundle.ClusterResources, bundle.VersionMarkerPath)
+}
+
+// Options configure Open.
+type Options struct {
+	// Format forces an input format; FormatAuto detects it.
+	Format Format
+	// Limits cap what is read from the input.
+	Limits bundle.Limits
+	// Log receives per-file decisions at debug and trace level; nil discards them.
+	Log logrus.FieldLogger
+}
+
+// Open reads input (a directory or a .tar, .tar.gz or .tar.xz archive) and returns it as
+// a podflow bundle. A podflow bundle is returned as read; anything else is imported and
+// carries import-report.json, which is also returned (nil for a podflow bundle podflow
+// collected itself).
+func Open(input string, opts Options) (*bundle.Bundle, *Report, error) {
+	log := opts.Log
+	if log == nil {
+		discard := logrus.New()
+		discard.SetLevel(logrus.PanicLevel)
+		log = discard
+	}
+	src, err := bundle.Open(input, opts.Limits)
+	if err != nil {
+		return nil, nil, err
+	}
+	format := opts.Format
+	if format == FormatAuto {
+		if format = Detect(src); format == FormatAuto {
+			return nil, nil, &UnknownFormatError{Input: input}
+		}
+		log.WithFields(logrus.Fields{"input": input, "format": format}).Debug("format detected")
+	}
+	if format == FormatPodflow {
+		rep, err := ReadReport(src)
+		return src, rep, err
+	}
+	rep := newReport(format, input)
+	var files map[string][]byte
+	switch format {
+	case FormatTroubleshoot:
+		files = importTroubleshoot(src, rep)
+	case FormatClusterInfoDump:
+		files = importClusterInfoDump(src, rep)
+	default:
+		return nil, nil, fmt.Errorf("import %q: unsupported format %q", input, format)
+	}
+	rep.sort()
+	for _, f := range rep.Files {
+		log.WithFields(logrus.Fields{"file": f.Path, "status": f.Status, "detected": f.Detected}).Trace(f.Reason)
+	}
+	if len(files) == 0 {
+		return nil, rep, fmt.Errorf("import %q as %s: no file holds evidence podflow reads (%d files looked at)", input, format, len(rep.Files))
+	}
+	data, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return nil, nil, fmt.Errorf("encode %s: %w", bundle.ImportReportPath, err)
+	}
+	files[bundle.ImportReportPath] = append(data, '\n')
+	b, err := bundle.New(input, files)
+	if err != nil {
+		return nil, nil, fmt.Errorf("import %q: %w", input, err)
+	}
+	return b, rep, nil
+}
+
+// Detect tells the format of files already read; FormatAuto when none fits.
+func Detect(src *bundle.Bundle) Format {
+	switch {
+	case isPodflow(src):
+		return FormatPodflow
+	case isTroubleshoot(src):
+		return FormatTroubleshoot
+	case isClusterInfoDump(src):
+		return FormatClusterInfoDump
+	}
+	return FormatAuto
+}
+
+// podflowMarker is in the version.yaml podflow writes; Troubleshoot writes its own version.
+const podflowMarker = "podflow-bundle"
+
+// isPodflow accepts podflow's own bundles, including trimmed ones without a manifest:
+// podflow's layout is Troubleshoot's, and only Troubleshoot writes a version.yaml of its own.
+func isPodflow(src *bundle.Bundle) bool {
+	if src.Has(bundle.ManifestPath) || src.Has(bundle.ImportReportPath) {
+		return true
+	}
+	if data, err := src.ReadFile(bundle.VersionMarkerPath); err == nil {
+		return strings.Contains(string(data), podflowMarker)
+	}
+	for _, n := range src.Names() {
+		if strings.HasPrefix(n, bundle.ClusterResources+"/") || strings.HasPrefix(n, bundle.NodesDir+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func isTroubleshoot(src *bundle.Bundle) bool {
+	data, err := src.ReadFile(bundle.VersionMarkerPath)
+	return err == nil && strings.Contains(string(data), "troubleshoot.sh")
+}
+
+func isClusterInfoDump(src *bundle.Bundle) bool {
+	hasNodes := src.Has("nodes.json") || src.Has("nodes.yaml")
+	for _, n := range src.Names() {
+		parts := strings.Split(n, "/")
+		if len(parts) == 2 && (parts[1] == "pods.json" || parts[1] == "pods.yaml") {
+			return true
+		}
+	}
+	return hasNodes
+}
+
+// knownKinds are the list names podflow reads, cluster-scoped and namespaced.
+var knownKinds = func() map[string]bool {
+	m := map[string]bool{}
+	for _, k := range append(append([]string{}, bundle.ClusterScopedKinds...), bundle.NamespacedKinds...) {
+		m[k] = true
+	}
+	return m
+}()
