@@ -6,6 +6,9 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${PODFLOW_TESTBED_BIN:-$here/../.cache/testbed/bin}
 mkdir -p "$out"
+# One build at a time: e2e.sh and a developer may run this together.
+exec 9>"$out/.build.lock"
+flock 9
 k8s_version=v1.37.2
 pkg=k8s.io/component-base/version
 ldflags="-s -w -X $pkg.gitVersion=$k8s_version -X $pkg.gitMajor=1 -X $pkg.gitMinor=37 -X $pkg.gitTreeState=clean -X $pkg.buildDate=2026-01-01T00:00:00Z"

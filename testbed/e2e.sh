@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Runs podflow's real test bed (make e2e; make record with PODFLOW_RECORD=1): installs the
+# Debian packages a node needs when they are missing, builds the pinned Kubernetes
+# binaries, the test bed's helpers and images, then runs the Go e2e test, which starts a
+# control plane and a node on this machine, reproduces every scenario and checks podflow
+# against them. Needs root. See testbed/README.md.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/.." && pwd)
+
+if [[ $(id -u) != 0 ]]; then
+  echo "e2e: the test bed runs a kubelet, containerd, runc and CNI: run it as root (sudo make e2e)" >&2
+  exit 1
+fi
+
+cache=$repo/.cache/testbed
+export PODFLOW_TESTBED_BIN=${PODFLOW_TESTBED_BIN:-$cache/bin}
+export PODFLOW_TESTBED_IMAGES=${PODFLOW_TESTBED_IMAGES:-$cache/images}
+export PODFLOW_BIN=${PODFLOW_BIN:-$repo/bin/podflow}
+# Every scenario's diagnosis rule must exist; PODFLOW_E2E_STRICT=0 skips those that do not.
+export PODFLOW_E2E_STRICT=${PODFLOW_E2E_STRICT:-1}
+mkdir -p "$PODFLOW_TESTBED_BIN" "$PODFLOW_TESTBED_IMAGES"
+
+# Debian packages of a node, installed only when missing.
+packages=(containerd runc containernetworking-plugins busybox-static iproute2 iptables systemd mount)
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+if (( ${#missing[@]} )); then
+  echo "e2e: installing ${missing[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# Whatever happens from here on (failure, Ctrl-C, go test's timeout killing the test
+# binary before its own cleanup), stop every process the test bed started and remove its
+# mounts, address and bridge. The test binary does it when it can; this catches the rest.
+reap() {
+  (cd "$repo" && PODFLOW_TESTBED_REAP=1 go test -tags e2e -count=1 -run '^$' ./testbed/e2e/ >/dev/null) ||
+    echo "e2e: cleanup after the test bed failed; see $0" >&2
+}
+trap reap EXIT
+trap 'exit 130' INT TERM
+
+"$here/build-tools.sh"
+
+echo "e2e: building the test bed's helpers and images"
+(
+  cd "$repo"
+  CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$PODFLOW_TESTBED_BIN/runcwrap" ./testbed/runcwrap
+  CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$PODFLOW_TESTBED_BIN/pause" ./testbed/pause
+  go run ./testbed/mkimage -name podflow.test/busybox:1 -o "$PODFLOW_TESTBED_IMAGES/busybox.tar" \
+    -busybox /bin/busybox -cmd sh
+  go run ./testbed/mkimage -name podflow.test/pause:1 -o "$PODFLOW_TESTBED_IMAGES/pause.tar" \
+    -file "$PODFLOW_TESTBED_BIN/pause=/pause" -entrypoint /pause
+)
+
+if [[ ! -x $PODFLOW_BIN ]]; then
+  make -C "$repo" build
+fi
+
+cd "$repo"
+# Scenarios wait side by side, so parallelism is about waiting, not CPU.
+go test -tags e2e -count=1 -timeout 45m -v -parallel 32 ./testbed/e2e/

@@ -1,0 +1,515 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"podflow.dev/podflow/bundle"
+	"podflow.dev/podflow/testbed/record"
+	"podflow.dev/podflow/testbed/scenario"
+)
+
+// collectorNamespace holds the ServiceAccount podflow collects as, with the
+// least-privilege RBAC that `podflow collect --print-rbac` prints.
+const collectorNamespace = "podflow"
+
+// demoScenarios make up testdata/bundles/demo: several failures in one bundle.
+var demoScenarios = []string{"crash-exit-1", "image-pull-dns", "oom-killed", "quota-exceeded"}
+
+// scenarioRun is what one scenario measured, for the summary.
+type scenarioRun struct {
+	s          *scenario.Scenario
+	reproduced time.Duration
+	collected  time.Duration
+	size       int64 // cluster bundle, compressed
+	trimmed    int64 // recorded fixture, uncompressed
+}
+
+func selectScenarios(t *testing.T) []*scenario.Scenario {
+	all, err := scenario.Load(filepath.Join(tb.repo, "testdata", "scenarios"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	only := os.Getenv("PODFLOW_SCENARIOS")
+	if only == "" {
+		return all
+	}
+	want := map[string]bool{}
+	for _, n := range strings.Split(only, ",") {
+		want[strings.TrimSpace(n)] = true
+	}
+	var out []*scenario.Scenario
+	for _, s := range all {
+		if want[s.Name] {
+			out = append(out, s)
+			delete(want, s.Name)
+		}
+	}
+	if len(want) > 0 {
+		t.Fatalf("PODFLOW_SCENARIOS names unknown scenarios: %v", want)
+	}
+	return out
+}
+
+func recording() bool { return os.Getenv("PODFLOW_RECORD") == "1" }
+
+// TestScenarios reproduces every scenario at once, then collects and checks each one.
+func TestScenarios(t *testing.T) {
+	all := selectScenarios(t)
+	cli := &podflowCLI{bin: tb.podflow}
+	runs := map[string]*scenarioRun{}
+	for _, s := range all {
+		runs[s.Name] = &scenarioRun{s: s}
+	}
+	t.Run("reproduce", func(t *testing.T) {
+		for _, s := range all {
+			r := runs[s.Name]
+			t.Run(s.Name, func(t *testing.T) {
+				t.Parallel()
+				r.reproduced = reproduce(t, s)
+			})
+		}
+	})
+	if t.Failed() {
+		// Collecting is still useful: the bundles show what did happen.
+		t.Log("some scenarios did not reproduce; collecting anyway for their evidence")
+	}
+	// The node is collected once, after every scenario has happened, so its journal and
+	// CRI state cover them all; each scenario's cluster bundle is merged with it.
+	var nodeBundle string
+	t.Run("collect-node", func(t *testing.T) {
+		cli.require(t, "collect", "node")
+		nodeBundle = collectNode(t, cli)
+	})
+	t.Run("rbac", func(t *testing.T) {
+		cli.require(t, "collect")
+		applyCollectorRBAC(t, cli)
+	})
+	t.Run("collect", func(t *testing.T) {
+		for _, s := range all {
+			r := runs[s.Name]
+			t.Run(s.Name, func(t *testing.T) {
+				t.Parallel()
+				cli.require(t, "collect")
+				collectScenario(t, cli, r, collectorKubeconfig(t, s.Name), nodeBundle)
+			})
+		}
+	})
+	if recording() {
+		t.Run("record-demo", func(t *testing.T) {
+			cli.require(t, "collect")
+			recordDemo(t, cli, all, nodeBundle)
+		})
+	}
+	logSummary(t, all, runs)
+}
+
+// reproduce applies a scenario and waits for its until conditions; it returns how long
+// the failure took to happen.
+func reproduce(t *testing.T, s *scenario.Scenario) time.Duration {
+	ctx, cancel := context.WithTimeout(context.Background(), s.TimeoutOrDefault()+2*time.Minute)
+	defer cancel()
+	objs, err := s.Objects()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	if err := tb.apply(ctx, objs); err != nil {
+		t.Fatalf("scenario %s: %v", s.Name, err)
+	}
+	var last *scenario.Snapshot
+	err = waitFor(ctx, "scenario "+s.Name, s.TimeoutOrDefault(), []*proc{tb.apiserver, tb.containerd, tb.kubelet}, func(ctx context.Context) (bool, error) {
+		snap, err := liveSnapshot(ctx, s.Name)
+		if err != nil {
+			return false, err
+		}
+		last = snap
+		if err := snap.EvalAll(s.Expect.Until); err != nil {
+			return false, err
+		}
+		return true, nil
+	})
+	if err != nil {
+		t.Fatalf("scenario %s did not reproduce: %v%s", s.Name, err, describePods(last))
+	}
+	took := time.Since(t0)
+	t.Logf("scenario %s reproduced in %s", s.Name, took.Round(100*time.Millisecond))
+	return took
+}
+
+// liveSnapshot reads what until conditions test from the API server.
+func liveSnapshot(ctx context.Context, ns string) (*scenario.Snapshot, error) {
+	pods, err := tb.client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("list pods: %w", err)
+	}
+	events, err := tb.client.CoreV1().Events(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("list events: %w", err)
+	}
+	slices, err := tb.client.DiscoveryV1().EndpointSlices(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("list endpointslices: %w", err)
+	}
+	return &scenario.Snapshot{Namespace: ns, Pods: pods.Items, Events: events.Items, EndpointSlices: slices.Items}, nil
+}
+
+// describePods summarizes pods and events for a failure message.
+func describePods(s *scenario.Snapshot) string {
+	if s == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, p := range s.Pods {
+		fmt.Fprintf(&b, "\n  pod %s: %s", p.Name, p.Status.Phase)
+		for _, c := range p.Status.ContainerStatuses {
+			fmt.Fprintf(&b, "; %s restarts=%d %s", c.Name, c.RestartCount, stateText(c.State))
+		}
+	}
+	for _, e := range s.Events {
+		fmt.Fprintf(&b, "\n  event %s %s/%s: %s", e.Reason, e.InvolvedObject.Kind, e.InvolvedObject.Name, e.Message)
+	}
+	return b.String()
+}
+
+func stateText(s corev1.ContainerState) string {
+	switch {
+	case s.Waiting != nil:
+		return "waiting " + s.Waiting.Reason
+	case s.Running != nil:
+		return "running"
+	case s.Terminated != nil:
+		return fmt.Sprintf("terminated %s (%d)", s.Terminated.Reason, s.Terminated.ExitCode)
+	}
+	return "unknown"
+}
+
+// collectNode runs the node collector as root against the real runtime and journal.
+func collectNode(t *testing.T, cli *podflowCLI) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	out := tb.path("bundles", "node.tar.gz")
+	// Bound the journal to this run: the machine's journal holds earlier runs, whose
+	// pods had the same names.
+	since := time.Since(tb.startedAt).Truncate(time.Second) + 2*time.Second
+	args := []string{"collect", "node", "--node-name", nodeName,
+		"--runtime-endpoint", "unix://" + tb.containerdSock,
+		"--kubelet-config", tb.path("kubelet", "config.yaml"),
+		"--since", since.String(), "-o", out, "--force"}
+	if tb.journal == "" {
+		args = append(args, "--kubelet-log-file", tb.path("logs", "kubelet.log"), "--runtime-log-file", tb.path("logs", "containerd.log"))
+	}
+	// Crash-looping scenarios make the kubelet remove containers continually, so one can
+	// vanish between the runtime's list and its inspection. Such a collection is retried,
+	// twice at most; any other incomplete source fails at once.
+	var r result
+	for attempt := 1; ; attempt++ {
+		var err error
+		if r, err = cli.run(ctx, args...); err != nil {
+			t.Fatal(err)
+		}
+		vanished := vanishedContainers(out)
+		if r.code != 4 || vanished == "" || attempt == 3 {
+			break
+		}
+		t.Logf("attempt %d: %s; collecting again", attempt, vanished)
+	}
+	cli.checkCollected(t, ctx, r, out)
+	t.Logf("node collected in %s, %d bytes", r.duration.Round(time.Millisecond), fileSize(out))
+	return out
+}
+
+// vanishedContainers returns the errors of a node bundle whose only incomplete source is
+// the CRI one, failing with NotFound for containers the kubelet removed meanwhile, or "".
+func vanishedContainers(path string) string {
+	b, err := bundle.Open(path, bundle.DefaultLimits())
+	if err != nil || b.Manifest == nil {
+		return ""
+	}
+	var errs []string
+	for _, s := range b.Manifest.Sources {
+		if s.Status != bundle.StatusFailed && s.Status != bundle.StatusPartial {
+			continue
+		}
+		// Every runtime error in it must be a NotFound.
+		n := strings.Count(s.Error, "code = NotFound")
+		if n == 0 || n != strings.Count(s.Error, "rpc error:") {
+			return ""
+		}
+		errs = append(errs, s.Name+": "+s.Error)
+	}
+	return strings.Join(errs, "; ")
+}
+
+// applyCollectorRBAC applies the printed least-privilege RBAC once: its ClusterRole and
+// ClusterRoleBinding are cluster-wide, so every scenario collects as the same
+// ServiceAccount, each with its own token.
+func applyCollectorRBAC(t *testing.T, cli *podflowCLI) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	r, err := cli.run(ctx, "collect", "--print-rbac", "--rbac-namespace", collectorNamespace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.code != 0 {
+		t.Fatalf("print RBAC: %s", r)
+	}
+	objs, err := scenario.DecodeManifests([]byte(r.stdout))
+	if err != nil {
+		t.Fatalf("podflow collect --print-rbac printed something that is not manifests: %v\n%s", err, r.stdout)
+	}
+	ns := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": collectorNamespace},
+	}}
+	if err := tb.apply(ctx, append([]*unstructured.Unstructured{ns}, objs...)); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range objs {
+		if o.GetKind() == "ServiceAccount" {
+			collectorSA = o.GetName()
+		}
+	}
+	if collectorSA == "" {
+		t.Fatalf("podflow collect --print-rbac printed no ServiceAccount:\n%s", r.stdout)
+	}
+}
+
+var collectorSA string
+
+// collectorKubeconfig writes a kubeconfig holding a fresh token of the collector's
+// ServiceAccount (TokenRequest API), so collection runs with exactly the printed RBAC.
+func collectorKubeconfig(t *testing.T, name string) string {
+	if collectorSA == "" {
+		t.Fatal("the collector RBAC was not applied")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	exp := int64(3600)
+	tr, err := tb.client.CoreV1().ServiceAccounts(collectorNamespace).CreateToken(ctx, collectorSA,
+		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &exp}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("request a token for %s/%s: %v", collectorNamespace, collectorSA, err)
+	}
+	path := tb.path("bundles", name+".kubeconfig")
+	server := fmt.Sprintf("https://127.0.0.1:%d", tb.ports.apiserver)
+	if err := writeKubeconfig(path, server, tb.pki.CAFile, "system:serviceaccount:"+collectorNamespace+":"+collectorSA, tr.Status.Token); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// collectScenario collects one scenario's namespace, merges it with the node bundle,
+// checks the evidence and the diagnosis, and records the fixture when asked.
+func collectScenario(t *testing.T, cli *podflowCLI, r *scenarioRun, kubeconfig, nodeBundle string) {
+	s := r.s
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	out := tb.path("bundles", s.Name+".tar.gz")
+	res, err := cli.run(ctx, "collect", "--kubeconfig", kubeconfig, "-n", s.Name, "-o", out, "--force")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli.checkCollected(t, ctx, res, out)
+	r.collected, r.size = res.duration, fileSize(out)
+	t.Logf("scenario %s collected in %s, %d bytes", s.Name, res.duration.Round(time.Millisecond), r.size)
+	if nodeBundle == "" {
+		t.Fatal("no node bundle to merge with (collect-node failed or was skipped)")
+	}
+	cli.require(t, "bundle", "merge")
+	merged := tb.path("bundles", s.Name+"-merged.tar.gz")
+	res, err = cli.run(ctx, "bundle", "merge", out, nodeBundle, "-o", merged, "--force")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.code != 0 {
+		t.Fatalf("merge: %s", res)
+	}
+	cli.verify(t, ctx, merged)
+	mb, err := bundle.Open(merged, bundle.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	trimmed, err := record.Trim(mb, []string{s.Name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.trimmed = trimmed.Size()
+	tbundle, err := trimmed.Bundle()
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := scenario.FromBundle(tbundle, s.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := snap.EvalAll(s.Expect.Evidence); err != nil {
+		t.Errorf("scenario %s: the bundle lacks evidence:\n%v", s.Name, err)
+	}
+	if recording() {
+		dir := filepath.Join(tb.repo, "testdata", "bundles", s.Name)
+		if err := record.Write(dir, trimmed); err != nil {
+			t.Fatalf("record %s: %v", dir, err)
+		}
+		t.Logf("recorded %s (%d bytes)", dir, r.trimmed)
+	}
+	owners, err := scenario.OwnersFromBundle(mb, s.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("analyze", func(t *testing.T) {
+		checkDiagnosis(t, ctx, cli, s, merged, owners)
+	})
+}
+
+// checkDiagnosis runs `podflow analyze` on the merged bundle and looks for the root-cause
+// finding expect.yaml names and the findings it explains (or, for a healthy scenario, for
+// no finding about its namespace). A finding about an object the expected subject owns
+// (a Deployment's Pod) counts. A rule podflow does not have fails with
+// PODFLOW_E2E_STRICT=1 (as e2e.sh sets it) and is skipped otherwise.
+func checkDiagnosis(t *testing.T, ctx context.Context, cli *podflowCLI, s *scenario.Scenario, merged string, owners scenario.Owners) {
+	cli.require(t, "analyze")
+	res, err := cli.run(ctx, "analyze", merged, "-o", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.code != 0 && res.code != 3 {
+		t.Fatalf("analyze: %s", res)
+	}
+	var a analysis
+	if err := json.Unmarshal([]byte(res.stdout), &a); err != nil {
+		t.Fatalf("analyze -o json printed invalid JSON: %v\n%s", err, res.stdout)
+	}
+	var about []analysisFinding
+	var seen []string
+	for _, f := range a.Findings {
+		for _, sub := range f.Subjects {
+			if sub.Namespace == s.Name {
+				about = append(about, f)
+				seen = append(seen, f.String())
+				break
+			}
+		}
+	}
+	d := s.Expect.Diagnosis
+	if d.None {
+		if len(about) > 0 {
+			t.Errorf("scenario %s is healthy but podflow reports:\n  %s", s.Name, strings.Join(seen, "\n  "))
+		}
+		return
+	}
+	var missingRules []string
+	for i, want := range append([]scenario.Finding{d.Root()}, d.Also...) {
+		if !cli.hasRule(want.Rule) {
+			missingRules = append(missingRules, want.Rule)
+			continue
+		}
+		root := i == 0
+		if !reported(about, want, root, owners) {
+			what := "finding"
+			if root {
+				what = "root cause"
+			}
+			t.Errorf("scenario %s: podflow did not report the %s %s (%s) about %s; it reports:\n  %s",
+				s.Name, what, want.Rule, want.Stage, want.Subject, strings.Join(seen, "\n  "))
+		}
+	}
+	if len(missingRules) > 0 {
+		msg := fmt.Sprintf("scenario %s: podflow has no rule %s", s.Name, strings.Join(missingRules, ", "))
+		if os.Getenv("PODFLOW_E2E_STRICT") == "1" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg + " (set PODFLOW_E2E_STRICT=1 to make this a failure)")
+	}
+}
+
+// reported reports whether a finding matches want, marked root when root is asked.
+func reported(findings []analysisFinding, want scenario.Finding, root bool, owners scenario.Owners) bool {
+	for _, f := range findings {
+		if f.Rule != want.Rule || f.Stage != want.Stage || (root && !f.Root) {
+			continue
+		}
+		for _, sub := range f.Subjects {
+			if owners.Covers(sub.Kind+"/"+sub.Namespace+"/"+sub.Name, want.Subject) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// recordDemo writes testdata/bundles/demo: one bundle with several failures, collected
+// across all namespaces (as a user triaging a cluster would) and trimmed to a few.
+func recordDemo(t *testing.T, cli *podflowCLI, all []*scenario.Scenario, nodeBundle string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	var names []string
+	for _, s := range all {
+		if containsString(demoScenarios, s.Name) {
+			names = append(names, s.Name)
+		}
+	}
+	if len(names) == 0 {
+		t.Skip("none of the demo scenarios ran")
+	}
+	kc := collectorKubeconfig(t, "demo")
+	out := tb.path("bundles", "all.tar.gz")
+	res, err := cli.run(ctx, "collect", "--kubeconfig", kc, "-A", "-o", out, "--force")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli.checkCollected(t, ctx, res, out)
+	merged := tb.path("bundles", "all-merged.tar.gz")
+	if res, err = cli.run(ctx, "bundle", "merge", out, nodeBundle, "-o", merged, "--force"); err != nil || res.code != 0 {
+		t.Fatalf("merge: %v %s", err, res)
+	}
+	mb, err := bundle.Open(merged, bundle.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	trimmed, err := record.Trim(mb, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(tb.repo, "testdata", "bundles", "demo")
+	if err := record.Write(dir, trimmed); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("recorded %s with %v (%d bytes)", dir, names, trimmed.Size())
+}
+
+func logSummary(t *testing.T, all []*scenario.Scenario, runs map[string]*scenarioRun) {
+	names := make([]string, 0, len(all))
+	for _, s := range all {
+		names = append(names, s.Name)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-28s %12s %12s %12s %14s\n", "scenario", "reproduced", "collected", "bundle (gz)", "fixture (raw)")
+	for _, n := range names {
+		r := runs[n]
+		fmt.Fprintf(&b, "%-28s %12s %12s %12d %14d\n", n, r.reproduced.Round(100*time.Millisecond), r.collected.Round(time.Millisecond), r.size, r.trimmed)
+	}
+	t.Logf("summary:\n%s", b.String())
+}
+
+func fileSize(p string) int64 {
+	st, err := os.Stat(p)
+	if err != nil {
+		return -1
+	}
+	return st.Size()
+}

@@ -1,0 +1,184 @@
+package scenario
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"podflow.dev/podflow/bundle"
+)
+
+const scenariosDir = "../../testdata/scenarios"
+
+// required are the failure modes the test bed must reproduce.
+var required = []string{
+	"healthy-web", "insufficient-cpu", "node-selector-mismatch", "untolerated-taint",
+	"quota-exceeded", "pod-security-restricted", "image-pull-dns", "configmap-volume-missing",
+	"secret-key-missing", "crash-exit-1", "oom-killed", "command-not-found",
+	"readiness-failing", "service-selector-mismatch", "liveness-restarts", "pvc-unbound",
+}
+
+func TestEveryScenarioLoads(t *testing.T) {
+	all, err := Load(scenariosDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*Scenario{}
+	for _, s := range all {
+		byName[s.Name] = s
+	}
+	for _, name := range required {
+		if byName[name] == nil {
+			t.Errorf("scenario %s is missing", name)
+		}
+	}
+	rules := map[string]string{}
+	for _, s := range all {
+		d := s.Expect.Diagnosis
+		if d.None {
+			continue
+		}
+		if other, dup := rules[d.Rule]; dup {
+			t.Errorf("scenarios %s and %s both diagnose %s: each scenario should pin a different rule", other, s.Name, d.Rule)
+		}
+		rules[d.Rule] = s.Name
+	}
+}
+
+func writeScenario(t *testing.T, name, manifests, expect string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ManifestsFile), []byte(manifests), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ExpectFile), []byte(expect), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+const okManifests = `# comment only document
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: demo}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: app, namespace: demo}
+spec: {containers: [{name: app, image: x}]}
+`
+
+const okExpect = `description: d
+until:
+- {file: events, reason: Failed}
+evidence:
+- {file: log, container: app, contains: x}
+diagnosis: {rule: demo-rule, stage: runtime, subject: Pod/demo/app}
+`
+
+func TestLoadOneAcceptsAValidScenario(t *testing.T) {
+	s, err := LoadOne(writeScenario(t, "demo", okManifests, okExpect))
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := s.Objects()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(objs) != 2 || objs[0].GetKind() != "Namespace" || objs[1].GetName() != "app" {
+		t.Errorf("objects: %v", objs)
+	}
+	if s.TimeoutOrDefault() != DefaultTimeout {
+		t.Errorf("timeout %v, want the default", s.TimeoutOrDefault())
+	}
+	if kind, ns, name := s.Expect.Diagnosis.SubjectParts(); kind != "Pod" || ns != "demo" || name != "app" {
+		t.Errorf("subject parts %q %q %q", kind, ns, name)
+	}
+	withAlso := strings.Replace(okExpect, "subject: Pod/demo/app}", "subject: Pod/demo/app, also: [{rule: service-x, stage: service, subject: Service/demo/web}]}", 1)
+	s, err = LoadOne(writeScenario(t, "demo", okManifests, withAlso))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if also := s.Expect.Diagnosis.Also; len(also) != 1 || also[0].Rule != "service-x" || also[0].Subject != "Service/demo/web" {
+		t.Errorf("also: %+v", also)
+	}
+}
+
+func TestLoadOneRejectsMistakes(t *testing.T) {
+	cases := map[string]struct{ manifests, expect, want string }{
+		"unknown key":               {okManifests, strings.Replace(okExpect, "contains: x", "contains: x, contain: y", 1), `unknown field "contain"`},
+		"key the file does not use": {okManifests, strings.Replace(okExpect, "contains: x", "contains: x, reason: OOMKilled", 1), `does not use "reason"`},
+		"unknown file":              {okManifests, strings.Replace(okExpect, "file: log", "file: logs", 1), `file "logs"`},
+		"bundle-only until":         {okManifests, strings.Replace(okExpect, "file: events, reason: Failed", "file: log, contains: x", 1), "cannot be checked live"},
+		"bad stage":                 {okManifests, strings.Replace(okExpect, "stage: runtime", "stage: running", 1), "diagnosis.stage"},
+		"foreign subject":           {okManifests, strings.Replace(okExpect, "Pod/demo/app", "Pod/other/app", 1), "diagnosis.subject"},
+		"bad rule":                  {okManifests, strings.Replace(okExpect, "demo-rule", "DemoRule", 1), "kebab-case"},
+		"bad diagnosis":             {okManifests, strings.Replace(okExpect, "diagnosis: {rule: demo-rule, stage: runtime, subject: Pod/demo/app}", "diagnosis: healthy", 1), `want "none"`},
+		"bad timeout":               {okManifests, okExpect + "timeout: soon\n", "duration"},
+		"no until":                  {okManifests, strings.Replace(okExpect, "until:\n- {file: events, reason: Failed}\n", "", 1), "until is empty"},
+		"events without reason":     {okManifests, strings.Replace(okExpect, "reason: Failed", "message: x", 1), "reason is required"},
+		"bad selector":              {okManifests, strings.Replace(okExpect, "container: app, contains: x", "selector: 'a in (', contains: x", 1), "selector"},
+		"foreign namespace":         {strings.Replace(okManifests, "namespace: demo}", "namespace: default}", 1), okExpect, `in namespace "default"`},
+		"undeclared namespace":      {strings.Replace(okManifests, "kind: Namespace\nmetadata: {name: demo}", "kind: Namespace\nmetadata: {name: other}", 1), okExpect, "declares Namespace other"},
+		"no namespace":              {strings.Replace(okManifests, "apiVersion: v1\nkind: Namespace\nmetadata: {name: demo}\n---\n", "", 1), okExpect, "does not declare Namespace demo"},
+		"no kind":                   {okManifests + "---\napiVersion: v1\nmetadata: {name: x}\n", okExpect, "kind and metadata.name are required"},
+		"bad yaml":                  {okManifests + "---\n\tkind: [\n", okExpect, "manifests.yaml: parse document 3"},
+	}
+	for name, tc := range cases {
+		_, err := LoadOne(writeScenario(t, "demo", tc.manifests, tc.expect))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want it to mention %q", name, err, tc.want)
+		}
+	}
+	if _, err := LoadOne(writeScenario(t, "Bad_Name", okManifests, okExpect)); err == nil {
+		t.Error("a scenario name that is not a namespace name was accepted")
+	}
+	if _, err := LoadOne(filepath.Join(t.TempDir(), "missing")); err == nil {
+		t.Error("a missing scenario directory was accepted")
+	}
+}
+
+// TestRecordedBundlesHoldTheEvidence checks every fixture recorded from the test bed
+// (make record) still verifies, holds its scenario's evidence and stays reviewable.
+func TestRecordedBundlesHoldTheEvidence(t *testing.T) {
+	all, err := Load(scenariosDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const maxFixture = 200 << 10
+	recorded := 0
+	for _, s := range all {
+		dir := filepath.Join("../../testdata/bundles", s.Name)
+		if _, err := os.Stat(dir); err != nil {
+			continue // not recorded yet
+		}
+		recorded++
+		b, err := bundle.Open(dir, bundle.DefaultLimits())
+		if err != nil {
+			t.Errorf("%s: %v", s.Name, err)
+			continue
+		}
+		if problems := bundle.Verify(b); len(problems) > 0 {
+			t.Errorf("%s: the fixture does not verify: %v", s.Name, problems)
+		}
+		if b.Size() > maxFixture {
+			t.Errorf("%s: the fixture holds %d bytes, more than %d: trim it", s.Name, b.Size(), maxFixture)
+		}
+		snap, err := FromBundle(b, s.Name)
+		if err != nil {
+			t.Errorf("%s: %v", s.Name, err)
+			continue
+		}
+		if err := snap.EvalAll(s.Expect.Evidence); err != nil {
+			t.Errorf("%s: the fixture lacks evidence:\n%v", s.Name, err)
+		}
+	}
+	if recorded == 0 {
+		t.Skip("no fixture recorded in testdata/bundles")
+	}
+}
