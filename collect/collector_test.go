@@ -230,8 +230,11 @@ func TestCollectLogBoundsAndErrors(t *testing.T) {
 		switch {
 		case opts.Container == "job":
 			return true, nil, errors.New("connection reset by kubelet")
+		case opts.Previous && opts.Container == "app":
+			// The kubelet's answer, with status 200, when the instance was removed.
+			return true, &runtime.Unknown{Raw: []byte("unable to retrieve container logs for containerd://c1")}, nil
 		case opts.Previous:
-			return true, nil, apierrors.NewBadRequest(`previous terminated container "app" in pod "web-abc-1" not found`)
+			return true, nil, apierrors.NewBadRequest(`previous terminated container in pod not found`)
 		}
 		return true, &runtime.Unknown{Raw: []byte(strings.Repeat("0123456789abcdefghi\n", 100))}, nil
 	})
@@ -251,6 +254,11 @@ func TestCollectLogBoundsAndErrors(t *testing.T) {
 	// A previous instance the kubelet no longer has is no evidence, not a failure.
 	if s := sourceByName(t, b.Manifest, "logs/shop/web-abc-1/app"); s.Status != bundle.StatusOK || len(s.Files) != 1 {
 		t.Errorf("logs/shop/web-abc-1/app = %+v", s)
+	}
+	for _, name := range b.Names() {
+		if info := bundle.ParsePath(name); info.Area == "log" && info.Previous {
+			t.Errorf("%s written: a previous log the kubelet no longer has must not be saved", name)
+		}
 	}
 	failed := res.Failed()
 	if len(failed) != 1 || failed[0].Name != "logs/shop/batch-1/job" || !strings.Contains(failed[0].Error, "connection reset") {

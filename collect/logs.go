@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"strings"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -162,7 +163,24 @@ func (c *collector) fetchLog(ctx context.Context, t logTarget, previous bool) ([
 	if err != nil {
 		return nil, fmt.Errorf("read %s log of container %q in pod %s/%s: %w", which, t.container, t.namespace, t.pod, err)
 	}
+	if msg, gone := kubeletLogGone(data); gone {
+		return nil, fmt.Errorf("%w for the %s instance: the kubelet answered %q", errNoLog, which, msg)
+	}
 	return data, nil
+}
+
+// kubeletLogGone recognizes the body the kubelet streams, with status 200, when the
+// container instance was already removed: its error text instead of a log
+// (pkg/kubelet/kuberuntime/kuberuntime_container.go, GetContainerLogs). Saving that
+// as the log would make it look like what the container printed.
+func kubeletLogGone(data []byte) (string, bool) {
+	const prefix = "unable to retrieve container logs for "
+	msg := string(bytes.TrimSpace(data))
+	id, ok := strings.CutPrefix(msg, prefix)
+	if !ok || id == "" || strings.ContainsAny(id, " \t\n") {
+		return "", false
+	}
+	return msg, true
 }
 
 // readChunks recycles read buffers across the many small logs of a collection.

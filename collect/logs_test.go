@@ -93,3 +93,19 @@ func TestLogTargetsCoverEveryContainerKind(t *testing.T) {
 		t.Errorf("targets = %v, want %s", got, want)
 	}
 }
+
+func TestKubeletLogGone(t *testing.T) {
+	cases := map[string]bool{
+		"unable to retrieve container logs for containerd://4f1c2a\n":  true,
+		"unable to retrieve container logs for cri-o://abc":            true,
+		"unable to retrieve container logs for ":                       false,
+		"2026-11-29T10:00:00Z unable to retrieve container logs for x": false,
+		"unable to retrieve container logs for x\nmore output":         false,
+		"fatal: connection refused":                                    false,
+	}
+	for body, want := range cases {
+		if _, got := kubeletLogGone([]byte(body)); got != want {
+			t.Errorf("kubeletLogGone(%q) = %v, want %v", body, got, want)
+		}
+	}
+}

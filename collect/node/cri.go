@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"io/fs"
 	"os"
 	"regexp"
@@ -304,6 +306,13 @@ func (c *collector) inspectOne(st *criState, id string, pathOf func(node, id str
 		return 0, fmt.Errorf("%q: refusing an ID that is not a plain name", id)
 	}
 	data, err := call(id)
+	if status.Code(err) == codes.NotFound {
+		// The kubelet removed it between the list and this call (a crash-looping
+		// container is replaced every few seconds): it is gone, not a failure. The list
+		// still names it, so readers see it existed.
+		c.opts.Log.WithField("id", id).Debug("CRI object removed before it could be inspected")
+		return 0, nil
+	}
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", id, err)
 	}

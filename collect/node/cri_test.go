@@ -295,8 +295,10 @@ func TestCRIPartialWhenSomeCallsFail(t *testing.T) {
 		t.Fatalf("cri source = %+v, want partial", src)
 	}
 	mustContain(t, "cri error", src.Error, "ImageService/ListImages: rpc error: code = Internal desc = image store is locked",
-		"RuntimeService/ContainerStatus "+ctrInit+": rpc error: code = NotFound",
 		`"../../etc": refusing an ID that is not a plain name`)
+	if strings.Contains(src.Error, "NotFound") {
+		t.Errorf("a container removed between list and inspect is not an error: %s", src.Error)
+	}
 	if b.Has(bundle.NodePath("worker-1", bundle.NodeCRIImages)) || b.Has(bundle.NodeCRIInspectPath("worker-1", ctrInit)) {
 		t.Error("failed calls must not leave files")
 	}
@@ -355,5 +357,23 @@ func TestNotASocketIsReported(t *testing.T) {
 	mustContain(t, "cri error", sourceOf(t, res.Manifest, SourceCRI).Error, "is not a socket")
 	if _, err := os.Stat(res.Target); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestCRIContainerRemovedBeforeInspectIsNotAFailure(t *testing.T) {
+	opts := testOptions(t, &fakeRunner{})
+	f := newFakeCRI()
+	delete(f.ctrStatus, ctrInit) // listed, then removed by the kubelet before inspect
+	serveCRI(t, opts.HostRoot, f)
+	res, err := Collect(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := openBundle(t, res.Target)
+	if src := sourceOf(t, b.Manifest, SourceCRI); src.Status != bundle.StatusOK || src.Error != "" {
+		t.Fatalf("cri source = %+v, want ok", src)
+	}
+	if b.Has(bundle.NodeCRIInspectPath("worker-1", ctrInit)) || !b.Has(bundle.NodeCRIInspectPath("worker-1", ctrApp)) {
+		t.Fatal("want an inspect file for the live container only")
 	}
 }
