@@ -8,6 +8,7 @@ package importer
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/sirupsen/logrus"
@@ -24,10 +25,13 @@ const (
 	FormatPodflow         Format = "podflow"
 	FormatTroubleshoot    Format = "troubleshoot"
 	FormatClusterInfoDump Format = "cluster-info-dump"
+	// FormatLoose is pasted command output: kubectl describe, get and events, kubelet
+	// journal lines, one or several per file.
+	FormatLoose Format = "loose"
 )
 
 // Formats lists the formats --format accepts, in detection order.
-var Formats = []Format{FormatPodflow, FormatTroubleshoot, FormatClusterInfoDump}
+var Formats = []Format{FormatPodflow, FormatTroubleshoot, FormatClusterInfoDump, FormatLoose}
 
 // ParseFormat validates a --format value; "" and "auto" mean detect.
 func ParseFormat(s string) (Format, error) {
@@ -52,7 +56,7 @@ type UnknownFormatError struct {
 }
 
 func (e *UnknownFormatError) Error() string {
-	return fmt.Sprintf("cannot tell the format of %q: it is not a podflow bundle (no %s or %s/), a Troubleshoot support bundle (no %s naming troubleshoot.sh) or a kubectl cluster-info dump (no nodes.json or <namespace>/pods.json); name one with --format",
+	return fmt.Sprintf("cannot tell the format of %q: it is not a podflow bundle (no %s or %s/), a Troubleshoot support bundle (no %s naming troubleshoot.sh), a kubectl cluster-info dump (no nodes.json or <namespace>/pods.json) or pasted kubectl, crictl or kubelet output; name one with --format",
 		e.Input, bundle.ManifestPath, bundle.ClusterResources, bundle.VersionMarkerPath)
 }
 
@@ -64,9 +68,12 @@ type Options struct {
 	Limits bundle.Limits
 	// Log receives per-file decisions at debug and trace level; nil discards them.
 	Log logrus.FieldLogger
+	// Stdin is read when the input is "-"; it holds loose evidence.
+	Stdin io.Reader
 }
 
-// Open reads input (a directory or a .tar, .tar.gz or .tar.xz archive) and returns it as
+// Open reads input (a directory, a .tar, .tar.gz or .tar.xz archive, or "-" for standard
+// input, which holds loose evidence; a single text file is loose evidence too) and returns it as
 // a podflow bundle. A podflow bundle is returned as read; anything else is imported and
 // carries import-report.json, which is also returned (nil for a podflow bundle podflow
 // collected itself).
@@ -77,7 +84,7 @@ func Open(input string, opts Options) (*bundle.Bundle, *Report, error) {
 		discard.SetLevel(logrus.PanicLevel)
 		log = discard
 	}
-	src, err := bundle.Open(input, opts.Limits)
+	src, err := openInput(input, opts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -99,6 +106,8 @@ func Open(input string, opts Options) (*bundle.Bundle, *Report, error) {
 		files = importTroubleshoot(src, rep)
 	case FormatClusterInfoDump:
 		files = importClusterInfoDump(src, rep)
+	case FormatLoose:
+		files = importLoose(src, rep)
 	default:
 		return nil, nil, fmt.Errorf("import %q: unsupported format %q", input, format)
 	}
@@ -130,6 +139,8 @@ func Detect(src *bundle.Bundle) Format {
 		return FormatTroubleshoot
 	case isClusterInfoDump(src):
 		return FormatClusterInfoDump
+	case isLoose(src):
+		return FormatLoose
 	}
 	return FormatAuto
 }

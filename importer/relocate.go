@@ -134,6 +134,7 @@ func (r *Relocator) Location(l analyze.Location) (analyze.Location, bool) {
 		}
 	}
 	if i, ok := pointerItem(l.Pointer); ok {
+		l.Path = o.itemPath(i)
 		if line := o.itemLine(i); line > 0 {
 			l.Line, l.EndLine = line, 0
 		}

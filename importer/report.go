@@ -60,9 +60,20 @@ type Origin struct {
 	// ItemLines holds, for a produced List, the original line where items[i] starts
 	// (0 when unknown).
 	ItemLines []int `json:"itemLines,omitempty"`
+	// ItemPaths holds, for a List gathered from several files, the original file of
+	// items[i] ("" means Path).
+	ItemPaths []string `json:"itemPaths,omitempty"`
 	// SameShape is true when a JSON pointer into the produced file also points at the
 	// same value in the original, so citations may keep it.
 	SameShape bool `json:"sameShape,omitempty"`
+}
+
+// itemPath is the original file of items[i].
+func (o Origin) itemPath(i int) string {
+	if i >= 0 && i < len(o.ItemPaths) && o.ItemPaths[i] != "" {
+		return o.ItemPaths[i]
+	}
+	return o.Path
 }
 
 // itemLine is the original line of items[i], or 0.

@@ -38,9 +38,10 @@ runs every rule over the evidence and reports each root cause with the pods it a
 the evidence it rests on, how to confirm it on a live cluster and how to fix it. Later
 symptoms of the same pods are listed as consequences of their root cause.
 
-An input is a podflow bundle, a Troubleshoot support bundle or the directory written by
-'kubectl cluster-info dump --output-directory' (or an archive of one); the format is
-detected unless --format names it. Evidence from imported inputs cites the original files.
+An input is a podflow bundle, a Troubleshoot support bundle, the directory written by
+'kubectl cluster-info dump --output-directory' (or an archive of one), or loose evidence:
+a directory or text file of pasted kubectl describe/get output and kubelet journal lines,
+or - for standard input. The format is detected unless --format names it. Evidence from imported inputs cites the original files.
 
 Exit status: 0 when no finding is at or above --fail-on, 3 when one is, 1 on error,
 2 on a usage error.`,
@@ -50,7 +51,8 @@ Exit status: 0 when no finding is at or above --fail-on, 3 when one is, 1 on err
   podflow analyze shop.tar.gz -o markdown > ticket.md
   podflow analyze shop.tar.gz -o json --fail-on critical | jq '.findings[] | select(.root)'
   podflow analyze support-bundle-2026-11-29T20_07_59.tar.gz
-  podflow analyze ./cluster-dump/ --format cluster-info-dump`,
+  podflow analyze ./cluster-dump/ --format cluster-info-dump
+  kubectl describe pod -n shop web-7d9f8b6c5d-4xk2p | podflow analyze -`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.paths = args
@@ -138,7 +140,7 @@ func contains(list []string, s string) bool {
 
 // addFormatFlag adds --format, which names the input format instead of detecting it.
 func addFormatFlag(f *pflag.FlagSet, format *string) {
-	f.StringVar(format, "format", "auto", "input format: auto, podflow, troubleshoot or cluster-info-dump")
+	f.StringVar(format, "format", "auto", "input format: auto, podflow, troubleshoot, cluster-info-dump or loose")
 }
 
 // loadGraph opens every input, importing those that are not podflow bundles, and loads
@@ -150,7 +152,7 @@ func loadGraph(g *globalOptions, open *openFlags, format string, paths []string)
 	}
 	var bundles []*bundle.Bundle
 	for _, p := range paths {
-		b, rep, err := importer.Open(p, importer.Options{Format: f, Limits: open.limits, Log: g.log()})
+		b, rep, err := importer.Open(p, importer.Options{Format: f, Limits: open.limits, Log: g.log(), Stdin: g.streams.In})
 		if err != nil {
 			return nil, nil, err
 		}

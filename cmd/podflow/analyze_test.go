@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -159,5 +160,30 @@ func TestRulesCommand(t *testing.T) {
 	}
 	if code, _, _ := runPodflow(t, "rules", "nope"); code != exitUsage {
 		t.Errorf("unknown rule: exit %d", code)
+	}
+}
+
+func TestAnalyzeStdin(t *testing.T) {
+	paste, err := os.ReadFile(filepath.Join("..", "..", "importer", "testdata", "loose", "oom-killed", "describe-pod.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"analyze", "-", "-o", "json"}, streams{In: bytes.NewReader(paste), Out: &out, ErrOut: &errOut})
+	if code != exitFindings {
+		t.Fatalf("exit %d, want %d; stderr: %s", code, exitFindings, errOut.String())
+	}
+	var rep struct {
+		Findings []struct {
+			Rule     string
+			Root     bool
+			Evidence []struct{ Path string }
+		}
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Findings) == 0 || rep.Findings[0].Rule != "runtime-oom-killed" || rep.Findings[0].Evidence[0].Path != "stdin" {
+		t.Errorf("findings from stdin: %+v", rep.Findings)
 	}
 }

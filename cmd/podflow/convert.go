@@ -67,7 +67,7 @@ const manifestTypeConverted = "converted"
 
 func runConvert(_ context.Context, o *convertOptions) error {
 	format, _ := importer.ParseFormat(o.format) // validated
-	b, rep, err := importer.Open(o.input, importer.Options{Format: format, Limits: o.open.limits, Log: o.log()})
+	b, rep, err := importer.Open(o.input, importer.Options{Format: format, Limits: o.open.limits, Log: o.log(), Stdin: o.streams.In})
 	if err != nil {
 		return err
 	}

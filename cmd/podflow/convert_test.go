@@ -84,6 +84,13 @@ func TestConvertAndAnalyzeUsage(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(unknown, "notes.txt"), []byte("hello\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// The recorded scenario names its pod after a generated suffix: read it, so
+	// re-recording keeps the test meaningful.
+	logs, err := os.ReadDir(filepath.Join("..", "..", "testdata", "bundles", "crash-exit-1", "cluster-resources", "pods", "logs", "crash-exit-1"))
+	if err != nil || len(logs) == 0 {
+		t.Fatalf("recorded crash-exit-1 bundle has no pod logs: %v", err)
+	}
+	pod := "crash-exit-1/" + logs[0].Name()
 	tests := []struct {
 		name string
 		args []string
@@ -94,7 +101,7 @@ func TestConvertAndAnalyzeUsage(t *testing.T) {
 		{"analyze unknown format", []string{"analyze", dump, "--format", "sosreport"}, exitUsage},
 		{"undetectable input", []string{"analyze", unknown}, exitError},
 		{"forced format", []string{"analyze", dump, "--format", "cluster-info-dump", "--fail-on", "none"}, exitOK},
-		{"explain imported", []string{"explain", dump, "crash-exit-1/worker-89b5c5d5-gqvpd"}, exitOK},
+		{"explain imported", []string{"explain", dump, pod}, exitOK},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,221 @@
+package importer
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+func httpProbe(target string) *corev1.HTTPGetAction {
+	a := &corev1.HTTPGetAction{}
+	u, err := url.Parse(target)
+	if err != nil {
+		return a
+	}
+	a.Scheme = corev1.URIScheme(strings.ToUpper(u.Scheme))
+	a.Host, a.Path = u.Hostname(), u.Path
+	a.Port = intOrString(u.Port())
+	return a
+}
+
+func intOrString(s string) intstr.IntOrString {
+	if n, err := strconv.ParseInt(s, 10, 32); err == nil {
+		return intstr.FromInt32(int32(n))
+	}
+	return intstr.FromString(s)
+}
+
+// conditionLine reads a row of the Conditions table ("Type  Status"); describe prints
+// neither reason nor message, so only the status is known.
+func (p *describeParser) conditionLine(body string) {
+	f := strings.Fields(body)
+	if len(f) != 2 || f[0] == "Type" {
+		return
+	}
+	switch corev1.ConditionStatus(f[1]) {
+	case corev1.ConditionTrue, corev1.ConditionFalse, corev1.ConditionUnknown:
+		p.d.pod.Status.Conditions = append(p.d.pod.Status.Conditions,
+			corev1.PodCondition{Type: corev1.PodConditionType(f[0]), Status: corev1.ConditionStatus(f[1])})
+	}
+}
+
+// volumeLine reads the Volumes section: a volume name, then its Type and source fields.
+func (p *describeParser) volumeLine(body string) {
+	spec := &p.d.pod.Spec
+	if m := reContainerName.FindStringSubmatch(body); m != nil {
+		spec.Volumes = append(spec.Volumes, corev1.Volume{Name: m[1]})
+		p.vol = &spec.Volumes[len(spec.Volumes)-1]
+		return
+	}
+	if p.vol == nil || len(spec.Volumes) == 0 {
+		return
+	}
+	p.vol = &spec.Volumes[len(spec.Volumes)-1]
+	key, val, ok := strings.Cut(body, ":")
+	if !ok {
+		return
+	}
+	val = strings.TrimSpace(val)
+	src := &p.vol.VolumeSource
+	switch key {
+	case "Type":
+		kind, _, _ := strings.Cut(val, " ")
+		switch kind {
+		case "Secret":
+			src.Secret = &corev1.SecretVolumeSource{}
+		case "ConfigMap":
+			src.ConfigMap = &corev1.ConfigMapVolumeSource{}
+		case "PersistentVolumeClaim":
+			src.PersistentVolumeClaim = &corev1.PersistentVolumeClaimVolumeSource{}
+		case "EmptyDir":
+			src.EmptyDir = &corev1.EmptyDirVolumeSource{}
+		case "HostPath":
+			src.HostPath = &corev1.HostPathVolumeSource{}
+		}
+	case "SecretName":
+		if src.Secret != nil {
+			src.Secret.SecretName = val
+		}
+	case "Name":
+		if src.ConfigMap != nil {
+			src.ConfigMap.Name = val
+		}
+	case "ClaimName":
+		if src.PersistentVolumeClaim != nil {
+			src.PersistentVolumeClaim.ClaimName = val
+		}
+	case "ReadOnly":
+		if src.PersistentVolumeClaim != nil {
+			src.PersistentVolumeClaim.ReadOnly = val == "true"
+		}
+	case "Path":
+		if src.HostPath != nil {
+			src.HostPath.Path = val
+		}
+	case "Optional":
+		v := val == "true"
+		switch {
+		case src.Secret != nil:
+			src.Secret.Optional = &v
+		case src.ConfigMap != nil:
+			src.ConfigMap.Optional = &v
+		}
+	}
+}
+
+// eventLine reads a row of describe's Events table: Type, Reason, Age, From, Message.
+// A line that is no row continues the previous message, which kubectl prints as is
+// when it holds a newline.
+func (p *describeParser) eventLine(s string, l textLine) {
+	body := strings.TrimSpace(s)
+	if strings.HasPrefix(body, "Type ") && strings.Contains(body, "Reason") {
+		p.evCols = headerColumns(s)
+		return
+	}
+	if strings.Trim(body, "- ") == "" {
+		return
+	}
+	cells, ok := describeEventCells(s, p.evCols)
+	if !ok {
+		if p.lastEv != nil {
+			p.lastEv.ev.Message += "\n" + body
+			return
+		}
+		p.problem(l, "not an event row: %q", body)
+		return
+	}
+	pod := &p.d.pod
+	ev := corev1.Event{Type: cells[0], Reason: cells[1], Message: cells[4], Count: 1}
+	ev.Source.Component = cells[3]
+	if m := reInterval.FindStringSubmatch(cells[2]); m != nil && m[2] != "" {
+		n, _ := strconv.ParseInt(m[2], 10, 32)
+		ev.Count = int32(n)
+	}
+	ev.InvolvedObject = corev1.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: pod.Namespace, Name: pod.Name}
+	ev.InvolvedObject.FieldPath, ev.Message = splitFieldPath(ev.Message)
+	ev.Namespace = pod.Namespace
+	p.d.events = append(p.d.events, parsedEvent{ev: ev, line: l.n})
+	p.lastEv = &p.d.events[len(p.d.events)-1]
+}
+
+// describeEventCells splits an event row by the header's columns when the row lines up
+// with them, and by gaps of two or more spaces when paste damage broke the alignment.
+func describeEventCells(s string, cols []int) ([]string, bool) {
+	s = detab(s)
+	if len(cols) == 5 {
+		if cells, ok := cutColumns(s, cols); ok && isEventType(cells[0]) && reInterval.MatchString(cells[2]) && cells[4] != "" {
+			return cells, true
+		}
+	}
+	cells := splitCells(s, 5)
+	if len(cells) == 5 && isEventType(cells[0]) && reInterval.MatchString(cells[2]) {
+		return cells, true
+	}
+	// A row without a source ("From" empty) has one gap less.
+	if len(cells) == 4 && isEventType(cells[0]) && reInterval.MatchString(cells[2]) {
+		return []string{cells[0], cells[1], cells[2], "", cells[3]}, true
+	}
+	return nil, false
+}
+
+func isEventType(s string) bool { return s == "Normal" || s == "Warning" }
+
+// splitFieldPath separates the "spec.containers{app}: " prefix describe puts before the
+// message of an event about one container.
+func splitFieldPath(msg string) (string, string) {
+	for _, p := range []string{"spec.containers{", "spec.initContainers{", "spec.ephemeralContainers{"} {
+		if !strings.HasPrefix(msg, p) {
+			continue
+		}
+		end := strings.Index(msg, "}: ")
+		if end < 0 {
+			return "", msg
+		}
+		return msg[:end+1], msg[end+3:]
+	}
+	return "", msg
+}
+
+// headerColumns returns where each column of a table header starts: header names are
+// separated by two or more spaces, and names like "LAST SEEN" hold one.
+func headerColumns(header string) []int {
+	header = detab(header)
+	var cols []int
+	for i := 0; i < len(header); i++ {
+		if header[i] == ' ' {
+			continue
+		}
+		if i == 0 || (i >= 2 && header[i-1] == ' ' && header[i-2] == ' ') || (i == 1 && header[0] == ' ') {
+			cols = append(cols, i)
+		} else if len(cols) == 0 {
+			cols = append(cols, i)
+		}
+	}
+	return cols
+}
+
+// cutColumns cuts a row at the header's column starts; false when a cell boundary falls
+// inside a word, which means the row does not line up with the header.
+func cutColumns(s string, cols []int) ([]string, bool) {
+	cells := make([]string, len(cols))
+	for i, start := range cols {
+		if start >= len(s) {
+			if i < len(cols)-1 {
+				return nil, false
+			}
+			break
+		}
+		if start > 0 && s[start-1] != ' ' {
+			return nil, false
+		}
+		end := len(s)
+		if i+1 < len(cols) && cols[i+1] < len(s) {
+			end = cols[i+1]
+		}
+		cells[i] = strings.TrimSpace(s[start:end])
+	}
+	return cells, true
+}

@@ -1,0 +1,121 @@
+package importer
+
+import (
+	"regexp"
+	"strings"
+)
+
+// textLine is one line of a pasted file after paste damage was undone, with the line it
+// had in the original so evidence can cite it.
+type textLine struct {
+	s string
+	n int
+}
+
+// chunk is a run of lines between prompts and markdown fences: usually one command's
+// output. cmd is the command the prompt before it showed, if any.
+type chunk struct {
+	cmd   string
+	lines []textLine
+}
+
+// rePrompt matches a shell prompt that introduces a command whose output follows:
+// "$ kubectl ...", "user@host:~$ kubectl ...", "# crictl ps -a", "PS C:\> kubectl ...".
+var rePrompt = regexp.MustCompile(`^\s*(?:\S*[$#%>]|PS [^>]*>)\s+((?:sudo\s+)?(?:kubectl|oc|k|crictl|journalctl|docker)\b.*)$`)
+
+// splitChunks undoes the usual paste damage (CRLF, markdown fences, prompts, quote and
+// bullet prefixes) and splits a file into the outputs it holds.
+func splitChunks(data []byte) []chunk {
+	text := strings.ReplaceAll(string(data), "\r\n", "\n")
+	raw := strings.Split(text, "\n")
+	var out []chunk
+	cur := chunk{}
+	flush := func() {
+		if len(cur.lines) > 0 || cur.cmd != "" {
+			cur.lines = stripCommonPrefix(cur.lines)
+			out = append(out, cur)
+		}
+		cur = chunk{}
+	}
+	for i, s := range raw {
+		s = strings.TrimSuffix(s, "\r")
+		trimmed := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(s), ">"))
+		if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
+			flush()
+			continue
+		}
+		if m := rePrompt.FindStringSubmatch(strings.TrimLeft(s, "> ")); m != nil {
+			flush()
+			cur.cmd = strings.TrimSpace(m[1])
+			continue
+		}
+		cur.lines = append(cur.lines, textLine{s: s, n: i + 1})
+	}
+	flush()
+	return out
+}
+
+// quotePrefixes are what mail quoting and markdown lists put before every pasted line.
+var quotePrefixes = []string{"> ", ">", "- ", "* ", "• "}
+
+// stripCommonPrefix removes a quote or bullet prefix that every non-blank line carries.
+func stripCommonPrefix(lines []textLine) []textLine {
+	for _, p := range quotePrefixes {
+		all, any := true, false
+		for _, l := range lines {
+			if strings.TrimSpace(l.s) == "" {
+				continue
+			}
+			any = true
+			if !strings.HasPrefix(l.s, p) {
+				all = false
+				break
+			}
+		}
+		if all && any {
+			out := make([]textLine, len(lines))
+			for i, l := range lines {
+				out[i] = textLine{s: strings.TrimPrefix(l.s, p), n: l.n}
+			}
+			return out
+		}
+	}
+	return lines
+}
+
+// commandNamespace returns the namespace a kubectl command line names, if any.
+func commandNamespace(cmd string) string {
+	f := strings.Fields(cmd)
+	for i, a := range f {
+		switch {
+		case (a == "-n" || a == "--namespace") && i+1 < len(f):
+			return f[i+1]
+		case strings.HasPrefix(a, "--namespace="):
+			return strings.TrimPrefix(a, "--namespace=")
+		case strings.HasPrefix(a, "-n") && len(a) > 2 && !strings.HasPrefix(a, "--"):
+			return strings.TrimPrefix(a[2:], "=")
+		}
+	}
+	return ""
+}
+
+// detab turns tabs into column gaps: kubectl aligns with spaces, so a tab in a paste is
+// an editor's replacement for a run of them.
+func detab(s string) string {
+	return strings.ReplaceAll(strings.TrimRight(s, " \t"), "\t", "   ")
+}
+
+// reGap splits table cells: kubectl's tab writer pads columns with at least two spaces.
+var reGap = regexp.MustCompile(`\s{2,}`)
+
+// splitCells splits a table row into at most n cells; the last keeps its inner gaps.
+func splitCells(s string, n int) []string {
+	return reGap.Split(strings.TrimSpace(detab(s)), n)
+}
+
+// reAge matches kubectl's human durations: 5s, 2m30s, 3h5m, 2d3h, 2y100d, and the
+// placeholders printed for missing times.
+var reAge = regexp.MustCompile(`^(\d+[smhdy](\d+[smhd])?|<unknown>|<invalid>|unknown)$`)
+
+// reInterval matches the Age cell of describe's event table: "3m (x5 over 10m)".
+var reInterval = regexp.MustCompile(`^(\S+)(?: \(x(\d+) over (\S+)\))?$`)

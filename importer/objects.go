@@ -1,0 +1,219 @@
+package importer
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	yamlv3 "go.yaml.in/yaml/v3"
+	"sigs.k8s.io/yaml"
+
+	"podflow.dev/podflow/bundle"
+)
+
+// rawObject is one object of `kubectl get -o json|yaml` output, with its original line.
+type rawObject struct {
+	kind, namespace, name string
+	data                  json.RawMessage
+	line                  int
+}
+
+// objectKinds maps an object's kind to the bundle list it belongs in and whether it is
+// namespaced.
+var objectKinds = map[string]struct {
+	list       string
+	namespaced bool
+}{
+	"Pod": {bundle.KindPods, true}, "Deployment": {bundle.KindDeployments, true},
+	"ReplicaSet": {bundle.KindReplicaSets, true}, "StatefulSet": {bundle.KindStatefulSets, true},
+	"DaemonSet": {bundle.KindDaemonSets, true}, "Job": {bundle.KindJobs, true},
+	"CronJob": {bundle.KindCronJobs, true}, "Service": {bundle.KindServices, true},
+	"EndpointSlice": {bundle.KindEndpointSlices, true}, "Event": {bundle.KindEvents, true},
+	"PersistentVolumeClaim": {bundle.KindPVCs, true}, "ResourceQuota": {bundle.KindResourceQuotas, true},
+	"LimitRange": {bundle.KindLimitRanges, true}, "ServiceAccount": {bundle.KindServiceAccounts, true},
+	"ConfigMap": {bundle.KindConfigMaps, true}, "Secret": {bundle.KindSecrets, true},
+	"Lease": {bundle.KindLeases, true}, "PodDisruptionBudget": {bundle.KindPodDisruptionBudgets, true},
+	"NetworkPolicy": {bundle.KindNetworkPolicies, true},
+	"Namespace":     {bundle.KindNamespaces, false}, "Node": {bundle.KindNodes, false},
+	"PersistentVolume": {bundle.KindPVs, false}, "StorageClass": {bundle.KindStorageClasses, false},
+	"PriorityClass":                  {bundle.KindPriorityClasses, false},
+	"ValidatingWebhookConfiguration": {bundle.KindValidatingWebhooks, false},
+	"MutatingWebhookConfiguration":   {bundle.KindMutatingWebhooks, false},
+	"CSIDriver":                      {bundle.KindCSIDrivers, false}, "RuntimeClass": {bundle.KindRuntimeClasses, false},
+}
+
+// looksLikeObjects tells whether a chunk starts like kubectl's JSON or YAML output.
+func looksLikeObjects(lines []textLine) bool {
+	for _, l := range lines {
+		s := strings.TrimSpace(l.s)
+		if s == "" || s == "---" {
+			continue
+		}
+		return strings.HasPrefix(s, "{") || strings.HasPrefix(s, "[") ||
+			strings.HasPrefix(l.s, "apiVersion:") || strings.HasPrefix(l.s, "kind:") || strings.HasPrefix(l.s, "items:")
+	}
+	return false
+}
+
+// parseObjects reads JSON (one or several documents) or YAML (one or several documents)
+// and flattens Lists into their items.
+func parseObjects(lines []textLine) ([]rawObject, error) {
+	var buf strings.Builder
+	for _, l := range lines {
+		buf.WriteString(l.s)
+		buf.WriteByte('\n')
+	}
+	text := buf.String()
+	lineOf := func(rel int) int { return lines[min(max(rel-1, 0), len(lines)-1)].n }
+	if t := strings.TrimSpace(text); strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[") {
+		return jsonObjects([]byte(text), lineOf)
+	}
+	return yamlObjects([]byte(text), lineOf)
+}
+
+func jsonObjects(data []byte, lineOf func(int) int) ([]rawObject, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var out []rawObject
+	for {
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return out, jsonErr(data, dec, err)
+		}
+		start := lineAt(data, dec.InputOffset()-int64(len(raw)))
+		items, _ := jsonItemLines(raw)
+		objs, err := flatten(raw, start, func(i int) int {
+			if i < len(items) {
+				return start + items[i] - 1
+			}
+			return 0
+		})
+		if err != nil {
+			return out, fmt.Errorf("line %d: %w", lineOf(start), err)
+		}
+		for i := range objs {
+			objs[i].line = lineOf(objs[i].line)
+		}
+		out = append(out, objs...)
+	}
+	return out, nil
+}
+
+func yamlObjects(data []byte, lineOf func(int) int) ([]rawObject, error) {
+	dec := yamlv3.NewDecoder(bytes.NewReader(data))
+	var out []rawObject
+	for {
+		var doc yamlv3.Node
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return out, err
+		}
+		if len(doc.Content) == 0 {
+			continue
+		}
+		root := doc.Content[0]
+		var items []int
+		for i := 0; root.Kind == yamlv3.MappingNode && i+1 < len(root.Content); i += 2 {
+			if root.Content[i].Value == "items" && root.Content[i+1].Kind == yamlv3.SequenceNode {
+				items = nodeLines(root.Content[i+1])
+			}
+		}
+		y, err := yamlv3.Marshal(root)
+		if err != nil {
+			return out, err
+		}
+		j, err := yaml.YAMLToJSON(y)
+		if err != nil {
+			return out, fmt.Errorf("line %d: %w", lineOf(root.Line), err)
+		}
+		objs, err := flatten(j, root.Line, func(i int) int {
+			if i < len(items) {
+				return items[i]
+			}
+			return 0
+		})
+		if err != nil {
+			return out, fmt.Errorf("line %d: %w", lineOf(root.Line), err)
+		}
+		for i := range objs {
+			objs[i].line = lineOf(objs[i].line)
+		}
+		out = append(out, objs...)
+	}
+	return out, nil
+}
+
+// flatten returns an object, or the items of a List, with the relative line of each.
+func flatten(data []byte, line int, itemLine func(int) int) ([]rawObject, error) {
+	var head struct {
+		Kind     string            `json:"kind"`
+		Items    []json.RawMessage `json:"items"`
+		Metadata struct {
+			Name      string `json:"name"`
+			Namespace string `json:"namespace"`
+		} `json:"metadata"`
+	}
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		if err := json.Unmarshal(data, &head.Items); err != nil {
+			return nil, err
+		}
+		head.Kind = "List"
+	} else if err := json.Unmarshal(data, &head); err != nil {
+		return nil, err
+	}
+	if head.Kind == "" {
+		return nil, errors.New("no kind: not kubectl get output")
+	}
+	if head.Items != nil || strings.HasSuffix(head.Kind, "List") {
+		var out []rawObject
+		for i, it := range head.Items {
+			objs, err := flatten(it, line, func(int) int { return 0 })
+			if err != nil {
+				return nil, fmt.Errorf("items[%d]: %w", i, err)
+			}
+			for k := range objs {
+				if l := itemLine(i); l > 0 {
+					objs[k].line = l
+				}
+			}
+			out = append(out, objs...)
+		}
+		return out, nil
+	}
+	return []rawObject{{kind: head.Kind, namespace: head.Metadata.Namespace, name: head.Metadata.Name, data: json.RawMessage(trimmed), line: line}}, nil
+}
+
+// withoutSecretValues keeps a Secret's keys and drops its values, as podflow collects.
+func withoutSecretValues(data json.RawMessage) json.RawMessage {
+	var obj map[string]any
+	if json.Unmarshal(data, &obj) != nil {
+		return data
+	}
+	for _, field := range []string{"data", "stringData"} {
+		if m, ok := obj[field].(map[string]any); ok {
+			for k := range m {
+				m[k] = ""
+			}
+		}
+	}
+	if md, ok := obj["metadata"].(map[string]any); ok {
+		if ann, ok := md["annotations"].(map[string]any); ok {
+			delete(ann, "kubectl.kubernetes.io/last-applied-configuration")
+		}
+	}
+	out, err := json.Marshal(obj)
+	if err != nil {
+		return data
+	}
+	return out
+}

@@ -1,0 +1,225 @@
+package importer
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Table kinds a header line announces.
+const (
+	tableEvents        = "kubectl get events table"
+	tablePods          = "kubectl get pods table"
+	tableCRIPods       = "crictl pods table"
+	tableCRIContainers = "crictl ps table"
+)
+
+// tableKind tells which table a header line starts, or "".
+func tableKind(line string) string {
+	f := splitCells(line, -1)
+	has := func(names ...string) bool {
+		for _, n := range names {
+			found := false
+			for _, c := range f {
+				if c == n {
+					found = true
+				}
+			}
+			if !found {
+				return false
+			}
+		}
+		return true
+	}
+	switch {
+	case has("LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"):
+		return tableEvents
+	case has("NAME", "READY", "STATUS", "RESTARTS", "AGE"):
+		return tablePods
+	case has("POD ID", "CREATED", "STATE", "NAME", "NAMESPACE", "ATTEMPT"):
+		return tableCRIPods
+	case has("CONTAINER", "IMAGE", "CREATED", "STATE", "NAME", "ATTEMPT"):
+		return tableCRIContainers
+	}
+	return ""
+}
+
+// table is a kubectl table: its column names and where they start in the header.
+type table struct {
+	names []string
+	cols  []int
+}
+
+func newTable(header string) table {
+	return table{names: splitCells(header, -1), cols: headerColumns(header)}
+}
+
+// row splits a table row into cells by column name. Rows that line up with the header
+// are cut at its columns (empty cells stay empty); damaged rows are split at gaps, which
+// works when no cell is empty; the free-text column (msgCol) absorbs any extra gaps.
+func (t table) row(s, msgCol string) (map[string]string, bool) {
+	s = detab(s)
+	if len(t.cols) == len(t.names) {
+		if cells, ok := cutColumns(s, t.cols); ok && cells[0] != "" {
+			return t.named(cells), true
+		}
+	}
+	cells := splitCells(s, -1)
+	n := len(t.names)
+	if len(cells) < n {
+		return nil, false
+	}
+	if len(cells) > n {
+		mi := t.index(msgCol)
+		if mi < 0 {
+			return nil, false
+		}
+		extra := len(cells) - n
+		merged := append([]string{}, cells[:mi]...)
+		merged = append(merged, strings.Join(cells[mi:mi+extra+1], "  "))
+		cells = append(merged, cells[mi+extra+1:]...)
+	}
+	return t.named(cells), true
+}
+
+func (t table) index(name string) int {
+	for i, n := range t.names {
+		if n == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func (t table) named(cells []string) map[string]string {
+	m := make(map[string]string, len(cells))
+	for i, c := range cells {
+		if i < len(t.names) {
+			m[t.names[i]] = c
+		}
+	}
+	return m
+}
+
+// eventKinds maps the lower-case kind `kubectl get events` prints in OBJECT to the kind.
+var eventKinds = map[string]string{
+	"pod": "Pod", "node": "Node", "replicaset": "ReplicaSet", "deployment": "Deployment",
+	"statefulset": "StatefulSet", "daemonset": "DaemonSet", "job": "Job", "cronjob": "CronJob",
+	"service": "Service", "endpoints": "Endpoints", "persistentvolumeclaim": "PersistentVolumeClaim",
+	"persistentvolume": "PersistentVolume", "horizontalpodautoscaler": "HorizontalPodAutoscaler",
+	"namespace": "Namespace", "poddisruptionbudget": "PodDisruptionBudget",
+}
+
+// parseEventsTable reads `kubectl get events` (default, -o wide, -A). Rows give no
+// times: ages are relative to when the command ran, so events keep their order only.
+func parseEventsTable(lines []textLine, namespace string) ([]parsedEvent, []string) {
+	t := newTable(lines[0].s)
+	var out []parsedEvent
+	var problems []string
+	for _, l := range lines[1:] {
+		if strings.TrimSpace(l.s) == "" {
+			continue
+		}
+		cells, ok := t.row(l.s, "MESSAGE")
+		if !ok || !isEventType(cells["TYPE"]) {
+			if n := len(out); n > 0 && !ok {
+				out[n-1].ev.Message += "\n" + strings.TrimSpace(l.s)
+				continue
+			}
+			problems = append(problems, fmt.Sprintf("line %d: not an event row", l.n))
+			continue
+		}
+		ns := namespace
+		if v, ok := cells["NAMESPACE"]; ok {
+			ns = v
+		}
+		kind, name, _ := strings.Cut(cells["OBJECT"], "/")
+		ev := corev1.Event{Type: cells["TYPE"], Reason: cells["REASON"], Message: cells["MESSAGE"], Count: 1}
+		ev.Name = cells["NAME"]
+		ev.Namespace = ns
+		if k, ok := eventKinds[kind]; ok {
+			kind = k
+		}
+		ev.InvolvedObject = corev1.ObjectReference{Kind: kind, Name: name, FieldPath: cells["SUBOBJECT"]}
+		if kind != "Node" && kind != "Namespace" && kind != "PersistentVolume" {
+			ev.InvolvedObject.Namespace = ns
+		}
+		if kind == "Pod" {
+			ev.InvolvedObject.APIVersion = "v1"
+		}
+		if src := cells["SOURCE"]; src != "" {
+			comp, host, _ := strings.Cut(src, ", ")
+			ev.Source = corev1.EventSource{Component: comp, Host: host}
+		}
+		if n, err := strconv.ParseInt(cells["COUNT"], 10, 32); err == nil && n > 0 {
+			ev.Count = int32(n)
+		}
+		out = append(out, parsedEvent{ev: ev, line: l.n})
+	}
+	return out, problems
+}
+
+// tablePod is a pod row of `kubectl get pods`: it names the pod, its node and a status
+// word, but not which container the status is about.
+type tablePod struct {
+	pod  corev1.Pod
+	line int
+}
+
+// parsePodsTable reads `kubectl get pods` (default, -o wide, -A).
+func parsePodsTable(lines []textLine, namespace string) ([]tablePod, []string) {
+	t := newTable(lines[0].s)
+	var out []tablePod
+	var problems []string
+	for _, l := range lines[1:] {
+		if strings.TrimSpace(l.s) == "" {
+			continue
+		}
+		cells, ok := t.row(l.s, "")
+		if !ok || cells["NAME"] == "" || !strings.Contains(cells["READY"], "/") {
+			problems = append(problems, fmt.Sprintf("line %d: not a pod row", l.n))
+			continue
+		}
+		var p corev1.Pod
+		p.APIVersion, p.Kind = "v1", "Pod"
+		p.Name = strings.TrimPrefix(cells["NAME"], "pod/")
+		p.Namespace = namespace
+		if v, ok := cells["NAMESPACE"]; ok {
+			p.Namespace = v
+		}
+		if node := cells["NODE"]; node != "" && node != "<none>" {
+			p.Spec.NodeName = node
+		}
+		if ip := cells["IP"]; ip != "" && ip != "<none>" {
+			p.Status.PodIP = ip
+		}
+		if n := cells["NOMINATED NODE"]; n != "" && n != "<none>" {
+			p.Status.NominatedNodeName = n
+		}
+		p.Status.Phase, p.Status.Reason = statusPhase(cells["STATUS"])
+		out = append(out, tablePod{pod: p, line: l.n})
+	}
+	return out, problems
+}
+
+// statusPhase maps the STATUS column to a phase where the word implies one; a container
+// reason (CrashLoopBackOff) belongs to a container the table does not name, so it is not
+// turned into a status.
+func statusPhase(s string) (corev1.PodPhase, string) {
+	switch s {
+	case "Pending", "Running", "Succeeded", "Failed", "Unknown":
+		return corev1.PodPhase(s), ""
+	case "Completed":
+		return corev1.PodSucceeded, ""
+	case "ContainerCreating", "PodInitializing", "SchedulingGated":
+		return corev1.PodPending, ""
+	case "Evicted", "NodeAffinity", "OutOfpods", "OutOfcpu", "OutOfmemory":
+		return corev1.PodFailed, s
+	}
+	if strings.HasPrefix(s, "Init:") {
+		return corev1.PodPending, ""
+	}
+	return "", ""
+}
