@@ -11,6 +11,7 @@ import (
 const (
 	RuleSecretValue         = "secret-value"            // a value of a Secret's data or stringData
 	RuleCredentialEnv       = "credential-env"          // env var named like a credential (DB_PASSWORD)
+	RuleRuntimeEnv          = "runtime-env"             // any env value in crictl inspect output
 	RuleCredentialField     = "credential-field"        // JSON member named like a credential (dbPassword)
 	RuleDockerConfigAuth    = "docker-config-auth"      // auth, password or token of a docker config's auths
 	RuleKubeconfig          = "kubeconfig-credential"   // token, password, client-key-data of a kubeconfig user

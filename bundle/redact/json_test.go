@@ -132,13 +132,31 @@ func TestSecretsKeepKeysTypeAndSize(t *testing.T) {
 func TestCRIInspect(t *testing.T) {
 	p := testPolicy(t)
 	in := `{"status":{"id":"4f1a","state":"CONTAINER_RUNNING","mounts":[{"containerPath":"/var/run/secrets/kubernetes.io/serviceaccount","hostPath":"/var/lib/kubelet/pods/0f5e/volumes/kubernetes.io~projected/kube-api-access-x2x9z","readonly":true}]},` +
-		`"info":{"config":{"envs":[{"key":"STRIPE_API_KEY","value":"sk_live_abc"},{"key":"PATH","value":"/usr/bin"}]},` +
-		`"runtimeSpec":{"process":{"env":["PATH=/usr/bin","STRIPE_API_KEY=sk_live_abc","HOSTNAME=web-0"],"args":["/app","--token","plain"]}}}}`
-	out := redactJSON(t, p, "nodes/n1/crictl/inspect/4f1a.json", in)
-	m := mask(p, RuleCredentialEnv, "sk_live_abc")
-	want := strings.Replace(strings.Replace(in, `"value":"sk_live_abc"`, `"value":"`+m+`"`, 1), `"STRIPE_API_KEY=sk_live_abc"`, `"STRIPE_API_KEY=`+m+`"`, 1)
+		`"info":{"config":{"envs":[{"key":"STRIPE_API_KEY","value":"sk_live_abc"},{"key":"UPSTREAM_REF","value":"from-a-secret"},{"key":"EMPTY","value":""}]},` +
+		`"runtimeSpec":{"process":{"env":["PATH=/usr/bin","STRIPE_API_KEY=sk_live_abc","UPSTREAM_REF=from-a-secret"],"args":["/app","--token","plain"]}}}}`
+	out, rules := applyOnce(t, p, "nodes/n1/crictl/inspect/4f1a.json", in)
+	// The runtime resolved every valueFrom, so a Secret's value may sit under any name:
+	// every env value of inspect output is masked, empty ones stay empty.
+	want := in
+	for _, kv := range [][2]string{{"STRIPE_API_KEY", "sk_live_abc"}, {"UPSTREAM_REF", "from-a-secret"}} {
+		m := mask(p, RuleRuntimeEnv, kv[1])
+		want = strings.Replace(want, `"value":"`+kv[1]+`"`, `"value":"`+m+`"`, 1)
+		want = strings.Replace(want, `"`+kv[0]+`=`+kv[1]+`"`, `"`+kv[0]+`=`+m+`"`, 1)
+	}
+	want = strings.Replace(want, `"PATH=/usr/bin"`, `"PATH=`+mask(p, RuleRuntimeEnv, "/usr/bin")+`"`, 1)
 	if out != want {
 		t.Fatalf("crictl inspect:\ngot:  %s\nwant: %s", out, want)
+	}
+	if rules[RuleRuntimeEnv] != 5 {
+		t.Fatalf("runtime-env fired %d times, want 5: %v", rules[RuleRuntimeEnv], rules)
+	}
+	if again, _ := applyOnce(t, p, "nodes/n1/crictl/inspect/4f1a.json", out); again != out {
+		t.Fatalf("not idempotent:\n%s\n%s", out, again)
+	}
+	// Elsewhere (a pod list, a log), only credential-named variables are masked.
+	other, _ := applyOnce(t, p, "nodes/n1/crictl/ps.json", in)
+	if !strings.Contains(other, `"PATH=/usr/bin"`) || !strings.Contains(other, "from-a-secret") || strings.Contains(other, "sk_live_abc") {
+		t.Fatalf("outside inspect output only credential names are masked:\n%s", other)
 	}
 }
 

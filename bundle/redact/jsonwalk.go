@@ -17,12 +17,13 @@ const maxEmbedded = 8
 type role uint8
 
 const (
-	roleNone      role = iota
-	roleAuths          // the auths object of a docker config
-	roleAuthEntry      // one registry entry of auths
-	roleUsers          // the users list of a kubeconfig
-	roleUserItem       // one element of users
-	roleUser           // the user object of a kubeconfig user, and everything inside
+	roleNone       role = iota
+	roleAuths           // the auths object of a docker config
+	roleAuthEntry       // one registry entry of auths
+	roleUsers           // the users list of a kubeconfig
+	roleUserItem        // one element of users
+	roleUser            // the user object of a kubeconfig user, and everything inside
+	roleRuntimeEnv      // an env list of a container as the runtime runs it
 )
 
 type jctx struct {
@@ -45,6 +46,8 @@ type walker struct {
 	// keywords are the offsets (in the file, like base) at which detector keywords
 	// end; a string holding none needs no text detection.
 	keywords []int
+	// runtimeEnv is set for crictl inspect output, where every env value is masked.
+	runtimeEnv bool
 }
 
 // hasKeyword reports whether a detector keyword ends inside n.
@@ -84,11 +87,38 @@ func (w *walker) value(n *jnode, c jctx) {
 		case roleUser:
 			ec.role = roleUser
 		}
+		if c.role == roleRuntimeEnv {
+			for _, k := range n.kids {
+				w.runtimeEnvValue(k)
+			}
+			return
+		}
 		for _, k := range n.kids {
 			w.element(k, ec)
 		}
 	case jString:
 		w.stringValue(n)
+	}
+}
+
+// runtimeEnvValue masks one environment entry of crictl inspect output, NAME=value (OCI
+// runtime spec) or {key, value} (CRI config), whatever its name. The runtime has
+// resolved every valueFrom there, so a Secret's value appears under any name the pod
+// chose (UPSTREAM_REF as much as DB_PASSWORD); the pod spec in the bundle still shows
+// each variable's literal or source.
+func (w *walker) runtimeEnvValue(n *jnode) {
+	switch n.kind {
+	case jString:
+		name, v, ok := envAssignment(n.str)
+		if !ok || v == "" || isMask(v) {
+			return
+		}
+		w.sink.hit(RuleRuntimeEnv, w.at(n))
+		w.replace(n, quoteJSON(name+"="+string(w.p.mask(RuleRuntimeEnv, []byte(v)))))
+	case jObject:
+		if v := n.member("value"); v != nil && v.kind == jString && v.str != "" && !isMask(v.str) {
+			w.maskString(v, RuleRuntimeEnv)
+		}
 	}
 }
 
@@ -157,6 +187,8 @@ func (w *walker) object(n *jnode, c jctx) {
 			kc.role = roleAuths
 		case k.key == "users" && k.kind == jArray:
 			kc.role = roleUsers
+		case w.runtimeEnv && (k.key == "envs" || k.key == "env") && k.kind == jArray:
+			kc.role = roleRuntimeEnv
 		}
 		w.value(k, kc)
 	}
@@ -319,6 +351,12 @@ var listKinds = map[string]string{
 	bundle.KindValidatingWebhooks: "ValidatingWebhookConfiguration",
 	bundle.KindMutatingWebhooks:   "MutatingWebhookConfiguration",
 	bundle.KindCSIDrivers:         "CSIDriver", bundle.KindNodeLeases: "Lease", bundle.KindRuntimeClasses: "RuntimeClass",
+}
+
+// runtimeEnvFile reports whether a file is crictl inspect output of a container.
+func runtimeEnvFile(name string) bool {
+	info := bundle.ParsePath(name)
+	return info.Area == "node" && strings.HasPrefix(info.NodeFile, "crictl/inspect/")
 }
 
 func fileItemKind(name string) string {

@@ -159,13 +159,14 @@ func (p *Policy) redactFile(name string, data []byte, s sink) []byte {
 func (p *Policy) fileEdits(name string, data []byte, s sink) (edits []edit, retry bool) {
 	h := p.matcher.scan(data, len(p.detectors))
 	itemKind := fileItemKind(name)
-	if h.pos == nil && !p.unkeyed && len(p.paths) == 0 && itemKind != "Secret" {
+	runtimeEnv := runtimeEnvFile(name)
+	if h.pos == nil && !p.unkeyed && len(p.paths) == 0 && itemKind != "Secret" && !runtimeEnv {
 		return nil, false
 	}
 	if looksLikeJSON(data) {
 		root, err := parseJSON(data)
 		if err == nil {
-			w := &walker{p: p, sink: s, anchor: -1, keywords: h.any}
+			w := &walker{p: p, sink: s, anchor: -1, keywords: h.any, runtimeEnv: runtimeEnv}
 			w.document(root, itemKind)
 			return w.edits, false
 		}
