@@ -19,9 +19,13 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the want.golden files from the current output")
 
-func TestAdmissionPodSecurity(t *testing.T)            { runGolden(t, AdmissionPodSecurity) }
-func TestAdmissionQuotaExceeded(t *testing.T)          { runGolden(t, AdmissionQuotaExceeded) }
-func TestConfigSecretKeyMissing(t *testing.T)          { runGolden(t, ConfigSecretKeyMissing) }
+func TestAdmissionPodSecurity(t *testing.T)      { runGolden(t, AdmissionPodSecurity) }
+func TestAdmissionQuotaExceeded(t *testing.T)    { runGolden(t, AdmissionQuotaExceeded) }
+func TestConfigSecretKeyMissing(t *testing.T)    { runGolden(t, ConfigSecretKeyMissing) }
+func TestControllerJobBackoffLimit(t *testing.T) { runGolden(t, ControllerJobBackoffLimit) }
+func TestControllerProgressDeadlineExceeded(t *testing.T) {
+	runGolden(t, ControllerProgressDeadlineExceeded)
+}
 func TestImagePullDNS(t *testing.T)                    { runGolden(t, ImagePullDNS) }
 func TestImagePullNotFound(t *testing.T)               { runGolden(t, ImagePullNotFound) }
 func TestImagePullUnauthorized(t *testing.T)           { runGolden(t, ImagePullUnauthorized) }
@@ -30,6 +34,7 @@ func TestProbeLivenessRestarts(t *testing.T)           { runGolden(t, ProbeLiven
 func TestProbeReadinessFailing(t *testing.T)           { runGolden(t, ProbeReadinessFailing) }
 func TestRuntimeCrashExit(t *testing.T)                { runGolden(t, RuntimeCrashExit) }
 func TestRuntimeOOMKilled(t *testing.T)                { runGolden(t, RuntimeOOMKilled) }
+func TestSandboxCreateFailed(t *testing.T)             { runGolden(t, SandboxCreateFailed) }
 func TestSchedulingInsufficientResources(t *testing.T) { runGolden(t, SchedulingInsufficientResources) }
 func TestSchedulingNodeSelectorMismatch(t *testing.T)  { runGolden(t, SchedulingNodeSelectorMismatch) }
 func TestSchedulingUntoleratedTaint(t *testing.T)      { runGolden(t, SchedulingUntoleratedTaint) }

@@ -133,7 +133,7 @@ func reproduce(t *testing.T, s *scenario.Scenario) time.Duration {
 	}
 	var last *scenario.Snapshot
 	err = waitFor(ctx, "scenario "+s.Name, s.TimeoutOrDefault(), []*proc{tb.apiserver, tb.containerd, tb.kubelet}, func(ctx context.Context) (bool, error) {
-		snap, err := liveSnapshot(ctx, s.Name)
+		snap, err := liveSnapshot(ctx, s.Name, s.Expect.Until)
 		if err != nil {
 			return false, err
 		}
@@ -152,7 +152,7 @@ func reproduce(t *testing.T, s *scenario.Scenario) time.Duration {
 }
 
 // liveSnapshot reads what until conditions test from the API server.
-func liveSnapshot(ctx context.Context, ns string) (*scenario.Snapshot, error) {
+func liveSnapshot(ctx context.Context, ns string, until []scenario.Check) (*scenario.Snapshot, error) {
 	pods, err := tb.client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("list pods: %w", err)
@@ -165,7 +165,49 @@ func liveSnapshot(ctx context.Context, ns string) (*scenario.Snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list endpointslices: %w", err)
 	}
-	return &scenario.Snapshot{Namespace: ns, Pods: pods.Items, Events: events.Items, EndpointSlices: slices.Items}, nil
+	objects, err := liveObjects(ctx, ns, until)
+	if err != nil {
+		return nil, err
+	}
+	return &scenario.Snapshot{Namespace: ns, Pods: pods.Items, Events: events.Items, EndpointSlices: slices.Items, Objects: objects}, nil
+}
+
+// liveObjects lists the controllers that until's object checks look at, each object as
+// its JSON fields, as a bundle's list holds them.
+func liveObjects(ctx context.Context, ns string, until []scenario.Check) (map[string][]map[string]any, error) {
+	out := map[string][]map[string]any{}
+	for _, c := range until {
+		if c.File != scenario.FileObject || out[c.Kind] != nil {
+			continue
+		}
+		var list any
+		var err error
+		switch c.Kind {
+		case "deployments":
+			list, err = tb.client.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{})
+		case "replicasets":
+			list, err = tb.client.AppsV1().ReplicaSets(ns).List(ctx, metav1.ListOptions{})
+		case "jobs":
+			list, err = tb.client.BatchV1().Jobs(ns).List(ctx, metav1.ListOptions{})
+		default:
+			return nil, fmt.Errorf("object kind %q cannot be checked live", c.Kind)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("list %s: %w", c.Kind, err)
+		}
+		data, err := json.Marshal(list)
+		if err != nil {
+			return nil, fmt.Errorf("encode %s: %w", c.Kind, err)
+		}
+		var items struct {
+			Items []map[string]any `json:"items"`
+		}
+		if err := json.Unmarshal(data, &items); err != nil {
+			return nil, fmt.Errorf("decode %s: %w", c.Kind, err)
+		}
+		out[c.Kind] = append(make([]map[string]any, 0, len(items.Items)), items.Items...)
+	}
+	return out, nil
 }
 
 // describePods summarizes pods and events for a failure message.
@@ -339,6 +381,7 @@ func collectScenario(t *testing.T, cli *podflowCLI, r *scenarioRun, kubeconfig, 
 		t.Fatalf("merge: %s", res)
 	}
 	cli.verify(t, ctx, merged)
+	checkNoLeaks(t, s, out, nodeBundle, merged)
 	mb, err := bundle.Open(merged, bundle.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
@@ -373,6 +416,26 @@ func collectScenario(t *testing.T, cli *podflowCLI, r *scenarioRun, kubeconfig, 
 	t.Run("analyze", func(t *testing.T) {
 		checkDiagnosis(t, ctx, cli, s, merged, owners)
 	})
+}
+
+// checkNoLeaks searches the bytes of every bundle a scenario went into (its cluster
+// bundle, the node bundle and their merge) for the canaries of its no-leak checks, so a
+// secret that redaction missed fails the scenario, naming the file inside the bundle.
+func checkNoLeaks(t *testing.T, s *scenario.Scenario, bundles ...string) {
+	t.Helper()
+	values := scenario.NoLeakValues(s.Expect.Evidence)
+	if len(values) == 0 {
+		return
+	}
+	for _, p := range bundles {
+		leaks, err := scenario.FindLeaks(p, values)
+		if err != nil {
+			t.Errorf("scenario %s: %v", s.Name, err)
+		}
+		if len(leaks) > 0 {
+			t.Errorf("scenario %s: %v", s.Name, &scenario.LeakError{Bundle: p, Leaks: leaks})
+		}
+	}
 }
 
 // checkDiagnosis runs `podflow analyze` on the merged bundle and looks for the root-cause

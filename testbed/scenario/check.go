@@ -74,6 +74,10 @@ type Check struct {
 	// expected value as text; "<none>" means absent, null or empty.
 	Field  string `json:"field,omitempty"`
 	Equals string `json:"equals,omitempty"`
+
+	// Values are canaries (no-leak): planted in the scenario, they must not appear in
+	// the bundle, neither as written nor base64-encoded.
+	Values Strings `json:"values,omitempty"`
 }
 
 // fieldsOf lists, per file, the keys a check may set besides file.
@@ -87,10 +91,16 @@ var fieldsOf = map[string][]string{
 	FileCRIContainer:   {"pod", "selector", "container", "state", "reason", "exitCode"},
 	FileEndpoints:      {"service", "readyEndpoints", "notReadyEndpoints"},
 	FileObject:         {"kind", "name", "selector", "field", "equals"},
+	FileNoLeak:         {"values"},
 }
 
 // liveFiles are the checks until may use: what the API server can answer while waiting.
-var liveFiles = []string{FileEvents, FilePodStatus, FileEndpoints}
+var liveFiles = []string{FileEvents, FilePodStatus, FileEndpoints, FileObject}
+
+// LiveObjectKinds are the bundle kinds an object check in until may look at: the
+// controllers whose status says a failure has happened when no event does (a
+// Deployment's ProgressDeadlineExceeded is only a condition).
+var LiveObjectKinds = []string{"deployments", "replicasets", "jobs"}
 
 // set lists the keys that have a value.
 func (c Check) set() []string {
@@ -124,6 +134,7 @@ func (c Check) set() []string {
 	add("notReadyEndpoints", c.NotReadyEndpoints != nil)
 	add("field", c.Field != "")
 	add("equals", c.Equals != "")
+	add("values", len(c.Values) > 0)
 	return out
 }
 
@@ -139,6 +150,9 @@ func (c Check) validate(live bool) error {
 	}
 	if live && !contains(liveFiles, c.File) {
 		return fmt.Errorf("file %q cannot be checked live: until may use %s", c.File, strings.Join(liveFiles, ", "))
+	}
+	if live && c.File == FileObject && !contains(LiveObjectKinds, c.Kind) {
+		return fmt.Errorf("object kind %q cannot be checked live: until may look at %s", c.Kind, strings.Join(LiveObjectKinds, ", "))
 	}
 	set := c.set()
 	for _, k := range set {
@@ -182,6 +196,8 @@ func (c Check) validate(live bool) error {
 		if c.Kind == "" || c.Field == "" || c.Equals == "" || (c.Name == "" && c.Selector == "") {
 			return errors.New("object: kind, name or selector, field and equals are required")
 		}
+	case FileNoLeak:
+		return validateCanaries(c.Values)
 	}
 	return nil
 }
@@ -215,6 +231,9 @@ func (c Check) String() string {
 	if c.Previous {
 		parts = append(parts, "previous")
 	}
+	if len(c.Values) > 0 {
+		parts = append(parts, fmt.Sprintf("values=%d", len(c.Values)))
+	}
 	if c.ExitCode != nil {
 		parts = append(parts, fmt.Sprintf("exitCode=%d", *c.ExitCode))
 	}
@@ -234,6 +253,24 @@ func (c Check) String() string {
 		parts = append(parts, fmt.Sprintf("notReadyEndpoints=%d", *c.NotReadyEndpoints))
 	}
 	return strings.Join(parts, " ")
+}
+
+// validateCanaries refuses canaries that could match by chance or hide one another.
+func validateCanaries(values []string) error {
+	if len(values) == 0 {
+		return errors.New("no-leak: values is required")
+	}
+	for i, v := range values {
+		if len(v) < minCanary {
+			return fmt.Errorf("no-leak: value %q is shorter than %d characters and could match by chance", v, minCanary)
+		}
+		for j, w := range values {
+			if i != j && strings.Contains(w, v) {
+				return fmt.Errorf("no-leak: value %q is part of %q: a leak of one would report both", v, w)
+			}
+		}
+	}
+	return nil
 }
 
 // selectsPod reports whether pod p is one the check is about.

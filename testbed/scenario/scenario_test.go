@@ -17,6 +17,7 @@ var required = []string{
 	"quota-exceeded", "pod-security-restricted", "image-pull-dns", "configmap-volume-missing",
 	"secret-key-missing", "crash-exit-1", "oom-killed", "command-not-found",
 	"readiness-failing", "service-selector-mismatch", "liveness-restarts", "pvc-unbound",
+	"job-backoff-limit", "progress-deadline", "runtimeclass-missing",
 }
 
 func TestEveryScenarioLoads(t *testing.T) {

@@ -24,6 +24,9 @@ type Snapshot struct {
 	Pods           []corev1.Pod
 	Events         []corev1.Event
 	EndpointSlices []discoveryv1.EndpointSlice
+	// Objects holds, in a live snapshot, the lists of LiveObjectKinds by bundle kind, each
+	// object as its JSON fields.
+	Objects map[string][]map[string]any
 	// Bundle is nil for a live snapshot.
 	Bundle *bundle.Bundle
 }
@@ -60,6 +63,10 @@ func (s *Snapshot) Eval(c Check) error {
 		return s.evalPodStatus(c)
 	case FileEndpoints:
 		return s.evalEndpoints(c)
+	case FileObject:
+		if s.Bundle == nil {
+			return s.evalItems(c, "live "+c.Kind, s.Objects[c.Kind])
+		}
 	}
 	if s.Bundle == nil {
 		return fmt.Errorf("%s: needs a bundle", c)
@@ -77,6 +84,8 @@ func (s *Snapshot) Eval(c Check) error {
 		return s.evalCRI(c)
 	case FileObject:
 		return s.evalObject(c)
+	case FileNoLeak:
+		return s.evalNoLeak(c)
 	}
 	return fmt.Errorf("%s: unknown file", c)
 }
@@ -400,14 +409,20 @@ func (s *Snapshot) evalObject(c Check) error {
 	if err := json.Unmarshal(data, &list); err != nil {
 		return fmt.Errorf("decode %s: %w", p, err)
 	}
+	return s.evalItems(c, p, list.Items)
+}
+
+// evalItems tests an object check against a list's items; where names the list.
+func (s *Snapshot) evalItems(c Check, where string, items []map[string]any) error {
 	var sel labels.Selector
 	if c.Selector != "" {
+		var err error
 		if sel, err = labels.Parse(c.Selector); err != nil {
 			return fmt.Errorf("%s: %w", c, err)
 		}
 	}
 	var seen []string
-	for _, item := range list.Items {
+	for _, item := range items {
 		meta, _ := item["metadata"].(map[string]any)
 		name, _ := meta["name"].(string)
 		if c.Name != "" && name != c.Name {
@@ -422,7 +437,7 @@ func (s *Snapshot) evalObject(c Check) error {
 		}
 		seen = append(seen, fmt.Sprintf("%s: %s", name, got))
 	}
-	return fmt.Errorf("%s: no object in %s has it%s", c, p, listing(seen))
+	return fmt.Errorf("%s: no object in %s has it%s", c, where, listing(seen))
 }
 
 // fieldText renders the value at a dotted path as text; "<none>" for absent, null or empty.

@@ -168,3 +168,26 @@ func TestFieldPaths(t *testing.T) {
 		}
 	}
 }
+
+func TestLiveObjectChecks(t *testing.T) {
+	s := &Snapshot{Namespace: "demo", Objects: map[string][]map[string]any{
+		"deployments": {{"metadata": map[string]any{"name": "web"},
+			"status": map[string]any{"conditions": []any{map[string]any{"type": "Progressing", "reason": "ProgressDeadlineExceeded"}}}}},
+	}}
+	pass := Check{File: FileObject, Kind: "deployments", Name: "web", Field: "status.conditions.0.reason", Equals: "ProgressDeadlineExceeded"}
+	if err := s.Eval(pass); err != nil {
+		t.Errorf("a live object check that holds: %v", err)
+	}
+	fail := pass
+	fail.Equals = "NewReplicaSetAvailable"
+	if err := s.Eval(fail); err == nil || !strings.Contains(err.Error(), "live deployments") {
+		t.Errorf("a live object check that does not hold: %v", err)
+	}
+	if err := pass.validate(true); err != nil {
+		t.Errorf("until may test a Deployment: %v", err)
+	}
+	pvc := Check{File: FileObject, Kind: "pvcs", Name: "data", Field: "status.phase", Equals: "Bound"}
+	if err := pvc.validate(true); err == nil || !strings.Contains(err.Error(), "cannot be checked live") {
+		t.Errorf("until on a kind the live snapshot does not list: %v", err)
+	}
+}

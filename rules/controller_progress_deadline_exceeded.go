@@ -1,0 +1,241 @@
+package rules
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"podflow.dev/podflow/analyze"
+)
+
+// ControllerProgressDeadlineExceeded finds Deployments whose rollout stalled past
+// progressDeadlineSeconds.
+var ControllerProgressDeadlineExceeded = &analyze.Rule{
+	ID:       "controller-progress-deadline-exceeded",
+	Stage:    analyze.StageController,
+	Title:    "Deployment rollout stalled past its progress deadline",
+	Doc:      controllerProgressDeadlineExceededDoc,
+	Severity: analyze.SeverityError,
+	Needs: analyze.Needs{
+		Required: []analyze.Kind{analyze.Deployments},
+		Optional: []analyze.Kind{analyze.ReplicaSets, analyze.Pods, analyze.Events},
+	},
+	Run: controllerProgressDeadlineExceeded,
+}
+
+const controllerProgressDeadlineExceededDoc = `The Deployment controller expects a rollout to make progress (a new pod created, or
+one becoming ready and available) at least every spec.progressDeadlineSeconds (default
+600). When none happens in time it sets the Progressing condition to False with reason
+ProgressDeadlineExceeded ("ReplicaSet NAME has timed out progressing."). The
+controller does not stop or roll back: the stuck ReplicaSet stays, and the rollout
+resumes by itself if its pods become ready. No event is recorded; the condition is the
+evidence. kubectl rollout status exits with an error on it, so CI pipelines fail here.
+
+The deadline says only that the rollout stalled; why is in the stuck ReplicaSet's pods
+(not ready because a probe fails, crashing, waiting for an image or a volume, or not
+scheduled). The finding names the stuck ReplicaSet, its ready and desired pods, when
+it timed out, and what its pods show. It lists those pods as subjects, so the report
+makes this finding the root cause for the Deployment and its pods, and links the pods'
+own findings (a failing readiness probe, a crash, a pull error) under it as the detail of
+why they are not ready: the stalled rollout is what the user sees and acts on, the pod
+findings say what to fix.
+
+## Confirm on a live cluster
+
+    kubectl rollout status deployment/NAME -n NAMESPACE
+    kubectl get deployment -n NAMESPACE NAME -o jsonpath='{.status.conditions}'
+    kubectl get rs,pods -n NAMESPACE -l SELECTOR
+    kubectl describe pod -n NAMESPACE POD
+
+## Fix
+
+Fix what keeps the new pods from becoming ready (the pod findings say what); the
+rollout then completes on its own. To restore service first, roll back with
+kubectl rollout undo. Raise progressDeadlineSeconds only when pods legitimately take
+longer than the deadline to become ready.
+`
+
+// reTimedOutRS reads the stuck ReplicaSet from the condition's message
+// (pkg/controller/deployment/progress.go: "ReplicaSet %q has timed out progressing.").
+var reTimedOutRS = regexp.MustCompile(`^ReplicaSet "([^"]+)" has timed out progressing`)
+
+// progressDeadlineReason is the Progressing condition's reason on a timeout
+// (pkg/controller/deployment/util TimedOutReason).
+const progressDeadlineReason = "ProgressDeadlineExceeded"
+
+func controllerProgressDeadlineExceeded(v *analyze.View) []analyze.Finding {
+	var out []analyze.Finding
+	for _, d := range v.Deployments() {
+		for i, c := range d.Obj.Status.Conditions {
+			if c.Type == appsv1.DeploymentProgressing && c.Status == corev1.ConditionFalse && c.Reason == progressDeadlineReason {
+				out = append(out, progressDeadlineFinding(v, d, i, c))
+				break
+			}
+		}
+	}
+	return out
+}
+
+func progressDeadlineFinding(v *analyze.View, d *analyze.Deployment, i int, c appsv1.DeploymentCondition) analyze.Finding {
+	dep := d.Obj
+	deadline := int32(600)
+	if dep.Spec.ProgressDeadlineSeconds != nil {
+		deadline = *dep.Spec.ProgressDeadlineSeconds
+	}
+	evidence := []analyze.Evidence{
+		d.Loc.At("status", "conditions", i).Evidence(fmt.Sprintf("Progressing %s %s: %s", c.Status, c.Reason, c.Message), c.LastTransitionTime.Time),
+	}
+	if dep.Spec.ProgressDeadlineSeconds != nil {
+		evidence = append(evidence, d.Loc.At("spec", "progressDeadlineSeconds").Evidence(fmt.Sprintf("progressDeadlineSeconds %d", deadline), time.Time{}))
+	}
+	subjects := []analyze.ObjectRef{d.Ref()}
+	rs := stuckReplicaSet(v, d, c.Message)
+	stuck := "its rollout"
+	var pods []*analyze.Pod
+	if rs != nil {
+		subjects = append(subjects, rs.Ref())
+		want := replicas(rs.Obj.Spec.Replicas)
+		stuck = fmt.Sprintf("ReplicaSet %s (created %s) has %d of %d pod(s) ready", rs.Obj.Name,
+			rs.Obj.CreationTimestamp.UTC().Format(time.RFC3339), rs.Obj.Status.ReadyReplicas, want)
+		evidence = append(evidence, rs.Loc.At("status").Evidence(fmt.Sprintf("replicas %d, ready %d, available %d of %d desired",
+			rs.Obj.Status.Replicas, rs.Obj.Status.ReadyReplicas, rs.Obj.Status.AvailableReplicas, want), v.CollectedAt()))
+		pods = notReadyPods(v, rs)
+	} else {
+		stuck = fmt.Sprintf("it has %d of %d pod(s) ready", dep.Status.ReadyReplicas, replicas(dep.Spec.Replicas))
+		evidence = append(evidence, d.Loc.At("status").Evidence(stuck, v.CollectedAt()))
+	}
+	cause := fmt.Sprintf("Deployment %s stopped progressing: %s and made no progress within progressDeadlineSeconds %d (timed out at %s)",
+		d.Ref().NamespacedName(), stuck, deadline, c.LastTransitionTime.UTC().Format(time.RFC3339))
+	why := "the stuck pods"
+	for n, p := range pods {
+		subjects = append(subjects, p.Ref())
+		if n > 0 {
+			continue
+		}
+		text, ev := podStateText(v, p)
+		evidence = append(evidence, ev...)
+		others := ""
+		if len(pods) > 1 {
+			others = fmt.Sprintf(" (and %d more not ready)", len(pods)-1)
+		}
+		cause += fmt.Sprintf("; pod %s%s %s", p.Obj.Name, others, text)
+		why = fmt.Sprintf("pod %s (%s)", p.Obj.Name, text)
+	}
+	confirm := []string{
+		fmt.Sprintf("kubectl rollout status deployment/%s -n %s", dep.Name, dep.Namespace),
+		fmt.Sprintf("kubectl get deployment -n %s %s -o jsonpath='{.status.conditions}'", dep.Namespace, dep.Name),
+	}
+	if len(pods) > 0 {
+		confirm = append(confirm, fmt.Sprintf("kubectl describe pod -n %s %s", dep.Namespace, pods[0].Obj.Name))
+	}
+	return analyze.Finding{
+		Subjects: subjects,
+		Cause:    cause,
+		Evidence: evidence,
+		Remediation: fmt.Sprintf("Fix what keeps %s from becoming ready; the rollout of Deployment %s then completes on its own. "+
+			"To restore the previous version first: kubectl rollout undo deployment/%s -n %s.", why, d.Ref().NamespacedName(), dep.Name, dep.Namespace),
+		Confirm:  confirm,
+		GroupKey: d.Ref().String(),
+	}
+}
+
+// stuckReplicaSet is the ReplicaSet the condition names, or else the Deployment's
+// newest one by revision.
+func stuckReplicaSet(v *analyze.View, d *analyze.Deployment, message string) *analyze.ReplicaSet {
+	name := ""
+	if m := reTimedOutRS.FindStringSubmatch(message); m != nil {
+		name = m[1]
+	}
+	var newest *analyze.ReplicaSet
+	newestRev := -1
+	for _, rs := range v.ReplicaSets() {
+		if rs.Obj.Namespace != d.Obj.Namespace {
+			continue
+		}
+		if name != "" {
+			if rs.Obj.Name == name {
+				return rs
+			}
+			continue
+		}
+		owner := v.Controller(rs.Meta())
+		if owner == nil || owner.Kind != "Deployment" || owner.Name != d.Obj.Name {
+			continue
+		}
+		rev, err := strconv.Atoi(rs.Obj.Annotations["deployment.kubernetes.io/revision"])
+		if err == nil && rev > newestRev {
+			newest, newestRev = rs, rev
+		}
+	}
+	return newest
+}
+
+// notReadyPods lists the ReplicaSet's pods that are not ready, sorted by name.
+func notReadyPods(v *analyze.View, rs *analyze.ReplicaSet) []*analyze.Pod {
+	var out []*analyze.Pod
+	for _, p := range v.Pods() {
+		owner := v.Controller(p.Meta())
+		if owner == nil || owner.Kind != "ReplicaSet" || owner.Namespace != rs.Obj.Namespace || owner.Name != rs.Obj.Name ||
+			p.Obj.DeletionTimestamp != nil || analyze.IsReady(p) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// podStateText says what keeps a pod from being ready, from its status and its latest
+// warning event: "runs but is not ready: Readiness probe failed: … (x15)", "waits in
+// CrashLoopBackOff: …", "is not scheduled: …".
+func podStateText(v *analyze.View, p *analyze.Pod) (string, []analyze.Evidence) {
+	pod := p.Obj
+	if c, loc := analyze.PodCondition(p, corev1.PodScheduled); c != nil && c.Status == corev1.ConditionFalse {
+		text := "is not scheduled: " + firstLine(c.Message)
+		return text, []analyze.Evidence{loc.Evidence(text, c.LastTransitionTime.Time)}
+	}
+	for _, c := range analyze.Containers(p) {
+		if c.Status == nil {
+			continue
+		}
+		if w := c.Status.State.Waiting; w != nil && w.Reason != "ContainerCreating" && w.Reason != "PodInitializing" {
+			text := fmt.Sprintf("has container %s waiting in %s", c.Name, w.Reason)
+			if w.Message != "" {
+				text += ": " + firstLine(w.Message)
+			}
+			return text, []analyze.Evidence{c.StatusLoc.At("state", "waiting").Evidence(text, time.Time{})}
+		}
+	}
+	events := v.EventsFor(p.Ref())
+	if e := latestWarning(events); e != nil {
+		state := "is " + string(pod.Status.Phase)
+		if pod.Status.Phase == corev1.PodRunning {
+			state = "runs but is not ready"
+		}
+		text := fmt.Sprintf("%s: %s", state, strings.TrimSpace(firstLine(e.Message)))
+		if e.Count > 1 {
+			text += fmt.Sprintf(" (x%d)", e.Count)
+		}
+		return text, []analyze.Evidence{e.Evidence()}
+	}
+	if c, loc := analyze.PodCondition(p, corev1.PodReady); c != nil {
+		text := fmt.Sprintf("is %s and not ready: %s", pod.Status.Phase, c.Message)
+		return text, []analyze.Evidence{loc.Evidence(text, c.LastTransitionTime.Time)}
+	}
+	text := "is " + string(pod.Status.Phase)
+	return text, []analyze.Evidence{p.Loc.At("status").Evidence(text, v.CollectedAt())}
+}
+
+// latestWarning is the most recently seen Warning event, or nil.
+func latestWarning(events []*analyze.Event) *analyze.Event {
+	for i := len(events) - 1; i >= 0; i-- {
+		if events[i].Type == corev1.EventTypeWarning {
+			return events[i]
+		}
+	}
+	return nil
+}
