@@ -408,3 +408,14 @@ func lookup[T any](v *View, k Kind, apiKind, namespace, name string) T {
 	}
 	return o
 }
+
+// PodAndWorkload returns a pod's finding subjects (the pod, then its workload when it has
+// one) and the name of what a remediation should address: the workload, or the pod
+// itself when nothing owns it.
+func (v *View) PodAndWorkload(p *Pod) ([]ObjectRef, string) {
+	subjects := []ObjectRef{p.Ref()}
+	if w := v.Workload(p); w != nil {
+		return append(subjects, *w), w.String()
+	}
+	return subjects, p.Ref().String()
+}

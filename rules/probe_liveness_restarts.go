@@ -190,12 +190,7 @@ func livenessFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, k
 			slowStart = true
 		}
 	}
-	subjects := []analyze.ObjectRef{p.Ref()}
-	group := p.Ref().String()
-	if w := v.Workload(p); w != nil {
-		subjects = append(subjects, *w)
-		group = w.String()
-	}
+	subjects, group := v.PodAndWorkload(p)
 	fix := fmt.Sprintf("If container %s really hangs, fix what its previous log shows; otherwise make the probe (%s) check only that "+
 		"the process is alive and answers within timeoutSeconds %d.", c.Name, action, orDefault(pr.TimeoutSeconds, 1))
 	if slowStart {

@@ -276,12 +276,7 @@ func readinessFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, 
 	effect, svcEvidence, services := serviceEffect(v, p)
 	evidence = append(evidence, svcEvidence...)
 	cause += effect
-	subjects := []analyze.ObjectRef{p.Ref()}
-	group := p.Ref().String()
-	if w := v.Workload(p); w != nil {
-		subjects = append(subjects, *w)
-		group = w.String()
-	}
+	subjects, group := v.PodAndWorkload(p)
 	subjects = append(subjects, services...)
 	confirm := []string{
 		fmt.Sprintf("kubectl get events -n %s --field-selector involvedObject.name=%s,reason=Unhealthy", pod.Namespace, pod.Name),

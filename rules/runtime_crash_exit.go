@@ -228,12 +228,7 @@ func crashFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *c
 	} else if log == nil && v.Has(analyze.ContainerLogs) {
 		cause += "; the crashed instance's log is not in the bundle"
 	}
-	subjects := []analyze.ObjectRef{p.Ref()}
-	group := p.Ref().String()
-	if w := v.Workload(p); w != nil {
-		subjects = append(subjects, *w)
-		group = w.String()
-	}
+	subjects, group := v.PodAndWorkload(p)
 	if pod.Spec.NodeName != "" {
 		subjects = append(subjects, analyze.NodeRef(pod.Spec.NodeName))
 	}

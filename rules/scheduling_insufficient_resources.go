@@ -148,12 +148,7 @@ func schedulingInsufficientResources(v *analyze.View) []analyze.Finding {
 		if nodeText != "" {
 			cause += "; " + nodeText
 		}
-		subjects := []analyze.ObjectRef{p.Ref()}
-		group := p.Ref().String()
-		if w := v.Workload(p); w != nil {
-			subjects = append(subjects, *w)
-			group = w.String()
-		}
+		subjects, group := v.PodAndWorkload(p)
 		out = append(out, analyze.Finding{
 			Subjects: subjects,
 			Cause:    cause,

@@ -104,12 +104,7 @@ func schedulingNodeSelectorMismatch(v *analyze.View) []analyze.Finding {
 		if len(misses) > 0 {
 			cause += "; " + joinCapped(misses, 3, "node(s)")
 		}
-		subjects := []analyze.ObjectRef{p.Ref()}
-		group := p.Ref().String()
-		if w := v.Workload(p); w != nil {
-			subjects = append(subjects, *w)
-			group = w.String()
-		}
+		subjects, group := v.PodAndWorkload(p)
 		out = append(out, analyze.Finding{
 			Subjects: subjects,
 			Cause:    cause,

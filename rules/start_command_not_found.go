@@ -249,12 +249,7 @@ func commandFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, sf
 	if configured != "" {
 		sf.evidence = append(sf.evidence, c.SpecLoc.At(specCommandField(c.Spec)).Evidence("command: "+configured, pod.CreationTimestamp.Time))
 	}
-	subjects := []analyze.ObjectRef{p.Ref()}
-	group := p.Ref().String()
-	if w := v.Workload(p); w != nil {
-		subjects = append(subjects, *w)
-		group = w.String()
-	}
+	subjects, group := v.PodAndWorkload(p)
 	fix := fmt.Sprintf("Point the command of container %s at an executable that exists in image %s, or add %q to the image", c.Name, image, sf.command)
 	if sf.kind == "enoent" {
 		fix += " (a script also needs the interpreter on its #! line, a dynamic binary its loader)"

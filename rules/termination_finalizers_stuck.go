@@ -93,12 +93,7 @@ func terminationFinalizersStuck(v *analyze.View) []analyze.Finding {
 		case stopped > 0:
 			cause += fmt.Sprintf("; all %d of its container(s) have stopped", stopped)
 		}
-		subjects := []analyze.ObjectRef{p.Ref()}
-		group := p.Ref().String()
-		if w := v.Workload(p); w != nil {
-			subjects = append(subjects, *w)
-			group = w.String()
-		}
+		subjects, group := v.PodAndWorkload(p)
 		out = append(out, analyze.Finding{
 			Subjects:    subjects,
 			Cause:       cause,
