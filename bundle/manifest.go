@@ -138,3 +138,15 @@ func (m *Manifest) Source(name string) *Source {
 	}
 	return nil
 }
+
+// Incomplete lists the sources that failed or were only partly collected: what a
+// collector reports, and what makes it exit with its partial status.
+func (m *Manifest) Incomplete() []Source {
+	var out []Source
+	for _, s := range m.Sources {
+		if s.Status == StatusFailed || s.Status == StatusPartial {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -89,15 +89,7 @@ type Result struct {
 }
 
 // Failed lists the sources that failed or were only partly collected.
-func (r *Result) Failed() []bundle.Source {
-	var out []bundle.Source
-	for _, s := range r.Manifest.Sources {
-		if s.Status == bundle.StatusFailed || s.Status == bundle.StatusPartial {
-			out = append(out, s)
-		}
-	}
-	return out
-}
+func (r *Result) Failed() []bundle.Source { return r.Manifest.Incomplete() }
 
 func (o Options) withDefaults() Options {
 	if o.LogLines == 0 {

@@ -164,15 +164,7 @@ type Result struct {
 }
 
 // Incomplete lists the sources that failed or were only partly collected.
-func (r *Result) Incomplete() []bundle.Source {
-	var out []bundle.Source
-	for _, s := range r.Manifest.Sources {
-		if s.Status == bundle.StatusFailed || s.Status == bundle.StatusPartial {
-			out = append(out, s)
-		}
-	}
-	return out
-}
+func (r *Result) Incomplete() []bundle.Source { return r.Manifest.Incomplete() }
 
 // collector holds one run's state. Sources run one after another except the CRI
 // inspections, so only the writer and the step list are shared across goroutines.
