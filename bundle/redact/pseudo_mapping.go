@@ -35,8 +35,13 @@ type Mapping struct {
 	UIDs    map[string]string `json:"uids"`
 }
 
-// LoadMapping reads a mapping file; a file that does not exist yet is an empty mapping.
-func LoadMapping(path string) (*Mapping, error) {
+// LoadMapping reads a plain mapping file; a file that does not exist yet is an empty
+// mapping.
+func LoadMapping(path string) (*Mapping, error) { return LoadMappingWith(path, nil) }
+
+// LoadMappingWith reads a mapping file, decrypting it with passphrase when it is
+// encrypted; a file that does not exist yet is an empty mapping.
+func LoadMappingWith(path string, passphrase []byte) (*Mapping, error) {
 	m := &Mapping{Version: MappingVersion, Names: map[string]string{}, IPs: map[string]string{}, UIDs: map[string]string{}}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -44,6 +49,9 @@ func LoadMapping(path string) (*Mapping, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read mapping: %w", err)
+	}
+	if data, err = openMapping(data, passphrase); err != nil {
+		return nil, fmt.Errorf("read mapping %q: %w", path, err)
 	}
 	if err := yaml.UnmarshalStrict(data, m); err != nil {
 		return nil, fmt.Errorf("read mapping %q: %w", path, err)
@@ -60,12 +68,20 @@ func LoadMapping(path string) (*Mapping, error) {
 }
 
 // Save writes the mapping, readable by its owner only, replacing path atomically.
-func (m *Mapping) Save(path string) error {
+func (m *Mapping) Save(path string) error { return m.SaveWith(path, nil) }
+
+// SaveWith writes the mapping like Save, encrypted with passphrase when one is given.
+func (m *Mapping) SaveWith(path string, passphrase []byte) error {
 	data, err := yaml.Marshal(m)
 	if err != nil {
 		return fmt.Errorf("encode mapping: %w", err)
 	}
 	data = append([]byte("# podflow pseudonymization mapping. Keep it private: it reverses the pseudonyms.\n"), data...)
+	if len(passphrase) > 0 {
+		if data, err = sealMapping(data, passphrase); err != nil {
+			return fmt.Errorf("encrypt mapping: %w", err)
+		}
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".partial-")
 	if err != nil {
 		return fmt.Errorf("write mapping: %w", err)

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -94,23 +96,36 @@ func (o *redactOptions) validate() error {
 
 // pseudoFlags are the pseudonymization flags of podflow redact.
 type pseudoFlags struct {
-	enabled bool
-	mapping string
+	enabled        bool
+	mapping        string
+	passphraseFile string
+	passphrase     []byte
 }
 
 func (p *pseudoFlags) add(fs *pflag.FlagSet) {
 	fs.BoolVar(&p.enabled, "pseudonymize", false, "also replace namespace, pod, node and workload names, label values, UIDs, IPs and hostnames (needs --mapping)")
 	fs.StringVar(&p.mapping, "mapping", "", "pseudonymization mapping file: read if it exists, extended and written back; keep it private")
+	fs.StringVar(&p.passphraseFile, "mapping-passphrase-file", "", "file holding a passphrase: the mapping is kept encrypted with it (AES-256-GCM)")
 }
 
 func (p *pseudoFlags) validate(output string) error {
 	switch {
 	case p.enabled && p.mapping == "":
 		return usageError("--pseudonymize needs --mapping FILE: the mapping is kept outside the bundle")
-	case !p.enabled && p.mapping != "":
-		return usageError("--mapping only goes with --pseudonymize")
+	case !p.enabled && (p.mapping != "" || p.passphraseFile != ""):
+		return usageError("--mapping and --mapping-passphrase-file only go with --pseudonymize")
 	case !p.enabled:
 		return nil
+	}
+	if p.passphraseFile != "" {
+		data, err := os.ReadFile(p.passphraseFile)
+		if err != nil {
+			return fmt.Errorf("read mapping passphrase: %w", err)
+		}
+		// Editors end files with a newline; it is not part of the passphrase.
+		if p.passphrase = bytes.TrimRight(data, "\r\n"); len(p.passphrase) == 0 {
+			return usageError("--mapping-passphrase-file %s is empty", p.passphraseFile)
+		}
 	}
 	out, err1 := filepath.Abs(output)
 	mapping, err2 := filepath.Abs(p.mapping)
@@ -182,7 +197,7 @@ func runRedact(ctx context.Context, o *redactOptions) error {
 	if pseudo != nil {
 		pseudo.Manifest(m)
 		// Saved first: a bundle whose mapping was lost could never be read back.
-		if err := pseudo.Mapping().Save(o.pseudo.mapping); err != nil {
+		if err := pseudo.Mapping().SaveWith(o.pseudo.mapping, o.pseudo.passphrase); err != nil {
 			w.Abort()
 			return err
 		}
@@ -227,7 +242,7 @@ func redactedManifest(b *bundle.Bundle, policy *redact.Policy, took time.Duratio
 // learnPseudonyms redacts every file in memory first, so the identities are learned
 // from redacted data and no secret can reach the mapping file.
 func learnPseudonyms(o *redactOptions, b *bundle.Bundle, policy *redact.Policy) (*redact.Pseudonymizer, map[string][]byte, error) {
-	m, err := redact.LoadMapping(o.pseudo.mapping)
+	m, err := redact.LoadMappingWith(o.pseudo.mapping, o.pseudo.passphrase)
 	if err != nil {
 		return nil, nil, err
 	}

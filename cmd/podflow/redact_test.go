@@ -367,3 +367,31 @@ func TestPseudonymizedScenarioBundlesKeepTheirRootCauses(t *testing.T) {
 		t.Fatalf("%s holds %d recorded bundles; want the scenarios and the demo", root, compared)
 	}
 }
+
+func TestRedactPseudonymizeEncryptedMapping(t *testing.T) {
+	raw := leakyBundle(t, true)
+	dir := t.TempDir()
+	mapping, pass := filepath.Join(dir, "mapping.yaml"), filepath.Join(dir, "pass")
+	if err := os.WriteFile(pass, []byte("tulip-lantern-42\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"redact", raw, "--redact-key", "k", "--pseudonymize", "--mapping", mapping, "--mapping-passphrase-file", pass}
+	if code, out, errOut := redactRun(t, append(args, "-o", filepath.Join(dir, "one"))...); code != exitOK {
+		t.Fatalf("first run: exit %d\n%s%s", code, out, errOut)
+	}
+	if data, _ := os.ReadFile(mapping); bytes.Contains(data, []byte("shop")) {
+		t.Fatalf("mapping written in the clear:\n%s", data)
+	}
+	m, err := redact.LoadMappingWith(mapping, []byte("tulip-lantern-42"))
+	if err != nil || m.Names["shop"] == "" {
+		t.Fatalf("mapping does not decrypt with the passphrase from the file: %v", err)
+	}
+	// Reusing the encrypted mapping needs the passphrase: without it the run stops.
+	noPass := []string{"redact", raw, "--redact-key", "k", "--pseudonymize", "--mapping", mapping, "-o", filepath.Join(dir, "two")}
+	if code, _, errOut := redactRun(t, noPass...); code != exitError || !strings.Contains(errOut, "mapping-passphrase-file") {
+		t.Fatalf("reuse without passphrase: exit %d, stderr %s", code, errOut)
+	}
+	if code, _, errOut := redactRun(t, "redact", raw, "-o", filepath.Join(dir, "three"), "--mapping-passphrase-file", pass); code != exitUsage {
+		t.Fatalf("passphrase without --pseudonymize: exit %d, stderr %s", code, errOut)
+	}
+}
