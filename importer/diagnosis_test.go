@@ -68,7 +68,10 @@ func scenarios(t testing.TB) []string {
 // notCarried lists scenarios whose deciding evidence a format does not hold, with the
 // rule that must then be skipped for want of its input rather than fire or pass silently.
 var notCarried = map[Format]map[string]string{
-	FormatClusterInfoDump: {"pvc-unbound": "volume-pvc-unbound"}, // no PVCs in a dump
+	FormatClusterInfoDump: {
+		"pvc-unbound":       "volume-pvc-unbound",           // no PVCs in a dump
+		"job-backoff-limit": "controller-job-backoff-limit", // no Jobs in a dump
+	},
 }
 
 func TestDiagnosisMatchesPodflowBundle(t *testing.T) {
