@@ -112,8 +112,10 @@ func (p *pseudoFlags) validate(output string) error {
 	switch {
 	case p.enabled && p.mapping == "":
 		return usageError("--pseudonymize needs --mapping FILE: the mapping is kept outside the bundle")
-	case !p.enabled && (p.mapping != "" || p.passphraseFile != ""):
-		return usageError("--mapping and --mapping-passphrase-file only go with --pseudonymize")
+	case !p.enabled && p.mapping != "":
+		return usageError("--mapping only goes with --pseudonymize")
+	case !p.enabled && p.passphraseFile != "":
+		return usageError("--mapping-passphrase-file only goes with --pseudonymize")
 	case !p.enabled:
 		return nil
 	}
