@@ -157,11 +157,14 @@ func inspectDocs(data []byte) ([]json.RawMessage, bool, error) {
 	return []json.RawMessage{one}, false, err
 }
 
-func (l *loader) loadCRIInspect(lb *loadedBundle, src *sourceFile, data []byte) {
+// inspectStatuses decodes the "status" of every document of crictl inspect or inspectp
+// output (one object, or an array of them) into T and hands each with its location on;
+// what does not decode becomes a warning naming the file and document.
+func inspectStatuses[T any](l *loader, lb *loadedBundle, src *sourceFile, data []byte, command, noun string, add func(status *T, loc Location)) {
 	l.g.present[CRI] = true
 	docs, array, err := inspectDocs(data)
 	if err != nil {
-		l.warn(lb, src.path, jsonErrorLine(data, err), "", "not readable crictl inspect JSON: %v", err)
+		l.warn(lb, src.path, jsonErrorLine(data, err), "", "not readable crictl %s JSON: %v", command, err)
 		return
 	}
 	for i, raw := range docs {
@@ -170,40 +173,26 @@ func (l *loader) loadCRIInspect(lb *loadedBundle, src *sourceFile, data []byte) 
 			base = fmt.Sprintf("/%d", i)
 		}
 		var doc struct {
-			Status criContainerJSON `json:"status"`
+			Status T `json:"status"`
 		}
 		if err := json.Unmarshal(raw, &doc); err != nil {
-			l.warn(lb, src.path, 0, base, "unreadable container status: %v", err)
+			l.warn(lb, src.path, 0, base, "unreadable %s status: %v", noun, err)
 			continue
 		}
-		loc := Location{Bundle: lb.label, Path: src.path, Pointer: base + "/status"}
-		c := criContainer(src.node, &doc.Status, loc)
-		c.InspectLoc = &loc
-		l.g.containers = append(l.g.containers, c)
+		add(&doc.Status, Location{Bundle: lb.label, Path: src.path, Pointer: base + "/status"})
 	}
 }
 
+func (l *loader) loadCRIInspect(lb *loadedBundle, src *sourceFile, data []byte) {
+	inspectStatuses(l, lb, src, data, "inspect", "container", func(s *criContainerJSON, loc Location) {
+		c := criContainer(src.node, s, loc)
+		c.InspectLoc = &loc
+		l.g.containers = append(l.g.containers, c)
+	})
+}
+
 func (l *loader) loadCRIInspectPod(lb *loadedBundle, src *sourceFile, data []byte) {
-	l.g.present[CRI] = true
-	docs, array, err := inspectDocs(data)
-	if err != nil {
-		l.warn(lb, src.path, jsonErrorLine(data, err), "", "not readable crictl inspectp JSON: %v", err)
-		return
-	}
-	for i, raw := range docs {
-		base := ""
-		if array {
-			base = fmt.Sprintf("/%d", i)
-		}
-		var doc struct {
-			Status criSandboxJSON `json:"status"`
-		}
-		if err := json.Unmarshal(raw, &doc); err != nil {
-			l.warn(lb, src.path, 0, base, "unreadable sandbox status: %v", err)
-			continue
-		}
-		s := doc.Status
-		loc := Location{Bundle: lb.label, Path: src.path, Pointer: base + "/status"}
+	inspectStatuses(l, lb, src, data, "inspectp", "sandbox", func(s *criSandboxJSON, loc Location) {
 		sb := &CRISandbox{Node: src.node, ID: s.ID, Name: s.Metadata.Name, Namespace: s.Metadata.Namespace,
 			PodUID: firstNonEmpty(s.Labels[labelPodUID], s.Metadata.UID), Attempt: s.Metadata.Attempt,
 			State: s.State, CreatedAt: criTime(s.CreatedAt), Loc: loc, InspectLoc: &loc}
@@ -211,7 +200,7 @@ func (l *loader) loadCRIInspectPod(lb *loadedBundle, src *sourceFile, data []byt
 			sb.IP = s.Network.IP
 		}
 		l.g.sandboxes = append(l.g.sandboxes, sb)
-	}
+	})
 }
 
 // criTime reads a CRI timestamp: Unix nanoseconds as a JSON string or number, or RFC 3339
