@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -309,15 +308,7 @@ func requirementMatches(r corev1.NodeSelectorRequirement, value string, has bool
 		if !has || len(r.Values) != 1 {
 			return false
 		}
-		got, err1 := strconv.ParseInt(value, 10, 64)
-		want, err2 := strconv.ParseInt(r.Values[0], 10, 64)
-		if err1 != nil || err2 != nil {
-			return false
-		}
-		if r.Operator == corev1.NodeSelectorOpGt {
-			return got > want
-		}
-		return got < want
+		return integerCompare(value, r.Values[0], r.Operator == corev1.NodeSelectorOpGt)
 	}
 	return false
 }

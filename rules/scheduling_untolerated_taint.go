@@ -289,15 +289,7 @@ func tolerates(tol corev1.Toleration, t corev1.Taint) bool {
 	case corev1.TolerationOpExists:
 		return true
 	case corev1.TolerationOpGt, corev1.TolerationOpLt:
-		want, err1 := strconv.ParseInt(tol.Value, 10, 64)
-		got, err2 := strconv.ParseInt(t.Value, 10, 64)
-		if err1 != nil || err2 != nil {
-			return false
-		}
-		if tol.Operator == corev1.TolerationOpGt {
-			return got > want
-		}
-		return got < want
+		return integerCompare(t.Value, tol.Value, tol.Operator == corev1.TolerationOpGt)
 	}
 	return false
 }
