@@ -13,6 +13,14 @@ if [[ $(id -u) != 0 ]]; then
   exit 1
 fi
 
+# One test bed per machine: it owns fixed loopback ports, /var/lib/podflow-testbed and the
+# CNI bridge. A second run (another checkout, say) waits here for the first to finish.
+exec 8>/run/podflow-testbed.lock
+if ! flock -n 8; then
+  echo "e2e: another test bed is running; waiting for it to finish"
+  flock 8
+fi
+
 cache=$repo/.cache/testbed
 export PODFLOW_TESTBED_BIN=${PODFLOW_TESTBED_BIN:-$cache/bin}
 export PODFLOW_TESTBED_IMAGES=${PODFLOW_TESTBED_IMAGES:-$cache/images}
