@@ -13,11 +13,13 @@ k8s_version=v1.37.2
 pkg=k8s.io/component-base/version
 ldflags="-s -w -X $pkg.gitVersion=$k8s_version -X $pkg.gitMajor=1 -X $pkg.gitMinor=37 -X $pkg.gitTreeState=clean -X $pkg.buildDate=2026-01-01T00:00:00Z"
 
-stamp() { cat "$1/go.mod" "$1/go.sum" "$here/build-tools.sh" | sha256sum | cut -c1-16; }
+# A binary's stamp covers what decides its bytes: its module's pins and its link flags, so
+# editing this script elsewhere (a new tool) does not rebuild Kubernetes.
+stamp() { { cat "$1/go.mod" "$1/go.sum"; echo "$2"; } | sha256sum | cut -c1-16; }
 
 build() { # build DIR NAME PACKAGE [LDFLAGS]
   local dir=$1 name=$2 pkgpath=$3 flags=${4:-"-s -w"}
-  local want; want=$(stamp "$dir")
+  local want; want=$(stamp "$dir" "$pkgpath $flags")
   if [[ -x $out/$name && -f $out/$name.stamp && $(cat "$out/$name.stamp") == "$want" ]]; then
     echo "testbed: $name is up to date"; return
   fi
