@@ -109,7 +109,7 @@ func runRule(g *Graph, rule *Rule) (found []*Finding, violations []Violation) {
 		if f.Cause == "" || f.Remediation == "" {
 			violations = append(violations, Violation{Rule: rule.ID, Message: fmt.Sprintf("finding without a cause or a remediation: %q", f.Cause)})
 		}
-		f.Rule, f.Stage, f.Severity, f.Title = rule.ID, rule.Stage, rule.Severity, rule.Title
+		f.Rule, f.Stage, f.Severity, f.Title, f.outcome = rule.ID, rule.Stage, rule.Severity, rule.Title, rule.Outcome
 		f.ID, f.Root, f.Explains, f.ExplainedBy = "", false, nil, nil
 		for j := range f.Evidence {
 			f.Evidence[j].Locator = f.Evidence[j].Location.Locator()
@@ -217,7 +217,7 @@ func assignIDs(fs []*Finding) {
 }
 
 // link marks, for each pod, the finding at the earliest stage as its root cause and the
-// pod's findings at later stages as consequences of it. A finding without pods (about a
+// pod's findings at later stages, and its workload's outcome findings, as consequences. A finding without pods (about a
 // workload, say) is explained by an earlier-stage finding that shares one of its
 // subjects. It returns each pod's root finding by namespace/name.
 func link(fs []*Finding) map[string]*Finding {
@@ -244,30 +244,60 @@ func link(fs []*Finding) map[string]*Finding {
 	}
 	roots := map[string]*Finding{}
 	for pod, list := range byPod {
-		// fs is sorted by stage first, so the first finding of a pod is its root.
+		// fs is sorted by stage first, so the first finding of a pod is its root, unless
+		// it only reports an outcome and the pod has a finding of its own.
 		root := list[0]
+		for _, f := range list {
+			if !f.outcome {
+				root = f
+				break
+			}
+		}
 		roots[pod] = root
 		root.Root = true
-		for _, f := range list[1:] {
-			if f.Stage.Order() > root.Stage.Order() {
+		for _, f := range list {
+			switch {
+			case f == root:
+			case f.outcome && !root.outcome, f.Stage.Order() > root.Stage.Order():
 				addLink(root, f)
-			} else {
+			default:
 				f.Root = true
 			}
 		}
 	}
 	for _, f := range fs {
-		if len(f.Pods()) > 0 {
+		if len(f.Pods()) > 0 && !f.outcome {
 			continue
 		}
+		var earlier *Finding
 		for _, s := range f.Subjects {
+			if s.Kind == "Pod" {
+				continue
+			}
 			for _, cause := range bySubject[s.key()] {
-				if cause != f && cause.Stage.Order() < f.Stage.Order() {
+				if cause != f && cause.Stage.Order() < f.Stage.Order() && !(f.outcome && cause.outcome) {
 					addLink(cause, f)
+					if earlier == nil || findingLess(cause, earlier) {
+						earlier = cause
+					}
 				}
 			}
 		}
-		f.Root = len(f.ExplainedBy) == 0
+		if len(f.Pods()) == 0 {
+			f.Root = len(f.ExplainedBy) == 0
+			continue
+		}
+		// An outcome about a workload that an earlier stage explains (a rollout stalled
+		// because quota refuses its pods): the pods it alone covered share that cause.
+		if earlier != nil && f.Root {
+			f.Root = false
+			for _, p := range f.Pods() {
+				if roots[p.NamespacedName()] == f {
+					roots[p.NamespacedName()] = earlier
+				}
+			}
+			earlier.Root = true
+		}
 	}
 	// Keep link lists in report order.
 	pos := make(map[string]int, len(fs))

@@ -240,3 +240,62 @@ func TestServiceOutageIsExplainedByItsPods(t *testing.T) {
 		t.Errorf("findings:\n got %q\nwant %q", got, want)
 	}
 }
+
+// An outcome rule (a Job out of retries) lists the pods it gave up on, at the controller
+// stage; the pods' own finding, at a later stage, is still their root cause. Without a
+// finding of their own the outcome stays the root.
+func TestOutcomeIsExplainedByThePodsOwnCause(t *testing.T) {
+	g := load(t, map[string]any{"cluster-resources/pods/batch.json": list(
+		podObj("batch", "a", "", nil), podObj("batch", "b", "", nil))})
+	job := analyze.ObjectRef{Kind: "Job", Namespace: "batch", Name: "migrate"}
+	mk := func(id string, stage analyze.Stage, outcome bool, pods ...string) *analyze.Rule {
+		return &analyze.Rule{ID: id, Stage: stage, Title: id, Severity: analyze.SeverityError, Outcome: outcome,
+			Needs: analyze.Needs{Required: []analyze.Kind{analyze.Pods}},
+			Run: func(v *analyze.View) []analyze.Finding {
+				subjects := []analyze.ObjectRef{job}
+				for _, name := range pods {
+					subjects = append(subjects, v.Pod("batch", name).Ref())
+				}
+				return []analyze.Finding{{Subjects: subjects, Cause: id, Remediation: "fix " + id,
+					Evidence: []analyze.Evidence{v.Pod("batch", pods[0]).Loc.Evidence("x", v.CollectedAt())}}}
+			}}
+	}
+	backoff := mk("backoff-limit", analyze.StageController, true, "a", "b")
+	rep := analyze.Run(g, []*analyze.Rule{backoff, mk("crash", analyze.StageRuntime, false, "a")}, analyze.Options{})
+	want := []string{
+		"backoff-limit#1 root=true explains=[] explainedBy=[crash#1]",
+		"crash#1 root=true explains=[backoff-limit#1] explainedBy=[]",
+	}
+	if got := ids(rep.Findings); !reflect.DeepEqual(got, want) {
+		t.Errorf("findings = %q, want %q", got, want)
+	}
+	roots := map[string]string{}
+	for _, p := range rep.Pods {
+		roots[p.Name] = p.RootCause
+	}
+	// Pod a crashed: its crash is its root. Pod b left no finding of its own.
+	if roots["a"] != "crash#1" || roots["b"] != "backoff-limit#1" {
+		t.Errorf("pod roots = %v", roots)
+	}
+
+	rep = analyze.Run(g, []*analyze.Rule{backoff}, analyze.Options{})
+	if got := ids(rep.Findings); !reflect.DeepEqual(got, []string{"backoff-limit#1 root=true explains=[] explainedBy=[]"}) {
+		t.Errorf("alone: findings = %q", got)
+	}
+
+	// An earlier stage explaining the workload (admission refusing its next pods) is the
+	// root of the outcome and of the pods the outcome alone covered.
+	rep = analyze.Run(g, []*analyze.Rule{backoff, mk("quota", analyze.StageAdmission, false, "a")}, analyze.Options{})
+	want = []string{
+		"quota#1 root=true explains=[backoff-limit#1] explainedBy=[]",
+		"backoff-limit#1 root=false explains=[] explainedBy=[quota#1]",
+	}
+	if got := ids(rep.Findings); !reflect.DeepEqual(got, want) {
+		t.Errorf("with quota: findings = %q, want %q", got, want)
+	}
+	for _, p := range rep.Pods {
+		if p.RootCause != "quota#1" {
+			t.Errorf("with quota: pod %s root = %s, want quota#1", p.Name, p.RootCause)
+		}
+	}
+}

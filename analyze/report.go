@@ -79,7 +79,9 @@ type ReasonCount struct {
 // the full chain for pods with findings, or for all of them when asked.
 func (r *Report) buildPods(g *Graph, roots map[string]*Finding, opts Options) {
 	podFindings := map[string][]string{}
+	reported := map[*Finding]bool{}
 	for _, f := range r.Findings {
+		reported[f] = true
 		for _, s := range f.Subjects {
 			if s.Kind == "Pod" {
 				podFindings[s.NamespacedName()] = append(podFindings[s.NamespacedName()], f.ID)
@@ -123,7 +125,9 @@ func (r *Report) buildPods(g *Graph, roots map[string]*Finding, opts Options) {
 		pr := PodReport{Namespace: p.meta.Namespace, Name: p.meta.Name, UID: string(p.meta.UID),
 			Node: p.Obj.Spec.NodeName, Phase: string(p.Obj.Status.Phase), Findings: ids,
 			Timeline: g.timeline(f), Coverage: cov}
-		if root := roots[key]; root != nil && containsStr(ids, root.ID) {
+		// The root may not name the pod: an admission finding that explains the stalled
+		// rollout a pod belongs to.
+		if root := roots[key]; root != nil && reported[root] {
 			pr.RootCause = root.ID
 		}
 		r.Pods = append(r.Pods, pr)

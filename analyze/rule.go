@@ -28,6 +28,12 @@ type Rule struct {
 	Severity Severity
 	Needs    Needs
 	Run      func(*View) []Finding
+	// Outcome marks a rule that reports what its pods' failures did to their workload (a
+	// Job out of retries, a Deployment past its progress deadline) rather than a broken
+	// link of its own: the controller did its part. Such a finding is a pod's root cause
+	// only when nothing else explains that pod; otherwise the pod's own finding, at
+	// whatever stage, is the root and explains it.
+	Outcome bool
 }
 
 // Needs declares a rule's inputs. Without every Required kind the rule is skipped and
@@ -68,6 +74,9 @@ type Finding struct {
 	// replicas is one finding). Findings with the same non-empty key become one, with the
 	// union of subjects and evidence and the first one's text.
 	GroupKey string `json:"-"`
+
+	// outcome is copied from Rule.Outcome by the engine.
+	outcome bool
 }
 
 // Pods lists the pods among the subjects.

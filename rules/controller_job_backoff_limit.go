@@ -22,7 +22,8 @@ var ControllerJobBackoffLimit = &analyze.Rule{
 		Required: []analyze.Kind{analyze.Jobs},
 		Optional: []analyze.Kind{analyze.Pods, analyze.Events, analyze.ContainerLogs},
 	},
-	Run: controllerJobBackoffLimit,
+	Run:     controllerJobBackoffLimit,
+	Outcome: true,
 }
 
 const controllerJobBackoffLimitDoc = `The Job controller counts the Job's failed pods; once more pods have failed than
@@ -34,9 +35,9 @@ failed is in the pods themselves (their exit codes and logs).
 
 The finding names the Job, its limit and failed count, and the last failed pod's own
 cause: its container's exit code and the last error line of its log. It lists the
-failed pods as subjects, so the report makes it the root cause for the Job and its pods
-and links the pods' own findings (a crash, an OOM kill) to it as the details of why each
-pod failed.
+failed pods as subjects. It reports an outcome, not a broken link: when a pod has a
+finding of its own (a crash, an OOM kill), that finding is the root cause and this one is
+listed as its consequence; only when the pods left no evidence is this the root.
 
 ## Confirm on a live cluster
 

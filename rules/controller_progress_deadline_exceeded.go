@@ -25,7 +25,8 @@ var ControllerProgressDeadlineExceeded = &analyze.Rule{
 		Required: []analyze.Kind{analyze.Deployments},
 		Optional: []analyze.Kind{analyze.ReplicaSets, analyze.Pods, analyze.Events},
 	},
-	Run: controllerProgressDeadlineExceeded,
+	Run:     controllerProgressDeadlineExceeded,
+	Outcome: true,
 }
 
 const controllerProgressDeadlineExceededDoc = `The Deployment controller expects a rollout to make progress (a new pod created, or
@@ -39,11 +40,10 @@ evidence. kubectl rollout status exits with an error on it, so CI pipelines fail
 The deadline says only that the rollout stalled; why is in the stuck ReplicaSet's pods
 (not ready because a probe fails, crashing, waiting for an image or a volume, or not
 scheduled). The finding names the stuck ReplicaSet, its ready and desired pods, when
-it timed out, and what its pods show. It lists those pods as subjects, so the report
-makes this finding the root cause for the Deployment and its pods, and links the pods'
-own findings (a failing readiness probe, a crash, a pull error) under it as the detail of
-why they are not ready: the stalled rollout is what the user sees and acts on, the pod
-findings say what to fix.
+it timed out, and what its pods show. It lists those pods as subjects. It reports an
+outcome, not a broken link: when the pods have findings of their own (a failing
+readiness probe, a crash, a pull error), those are the root cause and this one is listed
+as their consequence; only when the pods left no evidence is this the root.
 
 ## Confirm on a live cluster
 
