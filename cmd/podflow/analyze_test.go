@@ -154,9 +154,14 @@ func TestRulesCommand(t *testing.T) {
 		t.Errorf("rule doc:\n%s", out)
 	}
 	_, out, _ = runPodflow(t, "rules", "-o", "json")
-	var infos []struct{ ID, Stage string }
+	var infos []struct{ ID, Stage, Doc string }
 	if err := json.Unmarshal([]byte(out), &infos); err != nil || len(infos) != len(rules.All()) || infos[0].ID != rules.All()[0].ID {
 		t.Errorf("rules -o json: %v %+v", err, infos)
+	}
+	for _, i := range infos {
+		if i.Stage == "" || !strings.Contains(i.Doc, "## Fix") {
+			t.Errorf("rules -o json: %s lacks its stage or documentation", i.ID)
+		}
 	}
 	if code, _, _ := runPodflow(t, "rules", "nope"); code != exitUsage {
 		t.Errorf("unknown rule: exit %d", code)

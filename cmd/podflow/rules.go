@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -78,16 +79,25 @@ func runRules(_ context.Context, o *rulesOptions) error {
 	}
 	all := rules.All()
 	if o.output != "text" {
+		// The whole catalog, documentation included, for tools and docs sites.
 		infos := make([]ruleInfo, len(all))
 		for i, r := range all {
-			infos[i] = infoOf(r, false)
+			infos[i] = infoOf(r, true)
 		}
 		return writeStructured(out, o.output, infos)
 	}
-	fmt.Fprintf(out, "%-36s %-12s %s\n", "ID", "STAGE", "TITLE")
-	for _, r := range all {
-		fmt.Fprintf(out, "%-36s %-12s %s\n", r.ID, r.Stage, r.Title)
+	// In the order of the chain, as a report reads.
+	sorted := slices.Clone(all)
+	slices.SortStableFunc(sorted, func(a, b *analyze.Rule) int { return a.Stage.Order() - b.Stage.Order() })
+	width := len("ID")
+	for _, r := range sorted {
+		width = max(width, len(r.ID))
 	}
+	fmt.Fprintf(out, "%-*s  %-12s %s\n", width, "ID", "STAGE", "TITLE")
+	for _, r := range sorted {
+		fmt.Fprintf(out, "%-*s  %-12s %s\n", width, r.ID, r.Stage, r.Title)
+	}
+	fmt.Fprintf(out, "\n%d rules. podflow rules ID prints one rule's documentation.\n", len(sorted))
 	return nil
 }
 
