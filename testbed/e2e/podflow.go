@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -167,6 +168,42 @@ type analysisFinding struct {
 		Namespace string `json:"namespace"`
 		Name      string `json:"name"`
 	} `json:"subjects"`
+	Evidence []struct {
+		Path string `json:"path"`
+	} `json:"evidence"`
+}
+
+// sources names the kinds of evidence a finding cites (events, pod, kubelet journal, ...),
+// for the summary table.
+func (f analysisFinding) sources() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, e := range f.Evidence {
+		src := evidenceSource(e.Path)
+		if !seen[src] {
+			seen[src] = true
+			out = append(out, src)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// evidenceSource groups a bundle path by what collected it.
+func evidenceSource(p string) string {
+	parts := strings.Split(p, "/")
+	switch {
+	case strings.HasPrefix(p, "cluster-resources/pods/logs/"):
+		return "container log"
+	case len(parts) >= 2 && parts[0] == "cluster-resources":
+		return strings.TrimSuffix(parts[1], ".json")
+	case len(parts) >= 3 && parts[0] == "nodes" && parts[2] == "crictl":
+		return "crictl"
+	case len(parts) >= 3 && parts[0] == "nodes":
+		return map[string]string{"kubelet.log": "kubelet journal", "containerd.log": "containerd journal",
+			"dmesg.log": "dmesg", "kubelet-config.yaml": "kubelet config"}[parts[2]]
+	}
+	return p
 }
 
 func (f analysisFinding) String() string {

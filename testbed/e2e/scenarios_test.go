@@ -35,8 +35,10 @@ type scenarioRun struct {
 	s          *scenario.Scenario
 	reproduced time.Duration
 	collected  time.Duration
-	size       int64 // cluster bundle, compressed
-	trimmed    int64 // recorded fixture, uncompressed
+	size       int64    // cluster bundle, compressed
+	trimmed    int64    // recorded fixture, uncompressed
+	got        string   // the root finding podflow reported: rule, or "none"
+	sources    []string // what that finding cites
 }
 
 func selectScenarios(t *testing.T) []*scenario.Scenario {
@@ -414,7 +416,7 @@ func collectScenario(t *testing.T, cli *podflowCLI, r *scenarioRun, kubeconfig, 
 		t.Fatal(err)
 	}
 	t.Run("analyze", func(t *testing.T) {
-		checkDiagnosis(t, ctx, cli, s, merged, owners)
+		r.got, r.sources = checkDiagnosis(t, ctx, cli, s, merged, owners)
 	})
 }
 
@@ -443,7 +445,11 @@ func checkNoLeaks(t *testing.T, s *scenario.Scenario, bundles ...string) {
 // no finding about its namespace). A finding about an object the expected subject owns
 // (a Deployment's Pod) counts. A rule podflow does not have fails with
 // PODFLOW_E2E_STRICT=1 (as e2e.sh sets it) and is skipped otherwise.
-func checkDiagnosis(t *testing.T, ctx context.Context, cli *podflowCLI, s *scenario.Scenario, merged string, owners scenario.Owners) {
+//
+// It returns the root finding it found (its rule, "none" when podflow reported nothing
+// about the namespace) and the kinds of evidence that finding cites, for the summary.
+func checkDiagnosis(t *testing.T, ctx context.Context, cli *podflowCLI, s *scenario.Scenario, merged string, owners scenario.Owners) (got string, sources []string) {
+	got = "?"
 	cli.require(t, "analyze")
 	res, err := cli.run(ctx, "analyze", merged, "-o", "json")
 	if err != nil {
@@ -468,11 +474,20 @@ func checkDiagnosis(t *testing.T, ctx context.Context, cli *podflowCLI, s *scena
 		}
 	}
 	d := s.Expect.Diagnosis
+	got = "none"
+	for _, f := range about {
+		if !f.Root {
+			continue
+		}
+		if got == "none" || (!d.None && f.Rule == d.Rule) {
+			got, sources = f.Rule, f.sources()
+		}
+	}
 	if d.None {
 		if len(about) > 0 {
 			t.Errorf("scenario %s is healthy but podflow reports:\n  %s", s.Name, strings.Join(seen, "\n  "))
 		}
-		return
+		return got, sources
 	}
 	var missingRules []string
 	for i, want := range append([]scenario.Finding{d.Root()}, d.Also...) {
@@ -497,6 +512,7 @@ func checkDiagnosis(t *testing.T, ctx context.Context, cli *podflowCLI, s *scena
 		}
 		t.Skip(msg + " (set PODFLOW_E2E_STRICT=1 to make this a failure)")
 	}
+	return got, sources
 }
 
 // reported reports whether a finding matches want, marked root when root is asked.
@@ -566,7 +582,20 @@ func logSummary(t *testing.T, all []*scenario.Scenario, runs map[string]*scenari
 		r := runs[n]
 		fmt.Fprintf(&b, "%-28s %12s %12s %12d %14d\n", n, r.reproduced.Round(100*time.Millisecond), r.collected.Round(time.Millisecond), r.size, r.trimmed)
 	}
+	// The diagnosis table, in Markdown so it can be pasted as it is.
+	b.WriteString("\n| scenario | expected root | got | evidence cited |\n|---|---|---|---|\n")
+	for _, n := range names {
+		r := runs[n]
+		want := "none"
+		if d := r.s.Expect.Diagnosis; !d.None {
+			want = d.Rule
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", n, want, r.got, strings.Join(r.sources, ", "))
+	}
 	t.Logf("summary:\n%s", b.String())
+	if err := os.WriteFile(filepath.Join(tb.dir, "summary.md"), []byte(b.String()), 0o644); err != nil {
+		t.Errorf("write the summary: %v", err)
+	}
 }
 
 func fileSize(p string) int64 {
