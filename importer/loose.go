@@ -45,6 +45,13 @@ type looseImport struct {
 	events   map[string][]parsedEventAt // namespace -> events in input order
 	journals []journalBlock
 	found    map[string]bool
+	// files are produced bundle files that are not lists (logs, node evidence).
+	files map[string][]byte
+}
+
+func newLooseImport(r *Report) *looseImport {
+	return &looseImport{r: r, lists: map[string][]*looseItem{}, byKey: map[string]*looseItem{},
+		events: map[string][]parsedEventAt{}, found: map[string]bool{}, files: map[string][]byte{}}
 }
 
 type parsedEventAt struct {
@@ -59,13 +66,12 @@ type journalBlock struct {
 
 // importLoose reads a directory, archive or standard input of pasted command output.
 func importLoose(src *bundle.Bundle, r *Report) map[string][]byte {
-	li := &looseImport{r: r, lists: map[string][]*looseItem{}, byKey: map[string]*looseItem{},
-		events: map[string][]parsedEventAt{}, found: map[string]bool{}}
+	li := newLooseImport(r)
 	for _, name := range src.Names() {
 		data, _ := src.ReadFile(name) // listed by Names, so present
 		li.file(name, data)
 	}
-	files := map[string][]byte{}
+	files := li.files
 	li.layoutEvents()
 	li.layoutLists(files)
 	li.layoutJournals(files)
@@ -378,17 +384,10 @@ func contains(list []string, s string) bool {
 // layoutJournals places each kubelet journal at its node. The node comes from the only
 // node the pods name, or from the pods the journal names most often.
 func (li *looseImport) layoutJournals(files map[string][]byte) {
-	podNodes := map[string]string{}
+	podNodes := li.podNodes()
 	nodes := map[string]bool{}
-	for key, it := range li.byKey {
-		if !strings.HasPrefix(key, "Pod/") {
-			continue
-		}
-		var p corev1.Pod
-		if json.Unmarshal(it.data, &p) == nil && p.Spec.NodeName != "" {
-			podNodes[p.Namespace+"/"+p.Name] = p.Spec.NodeName
-			nodes[p.Spec.NodeName] = true
-		}
+	for _, n := range podNodes {
+		nodes[n] = true
 	}
 	for _, j := range li.journals {
 		var buf strings.Builder
@@ -418,6 +417,33 @@ func (li *looseImport) layoutJournals(files map[string][]byte) {
 		f.Produced = append(f.Produced, out)
 		li.found["journal"] = true
 	}
+}
+
+// podNodes maps namespace/name of every imported pod to the node it is bound to.
+func (li *looseImport) podNodes() map[string]string {
+	out := map[string]string{}
+	for key, it := range li.byKey {
+		if !strings.HasPrefix(key, "Pod/") {
+			continue
+		}
+		var p corev1.Pod
+		if json.Unmarshal(it.data, &p) == nil && p.Spec.NodeName != "" {
+			out[p.Namespace+"/"+p.Name] = p.Spec.NodeName
+		}
+	}
+	return out
+}
+
+// nodeNames lists the imported Node objects, sorted.
+func (li *looseImport) nodeNames() []string {
+	var out []string
+	for key := range li.byKey {
+		if name, ok := strings.CutPrefix(key, "Node//"); ok {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func joinReason(a, b string) string {

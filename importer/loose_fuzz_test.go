@@ -22,8 +22,7 @@ func FuzzLooseImport(f *testing.F) {
 	addLooseSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := newReport(FormatLoose, "fuzz")
-		li := &looseImport{r: r, lists: map[string][]*looseItem{}, byKey: map[string]*looseItem{},
-			events: map[string][]parsedEventAt{}, found: map[string]bool{}}
+		li := newLooseImport(r)
 		li.file("f.txt", data)
 		files := map[string][]byte{}
 		li.layoutEvents()

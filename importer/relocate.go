@@ -145,10 +145,13 @@ func (r *Relocator) Location(l analyze.Location) (analyze.Location, bool) {
 	return l, true
 }
 
-// pointerItem returns the item index a List pointer (/items/3/...) or bare array
-// pointer (/3/...) starts with.
+// pointerItem returns the item index a List pointer (/items/3/...), crictl ps pointer
+// (/containers/3/...) or bare array pointer (/3/...) starts with.
 func pointerItem(p string) (int, bool) {
 	rest, ok := strings.CutPrefix(p, "/items/")
+	if !ok {
+		rest, ok = strings.CutPrefix(p, "/containers/")
+	}
 	if !ok {
 		if rest, ok = strings.CutPrefix(p, "/"); !ok {
 			return 0, false
