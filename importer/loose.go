@@ -47,6 +47,10 @@ type looseImport struct {
 	found    map[string]bool
 	// files are produced bundle files that are not lists (logs, node evidence).
 	files map[string][]byte
+	// crictl and logs wait for every file to be read: their node and container come
+	// from pods other files show.
+	crictl []*crictlPaste
+	logs   []pastedLog
 }
 
 func newLooseImport(r *Report) *looseImport {
@@ -75,6 +79,8 @@ func importLoose(src *bundle.Bundle, r *Report) map[string][]byte {
 	li.layoutEvents()
 	li.layoutLists(files)
 	li.layoutJournals(files)
+	li.layoutCrictl(files)
+	li.layoutLogs(files)
 	li.notCarried()
 	return files
 }
@@ -84,7 +90,18 @@ func importLoose(src *bundle.Bundle, r *Report) map[string][]byte {
 func (li *looseImport) file(name string, data []byte) {
 	var detected, problems []string
 	used := false
+	if pod, ok := podLogFile(name, data); ok {
+		li.logs = append(li.logs, pod)
+		li.r.add(FileReport{Path: name, Detected: "container log file of pod " + pod.cmd.namespace + "/" + pod.cmd.pod, Status: StatusUsed})
+		return
+	}
 	for _, c := range splitChunks(data) {
+		if lc, ok := parseLogsCommand(c.cmd); ok {
+			li.logs = append(li.logs, pastedLog{path: name, cmd: lc, lines: trimBlank(c.lines)})
+			detected = append(detected, "kubectl logs output")
+			used = true
+			continue
+		}
 		ns := commandNamespace(c.cmd)
 		for _, b := range segment(c.lines) {
 			what, ok, probs := li.block(name, b, ns)
@@ -106,9 +123,7 @@ func (li *looseImport) file(name string, data []byte) {
 	}
 	if rep.Detected == "" {
 		rep.Detected = describeOther(name)
-		if rep.Reason == "" {
-			rep.Reason = "no kubectl, crictl or kubelet output recognised"
-		}
+		rep.Reason = joinReason(rep.Reason, "no kubectl, crictl or kubelet output recognised; a container log is used when it starts with the command that printed it ($ kubectl logs -n NAMESPACE POD -c CONTAINER), which names its pod and container")
 	}
 	li.r.add(rep)
 }
@@ -192,6 +207,9 @@ func (li *looseImport) block(name string, b segmentBlock, ns string) (string, bo
 		li.found["pods"], li.found["events"] = true, true
 		return segDescribe, true, d.problems
 	case segObjects:
+		if li.crictlInspect(name, b.lines) {
+			return "crictl inspect", true, nil
+		}
 		objs, err := parseObjects(b.lines)
 		for _, o := range objs {
 			li.addObject(name, o)
@@ -219,7 +237,8 @@ func (li *looseImport) block(name string, b segmentBlock, ns string) (string, bo
 		li.journals = append(li.journals, journalBlock{path: name, lines: b.lines})
 		return segJournal, true, nil
 	case tableCRIPods, tableCRIContainers:
-		return b.kind, false, []string{fmt.Sprintf("lines %d-%d: %s is recognised but not imported; podflow reads crictl state from `podflow collect node`", b.lines[0].n, b.lines[len(b.lines)-1].n, b.kind)}
+		ok, probs := li.crictlBlock(name, b)
+		return b.kind, ok, probs
 	}
 	for _, l := range b.lines {
 		if strings.TrimSpace(l.s) != "" {
@@ -461,7 +480,13 @@ func (li *looseImport) notCarried() {
 	if !li.found["journal"] {
 		r.NotCarried = append(r.NotCarried, "kubelet journals")
 	}
-	r.NotCarried = append(r.NotCarried, "CRI state (crictl pods, ps, inspect)", "kubelet configuration", "kernel OOM lines", "container logs")
+	if !li.found["cri"] {
+		r.NotCarried = append(r.NotCarried, "CRI state (crictl pods, ps, inspect)")
+	}
+	r.NotCarried = append(r.NotCarried, "kubelet configuration", "kernel OOM lines")
+	if !li.found["logs"] {
+		r.NotCarried = append(r.NotCarried, "container logs")
+	}
 	if !li.found[bundle.KindNodes] {
 		r.NotCarried = append(r.NotCarried, "nodes (allocatable, taints, conditions)")
 	}

@@ -28,6 +28,8 @@ func FuzzLooseImport(f *testing.F) {
 		li.layoutEvents()
 		li.layoutLists(files)
 		li.layoutJournals(files)
+		li.layoutCrictl(files)
+		li.layoutLogs(files)
 	})
 }
 

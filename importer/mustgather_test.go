@@ -50,12 +50,12 @@ func TestMustGatherLogsAndHostJournals(t *testing.T) {
 	mg := "must-gather.local.1/image/"
 	files := map[string][]byte{
 		mg + "timestamp": []byte("2026-11-29 20:25:00 +0000 UTC m=+0.1\n"),
-		mg + "cluster-scoped-resources/core/nodes/master-0.yaml": node("master-0"),
-		mg + "cluster-scoped-resources/core/nodes/master-1.yaml": node("master-1"),
+		mg + "cluster-scoped-resources/core/nodes/master-0.yaml":                         node("master-0"),
+		mg + "cluster-scoped-resources/core/nodes/master-1.yaml":                         node("master-1"),
 		mg + "cluster-scoped-resources/config.openshift.io/clusterversions/version.yaml": []byte("apiVersion: config.openshift.io/v1\nkind: ClusterVersion\nmetadata:\n  name: version\n"),
-		mg + "namespaces/shop/core/pods.yaml": []byte("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: web\n    namespace: shop\n  spec:\n    nodeName: master-1\n    containers:\n    - name: app\n      image: app\n"),
-		mg + "namespaces/shop/pods/web/app/app/logs/current.log":  []byte("2026-11-29T20:24:58.123456789Z starting\n2026-11-29T20:24:59.000000001Z panic: boom\n"),
-		mg + "namespaces/shop/pods/web/app/app/logs/previous.log": []byte("not stamped\n"),
+		mg + "namespaces/shop/core/pods.yaml":                                            []byte("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: web\n    namespace: shop\n  spec:\n    nodeName: master-1\n    containers:\n    - name: app\n      image: app\n"),
+		mg + "namespaces/shop/pods/web/app/app/logs/current.log":                         []byte("2026-11-29T20:24:58.123456789Z starting\n2026-11-29T20:24:59.000000001Z panic: boom\n"),
+		mg + "namespaces/shop/pods/web/app/app/logs/previous.log":                        []byte("not stamped\n"),
 		mg + "host_service_logs/masters/kubelet_service.log": []byte(
 			"Nov 29 20:24:58 master-0 kubelet[11]: I1129 20:24:58.000000      11 kubelet.go:1] \"zero\"\n" +
 				"Nov 29 20:24:58 master-1 kubelet[12]: E1129 20:24:58.000000      12 kubelet.go:1] \"one\" pod=\"shop/web\"\n" +
