@@ -106,6 +106,9 @@ func Open(input string, opts Options) (*bundle.Bundle, *Report, error) {
 		return src, rep, err
 	}
 	rep := newReport(format, input)
+	for _, sk := range src.Skipped {
+		rep.ignored(sk.Name, "link", sk.Reason+": links are not followed")
+	}
 	var files map[string][]byte
 	switch format {
 	case FormatTroubleshoot:

@@ -551,7 +551,10 @@ func openInput(input string, opts Options) (*bundle.Bundle, error) {
 		}
 		return bundle.New(input, map[string][]byte{filepath.Base(input): data})
 	}
-	return bundle.Open(input, opts.Limits)
+	// Other tools' outputs hold links (a sosreport links its top-level files into
+	// sos_commands/): they are left out and listed in the import report.
+	limits.SkipLinks = true
+	return bundle.Open(input, limits)
 }
 
 // isTextName tells a pasted text file from an archive by its name.

@@ -2,11 +2,14 @@ package importer
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
 	"podflow.dev/podflow/analyze"
+	"podflow.dev/podflow/bundle"
 )
 
 // findingsText renders every finding with its cause and the excerpts of its evidence, so
@@ -46,5 +49,38 @@ func TestSosreportDiagnosis(t *testing.T) {
 				t.Errorf("findings differ\ncluster + sosreport:\n%s\n\npodflow bundle:\n%s", got, want)
 			}
 		})
+	}
+}
+
+// TestSosreportLinks reads a sosreport as sos writes it, with its top-level files linked
+// into sos_commands/: the links are listed, not followed, and the rest is imported.
+func TestSosreportLinks(t *testing.T) {
+	dir := t.TempDir()
+	files := sosreportExport(t, "command-not-found")
+	writeTree(t, dir, files)
+	root := ""
+	for name := range files {
+		root, _, _ = strings.Cut(name, "/")
+	}
+	if err := os.Symlink("sos_commands/host/hostname", filepath.Join(dir, root, "hostname")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/etc/shadow", filepath.Join(dir, root, "etc", "shadow")); err != nil {
+		t.Fatal(err)
+	}
+	b, rep, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"hostname", "etc/shadow"} {
+		if f := rep.File(name); f == nil || f.Status != StatusIgnored || !strings.Contains(f.Reason, "not followed") {
+			t.Errorf("%s: %+v", name, f)
+		}
+	}
+	if !b.Has(bundle.NodePath("podflow-node", bundle.NodeKubeletLog)) {
+		t.Error("the rest of the sosreport was not imported")
+	}
+	if got := rep.NotCarried[0]; !strings.Contains(got, "API objects") {
+		t.Errorf("coverage does not say a sosreport has no API objects: %q", got)
 	}
 }
