@@ -171,7 +171,9 @@ func segment(lines []textLine) []segmentBlock {
 		switch {
 		case isDescribeStart(lines, i):
 			start(segDescribe)
-		case cur.kind != segDescribe || strings.TrimSpace(l.s) != "" && !strings.HasPrefix(l.s, " "):
+		case isDescribeNodeStart(lines, i):
+			start(segDescribeNode)
+		case cur.kind != segDescribe && cur.kind != segDescribeNode || strings.TrimSpace(l.s) != "" && !strings.HasPrefix(l.s, " "):
 			if k := tableKind(l.s); k != "" && !strings.HasPrefix(l.s, "  ") {
 				start(k)
 			} else if isJournalLine(l.s) && cur.kind != segJournal {
@@ -206,6 +208,13 @@ func (li *looseImport) block(name string, b segmentBlock, ns string) (string, bo
 		}
 		li.found["pods"], li.found["events"] = true, true
 		return segDescribe, true, d.problems
+	case segDescribeNode:
+		d := parseDescribeNode(b.lines)
+		if d.node.Name == "" {
+			return segDescribeNode, false, append(d.problems, fmt.Sprintf("line %d: describe node output without Name", b.lines[0].n))
+		}
+		li.addNode(name, d)
+		return segDescribeNode, true, d.problems
 	case segObjects:
 		if li.crictlInspect(name, b.lines) {
 			return "crictl inspect", true, nil
@@ -264,6 +273,24 @@ func (li *looseImport) addPod(path string, pod corev1.Pod, line, rank int) {
 	}
 	li.put(bundle.NamespacedResourcePath(bundle.KindPods, pod.Namespace), &looseItem{data: data, path: path, line: line, rank: rank,
 		key: "Pod/" + pod.Namespace + "/" + pod.Name})
+}
+
+// addNode adds a described node, the pods it lists as running there and its events.
+func (li *looseImport) addNode(path string, d *describedNode) {
+	data, err := json.Marshal(d.node)
+	if err != nil {
+		return
+	}
+	li.put(bundle.ClusterResourcePath(bundle.KindNodes), &looseItem{data: data, path: path, line: d.line, rank: rankDescribe,
+		key: "Node//" + d.node.Name})
+	for _, p := range d.pods {
+		li.addPod(path, p.pod, p.line, rankTable)
+	}
+	for _, e := range d.events {
+		li.addEvent(path, e)
+	}
+	li.found[bundle.KindNodes] = true
+	li.found["node-describe"] = true
 }
 
 // put adds an item to a produced list; the same object seen twice keeps its richer form.
@@ -500,6 +527,9 @@ func (li *looseImport) notCarried() {
 		if !li.found[k.list] {
 			r.NotCarried = append(r.NotCarried, k.what)
 		}
+	}
+	if li.found["node-describe"] {
+		r.NotCarried = append(r.NotCarried, "from describe node: the requests of the pods it lists (it prints per-pod totals, not containers) and its annotations")
 	}
 	if li.found["pods"] && !li.found["pod-objects"] {
 		r.NotCarried = append(r.NotCarried, "from describe and get pods: container waiting messages, condition reasons and messages, tolerations and affinity")
