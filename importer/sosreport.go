@@ -36,6 +36,11 @@ func isSosreport(src *bundle.Bundle) bool {
 // journalctl_--no-pager_--unit_<unit>, with optional --since/--lines arguments.
 var sosJournal = regexp.MustCompile(`^journalctl_--no-pager(?:_--[a-z]+_\S+?)*_--unit_([A-Za-z0-9@_.-]+?)(?:_--.*)?$`)
 
+// sosUnknownHost names the node of a sosreport that records no host name.
+const sosUnknownHost = "unknown-host"
+
+var reSosArchive = regexp.MustCompile(`^sosreport-(.+)-\d{4}-\d{2}-\d{2}-[a-z0-9]+$`)
+
 // sosFile is what one sosreport file was recognised as.
 type sosFile struct {
 	name string
@@ -47,6 +52,9 @@ type sosFile struct {
 func importSosreport(src *bundle.Bundle, r *Report) map[string][]byte {
 	files := map[string][]byte{}
 	node, how := sosNode(src)
+	if node == sosUnknownHost {
+		r.NotCarried = append(r.NotCarried, "the node's name: the sosreport records no host name, so its evidence is filed under node "+sosUnknownHost)
+	}
 	var psTables, podTables []sosFile
 	var inspects []sosFile
 	var docs []criInspectDoc
@@ -194,13 +202,11 @@ func sosNode(src *bundle.Bundle) (string, string) {
 			}
 		}
 	}
-	if root := src.Root; strings.HasPrefix(root, "sosreport-") {
-		// sosreport-<host>-<case id>-<date>-<random>: the host is the first field.
-		if h, _, ok := strings.Cut(strings.TrimPrefix(root, "sosreport-"), "-"); ok && h != "" {
-			return strings.ToLower(h), "from the archive name " + root
-		}
+	// sosreport-<host>[-<label>]-<yyyy-mm-dd>-<random>: without a label, the host.
+	if m := reSosArchive.FindStringSubmatch(src.Root); m != nil {
+		return strings.ToLower(m[1]), "from the archive name " + src.Root + ", which sos starts with the host name"
 	}
-	return "unknown-host", "the sosreport records no host name"
+	return sosUnknownHost, "the sosreport records no host name"
 }
 
 // sosCommandLine undoes the mangling of a command file name well enough to show it.

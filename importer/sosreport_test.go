@@ -84,3 +84,24 @@ func TestSosreportLinks(t *testing.T) {
 		t.Errorf("coverage does not say a sosreport has no API objects: %q", got)
 	}
 }
+
+func TestSosreportNodeName(t *testing.T) {
+	tests := []struct {
+		files map[string][]byte
+		want  string
+	}{
+		{map[string][]byte{"sosreport-x/sos_commands/host/hostname": []byte("Worker-1\n"), "sosreport-x/etc/hostname": []byte("other\n")}, "worker-1"},
+		{map[string][]byte{"sosreport-x/etc/hostname": []byte("worker-2\n"), "sosreport-x/sos_commands/a/b": nil}, "worker-2"},
+		{map[string][]byte{"sosreport-worker-3-2026-11-29-qwkzbfn/sos_commands/a/b": nil}, "worker-3"},
+		{map[string][]byte{"report/sos_commands/a/b": nil}, "unknown-host"},
+	}
+	for _, tt := range tests {
+		b, err := bundle.New("in", tt.files)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, how := sosNode(b); got != tt.want {
+			t.Errorf("node %q (%s), want %q", got, how, tt.want)
+		}
+	}
+}
