@@ -93,3 +93,22 @@ func TestMustGatherLogsAndHostJournals(t *testing.T) {
 		t.Errorf("timestamp not accounted for: %+v", f)
 	}
 }
+
+// TestCoverageNamesWhatTheFormatLacks checks that an analysis of an import says what
+// the format cannot hold: a must-gather no node runtime state, a sosreport no API objects.
+func TestCoverageNamesWhatTheFormatLacks(t *testing.T) {
+	mg, _ := importDir(t, mustGatherExport(t, "oom-killed"), FormatAuto)
+	sos, _ := importDir(t, sosreportExport(t, "oom-killed"), FormatAuto)
+	for _, c := range []struct {
+		b    *bundle.Bundle
+		want string
+	}{{mg, "must-gather; evidence this input does not hold: CRI state"}, {sos, "sosreport; evidence this input does not hold: API objects"}} {
+		found := false
+		for _, w := range analyzeBundles(t, c.b).Warnings {
+			found = found || strings.Contains(w.Message, c.want)
+		}
+		if !found {
+			t.Errorf("no warning containing %q", c.want)
+		}
+	}
+}
