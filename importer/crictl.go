@@ -208,10 +208,24 @@ func (j criJoin) full(id string, sandbox bool) (criInspectDoc, bool) {
 }
 
 func (j criJoin) uid(ns, pod string) string {
-	if ns == "" || pod == "" {
+	if pod == "" {
 		return ""
 	}
-	return j.podUIDs[ns+"/"+pod]
+	if ns != "" {
+		return j.podUIDs[ns+"/"+pod]
+	}
+	// Older crictl prints no NAMESPACE column: a pod name that only one namespace has is
+	// still unambiguous.
+	uid := ""
+	for key, u := range j.podUIDs {
+		if strings.HasSuffix(key, "/"+pod) {
+			if uid != "" {
+				return ""
+			}
+			uid = u
+		}
+	}
+	return uid
 }
 
 // containers completes table rows; it returns how many rows still have no pod UID.

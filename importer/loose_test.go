@@ -225,3 +225,46 @@ func TestLooseContainerLogs(t *testing.T) {
 		t.Errorf("a log that names no pod is listed with the reason: %+v", f)
 	}
 }
+
+// TestLooseCrictlPasteDamage reads crictl tables as they arrive in tickets: bullets,
+// tabs for the column gaps, Windows line endings, an older crictl without the NAMESPACE
+// column, and a last row cut off.
+func TestLooseCrictlPasteDamage(t *testing.T) {
+	ticket, err := os.ReadFile(filepath.Join(looseDir("node-command-not-found"), "ticket.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod, _, _ := strings.Cut(string(ticket), "On the node:")
+	var b strings.Builder
+	b.WriteString(pod)
+	b.WriteString("* $ sudo crictl ps -a\r\n")
+	b.WriteString("* CONTAINER\tIMAGE\tCREATED\tSTATE\tNAME\tATTEMPT\tPOD ID\tPOD\r\n")
+	b.WriteString("* 4c8c60f2a0e64\tcce7619cb8f38\t2 seconds ago\tExited\tapp\t2\t44e1dd43b9b63\tapp\r\n")
+	b.WriteString("* 0123456789abc\tcce7619cb8f38\t3 sec\r\n")
+	bun, rep := importDir(t, map[string][]byte{"ticket.md": []byte(b.String())}, FormatLoose)
+	f := rep.File("ticket.md")
+	if f == nil || f.Status != StatusUsed || !strings.Contains(f.Reason, "not a crictl ps row") || strings.Contains(f.Reason, "no pod UID") {
+		t.Fatalf("ticket.md: %+v", f)
+	}
+	data, err := bun.ReadFile(bundle.NodePath("podflow-node", bundle.NodeCRIContainers))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ps struct {
+		Containers []struct {
+			ID     string
+			State  string
+			Labels map[string]string
+		}
+	}
+	if err := json.Unmarshal(data, &ps); err != nil {
+		t.Fatal(err)
+	}
+	if len(ps.Containers) != 1 || ps.Containers[0].State != "CONTAINER_EXITED" ||
+		ps.Containers[0].Labels[criLabelPodUID] != "1ee5c94f-772e-4b62-a354-7c786a1b96dd" {
+		t.Errorf("containers %+v, want the exited app linked to its pod by UID", ps.Containers)
+	}
+	if o := rep.Origins[bundle.NodePath("podflow-node", bundle.NodeCRIContainers)]; len(o.ItemLines) != 1 || o.ItemLines[0] == 0 {
+		t.Errorf("origin %+v: the row's line is lost", o)
+	}
+}
