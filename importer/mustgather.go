@@ -46,7 +46,9 @@ func isMustGather(src *bundle.Bundle) bool {
 		if rel, ok := mustGatherRel(n); ok && strings.HasPrefix(rel, mgClusterScoped+"/") {
 			return true
 		}
-		if rel, ok := mustGatherRel(n); ok && strings.HasPrefix(rel, mgNamespaces+"/") && strings.HasSuffix(rel, ".yaml") {
+		// namespaces/<ns>/<file>.yaml at least: a cluster-info dump of a namespace called
+		// "namespaces" has namespaces/<list>.yaml only.
+		if rel, ok := mustGatherRel(n); ok && strings.HasPrefix(rel, mgNamespaces+"/") && strings.HasSuffix(rel, ".yaml") && strings.Count(rel, "/") >= 2 {
 			return true
 		}
 	}

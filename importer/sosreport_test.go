@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mholt/archiver/v3"
+
 	"podflow.dev/podflow/analyze"
 	"podflow.dev/podflow/bundle"
 )
@@ -103,5 +105,38 @@ func TestSosreportNodeName(t *testing.T) {
 		if got, how := sosNode(b); got != tt.want {
 			t.Errorf("node %q (%s), want %q", got, how, tt.want)
 		}
+	}
+}
+
+// TestSosreportTarXz reads a sosreport as sos ships it: one .tar.xz holding a
+// sosreport-<host>-... directory, with links among its files.
+func TestSosreportTarXz(t *testing.T) {
+	dir := t.TempDir()
+	files := sosreportExport(t, "oom-killed")
+	writeTree(t, dir, files)
+	root := ""
+	for name := range files {
+		root, _, _ = strings.Cut(name, "/")
+	}
+	if err := os.Symlink("sos_commands/host/hostname", filepath.Join(dir, root, "hostname")); err != nil {
+		t.Fatal(err)
+	}
+	archive := filepath.Join(t.TempDir(), root+".tar.xz")
+	if err := archiver.NewTarXz().Archive([]string{filepath.Join(dir, root)}, archive); err != nil {
+		t.Fatal(err)
+	}
+	b, rep, err := Open(archive, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Format != FormatSosreport {
+		t.Fatalf("detected %s", rep.Format)
+	}
+	if f := rep.File("hostname"); f == nil || !strings.Contains(f.Reason, "not followed") {
+		t.Errorf("link: %+v", f)
+	}
+	want := findingsText(analyzeBundles(t, openScenario(t, "oom-killed")))
+	if got := findingsText(analyzeBundles(t, clusterPart(t, "oom-killed"), b)); got != want {
+		t.Errorf("findings differ\ncluster + sosreport:\n%s\n\npodflow bundle:\n%s", got, want)
 	}
 }
