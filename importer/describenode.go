@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -9,6 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"podflow.dev/podflow/bundle"
 )
 
 // segDescribeNode is `kubectl describe node` output (k8s.io/kubectl pkg/describe
@@ -93,35 +96,42 @@ func parseDescribeNode(lines []textLine) *describedNode {
 		case nsecPods:
 			d.pod(body, l)
 		case nsecEvents:
-			if strings.HasPrefix(body, "Type ") && strings.Contains(body, "Reason") {
-				evCols = headerColumns(s)
-				continue
-			}
-			if strings.Trim(body, "- ") == "" || body == "<none>" {
-				continue
-			}
-			cells, ok := describeEventCells(s, evCols)
-			if !ok {
-				if lastEv != nil {
-					lastEv.ev.Message += "\n" + body
-					continue
-				}
-				d.problems = append(d.problems, fmt.Sprintf("line %d: not an event row: %q", l.n, body))
-				continue
-			}
-			ev := corev1.Event{Type: cells[0], Reason: cells[1], Message: cells[4], Count: 1, Source: corev1.EventSource{Component: cells[3]}}
-			if m := reInterval.FindStringSubmatch(cells[2]); m != nil && m[2] != "" {
-				n, _ := strconv.ParseInt(m[2], 10, 32)
-				ev.Count = int32(n)
-			}
-			// Node events are recorded in the default namespace.
-			ev.Namespace = metav1.NamespaceDefault
-			ev.InvolvedObject = corev1.ObjectReference{Kind: "Node", APIVersion: "v1", Name: d.node.Name}
-			d.events = append(d.events, parsedEvent{ev: ev, line: l.n})
-			lastEv = &d.events[len(d.events)-1]
+			lastEv = d.event(s, l, &evCols, lastEv)
 		}
 	}
 	return d
+}
+
+// event reads a row of the Events table (Type Reason Age From Message); a line that is
+// no row continues the message of the row before it.
+func (d *describedNode) event(s string, l textLine, evCols *[]int, lastEv *parsedEvent) *parsedEvent {
+	body := strings.TrimSpace(s)
+	if strings.HasPrefix(body, "Type ") && strings.Contains(body, "Reason") {
+		*evCols = headerColumns(s)
+		return lastEv
+	}
+	if strings.Trim(body, "- ") == "" || body == "<none>" {
+		return lastEv
+	}
+	cells, ok := describeEventCells(s, *evCols)
+	if !ok {
+		if lastEv != nil {
+			lastEv.ev.Message += "\n" + body
+		} else {
+			d.problems = append(d.problems, fmt.Sprintf("line %d: not an event row: %q", l.n, body))
+		}
+		return lastEv
+	}
+	ev := corev1.Event{Type: cells[0], Reason: cells[1], Message: cells[4], Count: 1, Source: corev1.EventSource{Component: cells[3]}}
+	if m := reInterval.FindStringSubmatch(cells[2]); m != nil && m[2] != "" {
+		n, _ := strconv.ParseInt(m[2], 10, 32)
+		ev.Count = int32(n)
+	}
+	// Node events are recorded in the default namespace.
+	ev.Namespace = metav1.NamespaceDefault
+	ev.InvolvedObject = corev1.ObjectReference{Kind: "Node", APIVersion: "v1", Name: d.node.Name}
+	d.events = append(d.events, parsedEvent{ev: ev, line: l.n})
+	return &d.events[len(d.events)-1]
 }
 
 // top handles a key at the margin and returns the section it opens.
@@ -289,4 +299,22 @@ func (d *describedNode) pod(body string, l textLine) {
 	p.Namespace, p.Name = cells[0], cells[1]
 	p.Spec.NodeName = d.node.Name
 	d.pods = append(d.pods, tablePod{pod: p, line: l.n})
+}
+
+// addNode adds a described node, the pods it lists as running there and its events.
+func (li *looseImport) addNode(path string, d *describedNode) {
+	data, err := json.Marshal(d.node)
+	if err != nil {
+		return
+	}
+	li.put(bundle.ClusterResourcePath(bundle.KindNodes), &looseItem{data: data, path: path, line: d.line, rank: rankDescribe,
+		key: "Node//" + d.node.Name})
+	for _, p := range d.pods {
+		li.addPod(path, p.pod, p.line, rankTable)
+	}
+	for _, e := range d.events {
+		li.addEvent(path, e)
+	}
+	li.found[bundle.KindNodes] = true
+	li.found["node-describe"] = true
 }

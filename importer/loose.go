@@ -275,24 +275,6 @@ func (li *looseImport) addPod(path string, pod corev1.Pod, line, rank int) {
 		key: "Pod/" + pod.Namespace + "/" + pod.Name})
 }
 
-// addNode adds a described node, the pods it lists as running there and its events.
-func (li *looseImport) addNode(path string, d *describedNode) {
-	data, err := json.Marshal(d.node)
-	if err != nil {
-		return
-	}
-	li.put(bundle.ClusterResourcePath(bundle.KindNodes), &looseItem{data: data, path: path, line: d.line, rank: rankDescribe,
-		key: "Node//" + d.node.Name})
-	for _, p := range d.pods {
-		li.addPod(path, p.pod, p.line, rankTable)
-	}
-	for _, e := range d.events {
-		li.addEvent(path, e)
-	}
-	li.found[bundle.KindNodes] = true
-	li.found["node-describe"] = true
-}
-
 // put adds an item to a produced list; the same object seen twice keeps its richer form.
 func (li *looseImport) put(list string, it *looseItem) {
 	if old, ok := li.byKey[it.key]; ok {
@@ -463,33 +445,6 @@ func (li *looseImport) layoutJournals(files map[string][]byte) {
 		f.Produced = append(f.Produced, out)
 		li.found["journal"] = true
 	}
-}
-
-// podNodes maps namespace/name of every imported pod to the node it is bound to.
-func (li *looseImport) podNodes() map[string]string {
-	out := map[string]string{}
-	for key, it := range li.byKey {
-		if !strings.HasPrefix(key, "Pod/") {
-			continue
-		}
-		var p corev1.Pod
-		if json.Unmarshal(it.data, &p) == nil && p.Spec.NodeName != "" {
-			out[p.Namespace+"/"+p.Name] = p.Spec.NodeName
-		}
-	}
-	return out
-}
-
-// nodeNames lists the imported Node objects, sorted.
-func (li *looseImport) nodeNames() []string {
-	var out []string
-	for key := range li.byKey {
-		if name, ok := strings.CutPrefix(key, "Node//"); ok {
-			out = append(out, name)
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 func joinReason(a, b string) string {

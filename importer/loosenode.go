@@ -317,3 +317,30 @@ func podLogFile(name string, data []byte) (pastedLog, bool) {
 	}
 	return pastedLog{path: name, cmd: logCommand{namespace: m[1], pod: m[2], container: m[3]}, lines: lines}, true
 }
+
+// podNodes maps namespace/name of every imported pod to the node it is bound to.
+func (li *looseImport) podNodes() map[string]string {
+	out := map[string]string{}
+	for key, it := range li.byKey {
+		if !strings.HasPrefix(key, "Pod/") {
+			continue
+		}
+		var p corev1.Pod
+		if json.Unmarshal(it.data, &p) == nil && p.Spec.NodeName != "" {
+			out[p.Namespace+"/"+p.Name] = p.Spec.NodeName
+		}
+	}
+	return out
+}
+
+// nodeNames lists the imported Node objects, sorted.
+func (li *looseImport) nodeNames() []string {
+	var out []string
+	for key := range li.byKey {
+		if name, ok := strings.CutPrefix(key, "Node//"); ok {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

@@ -47,86 +47,109 @@ type sosFile struct {
 	data []byte
 }
 
+// sosImport gathers one sosreport: files placed at once, and the crictl output that is
+// joined once every inspect document was read.
+type sosImport struct {
+	r                   *Report
+	node, how           string
+	files               map[string][]byte
+	found               map[string]bool
+	psTables, podTables []sosFile
+	inspects            []sosFile
+	docs                []criInspectDoc
+}
+
 // importSosreport maps one node's sosreport to that node's evidence: kubelet and runtime
 // journals, crictl state and the kubelet config. A sosreport holds no API objects.
 func importSosreport(src *bundle.Bundle, r *Report) map[string][]byte {
-	files := map[string][]byte{}
-	node, how := sosNode(src)
-	if node == sosUnknownHost {
+	si := &sosImport{r: r, files: map[string][]byte{}, found: map[string]bool{}}
+	si.node, si.how = sosNode(src)
+	if si.node == sosUnknownHost {
 		r.NotCarried = append(r.NotCarried, "the node's name: the sosreport records no host name, so its evidence is filed under node "+sosUnknownHost)
 	}
-	var psTables, podTables []sosFile
-	var inspects []sosFile
-	var docs []criInspectDoc
-	found := map[string]bool{}
 	for _, name := range src.Names() {
 		data, _ := src.ReadFile(name) // listed by Names, so present
-		base := path.Base(name)
-		inCommands := strings.HasPrefix(name, sosCommands+"/")
-		switch {
-		case name == sosHostname || name == sosEtcHostname:
-			r.add(FileReport{Path: name, Detected: "host name", Status: StatusUsed, Reason: "the node is " + node + " (" + how + ")"})
-		case inCommands && (base == "crictl_ps_-a" || base == "crictl_ps"):
-			psTables = append(psTables, sosFile{name, data})
-		case inCommands && base == "crictl_pods":
-			podTables = append(podTables, sosFile{name, data})
-		case inCommands && (strings.HasPrefix(base, "crictl_inspect_") || strings.HasPrefix(base, "crictl_inspectp_")):
-			d, ok := parseCRIInspect(data)
-			if !ok {
-				r.ignored(name, "crictl inspect output", "not crictl inspect JSON (the runtime may have refused the command)")
-				continue
-			}
-			docs = append(docs, d...)
-			inspects = append(inspects, sosFile{name, data})
-		case inCommands && sosJournal.MatchString(base):
-			unit := sosJournal.FindStringSubmatch(base)[1]
-			out := ""
-			switch strings.TrimSuffix(unit, ".service") {
-			case "kubelet", "atomic-openshift-node":
-				out = bundle.NodeKubeletLog
-			case "containerd", "crio", "cri-o", "docker":
-				out = bundle.NodeRuntimeLog
-			}
-			if out == "" {
-				r.ignored(name, "journal of unit "+unit, "podflow reads the kubelet and container runtime journals only")
-				continue
-			}
-			sosPlace(name, data, bundle.NodePath(node, out), "journal of unit "+unit, files, r, found)
-		case inCommands && (name == sosCommands+"/kernel/dmesg" || name == sosCommands+"/logs/journalctl_--no-pager_--catalog_--boot_--dmesg"):
-			sosPlace(name, data, bundle.NodePath(node, bundle.NodeDmesg), "kernel ring buffer", files, r, found)
-		case name == sosKubeletConfig:
-			sosPlace(name, data, bundle.NodePath(node, bundle.NodeKubeletConfig), "kubelet config", files, r, found)
-		case inCommands:
-			r.ignored(name, "output of "+sosCommandLine(base), "not evidence podflow reads")
-		default:
-			r.ignored(name, "copied file /"+name, "not evidence podflow reads")
-		}
+		si.file(name, data)
 	}
-	join := criJoin{docs: docs}
-	for _, f := range inspects {
+	si.layoutCRI()
+	sosNotCarried(r, si.found)
+	return si.files
+}
+
+// file places or sets aside one file of the sosreport.
+func (si *sosImport) file(name string, data []byte) {
+	r, node := si.r, si.node
+	base := path.Base(name)
+	inCommands := strings.HasPrefix(name, sosCommands+"/")
+	switch {
+	case name == sosHostname || name == sosEtcHostname:
+		r.add(FileReport{Path: name, Detected: "host name", Status: StatusUsed, Reason: "the node is " + node + " (" + si.how + ")"})
+	case inCommands && (base == "crictl_ps_-a" || base == "crictl_ps"):
+		si.psTables = append(si.psTables, sosFile{name, data})
+	case inCommands && base == "crictl_pods":
+		si.podTables = append(si.podTables, sosFile{name, data})
+	case inCommands && (strings.HasPrefix(base, "crictl_inspect_") || strings.HasPrefix(base, "crictl_inspectp_")):
+		d, ok := parseCRIInspect(data)
+		if !ok {
+			r.ignored(name, "crictl inspect output", "not crictl inspect JSON (the runtime may have refused the command)")
+			return
+		}
+		si.docs = append(si.docs, d...)
+		si.inspects = append(si.inspects, sosFile{name, data})
+	case inCommands && sosJournal.MatchString(base):
+		si.journal(name, sosJournal.FindStringSubmatch(base)[1], data)
+	case inCommands && (name == sosCommands+"/kernel/dmesg" || name == sosCommands+"/logs/journalctl_--no-pager_--catalog_--boot_--dmesg"):
+		sosPlace(name, data, bundle.NodePath(node, bundle.NodeDmesg), "kernel ring buffer", si.files, r, si.found)
+	case name == sosKubeletConfig:
+		sosPlace(name, data, bundle.NodePath(node, bundle.NodeKubeletConfig), "kubelet config", si.files, r, si.found)
+	case inCommands:
+		r.ignored(name, "output of "+sosCommandLine(base), "not evidence podflow reads")
+	default:
+		r.ignored(name, "copied file /"+name, "not evidence podflow reads")
+	}
+}
+
+// journal places the journal of the kubelet or container runtime unit.
+func (si *sosImport) journal(name, unit string, data []byte) {
+	out := ""
+	switch strings.TrimSuffix(unit, ".service") {
+	case "kubelet", "atomic-openshift-node":
+		out = bundle.NodeKubeletLog
+	case "containerd", "crio", "cri-o", "docker":
+		out = bundle.NodeRuntimeLog
+	}
+	if out == "" {
+		si.r.ignored(name, "journal of unit "+unit, "podflow reads the kubelet and container runtime journals only")
+		return
+	}
+	sosPlace(name, data, bundle.NodePath(si.node, out), "journal of unit "+unit, si.files, si.r, si.found)
+}
+
+// layoutCRI places crictl inspect output, then the tables joined with it.
+func (si *sosImport) layoutCRI() {
+	join := criJoin{docs: si.docs}
+	for _, f := range si.inspects {
 		d, _ := parseCRIInspect(f.data)
-		out := bundle.NodeCRIInspectPath(node, d[0].ID)
+		out := bundle.NodeCRIInspectPath(si.node, d[0].ID)
 		what := "crictl inspect of container " + d[0].ID
 		if d[0].sandbox {
-			out, what = bundle.NodeCRIInspectPodPath(node, d[0].ID), "crictl inspectp of pod sandbox "+d[0].ID
+			out, what = bundle.NodeCRIInspectPodPath(si.node, d[0].ID), "crictl inspectp of pod sandbox "+d[0].ID
 		}
-		files[out] = f.data
-		r.Origins[out] = Origin{Path: f.name, SameShape: len(d) == 1 && !strings.HasPrefix(strings.TrimSpace(string(f.data)), "[")}
-		r.used(f.name, what, out)
-		found["cri"] = true
+		si.files[out] = f.data
+		si.r.Origins[out] = Origin{Path: f.name, SameShape: len(d) == 1 && !strings.HasPrefix(strings.TrimSpace(string(f.data)), "[")}
+		si.r.used(f.name, what, out)
+		si.found["cri"] = true
 	}
 	// crictl ps -a lists exited containers too; plain crictl ps only the running ones.
-	sort.SliceStable(psTables, func(i, j int) bool {
-		return strings.HasSuffix(psTables[i].name, "_-a") && !strings.HasSuffix(psTables[j].name, "_-a")
+	sort.SliceStable(si.psTables, func(i, j int) bool {
+		return strings.HasSuffix(si.psTables[i].name, "_-a") && !strings.HasSuffix(si.psTables[j].name, "_-a")
 	})
-	for _, f := range psTables {
-		sosCRITable(f, node, join, files, r, found, true)
+	for _, f := range si.psTables {
+		sosCRITable(f, si.node, join, si.files, si.r, si.found, true)
 	}
-	for _, f := range podTables {
-		sosCRITable(f, node, join, files, r, found, false)
+	for _, f := range si.podTables {
+		sosCRITable(f, si.node, join, si.files, si.r, si.found, false)
 	}
-	sosNotCarried(r, found)
-	return files
 }
 
 // sosPlace copies one file to its node evidence path; the first of several wins.
