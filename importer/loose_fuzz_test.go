@@ -63,7 +63,9 @@ func FuzzNodeFormats(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := newReport(FormatMustGather, "fuzz")
 		li := newLooseImport(r)
-		li.objectFile("namespaces/a/core/pods.yaml", data)
+		if !li.objectFile("namespaces/a/core/pods.yaml", data) {
+			mustGatherEmptyList("namespaces/a/core/pods.yaml", "namespaces/a/core/pods.yaml", map[string]string{}, r)
+		}
 		li.layoutEvents()
 		li.layoutLists(li.files)
 		splitJournal("host_service_logs/masters/kubelet_service.log", data, []string{"m1", "m2"}, map[string]string{"a/b": "m2"}, li.files, r)

@@ -64,6 +64,7 @@ var mgLogFile = regexp.MustCompile(`^namespaces/([^/]+)/pods/([^/]+)/([^/]+)/([^
 func importMustGather(src *bundle.Bundle, r *Report) map[string][]byte {
 	li := newLooseImport(r)
 	var journals []string
+	empty := map[string]string{} // produced list path -> the empty list file that says so
 	for _, name := range src.Names() {
 		data, _ := src.ReadFile(name) // listed by Names, so present
 		rel, ok := mustGatherRel(name)
@@ -78,13 +79,22 @@ func importMustGather(src *bundle.Bundle, r *Report) map[string][]byte {
 		case path.Base(rel) == mgKubeletJournal:
 			journals = append(journals, name)
 		case strings.HasSuffix(rel, ".yaml") || strings.HasSuffix(rel, ".yml") || strings.HasSuffix(rel, ".json"):
-			li.objectFile(name, data)
+			if !li.objectFile(name, data) {
+				mustGatherEmptyList(name, rel, empty, r)
+			}
 		default:
 			r.ignored(name, describeOther(name), "not part of the evidence podflow reads")
 		}
 	}
 	li.layoutEvents()
 	li.layoutLists(li.files)
+	// A list gathered empty says there are none, which differs from not gathered.
+	for out, from := range empty {
+		if _, ok := li.files[out]; !ok {
+			li.files[out] = []byte(`{"apiVersion":"v1","kind":"List","items":[]}` + "\n")
+			r.Origins[out] = Origin{Path: from}
+		}
+	}
 	nodes := li.nodeNames()
 	podNodes := li.podNodes()
 	for _, name := range journals {
@@ -98,15 +108,49 @@ func importMustGather(src *bundle.Bundle, r *Report) map[string][]byte {
 	} else {
 		r.NotCarried = append(r.NotCarried, "kubelet journals of worker nodes: must-gather gathers the masters' only")
 	}
+	r.NotCarried = append(r.NotCarried, "cluster-scoped kinds with no objects: a must-gather writes one file per object, so none gathered cannot be told from none existing")
 	if !li.found[bundle.KindSecrets] {
 		r.NotCarried = append(r.NotCarried, "secrets: oc adm inspect does not gather them")
 	}
 	return li.files
 }
 
+// mustGatherPlurals maps the plural of namespaces/<ns>/<group>/<plural>.yaml to podflow's
+// list, so a list gathered empty is known to be empty.
+var mustGatherPlurals = map[string]string{
+	"core/pods": bundle.KindPods, "apps/deployments": bundle.KindDeployments, "apps/replicasets": bundle.KindReplicaSets,
+	"apps/statefulsets": bundle.KindStatefulSets, "apps/daemonsets": bundle.KindDaemonSets, "batch/jobs": bundle.KindJobs,
+	"batch/cronjobs": bundle.KindCronJobs, "core/services": bundle.KindServices,
+	"discovery.k8s.io/endpointslices": bundle.KindEndpointSlices, "core/events": bundle.KindEvents,
+	"core/persistentvolumeclaims": bundle.KindPVCs, "core/resourcequotas": bundle.KindResourceQuotas,
+	"core/limitranges": bundle.KindLimitRanges, "core/serviceaccounts": bundle.KindServiceAccounts,
+	"core/configmaps": bundle.KindConfigMaps, "core/secrets": bundle.KindSecrets,
+	"coordination.k8s.io/leases": bundle.KindLeases, "policy/poddisruptionbudgets": bundle.KindPodDisruptionBudgets,
+	"networking.k8s.io/networkpolicies": bundle.KindNetworkPolicies,
+}
+
+// mustGatherEmptyList notes a namespaced list file that holds no objects.
+func mustGatherEmptyList(name, rel string, empty map[string]string, r *Report) {
+	parts := strings.Split(strings.TrimSuffix(rel, path.Ext(rel)), "/")
+	if len(parts) != 4 || parts[0] != mgNamespaces {
+		r.ignored(name, "empty list", "holds no objects")
+		return
+	}
+	kind, ok := mustGatherPlurals[parts[2]+"/"+parts[3]]
+	if !ok {
+		r.ignored(name, "empty "+parts[3]+" list", "holds no objects, and podflow reads no "+parts[3]+" evidence")
+		return
+	}
+	out := bundle.NamespacedResourcePath(kind, parts[1])
+	empty[out] = name
+	r.used(name, "empty "+parts[3]+" list", out)
+}
+
 // objectFile reads a file of YAML or JSON objects (one object or a List) and routes each
 // object by kind; the report says which kinds were used and which podflow has no input for.
-func (li *looseImport) objectFile(name string, data []byte) {
+// false when the file holds no object at all and no error, so its caller can tell an
+// empty list from a missing one.
+func (li *looseImport) objectFile(name string, data []byte) bool {
 	objs, err := parseObjects(fileLines(data))
 	var used, unknown []string
 	for _, o := range objs {
@@ -132,8 +176,9 @@ func (li *looseImport) objectFile(name string, data []byte) {
 	case len(unknown) > 0:
 		li.r.ignored(name, strings.Join(unknown, ", ")+" objects", "podflow reads no "+strings.Join(unknown, ", ")+" evidence")
 	default:
-		li.r.ignored(name, "empty list", "holds no objects")
+		return false
 	}
+	return true
 }
 
 // fileLines splits a file into numbered lines, undoing Windows line endings only.

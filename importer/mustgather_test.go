@@ -112,3 +112,51 @@ func TestCoverageNamesWhatTheFormatLacks(t *testing.T) {
 		}
 	}
 }
+
+// withoutNodeState is a scenario's podflow bundle without what a must-gather cannot hold:
+// CRI state, the runtime journal, kubelet config and dmesg.
+func withoutNodeState(t testing.TB, scenario string) *bundle.Bundle {
+	t.Helper()
+	b := openScenario(t, scenario)
+	files := map[string][]byte{}
+	for _, name := range b.Names() {
+		if info := bundle.ParsePath(name); info.Area == "node" && info.NodeFile != bundle.NodeKubeletLog {
+			continue
+		}
+		files[name], _ = b.ReadFile(name)
+	}
+	out, err := bundle.New("podflow", files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// mustGatherCannotTell lists scenarios whose findings rest on a cluster-scoped kind having
+// no objects at all, which a must-gather (one file per object) cannot show: the finding
+// stays, with less said.
+var mustGatherCannotTell = map[string]string{
+	"pvc-unbound": "no StorageClass exists",
+}
+
+// TestMustGatherFindings compares every finding, its cause and the excerpts of its
+// evidence, with podflow's bundle of the same scenario cut to what a must-gather holds.
+func TestMustGatherFindings(t *testing.T) {
+	for _, s := range scenarios(t) {
+		t.Run(s, func(t *testing.T) {
+			podflow := analyzeBundles(t, withoutNodeState(t, s))
+			want := findingsText(podflow)
+			b, _ := importDir(t, mustGatherExport(t, s), FormatAuto)
+			got := analyzeBundles(t, b)
+			if _, ok := mustGatherCannotTell[s]; ok {
+				if diagnosis(got) != diagnosis(podflow) {
+					t.Errorf("diagnosis differs\nmust-gather:\n%s\npodflow bundle:\n%s", diagnosis(got), diagnosis(podflow))
+				}
+				return
+			}
+			if got := findingsText(got); got != want {
+				t.Errorf("findings differ\nmust-gather:\n%s\n\npodflow bundle without node state:\n%s", got, want)
+			}
+		})
+	}
+}
