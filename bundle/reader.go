@@ -21,6 +21,10 @@ import (
 type Limits struct {
 	MaxFileSize  int64
 	MaxTotalSize int64
+	// SkipLinks leaves symbolic and hard links out, listed in Bundle.Skipped, instead of
+	// refusing the input: a sosreport links many of its files (hostname, ps, ...) to their
+	// sos_commands output. Links are never followed either way.
+	SkipLinks bool
 }
 
 // DefaultLimits are generous: far above any bundle podflow writes.
@@ -37,9 +41,17 @@ type Bundle struct {
 	Root string
 	// Manifest is nil when the bundle has no podflow.json (a bundle from another tool).
 	Manifest *Manifest
-	files    map[string][]byte
-	names    []string
-	size     int64
+	// Skipped lists the links left out under Limits.SkipLinks, with what they point at.
+	Skipped []SkippedEntry
+	files   map[string][]byte
+	names   []string
+	size    int64
+}
+
+// SkippedEntry is an input entry that was not read, and why.
+type SkippedEntry struct {
+	Name   string
+	Reason string
 }
 
 // New builds a bundle from files already in memory (tests, importers, merges).
@@ -58,7 +70,9 @@ func New(source string, files map[string][]byte) (*Bundle, error) {
 // Open reads a bundle from a .tar.gz, .tgz or .tar archive or from a directory.
 func Open(p string, limits Limits) (*Bundle, error) {
 	if limits.MaxFileSize <= 0 || limits.MaxTotalSize <= 0 {
+		skip := limits.SkipLinks
 		limits = DefaultLimits()
+		limits.SkipLinks = skip
 	}
 	st, err := os.Stat(p)
 	if err != nil {
@@ -113,6 +127,9 @@ func (b *Bundle) stripRoot() {
 	stripped := make(map[string][]byte, len(b.files))
 	for n, d := range b.files {
 		stripped[strings.TrimPrefix(n, root+"/")] = d
+	}
+	for i := range b.Skipped {
+		b.Skipped[i].Name = strings.TrimPrefix(b.Skipped[i].Name, root+"/")
 	}
 	b.files, b.Root = stripped, root
 }
@@ -170,6 +187,12 @@ func (b *Bundle) readArchive(p string, limits Limits) error {
 			return fmt.Errorf("read archive: entry without a tar header")
 		}
 		name, skip, err := entryName(hdr)
+		var ue *UnsafeEntryError
+		if limits.SkipLinks && (hdr.Typeflag == tar.TypeSymlink || hdr.Typeflag == tar.TypeLink) && errors.As(err, &ue) &&
+			checkName(strings.TrimPrefix(hdr.Name, "./")) == nil {
+			b.Skipped = append(b.Skipped, SkippedEntry{Name: strings.TrimPrefix(hdr.Name, "./"), Reason: ue.Reason})
+			continue
+		}
 		if err != nil {
 			return err
 		}
@@ -241,6 +264,11 @@ func (b *Bundle) readDir(root string, limits Limits) error {
 		}
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
+			return nil
+		}
+		if limits.SkipLinks && d.Type()&fs.ModeSymlink != 0 {
+			target, _ := os.Readlink(p) // only shown, never followed
+			b.Skipped = append(b.Skipped, SkippedEntry{Name: rel, Reason: "symbolic link to " + target})
 			return nil
 		}
 		if !d.Type().IsRegular() {

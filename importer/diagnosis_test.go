@@ -83,6 +83,7 @@ func TestDiagnosisMatchesPodflowBundle(t *testing.T) {
 		{"troubleshoot", FormatTroubleshoot, troubleshootExport},
 		{"cluster-info-dump-json", FormatClusterInfoDump, func(t testing.TB, s string) map[string][]byte { return clusterInfoDumpExport(t, s, "json") }},
 		{"cluster-info-dump-yaml", FormatClusterInfoDump, func(t testing.TB, s string) map[string][]byte { return clusterInfoDumpExport(t, s, "yaml") }},
+		{"must-gather", FormatMustGather, mustGatherExport},
 	}
 	for _, s := range scenarios(t) {
 		want := diagnosis(analyzeBundles(t, openScenario(t, s)))

@@ -1,5 +1,6 @@
 // Package importer turns evidence written by other tools (a Troubleshoot support bundle,
-// a `kubectl cluster-info dump` directory) into a podflow bundle in memory, laid out as
+// a `kubectl cluster-info dump` directory, an OpenShift must-gather, a sosreport, pasted
+// command output) into a podflow bundle in memory, laid out as
 // podflow writes it, so the same rules run on it. Every input file is accounted for in
 // import-report.json, and every produced file records its origin so findings cite the
 // original file and line.
@@ -25,13 +26,18 @@ const (
 	FormatPodflow         Format = "podflow"
 	FormatTroubleshoot    Format = "troubleshoot"
 	FormatClusterInfoDump Format = "cluster-info-dump"
-	// FormatLoose is pasted command output: kubectl describe, get and events, kubelet
-	// journal lines, one or several per file.
+	// FormatMustGather is the tree `oc adm must-gather` writes.
+	FormatMustGather Format = "must-gather"
+	// FormatSosreport is a node's sosreport: command output under sos_commands/ and
+	// copies of files at their original paths.
+	FormatSosreport Format = "sosreport"
+	// FormatLoose is pasted command output: kubectl describe, get and events, crictl
+	// tables and inspect, kubelet journal lines, container logs, one or several per file.
 	FormatLoose Format = "loose"
 )
 
 // Formats lists the formats --format accepts, in detection order.
-var Formats = []Format{FormatPodflow, FormatTroubleshoot, FormatClusterInfoDump, FormatLoose}
+var Formats = []Format{FormatPodflow, FormatTroubleshoot, FormatMustGather, FormatSosreport, FormatClusterInfoDump, FormatLoose}
 
 // ParseFormat validates a --format value; "" and "auto" mean detect.
 func ParseFormat(s string) (Format, error) {
@@ -56,7 +62,7 @@ type UnknownFormatError struct {
 }
 
 func (e *UnknownFormatError) Error() string {
-	return fmt.Sprintf("cannot tell the format of %q: it is not a podflow bundle (no %s or %s/), a Troubleshoot support bundle (no %s naming troubleshoot.sh), a kubectl cluster-info dump (no nodes.json or <namespace>/pods.json) or pasted kubectl, crictl or kubelet output; name one with --format",
+	return fmt.Sprintf("cannot tell the format of %q: it is not a podflow bundle (no %s or %s/), a Troubleshoot support bundle (no %s naming troubleshoot.sh), an OpenShift must-gather (no namespaces/ or cluster-scoped-resources/), a sosreport (no sos_commands/), a kubectl cluster-info dump (no nodes.json or <namespace>/pods.json) or pasted kubectl, crictl or kubelet output; name one with --format",
 		e.Input, bundle.ManifestPath, bundle.ClusterResources, bundle.VersionMarkerPath)
 }
 
@@ -100,12 +106,19 @@ func Open(input string, opts Options) (*bundle.Bundle, *Report, error) {
 		return src, rep, err
 	}
 	rep := newReport(format, input)
+	for _, sk := range src.Skipped {
+		rep.ignored(sk.Name, "link", sk.Reason+": links are not followed")
+	}
 	var files map[string][]byte
 	switch format {
 	case FormatTroubleshoot:
 		files = importTroubleshoot(src, rep)
 	case FormatClusterInfoDump:
 		files = importClusterInfoDump(src, rep)
+	case FormatMustGather:
+		files = importMustGather(src, rep)
+	case FormatSosreport:
+		files = importSosreport(src, rep)
 	case FormatLoose:
 		files = importLoose(src, rep)
 	default:
@@ -137,6 +150,10 @@ func Detect(src *bundle.Bundle) Format {
 		return FormatPodflow
 	case isTroubleshoot(src):
 		return FormatTroubleshoot
+	case isMustGather(src):
+		return FormatMustGather
+	case isSosreport(src):
+		return FormatSosreport
 	case isClusterInfoDump(src):
 		return FormatClusterInfoDump
 	case isLoose(src):

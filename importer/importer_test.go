@@ -198,6 +198,8 @@ func TestDetect(t *testing.T) {
 		{"podflow with manifest", nil, FormatPodflow},
 		{"troubleshoot", troubleshootExport(t, "oom-killed"), FormatTroubleshoot},
 		{"cluster-info dump", clusterInfoDumpExport(t, "oom-killed", "json"), FormatClusterInfoDump},
+		{"must-gather", mustGatherExport(t, "oom-killed"), FormatMustGather},
+		{"sosreport", sosreportExport(t, "oom-killed"), FormatSosreport},
 		{"trimmed podflow bundle", map[string][]byte{"cluster-resources/pods/a.json": []byte(`{"items":[]}`)}, FormatPodflow},
 	}
 	for _, tt := range tests {
@@ -227,7 +229,7 @@ func TestDetect(t *testing.T) {
 	if !errors.As(err, &unknown) || !strings.Contains(err.Error(), "--format") {
 		t.Errorf("unknown input: %v", err)
 	}
-	if _, err := ParseFormat("sosreport"); err == nil {
+	if _, err := ParseFormat("supportconfig"); err == nil {
 		t.Error("ParseFormat accepted an unsupported format")
 	}
 }

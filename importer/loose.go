@@ -45,6 +45,17 @@ type looseImport struct {
 	events   map[string][]parsedEventAt // namespace -> events in input order
 	journals []journalBlock
 	found    map[string]bool
+	// files are produced bundle files that are not lists (logs, node evidence).
+	files map[string][]byte
+	// crictl and logs wait for every file to be read: their node and container come
+	// from pods other files show.
+	crictl []*crictlPaste
+	logs   []pastedLog
+}
+
+func newLooseImport(r *Report) *looseImport {
+	return &looseImport{r: r, lists: map[string][]*looseItem{}, byKey: map[string]*looseItem{},
+		events: map[string][]parsedEventAt{}, found: map[string]bool{}, files: map[string][]byte{}}
 }
 
 type parsedEventAt struct {
@@ -59,16 +70,17 @@ type journalBlock struct {
 
 // importLoose reads a directory, archive or standard input of pasted command output.
 func importLoose(src *bundle.Bundle, r *Report) map[string][]byte {
-	li := &looseImport{r: r, lists: map[string][]*looseItem{}, byKey: map[string]*looseItem{},
-		events: map[string][]parsedEventAt{}, found: map[string]bool{}}
+	li := newLooseImport(r)
 	for _, name := range src.Names() {
 		data, _ := src.ReadFile(name) // listed by Names, so present
 		li.file(name, data)
 	}
-	files := map[string][]byte{}
+	files := li.files
 	li.layoutEvents()
 	li.layoutLists(files)
 	li.layoutJournals(files)
+	li.layoutCrictl(files)
+	li.layoutLogs(files)
 	li.notCarried()
 	return files
 }
@@ -78,7 +90,18 @@ func importLoose(src *bundle.Bundle, r *Report) map[string][]byte {
 func (li *looseImport) file(name string, data []byte) {
 	var detected, problems []string
 	used := false
+	if pod, ok := podLogFile(name, data); ok {
+		li.logs = append(li.logs, pod)
+		li.r.add(FileReport{Path: name, Detected: "container log file of pod " + pod.cmd.namespace + "/" + pod.cmd.pod, Status: StatusUsed})
+		return
+	}
 	for _, c := range splitChunks(data) {
+		if lc, ok := parseLogsCommand(c.cmd); ok {
+			li.logs = append(li.logs, pastedLog{path: name, cmd: lc, lines: trimBlank(c.lines)})
+			detected = append(detected, "kubectl logs output")
+			used = true
+			continue
+		}
 		ns := commandNamespace(c.cmd)
 		for _, b := range segment(c.lines) {
 			what, ok, probs := li.block(name, b, ns)
@@ -100,9 +123,7 @@ func (li *looseImport) file(name string, data []byte) {
 	}
 	if rep.Detected == "" {
 		rep.Detected = describeOther(name)
-		if rep.Reason == "" {
-			rep.Reason = "no kubectl, crictl or kubelet output recognised"
-		}
+		rep.Reason = joinReason(rep.Reason, "no kubectl, crictl or kubelet output recognised; a container log is used when it starts with the command that printed it ($ kubectl logs -n NAMESPACE POD -c CONTAINER), which names its pod and container")
 	}
 	li.r.add(rep)
 }
@@ -150,7 +171,9 @@ func segment(lines []textLine) []segmentBlock {
 		switch {
 		case isDescribeStart(lines, i):
 			start(segDescribe)
-		case cur.kind != segDescribe || strings.TrimSpace(l.s) != "" && !strings.HasPrefix(l.s, " "):
+		case isDescribeNodeStart(lines, i):
+			start(segDescribeNode)
+		case cur.kind != segDescribe && cur.kind != segDescribeNode || strings.TrimSpace(l.s) != "" && !strings.HasPrefix(l.s, " "):
 			if k := tableKind(l.s); k != "" && !strings.HasPrefix(l.s, "  ") {
 				start(k)
 			} else if isJournalLine(l.s) && cur.kind != segJournal {
@@ -185,7 +208,17 @@ func (li *looseImport) block(name string, b segmentBlock, ns string) (string, bo
 		}
 		li.found["pods"], li.found["events"] = true, true
 		return segDescribe, true, d.problems
+	case segDescribeNode:
+		d := parseDescribeNode(b.lines)
+		if d.node.Name == "" {
+			return segDescribeNode, false, append(d.problems, fmt.Sprintf("line %d: describe node output without Name", b.lines[0].n))
+		}
+		li.addNode(name, d)
+		return segDescribeNode, true, d.problems
 	case segObjects:
+		if li.crictlInspect(name, b.lines) {
+			return "crictl inspect", true, nil
+		}
 		objs, err := parseObjects(b.lines)
 		for _, o := range objs {
 			li.addObject(name, o)
@@ -213,7 +246,8 @@ func (li *looseImport) block(name string, b segmentBlock, ns string) (string, bo
 		li.journals = append(li.journals, journalBlock{path: name, lines: b.lines})
 		return segJournal, true, nil
 	case tableCRIPods, tableCRIContainers:
-		return b.kind, false, []string{fmt.Sprintf("lines %d-%d: %s is recognised but not imported; podflow reads crictl state from `podflow collect node`", b.lines[0].n, b.lines[len(b.lines)-1].n, b.kind)}
+		ok, probs := li.crictlBlock(name, b)
+		return b.kind, ok, probs
 	}
 	for _, l := range b.lines {
 		if strings.TrimSpace(l.s) != "" {
@@ -378,17 +412,10 @@ func contains(list []string, s string) bool {
 // layoutJournals places each kubelet journal at its node. The node comes from the only
 // node the pods name, or from the pods the journal names most often.
 func (li *looseImport) layoutJournals(files map[string][]byte) {
-	podNodes := map[string]string{}
+	podNodes := li.podNodes()
 	nodes := map[string]bool{}
-	for key, it := range li.byKey {
-		if !strings.HasPrefix(key, "Pod/") {
-			continue
-		}
-		var p corev1.Pod
-		if json.Unmarshal(it.data, &p) == nil && p.Spec.NodeName != "" {
-			podNodes[p.Namespace+"/"+p.Name] = p.Spec.NodeName
-			nodes[p.Spec.NodeName] = true
-		}
+	for _, n := range podNodes {
+		nodes[n] = true
 	}
 	for _, j := range li.journals {
 		var buf strings.Builder
@@ -435,7 +462,13 @@ func (li *looseImport) notCarried() {
 	if !li.found["journal"] {
 		r.NotCarried = append(r.NotCarried, "kubelet journals")
 	}
-	r.NotCarried = append(r.NotCarried, "CRI state (crictl pods, ps, inspect)", "kubelet configuration", "kernel OOM lines", "container logs")
+	if !li.found["cri"] {
+		r.NotCarried = append(r.NotCarried, "CRI state (crictl pods, ps, inspect)")
+	}
+	r.NotCarried = append(r.NotCarried, "kubelet configuration", "kernel OOM lines")
+	if !li.found["logs"] {
+		r.NotCarried = append(r.NotCarried, "container logs")
+	}
 	if !li.found[bundle.KindNodes] {
 		r.NotCarried = append(r.NotCarried, "nodes (allocatable, taints, conditions)")
 	}
@@ -449,6 +482,9 @@ func (li *looseImport) notCarried() {
 		if !li.found[k.list] {
 			r.NotCarried = append(r.NotCarried, k.what)
 		}
+	}
+	if li.found["node-describe"] {
+		r.NotCarried = append(r.NotCarried, "from describe node: the requests of the pods it lists (it prints per-pod totals, not containers) and its annotations")
 	}
 	if li.found["pods"] && !li.found["pod-objects"] {
 		r.NotCarried = append(r.NotCarried, "from describe and get pods: container waiting messages, condition reasons and messages, tolerations and affinity")
@@ -500,7 +536,10 @@ func openInput(input string, opts Options) (*bundle.Bundle, error) {
 		}
 		return bundle.New(input, map[string][]byte{filepath.Base(input): data})
 	}
-	return bundle.Open(input, opts.Limits)
+	// Other tools' outputs hold links (a sosreport links its top-level files into
+	// sos_commands/): they are left out and listed in the import report.
+	limits.SkipLinks = true
+	return bundle.Open(input, limits)
 }
 
 // isTextName tells a pasted text file from an archive by its name.

@@ -15,6 +15,10 @@ func addLooseSeeds(f *testing.F) {
 	}
 	f.Add([]byte("Name: x\nNamespace: y\nContainers:\n  c:\n    State: Terminated\n      Exit Code: x\nEvents:\n  Type  Reason\n  Normal\n"))
 	f.Add([]byte("LAST SEEN   TYPE\n5m   Warning   x\n"))
+	f.Add([]byte("$ crictl ps -a\r\nCONTAINER   IMAGE   CREATED   STATE   NAME   ATTEMPT   POD ID   POD\r\n- abc   img   2 minutes ago   Exited   app   x\n"))
+	f.Add([]byte("Name: n1\nRoles: <none>\nTaints: a=b:NoSchedule\n\tc:Bogus\nConditions:\n  Ready  True  Sun, 29 Nov\nCapacity:\n  cpu: 2x\n"))
+	f.Add([]byte("```\n$ kubectl logs -n a -c\n```\n$ oc logs pod/x c -p\nline\n"))
+	f.Add([]byte(`{"status":{"id":"x","labels":{"io.kubernetes.pod.name":"p"}},"info":{}}`))
 }
 
 // FuzzLooseImport runs every loose parser over arbitrary text: it must never panic.
@@ -22,13 +26,14 @@ func FuzzLooseImport(f *testing.F) {
 	addLooseSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := newReport(FormatLoose, "fuzz")
-		li := &looseImport{r: r, lists: map[string][]*looseItem{}, byKey: map[string]*looseItem{},
-			events: map[string][]parsedEventAt{}, found: map[string]bool{}}
+		li := newLooseImport(r)
 		li.file("f.txt", data)
 		files := map[string][]byte{}
 		li.layoutEvents()
 		li.layoutLists(files)
 		li.layoutJournals(files)
+		li.layoutCrictl(files)
+		li.layoutLogs(files)
 	})
 }
 
@@ -41,8 +46,36 @@ func FuzzDescribe(f *testing.F) {
 				parseDescribe(c.lines)
 				parseEventsTable(c.lines, "ns")
 				parsePodsTable(c.lines, "ns")
+				parseDescribeNode(c.lines)
+				parseCRIContainers(c.lines)
+				parseCRISandboxes(c.lines)
 				_, _ = parseObjects(c.lines)
 			}
 		}
+	})
+}
+
+// FuzzNodeFormats feeds arbitrary bytes to the must-gather and sosreport readers: object
+// files, per-host journals, crictl tables and inspect output. They must never panic.
+func FuzzNodeFormats(f *testing.F) {
+	addLooseSeeds(f)
+	f.Add([]byte("Nov 29 20:24:58 master-0 kubelet[11]: I1129 x\nNov 29 20:24:58 m1 kubelet[12]: E1129 pod=\"a/b\"\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := newReport(FormatMustGather, "fuzz")
+		li := newLooseImport(r)
+		if !li.objectFile("namespaces/a/core/pods.yaml", data) {
+			mustGatherEmptyList("namespaces/a/core/pods.yaml", "namespaces/a/core/pods.yaml", map[string]string{}, r)
+		}
+		li.layoutEvents()
+		li.layoutLists(li.files)
+		splitJournal("host_service_logs/masters/kubelet_service.log", data, []string{"m1", "m2"}, map[string]string{"a/b": "m2"}, li.files, r)
+		mustGatherLog("namespaces/a/pods/b/c/c/logs/current.log", data, "a", "b", "c", false, li.files, r)
+		parseCRIInspect(data)
+		parseLogsCommand(string(data))
+		podLogFile("var/log/pods/a_b_0c6d6f0e-1b1e-4c55-9f43-3a3f7f4c9a10/c/0.log", data)
+		files := map[string][]byte{}
+		join := criJoin{docs: []criInspectDoc{{ID: "abcdef0123456789", UID: "u"}}}
+		sosCRITable(sosFile{"sos_commands/crio/crictl_ps_-a", data}, "n", join, files, r, map[string]bool{}, true)
+		sosCRITable(sosFile{"sos_commands/crio/crictl_pods", data}, "n", join, files, r, map[string]bool{}, false)
 	})
 }

@@ -141,7 +141,9 @@ func TestLoosePasteDamage(t *testing.T) {
 	if f := rep.File("notes.txt"); f == nil || f.Status != StatusIgnored || !strings.Contains(f.Reason, "not recognised") {
 		t.Errorf("notes.txt: %+v", f)
 	}
-	if f := rep.File("crictl.txt"); f == nil || f.Status != StatusUnreadable || !strings.Contains(f.Reason, "not imported") {
+	// An older crictl prints no NAMESPACE column and tables carry no pod UID: the rows
+	// are imported but say why they cannot be linked to a pod.
+	if f := rep.File("crictl.txt"); f == nil || f.Status != StatusUsed || !strings.Contains(f.Reason, "no pod UID") {
 		t.Errorf("crictl.txt: %+v", f)
 	}
 	// The event from the get events table and the same event from describe are one.
@@ -188,5 +190,81 @@ func TestLooseEventOrderWithoutTimes(t *testing.T) {
 		if want := fmt.Sprintf("step %02d", k); list.Items[i].Message != want {
 			t.Fatalf("event %d in pointer order is %q, want %q", k, list.Items[i].Message, want)
 		}
+	}
+}
+
+func TestLooseContainerLogs(t *testing.T) {
+	pod := "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  namespace: shop\n  uid: 0c6d6f0e-1b1e-4c55-9f43-3a3f7f4c9a10\nspec:\n  nodeName: n1\n  containers:\n  - name: app\n    image: app:1\n"
+	b, rep := importDir(t, map[string][]byte{
+		"pod.yaml": []byte(pod),
+		"ticket.md": []byte("The app says:\n```\n$ kubectl logs -n shop web --previous\nstarting\npanic: boom\n```\n" +
+			"and the sidecar:\n```\n$ kubectl logs -n shop web -c proxy\nlistening\n```\n"),
+		"var/log/pods/shop_web_0c6d6f0e-1b1e-4c55-9f43-3a3f7f4c9a10/app/0.log": []byte("2026-11-29T20:25:01.1Z stdout F starting\n2026-11-29T20:25:02.2Z stderr F ready\n"),
+		"app.log": []byte("starting\nready\n"),
+	}, FormatLoose)
+	read := func(name string) string {
+		data, err := b.ReadFile(name)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return string(data)
+	}
+	if got := read(bundle.LogPath("shop", "web", "app", true)); got != "starting\npanic: boom\n" {
+		t.Errorf("previous log %q", got)
+	}
+	if got := read(bundle.LogPath("shop", "web", "proxy", false)); got != "listening\n" {
+		t.Errorf("proxy log %q", got)
+	}
+	if got := read(bundle.LogPath("shop", "web", "app", false)); got != "starting\nready\n" {
+		t.Errorf("kubelet log file %q: runtime prefixes not cut", got)
+	}
+	if o := rep.Origins[bundle.LogPath("shop", "web", "app", true)]; o.Path != "ticket.md" || o.LineOffset != 3 {
+		t.Errorf("previous log origin %+v, want ticket.md from line 4", o)
+	}
+	if f := rep.File("app.log"); f == nil || f.Status != StatusIgnored || !strings.Contains(f.Reason, "kubectl logs") {
+		t.Errorf("a log that names no pod is listed with the reason: %+v", f)
+	}
+}
+
+// TestLooseCrictlPasteDamage reads crictl tables as they arrive in tickets: bullets,
+// tabs for the column gaps, Windows line endings, an older crictl without the NAMESPACE
+// column, and a last row cut off.
+func TestLooseCrictlPasteDamage(t *testing.T) {
+	ticket, err := os.ReadFile(filepath.Join(looseDir("node-command-not-found"), "ticket.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod, _, _ := strings.Cut(string(ticket), "On the node:")
+	var b strings.Builder
+	b.WriteString(pod)
+	b.WriteString("* $ sudo crictl ps -a\r\n")
+	b.WriteString("* CONTAINER\tIMAGE\tCREATED\tSTATE\tNAME\tATTEMPT\tPOD ID\tPOD\r\n")
+	b.WriteString("* 4c8c60f2a0e64\tcce7619cb8f38\t2 seconds ago\tExited\tapp\t2\t44e1dd43b9b63\tapp\r\n")
+	b.WriteString("* 0123456789abc\tcce7619cb8f38\t3 sec\r\n")
+	bun, rep := importDir(t, map[string][]byte{"ticket.md": []byte(b.String())}, FormatLoose)
+	f := rep.File("ticket.md")
+	if f == nil || f.Status != StatusUsed || !strings.Contains(f.Reason, "not a crictl ps row") || strings.Contains(f.Reason, "no pod UID") {
+		t.Fatalf("ticket.md: %+v", f)
+	}
+	data, err := bun.ReadFile(bundle.NodePath("podflow-node", bundle.NodeCRIContainers))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ps struct {
+		Containers []struct {
+			ID     string
+			State  string
+			Labels map[string]string
+		}
+	}
+	if err := json.Unmarshal(data, &ps); err != nil {
+		t.Fatal(err)
+	}
+	if len(ps.Containers) != 1 || ps.Containers[0].State != "CONTAINER_EXITED" ||
+		ps.Containers[0].Labels[criLabelPodUID] != "1ee5c94f-772e-4b62-a354-7c786a1b96dd" {
+		t.Errorf("containers %+v, want the exited app linked to its pod by UID", ps.Containers)
+	}
+	if o := rep.Origins[bundle.NodePath("podflow-node", bundle.NodeCRIContainers)]; len(o.ItemLines) != 1 || o.ItemLines[0] == 0 {
+		t.Errorf("origin %+v: the row's line is lost", o)
 	}
 }

@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -103,6 +104,12 @@ func (r *Relocator) importWarnings() []analyze.Warning {
 	sort.Strings(labels)
 	var out []analyze.Warning
 	for _, label := range labels {
+		// What the format cannot hold, so a stage without evidence reads as a property of
+		// the input rather than of the cluster.
+		if rep := r.reports[label]; len(rep.NotCarried) > 0 {
+			out = append(out, analyze.Warning{Bundle: label, Path: rep.Input,
+				Message: fmt.Sprintf("imported as %s; evidence this input does not hold: %s", rep.Format, strings.Join(rep.NotCarried, "; "))})
+		}
 		for _, f := range r.reports[label].Files {
 			if f.Status == StatusUnreadable {
 				out = append(out, analyze.Warning{Bundle: label, Path: f.Path, Message: "not imported, " + f.Detected + " unreadable: " + f.Reason})
@@ -145,10 +152,13 @@ func (r *Relocator) Location(l analyze.Location) (analyze.Location, bool) {
 	return l, true
 }
 
-// pointerItem returns the item index a List pointer (/items/3/...) or bare array
-// pointer (/3/...) starts with.
+// pointerItem returns the item index a List pointer (/items/3/...), crictl ps pointer
+// (/containers/3/...) or bare array pointer (/3/...) starts with.
 func pointerItem(p string) (int, bool) {
 	rest, ok := strings.CutPrefix(p, "/items/")
+	if !ok {
+		rest, ok = strings.CutPrefix(p, "/containers/")
+	}
 	if !ok {
 		if rest, ok = strings.CutPrefix(p, "/"); !ok {
 			return 0, false

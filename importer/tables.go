@@ -38,10 +38,11 @@ func tableKind(line string) string {
 		return tableEvents
 	case has("NAME", "READY", "STATUS", "RESTARTS", "AGE"):
 		return tablePods
-	case has("POD ID", "CREATED", "STATE", "NAME", "NAMESPACE", "ATTEMPT"):
-		return tableCRIPods
+	// crictl ps prints POD ID and NAMESPACE too, so it is told apart first.
 	case has("CONTAINER", "IMAGE", "CREATED", "STATE", "NAME", "ATTEMPT"):
 		return tableCRIContainers
+	case has("POD ID", "CREATED", "STATE", "NAME", "NAMESPACE", "ATTEMPT"):
+		return tableCRIPods
 	}
 	return ""
 }

@@ -38,10 +38,18 @@ runs every rule over the evidence and reports each root cause with the pods it a
 the evidence it rests on, how to confirm it on a live cluster and how to fix it. Later
 symptoms of the same pods are listed as consequences of their root cause.
 
-An input is a podflow bundle, a Troubleshoot support bundle, the directory written by
-'kubectl cluster-info dump --output-directory' (or an archive of one), or loose evidence:
-a directory or text file of pasted kubectl describe/get output and kubelet journal lines,
-or - for standard input. The format is detected unless --format names it. Evidence from imported inputs cites the original files.
+An input is a podflow bundle or what another tool wrote, as a directory or archive
+(.tar, .tar.gz, .tar.xz); the format is detected unless --format names it:
+  troubleshoot       a Troubleshoot support bundle
+  must-gather        an OpenShift must-gather (oc adm must-gather)
+  sosreport          a node's sosreport: its journals, crictl state and kubelet config;
+                     analyze it together with a cluster bundle or must-gather
+  cluster-info-dump  kubectl cluster-info dump --output-directory (JSON or YAML)
+  loose              pasted text: kubectl describe pod/node, get events/pods tables,
+                     get -o yaml/json, kubelet journal lines, crictl ps -a/pods/inspect,
+                     kubectl logs output; a text file, a directory of them, or - for stdin
+Evidence from imported inputs cites the original files and lines; every input file is
+accounted for (used, ignored or unreadable, with the reason).
 
 Exit status: 0 when no finding is at or above --fail-on, 3 when one is, 1 on error,
 2 on a usage error.`,
@@ -52,6 +60,7 @@ Exit status: 0 when no finding is at or above --fail-on, 3 when one is, 1 on err
   podflow analyze shop.tar.gz -o json --fail-on critical | jq '.findings[] | select(.root)'
   podflow analyze support-bundle-2026-11-29T20_07_59.tar.gz
   podflow analyze ./cluster-dump/ --format cluster-info-dump
+  podflow analyze must-gather.local.5318008/ sosreport-n1-2026-11-29-qwkzbfn.tar.xz
   kubectl describe pod -n shop web-7d9f8b6c5d-4xk2p | podflow analyze -`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -140,7 +149,11 @@ func contains(list []string, s string) bool {
 
 // addFormatFlag adds --format, which names the input format instead of detecting it.
 func addFormatFlag(f *pflag.FlagSet, format *string) {
-	f.StringVar(format, "format", "auto", "input format: auto, podflow, troubleshoot, cluster-info-dump or loose")
+	names := make([]string, len(importer.Formats))
+	for i, f := range importer.Formats {
+		names[i] = string(f)
+	}
+	f.StringVar(format, "format", "auto", "input format: auto, "+strings.Join(names, ", "))
 }
 
 // loadGraph opens every input, importing those that are not podflow bundles, and loads

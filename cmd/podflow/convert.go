@@ -27,13 +27,19 @@ func newConvertCmd(g *globalOptions) *cobra.Command {
 	o := &convertOptions{globalOptions: g}
 	cmd := &cobra.Command{
 		Use:   "convert INPUT -o BUNDLE",
-		Short: "Turn a Troubleshoot support bundle or a kubectl cluster-info dump into a podflow bundle",
+		Short: "Turn a support bundle, must-gather, sosreport, cluster-info dump or pasted output into a podflow bundle",
 		Long: `Convert reads evidence written by another tool and writes it as a podflow bundle, with
 import-report.json listing every input file, what it was taken for or why it was not used,
-and where every produced file came from, so findings on the bundle cite the original files.
-The format is detected unless --format names it.`,
+where every produced file came from, and what the format cannot hold, so findings on the
+bundle cite the original files. The format is detected unless --format names it:
+troubleshoot (Troubleshoot support bundle), must-gather (oc adm must-gather), sosreport
+(a node's sosreport, .tar.xz too), cluster-info-dump (kubectl cluster-info dump
+--output-directory) or loose (pasted kubectl, crictl and kubelet output; - for stdin).`,
 		Example: `  podflow convert support-bundle-2026-11-29T20_07_59.tar.gz -o shop.tar.gz
   podflow convert ./cluster-dump/ --format cluster-info-dump -o shop.tar.gz
+  podflow convert must-gather.local.5318008/ -o openshift.tar.gz
+  podflow convert sosreport-n1-2026-11-29-qwkzbfn.tar.xz -o node-n1.tar.gz
+  kubectl describe pod -n shop web-7d9f8b6c5d-4xk2p | podflow convert - -o ticket.tar.gz
   podflow convert ./cluster-dump/ -o converted/ --force`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -97,8 +97,8 @@ func TestConvertAndAnalyzeUsage(t *testing.T) {
 		code int
 	}{
 		{"no output", []string{"convert", dump}, exitUsage},
-		{"unknown format", []string{"convert", dump, "-o", filepath.Join(t.TempDir(), "x.tar.gz"), "--format", "sosreport"}, exitUsage},
-		{"analyze unknown format", []string{"analyze", dump, "--format", "sosreport"}, exitUsage},
+		{"unknown format", []string{"convert", dump, "-o", filepath.Join(t.TempDir(), "x.tar.gz"), "--format", "supportconfig"}, exitUsage},
+		{"analyze unknown format", []string{"analyze", dump, "--format", "supportconfig"}, exitUsage},
 		{"undetectable input", []string{"analyze", unknown}, exitError},
 		{"forced format", []string{"analyze", dump, "--format", "cluster-info-dump", "--fail-on", "none"}, exitOK},
 		{"explain imported", []string{"explain", dump, pod}, exitOK},
