@@ -2,8 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -61,10 +59,6 @@ Fix the new template (the pod findings say what) and apply it; the rollout resum
 To go back to the working revision: kubectl rollout undo deployment/NAME -n NAMESPACE.
 `
 
-// revisionAnnotation is the Deployment controller's revision stamp on a Deployment and
-// its ReplicaSets (pkg/controller/deployment/util RevisionAnnotation).
-const revisionAnnotation = "deployment.kubernetes.io/revision"
-
 func controllerRolloutStuck(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
 	for _, d := range v.Deployments() {
@@ -104,32 +98,18 @@ func deadlineExceeded(d *appsv1.Deployment) bool {
 // deploymentReplicaSets returns the Deployment's ReplicaSet of its current revision and
 // its older ReplicaSets that still have pods, newest first.
 func deploymentReplicaSets(v *analyze.View, d *analyze.Deployment) (*analyze.ReplicaSet, []*analyze.ReplicaSet) {
-	current := d.Obj.Annotations[revisionAnnotation]
+	current := analyze.Revision(d.Meta())
 	var newRS *analyze.ReplicaSet
 	var olds []*analyze.ReplicaSet
-	for _, rs := range v.ReplicaSets() {
-		owner := v.Controller(rs.Meta())
-		if rs.Obj.Namespace != d.Obj.Namespace || owner == nil || owner.Kind != "Deployment" || owner.Name != d.Obj.Name {
-			continue
-		}
-		if current != "" && rs.Obj.Annotations[revisionAnnotation] == current {
+	for _, rs := range v.ReplicaSetsOf(d) {
+		switch {
+		case current >= 0 && analyze.Revision(rs.Meta()) == current:
 			newRS = rs
-			continue
-		}
-		if rs.Obj.Status.Replicas > 0 {
+		case rs.Obj.Status.Replicas > 0:
 			olds = append(olds, rs)
 		}
 	}
-	sort.Slice(olds, func(i, j int) bool { return rsRevision(olds[i]) > rsRevision(olds[j]) })
 	return newRS, olds
-}
-
-func rsRevision(rs *analyze.ReplicaSet) int {
-	n, err := strconv.Atoi(rs.Obj.Annotations[revisionAnnotation])
-	if err != nil {
-		return -1
-	}
-	return n
 }
 
 // podFailing reports whether a pod shows a failure rather than a start in progress: not
@@ -155,9 +135,9 @@ func podFailing(v *analyze.View, p *analyze.Pod) bool {
 
 func rolloutStuckFinding(v *analyze.View, d *analyze.Deployment, newRS *analyze.ReplicaSet, olds []*analyze.ReplicaSet, failing []*analyze.Pod) analyze.Finding {
 	dep := d.Obj
-	revision := dep.Annotations[revisionAnnotation]
+	revision := dep.Annotations[analyze.RevisionAnnotation]
 	evidence := []analyze.Evidence{
-		d.Loc.At("metadata", "annotations", revisionAnnotation).Evidence("revision "+revision, time.Time{}),
+		d.Loc.At("metadata", "annotations", analyze.RevisionAnnotation).Evidence("revision "+revision, time.Time{}),
 		d.Loc.At("status").Evidence(fmt.Sprintf("replicas %d desired, %d updated, %d available, %d unavailable",
 			replicas(dep.Spec.Replicas), dep.Status.UpdatedReplicas, dep.Status.AvailableReplicas, dep.Status.UnavailableReplicas), v.CollectedAt()),
 		newRS.Loc.At("status").Evidence(rsCounts(newRS), v.CollectedAt()),
@@ -167,7 +147,7 @@ func rolloutStuckFinding(v *analyze.View, d *analyze.Deployment, newRS *analyze.
 	for _, rs := range olds {
 		subjects = append(subjects, rs.Ref())
 		oldTexts = append(oldTexts, fmt.Sprintf("old ReplicaSet %s (revision %s) still runs %d pod(s), %d ready",
-			rs.Obj.Name, rs.Obj.Annotations[revisionAnnotation], rs.Obj.Status.Replicas, rs.Obj.Status.ReadyReplicas))
+			rs.Obj.Name, rs.Obj.Annotations[analyze.RevisionAnnotation], rs.Obj.Status.Replicas, rs.Obj.Status.ReadyReplicas))
 		evidence = append(evidence, rs.Loc.At("status").Evidence(rsCounts(rs), v.CollectedAt()))
 	}
 	change, changeEvidence := templateChange(newRS, olds[0])
@@ -197,7 +177,7 @@ func rolloutStuckFinding(v *analyze.View, d *analyze.Deployment, newRS *analyze.
 		Cause:    cause,
 		Evidence: evidence,
 		Remediation: fmt.Sprintf("Fix what fails in %s and apply the corrected template; the rollout then resumes. "+
-			"To return to the working revision %s: kubectl rollout undo deployment/%s -n %s.", why, olds[0].Obj.Annotations[revisionAnnotation], dep.Name, dep.Namespace),
+			"To return to the working revision %s: kubectl rollout undo deployment/%s -n %s.", why, olds[0].Obj.Annotations[analyze.RevisionAnnotation], dep.Name, dep.Namespace),
 		Confirm: []string{
 			fmt.Sprintf("kubectl rollout status deployment/%s -n %s", dep.Name, dep.Namespace),
 			fmt.Sprintf("kubectl rollout history deployment/%s -n %s", dep.Name, dep.Namespace),
@@ -209,7 +189,7 @@ func rolloutStuckFinding(v *analyze.View, d *analyze.Deployment, newRS *analyze.
 
 func rsCounts(rs *analyze.ReplicaSet) string {
 	return fmt.Sprintf("ReplicaSet %s revision %s: %d desired, %d current, %d ready, %d available", rs.Obj.Name,
-		rs.Obj.Annotations[revisionAnnotation], replicas(rs.Obj.Spec.Replicas), rs.Obj.Status.Replicas, rs.Obj.Status.ReadyReplicas, rs.Obj.Status.AvailableReplicas)
+		rs.Obj.Annotations[analyze.RevisionAnnotation], replicas(rs.Obj.Spec.Replicas), rs.Obj.Status.Replicas, rs.Obj.Status.ReadyReplicas, rs.Obj.Status.AvailableReplicas)
 }
 
 // templateChange names the container images that differ between the old and the new

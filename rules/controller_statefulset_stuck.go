@@ -103,11 +103,7 @@ const podIndexLabel = "apps.kubernetes.io/pod-index"
 func statefulSetPods(v *analyze.View, s *analyze.StatefulSet) map[int]*analyze.Pod {
 	out := map[int]*analyze.Pod{}
 	prefix := s.Obj.Name + "-"
-	for _, p := range v.Pods() {
-		owner := v.Controller(p.Meta())
-		if owner == nil || owner.Kind != "StatefulSet" || owner.Name != s.Obj.Name || p.Obj.Namespace != s.Obj.Namespace {
-			continue
-		}
+	for _, p := range v.PodsControlledBy(s.Ref()) {
 		index, ok := p.Obj.Labels[podIndexLabel]
 		if !ok {
 			if index, ok = strings.CutPrefix(p.Obj.Name, prefix); !ok {
