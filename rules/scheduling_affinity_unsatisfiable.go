@@ -143,11 +143,10 @@ func affinityFinding(v *analyze.View, p *analyze.Pod, ev analyze.Evidence, total
 			}
 		}
 	}
-	what := "the pod's required inter-pod rules"
+	cause := fmt.Sprintf("the required anti-affinity of pods already running keeps the pod off every node: 0/%s nodes are available: %s", total, strings.Join(reasons, ", "))
 	if len(termTexts) > 0 {
-		what = "the pod's " + strings.Join(termTexts, " and ")
+		cause = fmt.Sprintf("no node satisfies the pod's %s: 0/%s nodes are available: %s", strings.Join(termTexts, " and "), total, strings.Join(reasons, ", "))
 	}
-	cause := fmt.Sprintf("no node satisfies %s: 0/%s nodes are available: %s", what, total, strings.Join(reasons, ", "))
 	if len(nodeTexts) > 0 {
 		cause += "; " + joinCapped(uniqueStrings(nodeTexts), 3, "node(s)")
 	}
