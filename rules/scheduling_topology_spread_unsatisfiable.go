@@ -36,7 +36,7 @@ were never given, or placing the pod there would exceed maxSkew ("didn't match p
 topology spread constraints"), typically when the other domains are full, tainted or
 excluded by the pod's node affinity.
 
-podflow names the constraint and, per domain, the matching pods it counted, or the
+podflow names the constraint and, per domain, how many matching pods it counted, or the
 nodes that lack the label. ScheduleAnyway constraints never block scheduling.
 
 ## Confirm on a live cluster
