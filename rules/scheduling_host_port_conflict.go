@@ -19,7 +19,7 @@ var SchedulingHostPortConflict = &analyze.Rule{
 	Severity: analyze.SeverityError,
 	Needs: analyze.Needs{
 		Required: []analyze.Kind{analyze.Pods},
-		Optional: []analyze.Kind{analyze.Events, analyze.Nodes, analyze.ReplicaSets, analyze.Jobs, analyze.DaemonSets},
+		Optional: []analyze.Kind{analyze.Events, analyze.Nodes, analyze.ReplicaSets, analyze.Jobs},
 	},
 	Run: schedulingHostPortConflict,
 }
