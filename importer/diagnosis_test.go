@@ -69,8 +69,10 @@ func scenarios(t testing.TB) []string {
 // rule that must then be skipped for want of its input rather than fire or pass silently.
 var notCarried = map[Format]map[string]string{
 	FormatClusterInfoDump: {
-		"pvc-unbound":       "volume-pvc-unbound",           // no PVCs in a dump
-		"job-backoff-limit": "controller-job-backoff-limit", // no Jobs in a dump
+		"pvc-unbound":                   "volume-pvc-unbound",            // no PVCs in a dump
+		"job-backoff-limit":             "controller-job-backoff-limit",  // no Jobs in a dump
+		"statefulset-stuck":             "controller-statefulset-stuck",  // no StatefulSets in a dump
+		"volume-node-affinity-conflict": "volume-node-affinity-conflict", // no PVCs or PVs in a dump
 	},
 }
 

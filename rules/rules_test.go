@@ -26,6 +26,9 @@ func TestControllerJobBackoffLimit(t *testing.T) { runGolden(t, ControllerJobBac
 func TestControllerProgressDeadlineExceeded(t *testing.T) {
 	runGolden(t, ControllerProgressDeadlineExceeded)
 }
+func TestControllerReplicasZero(t *testing.T)          { runGolden(t, ControllerReplicasZero) }
+func TestControllerRolloutStuck(t *testing.T)          { runGolden(t, ControllerRolloutStuck) }
+func TestControllerStatefulSetStuck(t *testing.T)      { runGolden(t, ControllerStatefulSetStuck) }
 func TestImagePullDNS(t *testing.T)                    { runGolden(t, ImagePullDNS) }
 func TestImagePullNotFound(t *testing.T)               { runGolden(t, ImagePullNotFound) }
 func TestImagePullUnauthorized(t *testing.T)           { runGolden(t, ImagePullUnauthorized) }
@@ -35,15 +38,21 @@ func TestProbeReadinessFailing(t *testing.T)           { runGolden(t, ProbeReadi
 func TestRuntimeCrashExit(t *testing.T)                { runGolden(t, RuntimeCrashExit) }
 func TestRuntimeOOMKilled(t *testing.T)                { runGolden(t, RuntimeOOMKilled) }
 func TestSandboxCreateFailed(t *testing.T)             { runGolden(t, SandboxCreateFailed) }
+func TestSchedulingAffinityUnsatisfiable(t *testing.T) { runGolden(t, SchedulingAffinityUnsatisfiable) }
+func TestSchedulingHostPortConflict(t *testing.T)      { runGolden(t, SchedulingHostPortConflict) }
 func TestSchedulingInsufficientResources(t *testing.T) { runGolden(t, SchedulingInsufficientResources) }
 func TestSchedulingNodeSelectorMismatch(t *testing.T)  { runGolden(t, SchedulingNodeSelectorMismatch) }
-func TestSchedulingUntoleratedTaint(t *testing.T)      { runGolden(t, SchedulingUntoleratedTaint) }
-func TestServiceNoReadyEndpoints(t *testing.T)         { runGolden(t, ServiceNoReadyEndpoints) }
-func TestServiceSelectorMatchesNothing(t *testing.T)   { runGolden(t, ServiceSelectorMatchesNothing) }
-func TestStartCommandNotFound(t *testing.T)            { runGolden(t, StartCommandNotFound) }
-func TestTerminationFinalizersStuck(t *testing.T)      { runGolden(t, TerminationFinalizersStuck) }
-func TestVolumeConfigMapMissing(t *testing.T)          { runGolden(t, VolumeConfigMapMissing) }
-func TestVolumePVCUnbound(t *testing.T)                { runGolden(t, VolumePVCUnbound) }
+func TestSchedulingTopologySpreadUnsatisfiable(t *testing.T) {
+	runGolden(t, SchedulingTopologySpreadUnsatisfiable)
+}
+func TestSchedulingUntoleratedTaint(t *testing.T)    { runGolden(t, SchedulingUntoleratedTaint) }
+func TestServiceNoReadyEndpoints(t *testing.T)       { runGolden(t, ServiceNoReadyEndpoints) }
+func TestServiceSelectorMatchesNothing(t *testing.T) { runGolden(t, ServiceSelectorMatchesNothing) }
+func TestStartCommandNotFound(t *testing.T)          { runGolden(t, StartCommandNotFound) }
+func TestTerminationFinalizersStuck(t *testing.T)    { runGolden(t, TerminationFinalizersStuck) }
+func TestVolumeConfigMapMissing(t *testing.T)        { runGolden(t, VolumeConfigMapMissing) }
+func TestVolumeNodeAffinityConflict(t *testing.T)    { runGolden(t, VolumeNodeAffinityConflict) }
+func TestVolumePVCUnbound(t *testing.T)              { runGolden(t, VolumePVCUnbound) }
 
 // golden is what a rule's case is compared on: its findings and skips, and the load
 // warnings of the fixture (a fixture should load cleanly).

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -29,7 +30,14 @@ var SchedulingInsufficientResources = &analyze.Rule{
 const schedulingInsufficientResourcesDoc = `The scheduler found no node with enough unreserved capacity for the pod. A node
 fits when its allocatable amount of each resource, minus the requests of the pods
 already bound to it, covers the pod's requests; the scheduler's message counts the
-nodes that failed each check: "0/3 nodes are available: 3 Insufficient cpu."
+nodes that failed each check: "0/3 nodes are available: 3 Insufficient cpu." The
+resources are cpu, memory, ephemeral-storage (local disk for emptyDir, logs and the
+container's writable layer: "Insufficient ephemeral-storage") and extended resources
+such as nvidia.com/gpu. A node also holds at most allocatable.pods pods (the kubelet's
+maxPods, 110 by default, often lower on cloud nodes where each pod takes an address
+from the node's network interfaces): when that many are bound the scheduler says
+"Too many pods", whatever the requests. podflow shows, per node, allocatable against
+the requests of the pods bound to it (or the count of bound pods).
 
 ## Confirm on a live cluster
 
@@ -41,7 +49,10 @@ nodes that failed each check: "0/3 nodes are available: 3 Insufficient cpu."
 
 Lower the pod's requests to what it needs, free capacity (scale down or move other
 workloads, remove finished pods that still hold requests), or add nodes. Requests, not
-actual use, are what the scheduler counts.
+actual use, are what the scheduler counts. For ephemeral-storage, lower the request or
+give the nodes larger disks. For "Too many pods", delete finished pods (completed Jobs
+keep theirs), spread the pods over more nodes, or raise the kubelet's maxPods where the
+node's network allows it.
 `
 
 // The scheduler's FitError message: "0/N nodes are available: <filter reasons>. preemption: …"
@@ -150,11 +161,10 @@ func schedulingInsufficientResources(v *analyze.View) []analyze.Finding {
 		}
 		subjects, group := v.PodAndWorkload(p)
 		out = append(out, analyze.Finding{
-			Subjects: subjects,
-			Cause:    cause,
-			Evidence: evidence,
-			Remediation: fmt.Sprintf("Lower the requests of %s to what it needs, free capacity on a node, or add nodes; "+
-				"the scheduler counts requests, not actual use.", group),
+			Subjects:    subjects,
+			Cause:       cause,
+			Evidence:    evidence,
+			Remediation: insufficientRemediation(group, lacking),
 			Confirm: []string{
 				fmt.Sprintf("kubectl get pod -n %s %s -o jsonpath='{.status.conditions[?(@.type==\"PodScheduled\")].message}'", pod.Namespace, pod.Name),
 				"kubectl describe nodes | grep -A 8 'Allocated resources'",
@@ -246,7 +256,11 @@ func nodeRoom(v *analyze.View, use map[string]corev1.ResourceList, requests core
 			if free.Cmp(need) >= 0 {
 				continue
 			}
-			parts = append(parts, fmt.Sprintf("%s allocatable %s, requested %s, free %s", name, alloc.String(), used.String(), free.String()))
+			if name == corev1.ResourcePods {
+				parts = append(parts, fmt.Sprintf("pods allocatable %s, %s bound, free %s", alloc.String(), used.String(), free.String()))
+				continue
+			}
+			parts = append(parts, fmt.Sprintf("%s allocatable %s, requested %s, free %s", name, readable(name, alloc), readable(name, used), readable(name, free)))
 		}
 		if len(parts) == 0 {
 			continue
@@ -261,4 +275,37 @@ func nodeRoom(v *analyze.View, use map[string]corev1.ResourceList, requests core
 		texts = append(texts, fmt.Sprintf("and %d more node(s)", extra))
 	}
 	return strings.Join(texts, "; "), evidence
+}
+
+// insufficientRemediation says what frees room for the lacking resources: the pod count
+// is not a request to lower.
+func insufficientRemediation(group string, lacking []corev1.ResourceName) string {
+	if len(lacking) == 1 && lacking[0] == corev1.ResourcePods {
+		return fmt.Sprintf("The nodes hold as many pods as their allocatable pods allows: delete finished pods, spread %s over more nodes, "+
+			"or raise the kubelet's maxPods where the node's network allows it.", group)
+	}
+	return fmt.Sprintf("Lower the requests of %s to what it needs, free capacity on a node, or add nodes; "+
+		"the scheduler counts requests, not actual use.", group)
+}
+
+// readable renders byte quantities the kubelet reports as plain numbers
+// ("19316009748") in binary units ("17.99Gi"), keeping the exact value when it is
+// already written with a suffix. Other resources keep their canonical form.
+func readable(name corev1.ResourceName, q resource.Quantity) string {
+	s := q.String()
+	if name != corev1.ResourceMemory && name != corev1.ResourceEphemeralStorage && !strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix) {
+		return s
+	}
+	if strings.IndexFunc(s, func(r rune) bool { return r < '0' || r > '9' }) < 0 && q.Value() >= 1<<20 {
+		b := float64(q.Value())
+		for _, u := range []struct {
+			suffix string
+			size   float64
+		}{{"Ti", 1 << 40}, {"Gi", 1 << 30}, {"Mi", 1 << 20}} {
+			if b >= u.size {
+				return strconv.FormatFloat(b/u.size, 'f', 2, 64) + u.suffix
+			}
+		}
+	}
+	return s
 }

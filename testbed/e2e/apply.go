@@ -51,6 +51,8 @@ func (b *bed) apply(ctx context.Context, objs []*unstructured.Unstructured) erro
 				hard, _, _ := unstructured.NestedMap(q.Object, "status", "hard")
 				return len(hard) > 0, nil
 			})
+		default:
+			err = b.waitApplied(ctx, ri, obj)
 		}
 		if err != nil {
 			return err

@@ -1,0 +1,145 @@
+package rules
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+
+	"podflow.dev/podflow/analyze"
+)
+
+// ControllerStatefulSetStuck finds OrderedReady StatefulSets that do not create their
+// next pod because an earlier one is not Running and Ready.
+var ControllerStatefulSetStuck = &analyze.Rule{
+	ID:       "controller-statefulset-stuck",
+	Stage:    analyze.StageController,
+	Title:    "StatefulSet waits on a pod that never becomes ready, so its next pods are not created",
+	Doc:      controllerStatefulSetStuckDoc,
+	Severity: analyze.SeverityError,
+	Needs: analyze.Needs{
+		Required: []analyze.Kind{analyze.StatefulSets, analyze.Pods},
+		Optional: []analyze.Kind{analyze.Events},
+	},
+	Run: controllerStatefulSetStuck,
+}
+
+const controllerStatefulSetStuckDoc = `With podManagementPolicy OrderedReady (the default) a StatefulSet creates its pods one
+at a time in ordinal order, and creates pod N+1 only when pods 0..N are Running and
+Ready. One pod that never becomes ready (its readiness probe fails, it crashes, it
+cannot pull its image, it is not scheduled) halts the StatefulSet: the later pods are
+never created and kubectl shows fewer pods than replicas with no error about them. The
+StatefulSet controller records no event for the wait; the missing pods are the symptom.
+
+The finding names the pod the controller waits on and what that pod shows, and the
+ordinals that do not exist. It lists the waited-on pod as a subject, so the report makes
+it the root cause for that pod and links the pod's own finding (a failing probe, a
+crash) under it as the reason: the missing pods are what the user asks about.
+
+## Confirm on a live cluster
+
+    kubectl get statefulset -n NAMESPACE NAME -o jsonpath='{.spec.podManagementPolicy} {.spec.replicas} {.status.replicas} {.status.readyReplicas}'
+    kubectl get pods -n NAMESPACE -l SELECTOR
+    kubectl describe pod -n NAMESPACE NAME-0
+
+## Fix
+
+Fix what keeps the waited-on pod from becoming ready; the controller then creates the
+next pods. If the pods do not depend on each other's start order, set
+podManagementPolicy: Parallel (only at creation: the field cannot be changed, so the
+StatefulSet must be recreated, with kubectl delete --cascade=orphan to keep its pods).
+`
+
+func controllerStatefulSetStuck(v *analyze.View) []analyze.Finding {
+	var out []analyze.Finding
+	for _, s := range v.StatefulSets() {
+		sts := s.Obj
+		if sts.Spec.PodManagementPolicy == appsv1.ParallelPodManagement || sts.DeletionTimestamp != nil {
+			continue
+		}
+		want := int(replicas(sts.Spec.Replicas))
+		start := 0
+		if sts.Spec.Ordinals != nil {
+			start = int(sts.Spec.Ordinals.Start)
+		}
+		pods := statefulSetPods(v, s)
+		missing := []string{}
+		firstMissing := -1
+		for i := start; i < start+want; i++ {
+			if pods[i] == nil {
+				missing = append(missing, fmt.Sprintf("%s-%d", sts.Name, i))
+				if firstMissing < 0 {
+					firstMissing = i
+				}
+			}
+		}
+		if firstMissing < 0 {
+			continue
+		}
+		var blocking *analyze.Pod
+		for i := start; i < firstMissing; i++ {
+			if p := pods[i]; p != nil && (p.Obj.DeletionTimestamp != nil || !analyze.IsReady(p)) {
+				blocking = p
+				break
+			}
+		}
+		if blocking == nil {
+			continue // every earlier pod is ready: the controller is about to create the next one
+		}
+		out = append(out, statefulSetStuckFinding(v, s, blocking, missing, len(pods)))
+	}
+	return out
+}
+
+// podIndexLabel carries a StatefulSet pod's ordinal (k8s.io/api/apps/v1
+// PodIndexLabel, set by the controller since v1.28). It survives renaming, as by
+// podflow's pseudonymization, where the name's suffix does not.
+const podIndexLabel = "apps.kubernetes.io/pod-index"
+
+// statefulSetPods maps ordinal to the StatefulSet's pods (by controller, and the pod
+// index label or else the name's suffix).
+func statefulSetPods(v *analyze.View, s *analyze.StatefulSet) map[int]*analyze.Pod {
+	out := map[int]*analyze.Pod{}
+	prefix := s.Obj.Name + "-"
+	for _, p := range v.PodsControlledBy(s.Ref()) {
+		index, ok := p.Obj.Labels[podIndexLabel]
+		if !ok {
+			if index, ok = strings.CutPrefix(p.Obj.Name, prefix); !ok {
+				continue
+			}
+		}
+		if n, err := strconv.Atoi(index); err == nil {
+			out[n] = p
+		}
+	}
+	return out
+}
+
+func statefulSetStuckFinding(v *analyze.View, s *analyze.StatefulSet, blocking *analyze.Pod, missing []string, have int) analyze.Finding {
+	sts := s.Obj
+	want := replicas(sts.Spec.Replicas)
+	evidence := []analyze.Evidence{
+		s.Loc.At("status").Evidence(fmt.Sprintf("replicas %d desired, %d current, %d ready", want, sts.Status.Replicas, sts.Status.ReadyReplicas), v.CollectedAt()),
+	}
+	if sts.Spec.PodManagementPolicy != "" {
+		evidence = append(evidence, s.Loc.At("spec", "podManagementPolicy").Evidence("podManagementPolicy "+string(sts.Spec.PodManagementPolicy), time.Time{}))
+	}
+	text, ev := podStateText(v, blocking)
+	evidence = append(evidence, ev...)
+	cause := fmt.Sprintf("StatefulSet %s has %d of %d pod(s), %d ready: with podManagementPolicy OrderedReady it creates %s only after %s is Running and Ready, and %s %s",
+		s.Ref().NamespacedName(), have, want, sts.Status.ReadyReplicas, joinCapped(missing, 3, "pod(s)"), blocking.Obj.Name, blocking.Obj.Name, text)
+	return analyze.Finding{
+		Subjects: []analyze.ObjectRef{blocking.Ref(), s.Ref()},
+		Cause:    cause,
+		Evidence: evidence,
+		Remediation: fmt.Sprintf("Fix what keeps pod %s from becoming ready; StatefulSet %s then creates %s. "+
+			"If its pods need no start order, recreate it with podManagementPolicy: Parallel.", blocking.Obj.Name, s.Ref().NamespacedName(), missing[0]),
+		Confirm: []string{
+			fmt.Sprintf("kubectl get statefulset -n %s %s -o jsonpath='{.spec.podManagementPolicy} {.spec.replicas} {.status.replicas} {.status.readyReplicas}'", sts.Namespace, sts.Name),
+			fmt.Sprintf("kubectl describe pod -n %s %s", sts.Namespace, blocking.Obj.Name),
+		},
+		GroupKey: s.Ref().String(),
+	}
+}
