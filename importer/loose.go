@@ -318,7 +318,8 @@ func (li *looseImport) addObject(path string, o rawObject) {
 }
 
 // addEvent keeps events in input order; the same event from two outputs (a describe and
-// a get events) is kept once, with the larger count.
+// a get events) is kept once, with the larger count. Two named events (API objects) are
+// the same only by name: the scheduler records a new event with the same message.
 func (li *looseImport) addEvent(path string, e parsedEvent) {
 	ns := e.ev.Namespace
 	if ns == "" {
@@ -327,6 +328,9 @@ func (li *looseImport) addEvent(path string, e parsedEvent) {
 	e.ev.Namespace = ns
 	for i, old := range li.events[ns] {
 		o := old.ev
+		if o.Name != "" && e.ev.Name != "" && o.Name != e.ev.Name {
+			continue
+		}
 		if o.InvolvedObject.Kind == e.ev.InvolvedObject.Kind && o.InvolvedObject.Name == e.ev.InvolvedObject.Name &&
 			o.Reason == e.ev.Reason && o.Message == e.ev.Message &&
 			(o.InvolvedObject.FieldPath == e.ev.InvolvedObject.FieldPath || o.InvolvedObject.FieldPath == "" || e.ev.InvolvedObject.FieldPath == "") {

@@ -74,6 +74,18 @@ func TestEarliestStageWinsOnRealRecordings(t *testing.T) {
 		root:     "runtime-crash-exit",
 		explains: []string{"controller-job-backoff-limit"},
 	}, {
+		name:     "image pull failure stops a rolling update half way",
+		scenario: "rollout-stuck",
+		pod:      "rollout-stuck/web-",
+		root:     "image-pull-dns",
+		explains: []string{"controller-rollout-stuck"},
+	}, {
+		name:     "failing readiness probe halts a StatefulSet and empties its Service",
+		scenario: "statefulset-stuck",
+		pod:      "statefulset-stuck/db-0",
+		root:     "probe-readiness-failing",
+		explains: []string{"controller-statefulset-stuck", "service-no-ready-endpoints"},
+	}, {
 		name:     "failing readiness probe empties a Service",
 		scenario: "readiness-failing",
 		pod:      "readiness-failing/web-",

@@ -23,7 +23,8 @@ var ControllerRolloutStuck = &analyze.Rule{
 		Required: []analyze.Kind{analyze.Deployments, analyze.ReplicaSets, analyze.Pods},
 		Optional: []analyze.Kind{analyze.Events},
 	},
-	Run: controllerRolloutStuck,
+	Run:     controllerRolloutStuck,
+	Outcome: true,
 }
 
 const controllerRolloutStuckDoc = `The Deployment's template changed (a new image, an edited env, a new config) and the
@@ -39,12 +40,11 @@ stuck yet, and stays quiet once the deadline has passed.
 
 The finding names the revision, the new and old ReplicaSets with their pod counts, the
 template change between them, and what the new pods show. It lists the new pods as
-subjects, so the report makes it the root cause for them and links their own findings
-(the pull error, the crash) under it. That order is deliberate: the stuck rollout is
-the state the user acts on (undo it, or fix the template and roll forward) and it
-explains why old pods still run, while the pod findings say what is wrong with the new
-template. Listing the pods also keeps the two together: without shared pods the report
-would show them as unrelated root causes.
+subjects and reports an outcome, not a broken link of its own: the new pods' own
+findings (the pull error, the crash) are the root cause and this one is listed as their
+consequence, so the report reads from what to fix to what it did to the rollout (undo
+it, or fix the template and roll forward). Only when the pods left no evidence of their
+own is the stuck rollout the root.
 
 ## Confirm on a live cluster
 

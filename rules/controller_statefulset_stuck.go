@@ -23,7 +23,8 @@ var ControllerStatefulSetStuck = &analyze.Rule{
 		Required: []analyze.Kind{analyze.StatefulSets, analyze.Pods},
 		Optional: []analyze.Kind{analyze.Events},
 	},
-	Run: controllerStatefulSetStuck,
+	Run:     controllerStatefulSetStuck,
+	Outcome: true,
 }
 
 const controllerStatefulSetStuckDoc = `With podManagementPolicy OrderedReady (the default) a StatefulSet creates its pods one
@@ -34,9 +35,10 @@ never created and kubectl shows fewer pods than replicas with no error about the
 StatefulSet controller records no event for the wait; the missing pods are the symptom.
 
 The finding names the pod the controller waits on and what that pod shows, and the
-ordinals that do not exist. It lists the waited-on pod as a subject, so the report makes
-it the root cause for that pod and links the pod's own finding (a failing probe, a
-crash) under it as the reason: the missing pods are what the user asks about.
+ordinals that do not exist. It lists the waited-on pod as a subject and reports an
+outcome: the pod's own finding (a failing probe, a crash) is the root cause and this one,
+the missing pods the user asks about, is listed as its consequence. Only when the pod
+left no evidence of its own is the waiting StatefulSet the root.
 
 ## Confirm on a live cluster
 
