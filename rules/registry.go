@@ -30,6 +30,7 @@ func All() []*analyze.Rule {
 	return []*analyze.Rule{
 		AdmissionPodSecurity,
 		AdmissionQuotaExceeded,
+		AdmissionQuotaResourcesRequired,
 		ConfigSecretKeyMissing,
 		ControllerJobBackoffLimit,
 		ControllerProgressDeadlineExceeded,

@@ -19,10 +19,11 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the want.golden files from the current output")
 
-func TestAdmissionPodSecurity(t *testing.T)      { runGolden(t, AdmissionPodSecurity) }
-func TestAdmissionQuotaExceeded(t *testing.T)    { runGolden(t, AdmissionQuotaExceeded) }
-func TestConfigSecretKeyMissing(t *testing.T)    { runGolden(t, ConfigSecretKeyMissing) }
-func TestControllerJobBackoffLimit(t *testing.T) { runGolden(t, ControllerJobBackoffLimit) }
+func TestAdmissionPodSecurity(t *testing.T)            { runGolden(t, AdmissionPodSecurity) }
+func TestAdmissionQuotaExceeded(t *testing.T)          { runGolden(t, AdmissionQuotaExceeded) }
+func TestAdmissionQuotaResourcesRequired(t *testing.T) { runGolden(t, AdmissionQuotaResourcesRequired) }
+func TestConfigSecretKeyMissing(t *testing.T)          { runGolden(t, ConfigSecretKeyMissing) }
+func TestControllerJobBackoffLimit(t *testing.T)       { runGolden(t, ControllerJobBackoffLimit) }
 func TestControllerProgressDeadlineExceeded(t *testing.T) {
 	runGolden(t, ControllerProgressDeadlineExceeded)
 }
