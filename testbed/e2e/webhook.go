@@ -38,6 +38,9 @@ const (
 	placeholderWebhookURL = "${PODFLOW_WEBHOOK_URL}"
 	// placeholderCABundle stands for the test bed CA, base64-encoded PEM (caBundle).
 	placeholderCABundle = "${PODFLOW_CA_BUNDLE}"
+	// placeholderClosedURL stands for https://127.0.0.1:PORT where nothing listens, so
+	// the API server's connection is refused (a webhook whose server is gone).
+	placeholderClosedURL = "${PODFLOW_WEBHOOK_CLOSED_URL}"
 	// webhookApprovedLabel exempts a pod from /deny.
 	webhookApprovedLabel = "podflow.test/approved"
 )
@@ -156,18 +159,26 @@ func (b *bed) placeholder(p string) (string, error) {
 			return "", fmt.Errorf("read CA: %w", err)
 		}
 		return base64.StdEncoding.EncodeToString(ca), nil
+	case placeholderClosedURL:
+		// A port the kernel just handed out and took back: nothing listens on it.
+		port, err := freePort("127.0.0.1")
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("https://127.0.0.1:%d", port), nil
 	}
-	return "", fmt.Errorf("unknown placeholder %s (known: %s, %s)", p, placeholderWebhookURL, placeholderCABundle)
+	return "", fmt.Errorf("unknown placeholder %s (known: %s, %s, %s)", p, placeholderWebhookURL, placeholderCABundle, placeholderClosedURL)
 }
 
 // waitWebhookActive waits until the API server calls a just-applied webhook
-// configuration: a dry-run pod in the namespace it selects must be refused by one of
-// its webhooks. Without this wait a controller could create a pod before the API
+// configuration: a dry-run pod in the namespace it selects, carrying the labels of its
+// objectSelectors, must be refused by one of its webhooks. Without this wait a controller could create a pod before the API
 // server has loaded the configuration, and the scenario would record no refusal.
 func (b *bed) waitWebhookActive(ctx context.Context, obj *unstructured.Unstructured) error {
 	hooks, _, _ := unstructured.NestedSlice(obj.Object, "webhooks")
 	var names []string
 	ns := ""
+	labels := map[string]string{}
 	for _, h := range hooks {
 		m, _ := h.(map[string]any)
 		name, _, _ := unstructured.NestedString(m, "name")
@@ -175,12 +186,16 @@ func (b *bed) waitWebhookActive(ctx context.Context, obj *unstructured.Unstructu
 		if sel, _, _ := unstructured.NestedString(m, "namespaceSelector", "matchLabels", "kubernetes.io/metadata.name"); sel != "" {
 			ns = sel
 		}
+		objLabels, _, _ := unstructured.NestedStringMap(m, "objectSelector", "matchLabels")
+		for k, v := range objLabels {
+			labels[k] = v
+		}
 	}
 	if ns == "" {
 		return fmt.Errorf("%s %s: no webhook selects one namespace by kubernetes.io/metadata.name", obj.GetKind(), obj.GetName())
 	}
 	probe := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: "podflow-webhook-probe", Namespace: ns},
+		ObjectMeta: metav1.ObjectMeta{Name: "podflow-webhook-probe", Namespace: ns, Labels: labels},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{
 			Name: "probe", Image: busyboxImage, ImagePullPolicy: corev1.PullIfNotPresent,
 		}}},
