@@ -116,7 +116,7 @@ type admissionWebhook struct {
 	timeout       int32
 	// target is where the API server calls it: a URL or "service NS/NAME:PORT/PATH".
 	target string
-	// namespaces describes the namespaceSelector.
+	// namespaces describes what the namespaceSelector and objectSelector select.
 	namespaces string
 }
 
