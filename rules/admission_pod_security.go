@@ -3,7 +3,6 @@ package rules
 import (
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 
 	"podflow.dev/podflow/analyze"
@@ -66,54 +65,19 @@ var (
 	reQuoted          = regexp.MustCompile(`"([^"]+)"`)
 )
 
-// podSecurityRefusal gathers one owner's refusals for one level and set of checks.
-type podSecurityRefusal struct {
-	owner, workload      analyze.ObjectRef
-	level, detail        string
-	refusals             int
-	lastEvent, condition *analyze.Evidence
-}
-
 func admissionPodSecurity(v *analyze.View) []analyze.Finding {
 	owners := indexPodOwners(v)
-	groups := map[string]*podSecurityRefusal{}
-	var keys []string
-	for _, r := range podCreateRefusals(v) {
-		m := rePodSecurity.FindStringSubmatch(r.message)
-		if m == nil || owners.satisfied(r.owner) {
-			continue
-		}
-		key := r.owner.String() + "\x00" + m[1] + "\x00" + m[2]
-		g, ok := groups[key]
-		if !ok {
-			g = &podSecurityRefusal{owner: r.owner, workload: owners.workload(r.owner), level: m[1], detail: m[2]}
-			groups[key] = g
-			keys = append(keys, key)
-		}
-		ev := r.evidence("violates PodSecurity")
-		if r.event == nil {
-			g.condition = &ev
-			continue
-		}
-		g.refusals += r.count
-		g.lastEvent = &ev
-	}
-	sort.Strings(keys)
 	var out []analyze.Finding
-	for _, k := range keys {
-		out = append(out, podSecurityFinding(v, owners, groups[k]))
+	for _, g := range admissionRefusals(v, owners, rePodSecurity, "violates PodSecurity", func(m []string) string { return m[1] + "\x00" + m[2] }) {
+		out = append(out, podSecurityFinding(v, owners, g))
 	}
 	return out
 }
 
-func podSecurityFinding(v *analyze.View, owners *podOwners, g *podSecurityRefusal) analyze.Finding {
+func podSecurityFinding(v *analyze.View, owners *podOwners, g *admissionRefusal) analyze.Finding {
 	ns := g.owner.Namespace
-	var evidence []analyze.Evidence
-	for _, e := range []*analyze.Evidence{g.lastEvent, g.condition} {
-		if e != nil {
-			evidence = append(evidence, *e)
-		}
-	}
+	levelName, detail := g.match[1], g.match[2]
+	evidence, who, tail, progressEv := g.summary(owners)
 	enforced := ""
 	nsRef := analyze.ObjectRef{Kind: "Namespace", Name: ns}
 	if n := v.Namespace(ns); n != nil {
@@ -128,28 +92,17 @@ func podSecurityFinding(v *analyze.View, owners *podOwners, g *podSecurityRefusa
 			}
 		}
 	}
-	checks := splitChecks(g.detail)
+	checks := splitChecks(detail)
 	evidence = append(evidence, securityContextEvidence(owners, g.owner, checks)...)
-	progress, progressEv := owners.progress(g.owner)
 	if progressEv != nil {
 		evidence = append(evidence, *progressEv)
 	}
-	level := fmt.Sprintf("%q", g.level)
+	level := fmt.Sprintf("%q", levelName)
 	if enforced != "" {
 		level += " (" + enforced + ")"
 	}
-	who := ownerText(g.owner, g.workload)
-	if progress != "" {
-		who = g.workload.String()
-	}
-	cause := fmt.Sprintf("namespace %s enforces Pod Security %s and refuses every pod of %s, which fails %d check(s): %s",
-		ns, level, who, len(checks), g.detail)
-	if progress != "" {
-		cause += "; " + progress
-	}
-	if g.refusals > 0 {
-		cause += fmt.Sprintf(" (%d creation(s) refused)", g.refusals)
-	}
+	cause := fmt.Sprintf("namespace %s enforces Pod Security %s and refuses every pod of %s, which fails %d check(s): %s%s",
+		ns, level, who, len(checks), detail, tail)
 	var fixes []string
 	for _, c := range checks {
 		if c.detail != "" {
@@ -158,7 +111,7 @@ func podSecurityFinding(v *analyze.View, owners *podOwners, g *podSecurityRefusa
 			fixes = append(fixes, "remove what fails "+c.reason)
 		}
 	}
-	lvl, _, _ := strings.Cut(g.level, ":")
+	lvl, _, _ := strings.Cut(levelName, ":")
 	return analyze.Finding{
 		Subjects: []analyze.ObjectRef{g.workload, owners.ref(g.owner), nsRef},
 		Cause:    cause,
@@ -167,9 +120,9 @@ func podSecurityFinding(v *analyze.View, owners *podOwners, g *podSecurityRefusa
 			"run it in a namespace whose %s label allows them, after review.", g.workload.String(), lvl, strings.Join(fixes, "; "), psaEnforceLabel),
 		Confirm: []string{
 			fmt.Sprintf("kubectl get namespace %s --show-labels", ns),
-			fmt.Sprintf("kubectl get events -n %s --field-selector involvedObject.name=%s,reason=FailedCreate", ns, g.owner.Name),
+			g.confirmEvents(),
 		},
-		GroupKey: g.workload.String() + "\x00" + g.level + "\x00" + g.detail,
+		GroupKey: g.workload.String() + "\x00" + levelName + "\x00" + detail,
 	}
 }
 

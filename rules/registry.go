@@ -28,8 +28,14 @@ import "podflow.dev/podflow/analyze"
 // adding its file, its test cases under testdata/<id>/ and one line here.
 func All() []*analyze.Rule {
 	return []*analyze.Rule{
+		AdmissionLimitRangeViolated,
 		AdmissionPodSecurity,
+		AdmissionPriorityClassMissing,
 		AdmissionQuotaExceeded,
+		AdmissionQuotaResourcesRequired,
+		AdmissionServiceAccountMissing,
+		AdmissionWebhookDenied,
+		AdmissionWebhookUnreachable,
 		ConfigSecretKeyMissing,
 		ControllerJobBackoffLimit,
 		ControllerProgressDeadlineExceeded,

@@ -19,10 +19,16 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the want.golden files from the current output")
 
-func TestAdmissionPodSecurity(t *testing.T)      { runGolden(t, AdmissionPodSecurity) }
-func TestAdmissionQuotaExceeded(t *testing.T)    { runGolden(t, AdmissionQuotaExceeded) }
-func TestConfigSecretKeyMissing(t *testing.T)    { runGolden(t, ConfigSecretKeyMissing) }
-func TestControllerJobBackoffLimit(t *testing.T) { runGolden(t, ControllerJobBackoffLimit) }
+func TestAdmissionLimitRangeViolated(t *testing.T)     { runGolden(t, AdmissionLimitRangeViolated) }
+func TestAdmissionPodSecurity(t *testing.T)            { runGolden(t, AdmissionPodSecurity) }
+func TestAdmissionPriorityClassMissing(t *testing.T)   { runGolden(t, AdmissionPriorityClassMissing) }
+func TestAdmissionQuotaExceeded(t *testing.T)          { runGolden(t, AdmissionQuotaExceeded) }
+func TestAdmissionQuotaResourcesRequired(t *testing.T) { runGolden(t, AdmissionQuotaResourcesRequired) }
+func TestAdmissionServiceAccountMissing(t *testing.T)  { runGolden(t, AdmissionServiceAccountMissing) }
+func TestAdmissionWebhookDenied(t *testing.T)          { runGolden(t, AdmissionWebhookDenied) }
+func TestAdmissionWebhookUnreachable(t *testing.T)     { runGolden(t, AdmissionWebhookUnreachable) }
+func TestConfigSecretKeyMissing(t *testing.T)          { runGolden(t, ConfigSecretKeyMissing) }
+func TestControllerJobBackoffLimit(t *testing.T)       { runGolden(t, ControllerJobBackoffLimit) }
 func TestControllerProgressDeadlineExceeded(t *testing.T) {
 	runGolden(t, ControllerProgressDeadlineExceeded)
 }

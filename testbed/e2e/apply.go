@@ -22,9 +22,13 @@ const fieldManager = "podflow-testbed"
 // waits until pods can be created in it, and after a ResourceQuota until the quota
 // controller has filled its status, because the API server refuses pods against a quota
 // it has not computed yet ("status unknown for quota") and that transient refusal would
-// muddy the scenario's evidence.
+// muddy the scenario's evidence. Placeholders (webhook.go) are filled in first, and after
+// a webhook configuration it waits until the API server calls the webhook.
 func (b *bed) apply(ctx context.Context, objs []*unstructured.Unstructured) error {
 	for _, obj := range objs {
+		if err := b.fillPlaceholders(obj); err != nil {
+			return err
+		}
 		ri, err := b.resourceFor(obj)
 		if err != nil {
 			return err
@@ -42,6 +46,8 @@ func (b *bed) apply(ctx context.Context, objs []*unstructured.Unstructured) erro
 			err = waitFor(ctx, "namespace "+obj.GetName()+" to be usable", time.Minute, nil, func(ctx context.Context) (bool, error) {
 				return b.namespaceReady(ctx, obj.GetName())
 			})
+		case "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration":
+			err = b.waitWebhookActive(ctx, obj)
 		case "ResourceQuota":
 			err = waitFor(ctx, "quota "+obj.GetName()+" status", time.Minute, nil, func(ctx context.Context) (bool, error) {
 				q, err := ri.Get(ctx, obj.GetName(), metav1.GetOptions{})

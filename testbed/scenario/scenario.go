@@ -285,6 +285,10 @@ func (s *Scenario) Objects() ([]*unstructured.Unstructured, error) {
 			declared = true
 		case obj.GetKind() == "Namespace":
 			return nil, fmt.Errorf("scenario %s: %s declares Namespace %s; a scenario only uses its own namespace", s.Name, ManifestsFile, obj.GetName())
+		case webhookKinds[obj.GetKind()]:
+			if err := selectsOnly(obj, s.Name); err != nil {
+				return nil, fmt.Errorf("scenario %s: %s: %w", s.Name, ManifestsFile, err)
+			}
 		case clusterScoped[obj.GetKind()]:
 		case obj.GetNamespace() != s.Name:
 			return nil, fmt.Errorf("scenario %s: %s %s is in namespace %q, want %q", s.Name, obj.GetKind(), obj.GetName(), obj.GetNamespace(), s.Name)

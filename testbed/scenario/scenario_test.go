@@ -118,6 +118,9 @@ func TestLoadOneRejectsMistakes(t *testing.T) {
 		"no namespace":              {strings.Replace(okManifests, "apiVersion: v1\nkind: Namespace\nmetadata: {name: demo}\n---\n", "", 1), okExpect, "does not declare Namespace demo"},
 		"no kind":                   {okManifests + "---\napiVersion: v1\nmetadata: {name: x}\n", okExpect, "kind and metadata.name are required"},
 		"bad yaml":                  {okManifests + "---\n\tkind: [\n", okExpect, "manifests.yaml: parse document 3"},
+		"webhook sees all":          {okManifests + webhookManifest("{}"), okExpect, "webhooks[0] must select only namespace demo"},
+		"webhook sees other":        {okManifests + webhookManifest("{matchLabels: {kubernetes.io/metadata.name: other}}"), okExpect, "must select only namespace demo"},
+		"webhook sees more":         {okManifests + webhookManifest("{matchLabels: {kubernetes.io/metadata.name: demo}, matchExpressions: [{key: x, operator: Exists}]}"), okExpect, "must select only"},
 	}
 	for name, tc := range cases {
 		_, err := LoadOne(writeScenario(t, "demo", tc.manifests, tc.expect))
@@ -130,6 +133,18 @@ func TestLoadOneRejectsMistakes(t *testing.T) {
 	}
 	if _, err := LoadOne(filepath.Join(t.TempDir(), "missing")); err == nil {
 		t.Error("a missing scenario directory was accepted")
+	}
+}
+
+// webhookManifest is a ValidatingWebhookConfiguration document with a namespaceSelector.
+func webhookManifest(selector string) string {
+	return "---\napiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata: {name: demo}\n" +
+		"webhooks:\n- name: deny.demo.test\n  namespaceSelector: " + selector + "\n"
+}
+
+func TestLoadOneAcceptsAWebhookOfItsOwnNamespace(t *testing.T) {
+	if _, err := LoadOne(writeScenario(t, "demo", okManifests+webhookManifest("{matchLabels: {kubernetes.io/metadata.name: demo}}"), okExpect)); err != nil {
+		t.Fatal(err)
 	}
 }
 
