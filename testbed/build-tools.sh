@@ -34,3 +34,4 @@ for c in kube-apiserver kube-controller-manager kube-scheduler kubelet; do
   build "$here/tools/k8s" "$c" "k8s.io/kubernetes/cmd/$c" "$ldflags"
 done
 build "$here/tools/crictl" crictl sigs.k8s.io/cri-tools/cmd/crictl
+build "$here/tools/kubectl" kubectl . "$ldflags"
