@@ -21,6 +21,7 @@ var update = flag.Bool("update", false, "rewrite the want.golden files from the 
 
 func TestAdmissionPodSecurity(t *testing.T)      { runGolden(t, AdmissionPodSecurity) }
 func TestAdmissionQuotaExceeded(t *testing.T)    { runGolden(t, AdmissionQuotaExceeded) }
+func TestConfigRunAsNonRoot(t *testing.T)        { runGolden(t, ConfigRunAsNonRoot) }
 func TestConfigSecretKeyMissing(t *testing.T)    { runGolden(t, ConfigSecretKeyMissing) }
 func TestControllerJobBackoffLimit(t *testing.T) { runGolden(t, ControllerJobBackoffLimit) }
 func TestControllerProgressDeadlineExceeded(t *testing.T) {
@@ -32,6 +33,7 @@ func TestImagePullUnauthorized(t *testing.T)           { runGolden(t, ImagePullU
 func TestNodeNotReady(t *testing.T)                    { runGolden(t, NodeNotReady) }
 func TestProbeLivenessRestarts(t *testing.T)           { runGolden(t, ProbeLivenessRestarts) }
 func TestProbeReadinessFailing(t *testing.T)           { runGolden(t, ProbeReadinessFailing) }
+func TestProbeStartupFailing(t *testing.T)             { runGolden(t, ProbeStartupFailing) }
 func TestRuntimeCrashExit(t *testing.T)                { runGolden(t, RuntimeCrashExit) }
 func TestRuntimeOOMKilled(t *testing.T)                { runGolden(t, RuntimeOOMKilled) }
 func TestSandboxCreateFailed(t *testing.T)             { runGolden(t, SandboxCreateFailed) }
@@ -41,6 +43,8 @@ func TestSchedulingUntoleratedTaint(t *testing.T)      { runGolden(t, Scheduling
 func TestServiceNoReadyEndpoints(t *testing.T)         { runGolden(t, ServiceNoReadyEndpoints) }
 func TestServiceSelectorMatchesNothing(t *testing.T)   { runGolden(t, ServiceSelectorMatchesNothing) }
 func TestStartCommandNotFound(t *testing.T)            { runGolden(t, StartCommandNotFound) }
+func TestStartInitContainerFailed(t *testing.T)        { runGolden(t, StartInitContainerFailed) }
+func TestStartPermissionDenied(t *testing.T)           { runGolden(t, StartPermissionDenied) }
 func TestTerminationFinalizersStuck(t *testing.T)      { runGolden(t, TerminationFinalizersStuck) }
 func TestVolumeConfigMapMissing(t *testing.T)          { runGolden(t, VolumeConfigMapMissing) }
 func TestVolumePVCUnbound(t *testing.T)                { runGolden(t, VolumePVCUnbound) }
