@@ -247,13 +247,12 @@ func crashFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *c
 	if t.Message != "" {
 		cause += fmt.Sprintf("; termination message: %q", firstLine(t.Message))
 	}
-	logText, errLines, logEvidence := crashLogLines(log, t.FinishedAt.Time)
-	evidence = append(evidence, logEvidence...)
+	cl := readCrashLog(log, t.FinishedAt.Time)
+	logText := cl.text
+	evidence = append(evidence, cl.evidence...)
 	switch {
-	case len(errLines) > 1:
-		cause += fmt.Sprintf("; its last error lines are %s", quoteJoin(errLines[max(0, len(errLines)-2):]))
-	case logText != "":
-		cause += fmt.Sprintf("; its log ends with %q", logText)
+	case cl.phrase() != "":
+		cause += "; " + cl.phrase()
 	case log == nil && v.Has(analyze.ContainerLogs):
 		cause += "; the crashed instance's log is not in the bundle"
 	}
@@ -278,8 +277,38 @@ func crashFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *c
 // three, each by its line number), or its last lines when none reads as an error, and
 // returns the line to quote.
 func crashLogEvidence(log *analyze.ContainerLog, at time.Time) (string, []analyze.Evidence) {
-	text, _, ev := crashLogLines(log, at)
-	return text, ev
+	cl := readCrashLog(log, at)
+	return cl.text, cl.evidence
+}
+
+// reShellSignalReport is what a shell prints when a child dies of a signal ("Killed",
+// "Terminated", "Segmentation fault (core dumped)"): it confirms the signal but does
+// not say why, so the line before it is the one to quote.
+var reShellSignalReport = regexp.MustCompile(`(?i)^(killed|terminated|hangup|quit|aborted|bus error|segmentation fault)( \(core dumped\))?$`)
+
+// crashLog is what the crashed instance's log says about its end.
+type crashLog struct {
+	// text is the most telling line: the last error line, else the last line that is
+	// not a shell's signal report.
+	text string
+	// quote is the last two error lines, or the last two lines when none reads as an
+	// error; errors tells which.
+	quote    []string
+	errors   bool
+	evidence []analyze.Evidence
+}
+
+// phrase renders the log's end for a cause: `its last error lines are "a" and "b"`.
+func (cl crashLog) phrase() string {
+	switch {
+	case len(cl.quote) == 0:
+		return ""
+	case cl.errors && len(cl.quote) > 1:
+		return "its last error lines are " + quoteJoin(cl.quote)
+	case cl.errors:
+		return "its last error line is " + quoteJoin(cl.quote)
+	}
+	return "its log ends with " + quoteJoin(cl.quote)
 }
 
 // quoteJoin quotes lines and joins them: "a" and "b".
@@ -291,11 +320,14 @@ func quoteJoin(lines []string) string {
 	return strings.Join(q, " and ")
 }
 
-// crashLogLines is crashLogEvidence that also returns the error lines it found, oldest
-// first, without timestamps.
-func crashLogLines(log *analyze.ContainerLog, at time.Time) (string, []string, []analyze.Evidence) {
+// lastTwo is the end of a list, at most two items.
+func lastTwo(s []string) []string { return s[max(0, len(s)-2):] }
+
+// readCrashLog cites the last error lines of the crashed instance's log (up to three,
+// each by its line number), or its last lines when none reads as an error.
+func readCrashLog(log *analyze.ContainerLog, at time.Time) crashLog {
 	if log == nil {
-		return "", nil, nil
+		return crashLog{}
 	}
 	lines := logLines(log)
 	var errs []logLine
@@ -308,20 +340,32 @@ func crashLogLines(log *analyze.ContainerLog, at time.Time) (string, []string, [
 	if len(errs) == 0 {
 		tail, loc := log.Tail(3)
 		if len(tail) == 0 {
-			return "", nil, nil
+			return crashLog{}
 		}
 		for i := range tail {
-			tail[i] = stripLogTimestamp(tail[i])
+			tail[i] = strings.TrimSpace(stripLogTimestamp(tail[i]))
 		}
-		return strings.TrimSpace(tail[len(tail)-1]), nil, []analyze.Evidence{loc.Evidence("log ends: "+strings.Join(tail, " | "), at)}
+		return crashLog{text: tellingLine(tail), quote: lastTwo(tail),
+			evidence: []analyze.Evidence{loc.Evidence("log ends: "+strings.Join(tail, " | "), at)}}
 	}
-	out := make([]analyze.Evidence, len(errs))
+	cl := crashLog{errors: true, evidence: make([]analyze.Evidence, len(errs))}
 	texts := make([]string, len(errs))
 	for i, l := range errs {
-		out[i] = lineEvidence(log, l, "", at)
+		cl.evidence[i] = lineEvidence(log, l, "", at)
 		texts[i] = strings.TrimSpace(stripLogTimestamp(l.text))
 	}
-	return texts[len(texts)-1], texts, out
+	cl.text, cl.quote = tellingLine(texts), lastTwo(texts)
+	return cl
+}
+
+// tellingLine is the last line that is not a shell's signal report, else the last line.
+func tellingLine(lines []string) string {
+	for i := len(lines) - 1; i >= 0; i-- {
+		if !reShellSignalReport.MatchString(lines[i]) {
+			return lines[i]
+		}
+	}
+	return lines[len(lines)-1]
 }
 
 func crashFix(container string, code int32, logText string) string {
@@ -332,7 +376,7 @@ func crashFix(container string, code int32, logText string) string {
 	switch code {
 	case 137:
 		return fmt.Sprintf("Find what sent SIGKILL to container %s%s: not the OOM killer of its own limit; check the node's kernel log, "+
-			"evictions and anything running kill -9.", container, quote)
+			"evictions, and anything that runs kill -9 (a watchdog inside the image, an agent on the node).", container, quote)
 	case 134, 139:
 		return fmt.Sprintf("Container %s crashed in native code%s: check the binary against the image's architecture and libraries, "+
 			"and debug the crash.", container, quote)

@@ -257,7 +257,7 @@ func commandFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, sf
 	default:
 		what = fmt.Sprintf("its command %q does not exist in image %s", sf.command, image)
 	}
-	cause := fmt.Sprintf("container %s cannot start its process: %s (%s", c.Name, what, sf.said)
+	cause := fmt.Sprintf("%s cannot start its process: %s (%s", containerWord(c), what, sf.said)
 	if sf.exitCode != 0 && sf.kind != "shell" {
 		cause += fmt.Sprintf("; exit code %d", sf.exitCode)
 	}
@@ -276,7 +276,7 @@ func commandFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, sf
 		Evidence:    sf.evidence,
 		Remediation: fix + ".",
 		Confirm: []string{
-			fmt.Sprintf("kubectl get pod -n %s %s -o jsonpath='{.status.containerStatuses[?(@.name==\"%s\")].lastState.terminated}'", pod.Namespace, pod.Name, c.Name),
+			fmt.Sprintf("kubectl get pod -n %s %s -o jsonpath='{.status.%s[?(@.name==\"%s\")].lastState.terminated}'", pod.Namespace, pod.Name, statusField(c), c.Name),
 			fmt.Sprintf("kubectl debug -n %s %s -it --copy-to=%s-debug --container=%s -- sh", pod.Namespace, pod.Name, pod.Name, c.Name),
 		},
 		GroupKey: group + "\x00" + c.Name + "\x00" + sf.command,

@@ -123,13 +123,12 @@ func initFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *co
 	if t.Message != "" {
 		cause += fmt.Sprintf("; termination message: %q", firstLine(t.Message))
 	}
-	logText, errLines, logEvidence := crashLogLines(log, t.FinishedAt.Time)
-	evidence = append(evidence, logEvidence...)
+	cl := readCrashLog(log, t.FinishedAt.Time)
+	logText := cl.text
+	evidence = append(evidence, cl.evidence...)
 	switch {
-	case len(errLines) > 1:
-		cause += fmt.Sprintf("; its last error lines are %s", quoteJoin(errLines[max(0, len(errLines)-2):]))
-	case logText != "":
-		cause += fmt.Sprintf("; its log ends with %q", logText)
+	case cl.phrase() != "":
+		cause += "; " + cl.phrase()
 	case log == nil && v.Has(analyze.ContainerLogs):
 		cause += "; the failed run's log is not in the bundle"
 	}
