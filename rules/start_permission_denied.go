@@ -200,26 +200,26 @@ func deniedFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, sf 
 	if sf.command == "" && len(c.Spec.Command) > 0 {
 		sf.command = c.Spec.Command[0]
 	}
-	where := "in image " + image
+	where, origin := " in image "+image, ""
 	fix := fmt.Sprintf("Make %s executable in image %s (COPY --chmod=0755 or RUN chmod +x when building it), or run it through its "+
 		"interpreter (command: [\"sh\", %q]), which needs only read permission.", sf.command, image, sf.command)
 	if mf, ok := fileVolume(p, c, sf.command); ok {
-		where = "from volume " + mf.volume
+		where, origin = "", "; it comes from volume "+mf.volume
 		if mf.source != "" {
-			where += fmt.Sprintf(" (%s)", mf.source)
+			origin += fmt.Sprintf(" (%s)", mf.source)
 		}
 		fix = fmt.Sprintf("Make %s executable in volume %s", sf.command, mf.volume)
 		if mf.mode != 0 {
-			where += fmt.Sprintf(", whose files get mode %04o", mf.mode)
+			origin += fmt.Sprintf(", whose files get mode %04o", mf.mode)
 			fix += " (set defaultMode: 0755 on the volume, or mode on its item)"
 			sf.evidence = append(sf.evidence, mf.loc.Evidence(fmt.Sprintf("volume %s: %s, file mode %04o", mf.volume, mf.source, mf.mode),
 				pod.CreationTimestamp.Time))
 		}
 		fix += fmt.Sprintf(", or run it through its interpreter (command: [\"sh\", %q]).", sf.command)
 	}
-	what := fmt.Sprintf("its command %q %s is not executable", sf.command, where)
+	what := fmt.Sprintf("its command %q%s is not executable", sf.command, where)
 	if sf.kind == "shell" {
-		what = fmt.Sprintf("its shell exits with code 126 (cannot execute): %q %s is not executable", sf.command, where)
+		what = fmt.Sprintf("its shell exits with code 126 (cannot execute): %q%s is not executable", sf.command, where)
 		if sf.command == "" {
 			what = fmt.Sprintf("its shell exits with code 126 (found but cannot execute its command) in image %s", image)
 		}
@@ -228,7 +228,7 @@ func deniedFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, sf 
 	if sf.exitCode != 0 && sf.kind != "shell" {
 		cause += fmt.Sprintf("; exit code %d", sf.exitCode)
 	}
-	cause += fmt.Sprintf("; %d restart(s))", c.Status.RestartCount)
+	cause += fmt.Sprintf("; %d restart(s))%s", c.Status.RestartCount, origin)
 	if configured != "" {
 		sf.evidence = append(sf.evidence, c.SpecLoc.At(specCommandField(c.Spec)).Evidence("command: "+configured, pod.CreationTimestamp.Time))
 	}
