@@ -152,9 +152,18 @@ func initFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *co
 		Evidence:    evidence,
 		Remediation: fix,
 		Confirm: []string{
-			fmt.Sprintf("kubectl logs -n %s %s -c %s --previous --tail=50", pod.Namespace, pod.Name, c.Name),
+			fmt.Sprintf("kubectl logs -n %s %s -c %s%s --tail=50", pod.Namespace, pod.Name, c.Name, previousFlag(st)),
 			fmt.Sprintf("kubectl get pod -n %s %s -o jsonpath='{.status.initContainerStatuses[?(@.name==\"%s\")]}'", pod.Namespace, pod.Name, c.Name),
 		},
 		GroupKey: fmt.Sprintf("%s\x00%s\x00%d", group, c.Name, t.ExitCode),
 	}
+}
+
+// previousFlag asks kubectl logs for the previous instance when the container has been
+// restarted; a container that ran once has only its current one.
+func previousFlag(st *corev1.ContainerStatus) string {
+	if st.RestartCount == 0 {
+		return ""
+	}
+	return " --previous"
 }
