@@ -31,8 +31,10 @@ const configSecretKeyMissingDoc = `Before creating a container the kubelet resol
 valueFrom.secretKeyRef or configMapKeyRef, and every envFrom source. When a referenced
 Secret or ConfigMap does not exist, or lacks the key, and the reference is not optional,
 the container cannot be created: it waits in CreateContainerConfigError with the
-message "couldn't find key KEY in Secret NAMESPACE/NAME" (or ` + "`" + `secret "NAME" not
-found` + "`" + `), and the kubelet records a Failed event "Error: …" on every retry.
+message "couldn't find key KEY in Secret NAMESPACE/NAME" (or "in ConfigMap
+NAMESPACE/NAME"; ` + "`" + `secret "NAME" not found` + "`" + ` or ` + "`" + `configmap "NAME" not found` + "`" + ` when
+the object itself is missing), and the kubelet records a Failed event "Error: …" on
+every retry.
 
 ## Confirm on a live cluster
 

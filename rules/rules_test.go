@@ -27,6 +27,7 @@ func TestAdmissionQuotaResourcesRequired(t *testing.T) { runGolden(t, AdmissionQ
 func TestAdmissionServiceAccountMissing(t *testing.T)  { runGolden(t, AdmissionServiceAccountMissing) }
 func TestAdmissionWebhookDenied(t *testing.T)          { runGolden(t, AdmissionWebhookDenied) }
 func TestAdmissionWebhookUnreachable(t *testing.T)     { runGolden(t, AdmissionWebhookUnreachable) }
+func TestConfigRunAsNonRoot(t *testing.T)              { runGolden(t, ConfigRunAsNonRoot) }
 func TestConfigSecretKeyMissing(t *testing.T)          { runGolden(t, ConfigSecretKeyMissing) }
 func TestControllerJobBackoffLimit(t *testing.T)       { runGolden(t, ControllerJobBackoffLimit) }
 func TestControllerProgressDeadlineExceeded(t *testing.T) {
@@ -41,6 +42,7 @@ func TestImagePullUnauthorized(t *testing.T)           { runGolden(t, ImagePullU
 func TestNodeNotReady(t *testing.T)                    { runGolden(t, NodeNotReady) }
 func TestProbeLivenessRestarts(t *testing.T)           { runGolden(t, ProbeLivenessRestarts) }
 func TestProbeReadinessFailing(t *testing.T)           { runGolden(t, ProbeReadinessFailing) }
+func TestProbeStartupFailing(t *testing.T)             { runGolden(t, ProbeStartupFailing) }
 func TestRuntimeCrashExit(t *testing.T)                { runGolden(t, RuntimeCrashExit) }
 func TestRuntimeOOMKilled(t *testing.T)                { runGolden(t, RuntimeOOMKilled) }
 func TestSandboxCreateFailed(t *testing.T)             { runGolden(t, SandboxCreateFailed) }
@@ -55,6 +57,8 @@ func TestSchedulingUntoleratedTaint(t *testing.T)    { runGolden(t, SchedulingUn
 func TestServiceNoReadyEndpoints(t *testing.T)       { runGolden(t, ServiceNoReadyEndpoints) }
 func TestServiceSelectorMatchesNothing(t *testing.T) { runGolden(t, ServiceSelectorMatchesNothing) }
 func TestStartCommandNotFound(t *testing.T)          { runGolden(t, StartCommandNotFound) }
+func TestStartInitContainerFailed(t *testing.T)      { runGolden(t, StartInitContainerFailed) }
+func TestStartPermissionDenied(t *testing.T)         { runGolden(t, StartPermissionDenied) }
 func TestTerminationFinalizersStuck(t *testing.T)    { runGolden(t, TerminationFinalizersStuck) }
 func TestVolumeConfigMapMissing(t *testing.T)        { runGolden(t, VolumeConfigMapMissing) }
 func TestVolumeNodeAffinityConflict(t *testing.T)    { runGolden(t, VolumeNodeAffinityConflict) }

@@ -32,8 +32,10 @@ what a Go panic and a shell's usage error return), 128+N means it was killed by 
 N: 137 SIGKILL, 139 SIGSEGV (invalid memory access), 143 SIGTERM (asked to stop). The
 last lines of the previous container's log usually say why.
 
-Kills by the OOM killer (reason OOMKilled), by a failing liveness or startup probe, and
-processes that never started (StartError, exit 127) are other rules' findings.
+Kills by the OOM killer (reason OOMKilled), by a failing liveness or startup probe,
+processes that never started (StartError, exit 126 and 127) and failing init containers
+are other rules' findings. 137 without OOMKilled is a SIGKILL from something else: the
+runtime after a stop's grace period ran out, a kill -9 on the node, a supervisor.
 
 ## Confirm on a live cluster
 
@@ -50,7 +52,7 @@ should retry rather than exit. For 137 without OOMKilled look for what sent SIGK
 
 var (
 	// A line of a log that reports an error, in the words programs commonly use.
-	reLogError = regexp.MustCompile(`(?i)\b(error|errors|fatal|panic|exception|traceback|failed|failure|refused|denied|cannot|can't|unable|invalid|no such|not found|timed out|timeout|segmentation|sigsegv|sigabrt|core dumped)\b`)
+	reLogError = regexp.MustCompile(`(?i)\b(error|errors|fatal|panic|exception|traceback|failed|failure|refused|denied|cannot|can't|unable|invalid|no such|not found|timed out|timeout|segmentation|sigsegv|sigabrt|core dumped|corrupt|corrupted)\b`)
 	// A stack frame rather than a message: indented, "at …", "file.go:12", "goroutine 1",
 	// "pkg.fn(args)". Frames name "panic" and "error" without saying what went wrong.
 	reStackFrame = regexp.MustCompile(`^(\s|at\s)|\.(go|py|java|js|ts|rb|rs|c|cc|cpp|kt|scala|cs):\d+|^goroutine \d+|^[\w.*/()\[\]]+\(.*\)\s*$`)
@@ -131,6 +133,8 @@ func exitMeaning(code int32) string {
 		return "the command exists but cannot be executed"
 	case 134:
 		return "SIGABRT: the process aborted itself"
+	case 127:
+		return "command not found"
 	case 137:
 		return "SIGKILL: killed from outside"
 	case 139:
@@ -142,6 +146,25 @@ func exitMeaning(code int32) string {
 		return fmt.Sprintf("killed by signal %d", code-128)
 	}
 	return "an error code of the application's own"
+}
+
+// crashExitMeaning explains an exit code the rule reports, where the rule's own
+// exclusions narrow it: the OOM killer and the kubelet's probe kills are ruled out.
+func crashExitMeaning(t *corev1.ContainerStateTerminated) string {
+	switch t.ExitCode {
+	case 137:
+		return fmt.Sprintf("SIGKILL: killed from outside, and not by the OOM killer, since the reason is %s rather than OOMKilled", orText(t.Reason, "empty"))
+	case 143:
+		return "SIGTERM: the process was asked to stop, and no probe kill or deletion of the pod explains it"
+	}
+	return exitMeaning(t.ExitCode)
+}
+
+func orText(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
 
 // crashTermination picks the termination to explain: the current one when the
@@ -184,7 +207,10 @@ func runtimeCrashExit(v *analyze.View) []analyze.Finding {
 				continue
 			}
 			t, loc, log := crashTermination(v, p, c)
-			if t == nil || t.ExitCode == 0 || t.Reason == oomReason || startFailureReasons[t.Reason] || t.ExitCode == exitCommandNotFound {
+			// Processes that never started (StartError, a shell's 126 and 127) are the start
+			// rules' findings, and an init container's failure is start-init-container-failed's.
+			if t == nil || t.ExitCode == 0 || t.Reason == oomReason || startFailureReasons[t.Reason] ||
+				t.ExitCode == exitCommandNotFound || t.ExitCode == exitCannotExecute || blocksStart(c) {
 				continue
 			}
 			if r := st.State.Running; r != nil && v.CollectedAt().Sub(r.StartedAt.Time) > crashLoopWindow {
@@ -202,7 +228,7 @@ func runtimeCrashExit(v *analyze.View) []analyze.Finding {
 func crashFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *corev1.ContainerStateTerminated, loc analyze.Location, log *analyze.ContainerLog) analyze.Finding {
 	pod := p.Obj
 	st := c.Status
-	meaning := exitMeaning(t.ExitCode)
+	meaning := crashExitMeaning(t)
 	evidence := []analyze.Evidence{loc.Evidence(fmt.Sprintf("terminated %s, exit code %d, started %s, finished %s", t.Reason, t.ExitCode,
 		t.StartedAt.UTC().Format(time.RFC3339), t.FinishedAt.UTC().Format(time.RFC3339)), t.FinishedAt.Time)}
 	state := "has stopped"
@@ -221,11 +247,13 @@ func crashFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *c
 	if t.Message != "" {
 		cause += fmt.Sprintf("; termination message: %q", firstLine(t.Message))
 	}
-	logText, logEvidence := crashLogEvidence(log, t.FinishedAt.Time)
-	evidence = append(evidence, logEvidence...)
-	if logText != "" {
-		cause += fmt.Sprintf("; its log ends with %q", logText)
-	} else if log == nil && v.Has(analyze.ContainerLogs) {
+	cl := readCrashLog(log, t.FinishedAt.Time)
+	logText := cl.text
+	evidence = append(evidence, cl.evidence...)
+	switch {
+	case cl.phrase() != "":
+		cause += "; " + cl.phrase()
+	case log == nil && v.Has(analyze.ContainerLogs):
 		cause += "; the crashed instance's log is not in the bundle"
 	}
 	subjects, group := v.PodAndWorkload(p)
@@ -249,8 +277,57 @@ func crashFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *c
 // three, each by its line number), or its last lines when none reads as an error, and
 // returns the line to quote.
 func crashLogEvidence(log *analyze.ContainerLog, at time.Time) (string, []analyze.Evidence) {
+	cl := readCrashLog(log, at)
+	return cl.text, cl.evidence
+}
+
+// reShellSignalReport is what a shell prints when a child dies of a signal ("Killed",
+// "Terminated", "Segmentation fault (core dumped)"): it confirms the signal but does
+// not say why, so the line before it is the one to quote.
+var reShellSignalReport = regexp.MustCompile(`(?i)^(killed|terminated|hangup|quit|aborted|bus error|segmentation fault)( \(core dumped\))?$`)
+
+// crashLog is what the crashed instance's log says about its end.
+type crashLog struct {
+	// text is the most telling line: the last error line, else the last line that is
+	// not a shell's signal report.
+	text string
+	// quote is the last two error lines, or the last two lines when none reads as an
+	// error; errors tells which.
+	quote    []string
+	errors   bool
+	evidence []analyze.Evidence
+}
+
+// phrase renders the log's end for a cause: `its last error lines are "a" and "b"`.
+func (cl crashLog) phrase() string {
+	switch {
+	case len(cl.quote) == 0:
+		return ""
+	case cl.errors && len(cl.quote) > 1:
+		return "its last error lines are " + quoteJoin(cl.quote)
+	case cl.errors:
+		return "its last error line is " + quoteJoin(cl.quote)
+	}
+	return "its log ends with " + quoteJoin(cl.quote)
+}
+
+// quoteJoin quotes lines and joins them: "a" and "b".
+func quoteJoin(lines []string) string {
+	q := make([]string, len(lines))
+	for i, l := range lines {
+		q[i] = fmt.Sprintf("%q", l)
+	}
+	return strings.Join(q, " and ")
+}
+
+// lastTwo is the end of a list, at most two items.
+func lastTwo(s []string) []string { return s[max(0, len(s)-2):] }
+
+// readCrashLog cites the last error lines of the crashed instance's log (up to three,
+// each by its line number), or its last lines when none reads as an error.
+func readCrashLog(log *analyze.ContainerLog, at time.Time) crashLog {
 	if log == nil {
-		return "", nil
+		return crashLog{}
 	}
 	lines := logLines(log)
 	var errs []logLine
@@ -263,18 +340,32 @@ func crashLogEvidence(log *analyze.ContainerLog, at time.Time) (string, []analyz
 	if len(errs) == 0 {
 		tail, loc := log.Tail(3)
 		if len(tail) == 0 {
-			return "", nil
+			return crashLog{}
 		}
 		for i := range tail {
-			tail[i] = stripLogTimestamp(tail[i])
+			tail[i] = strings.TrimSpace(stripLogTimestamp(tail[i]))
 		}
-		return strings.TrimSpace(tail[len(tail)-1]), []analyze.Evidence{loc.Evidence("log ends: "+strings.Join(tail, " | "), at)}
+		return crashLog{text: tellingLine(tail), quote: lastTwo(tail),
+			evidence: []analyze.Evidence{loc.Evidence("log ends: "+strings.Join(tail, " | "), at)}}
 	}
-	out := make([]analyze.Evidence, len(errs))
+	cl := crashLog{errors: true, evidence: make([]analyze.Evidence, len(errs))}
+	texts := make([]string, len(errs))
 	for i, l := range errs {
-		out[i] = lineEvidence(log, l, "", at)
+		cl.evidence[i] = lineEvidence(log, l, "", at)
+		texts[i] = strings.TrimSpace(stripLogTimestamp(l.text))
 	}
-	return strings.TrimSpace(stripLogTimestamp(errs[len(errs)-1].text)), out
+	cl.text, cl.quote = tellingLine(texts), lastTwo(texts)
+	return cl
+}
+
+// tellingLine is the last line that is not a shell's signal report, else the last line.
+func tellingLine(lines []string) string {
+	for i := len(lines) - 1; i >= 0; i-- {
+		if !reShellSignalReport.MatchString(lines[i]) {
+			return lines[i]
+		}
+	}
+	return lines[len(lines)-1]
 }
 
 func crashFix(container string, code int32, logText string) string {
@@ -285,7 +376,7 @@ func crashFix(container string, code int32, logText string) string {
 	switch code {
 	case 137:
 		return fmt.Sprintf("Find what sent SIGKILL to container %s%s: not the OOM killer of its own limit; check the node's kernel log, "+
-			"evictions and anything running kill -9.", container, quote)
+			"evictions, and anything that runs kill -9 (a watchdog inside the image, an agent on the node).", container, quote)
 	case 134, 139:
 		return fmt.Sprintf("Container %s crashed in native code%s: check the binary against the image's architecture and libraries, "+
 			"and debug the crash.", container, quote)

@@ -118,9 +118,26 @@ func matchExecMissing(msg string) (command, kind, said string, ok bool) {
 	return "", "", "", false
 }
 
+// execMatcher finds, in a runtime's message, the executable it could not run: its
+// path, a kind for the cause, and the words that say so.
+type execMatcher func(msg string) (command, kind, said string, ok bool)
+
 // commandFailure looks for the runtime's "not found" in the container's status, its
 // events, the kubelet journal and crictl inspect, and for a shell's exit code 127.
 func commandFailure(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo) (startFailure, bool) {
+	journalSays := func(err string) bool {
+		return strings.Contains(err, "no such file or directory") || strings.Contains(err, "not found in $PATH")
+	}
+	if sf, ok := runtimeStartFailure(v, p, c, matchExecMissing, journalSays); ok {
+		return sf, true
+	}
+	return shellNotFound(v, p, c)
+}
+
+// runtimeStartFailure finds a start failure match recognizes in the container's waiting
+// state, its start-failure terminations, its latest "Error: " event, and cites the
+// kubelet's journal line (an error line journalSays is about it) and crictl's record.
+func runtimeStartFailure(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, match execMatcher, journalSays func(string) bool) (startFailure, bool) {
 	st := c.Status
 	type source struct {
 		msg  string
@@ -145,7 +162,7 @@ func commandFailure(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo) (s
 	}
 	var sf startFailure
 	for _, s := range sources {
-		cmd, kind, said, ok := matchExecMissing(s.msg)
+		cmd, kind, said, ok := match(s.msg)
 		if !ok {
 			continue
 		}
@@ -158,22 +175,21 @@ func commandFailure(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo) (s
 		sf.evidence = append(sf.evidence, s.ev)
 	}
 	if sf.kind == "" {
-		return shellNotFound(v, p, c)
+		return sf, false
 	}
-	sf.evidence = append(sf.evidence, startNodeEvidence(v, p, c, sf.command)...)
+	sf.evidence = append(sf.evidence, startNodeEvidence(v, p, c, sf.command, journalSays)...)
 	return sf, true
 }
 
 // startNodeEvidence cites the kubelet's journal line and crictl's record of the failed
 // start, when the bundle has them.
-func startNodeEvidence(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, command string) []analyze.Evidence {
+func startNodeEvidence(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, command string, journalSays func(string) bool) []analyze.Evidence {
 	var out []analyze.Evidence
 	entries := v.JournalFor(p)
 	for i := len(entries) - 1; i >= 0; i-- {
 		e := entries[i]
 		err, _ := e.Field("err")
-		if e.Severity == 'E' && strings.Contains(err, command) &&
-			(strings.Contains(err, "no such file or directory") || strings.Contains(err, "not found in $PATH")) {
+		if e.Severity == 'E' && strings.Contains(err, command) && journalSays(err) {
 			out = append(out, e.EvidenceAround(command))
 			break
 		}
@@ -241,7 +257,7 @@ func commandFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, sf
 	default:
 		what = fmt.Sprintf("its command %q does not exist in image %s", sf.command, image)
 	}
-	cause := fmt.Sprintf("container %s cannot start its process: %s (%s", c.Name, what, sf.said)
+	cause := fmt.Sprintf("%s cannot start its process: %s (%s", containerWord(c), what, sf.said)
 	if sf.exitCode != 0 && sf.kind != "shell" {
 		cause += fmt.Sprintf("; exit code %d", sf.exitCode)
 	}
@@ -260,7 +276,7 @@ func commandFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, sf
 		Evidence:    sf.evidence,
 		Remediation: fix + ".",
 		Confirm: []string{
-			fmt.Sprintf("kubectl get pod -n %s %s -o jsonpath='{.status.containerStatuses[?(@.name==\"%s\")].lastState.terminated}'", pod.Namespace, pod.Name, c.Name),
+			fmt.Sprintf("kubectl get pod -n %s %s -o jsonpath='{.status.%s[?(@.name==\"%s\")].lastState.terminated}'", pod.Namespace, pod.Name, statusField(c), c.Name),
 			fmt.Sprintf("kubectl debug -n %s %s -it --copy-to=%s-debug --container=%s -- sh", pod.Namespace, pod.Name, pod.Name, c.Name),
 		},
 		GroupKey: group + "\x00" + c.Name + "\x00" + sf.command,

@@ -501,6 +501,9 @@ func checkDiagnosis(t *testing.T, ctx context.Context, cli *podflowCLI, s *scena
 			if root {
 				what = "root cause"
 			}
+			if want.Cause != "" {
+				what += fmt.Sprintf(" whose cause says %q,", want.Cause)
+			}
 			t.Errorf("scenario %s: podflow did not report the %s %s (%s) about %s; it reports:\n  %s",
 				s.Name, what, want.Rule, want.Stage, want.Subject, strings.Join(seen, "\n  "))
 		}
@@ -518,7 +521,7 @@ func checkDiagnosis(t *testing.T, ctx context.Context, cli *podflowCLI, s *scena
 // reported reports whether a finding matches want, marked root when root is asked.
 func reported(findings []analysisFinding, want scenario.Finding, root bool, owners scenario.Owners) bool {
 	for _, f := range findings {
-		if f.Rule != want.Rule || f.Stage != want.Stage || (root && !f.Root) {
+		if f.Rule != want.Rule || f.Stage != want.Stage || (root && !f.Root) || !strings.Contains(f.Cause, want.Cause) {
 			continue
 		}
 		for _, sub := range f.Subjects {

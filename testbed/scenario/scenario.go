@@ -83,6 +83,9 @@ type Diagnosis struct {
 	Rule    string `json:"rule"`
 	Stage   string `json:"stage"`
 	Subject string `json:"subject"`
+	// Cause, when set, is text the finding's cause must contain: it pins which of a
+	// rule's explanations the scenario reproduces (exit code 139 against 143).
+	Cause string `json:"cause,omitempty"`
 	// Also lists findings the root cause explains, which must be reported too.
 	Also []Finding `json:"also,omitempty"`
 }
@@ -92,10 +95,14 @@ type Finding struct {
 	Rule    string `json:"rule"`
 	Stage   string `json:"stage"`
 	Subject string `json:"subject"`
+	// Cause, when set, is text the finding's cause must contain.
+	Cause string `json:"cause,omitempty"`
 }
 
 // Root is the root-cause finding itself.
-func (d Diagnosis) Root() Finding { return Finding{Rule: d.Rule, Stage: d.Stage, Subject: d.Subject} }
+func (d Diagnosis) Root() Finding {
+	return Finding{Rule: d.Rule, Stage: d.Stage, Subject: d.Subject, Cause: d.Cause}
+}
 
 // UnmarshalJSON accepts the string "none" or {rule, stage, subject}.
 func (d *Diagnosis) UnmarshalJSON(b []byte) error {

@@ -1,0 +1,169 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"podflow.dev/podflow/analyze"
+)
+
+// StartInitContainerFailed finds pods whose containers cannot start because an init
+// container keeps failing.
+var StartInitContainerFailed = &analyze.Rule{
+	ID:       "start-init-container-failed",
+	Stage:    analyze.StageStart,
+	Title:    "init container fails, so the pod's containers never start",
+	Doc:      startInitContainerFailedDoc,
+	Severity: analyze.SeverityError,
+	Needs: analyze.Needs{
+		Required: []analyze.Kind{analyze.Pods},
+		Optional: []analyze.Kind{analyze.Events, analyze.ContainerLogs, analyze.ReplicaSets, analyze.Jobs},
+	},
+	Run: startInitContainerFailed,
+}
+
+const startInitContainerFailedDoc = `Init containers run one after another before the pod's containers, and each must exit
+0. When one exits with another code, the pod stays Pending with the condition
+Initialized=False ("containers with incomplete status: [migrate]") and its containers
+wait in PodInitializing. With restartPolicy Always or OnFailure the kubelet reruns the
+init container with back-off (kubectl shows Init:CrashLoopBackOff, then Init:Error
+between attempts); with restartPolicy Never the pod fails for good (phase Failed).
+
+The exit code and the last lines of the init container's log say why: 1 and 2 are the
+program's own errors (a migration that fails, a dependency it waits for that answers
+with an error), 128+N a kill by signal N. An init container that cannot start at all
+(command not found, not executable), that is OOM-killed, or whose config cannot be built
+is reported by that failure's own rule instead.
+
+## Confirm on a live cluster
+
+    kubectl get pod -n NAMESPACE POD -o jsonpath='{.status.initContainerStatuses}'
+    kubectl logs -n NAMESPACE POD -c INIT_CONTAINER --previous --tail=50
+
+## Fix
+
+Fix what the init container's log reports (often a dependency it needs is missing or
+unreachable, or a one-time step such as a migration fails). An init container that waits
+for a dependency should retry until it is there rather than exit. The kubelet reruns the
+init container by itself; a pod with restartPolicy Never must be recreated.
+`
+
+// blocksStart reports whether a container is an init container the pod's containers wait
+// for: every init container except a sidecar (restartPolicy Always), which keeps running
+// beside them.
+func blocksStart(c analyze.ContainerInfo) bool {
+	return c.Init && (c.Spec.RestartPolicy == nil || *c.Spec.RestartPolicy != corev1.ContainerRestartPolicyAlways)
+}
+
+func startInitContainerFailed(v *analyze.View) []analyze.Finding {
+	var out []analyze.Finding
+	for _, p := range v.Pods() {
+		if p.Obj.DeletionTimestamp != nil {
+			continue
+		}
+		if cond, _ := analyze.PodCondition(p, corev1.PodInitialized); cond != nil && cond.Status == corev1.ConditionTrue {
+			continue
+		}
+		for _, c := range analyze.Containers(p) {
+			st := c.Status
+			if !blocksStart(c) || st == nil {
+				continue
+			}
+			if t := st.State.Terminated; t != nil && t.ExitCode == 0 {
+				continue
+			}
+			t, loc, log := crashTermination(v, p, c)
+			if t == nil || t.ExitCode == 0 || t.Reason == oomReason || startFailureReasons[t.Reason] ||
+				t.ExitCode == exitCommandNotFound || t.ExitCode == exitCannotExecute {
+				continue
+			}
+			out = append(out, initFinding(v, p, c, t, loc, log))
+			// Init containers run in order: only the first failing one matters.
+			break
+		}
+	}
+	return out
+}
+
+func initFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *corev1.ContainerStateTerminated, loc analyze.Location, log *analyze.ContainerLog) analyze.Finding {
+	pod := p.Obj
+	st := c.Status
+	evidence := []analyze.Evidence{loc.Evidence(fmt.Sprintf("terminated %s, exit code %d, started %s, finished %s", t.Reason, t.ExitCode,
+		t.StartedAt.UTC().Format(time.RFC3339), t.FinishedAt.UTC().Format(time.RFC3339)), t.FinishedAt.Time)}
+	var state string
+	switch {
+	case st.State.Waiting != nil:
+		w := st.State.Waiting
+		state = fmt.Sprintf("waits in %s (Init:%s)", w.Reason, w.Reason)
+		evidence = append(evidence, c.StatusLoc.At("state", "waiting").Evidence(w.Reason+": "+w.Message, time.Time{}))
+	case st.State.Running != nil:
+		state = "runs again for now"
+	case pod.Status.Phase == corev1.PodFailed:
+		state = fmt.Sprintf("restartPolicy %s ended the pod (phase Failed)", orText(string(pod.Spec.RestartPolicy), "Always"))
+	default:
+		state = "has stopped again (Init:Error)"
+	}
+	if cond, cloc := analyze.PodCondition(p, corev1.PodInitialized); cond != nil {
+		evidence = append(evidence, cloc.Evidence(fmt.Sprintf("Initialized=%s %s: %s", cond.Status, cond.Reason, cond.Message), cond.LastTransitionTime.Time))
+	}
+	if e := analyze.LatestEvent(v.EventsFor(p.Ref()), c.Name, "BackOff"); e != nil {
+		evidence = append(evidence, e.Evidence())
+	}
+	var waiting []string
+	for _, app := range analyze.Containers(p) {
+		if !app.Init {
+			waiting = append(waiting, app.Name)
+		}
+	}
+	cause := fmt.Sprintf("init container %s exits with code %d (%s) after %d restart(s) and %s, so the pod's containers (%s) never start",
+		c.Name, t.ExitCode, exitMeaning(t.ExitCode), st.RestartCount, state, strings.Join(waiting, ", "))
+	if t.Message != "" {
+		cause += fmt.Sprintf("; termination message: %q", firstLine(t.Message))
+	}
+	cl := readCrashLog(log, t.FinishedAt.Time)
+	logText := cl.text
+	evidence = append(evidence, cl.evidence...)
+	switch {
+	case cl.phrase() != "":
+		cause += "; " + cl.phrase()
+	case log == nil && v.Has(analyze.ContainerLogs):
+		cause += "; the failed run's log is not in the bundle"
+	}
+	if cmd := strings.Join(append(append([]string{}, c.Spec.Command...), c.Spec.Args...), " "); cmd != "" {
+		evidence = append(evidence, c.SpecLoc.At(specCommandField(c.Spec)).Evidence("command: "+firstLine(cmd), pod.CreationTimestamp.Time))
+	}
+	fix := fmt.Sprintf("Fix what init container %s reports before it exits", c.Name)
+	if logText != "" {
+		fix += fmt.Sprintf(" (%q)", logText)
+	}
+	fix += "; an init container that waits for a dependency should retry rather than exit."
+	if pod.Spec.RestartPolicy == corev1.RestartPolicyNever {
+		fix += " With restartPolicy Never the pod must be recreated."
+	} else {
+		fix += " The kubelet reruns it by itself."
+	}
+	subjects, group := v.PodAndWorkload(p)
+	return analyze.Finding{
+		Subjects:    subjects,
+		Cause:       cause,
+		Evidence:    evidence,
+		Remediation: fix,
+		Confirm: []string{
+			fmt.Sprintf("kubectl logs -n %s %s -c %s%s --tail=50", pod.Namespace, pod.Name, c.Name, previousFlag(st)),
+			fmt.Sprintf("kubectl get pod -n %s %s -o jsonpath='{.status.initContainerStatuses[?(@.name==\"%s\")]}'", pod.Namespace, pod.Name, c.Name),
+		},
+		GroupKey: fmt.Sprintf("%s\x00%s\x00%d", group, c.Name, t.ExitCode),
+	}
+}
+
+// previousFlag asks kubectl logs for the previous instance when the container has been
+// restarted; a container that ran once has only its current one.
+func previousFlag(st *corev1.ContainerStatus) string {
+	if st.RestartCount == 0 {
+		return ""
+	}
+	return " --previous"
+}

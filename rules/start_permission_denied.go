@@ -1,0 +1,270 @@
+package rules
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"podflow.dev/podflow/analyze"
+)
+
+// StartPermissionDenied finds containers whose command exists but cannot be executed.
+var StartPermissionDenied = &analyze.Rule{
+	ID:       "start-permission-denied",
+	Stage:    analyze.StageStart,
+	Title:    "container command is not executable",
+	Doc:      startPermissionDeniedDoc,
+	Severity: analyze.SeverityError,
+	Needs: analyze.Needs{
+		Required: []analyze.Kind{analyze.Pods},
+		Optional: []analyze.Kind{analyze.Events, analyze.KubeletJournal, analyze.CRI, analyze.ContainerLogs,
+			analyze.ReplicaSets, analyze.Jobs},
+	},
+	Run: startPermissionDenied,
+}
+
+const startPermissionDeniedDoc = `The runtime created the container but could not start its process, because the file
+named by the container's command (or the image's entrypoint) exists and is not
+executable: it lacks the execute bit, is a directory, or lives on a filesystem mounted
+noexec. runc reports ` + "`" + `exec: "/scripts/entrypoint.sh": permission denied` + "`" + ` (or
+` + "`" + `exec /scripts/entrypoint.sh: permission denied` + "`" + ` when execve itself refuses);
+the container status says RunContainerError, the last termination StartError with exit
+code 128, and the kubelet restarts it with back-off (CrashLoopBackOff). A shell that
+runs such a file exits 126 instead ("sh: /scripts/entrypoint.sh: Permission denied").
+
+The usual cause is a script delivered by a ConfigMap or Secret volume: their files get
+mode 0644 unless the volume's defaultMode (or the item's mode) says otherwise. The other
+is an image built from files that lost their execute bit.
+
+## Confirm on a live cluster
+
+    kubectl get pod -n NAMESPACE POD -o jsonpath='{.status.containerStatuses[*].lastState.terminated}'
+    kubectl get pod -n NAMESPACE POD -o jsonpath='{.spec.volumes}'
+    kubectl debug -n NAMESPACE POD -it --copy-to=POD-debug --container=CONTAINER -- ls -l PATH
+
+## Fix
+
+For a file from a ConfigMap or Secret volume, set defaultMode: 0755 on the volume (or
+mode on the item). For a file in the image, mark it executable when building the image
+(COPY --chmod=0755, or RUN chmod +x). Alternatively run it through its interpreter
+(command: ["sh", "/scripts/entrypoint.sh"]), which needs only read permission.
+`
+
+var (
+	// runc (libcontainer, standard_init_linux.go) checks the file with Go's
+	// exec.LookPath, `exec: "/app/run.sh": permission denied`, and execve refusing reads
+	// `exec /app/run.sh: permission denied`.
+	reExecDenied = regexp.MustCompile(`exec:? "?([^":\s]+)"?: permission denied`)
+	// A shell's "cannot execute", the reason for exit code 126: "sh: /app/run.sh:
+	// Permission denied", "/bin/sh: 1: /app/run.sh: Permission denied".
+	reShellDenied = regexp.MustCompile(`([^\s:]+): Permission denied\s*$`)
+)
+
+// exitCannotExecute is the POSIX shell's exit status for a command it found but cannot
+// execute.
+const exitCannotExecute = 126
+
+func matchExecDenied(msg string) (command, kind, said string, ok bool) {
+	if m := reExecDenied.FindStringSubmatch(msg); m != nil {
+		return m[1], "denied", m[0], true
+	}
+	return "", "", "", false
+}
+
+func startPermissionDenied(v *analyze.View) []analyze.Finding {
+	journalSays := func(err string) bool { return strings.Contains(err, "permission denied") }
+	var out []analyze.Finding
+	for _, p := range v.Pods() {
+		if p.Obj.DeletionTimestamp != nil {
+			continue
+		}
+		for _, c := range analyze.Containers(p) {
+			if c.Status == nil {
+				continue
+			}
+			sf, ok := runtimeStartFailure(v, p, c, matchExecDenied, journalSays)
+			if !ok {
+				sf, ok = shellDenied(v, p, c)
+			}
+			if ok {
+				out = append(out, deniedFinding(v, p, c, sf))
+			}
+		}
+	}
+	return out
+}
+
+// shellDenied recognizes a shell that could not execute the file it was told to run:
+// the container ran and exited 126, and its log says "Permission denied".
+func shellDenied(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo) (startFailure, bool) {
+	t, loc, log := crashTermination(v, p, c)
+	if t == nil || t.ExitCode != exitCannotExecute {
+		return startFailure{}, false
+	}
+	sf := startFailure{kind: "shell", exitCode: t.ExitCode, said: "exit code 126"}
+	sf.evidence = append(sf.evidence, loc.Evidence(fmt.Sprintf("terminated %s, exit code %d, finished %s", t.Reason, t.ExitCode,
+		t.FinishedAt.UTC().Format(time.RFC3339)), t.FinishedAt.Time))
+	if log == nil {
+		return sf, true
+	}
+	if text, n, ok := lastLineMatching(log, reShellDenied); ok {
+		sf.said = stripLogTimestamp(text)
+		sf.command = reShellDenied.FindStringSubmatch(sf.said)[1]
+		sf.evidence = append(sf.evidence, lineEvidence(log, logLine{text: text, n: n}, "", t.FinishedAt.Time))
+	}
+	return sf, true
+}
+
+// mountedFile is the volume a path lives in, and the file mode the volume gives it.
+type mountedFile struct {
+	volume, source string
+	// mode is the file's mode from the volume's defaultMode or the item's mode; zero when
+	// the volume does not set file modes (emptyDir, a PVC).
+	mode int32
+	loc  analyze.Location
+}
+
+// fileVolume finds the volume mounted at or above file in container c.
+func fileVolume(p *analyze.Pod, c analyze.ContainerInfo, file string) (mountedFile, bool) {
+	if !path.IsAbs(file) {
+		return mountedFile{}, false
+	}
+	best := -1
+	for i, m := range c.Spec.VolumeMounts {
+		dir := path.Clean(m.MountPath)
+		if (file == dir || strings.HasPrefix(file, strings.TrimSuffix(dir, "/")+"/")) &&
+			(best < 0 || len(dir) > len(path.Clean(c.Spec.VolumeMounts[best].MountPath))) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return mountedFile{}, false
+	}
+	m := c.Spec.VolumeMounts[best]
+	rel := strings.TrimPrefix(strings.TrimPrefix(file, path.Clean(m.MountPath)), "/")
+	if m.SubPath != "" {
+		rel = path.Join(m.SubPath, rel)
+	}
+	for i, vol := range p.Obj.Spec.Volumes {
+		if vol.Name != m.Name {
+			continue
+		}
+		mf := mountedFile{volume: vol.Name, loc: p.Loc.At("spec", "volumes", i)}
+		switch {
+		case vol.ConfigMap != nil:
+			mf.source = "ConfigMap " + vol.ConfigMap.Name
+			mf.mode = itemMode(vol.ConfigMap.Items, vol.ConfigMap.DefaultMode, rel)
+			mf.loc = mf.loc.At("configMap")
+		case vol.Secret != nil:
+			mf.source = "Secret " + vol.Secret.SecretName
+			mf.mode = itemMode(vol.Secret.Items, vol.Secret.DefaultMode, rel)
+			mf.loc = mf.loc.At("secret")
+		case vol.Projected != nil:
+			mf.source = "projected volume"
+			mf.mode = itemMode(nil, vol.Projected.DefaultMode, rel)
+			mf.loc = mf.loc.At("projected")
+		case vol.EmptyDir != nil:
+			mf.source = "emptyDir"
+		case vol.PersistentVolumeClaim != nil:
+			mf.source = "PersistentVolumeClaim " + vol.PersistentVolumeClaim.ClaimName
+		case vol.HostPath != nil:
+			mf.source = "hostPath " + vol.HostPath.Path
+		}
+		return mf, true
+	}
+	return mountedFile{}, false
+}
+
+// itemMode is the mode the kubelet gives a ConfigMap or Secret file: the item's mode,
+// else the volume's defaultMode, else 0644 (k8s.io/api/core/v1, *VolumeSourceDefaultMode).
+func itemMode(items []corev1.KeyToPath, defaultMode *int32, rel string) int32 {
+	for _, it := range items {
+		if path.Clean(it.Path) == rel && it.Mode != nil {
+			return *it.Mode
+		}
+	}
+	if defaultMode != nil {
+		return *defaultMode
+	}
+	return corev1.ConfigMapVolumeSourceDefaultMode
+}
+
+func deniedFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, sf startFailure) analyze.Finding {
+	pod := p.Obj
+	image := c.Spec.Image
+	configured := strings.Join(append(append([]string{}, c.Spec.Command...), c.Spec.Args...), " ")
+	if sf.command == "" && len(c.Spec.Command) > 0 {
+		sf.command = c.Spec.Command[0]
+	}
+	where, origin := " in image "+image, ""
+	fix := fmt.Sprintf("Make %s executable in image %s (COPY --chmod=0755 or RUN chmod +x when building it), or run it through its "+
+		"interpreter (command: [\"sh\", %q]), which needs only read permission.", sf.command, image, sf.command)
+	if mf, ok := fileVolume(p, c, sf.command); ok {
+		where, origin = "", "; it comes from volume "+mf.volume
+		if mf.source != "" {
+			origin += fmt.Sprintf(" (%s)", mf.source)
+		}
+		fix = fmt.Sprintf("Make %s executable in volume %s", sf.command, mf.volume)
+		if mf.mode != 0 {
+			origin += fmt.Sprintf(", whose files get mode %04o", mf.mode)
+			fix += " (set defaultMode: 0755 on the volume, or mode on its item)"
+			sf.evidence = append(sf.evidence, mf.loc.Evidence(fmt.Sprintf("volume %s: %s, file mode %04o", mf.volume, mf.source, mf.mode),
+				pod.CreationTimestamp.Time))
+		}
+		fix += fmt.Sprintf(", or run it through its interpreter (command: [\"sh\", %q]).", sf.command)
+	}
+	what := fmt.Sprintf("its command %q%s is not executable", sf.command, where)
+	if sf.kind == "shell" {
+		what = fmt.Sprintf("its shell exits with code 126 (cannot execute): %q%s is not executable", sf.command, where)
+		if sf.command == "" {
+			what = fmt.Sprintf("its shell exits with code 126 (found but cannot execute its command) in image %s", image)
+		}
+	}
+	cause := fmt.Sprintf("%s cannot start its process: %s (%s", containerWord(c), what, sf.said)
+	if sf.exitCode != 0 && sf.kind != "shell" {
+		cause += fmt.Sprintf("; exit code %d", sf.exitCode)
+	}
+	cause += fmt.Sprintf("; %d restart(s))%s", c.Status.RestartCount, origin)
+	if configured != "" {
+		sf.evidence = append(sf.evidence, c.SpecLoc.At(specCommandField(c.Spec)).Evidence("command: "+configured, pod.CreationTimestamp.Time))
+	}
+	subjects, group := v.PodAndWorkload(p)
+	return analyze.Finding{
+		Subjects:    subjects,
+		Cause:       cause,
+		Evidence:    sf.evidence,
+		Remediation: fix,
+		Confirm: []string{
+			fmt.Sprintf("kubectl get pod -n %s %s -o jsonpath='{.status.%s[?(@.name==\"%s\")].lastState.terminated}'", pod.Namespace, pod.Name, statusField(c), c.Name),
+			fmt.Sprintf("kubectl debug -n %s %s -it --copy-to=%s-debug --container=%s -- ls -l %s", pod.Namespace, pod.Name, pod.Name, c.Name, orDot(sf.command)),
+		},
+		GroupKey: group + "\x00" + c.Name + "\x00" + sf.command,
+	}
+}
+
+// containerWord names a container for a cause: "container app", "init container migrate".
+func containerWord(c analyze.ContainerInfo) string {
+	if c.Init {
+		return "init container " + c.Name
+	}
+	return "container " + c.Name
+}
+
+// statusField is the pod status list that holds the container's status.
+func statusField(c analyze.ContainerInfo) string {
+	if c.Init {
+		return "initContainerStatuses"
+	}
+	return "containerStatuses"
+}
+
+func orDot(s string) string {
+	if s == "" {
+		return "."
+	}
+	return s
+}
