@@ -33,6 +33,8 @@ func All() []*analyze.Rule {
 		ConfigSecretKeyMissing,
 		ControllerJobBackoffLimit,
 		ControllerProgressDeadlineExceeded,
+		ImageInvalidName,
+		ImageNeverPull,
 		ImagePullDNS,
 		ImagePullNotFound,
 		ImagePullUnauthorized,

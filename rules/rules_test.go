@@ -26,6 +26,8 @@ func TestControllerJobBackoffLimit(t *testing.T) { runGolden(t, ControllerJobBac
 func TestControllerProgressDeadlineExceeded(t *testing.T) {
 	runGolden(t, ControllerProgressDeadlineExceeded)
 }
+func TestImageInvalidName(t *testing.T)                { runGolden(t, ImageInvalidName) }
+func TestImageNeverPull(t *testing.T)                  { runGolden(t, ImageNeverPull) }
 func TestImagePullDNS(t *testing.T)                    { runGolden(t, ImagePullDNS) }
 func TestImagePullNotFound(t *testing.T)               { runGolden(t, ImagePullNotFound) }
 func TestImagePullUnauthorized(t *testing.T)           { runGolden(t, ImagePullUnauthorized) }
