@@ -49,6 +49,7 @@ func All() []*analyze.Rule {
 		SchedulingUntoleratedTaint,
 		ServiceNoReadyEndpoints,
 		ServiceSelectorMatchesNothing,
+		ServiceTargetPortMismatch,
 		StartCommandNotFound,
 		TerminationFinalizersStuck,
 		VolumeConfigMapMissing,

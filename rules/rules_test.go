@@ -41,6 +41,7 @@ func TestSchedulingInsufficientResources(t *testing.T) { runGolden(t, Scheduling
 func TestSchedulingNodeSelectorMismatch(t *testing.T)  { runGolden(t, SchedulingNodeSelectorMismatch) }
 func TestSchedulingUntoleratedTaint(t *testing.T)      { runGolden(t, SchedulingUntoleratedTaint) }
 func TestServiceNoReadyEndpoints(t *testing.T)         { runGolden(t, ServiceNoReadyEndpoints) }
+func TestServiceTargetPortMismatch(t *testing.T)       { runGolden(t, ServiceTargetPortMismatch) }
 func TestServiceSelectorMatchesNothing(t *testing.T)   { runGolden(t, ServiceSelectorMatchesNothing) }
 func TestStartCommandNotFound(t *testing.T)            { runGolden(t, StartCommandNotFound) }
 func TestTerminationFinalizersStuck(t *testing.T)      { runGolden(t, TerminationFinalizersStuck) }
