@@ -53,6 +53,7 @@ func All() []*analyze.Rule {
 		StartCommandNotFound,
 		TerminationFinalizersStuck,
 		VolumeConfigMapMissing,
+		VolumeCSIDriverMissing,
 		VolumePVCUnbound,
 	}
 }

@@ -41,11 +41,12 @@ func TestSchedulingInsufficientResources(t *testing.T) { runGolden(t, Scheduling
 func TestSchedulingNodeSelectorMismatch(t *testing.T)  { runGolden(t, SchedulingNodeSelectorMismatch) }
 func TestSchedulingUntoleratedTaint(t *testing.T)      { runGolden(t, SchedulingUntoleratedTaint) }
 func TestServiceNoReadyEndpoints(t *testing.T)         { runGolden(t, ServiceNoReadyEndpoints) }
-func TestServiceTargetPortMismatch(t *testing.T)       { runGolden(t, ServiceTargetPortMismatch) }
 func TestServiceSelectorMatchesNothing(t *testing.T)   { runGolden(t, ServiceSelectorMatchesNothing) }
+func TestServiceTargetPortMismatch(t *testing.T)       { runGolden(t, ServiceTargetPortMismatch) }
 func TestStartCommandNotFound(t *testing.T)            { runGolden(t, StartCommandNotFound) }
 func TestTerminationFinalizersStuck(t *testing.T)      { runGolden(t, TerminationFinalizersStuck) }
 func TestVolumeConfigMapMissing(t *testing.T)          { runGolden(t, VolumeConfigMapMissing) }
+func TestVolumeCSIDriverMissing(t *testing.T)          { runGolden(t, VolumeCSIDriverMissing) }
 func TestVolumePVCUnbound(t *testing.T)                { runGolden(t, VolumePVCUnbound) }
 
 // golden is what a rule's case is compared on: its findings and skips, and the load
