@@ -52,6 +52,7 @@ func All() []*analyze.Rule {
 		ServiceTargetPortMismatch,
 		StartCommandNotFound,
 		TerminationFinalizersStuck,
+		TerminationGracePeriodOverrun,
 		VolumeConfigMapMissing,
 		VolumeCSIDriverMissing,
 		VolumePVCUnbound,

@@ -45,6 +45,7 @@ func TestServiceSelectorMatchesNothing(t *testing.T)   { runGolden(t, ServiceSel
 func TestServiceTargetPortMismatch(t *testing.T)       { runGolden(t, ServiceTargetPortMismatch) }
 func TestStartCommandNotFound(t *testing.T)            { runGolden(t, StartCommandNotFound) }
 func TestTerminationFinalizersStuck(t *testing.T)      { runGolden(t, TerminationFinalizersStuck) }
+func TestTerminationGracePeriodOverrun(t *testing.T)   { runGolden(t, TerminationGracePeriodOverrun) }
 func TestVolumeConfigMapMissing(t *testing.T)          { runGolden(t, VolumeConfigMapMissing) }
 func TestVolumeCSIDriverMissing(t *testing.T)          { runGolden(t, VolumeCSIDriverMissing) }
 func TestVolumePVCUnbound(t *testing.T)                { runGolden(t, VolumePVCUnbound) }
