@@ -55,6 +55,7 @@ func All() []*analyze.Rule {
 		TerminationGracePeriodOverrun,
 		VolumeConfigMapMissing,
 		VolumeCSIDriverMissing,
+		VolumeMultiAttach,
 		VolumePVCUnbound,
 	}
 }

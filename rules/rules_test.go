@@ -48,6 +48,7 @@ func TestTerminationFinalizersStuck(t *testing.T)      { runGolden(t, Terminatio
 func TestTerminationGracePeriodOverrun(t *testing.T)   { runGolden(t, TerminationGracePeriodOverrun) }
 func TestVolumeConfigMapMissing(t *testing.T)          { runGolden(t, VolumeConfigMapMissing) }
 func TestVolumeCSIDriverMissing(t *testing.T)          { runGolden(t, VolumeCSIDriverMissing) }
+func TestVolumeMultiAttach(t *testing.T)               { runGolden(t, VolumeMultiAttach) }
 func TestVolumePVCUnbound(t *testing.T)                { runGolden(t, VolumePVCUnbound) }
 
 // golden is what a rule's case is compared on: its findings and skips, and the load
