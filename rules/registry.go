@@ -47,6 +47,7 @@ func All() []*analyze.Rule {
 		SchedulingInsufficientResources,
 		SchedulingNodeSelectorMismatch,
 		SchedulingUntoleratedTaint,
+		ServiceEndpointSliceMissing,
 		ServiceNoReadyEndpoints,
 		ServiceSelectorMatchesNothing,
 		ServiceTargetPortMismatch,

@@ -40,6 +40,7 @@ func TestSandboxCreateFailed(t *testing.T)             { runGolden(t, SandboxCre
 func TestSchedulingInsufficientResources(t *testing.T) { runGolden(t, SchedulingInsufficientResources) }
 func TestSchedulingNodeSelectorMismatch(t *testing.T)  { runGolden(t, SchedulingNodeSelectorMismatch) }
 func TestSchedulingUntoleratedTaint(t *testing.T)      { runGolden(t, SchedulingUntoleratedTaint) }
+func TestServiceEndpointSliceMissing(t *testing.T)     { runGolden(t, ServiceEndpointSliceMissing) }
 func TestServiceNoReadyEndpoints(t *testing.T)         { runGolden(t, ServiceNoReadyEndpoints) }
 func TestServiceSelectorMatchesNothing(t *testing.T)   { runGolden(t, ServiceSelectorMatchesNothing) }
 func TestServiceTargetPortMismatch(t *testing.T)       { runGolden(t, ServiceTargetPortMismatch) }
