@@ -81,10 +81,31 @@ var subjectsNotCarried = map[Format][]string{
 var notCarried = map[Format]map[string]string{
 	FormatClusterInfoDump: {
 		"pvc-unbound":                   "volume-pvc-unbound",            // no PVCs in a dump
+		"pvc-no-storageclass":           "volume-pvc-unbound",            // no PVCs in a dump
 		"job-backoff-limit":             "controller-job-backoff-limit",  // no Jobs in a dump
 		"statefulset-stuck":             "controller-statefulset-stuck",  // no StatefulSets in a dump
 		"volume-node-affinity-conflict": "volume-node-affinity-conflict", // no PVCs or PVs in a dump
 	},
+}
+
+// timeMeasured lists scenarios with a root cause that measures time against the
+// collection, which most imported formats do not record (a must-gather's timestamp file
+// does): without it the import dates itself by the latest timestamp in the data, so the
+// rule rightly stays quiet there, and the rest of the diagnosis must still match.
+var timeMeasured = map[string]string{
+	"finalizer-stuck":      "termination-finalizers-stuck", // a minute past deletionTimestamp
+	"grace-period-overrun": "termination-finalizers-stuck",
+}
+
+// without drops a rule's lines from a rendered diagnosis.
+func without(diagnosis, rule string) string {
+	var keep []string
+	for _, l := range strings.Split(diagnosis, "\n") {
+		if l != "" && !strings.Contains(l, " "+rule+" [") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
 }
 
 func TestDiagnosisMatchesPodflowBundle(t *testing.T) {
@@ -113,6 +134,10 @@ func TestDiagnosisMatchesPodflowBundle(t *testing.T) {
 						t.Errorf("%s: rule %s was not skipped for want of input; diagnosis:\n%s", s, rule, diagnosis(got))
 					}
 					return
+				}
+				want := want
+				if rule, ok := timeMeasured[s]; ok && rep.CollectedAt == nil {
+					want = without(want, rule)
 				}
 				if d := diagnosis(got, subjectsNotCarried[e.format]...); d != want {
 					t.Errorf("diagnosis differs\nimport:\n%s\npodflow bundle:\n%s", d, want)

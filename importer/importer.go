@@ -140,6 +140,9 @@ func Open(input string, opts Options) (*bundle.Bundle, *Report, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("import %q: %w", input, err)
 	}
+	if rep.CollectedAt != nil {
+		b.Manifest = &bundle.Manifest{Type: "import", CollectedAt: *rep.CollectedAt}
+	}
 	return b, rep, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	"podflow.dev/podflow/bundle"
 )
@@ -72,7 +73,12 @@ func importMustGather(src *bundle.Bundle, r *Report) map[string][]byte {
 		case !ok:
 			r.ignored(name, describeOther(name), "outside the must-gather layout (namespaces/, cluster-scoped-resources/, host_service_logs/)")
 		case rel == mgTimestamp:
-			r.ignored(name, "must-gather timestamp", "records when the gathering ran; events and statuses carry their own times")
+			if end, ok := mustGatherEnd(data); ok {
+				r.CollectedAt = &end
+				r.used(name, "must-gather timestamp", bundle.ManifestPath)
+			} else {
+				r.ignored(name, "must-gather timestamp", "no time in it; ages are measured against the latest evidence instead")
+			}
 		case mgLogFile.MatchString(rel):
 			m := mgLogFile.FindStringSubmatch(rel)
 			mustGatherLog(name, data, m[1], m[2], m[4], m[5] == "previous", li.files, r)
@@ -296,4 +302,20 @@ func journalHost(line string) string {
 		}
 	}
 	return ""
+}
+
+// mustGatherEnd reads when the gathering finished: the timestamp file holds the start and
+// end times as Go prints a time.Time ("2026-11-29 22:35:01.123 +0000 UTC m=+38.112").
+func mustGatherEnd(data []byte) (time.Time, bool) {
+	var end time.Time
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if i := strings.Index(line, " m="); i >= 0 {
+			line = line[:i]
+		}
+		if t, err := time.Parse("2006-01-02 15:04:05.999999999 -0700 MST", line); err == nil && t.After(end) {
+			end = t
+		}
+	}
+	return end.UTC(), !end.IsZero()
 }

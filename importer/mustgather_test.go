@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"podflow.dev/podflow/bundle"
 )
@@ -89,8 +90,13 @@ func TestMustGatherLogsAndHostJournals(t *testing.T) {
 	if f == nil || f.Status != StatusIgnored || !strings.Contains(f.Reason, "ClusterVersion") {
 		t.Errorf("unknown kind not listed with its reason: %+v", f)
 	}
-	if f := rep.File("image/timestamp"); f == nil || f.Status != StatusIgnored {
+	if f := rep.File("image/timestamp"); f == nil || f.Status != StatusUsed {
 		t.Errorf("timestamp not accounted for: %+v", f)
+	}
+	// The gathering's time is the collection time ages are measured against.
+	if want := time.Date(2026, 11, 29, 20, 25, 0, 0, time.UTC); rep.CollectedAt == nil || !rep.CollectedAt.Equal(want) ||
+		b.Manifest == nil || !b.Manifest.CollectedAt.Equal(want) {
+		t.Errorf("collection time = %v (manifest %+v), want %v", rep.CollectedAt, b.Manifest, want)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"sort"
+	"time"
 
 	"podflow.dev/podflow/bundle"
 )
@@ -40,6 +41,9 @@ type Report struct {
 	// NotCarried names evidence the input format cannot hold, so an absent source is
 	// read as a property of the format rather than of the cluster.
 	NotCarried []string `json:"notCarried,omitempty"`
+	// CollectedAt is when the input was gathered, when the format records it (a
+	// must-gather's timestamp file); analysis measures ages against it.
+	CollectedAt *time.Time `json:"collectedAt,omitempty"`
 }
 
 // FileReport is what one input file was taken for.

@@ -36,6 +36,8 @@ func TestControllerProgressDeadlineExceeded(t *testing.T) {
 func TestControllerReplicasZero(t *testing.T)          { runGolden(t, ControllerReplicasZero) }
 func TestControllerRolloutStuck(t *testing.T)          { runGolden(t, ControllerRolloutStuck) }
 func TestControllerStatefulSetStuck(t *testing.T)      { runGolden(t, ControllerStatefulSetStuck) }
+func TestImageInvalidName(t *testing.T)                { runGolden(t, ImageInvalidName) }
+func TestImageNeverPull(t *testing.T)                  { runGolden(t, ImageNeverPull) }
 func TestImagePullDNS(t *testing.T)                    { runGolden(t, ImagePullDNS) }
 func TestImagePullNotFound(t *testing.T)               { runGolden(t, ImagePullNotFound) }
 func TestImagePullUnauthorized(t *testing.T)           { runGolden(t, ImagePullUnauthorized) }
@@ -54,13 +56,18 @@ func TestSchedulingTopologySpreadUnsatisfiable(t *testing.T) {
 	runGolden(t, SchedulingTopologySpreadUnsatisfiable)
 }
 func TestSchedulingUntoleratedTaint(t *testing.T)    { runGolden(t, SchedulingUntoleratedTaint) }
+func TestServiceEndpointSliceMissing(t *testing.T)   { runGolden(t, ServiceEndpointSliceMissing) }
 func TestServiceNoReadyEndpoints(t *testing.T)       { runGolden(t, ServiceNoReadyEndpoints) }
 func TestServiceSelectorMatchesNothing(t *testing.T) { runGolden(t, ServiceSelectorMatchesNothing) }
+func TestServiceTargetPortMismatch(t *testing.T)     { runGolden(t, ServiceTargetPortMismatch) }
 func TestStartCommandNotFound(t *testing.T)          { runGolden(t, StartCommandNotFound) }
 func TestStartInitContainerFailed(t *testing.T)      { runGolden(t, StartInitContainerFailed) }
 func TestStartPermissionDenied(t *testing.T)         { runGolden(t, StartPermissionDenied) }
 func TestTerminationFinalizersStuck(t *testing.T)    { runGolden(t, TerminationFinalizersStuck) }
+func TestTerminationGracePeriodOverrun(t *testing.T) { runGolden(t, TerminationGracePeriodOverrun) }
+func TestVolumeCSIDriverMissing(t *testing.T)        { runGolden(t, VolumeCSIDriverMissing) }
 func TestVolumeConfigMapMissing(t *testing.T)        { runGolden(t, VolumeConfigMapMissing) }
+func TestVolumeMultiAttach(t *testing.T)             { runGolden(t, VolumeMultiAttach) }
 func TestVolumeNodeAffinityConflict(t *testing.T)    { runGolden(t, VolumeNodeAffinityConflict) }
 func TestVolumePVCUnbound(t *testing.T)              { runGolden(t, VolumePVCUnbound) }
 

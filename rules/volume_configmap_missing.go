@@ -29,7 +29,9 @@ const volumeConfigMapMissingDoc = `A volume of the pod (configMap, secret, or a 
 object that does not exist in the pod's namespace, and the reference is not optional.
 The kubelet cannot set the volume up: it retries with back-off, records FailedMount
 events ("MountVolume.SetUp failed for volume "config" : configmap "app-config" not
-found") and logs "Couldn't get configMap NAMESPACE/NAME". The pod stays Pending and its
+found", or ` + "`" + `secret "app-tls" not found` + "`" + ` for a Secret) and logs "Couldn't get
+configMap NAMESPACE/NAME" or "Couldn't get secret NAMESPACE/NAME". A projected volume
+fails as a whole when any one of its sources is missing. The pod stays Pending and its
 containers wait in ContainerCreating until the object appears.
 
 A reference marked optional: true mounts an empty volume instead, so it is not a fault.
@@ -37,7 +39,7 @@ A reference marked optional: true mounts an empty volume instead, so it is not a
 ## Confirm on a live cluster
 
     kubectl get events -n NAMESPACE --field-selector involvedObject.name=POD,reason=FailedMount
-    kubectl get configmap -n NAMESPACE NAME
+    kubectl get configmap -n NAMESPACE NAME      # or: kubectl get secret -n NAMESPACE NAME
     kubectl get pod -n NAMESPACE POD -o jsonpath='{.spec.volumes}'
 
 ## Fix

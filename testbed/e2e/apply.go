@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
+
+	"podflow.dev/podflow/testbed/scenario"
 )
 
 // fieldManager owns every field the test bed applies.
@@ -62,6 +64,45 @@ func (b *bed) apply(ctx context.Context, objs []*unstructured.Unstructured) erro
 		}
 		if err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// deleteStep runs a scenario's delete step, when it has one: it waits until the step's
+// conditions hold live, then deletes the objects it names, with the step's grace period
+// when it sets one.
+func (b *bed) deleteStep(ctx context.Context, s *scenario.Scenario) error {
+	d := s.Expect.Delete
+	if d == nil {
+		return nil
+	}
+	objs, err := s.DeleteObjects()
+	if err != nil {
+		return err
+	}
+	var last *scenario.Snapshot
+	err = waitFor(ctx, "scenario "+s.Name+" to be ready for its delete step", s.TimeoutOrDefault(), []*proc{b.apiserver, b.containerd, b.kubelet}, func(ctx context.Context) (bool, error) {
+		snap, err := liveSnapshot(ctx, s.Name, d.When)
+		if err != nil {
+			return false, err
+		}
+		last = snap
+		if err := snap.EvalAll(d.When); err != nil {
+			return false, err
+		}
+		return true, nil
+	})
+	if err != nil {
+		return fmt.Errorf("%w%s", err, describePods(last))
+	}
+	for _, obj := range objs {
+		ri, err := b.resourceFor(obj)
+		if err != nil {
+			return err
+		}
+		if err := ri.Delete(ctx, obj.GetName(), metav1.DeleteOptions{GracePeriodSeconds: d.GracePeriodSeconds}); err != nil {
+			return fmt.Errorf("delete %s %s/%s: %w", obj.GetKind(), obj.GetNamespace(), obj.GetName(), err)
 		}
 	}
 	return nil

@@ -133,6 +133,9 @@ func reproduce(t *testing.T, s *scenario.Scenario) time.Duration {
 	if err := tb.apply(ctx, objs); err != nil {
 		t.Fatalf("scenario %s: %v", s.Name, err)
 	}
+	if err := tb.deleteStep(ctx, s); err != nil {
+		t.Fatalf("scenario %s: %v", s.Name, err)
+	}
 	var last *scenario.Snapshot
 	err = waitFor(ctx, "scenario "+s.Name, s.TimeoutOrDefault(), []*proc{tb.apiserver, tb.containerd, tb.kubelet}, func(ctx context.Context) (bool, error) {
 		snap, err := liveSnapshot(ctx, s.Name, s.Expect.Until)
@@ -171,7 +174,7 @@ func liveSnapshot(ctx context.Context, ns string, until []scenario.Check) (*scen
 	if err != nil {
 		return nil, err
 	}
-	return &scenario.Snapshot{Namespace: ns, Pods: pods.Items, Events: events.Items, EndpointSlices: slices.Items, Objects: objects}, nil
+	return &scenario.Snapshot{Namespace: ns, Pods: pods.Items, Events: events.Items, EndpointSlices: slices.Items, Objects: objects, Now: time.Now()}, nil
 }
 
 // liveObjects lists the controllers that until's object checks look at, each object as

@@ -33,9 +33,17 @@ func (t *Trimmed) Size() int64 {
 	return n
 }
 
-// Bundle returns the trimmed files as an in-memory bundle (without a manifest).
+// Bundle returns the trimmed files and manifest as an in-memory bundle.
 func (t *Trimmed) Bundle() (*bundle.Bundle, error) {
-	return bundle.New("trimmed", t.Files)
+	b, err := bundle.New("trimmed", t.Files)
+	if err != nil {
+		return nil, err
+	}
+	// The manifest is written with the files (Write), not held among them; checks that
+	// measure time against the collection need it.
+	m := t.Manifest
+	b.Manifest = &m
+	return b, nil
 }
 
 // Trim keeps what concerns namespaces. src must be a bundle with a manifest.

@@ -61,6 +61,9 @@ type Check struct {
 	Ready          *bool  `json:"ready,omitempty"`
 	Condition      string `json:"condition,omitempty"`
 	Count          int    `json:"count,omitempty"`
+	// TerminatingFor: the pod was deleted (it has a deletionTimestamp) at least this
+	// long before the snapshot was taken, live or at collection.
+	TerminatingFor *Duration `json:"terminatingFor,omitempty"`
 
 	// State is a CRI container state, e.g. CONTAINER_EXITED.
 	State string `json:"state,omitempty"`
@@ -83,7 +86,7 @@ type Check struct {
 // fieldsOf lists, per file, the keys a check may set besides file.
 var fieldsOf = map[string][]string{
 	FileEvents:         {"pod", "reason", "message", "kind", "name", "type"},
-	FilePodStatus:      {"pod", "selector", "container", "phase", "waiting", "lastTerminated", "exitCode", "minRestarts", "ready", "condition", "count"},
+	FilePodStatus:      {"pod", "selector", "container", "phase", "waiting", "lastTerminated", "exitCode", "minRestarts", "ready", "condition", "count", "terminatingFor"},
 	FileLog:            {"pod", "selector", "container", "previous", "contains"},
 	FileKubeletJournal: {"contains"},
 	FileRuntimeJournal: {"contains"},
@@ -128,6 +131,7 @@ func (c Check) set() []string {
 	add("ready", c.Ready != nil)
 	add("condition", c.Condition != "")
 	add("count", c.Count != 0)
+	add("terminatingFor", c.TerminatingFor != nil)
 	add("state", c.State != "")
 	add("service", c.Service != "")
 	add("readyEndpoints", c.ReadyEndpoints != nil)
@@ -167,6 +171,9 @@ func (c Check) validate(live bool) error {
 	}
 	if c.Pod != "" && c.Selector != "" {
 		return errors.New("pod and selector are exclusive")
+	}
+	if c.TerminatingFor != nil && c.TerminatingFor.Duration <= 0 {
+		return fmt.Errorf("terminatingFor %s: want a positive duration", c.TerminatingFor)
 	}
 	if c.Condition != "" && !strings.Contains(c.Condition, "=") {
 		return fmt.Errorf("condition %q: want Type=Status", c.Condition)
@@ -245,6 +252,9 @@ func (c Check) String() string {
 	}
 	if c.Count > 1 {
 		parts = append(parts, fmt.Sprintf("count>=%d", c.Count))
+	}
+	if c.TerminatingFor != nil {
+		parts = append(parts, "terminatingFor>="+c.TerminatingFor.String())
 	}
 	if c.ReadyEndpoints != nil {
 		parts = append(parts, fmt.Sprintf("readyEndpoints=%d", *c.ReadyEndpoints))

@@ -47,6 +47,9 @@ type Expect struct {
 	Description string `json:"description"`
 	// Timeout bounds the wait for Until; zero means DefaultTimeout.
 	Timeout Duration `json:"timeout,omitempty"`
+	// Delete, when set, deletes some of the scenario's objects once its conditions
+	// hold; Until is then checked after the deletion.
+	Delete *Delete `json:"delete,omitempty"`
 	// Until lists the conditions, checked against the live API server, that say the
 	// failure has happened and the scenario can be collected.
 	Until []Check `json:"until"`
@@ -210,6 +213,9 @@ func LoadOne(dir string) (*Scenario, error) {
 	if _, err := s.Objects(); err != nil {
 		return nil, err
 	}
+	if _, err := s.DeleteObjects(); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -232,6 +238,9 @@ func (s *Scenario) validate() error {
 	}
 	if len(e.Evidence) == 0 {
 		errs = append(errs, errors.New("evidence is empty"))
+	}
+	if e.Delete != nil {
+		errs = append(errs, e.Delete.validate())
 	}
 	for i, c := range e.Until {
 		if err := c.validate(true); err != nil {
@@ -336,7 +345,7 @@ func DecodeManifests(data []byte) ([]*unstructured.Unstructured, error) {
 // clusterScoped are the cluster-scoped kinds a scenario may create besides its namespace.
 var clusterScoped = map[string]bool{
 	"Node": true, "PersistentVolume": true, "StorageClass": true, "PriorityClass": true,
-	"ClusterRole": true, "ClusterRoleBinding": true, "RuntimeClass": true,
+	"ClusterRole": true, "ClusterRoleBinding": true, "RuntimeClass": true, "CSIDriver": true,
 }
 
 func stripComments(doc []byte) []byte {

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -29,11 +30,17 @@ type Snapshot struct {
 	Objects map[string][]map[string]any
 	// Bundle is nil for a live snapshot.
 	Bundle *bundle.Bundle
+	// Now is when the snapshot was taken: the clock for a live one, the collection
+	// time for a bundle.
+	Now time.Time
 }
 
 // FromBundle decodes the namespace's pods, events and EndpointSlices from b.
 func FromBundle(b *bundle.Bundle, namespace string) (*Snapshot, error) {
 	s := &Snapshot{Namespace: namespace, Bundle: b}
+	if b.Manifest != nil {
+		s.Now = b.Manifest.CollectedAt
+	}
 	var pods corev1.PodList
 	var events corev1.EventList
 	var slices discoveryv1.EndpointSliceList
@@ -131,7 +138,7 @@ func (s *Snapshot) evalPodStatus(c Check) error {
 		if !c.selectsPod(p) {
 			continue
 		}
-		if why := podMismatch(c, p); why != "" {
+		if why := podMismatch(c, p, s.Now); why != "" {
 			seen = append(seen, p.Name+": "+why)
 			continue
 		}
@@ -144,9 +151,19 @@ func (s *Snapshot) evalPodStatus(c Check) error {
 }
 
 // podMismatch says how p fails the check, or "" when it passes.
-func podMismatch(c Check, p *corev1.Pod) string {
+func podMismatch(c Check, p *corev1.Pod, now time.Time) string {
 	if c.Phase != "" && string(p.Status.Phase) != c.Phase {
 		return "phase " + string(p.Status.Phase)
+	}
+	if c.TerminatingFor != nil {
+		switch {
+		case p.DeletionTimestamp == nil:
+			return "not deleted"
+		case now.IsZero():
+			return "no time to measure the deletion against"
+		case now.Sub(p.DeletionTimestamp.Time) < c.TerminatingFor.Duration:
+			return fmt.Sprintf("deleted %s before", now.Sub(p.DeletionTimestamp.Time).Round(time.Second))
+		}
 	}
 	if c.Condition != "" {
 		typ, status, _ := strings.Cut(c.Condition, "=")

@@ -1,0 +1,159 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"podflow.dev/podflow/analyze"
+)
+
+// ImageNeverPull finds containers whose image is not on the node while their pull policy
+// forbids pulling it.
+var ImageNeverPull = &analyze.Rule{
+	ID:       "image-never-pull",
+	Stage:    analyze.StageImage,
+	Title:    "image is not on the node and imagePullPolicy Never forbids pulling it",
+	Doc:      imageNeverPullDoc,
+	Severity: analyze.SeverityError,
+	Needs: analyze.Needs{
+		Required: []analyze.Kind{analyze.Pods},
+		Optional: []analyze.Kind{analyze.Events, analyze.KubeletJournal, analyze.ReplicaSets, analyze.Jobs},
+	},
+	Run: imageNeverPull,
+}
+
+const imageNeverPullDoc = `The container's imagePullPolicy is Never, so the kubelet only uses an image that is
+already on the node, and the node does not have this one. The kubelet does not try a
+registry at all: the container waits in ErrImageNeverPull with "Container image "IMAGE"
+is not present with pull policy of Never", and an ErrImageNeverPull event repeats on
+every sync. Never is meant for images loaded onto nodes out of band (kind load, a node
+image build, a pre-pull DaemonSet); the pod fails on any node where that did not happen,
+or when the tag differs from the one loaded.
+
+## Confirm on a live cluster
+
+    kubectl get pod -n NAMESPACE POD -o jsonpath='{.status.containerStatuses[*].state.waiting.message}'
+    kubectl debug node/NODE -it --image=busybox -- chroot /host crictl images
+
+## Fix
+
+Load the image onto every node the pod can land on (and keep the tag the same as in
+the pod), or let the kubelet pull it: set imagePullPolicy to IfNotPresent (or Always)
+and make sure a registry holds the image. Pin the pod to the nodes that have the image
+only as a stopgap.
+`
+
+// imageWait is a container waiting on an image error the kubelet raises before any pull
+// (pkg/kubelet/images/image_manager.go EnsureImageExists): its waiting status, the
+// kubelet's event about it and its "Error syncing pod" journal line.
+type imageWait struct {
+	pod       *analyze.Pod
+	container analyze.ContainerInfo
+	waiting   *corev1.ContainerStateWaiting
+	event     *analyze.Event
+	line      *analyze.JournalEntry
+}
+
+// imageWaits lists the containers of a pod that wait with reason; eventReason is the
+// kubelet's event for it (ErrImageNeverPull, InspectFailed) and match tells the event
+// about this failure of this image from others with the same reason.
+func imageWaits(v *analyze.View, p *analyze.Pod, reason, eventReason string, match func(image, msg string) bool) []imageWait {
+	var out []imageWait
+	for _, c := range analyze.Containers(p) {
+		st := c.Status
+		if st == nil || st.State.Waiting == nil || st.State.Waiting.Reason != reason {
+			continue
+		}
+		w := imageWait{pod: p, container: c, waiting: st.State.Waiting}
+		events := v.EventsFor(p.Ref())
+		for i := len(events) - 1; i >= 0; i-- {
+			e := events[i]
+			if e.Reason == eventReason && (e.Container() == c.Name || e.Container() == "") && match(c.Spec.Image, e.Message) {
+				w.event = e
+				break
+			}
+		}
+		// pod_workers.go: "Error syncing pod, skipping" err="failed to \"StartContainer\"
+		// for \"app\" with ErrImageNeverPull: …".
+		entries := v.JournalFor(p)
+		needle := fmt.Sprintf("for %q with %s", c.Name, reason)
+		for i := len(entries) - 1; i >= 0; i-- {
+			if err, ok := entries[i].Field("err"); ok && strings.Contains(err, needle) {
+				w.line = entries[i]
+				break
+			}
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// evidence cites the waiting status, the event and the journal line, around needle.
+func (w imageWait) evidence(needle string) []analyze.Evidence {
+	out := []analyze.Evidence{w.container.StatusLoc.At("state", "waiting").EvidenceAround(w.waiting.Reason+": "+w.waiting.Message, needle, time.Time{})}
+	if w.event != nil {
+		out = append(out, w.event.EvidenceAround(needle))
+	}
+	if w.line != nil {
+		out = append(out, w.line.EvidenceAround(needle))
+	}
+	return out
+}
+
+// repeated says how often the kubelet reported it: " (ErrImageNeverPull x8)".
+func (w imageWait) repeated() string {
+	if w.event == nil || w.event.Count < 2 {
+		return ""
+	}
+	return fmt.Sprintf(" (%s x%d)", w.event.Reason, w.event.Count)
+}
+
+func imageNeverPull(v *analyze.View) []analyze.Finding {
+	var out []analyze.Finding
+	for _, p := range v.Pods() {
+		for _, w := range imageWaits(v, p, "ErrImageNeverPull", "ErrImageNeverPull", neverPullMessage) {
+			out = append(out, neverPullFinding(v, w))
+		}
+	}
+	return out
+}
+
+// neverPullMessage is the kubelet's event for an image absent under pull policy Never
+// (image_manager.go imageNotPresentOnNeverPolicyError).
+func neverPullMessage(image, msg string) bool {
+	return strings.Contains(msg, fmt.Sprintf("Container image %q is not present with pull policy of Never", image))
+}
+
+func neverPullFinding(v *analyze.View, w imageWait) analyze.Finding {
+	pod := w.pod.Obj
+	image := w.container.Spec.Image
+	node := pod.Spec.NodeName
+	where := "the node"
+	if node != "" {
+		where = "node " + node
+	}
+	cause := fmt.Sprintf("container %s of pod %s never starts: its image %q is not on %s and imagePullPolicy Never forbids pulling it%s",
+		w.container.Name, w.pod.Ref().NamespacedName(), image, where, w.repeated())
+	evidence := w.evidence("is not present with pull policy of Never")
+	evidence = append(evidence, w.container.SpecLoc.At("imagePullPolicy").Evidence(
+		fmt.Sprintf("container %s: image %s, imagePullPolicy %s", w.container.Name, image, w.container.Spec.ImagePullPolicy), pod.CreationTimestamp.Time))
+	confirm := []string{
+		fmt.Sprintf("kubectl get pod -n %s %s -o jsonpath='{.status.containerStatuses[?(@.name==\"%s\")].state.waiting.message}'", pod.Namespace, pod.Name, w.container.Name),
+	}
+	if node != "" {
+		confirm = append(confirm, fmt.Sprintf("kubectl debug node/%s -it --image=busybox -- chroot /host crictl images", node))
+	}
+	subjects, group := v.PodAndWorkload(w.pod)
+	return analyze.Finding{
+		Subjects: subjects,
+		Cause:    cause,
+		Evidence: evidence,
+		Remediation: fmt.Sprintf("Load image %s onto every node the pod can run on (with exactly this tag), or set imagePullPolicy "+
+			"of container %s to IfNotPresent so the kubelet pulls it from a registry that holds it.", image, w.container.Name),
+		Confirm:  confirm,
+		GroupKey: group + "\x00" + image + "\x00" + node,
+	}
+}

@@ -1,0 +1,286 @@
+package rules
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"podflow.dev/podflow/analyze"
+)
+
+// ServiceTargetPortMismatch finds Services whose targetPort matches no port the ready
+// pods behind them declare.
+var ServiceTargetPortMismatch = &analyze.Rule{
+	ID:       "service-target-port-mismatch",
+	Stage:    analyze.StageService,
+	Title:    "service targetPort matches no container port of its pods",
+	Doc:      serviceTargetPortMismatchDoc,
+	Severity: analyze.SeverityError,
+	Needs: analyze.Needs{
+		Required: []analyze.Kind{analyze.Services, analyze.Pods},
+		Optional: []analyze.Kind{analyze.EndpointSlices, analyze.ReplicaSets, analyze.Jobs},
+	},
+	Run: serviceTargetPortMismatch,
+}
+
+const serviceTargetPortMismatchDoc = `The Service selects ready pods, but one of its ports sends traffic to a targetPort the
+pods do not serve. A numeric targetPort is used as it is: the EndpointSlice lists the
+pods with that port, and connections are refused or time out because nothing listens
+there. A named targetPort is looked up among the pods' container ports
+(pkg/controller/endpointslice, FindPort); when no container declares that name, the
+EndpointSlice lists the pods without that port and kube-proxy has nowhere to send it.
+Either way the pods look healthy and the Service has endpoints, yet clients fail.
+
+podflow compares a numeric targetPort with the containerPorts the pods declare, so it
+reports only pods that declare ports; an application may listen on a port it does not
+declare.
+
+## Confirm on a live cluster
+
+    kubectl get service -n NAMESPACE SERVICE -o jsonpath='{.spec.ports}'
+    kubectl get endpointslices -n NAMESPACE -l kubernetes.io/service-name=SERVICE -o yaml
+    kubectl get pods -n NAMESPACE -l SELECTOR -o jsonpath='{.items[*].spec.containers[*].ports}'
+
+## Fix
+
+Set the Service port's targetPort to the port the application listens on, preferably
+by the container port's name so the two cannot drift apart, or declare and serve the
+port the Service expects in the pod template.
+`
+
+// podPort is a port a container of a pod declares.
+type podPort struct {
+	name     string
+	number   int32
+	protocol corev1.Protocol
+}
+
+func (p podPort) String() string {
+	s := strconv.Itoa(int(p.number))
+	if p.name != "" {
+		s = p.name + "=" + s
+	}
+	if p.protocol != corev1.ProtocolTCP {
+		s += "/" + string(p.protocol)
+	}
+	return s
+}
+
+// declaredPorts lists the ports of a pod's containers and sidecars (init containers
+// that keep running), which are those FindPort searches.
+func declaredPorts(pod *corev1.Pod) []podPort {
+	var out []podPort
+	add := func(c corev1.Container) {
+		for _, p := range c.Ports {
+			proto := p.Protocol
+			if proto == "" {
+				proto = corev1.ProtocolTCP
+			}
+			out = append(out, podPort{p.Name, p.ContainerPort, proto})
+		}
+	}
+	for _, c := range pod.Spec.Containers {
+		add(c)
+	}
+	for _, c := range pod.Spec.InitContainers {
+		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+			add(c)
+		}
+	}
+	return out
+}
+
+// servesTarget reports whether a pod declares the service port's target, and whether
+// the pod's declaration can tell (a pod that declares no port says nothing about a
+// numeric target).
+func servesTarget(pod *corev1.Pod, sp corev1.ServicePort) (serves, known bool) {
+	ports := declaredPorts(pod)
+	proto := sp.Protocol
+	if proto == "" {
+		proto = corev1.ProtocolTCP
+	}
+	target := sp.TargetPort
+	if target.Type == intstr.Int && target.IntVal == 0 {
+		target = intstr.FromInt32(sp.Port)
+	}
+	for _, p := range ports {
+		if p.protocol != proto {
+			continue
+		}
+		if (target.Type == intstr.String && p.name == target.StrVal) || (target.Type == intstr.Int && p.number == target.IntVal) {
+			return true, true
+		}
+	}
+	return false, target.Type == intstr.String || len(ports) > 0
+}
+
+func serviceTargetPortMismatch(v *analyze.View) []analyze.Finding {
+	var out []analyze.Finding
+	for _, s := range v.Services() {
+		svc := s.Obj
+		if svc.Spec.Type == corev1.ServiceTypeExternalName || len(svc.Spec.Selector) == 0 {
+			continue
+		}
+		var ready []*analyze.Pod
+		for _, p := range v.PodsSelectedBy(svc.Namespace, svc.Spec.Selector) {
+			if !podFinished(p) && analyze.IsReady(p) {
+				ready = append(ready, p)
+			}
+		}
+		if len(ready) == 0 {
+			continue // no ready pod: service-no-ready-endpoints says why
+		}
+		for i, sp := range svc.Spec.Ports {
+			if f, ok := targetPortFinding(v, s, i, sp, ready); ok {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+func targetPortFinding(v *analyze.View, s *analyze.Service, i int, sp corev1.ServicePort, ready []*analyze.Pod) (analyze.Finding, bool) {
+	svc := s.Obj
+	for _, p := range ready {
+		if serves, known := servesTarget(p.Obj, sp); serves || !known {
+			return analyze.Finding{}, false
+		}
+	}
+	target := sp.TargetPort.String()
+	if sp.TargetPort.Type == intstr.Int && sp.TargetPort.IntVal == 0 {
+		target = strconv.Itoa(int(sp.Port))
+	}
+	portName := strconv.Itoa(int(sp.Port))
+	if sp.Name != "" {
+		portName += " (" + sp.Name + ")"
+	}
+	declared := map[string]bool{}
+	for _, p := range ready {
+		for _, dp := range declaredPorts(p.Obj) {
+			declared[dp.String()] = true
+		}
+	}
+	list := make([]string, 0, len(declared))
+	for d := range declared {
+		list = append(list, d)
+	}
+	sort.Strings(list)
+	who, declare := "its ready pod "+ready[0].Obj.Name, "declares"
+	if len(ready) > 1 {
+		who, declare = fmt.Sprintf("its %d ready pods (%s, ...)", len(ready), ready[0].Obj.Name), "declare"
+	}
+	evidence := []analyze.Evidence{s.Loc.At("spec", "ports", i).Evidence(
+		fmt.Sprintf("service port %s -> targetPort %s", portName, target), svc.CreationTimestamp.Time)}
+	first := ready[0]
+	if len(first.Obj.Spec.Containers) > 0 {
+		evidence = append(evidence, portsEvidence(first))
+	}
+	var cause, fix string
+	if sp.TargetPort.Type == intstr.String {
+		cause = fmt.Sprintf("service %s sends port %s to the container port named %q, but %s %s no port of that name (only %s)",
+			s.Ref().NamespacedName(), portName, target, who, declare, strings.Join(list, ", "))
+		text, ev := portlessSlices(v, s, sp.Name)
+		if text != "" {
+			cause += "; " + text
+		}
+		evidence = append(evidence, ev...)
+		fix = fmt.Sprintf("Set targetPort of port %s of service %s to a port name the pods declare (%s), or name the container port %q in the pod template.",
+			portName, svc.Name, strings.Join(list, ", "), target)
+	} else {
+		cause = fmt.Sprintf("service %s sends port %s to targetPort %s, but %s %s only container port(s) %s, so connections reach nothing listening",
+			s.Ref().NamespacedName(), portName, target, who, declare, strings.Join(list, ", "))
+		evidence = append(evidence, slicesOnPort(v, s, sp.TargetPort.IntValue())...)
+		fix = fmt.Sprintf("Set targetPort of port %s of service %s to the port the application listens on (%s; by name is safest), or make the application serve port %s and declare it.",
+			portName, svc.Name, strings.Join(list, ", "), target)
+	}
+	var subjects []analyze.ObjectRef
+	for _, p := range ready {
+		subjects = append(subjects, p.Ref())
+	}
+	if w := v.Workload(first); w != nil {
+		subjects = append(subjects, *w)
+	}
+	subjects = append(subjects, s.Ref())
+	return analyze.Finding{
+		Subjects:    subjects,
+		Cause:       cause,
+		Evidence:    evidence,
+		Remediation: fix,
+		Confirm: []string{
+			fmt.Sprintf("kubectl get service -n %s %s -o jsonpath='{.spec.ports}'", svc.Namespace, svc.Name),
+			fmt.Sprintf("kubectl get endpointslices -n %s -l kubernetes.io/service-name=%s -o yaml", svc.Namespace, svc.Name),
+			fmt.Sprintf("kubectl get pods -n %s -l %s -o jsonpath='{.items[*].spec.containers[*].ports}'", svc.Namespace, selectorString(svc.Spec.Selector)),
+		},
+		GroupKey: s.Ref().String() + "\x00" + portName,
+	}, true
+}
+
+// portsEvidence cites the ports a pod's first container with ports declares.
+func portsEvidence(p *analyze.Pod) analyze.Evidence {
+	for _, c := range analyze.Containers(p) {
+		if len(c.Spec.Ports) == 0 {
+			continue
+		}
+		ports := make([]string, len(c.Spec.Ports))
+		for i, cp := range c.Spec.Ports {
+			proto := cp.Protocol
+			if proto == "" {
+				proto = corev1.ProtocolTCP
+			}
+			ports[i] = podPort{cp.Name, cp.ContainerPort, proto}.String()
+		}
+		return c.SpecLoc.At("ports").Evidence(fmt.Sprintf("pod %s container %s ports %s", p.Obj.Name, c.Name, strings.Join(ports, ", ")), p.Obj.CreationTimestamp.Time)
+	}
+	return p.Loc.At("spec").Evidence("pod "+p.Obj.Name+" declares no container port", p.Obj.CreationTimestamp.Time)
+}
+
+// portlessSlices cites the Service's EndpointSlices that list endpoints without the
+// named service port: what the endpointslice controller writes when FindPort fails.
+func portlessSlices(v *analyze.View, s *analyze.Service, portName string) (string, []analyze.Evidence) {
+	if !v.Has(analyze.EndpointSlices) {
+		return "", nil
+	}
+	var names []string
+	var evidence []analyze.Evidence
+	for _, sl := range v.EndpointSlicesFor(s.Obj.Namespace, s.Obj.Name) {
+		if len(sl.Obj.Endpoints) == 0 {
+			continue
+		}
+		has := false
+		for _, p := range sl.Obj.Ports {
+			if p.Name != nil && *p.Name == portName {
+				has = true
+			}
+		}
+		if has {
+			continue
+		}
+		names = append(names, sl.Obj.Name)
+		evidence = append(evidence, sl.Loc.Evidence(fmt.Sprintf("EndpointSlice %s: %d endpoint(s), no port %q", sl.Obj.Name, len(sl.Obj.Endpoints), portName), sl.Obj.CreationTimestamp.Time))
+	}
+	if len(names) == 0 {
+		return "", nil
+	}
+	return fmt.Sprintf("its EndpointSlice %s lists the pods without that port, so the port is not served", strings.Join(names, ", ")), evidence
+}
+
+// slicesOnPort cites the Service's EndpointSlices that send endpoints traffic on port.
+func slicesOnPort(v *analyze.View, s *analyze.Service, port int) []analyze.Evidence {
+	if !v.Has(analyze.EndpointSlices) {
+		return nil
+	}
+	var out []analyze.Evidence
+	for _, sl := range v.EndpointSlicesFor(s.Obj.Namespace, s.Obj.Name) {
+		for i, p := range sl.Obj.Ports {
+			if p.Port != nil && int(*p.Port) == port && len(sl.Obj.Endpoints) > 0 {
+				out = append(out, sl.Loc.At("ports", i).Evidence(
+					fmt.Sprintf("EndpointSlice %s: %d endpoint(s) on port %d", sl.Obj.Name, len(sl.Obj.Endpoints), port), sl.Obj.CreationTimestamp.Time))
+			}
+		}
+	}
+	return out
+}
