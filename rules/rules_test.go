@@ -28,7 +28,9 @@ func TestControllerProgressDeadlineExceeded(t *testing.T) {
 }
 func TestImagePullDNS(t *testing.T)                    { runGolden(t, ImagePullDNS) }
 func TestImagePullNotFound(t *testing.T)               { runGolden(t, ImagePullNotFound) }
+func TestImagePullRateLimited(t *testing.T)            { runGolden(t, ImagePullRateLimited) }
 func TestImagePullUnauthorized(t *testing.T)           { runGolden(t, ImagePullUnauthorized) }
+func TestImagePullX509(t *testing.T)                   { runGolden(t, ImagePullX509) }
 func TestNodeNotReady(t *testing.T)                    { runGolden(t, NodeNotReady) }
 func TestProbeLivenessRestarts(t *testing.T)           { runGolden(t, ProbeLivenessRestarts) }
 func TestProbeReadinessFailing(t *testing.T)           { runGolden(t, ProbeReadinessFailing) }
@@ -41,6 +43,7 @@ func TestSchedulingUntoleratedTaint(t *testing.T)      { runGolden(t, Scheduling
 func TestServiceNoReadyEndpoints(t *testing.T)         { runGolden(t, ServiceNoReadyEndpoints) }
 func TestServiceSelectorMatchesNothing(t *testing.T)   { runGolden(t, ServiceSelectorMatchesNothing) }
 func TestStartCommandNotFound(t *testing.T)            { runGolden(t, StartCommandNotFound) }
+func TestStartExecFormatError(t *testing.T)            { runGolden(t, StartExecFormatError) }
 func TestTerminationFinalizersStuck(t *testing.T)      { runGolden(t, TerminationFinalizersStuck) }
 func TestVolumeConfigMapMissing(t *testing.T)          { runGolden(t, VolumeConfigMapMissing) }
 func TestVolumePVCUnbound(t *testing.T)                { runGolden(t, VolumePVCUnbound) }
