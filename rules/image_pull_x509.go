@@ -76,11 +76,21 @@ func x509Problem(verdict, host string) string {
 		return "its certificate is signed by a certificate authority the node does not trust"
 	case strings.Contains(verdict, "expired or is not yet valid"):
 		return "its certificate has expired or is not yet valid (or the node's clock is wrong)"
-	case strings.Contains(verdict, "is valid for"), strings.Contains(verdict, "not valid for any names"),
-		strings.Contains(verdict, "doesn't contain any IP SANs"):
-		return fmt.Sprintf("its certificate does not name %s", host)
+	case x509NameMismatch(verdict):
+		return fmt.Sprintf("its certificate does not name %s", strings.Split(host, ":")[0])
 	}
 	return "the node cannot verify its certificate"
+}
+
+// x509NameMismatch recognizes crypto/x509's HostnameError (verify.go): the certificate
+// is valid, but not for the host the image reference names.
+func x509NameMismatch(verdict string) bool {
+	for _, s := range []string{"is valid for", "not valid for any names", "doesn't contain any IP SANs", "legacy Common Name field"} {
+		if strings.Contains(verdict, s) {
+			return true
+		}
+	}
+	return false
 }
 
 func x509Finding(v *analyze.View, a pullAttempt) analyze.Finding {
@@ -104,8 +114,7 @@ func x509Finding(v *analyze.View, a pullAttempt) analyze.Finding {
 	switch {
 	case strings.Contains(verdict, "expired"):
 		fix = fmt.Sprintf("Renew the TLS certificate of %s and check the node's clock.", host)
-	case strings.Contains(verdict, "is valid for"), strings.Contains(verdict, "not valid for any names"),
-		strings.Contains(verdict, "doesn't contain any IP SANs"):
+	case x509NameMismatch(verdict):
 		fix = fmt.Sprintf("Reissue the certificate of %s with %s among its names (an IP address needs an IP SAN), "+
 			"or change the image reference to a name the certificate holds.", host, strings.Split(host, ":")[0])
 	}
