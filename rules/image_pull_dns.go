@@ -48,12 +48,17 @@ var (
 	reLookup = regexp.MustCompile(`lookup ([^\s:]+)(?: on ([^\s]+))?: (no such host|server misbehaving|Temporary failure in name resolution|i/o timeout)`)
 )
 
-// pullFailure classifies a pull error: dns, not-found, unauthorized or other. DNS is
-// checked first: a name that does not resolve reaches no registry to say anything else.
+// pullFailure classifies a pull error: dns, x509, rate-limited, not-found, unauthorized
+// or other. DNS is checked first: a name that does not resolve reaches no registry to say
+// anything else; a TLS failure ends the conversation before the registry answers.
 func pullFailure(msg string) string {
 	switch {
 	case reLookup.MatchString(msg) || strings.Contains(msg, "dial tcp: lookup"):
 		return "dns"
+	case reX509.MatchString(msg):
+		return "x509"
+	case reRateLimited.MatchString(msg):
+		return "rate-limited"
 	case strings.Contains(msg, "401 Unauthorized") || strings.Contains(msg, "403 Forbidden") ||
 		strings.Contains(msg, "unauthorized") || strings.Contains(msg, "authorization failed"):
 		return "unauthorized"
@@ -160,11 +165,12 @@ func resolverNote(resolver string) string {
 	return ", here " + resolver
 }
 
-// latestPullFailure is the most recent "Failed to pull image" event of a container.
+// latestPullFailure is the most recent "Failed to pull image" event of a container, or
+// of any container of the pod when container is "".
 func latestPullFailure(events []*analyze.Event, container string) *analyze.Event {
 	for i := len(events) - 1; i >= 0; i-- {
 		e := events[i]
-		if e.Reason == "Failed" && e.Container() == container && strings.HasPrefix(e.Message, "Failed to pull image") {
+		if e.Reason == "Failed" && (container == "" || e.Container() == container) && strings.HasPrefix(e.Message, "Failed to pull image") {
 			return e
 		}
 	}

@@ -59,12 +59,14 @@ var unauthorizedMarkers = []string{
 	"authentication required",
 }
 
-// pullErrorKind classifies a pull error: "dns", "unauthorized", "not-found" or "other".
-// DNS comes first (no registry was reached to say anything else), then a refusal: a
-// registry that refuses the credentials says nothing about whether the image exists.
+// pullErrorKind classifies a pull error: "dns", "x509", "rate-limited", "unauthorized",
+// "not-found" or "other". DNS comes first (no registry was reached to say anything
+// else), then TLS (the registry was reached but not spoken to), then a rate limit and a
+// refusal: a registry that refuses the request says nothing about whether the image exists.
 func pullErrorKind(msg string) string {
-	if pullFailure(msg) == "dns" {
-		return "dns"
+	switch k := pullFailure(msg); k {
+	case "dns", "x509", "rate-limited":
+		return k
 	}
 	lower := strings.ToLower(msg)
 	for _, m := range unauthorizedMarkers {

@@ -162,12 +162,16 @@ func serviceAccountName(pod *corev1.Pod) string {
 
 // pullSecrets says, for each of the pod's imagePullSecrets, whether it exists and can
 // be used: from the Secrets in the bundle when collected, else from the kubelet's
-// FailedToRetrieveImagePullSecret event.
+// events. Before each pull the kubelet looks the pod's pull secrets up and reports the
+// ones it cannot get in a FailedToRetrieveImagePullSecret event (pkg/kubelet/kubelet.go,
+// SyncPod), so a failed pull with no such event naming a secret means the kubelet read it.
 func pullSecrets(v *analyze.View, p *analyze.Pod) ([]pullSecret, []analyze.Evidence) {
 	pod := p.Obj
 	var evidence []analyze.Evidence
 	unretrievable := map[string]bool{}
-	if e := analyze.LatestEvent(v.EventsFor(p.Ref()), "", "FailedToRetrieveImagePullSecret"); e != nil {
+	events := v.EventsFor(p.Ref())
+	pulled := latestPullFailure(events, "")
+	if e := analyze.LatestEvent(events, "", "FailedToRetrieveImagePullSecret"); e != nil {
 		if m := reMissingPullSecrets.FindStringSubmatch(e.Message); m != nil {
 			for _, name := range strings.Split(m[1], ",") {
 				unretrievable[strings.TrimSpace(name)] = true
@@ -185,6 +189,8 @@ func pullSecrets(v *analyze.View, p *analyze.Pod) ([]pullSecret, []analyze.Evide
 			s.state, s.detail = secretUsability(obj)
 		case unretrievable[ref.Name]:
 			s.state, s.detail = "missing", "could not be retrieved by the kubelet"
+		case pulled != nil:
+			s.state, s.detail = "exists", "exists (the kubelet read it for the failed pull: it reported no FailedToRetrieveImagePullSecret)"
 		}
 		evidence = append(evidence, p.Loc.At("spec", "imagePullSecrets", i).Evidence(
 			"imagePullSecrets: "+ref.Name+" "+s.detail, pod.CreationTimestamp.Time))

@@ -40,7 +40,9 @@ func TestImageInvalidName(t *testing.T)                { runGolden(t, ImageInval
 func TestImageNeverPull(t *testing.T)                  { runGolden(t, ImageNeverPull) }
 func TestImagePullDNS(t *testing.T)                    { runGolden(t, ImagePullDNS) }
 func TestImagePullNotFound(t *testing.T)               { runGolden(t, ImagePullNotFound) }
+func TestImagePullRateLimited(t *testing.T)            { runGolden(t, ImagePullRateLimited) }
 func TestImagePullUnauthorized(t *testing.T)           { runGolden(t, ImagePullUnauthorized) }
+func TestImagePullX509(t *testing.T)                   { runGolden(t, ImagePullX509) }
 func TestNodeNotReady(t *testing.T)                    { runGolden(t, NodeNotReady) }
 func TestProbeLivenessRestarts(t *testing.T)           { runGolden(t, ProbeLivenessRestarts) }
 func TestProbeReadinessFailing(t *testing.T)           { runGolden(t, ProbeReadinessFailing) }
@@ -61,12 +63,13 @@ func TestServiceNoReadyEndpoints(t *testing.T)       { runGolden(t, ServiceNoRea
 func TestServiceSelectorMatchesNothing(t *testing.T) { runGolden(t, ServiceSelectorMatchesNothing) }
 func TestServiceTargetPortMismatch(t *testing.T)     { runGolden(t, ServiceTargetPortMismatch) }
 func TestStartCommandNotFound(t *testing.T)          { runGolden(t, StartCommandNotFound) }
+func TestStartExecFormatError(t *testing.T)          { runGolden(t, StartExecFormatError) }
 func TestStartInitContainerFailed(t *testing.T)      { runGolden(t, StartInitContainerFailed) }
 func TestStartPermissionDenied(t *testing.T)         { runGolden(t, StartPermissionDenied) }
 func TestTerminationFinalizersStuck(t *testing.T)    { runGolden(t, TerminationFinalizersStuck) }
 func TestTerminationGracePeriodOverrun(t *testing.T) { runGolden(t, TerminationGracePeriodOverrun) }
-func TestVolumeCSIDriverMissing(t *testing.T)        { runGolden(t, VolumeCSIDriverMissing) }
 func TestVolumeConfigMapMissing(t *testing.T)        { runGolden(t, VolumeConfigMapMissing) }
+func TestVolumeCSIDriverMissing(t *testing.T)        { runGolden(t, VolumeCSIDriverMissing) }
 func TestVolumeMultiAttach(t *testing.T)             { runGolden(t, VolumeMultiAttach) }
 func TestVolumeNodeAffinityConflict(t *testing.T)    { runGolden(t, VolumeNodeAffinityConflict) }
 func TestVolumePVCUnbound(t *testing.T)              { runGolden(t, VolumePVCUnbound) }

@@ -35,3 +35,5 @@ for c in kube-apiserver kube-controller-manager kube-scheduler kubelet; do
 done
 build "$here/tools/crictl" crictl sigs.k8s.io/cri-tools/cmd/crictl
 build "$here/tools/kubectl" kubectl . "$ldflags"
+# The local image registry the image-pull scenarios pull from (testbed/e2e/registry.go).
+build "$here/tools/registry" registry github.com/distribution/distribution/v3/cmd/registry

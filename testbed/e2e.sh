@@ -64,6 +64,13 @@ echo "e2e: building the test bed's helpers and images"
     -busybox /bin/busybox -cmd sh
   go run ./testbed/mkimage -name podflow.test/pause:1 -o "$PODFLOW_TESTBED_IMAGES/pause.tar" \
     -file "$PODFLOW_TESTBED_BIN/pause=/pause" -entrypoint /pause
+  # A binary for another CPU architecture, in an image labelled with the node's: starting
+  # it fails with a real "exec format error" (image-wrong-arch).
+  foreign=arm64
+  [[ $(go env GOARCH) == arm64 ]] && foreign=amd64
+  CGO_ENABLED=0 GOARCH=$foreign go build -trimpath -ldflags '-s -w' -o "$PODFLOW_TESTBED_IMAGES/server-$foreign" ./testbed/pause
+  go run ./testbed/mkimage -name podflow.test/foreign-arch:1 -o "$PODFLOW_TESTBED_IMAGES/foreign-arch.tar" \
+    -file "$PODFLOW_TESTBED_IMAGES/server-$foreign=/server" -entrypoint /server
 )
 
 if [[ ! -x $PODFLOW_BIN ]]; then

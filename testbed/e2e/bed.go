@@ -147,12 +147,12 @@ func (b *bed) checkForeignNode() error {
 // checkPrerequisites lists every missing binary, image and tool at once.
 func (b *bed) checkPrerequisites() error {
 	var missing []string
-	for _, bin := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "crictl", "runcwrap"} {
+	for _, bin := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "crictl", "runcwrap", "registry"} {
 		if _, err := os.Stat(b.bin(bin)); err != nil {
 			missing = append(missing, b.bin(bin))
 		}
 	}
-	for _, img := range []string{"busybox.tar", "pause.tar"} {
+	for _, img := range []string{"busybox.tar", "pause.tar", foreignArchTar} {
 		if _, err := os.Stat(filepath.Join(b.imagesDir, img)); err != nil {
 			missing = append(missing, filepath.Join(b.imagesDir, img))
 		}
@@ -208,6 +208,7 @@ func (b *bed) start(ctx context.Context) error {
 		{"journald", b.startJournald},
 		{"node network", b.setupNodeNetwork},
 		{"containerd and images", b.startContainerd},
+		{"image registry", b.startRegistry},
 		{"kubelet", b.startKubelet},
 		{"cluster ready", b.waitClusterReady},
 	}

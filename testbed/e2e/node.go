@@ -169,6 +169,8 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
           BinaryName = "{{runc}}"
           Root = "{{runcroot}}"
           SystemdCgroup = false
+    [plugins."io.containerd.grpc.v1.cri".registry]
+      config_path = "{{registries}}"
     [plugins."io.containerd.grpc.v1.cri".cni]
       bin_dir = "/usr/lib/cni"
       conf_dir = "{{cniconf}}"
@@ -213,7 +215,7 @@ func (b *bed) startContainerd(ctx context.Context) error {
 	cfg := fill(containerdConfig,
 		"{{root}}", b.path("containerd", "root"), "{{state}}", b.path("containerd", "state"),
 		"{{sock}}", b.containerdSock, "{{opt}}", b.path("containerd", "opt"), "{{pause}}", pauseImage,
-		"{{snapshotter}}", b.snapshotter, "{{runc}}", b.path("bin", "runc"), "{{runcroot}}", b.path("containerd", "runc"), "{{cniconf}}", b.path("cni", "net.d"))
+		"{{snapshotter}}", b.snapshotter, "{{runc}}", b.path("bin", "runc"), "{{runcroot}}", b.path("containerd", "runc"), "{{cniconf}}", b.path("cni", "net.d"), "{{registries}}", b.registryConfigDir())
 	if err := os.WriteFile(b.path("containerd", "config.toml"), []byte(cfg), 0o644); err != nil {
 		return fmt.Errorf("write containerd config: %w", err)
 	}
