@@ -42,6 +42,8 @@ func All() []*analyze.Rule {
 		RuntimeCrashExit,
 		RuntimeOOMKilled,
 		SandboxCreateFailed,
+		SandboxImagePullFailed,
+		SandboxIPExhausted,
 		SchedulingInsufficientResources,
 		SchedulingNodeSelectorMismatch,
 		SchedulingUntoleratedTaint,

@@ -35,6 +35,8 @@ func TestProbeReadinessFailing(t *testing.T)           { runGolden(t, ProbeReadi
 func TestRuntimeCrashExit(t *testing.T)                { runGolden(t, RuntimeCrashExit) }
 func TestRuntimeOOMKilled(t *testing.T)                { runGolden(t, RuntimeOOMKilled) }
 func TestSandboxCreateFailed(t *testing.T)             { runGolden(t, SandboxCreateFailed) }
+func TestSandboxImagePullFailed(t *testing.T)          { runGolden(t, SandboxImagePullFailed) }
+func TestSandboxIPExhausted(t *testing.T)              { runGolden(t, SandboxIPExhausted) }
 func TestSchedulingInsufficientResources(t *testing.T) { runGolden(t, SchedulingInsufficientResources) }
 func TestSchedulingNodeSelectorMismatch(t *testing.T)  { runGolden(t, SchedulingNodeSelectorMismatch) }
 func TestSchedulingUntoleratedTaint(t *testing.T)      { runGolden(t, SchedulingUntoleratedTaint) }
