@@ -30,6 +30,7 @@ func TestImagePullDNS(t *testing.T)                    { runGolden(t, ImagePullD
 func TestImagePullNotFound(t *testing.T)               { runGolden(t, ImagePullNotFound) }
 func TestImagePullUnauthorized(t *testing.T)           { runGolden(t, ImagePullUnauthorized) }
 func TestNodeNotReady(t *testing.T)                    { runGolden(t, NodeNotReady) }
+func TestNodePodEvicted(t *testing.T)                  { runGolden(t, NodePodEvicted) }
 func TestProbeLivenessRestarts(t *testing.T)           { runGolden(t, ProbeLivenessRestarts) }
 func TestProbeReadinessFailing(t *testing.T)           { runGolden(t, ProbeReadinessFailing) }
 func TestRuntimeCrashExit(t *testing.T)                { runGolden(t, RuntimeCrashExit) }
@@ -37,6 +38,7 @@ func TestRuntimeOOMKilled(t *testing.T)                { runGolden(t, RuntimeOOM
 func TestSandboxCreateFailed(t *testing.T)             { runGolden(t, SandboxCreateFailed) }
 func TestSandboxImagePullFailed(t *testing.T)          { runGolden(t, SandboxImagePullFailed) }
 func TestSandboxIPExhausted(t *testing.T)              { runGolden(t, SandboxIPExhausted) }
+func TestSandboxNetworkNotReady(t *testing.T)          { runGolden(t, SandboxNetworkNotReady) }
 func TestSchedulingInsufficientResources(t *testing.T) { runGolden(t, SchedulingInsufficientResources) }
 func TestSchedulingNodeSelectorMismatch(t *testing.T)  { runGolden(t, SchedulingNodeSelectorMismatch) }
 func TestSchedulingUntoleratedTaint(t *testing.T)      { runGolden(t, SchedulingUntoleratedTaint) }
