@@ -74,7 +74,7 @@ func sandboxIPExhausted(v *analyze.View) []analyze.Finding {
 
 func ipExhaustedFinding(v *analyze.View, p *analyze.Pod, f sandboxFailure, rangeSet string) analyze.Finding {
 	node := p.Obj.Spec.NodeName
-	network := "the node's CNI network"
+	network := "its CNI network"
 	plugin := ""
 	if m := reCNIPlugin.FindStringSubmatch(f.message); m != nil {
 		plugin = m[1]
