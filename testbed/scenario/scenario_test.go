@@ -108,6 +108,14 @@ func TestLoadOneAcceptsAValidScenario(t *testing.T) {
 	if also := s.Expect.Diagnosis.Also; len(also) != 1 || also[0].Rule != "service-x" || also[0].Subject != "Service/demo/web" {
 		t.Errorf("also: %+v", also)
 	}
+	faulted := okExpect + "phase: node-faults\nfault: kubelet-stopped\nbefore:\n- {file: pod-status, pod: app, phase: Running}\n"
+	s, err = LoadOne(writeScenario(t, "demo", okManifests, faulted))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := s.Expect; e.Phase != PhaseNodeFaults || e.Fault != "kubelet-stopped" || len(e.Before) != 1 {
+		t.Errorf("node fault: phase %q fault %q before %v", e.Phase, e.Fault, e.Before)
+	}
 }
 
 func TestLoadOneRejectsMistakes(t *testing.T) {
@@ -129,6 +137,10 @@ func TestLoadOneRejectsMistakes(t *testing.T) {
 		"no namespace":              {strings.Replace(okManifests, "apiVersion: v1\nkind: Namespace\nmetadata: {name: demo}\n---\n", "", 1), okExpect, "does not declare Namespace demo"},
 		"no kind":                   {okManifests + "---\napiVersion: v1\nmetadata: {name: x}\n", okExpect, "kind and metadata.name are required"},
 		"bad yaml":                  {okManifests + "---\n\tkind: [\n", okExpect, "manifests.yaml: parse document 3"},
+		"unknown phase":             {okManifests, okExpect + "phase: later\n", `phase "later"`},
+		"node-faults without fault": {okManifests, okExpect + "phase: node-faults\n", "needs a fault"},
+		"fault without phase":       {okManifests, okExpect + "fault: cni-not-ready\n", "need phase node-faults"},
+		"bundle-only before":        {okManifests, okExpect + "phase: node-faults\nfault: x\nbefore:\n- {file: log, contains: x}\n", "before[0]"},
 	}
 	for name, tc := range cases {
 		_, err := LoadOne(writeScenario(t, "demo", tc.manifests, tc.expect))
