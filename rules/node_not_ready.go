@@ -124,7 +124,9 @@ func nodeFinding(v *analyze.View, n *analyze.Node, idx int, ready *corev1.NodeCo
 		evidence = append(evidence, n.Loc.At("status", "conditions", idx).Evidence(
 			fmt.Sprintf("Ready=%s %s: %s (last heartbeat %s)", ready.Status, ready.Reason, ready.Message, stamp(ready.LastHeartbeatTime.Time)), ready.LastTransitionTime.Time))
 		if ready.Status != corev1.ConditionTrue && !ready.LastHeartbeatTime.IsZero() {
-			facts = append(facts, "last status heartbeat "+stamp(ready.LastHeartbeatTime.Time))
+			hb := ready.LastHeartbeatTime.Time
+			facts = append(facts, fmt.Sprintf("last status heartbeat %s (%s before collection)", stamp(hb),
+				v.CollectedAt().Add(v.ClockSkew()).Sub(hb).Round(time.Second)))
 		}
 	}
 	switch {
