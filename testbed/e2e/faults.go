@@ -122,6 +122,15 @@ var nodeFaults = map[string]nodeFault{
 	// sets Ready=Unknown, marks its pods not ready and taints the node.
 	"kubelet-stopped": {
 		inject: func(ctx context.Context, b *bed) error {
+			// A kubelet that just started may not have created its Lease yet (it waits
+			// for its Node to own it); stopped then, the node would have none at all.
+			err := waitFor(ctx, "the node's Lease", time.Minute, allComponents(b), func(ctx context.Context) (bool, error) {
+				l, err := b.client.CoordinationV1().Leases(corev1.NamespaceNodeLease).Get(ctx, nodeName, metav1.GetOptions{})
+				return err == nil && l.Spec.RenewTime != nil, err
+			})
+			if err != nil {
+				return err
+			}
 			b.kubelet.stop(10 * time.Second)
 			return nil
 		},
