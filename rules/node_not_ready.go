@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -35,6 +36,29 @@ not scheduled there (node.kubernetes.io/not-ready and unreachable taints), and a
 their toleration (300s by default) the pods are evicted and replaced elsewhere.
 podflow also reports a node whose Lease is stale while Ready still says True: the
 kubelet stopped and the node controller has not (yet) noticed.
+
+The finding gives the Lease's last renewal and the last status heartbeat against the
+bundle's collection time, and names what the Ready message says, from the kubelet's own
+wording:
+
+- "container runtime is down": the kubelet's last successful status call to the
+  runtime (containerd, CRI-O) is older than its threshold: the runtime is stopped,
+  crashed or its socket does not answer;
+- "PLEG is not healthy: pleg was last seen active 3m20s ago; threshold is 3m0s": the
+  kubelet's pod lifecycle event generator has not finished listing containers for over
+  three minutes: the runtime hangs or answers too slowly (overloaded node, a stuck
+  container, a storage or kernel problem);
+- "container runtime not ready: RuntimeReady=false ...": the runtime answers and says
+  it is not ready;
+- "container runtime network not ready: NetworkReady=false ...": the pod network
+  (CNI) is not ready. Pods that run keep running, so the finding then names the node
+  only; pods waiting for a sandbox are sandbox-network-not-ready's.
+
+Pods bound to a node that stopped reporting and that were deleted (by a user, a
+controller, or the taint eviction controller once their toleration of the unreachable
+taint ran out) stay Terminating: only the kubelet confirms a pod's end. The finding
+names them; they go away once the kubelet returns or the Node is deleted (or, for a
+node shut down for good, the node.kubernetes.io/out-of-service taint is set).
 
 ## Confirm on a live cluster
 
@@ -84,6 +108,9 @@ func nodeNotReady(v *analyze.View) []analyze.Finding {
 		default:
 			continue
 		}
+		if why := notReadyExplanation(ready); why != "" {
+			state += "; " + why
+		}
 		out = append(out, nodeFinding(v, n, idx, ready, lease, leaseAge, verb+": "+state))
 	}
 	return out
@@ -97,7 +124,9 @@ func nodeFinding(v *analyze.View, n *analyze.Node, idx int, ready *corev1.NodeCo
 		evidence = append(evidence, n.Loc.At("status", "conditions", idx).Evidence(
 			fmt.Sprintf("Ready=%s %s: %s (last heartbeat %s)", ready.Status, ready.Reason, ready.Message, stamp(ready.LastHeartbeatTime.Time)), ready.LastTransitionTime.Time))
 		if ready.Status != corev1.ConditionTrue && !ready.LastHeartbeatTime.IsZero() {
-			facts = append(facts, "last status heartbeat "+stamp(ready.LastHeartbeatTime.Time))
+			hb := ready.LastHeartbeatTime.Time
+			facts = append(facts, fmt.Sprintf("last status heartbeat %s (%s before collection)", stamp(hb),
+				v.CollectedAt().Add(v.ClockSkew()).Sub(hb).Round(time.Second)))
 		}
 	}
 	switch {
@@ -105,7 +134,7 @@ func nodeFinding(v *analyze.View, n *analyze.Node, idx int, ready *corev1.NodeCo
 		renew := lease.Obj.Spec.RenewTime.Time
 		text := fmt.Sprintf("Lease renewed %s, %s before collection", stamp(renew), leaseAge.Round(time.Second))
 		evidence = append(evidence, lease.Loc.At("spec", "renewTime").Evidence(text, renew))
-		facts = append(facts, fmt.Sprintf("its Lease was last renewed %s before collection", leaseAge.Round(time.Second)))
+		facts = append(facts, fmt.Sprintf("its Lease was last renewed %s before collection (%s)", leaseAge.Round(time.Second), stamp(v.CollectedAt())))
 	case v.Has(analyze.NodeLeases):
 		facts = append(facts, "it has no Lease in kube-node-lease")
 	}
@@ -123,13 +152,25 @@ func nodeFinding(v *analyze.View, n *analyze.Node, idx int, ready *corev1.NodeCo
 		evidence = append(evidence, last.Evidence())
 	}
 	subjects := []analyze.ObjectRef{n.Ref()}
-	var pods []string
+	var pods, stuck []string
+	var firstStuck *analyze.Pod
 	for _, p := range v.PodsOnNode(node.Name) {
 		if p.Obj.Status.Phase == corev1.PodSucceeded || p.Obj.Status.Phase == corev1.PodFailed {
 			continue
 		}
+		if p.Obj.DeletionTimestamp != nil {
+			stuck = append(stuck, p.Ref().NamespacedName())
+			if firstStuck == nil || p.Obj.DeletionTimestamp.Before(firstStuck.Obj.DeletionTimestamp) {
+				firstStuck = p
+			}
+		}
 		subjects = append(subjects, p.Ref())
 		pods = append(pods, p.Ref().NamespacedName())
+	}
+	if networkOnly(ready) {
+		// Running pods keep their network; pods waiting for one are
+		// sandbox-network-not-ready's. The node itself is the subject.
+		subjects, pods, stuck = subjects[:1], nil, nil
 	}
 	if len(evidence) == 0 {
 		evidence = append(evidence, n.Loc.At("status").Evidence("node "+node.Name+": no Ready condition", node.CreationTimestamp.Time))
@@ -144,6 +185,13 @@ func nodeFinding(v *analyze.View, n *analyze.Node, idx int, ready *corev1.NodeCo
 			shown = append(shown[:5:5], fmt.Sprintf("and %d more", len(pods)-5))
 		}
 		cause += fmt.Sprintf("; %d pod(s) bound to it: %s", len(pods), strings.Join(shown, ", "))
+	}
+	if len(stuck) > 0 {
+		del := firstStuck.Obj.DeletionTimestamp.Time
+		cause += fmt.Sprintf("; %d of them deleted and stuck Terminating (the first since %s) because no kubelet confirms their end: %s",
+			len(stuck), stamp(del), strings.Join(stuck, ", "))
+		evidence = append(evidence, firstStuck.Loc.At("metadata", "deletionTimestamp").Evidence(
+			fmt.Sprintf("pod %s deletionTimestamp %s", firstStuck.Ref().NamespacedName(), stamp(del)), del))
 	}
 	return analyze.Finding{
 		Subjects:    subjects,
@@ -161,6 +209,16 @@ func nodeFinding(v *analyze.View, n *analyze.Node, idx int, ready *corev1.NodeCo
 
 func nodeRemediation(node string, ready *corev1.NodeCondition) string {
 	if ready != nil && ready.Status == corev1.ConditionFalse {
+		msg := ready.Message
+		switch {
+		case strings.Contains(msg, "container runtime is down") || strings.Contains(msg, "PLEG is not healthy"):
+			return fmt.Sprintf("The kubelet on %s cannot get answers from the container runtime: check the runtime on the node "+
+				"(systemctl status containerd; journalctl -u containerd; crictl ps) for a crash, a hang or a stuck container, restart it, "+
+				"and read the kubelet's journal around the time Ready turned False.", node)
+		case networkOnly(ready):
+			return fmt.Sprintf("Get the pod network ready on %s: the network plugin's pod there must run and write its configuration "+
+				"(/etc/cni/net.d) and binaries (/opt/cni/bin); the node turns Ready once the runtime reports NetworkReady=true.", node)
+		}
 		return fmt.Sprintf("The kubelet on %s runs and reports the problem itself: fix what its Ready condition names (%s), "+
 			"then check that the condition turns True.", node, strings.TrimSpace(ready.Message))
 	}
@@ -191,4 +249,54 @@ func addedAt(t *metav1.Time) time.Time {
 		return time.Time{}
 	}
 	return t.Time
+}
+
+// What the kubelet puts in a Ready=False message (pkg/kubelet/runtime.go runtimeErrors:
+// "container runtime is down", "%s is not healthy: %v" with the PLEG's
+// "pleg was last seen active %v ago; threshold is %v" from pkg/kubelet/pleg/generic.go
+// Healthy; pkg/kubelet/kubelet.go updateRuntimeUp: "container runtime not ready: %v",
+// "container runtime network not ready: %v"), and the node controller's Unknown
+// ("Kubelet stopped posting node status.", "Kubelet never posted node status.",
+// pkg/controller/nodelifecycle/node_lifecycle_controller.go tryUpdateNodeHealth).
+var rePLEG = regexp.MustCompile(`PLEG is not healthy: pleg was last seen active (\S+) ago; threshold is ([0-9][0-9a-zµ.]*)`)
+
+// notReadyExplanation says in words what a not-Ready condition's message means.
+func notReadyExplanation(ready *corev1.NodeCondition) string {
+	if ready == nil || ready.Status == corev1.ConditionTrue {
+		return ""
+	}
+	msg := ready.Message
+	var why []string
+	if strings.Contains(msg, "Kubelet stopped posting node status") || strings.Contains(msg, "Kubelet never posted node status") {
+		why = append(why, "the node controller no longer hears from the kubelet: the machine is down or unreachable, or the kubelet is not running")
+	}
+	if strings.Contains(msg, "container runtime is down") {
+		why = append(why, "the container runtime is down: the kubelet's last successful status call to it is too old")
+	}
+	if m := rePLEG.FindStringSubmatch(msg); m != nil {
+		why = append(why, fmt.Sprintf("the kubelet's pod lifecycle event generator (PLEG) last completed a container listing %s ago, over its %s threshold: the runtime hangs or answers too slowly", m[1], m[2]))
+	}
+	if strings.Contains(msg, "container runtime not ready:") {
+		why = append(why, "the container runtime says it is not ready")
+	}
+	if strings.Contains(msg, "container runtime network not ready") {
+		why = append(why, "the container runtime reports the pod network (CNI) not ready: "+strings.TrimRight(runtimeNetworkMessage(msg), "]"))
+	}
+	return strings.Join(why, "; ")
+}
+
+// networkOnly reports whether the node is not Ready only because the runtime reports
+// the pod network not ready (one error, not the kubelet's bracketed list of several).
+func networkOnly(ready *corev1.NodeCondition) bool {
+	return ready != nil && ready.Status == corev1.ConditionFalse &&
+		strings.HasPrefix(strings.TrimSpace(ready.Message), "container runtime network not ready")
+}
+
+// runtimeNetworkMessage is containerd's own words from the condition
+// "NetworkReady=false reason:R message:M".
+func runtimeNetworkMessage(cond string) string {
+	if _, m, ok := strings.Cut(cond, " message:"); ok {
+		return strings.TrimPrefix(strings.TrimSpace(m), "Network plugin returns error: ")
+	}
+	return cond
 }

@@ -44,12 +44,16 @@ func TestImagePullRateLimited(t *testing.T)            { runGolden(t, ImagePullR
 func TestImagePullUnauthorized(t *testing.T)           { runGolden(t, ImagePullUnauthorized) }
 func TestImagePullX509(t *testing.T)                   { runGolden(t, ImagePullX509) }
 func TestNodeNotReady(t *testing.T)                    { runGolden(t, NodeNotReady) }
+func TestNodePodEvicted(t *testing.T)                  { runGolden(t, NodePodEvicted) }
 func TestProbeLivenessRestarts(t *testing.T)           { runGolden(t, ProbeLivenessRestarts) }
 func TestProbeReadinessFailing(t *testing.T)           { runGolden(t, ProbeReadinessFailing) }
 func TestProbeStartupFailing(t *testing.T)             { runGolden(t, ProbeStartupFailing) }
 func TestRuntimeCrashExit(t *testing.T)                { runGolden(t, RuntimeCrashExit) }
 func TestRuntimeOOMKilled(t *testing.T)                { runGolden(t, RuntimeOOMKilled) }
 func TestSandboxCreateFailed(t *testing.T)             { runGolden(t, SandboxCreateFailed) }
+func TestSandboxImagePullFailed(t *testing.T)          { runGolden(t, SandboxImagePullFailed) }
+func TestSandboxIPExhausted(t *testing.T)              { runGolden(t, SandboxIPExhausted) }
+func TestSandboxNetworkNotReady(t *testing.T)          { runGolden(t, SandboxNetworkNotReady) }
 func TestSchedulingAffinityUnsatisfiable(t *testing.T) { runGolden(t, SchedulingAffinityUnsatisfiable) }
 func TestSchedulingHostPortConflict(t *testing.T)      { runGolden(t, SchedulingHostPortConflict) }
 func TestSchedulingInsufficientResources(t *testing.T) { runGolden(t, SchedulingInsufficientResources) }

@@ -39,11 +39,15 @@ PodReadyToStartContainers False. The runtime's message says which part failed:
   RuntimeClass is gone ("failed to lookup RuntimeClass NAME");
 - CNI: the network could not be set up ("failed to setup network for sandbox",
   "plugin type="bridge" name="NET" failed (add): ...", or "cni plugin not initialized"
-  when the node has no CNI configuration loaded); "no IP addresses available" means
-  the node's pod address range is used up;
-- pause image: the sandbox image cannot be pulled or found ("failed to get sandbox
-  image "IMAGE": failed to pull image ...");
+  when the node has no CNI configuration loaded);
 - other: any other step (creating or starting the pause container's task, cgroups).
+
+Two sandbox failures have rules of their own, and this one stays quiet about them:
+"no IP addresses available" (the node's pod address range is used up) is
+sandbox-ip-exhausted, and "failed to get sandbox image" (the pause image cannot be
+pulled or found) is sandbox-image-pull-failed. A node whose runtime reports its network
+not ready never gets this far: the kubelet does not ask for a sandbox at all
+(sandbox-network-not-ready).
 
 The finding quotes the runtime's message verbatim and names the failing part, the node
 and the pods; pods failing the same way on one node are one finding.
@@ -62,9 +66,7 @@ containerd), or point the RuntimeClass at a handler the nodes have; when only so
 nodes have it, give the RuntimeClass a scheduling.nodeSelector. CNI: make sure the
 node's network plugin runs (its DaemonSet pod on the node), its configuration is in
 /etc/cni/net.d and its binaries in /opt/cni/bin; read the plugin's own log for a
-plugin error; free or enlarge the pod CIDR when addresses ran out. Pause image: make
-the runtime's sandbox image pullable from the node (registry reachable, credentials,
-mirror) or pre-load it.
+plugin error.
 `
 
 // The runtime's wording (containerd pkg/cri/server/sandbox_run.go and, in v2,
@@ -80,6 +82,10 @@ var (
 	reSandboxImage   = regexp.MustCompile(`failed to get sandbox image "([^"]*)"`)
 	reRPCDesc        = regexp.MustCompile(`rpc error: code = \w+ desc = `)
 	reSandboxIDQuote = regexp.MustCompile(`"[0-9a-f]{64}"`)
+	// host-local's allocator (containernetworking/plugins plugins/ipam/host-local/main.go
+	// "failed to allocate for range %d: %v", backend/allocator/allocator.go "no IP
+	// addresses available in range set: %s").
+	reNoIPs = regexp.MustCompile(`no IP addresses available in range set: ([^\s"\\]+)`)
 )
 
 // sandboxPart is the part of sandbox creation that failed, told apart by the message.
@@ -108,6 +114,8 @@ func classifySandboxError(msg string, pod *corev1.Pod) sandboxPart {
 	case reSandboxImage.MatchString(msg):
 		img := reSandboxImage.FindStringSubmatch(msg)[1]
 		return sandboxPart{kind: "pause-image", what: fmt.Sprintf("pause (sandbox) image %q", img), detail: img}
+	case reNoIPs.MatchString(msg):
+		return sandboxPart{kind: "ip-exhausted", what: "CNI IP address management, whose range is used up", detail: reNoIPs.FindStringSubmatch(msg)[1]}
 	case reCNIPlugin.MatchString(msg):
 		m := reCNIPlugin.FindStringSubmatch(msg)
 		what := fmt.Sprintf("CNI plugin %q", m[1])
@@ -155,6 +163,9 @@ func sandboxCreateFailed(v *analyze.View) []analyze.Finding {
 		f, ok := latestSandboxFailure(v, p)
 		if !ok {
 			continue
+		}
+		if k := classifySandboxError(f.message, p.Obj).kind; k == "ip-exhausted" || k == "pause-image" {
+			continue // sandbox-ip-exhausted and sandbox-image-pull-failed say more
 		}
 		out = append(out, sandboxFinding(v, p, f))
 	}
@@ -229,6 +240,42 @@ func sandboxFinding(v *analyze.View, p *analyze.Pod, f sandboxFailure) analyze.F
 	pod := p.Obj
 	node := pod.Spec.NodeName
 	part := classifySandboxError(f.message, pod)
+	evidence := sandboxEvidence(p, f)
+	if rc := pod.Spec.RuntimeClassName; rc != nil && part.kind == "handler" {
+		evidence = append(evidence, p.Loc.At("spec", "runtimeClassName").Evidence("runtimeClassName "+*rc, time.Time{}))
+	}
+	cause := fmt.Sprintf("the kubelet on node %s cannot create the sandbox of pod %s (failing part: %s); the runtime says %q%s",
+		node, p.Ref().NamespacedName(), part.what, f.message, f.tries())
+	return analyze.Finding{
+		Subjects:    sandboxSubjects(v, p),
+		Cause:       cause,
+		Evidence:    evidence,
+		Remediation: sandboxFix(part, node),
+		Confirm:     sandboxConfirm(part, pod),
+		GroupKey:    node + "\x00" + part.kind + "\x00" + reSandboxIDQuote.ReplaceAllString(f.message, `"ID"`),
+	}
+}
+
+// sandboxSubjects are the pod, its node and its workload.
+func sandboxSubjects(v *analyze.View, p *analyze.Pod) []analyze.ObjectRef {
+	subjects := []analyze.ObjectRef{p.Ref(), analyze.NodeRef(p.Obj.Spec.NodeName)}
+	if w := v.Workload(p); w != nil {
+		subjects = append(subjects, *w)
+	}
+	return subjects
+}
+
+// tries says how often the kubelet tried, when the event counts more than one.
+func (f sandboxFailure) tries() string {
+	if f.event != nil && f.event.Count > 1 {
+		return fmt.Sprintf(" (%d attempts, the last at %s)", f.event.Count, f.event.LastTime.UTC().Format(time.RFC3339))
+	}
+	return ""
+}
+
+// sandboxEvidence cites the failure's event, kubelet and runtime lines, and the pod's
+// PodReadyToStartContainers condition.
+func sandboxEvidence(p *analyze.Pod, f sandboxFailure) []analyze.Evidence {
 	needle := sandboxNeedle(f.message)
 	var evidence []analyze.Evidence
 	if f.event != nil {
@@ -245,32 +292,12 @@ func sandboxFinding(v *analyze.View, p *analyze.Pod, f sandboxFailure) analyze.F
 	if c, loc := analyze.PodCondition(p, corev1.PodReadyToStartContainers); c != nil && c.Status == corev1.ConditionFalse {
 		evidence = append(evidence, loc.Evidence(fmt.Sprintf("PodReadyToStartContainers False %s: %s", c.Reason, c.Message), c.LastTransitionTime.Time))
 	}
-	if rc := pod.Spec.RuntimeClassName; rc != nil && part.kind == "handler" {
-		evidence = append(evidence, p.Loc.At("spec", "runtimeClassName").Evidence("runtimeClassName "+*rc, time.Time{}))
-	}
-	tries := ""
-	if f.event != nil && f.event.Count > 1 {
-		tries = fmt.Sprintf(" (%d attempts, the last at %s)", f.event.Count, f.event.LastTime.UTC().Format(time.RFC3339))
-	}
-	cause := fmt.Sprintf("the kubelet on node %s cannot create the sandbox of pod %s (failing part: %s); the runtime says %q%s",
-		node, p.Ref().NamespacedName(), part.what, f.message, tries)
-	subjects := []analyze.ObjectRef{p.Ref(), analyze.NodeRef(node)}
-	if w := v.Workload(p); w != nil {
-		subjects = append(subjects, *w)
-	}
-	return analyze.Finding{
-		Subjects:    subjects,
-		Cause:       cause,
-		Evidence:    evidence,
-		Remediation: sandboxFix(part, node),
-		Confirm:     sandboxConfirm(part, pod),
-		GroupKey:    node + "\x00" + part.kind + "\x00" + reSandboxIDQuote.ReplaceAllString(f.message, `"ID"`),
-	}
+	return evidence
 }
 
 // sandboxNeedle centres excerpts on the telling part of a long message.
 func sandboxNeedle(msg string) string {
-	for _, n := range []string{"no runtime for", "failed to lookup RuntimeClass", "failed to get sandbox image", "plugin type=",
+	for _, n := range []string{"no runtime for", "failed to lookup RuntimeClass", "failed to get sandbox image", "no IP addresses available", "plugin type=",
 		"cni plugin not initialized", "failed to setup network", "failed to create network namespace"} {
 		if strings.Contains(msg, n) {
 			return n

@@ -197,21 +197,10 @@ func (b *bed) startAPIServer(ctx context.Context) error {
 }
 
 func (b *bed) startControllers(ctx context.Context) error {
-	cm, err := b.startProc("kube-controller-manager", b.path("logs", "kube-controller-manager.log"), b.componentEnv(),
-		b.bin("kube-controller-manager"),
-		"--kubeconfig", creds.kubeconfigs["controller-manager"],
-		"--secure-port", "0",
-		"--leader-elect=false",
-		"--use-service-account-credentials",
-		"--service-account-private-key-file", creds.saKey,
-		"--root-ca-file", b.pki.CAFile,
-		"--cluster-name", clusterName,
-		"--allocate-node-cidrs=false",
-		"--v=1")
+	cm, err := b.startControllerManager()
 	if err != nil {
 		return err
 	}
-	b.controllerManager = cm
 	sched, err := b.startProc("kube-scheduler", b.path("logs", "kube-scheduler.log"), b.componentEnv(),
 		b.bin("kube-scheduler"),
 		"--kubeconfig", creds.kubeconfigs["scheduler"],
@@ -226,6 +215,27 @@ func (b *bed) startControllers(ctx context.Context) error {
 	return waitFor(ctx, "the default ServiceAccount", time.Minute, []*proc{b.apiserver, cm, sched}, func(ctx context.Context) (bool, error) {
 		return b.namespaceReady(ctx, "default")
 	})
+}
+
+// startControllerManager starts kube-controller-manager with extra flags on top of the
+// test bed's (the node-faults phase shortens the node monitor grace period).
+func (b *bed) startControllerManager(extra ...string) (*proc, error) {
+	argv := append([]string{b.bin("kube-controller-manager"),
+		"--kubeconfig", creds.kubeconfigs["controller-manager"],
+		"--secure-port", "0",
+		"--leader-elect=false",
+		"--use-service-account-credentials",
+		"--service-account-private-key-file", creds.saKey,
+		"--root-ca-file", b.pki.CAFile,
+		"--cluster-name", clusterName,
+		"--allocate-node-cidrs=false",
+		"--v=1"}, extra...)
+	cm, err := b.startProc("kube-controller-manager", b.path("logs", "kube-controller-manager.log"), b.componentEnv(), argv...)
+	if err != nil {
+		return nil, err
+	}
+	b.controllerManager = cm
+	return cm, nil
 }
 
 func (b *bed) caClient() (*http.Client, error) {

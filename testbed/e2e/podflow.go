@@ -24,6 +24,9 @@ import (
 // would run it.
 type podflowCLI struct {
 	bin string
+	// expectFailed, when set, names the collection sources allowed to fail: under a
+	// node fault some evidence cannot be had (no kubelet serves container logs).
+	expectFailed func(source string) bool
 
 	mu    sync.Mutex
 	helps map[string]helpResult
@@ -114,10 +117,14 @@ func (p *podflowCLI) require(t *testing.T, cmd ...string) {
 	t.Fatal(msg)
 }
 
-// checkCollected asserts a collection exited 0, recorded no failed source and verifies.
+// exitIncomplete is podflow collect's exit code for a bundle written with failed sources.
+const exitIncomplete = 4
+
+// checkCollected asserts a collection exited 0, recorded no failed source (but those
+// expectFailed allows) and verifies.
 func (p *podflowCLI) checkCollected(t *testing.T, ctx context.Context, r result, path string) *bundle.Bundle {
 	t.Helper()
-	if r.code != 0 {
+	if r.code != 0 && (r.code != exitIncomplete || p.expectFailed == nil) {
 		t.Fatalf("collection failed: %s", r)
 	}
 	b, err := bundle.Open(path, bundle.DefaultLimits())
@@ -130,8 +137,15 @@ func (p *podflowCLI) checkCollected(t *testing.T, ctx context.Context, r result,
 	var failed []string
 	for _, s := range b.Manifest.Sources {
 		if s.Status == bundle.StatusFailed || s.Status == bundle.StatusPartial {
+			if p.expectFailed != nil && p.expectFailed(s.Name) {
+				t.Logf("%s: source %s %s, as expected under the node fault: %s", path, s.Name, s.Status, s.Error)
+				continue
+			}
 			failed = append(failed, fmt.Sprintf("%s (%s): %s", s.Name, s.Status, s.Error))
 		}
+	}
+	if len(failed) > 0 && r.code != 0 {
+		t.Fatalf("collection failed: %s\nsources not fully collected:\n  %s", r, strings.Join(failed, "\n  "))
 	}
 	if len(failed) > 0 {
 		t.Errorf("%s: sources not fully collected:\n  %s", path, strings.Join(failed, "\n  "))

@@ -71,10 +71,10 @@ func recording() bool { return os.Getenv("PODFLOW_RECORD") == "1" }
 
 // TestScenarios reproduces every scenario at once, then collects and checks each one.
 func TestScenarios(t *testing.T) {
-	all := selectScenarios(t)
+	all, faulted := splitNodeFaults(selectScenarios(t))
 	cli := &podflowCLI{bin: tb.podflow}
 	runs := map[string]*scenarioRun{}
-	for _, s := range all {
+	for _, s := range append(all, faulted...) {
 		runs[s.Name] = &scenarioRun{s: s}
 	}
 	t.Run("reproduce", func(t *testing.T) {
@@ -117,7 +117,8 @@ func TestScenarios(t *testing.T) {
 			recordDemo(t, cli, all, nodeBundle)
 		})
 	}
-	logSummary(t, all, runs)
+	runNodeFaults(t, cli, faulted, runs)
+	logSummary(t, append(all, faulted...), runs)
 }
 
 // reproduce applies a scenario and waits for its until conditions; it returns how long
@@ -247,9 +248,13 @@ func stateText(s corev1.ContainerState) string {
 
 // collectNode runs the node collector as root against the real runtime and journal.
 func collectNode(t *testing.T, cli *podflowCLI) string {
+	return collectNodeTo(t, cli, tb.path("bundles", "node.tar.gz"))
+}
+
+// collectNodeTo collects the node into the bundle out.
+func collectNodeTo(t *testing.T, cli *podflowCLI, out string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	out := tb.path("bundles", "node.tar.gz")
 	// Bound the journal to this run: the machine's journal holds earlier runs, whose
 	// pods had the same names.
 	since := time.Since(tb.startedAt).Truncate(time.Second) + 2*time.Second

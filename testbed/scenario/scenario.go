@@ -57,7 +57,21 @@ type Expect struct {
 	Evidence []Check `json:"evidence"`
 	// Diagnosis is what `podflow analyze` must conclude.
 	Diagnosis Diagnosis `json:"diagnosis"`
+
+	// Phase is empty for a scenario reproduced side by side with the others, or
+	// PhaseNodeFaults for one that breaks the node: reproduced alone, after the others,
+	// while the test bed applies Fault, which it reverts before the next one.
+	Phase string `json:"phase,omitempty"`
+	// Fault names the node fault of a node-faults scenario.
+	Fault string `json:"fault,omitempty"`
+	// Before lists live checks that must hold before the fault is applied. Without it the
+	// fault is applied first and the manifests meet the broken node; with it the
+	// manifests are applied first and the node breaks under running pods.
+	Before []Check `json:"before,omitempty"`
 }
+
+// PhaseNodeFaults marks a scenario that needs a node fault.
+const PhaseNodeFaults = "node-faults"
 
 // Duration is a time.Duration written as "90s" or "3m" in YAML.
 type Duration struct{ time.Duration }
@@ -250,6 +264,19 @@ func (s *Scenario) validate() error {
 	for i, c := range e.Evidence {
 		if err := c.validate(false); err != nil {
 			errs = append(errs, fmt.Errorf("evidence[%d]: %w", i, err))
+		}
+	}
+	switch {
+	case e.Phase != "" && e.Phase != PhaseNodeFaults:
+		errs = append(errs, fmt.Errorf("phase %q: want %q or none", e.Phase, PhaseNodeFaults))
+	case e.Phase == PhaseNodeFaults && !nameRE.MatchString(e.Fault):
+		errs = append(errs, fmt.Errorf("phase %s needs a fault (kebab-case name), got %q", PhaseNodeFaults, e.Fault))
+	case e.Phase == "" && (e.Fault != "" || len(e.Before) > 0):
+		errs = append(errs, fmt.Errorf("fault and before need phase %s", PhaseNodeFaults))
+	}
+	for i, c := range e.Before {
+		if err := c.validate(true); err != nil {
+			errs = append(errs, fmt.Errorf("before[%d]: %w", i, err))
 		}
 	}
 	d := e.Diagnosis

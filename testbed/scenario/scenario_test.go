@@ -97,6 +97,14 @@ func TestLoadOneAcceptsAValidScenario(t *testing.T) {
 	if also := s.Expect.Diagnosis.Also; len(also) != 1 || also[0].Rule != "service-x" || also[0].Subject != "Service/demo/web" {
 		t.Errorf("also: %+v", also)
 	}
+	faulted := okExpect + "phase: node-faults\nfault: kubelet-stopped\nbefore:\n- {file: pod-status, pod: app, phase: Running}\n"
+	s, err = LoadOne(writeScenario(t, "demo", okManifests, faulted))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := s.Expect; e.Phase != PhaseNodeFaults || e.Fault != "kubelet-stopped" || len(e.Before) != 1 {
+		t.Errorf("node fault: phase %q fault %q before %v", e.Phase, e.Fault, e.Before)
+	}
 }
 
 func TestLoadOneRejectsMistakes(t *testing.T) {
@@ -121,6 +129,10 @@ func TestLoadOneRejectsMistakes(t *testing.T) {
 		"webhook sees all":          {okManifests + webhookManifest("{}"), okExpect, "webhooks[0] must select only namespace demo"},
 		"webhook sees other":        {okManifests + webhookManifest("{matchLabels: {kubernetes.io/metadata.name: other}}"), okExpect, "must select only namespace demo"},
 		"webhook sees more":         {okManifests + webhookManifest("{matchLabels: {kubernetes.io/metadata.name: demo}, matchExpressions: [{key: x, operator: Exists}]}"), okExpect, "must select only"},
+		"unknown phase":             {okManifests, okExpect + "phase: later\n", `phase "later"`},
+		"node-faults without fault": {okManifests, okExpect + "phase: node-faults\n", "needs a fault"},
+		"fault without phase":       {okManifests, okExpect + "fault: cni-not-ready\n", "need phase node-faults"},
+		"bundle-only before":        {okManifests, okExpect + "phase: node-faults\nfault: x\nbefore:\n- {file: log, contains: x}\n", "before[0]"},
 	}
 	for name, tc := range cases {
 		_, err := LoadOne(writeScenario(t, "demo", tc.manifests, tc.expect))

@@ -1,0 +1,274 @@
+package rules
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"podflow.dev/podflow/analyze"
+)
+
+// NodePodEvicted finds pods the kubelet's eviction manager evicted, for node pressure or
+// for exceeding their own local ephemeral storage limits.
+var NodePodEvicted = &analyze.Rule{
+	ID:       "node-pod-evicted",
+	Stage:    analyze.StageNode,
+	Title:    "kubelet evicted the pod",
+	Doc:      nodePodEvictedDoc,
+	Severity: analyze.SeverityError,
+	Needs: analyze.Needs{
+		Required: []analyze.Kind{analyze.Pods},
+		Optional: []analyze.Kind{analyze.Events, analyze.KubeletJournal, analyze.Nodes, analyze.ReplicaSets, analyze.Jobs},
+	},
+	Run: nodePodEvicted,
+}
+
+const nodePodEvictedDoc = `The kubelet's eviction manager killed the pod and set it to phase Failed with reason
+Evicted; it records an Evicted event with the same message and logs "Eviction manager:
+pod is evicted successfully". An evicted pod is not restarted: its controller creates a
+replacement, and a bare pod stays Failed. The message says why:
+
+- node pressure: "The node was low on resource: memory. Threshold quantity: 100Mi,
+  available: 80Mi. Container app was using 900Mi, request is 128Mi, has larger
+  consumption of memory." The node crossed an eviction threshold (memory.available,
+  nodefs.available, imagefs.available, inodes, pids) and the kubelet evicted pods,
+  those using most above their requests first; the node reports MemoryPressure,
+  DiskPressure or PIDPressure;
+- the pod's own limit: "Pod ephemeral local storage usage exceeds the total limit of
+  containers 2Mi." (writable layers, logs and emptyDir volumes together above the sum of
+  the containers' limits.ephemeral-storage), "Container app exceeded its local ephemeral
+  storage limit "1Gi"." or "Usage of EmptyDir volume "cache" exceeds the limit "1Gi"."
+  (the volume's sizeLimit). The node is fine; the pod wrote more than it declared;
+- admission: "The node had condition: [DiskPressure]." The kubelet refused a new pod
+  because the node was under pressure.
+
+## Confirm on a live cluster
+
+    kubectl get pod -n NAMESPACE POD -o jsonpath='{.status.reason}: {.status.message}'
+    kubectl get events -n NAMESPACE --field-selector reason=Evicted
+    kubectl describe node NODE                   # MemoryPressure, DiskPressure, PIDPressure
+    kubectl debug node/NODE -it --image=busybox -- chroot /host journalctl -u kubelet | grep 'Eviction manager'
+
+## Fix
+
+Over its own limit: raise limits.ephemeral-storage (or the emptyDir sizeLimit) to what
+the pod really writes, or make it write less: logs to stdout with rotation, scratch data
+to a volume sized for it. Node pressure: give the pods requests that match their use
+(pods above their requests are evicted first), free the node's disk (images, logs) or
+memory, or add capacity. Delete the Failed pods once the cause is fixed; they are
+kept only as a record.
+`
+
+// What the kubelet writes (pkg/kubelet/eviction/helpers.go: Reason, nodeLowMessageFmt,
+// thresholdMetMessageFmt, containerMessageFmt, nodeConditionMessageFmt,
+// podEphemeralStorageMessageFmt, containerEphemeralStorageMessageFmt,
+// emptyDirMessageFmt; eviction_manager.go evictPod).
+const evictedReason = "Evicted"
+
+var (
+	reEvictNodeLow    = regexp.MustCompile(`The node was low on resource: ([^.]+)\.`)
+	reEvictThreshold  = regexp.MustCompile(`Threshold quantity: ([^,]+), available: ([^.]+)\.`)
+	reEvictContainer  = regexp.MustCompile(`Container (\S+) was using (\S+), request is (\S+), has larger consumption of`)
+	reEvictCondition  = regexp.MustCompile(`The node had condition: \[?([^\].]*)\]?\.`)
+	reEvictPodStorage = regexp.MustCompile(`Pod ephemeral local storage usage exceeds the total limit of containers ([^. ]+)\.?`)
+	reEvictCtrStorage = regexp.MustCompile(`Container (\S+) exceeded its local ephemeral storage limit "([^"]*)"`)
+	reEvictEmptyDir   = regexp.MustCompile(`Usage of EmptyDir volume "([^"]*)" exceeds the limit "([^"]*)"`)
+)
+
+// eviction is why the kubelet evicted a pod, read from its message.
+type eviction struct {
+	kind     string // node-pressure, node-condition, pod-limit, container-limit, emptydir-limit, other
+	what     string // for people
+	resource string // the starved resource or node condition
+}
+
+func classifyEviction(msg string) eviction {
+	switch {
+	case reEvictPodStorage.MatchString(msg):
+		limit := reEvictPodStorage.FindStringSubmatch(msg)[1]
+		return eviction{kind: "pod-limit", resource: limit,
+			what: "its local ephemeral storage use (writable layers, logs, emptyDir volumes) exceeded the sum of its containers' limits, " + limit}
+	case reEvictCtrStorage.MatchString(msg):
+		m := reEvictCtrStorage.FindStringSubmatch(msg)
+		return eviction{kind: "container-limit", resource: m[2],
+			what: fmt.Sprintf("container %s used more local ephemeral storage than its limit, %s", m[1], m[2])}
+	case reEvictEmptyDir.MatchString(msg):
+		m := reEvictEmptyDir.FindStringSubmatch(msg)
+		return eviction{kind: "emptydir-limit", resource: m[2],
+			what: fmt.Sprintf("emptyDir volume %s grew beyond its sizeLimit, %s", m[1], m[2])}
+	case reEvictNodeLow.MatchString(msg):
+		res := reEvictNodeLow.FindStringSubmatch(msg)[1]
+		what := "the node ran low on " + res
+		if t := reEvictThreshold.FindStringSubmatch(msg); t != nil {
+			what += fmt.Sprintf(" (%s available, eviction threshold %s)", strings.TrimSpace(t[2]), strings.TrimSpace(t[1]))
+		}
+		var over []string
+		for _, c := range reEvictContainer.FindAllStringSubmatch(msg, -1) {
+			over = append(over, fmt.Sprintf("container %s used %s against a request of %s", c[1], c[2], c[3]))
+		}
+		if len(over) > 0 {
+			what += " and " + strings.Join(over, ", ")
+		}
+		return eviction{kind: "node-pressure", resource: res, what: what}
+	case reEvictCondition.MatchString(msg):
+		cond := strings.TrimSpace(reEvictCondition.FindStringSubmatch(msg)[1])
+		return eviction{kind: "node-condition", resource: cond, what: "the node reported " + cond + " when the pod was admitted"}
+	}
+	return eviction{kind: "other", what: "the kubelet gave no known reason"}
+}
+
+func nodePodEvicted(v *analyze.View) []analyze.Finding {
+	var out []analyze.Finding
+	for _, p := range v.Pods() {
+		if p.Obj.Status.Phase != corev1.PodFailed || p.Obj.Status.Reason != evictedReason {
+			continue
+		}
+		out = append(out, evictedFinding(v, p))
+	}
+	return out
+}
+
+func evictedFinding(v *analyze.View, p *analyze.Pod) analyze.Finding {
+	pod := p.Obj
+	node := pod.Spec.NodeName
+	msg := strings.TrimSpace(pod.Status.Message)
+	ev := classifyEviction(msg)
+	event := analyze.LatestEvent(v.EventsFor(p.Ref()), "", evictedReason)
+	when := evictedAt(p, event)
+	evidence := []analyze.Evidence{p.Loc.At("status", "message").Evidence("Evicted: "+msg, when)}
+	if event != nil {
+		evidence = append(evidence, event.Evidence())
+	}
+	if line := evictionJournalLine(v, p); line != nil {
+		evidence = append(evidence, line.Evidence())
+	}
+	evidence = append(evidence, evictionLimitEvidence(p, ev)...)
+	if ev.kind == "node-pressure" || ev.kind == "node-condition" {
+		evidence = append(evidence, pressureEvidence(v, node)...)
+	}
+	at := ""
+	if !when.IsZero() {
+		at = " at " + stamp(when)
+	}
+	cause := fmt.Sprintf("the kubelet on node %s evicted pod %s%s because %s; it says %q",
+		node, p.Ref().NamespacedName(), at, ev.what, msg)
+	subjects := []analyze.ObjectRef{p.Ref()}
+	group := p.Ref().NamespacedName()
+	if w := v.Workload(p); w != nil {
+		subjects = append(subjects, *w)
+		group = w.String()
+	}
+	if node != "" {
+		subjects = append(subjects, analyze.NodeRef(node))
+	}
+	if ev.kind == "node-pressure" || ev.kind == "node-condition" {
+		group = node // one cause on one node, whichever pods it hit
+	}
+	return analyze.Finding{
+		Subjects:    subjects,
+		Cause:       cause,
+		Evidence:    evidence,
+		Remediation: evictionFix(ev, pod),
+		Confirm: []string{
+			fmt.Sprintf("kubectl get pod -n %s %s -o jsonpath='{.status.reason}: {.status.message}'", pod.Namespace, pod.Name),
+			fmt.Sprintf("kubectl get events -n %s --field-selector involvedObject.name=%s,reason=Evicted", pod.Namespace, pod.Name),
+			fmt.Sprintf("kubectl describe node %s", node),
+		},
+		GroupKey: "evicted\x00" + group + "\x00" + ev.kind + "\x00" + ev.resource,
+	}
+}
+
+// evictedAt is when the pod was evicted: the Evicted event, else the DisruptionTarget
+// condition (pressure evictions), else its containers' termination, else the Ready
+// condition's last change.
+func evictedAt(p *analyze.Pod, event *analyze.Event) time.Time {
+	if event != nil && !event.LastTime.IsZero() {
+		return event.LastTime
+	}
+	if c, _ := analyze.PodCondition(p, corev1.DisruptionTarget); c != nil && c.Status == corev1.ConditionTrue {
+		return c.LastTransitionTime.Time
+	}
+	var t time.Time
+	for _, c := range analyze.Containers(p) {
+		if c.Status != nil && c.Status.State.Terminated != nil && c.Status.State.Terminated.FinishedAt.After(t) {
+			t = c.Status.State.Terminated.FinishedAt.Time
+		}
+	}
+	if t.IsZero() {
+		if c, _ := analyze.PodCondition(p, corev1.PodReady); c != nil {
+			t = c.LastTransitionTime.Time
+		}
+	}
+	return t
+}
+
+// evictionJournalLine is the kubelet's "Eviction manager: pod is evicted successfully"
+// (or "pod failed to evict") line for the pod.
+func evictionJournalLine(v *analyze.View, p *analyze.Pod) *analyze.JournalEntry {
+	entries := v.JournalFor(p)
+	for i := len(entries) - 1; i >= 0; i-- {
+		if strings.HasPrefix(entries[i].Message, "Eviction manager: pod ") {
+			return entries[i]
+		}
+	}
+	return nil
+}
+
+// evictionLimitEvidence cites the limit an over-limit eviction names.
+func evictionLimitEvidence(p *analyze.Pod, ev eviction) []analyze.Evidence {
+	var out []analyze.Evidence
+	switch ev.kind {
+	case "pod-limit", "container-limit":
+		for _, c := range analyze.Containers(p) {
+			if q, ok := c.Spec.Resources.Limits[corev1.ResourceEphemeralStorage]; ok {
+				out = append(out, c.SpecLoc.At("resources", "limits", "ephemeral-storage").Evidence(
+					fmt.Sprintf("container %s limits.ephemeral-storage: %s", c.Name, q.String()), time.Time{}))
+			}
+		}
+	case "emptydir-limit":
+		for i, vol := range p.Obj.Spec.Volumes {
+			if vol.EmptyDir != nil && vol.EmptyDir.SizeLimit != nil {
+				out = append(out, p.Loc.At("spec", "volumes", i, "emptyDir", "sizeLimit").Evidence(
+					fmt.Sprintf("emptyDir %s sizeLimit: %s", vol.Name, vol.EmptyDir.SizeLimit.String()), time.Time{}))
+			}
+		}
+	}
+	return out
+}
+
+// pressureEvidence cites the node's pressure conditions that are True.
+func pressureEvidence(v *analyze.View, node string) []analyze.Evidence {
+	n := v.Node(node)
+	if n == nil {
+		return nil
+	}
+	var out []analyze.Evidence
+	for i, c := range n.Obj.Status.Conditions {
+		switch c.Type {
+		case corev1.NodeMemoryPressure, corev1.NodeDiskPressure, corev1.NodePIDPressure:
+			if c.Status == corev1.ConditionTrue {
+				out = append(out, n.Loc.At("status", "conditions", i).Evidence(
+					fmt.Sprintf("%s=True %s: %s", c.Type, c.Reason, c.Message), c.LastTransitionTime.Time))
+			}
+		}
+	}
+	return out
+}
+
+func evictionFix(ev eviction, pod *corev1.Pod) string {
+	switch ev.kind {
+	case "pod-limit", "container-limit":
+		return fmt.Sprintf("Raise limits.ephemeral-storage of pod %s/%s (now %s) to what it really writes, or make it write less: "+
+			"scratch data to a volume sized for it, logs to stdout with rotation. Then delete the Failed pod.", pod.Namespace, pod.Name, ev.resource)
+	case "emptydir-limit":
+		return fmt.Sprintf("Raise the emptyDir's sizeLimit (now %s) of pod %s/%s to what it really holds, or clean it up as the "+
+			"pod runs. Then delete the Failed pod.", ev.resource, pod.Namespace, pod.Name)
+	case "node-pressure", "node-condition":
+		return fmt.Sprintf("Relieve node %s (%s): free disk (unused images, logs) or memory, or add capacity; give pods requests that "+
+			"match their use, since pods above their requests are evicted first. Then delete the Failed pods.", pod.Spec.NodeName, ev.resource)
+	}
+	return fmt.Sprintf("Read the kubelet's journal on node %s around the eviction (\"Eviction manager\") for what it reclaimed.", pod.Spec.NodeName)
+}
