@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"podflow.dev/podflow/analyze"
 	"podflow.dev/podflow/rules"
 )
 
@@ -190,5 +191,42 @@ func TestAnalyzeStdin(t *testing.T) {
 	}
 	if len(rep.Findings) == 0 || rep.Findings[0].Rule != "runtime-oom-killed" || rep.Findings[0].Evidence[0].Path != "stdin" {
 		t.Errorf("findings from stdin: %+v", rep.Findings)
+	}
+}
+
+// TestReadmeListsEveryRule keeps the README's catalog in step with the registry: every
+// rule under its stage, and no rule that does not exist.
+func TestReadmeListsEveryRule(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{}
+	for _, line := range strings.Split(string(data), "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) == 4 && strings.Contains(cells[2], "`") {
+			rows[strings.TrimSpace(cells[1])] = cells[2]
+		}
+	}
+	listed := 0
+	for _, r := range rules.All() {
+		if !strings.Contains(rows[string(r.Stage)], "`"+r.ID+"`") {
+			t.Errorf("README.md does not list %s under stage %s", r.ID, r.Stage)
+		}
+	}
+	for stage, cell := range rows {
+		if !analyze.Stage(stage).Valid() {
+			continue
+		}
+		for _, id := range strings.Split(cell, ",") {
+			id = strings.Trim(strings.TrimSpace(id), "`")
+			if rules.ByID(id) == nil {
+				t.Errorf("README.md lists %q, which is no rule", id)
+			}
+			listed++
+		}
+	}
+	if listed != len(rules.All()) {
+		t.Errorf("README.md lists %d rules, the registry has %d", listed, len(rules.All()))
 	}
 }
