@@ -28,7 +28,9 @@ var NodePodEvicted = &analyze.Rule{
 
 const nodePodEvictedDoc = `The kubelet's eviction manager killed the pod and set it to phase Failed with reason
 Evicted; it records an Evicted event with the same message and logs "Eviction manager:
-pod is evicted successfully". An evicted pod is not restarted: its controller creates a
+pod is evicted successfully" (or "pod failed to evict" with "timeout waiting to kill pod"
+when the container outlives the grace period: the pod is evicted all the same). An
+evicted pod is not restarted: its controller creates a
 replacement, and a bare pod stays Failed. The message says why:
 
 - node pressure: "The node was low on resource: memory. Threshold quantity: 100Mi,

@@ -147,7 +147,7 @@ func (b *bed) checkForeignNode() error {
 // checkPrerequisites lists every missing binary, image and tool at once.
 func (b *bed) checkPrerequisites() error {
 	var missing []string
-	for _, bin := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "crictl", "runcwrap", "registry"} {
+	for _, bin := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "crictl", "kubectl", "runcwrap", "registry"} {
 		if _, err := os.Stat(b.bin(bin)); err != nil {
 			missing = append(missing, b.bin(bin))
 		}

@@ -18,6 +18,10 @@ import (
 // recorded bundle of the same scenario. Bare pods only, so pod names match across runs.
 var pasteScenarios = []string{"command-not-found", "image-pull-dns", "oom-killed", "untolerated-taint"}
 
+// pasteNodes are the scenarios whose cause lies in a node's settings (its taints), so
+// their ticket also holds `kubectl describe nodes`, as the user would be asked for.
+var pasteNodes = []string{"untolerated-taint"}
+
 func capturing() bool { return recording() || os.Getenv("PODFLOW_CAPTURE") == "1" }
 
 // capturePastes runs the commands a user would run about a scenario's namespace and
@@ -36,11 +40,22 @@ func capturePastes(t *testing.T, ctx context.Context, name string) {
 		{"sudo crictl ps -a --namespace " + name, append(crictl, "ps", "-a", "--namespace", name)},
 		{"sudo crictl pods --namespace " + name, append(crictl, "pods", "--namespace", name)},
 	}
+	if containsString(pasteNodes, name) {
+		steps = append(steps, struct {
+			prompt string
+			argv   []string
+		}{"kubectl describe nodes", append(kubectl, "describe", "nodes")})
+	}
 	var b strings.Builder
 	for _, s := range steps {
-		out, err := exec.CommandContext(ctx, s.argv[0], s.argv[1:]...).CombinedOutput()
+		// Standard output only: crictl warns on stderr about its config file search,
+		// naming paths of this machine.
+		cmd := exec.CommandContext(ctx, s.argv[0], s.argv[1:]...)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
 		if err != nil {
-			t.Fatalf("capture %q: %v\n%s", s.prompt, err, out)
+			t.Fatalf("capture %q: %v\n%s%s", s.prompt, err, out, stderr.String())
 		}
 		fmt.Fprintf(&b, "$ %s\n%s\n", s.prompt, out)
 	}

@@ -377,6 +377,9 @@ func collectScenario(t *testing.T, cli *podflowCLI, r *scenarioRun, kubeconfig, 
 	}
 	cli.checkCollected(t, ctx, res, out)
 	r.collected, r.size = res.duration, fileSize(out)
+	if capturing() && containsString(pasteScenarios, s.Name) {
+		capturePastes(t, ctx, s.Name)
+	}
 	t.Logf("scenario %s collected in %s, %d bytes", s.Name, res.duration.Round(time.Millisecond), r.size)
 	if nodeBundle == "" {
 		t.Fatal("no node bundle to merge with (collect-node failed or was skipped)")
