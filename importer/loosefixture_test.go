@@ -15,6 +15,27 @@ import (
 
 var updateFixtures = flag.Bool("update", false, "rewrite rendered loose fixtures from the recorded bundles")
 
+// checkRenderedFixture fails the test unless the fixture at p holds exactly what the
+// recording renders to; with -update it first rewrites p with rendered.
+func checkRenderedFixture(t *testing.T, p string, rendered []byte) {
+	t.Helper()
+	if *updateFixtures {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, rendered, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(data, rendered) {
+		t.Fatalf("%s is not what the recording renders to; rerun with -update", p)
+	}
+}
+
 // renderNodeTicket writes what a user pastes into a ticket about one pod: its
 // `kubectl get pod -o yaml`, then `crictl ps -a`, `crictl pods` and `crictl inspect` of
 // its containers from the node. The YAML and JSON are the recording's; the crictl tables
@@ -58,23 +79,7 @@ var nodeTickets = []string{"command-not-found", "oom-killed"}
 func TestLooseNodeTicket(t *testing.T) {
 	for _, s := range nodeTickets {
 		t.Run(s, func(t *testing.T) {
-			p := filepath.Join(looseDir("node-"+s), "ticket.md")
-			rendered := renderNodeTicket(t, s)
-			if *updateFixtures {
-				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(p, rendered, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			data, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(data, rendered) {
-				t.Fatalf("%s is not what the recording renders to; rerun with -update", p)
-			}
+			checkRenderedFixture(t, filepath.Join(looseDir("node-"+s), "ticket.md"), renderNodeTicket(t, s))
 			b, rep, err := Open(looseDir("node-"+s), Options{})
 			if err != nil {
 				t.Fatal(err)
