@@ -2,7 +2,6 @@ package importer
 
 import (
 	"bytes"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -50,26 +49,17 @@ func renderNodeTicket(t testing.TB, scenario string) []byte {
 			fmt.Fprintf(&out, "Here is the pod:\n\n```\n$ kubectl get pod -n %s %s -o yaml\n%s```\n\n", ns, objectName(t, it), toYAML(t, it))
 		}
 	}
-	for _, name := range b.Names() {
-		info := bundle.ParsePath(name)
-		if info.Area != "node" || info.NodeFile != bundle.NodeCollection {
-			continue
-		}
-		var c collection
-		data, _ := b.ReadFile(name)
-		if err := json.Unmarshal(data, &c); err != nil {
-			t.Fatal(err)
-		}
-		ps, _ := b.ReadFile(bundle.NodePath(info.Node, bundle.NodeCRIContainers))
-		pods, _ := b.ReadFile(bundle.NodePath(info.Node, bundle.NodeCRIPods))
+	forEachNodeCollection(t, b, func(nodeName string, c collection) {
+		ps, _ := b.ReadFile(bundle.NodePath(nodeName, bundle.NodeCRIContainers))
+		pods, _ := b.ReadFile(bundle.NodePath(nodeName, bundle.NodeCRIPods))
 		fmt.Fprintf(&out, "On the node:\n\n```\n$ sudo crictl ps -a\n%s```\n\n```\n$ sudo crictl pods\n%s```\n\n", renderCrictlPs(t, ps, c.Clock), renderCrictlPods(t, pods, c.Clock))
 		for _, n := range b.Names() {
-			if id, ok := strings.CutPrefix(n, bundle.NodePath(info.Node, "crictl/inspect")+"/"); ok {
+			if id, ok := strings.CutPrefix(n, bundle.NodePath(nodeName, "crictl/inspect")+"/"); ok {
 				d, _ := b.ReadFile(n)
 				fmt.Fprintf(&out, "```\n$ sudo crictl inspect %s\n%s```\n\n", strings.TrimSuffix(id, ".json"), d)
 			}
 		}
-	}
+	})
 	return out.Bytes()
 }
 
