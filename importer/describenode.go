@@ -21,15 +21,7 @@ const segDescribeNode = "kubectl describe node"
 // isDescribeNodeStart tells whether lines[i] starts a `kubectl describe node` block:
 // "Name:" at the margin, then "Roles:".
 func isDescribeNodeStart(lines []textLine, i int) bool {
-	if !strings.HasPrefix(lines[i].s, "Name:") {
-		return false
-	}
-	for j := i + 1; j < len(lines) && j <= i+2; j++ {
-		if strings.HasPrefix(strings.TrimSpace(lines[j].s), "Roles:") {
-			return true
-		}
-	}
-	return false
+	return isDescribeBlockStart(lines, i, "Roles:")
 }
 
 // describedNode is one node read back from `kubectl describe node`: what describe prints
