@@ -255,27 +255,20 @@ func (d *describedNode) systemInfo(body string) {
 	if !ok {
 		return
 	}
-	v = strings.TrimSpace(v)
 	info := &d.node.Status.NodeInfo
-	switch k {
-	case "Machine ID":
-		info.MachineID = v
-	case "System UUID":
-		info.SystemUUID = v
-	case "Boot ID":
-		info.BootID = v
-	case "Kernel Version":
-		info.KernelVersion = v
-	case "OS Image":
-		info.OSImage = v
-	case "Operating System":
-		info.OperatingSystem = v
-	case "Architecture":
-		info.Architecture = v
-	case "Container Runtime Version":
-		info.ContainerRuntimeVersion = v
-	case "Kubelet Version":
-		info.KubeletVersion = v
+	fields := map[string]*string{
+		"Machine ID":                &info.MachineID,
+		"System UUID":               &info.SystemUUID,
+		"Boot ID":                   &info.BootID,
+		"Kernel Version":            &info.KernelVersion,
+		"OS Image":                  &info.OSImage,
+		"Operating System":          &info.OperatingSystem,
+		"Architecture":              &info.Architecture,
+		"Container Runtime Version": &info.ContainerRuntimeVersion,
+		"Kubelet Version":           &info.KubeletVersion,
+	}
+	if f := fields[k]; f != nil {
+		*f = strings.TrimSpace(v)
 	}
 }
 
