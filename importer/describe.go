@@ -76,8 +76,7 @@ type describeParser struct {
 	sub     string // sub-list inside a container: Limits, Requests, Environment, Mounts, Command, Args
 	vol     *corev1.Volume
 	labels  map[string]string
-	evCols  []int
-	lastEv  *parsedEvent
+	events  describeEventTable
 	hasStat bool
 }
 
