@@ -76,14 +76,22 @@ func (li *looseImport) crictlInspect(name string, lines []textLine) bool {
 
 // podUIDs maps namespace/name of imported pod objects to their UID.
 func (li *looseImport) podUIDs() map[string]string {
+	return li.podIndex(func(p *corev1.Pod) string { return string(p.UID) })
+}
+
+// podIndex maps namespace/name of every imported pod object that decodes to what value
+// takes from it, leaving out pods where that is empty.
+func (li *looseImport) podIndex(value func(*corev1.Pod) string) map[string]string {
 	out := map[string]string{}
 	for key, it := range li.byKey {
 		if !strings.HasPrefix(key, "Pod/") {
 			continue
 		}
 		var p corev1.Pod
-		if json.Unmarshal(it.data, &p) == nil && p.UID != "" {
-			out[p.Namespace+"/"+p.Name] = string(p.UID)
+		if json.Unmarshal(it.data, &p) == nil {
+			if v := value(&p); v != "" {
+				out[p.Namespace+"/"+p.Name] = v
+			}
 		}
 	}
 	return out
@@ -320,17 +328,7 @@ func podLogFile(name string, data []byte) (pastedLog, bool) {
 
 // podNodes maps namespace/name of every imported pod to the node it is bound to.
 func (li *looseImport) podNodes() map[string]string {
-	out := map[string]string{}
-	for key, it := range li.byKey {
-		if !strings.HasPrefix(key, "Pod/") {
-			continue
-		}
-		var p corev1.Pod
-		if json.Unmarshal(it.data, &p) == nil && p.Spec.NodeName != "" {
-			out[p.Namespace+"/"+p.Name] = p.Spec.NodeName
-		}
-	}
-	return out
+	return li.podIndex(func(p *corev1.Pod) string { return p.Spec.NodeName })
 }
 
 // nodeNames lists the imported Node objects, sorted.
