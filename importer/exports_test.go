@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
-	"sort"
 	"strings"
 	"testing"
 	"text/tabwriter"
@@ -344,14 +343,5 @@ func clusterPart(t testing.TB, scenario string) *bundle.Bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }

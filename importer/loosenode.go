@@ -3,7 +3,9 @@ package importer
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -129,7 +131,7 @@ func (li *looseImport) layoutCrictl(files map[string][]byte) {
 	for _, n := range li.nodeNames() {
 		nodeSet[n] = true
 	}
-	nodes := sortedSet(nodeSet)
+	nodes := slices.Sorted(maps.Keys(nodeSet))
 	join := criJoin{podUIDs: li.podUIDs()}
 	for _, p := range li.crictl {
 		join.docs = append(join.docs, p.inspect...)
@@ -181,15 +183,6 @@ func (li *looseImport) layoutCrictl(files map[string][]byte) {
 		f.Produced = append(f.Produced, out)
 		li.found["cri"] = true
 	}
-}
-
-func sortedSet(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // logCommand is what a `kubectl logs` command line names.
