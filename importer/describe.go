@@ -31,11 +31,17 @@ type parsedEvent struct {
 // isDescribeStart tells whether lines[i] starts a `kubectl describe pod` block: "Name:"
 // at the margin, then "Namespace:".
 func isDescribeStart(lines []textLine, i int) bool {
+	return isDescribeBlockStart(lines, i, "Namespace:")
+}
+
+// isDescribeBlockStart tells whether lines[i] starts a kubectl describe block whose kind
+// shows in its second key: "Name:" at the margin, then second within the next two lines.
+func isDescribeBlockStart(lines []textLine, i int, second string) bool {
 	if !strings.HasPrefix(lines[i].s, "Name:") {
 		return false
 	}
 	for j := i + 1; j < len(lines) && j <= i+2; j++ {
-		if strings.HasPrefix(strings.TrimSpace(lines[j].s), "Namespace:") {
+		if strings.HasPrefix(strings.TrimSpace(lines[j].s), second) {
 			return true
 		}
 	}
@@ -70,8 +76,7 @@ type describeParser struct {
 	sub     string // sub-list inside a container: Limits, Requests, Environment, Mounts, Command, Args
 	vol     *corev1.Volume
 	labels  map[string]string
-	evCols  []int
-	lastEv  *parsedEvent
+	events  describeEventTable
 	hasStat bool
 }
 

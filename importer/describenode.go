@@ -3,7 +3,6 @@ package importer
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -21,15 +20,7 @@ const segDescribeNode = "kubectl describe node"
 // isDescribeNodeStart tells whether lines[i] starts a `kubectl describe node` block:
 // "Name:" at the margin, then "Roles:".
 func isDescribeNodeStart(lines []textLine, i int) bool {
-	if !strings.HasPrefix(lines[i].s, "Name:") {
-		return false
-	}
-	for j := i + 1; j < len(lines) && j <= i+2; j++ {
-		if strings.HasPrefix(strings.TrimSpace(lines[j].s), "Roles:") {
-			return true
-		}
-	}
-	return false
+	return isDescribeBlockStart(lines, i, "Roles:")
 }
 
 // describedNode is one node read back from `kubectl describe node`: what describe prints
@@ -62,8 +53,7 @@ func parseDescribeNode(lines []textLine) *describedNode {
 	d := &describedNode{line: lines[0].n}
 	d.node.APIVersion, d.node.Kind = "v1", "Node"
 	sec := nsecNone
-	var evCols []int
-	var lastEv *parsedEvent
+	var events describeEventTable
 	for _, l := range lines {
 		s := detab(l.s)
 		body := strings.TrimSpace(s)
@@ -96,42 +86,29 @@ func parseDescribeNode(lines []textLine) *describedNode {
 		case nsecPods:
 			d.pod(body, l)
 		case nsecEvents:
-			lastEv = d.event(s, l, &evCols, lastEv)
+			d.event(s, l, &events)
 		}
 	}
 	return d
 }
 
-// event reads a row of the Events table (Type Reason Age From Message); a line that is
-// no row continues the message of the row before it.
-func (d *describedNode) event(s string, l textLine, evCols *[]int, lastEv *parsedEvent) *parsedEvent {
-	body := strings.TrimSpace(s)
-	if strings.HasPrefix(body, "Type ") && strings.Contains(body, "Reason") {
-		*evCols = headerColumns(s)
-		return lastEv
+// event reads a line of the node's Events table; events name the node and, as kubectl
+// records them, the default namespace.
+func (d *describedNode) event(s string, l textLine, events *describeEventTable) {
+	if strings.TrimSpace(s) == "<none>" {
+		return
 	}
-	if strings.Trim(body, "- ") == "" || body == "<none>" {
-		return lastEv
+	ev, ok, problem := events.row(s)
+	if problem != "" {
+		d.problems = append(d.problems, fmt.Sprintf("line %d: %s", l.n, problem))
 	}
-	cells, ok := describeEventCells(s, *evCols)
 	if !ok {
-		if lastEv != nil {
-			lastEv.ev.Message += "\n" + body
-		} else {
-			d.problems = append(d.problems, fmt.Sprintf("line %d: not an event row: %q", l.n, body))
-		}
-		return lastEv
+		return
 	}
-	ev := corev1.Event{Type: cells[0], Reason: cells[1], Message: cells[4], Count: 1, Source: corev1.EventSource{Component: cells[3]}}
-	if m := reInterval.FindStringSubmatch(cells[2]); m != nil && m[2] != "" {
-		n, _ := strconv.ParseInt(m[2], 10, 32)
-		ev.Count = int32(n)
-	}
-	// Node events are recorded in the default namespace.
 	ev.Namespace = metav1.NamespaceDefault
 	ev.InvolvedObject = corev1.ObjectReference{Kind: "Node", APIVersion: "v1", Name: d.node.Name}
 	d.events = append(d.events, parsedEvent{ev: ev, line: l.n})
-	return &d.events[len(d.events)-1]
+	events.last = &d.events[len(d.events)-1]
 }
 
 // top handles a key at the margin and returns the section it opens.
@@ -263,27 +240,20 @@ func (d *describedNode) systemInfo(body string) {
 	if !ok {
 		return
 	}
-	v = strings.TrimSpace(v)
 	info := &d.node.Status.NodeInfo
-	switch k {
-	case "Machine ID":
-		info.MachineID = v
-	case "System UUID":
-		info.SystemUUID = v
-	case "Boot ID":
-		info.BootID = v
-	case "Kernel Version":
-		info.KernelVersion = v
-	case "OS Image":
-		info.OSImage = v
-	case "Operating System":
-		info.OperatingSystem = v
-	case "Architecture":
-		info.Architecture = v
-	case "Container Runtime Version":
-		info.ContainerRuntimeVersion = v
-	case "Kubelet Version":
-		info.KubeletVersion = v
+	fields := map[string]*string{
+		"Machine ID":                &info.MachineID,
+		"System UUID":               &info.SystemUUID,
+		"Boot ID":                   &info.BootID,
+		"Kernel Version":            &info.KernelVersion,
+		"OS Image":                  &info.OSImage,
+		"Operating System":          &info.OperatingSystem,
+		"Architecture":              &info.Architecture,
+		"Container Runtime Version": &info.ContainerRuntimeVersion,
+		"Kubelet Version":           &info.KubeletVersion,
+	}
+	if f := fields[k]; f != nil {
+		*f = strings.TrimSpace(v)
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -248,23 +247,7 @@ func TestLooseDescribeNode(t *testing.T) {
 	for _, s := range describeNodeTickets {
 		t.Run(s, func(t *testing.T) {
 			dir := looseDir("describe-node-" + s)
-			p := filepath.Join(dir, "ticket.md")
-			rendered := renderNodeScheduling(t, s)
-			if *updateFixtures {
-				if err := os.MkdirAll(dir, 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(p, rendered, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			data, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(data, rendered) {
-				t.Fatalf("%s is not what the recording renders to; rerun with -update", p)
-			}
+			checkRenderedFixture(t, filepath.Join(dir, "ticket.md"), renderNodeScheduling(t, s))
 			b, rep, err := Open(dir, Options{})
 			if err != nil {
 				t.Fatal(err)

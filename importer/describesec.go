@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
@@ -106,39 +107,59 @@ func (p *describeParser) volumeLine(body string) {
 	}
 }
 
-// eventLine reads a row of describe's Events table: Type, Reason, Age, From, Message.
-// A line that is no row continues the previous message, which kubectl prints as is
-// when it holds a newline.
-func (p *describeParser) eventLine(s string, l textLine) {
+// describeEventTable reads the Events table that ends a kubectl describe block.
+type describeEventTable struct {
+	cols []int        // column starts from the header, nil before it
+	last *parsedEvent // the row a line that is no row continues
+}
+
+// row reads a line of the table: Type, Reason, Age, From, Message. It returns the event
+// of a row, its count taken from the Age interval, and true. A header, a rule, or a line
+// that continues the previous message (kubectl prints one holding a newline as is) gives
+// false; a line that is none of these gives false and a problem. The caller sets last
+// once it has kept the event.
+func (t *describeEventTable) row(s string) (ev corev1.Event, ok bool, problem string) {
 	body := strings.TrimSpace(s)
 	if strings.HasPrefix(body, "Type ") && strings.Contains(body, "Reason") {
-		p.evCols = headerColumns(s)
-		return
+		t.cols = headerColumns(s)
+		return ev, false, ""
 	}
 	if strings.Trim(body, "- ") == "" {
-		return
+		return ev, false, ""
 	}
-	cells, ok := describeEventCells(s, p.evCols)
+	cells, ok := describeEventCells(s, t.cols)
 	if !ok {
-		if p.lastEv != nil {
-			p.lastEv.ev.Message += "\n" + body
-			return
+		if t.last != nil {
+			t.last.ev.Message += "\n" + body
+			return ev, false, ""
 		}
-		p.problem(l, "not an event row: %q", body)
-		return
+		return ev, false, fmt.Sprintf("not an event row: %q", body)
 	}
-	pod := &p.d.pod
-	ev := corev1.Event{Type: cells[0], Reason: cells[1], Message: cells[4], Count: 1}
+	ev = corev1.Event{Type: cells[0], Reason: cells[1], Message: cells[4], Count: 1}
 	ev.Source.Component = cells[3]
 	if m := reInterval.FindStringSubmatch(cells[2]); m != nil && m[2] != "" {
 		n, _ := strconv.ParseInt(m[2], 10, 32)
 		ev.Count = int32(n)
 	}
+	return ev, true, ""
+}
+
+// eventLine reads a line of the pod's Events table; events name the pod and the
+// container field path their message starts with.
+func (p *describeParser) eventLine(s string, l textLine) {
+	ev, ok, problem := p.events.row(s)
+	if problem != "" {
+		p.problem(l, "%s", problem)
+	}
+	if !ok {
+		return
+	}
+	pod := &p.d.pod
 	ev.InvolvedObject = corev1.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: pod.Namespace, Name: pod.Name}
 	ev.InvolvedObject.FieldPath, ev.Message = splitFieldPath(ev.Message)
 	ev.Namespace = pod.Namespace
 	p.d.events = append(p.d.events, parsedEvent{ev: ev, line: l.n})
-	p.lastEv = &p.d.events[len(p.d.events)-1]
+	p.events.last = &p.d.events[len(p.d.events)-1]
 }
 
 // describeEventCells splits an event row by the header's columns when the row lines up

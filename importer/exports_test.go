@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
-	"sort"
 	"strings"
 	"testing"
 	"text/tabwriter"
@@ -152,14 +151,10 @@ type collection struct {
 	BootTime time.Time `json:"bootTime"`
 }
 
-// sosreportExport lays a podflow bundle's node evidence out as `sos report` writes it on
-// that node: journals from the kubernetes and containerd plugins, crictl tables and
-// inspect output from the crio plugin, the kubelet config at its original path, dmesg
-// with boot-relative times. It holds no API objects.
-func sosreportExport(t testing.TB, scenario string) map[string][]byte {
+// forEachNodeCollection calls fn with each node's name and collection.json in b, in the
+// bundle's order.
+func forEachNodeCollection(t testing.TB, b *bundle.Bundle, fn func(nodeName string, c collection)) {
 	t.Helper()
-	b := openScenario(t, scenario)
-	files := map[string][]byte{}
 	for _, name := range b.Names() {
 		info := bundle.ParsePath(name)
 		if info.Area != "node" || info.NodeFile != bundle.NodeCollection {
@@ -170,28 +165,41 @@ func sosreportExport(t testing.TB, scenario string) map[string][]byte {
 		if err := json.Unmarshal(data, &c); err != nil {
 			t.Fatal(err)
 		}
-		root := "sosreport-" + info.Node + "-2026-11-29-qwkzbfn/"
-		node := func(f string) []byte { d, _ := b.ReadFile(bundle.NodePath(info.Node, f)); return d }
+		fn(info.Node, c)
+	}
+}
+
+// sosreportExport lays a podflow bundle's node evidence out as `sos report` writes it on
+// that node: journals from the kubernetes and containerd plugins, crictl tables and
+// inspect output from the crio plugin, the kubelet config at its original path, dmesg
+// with boot-relative times. It holds no API objects.
+func sosreportExport(t testing.TB, scenario string) map[string][]byte {
+	t.Helper()
+	b := openScenario(t, scenario)
+	files := map[string][]byte{}
+	forEachNodeCollection(t, b, func(nodeName string, c collection) {
+		root := "sosreport-" + nodeName + "-2026-11-29-qwkzbfn/"
+		node := func(f string) []byte { d, _ := b.ReadFile(bundle.NodePath(nodeName, f)); return d }
 		// A node without --hostname-override registers under its host name.
-		files[root+sosHostname] = []byte(info.Node + "\n")
+		files[root+sosHostname] = []byte(nodeName + "\n")
 		files[root+"sos_commands/kubernetes/journalctl_--no-pager_--unit_kubelet"] = shortJournal(t, node(bundle.NodeKubeletLog))
 		files[root+"sos_commands/containerd/journalctl_--no-pager_--unit_containerd"] = shortJournal(t, node(bundle.NodeRuntimeLog))
 		files[root+"sos_commands/crio/crictl_ps_-a"] = renderCrictlPs(t, node(bundle.NodeCRIContainers), c.Clock)
 		files[root+"sos_commands/crio/crictl_pods"] = renderCrictlPods(t, node(bundle.NodeCRIPods), c.Clock)
 		files[root+"sos_commands/kernel/dmesg"] = uptimeDmesg(t, node(bundle.NodeDmesg), c.BootTime)
-		files[root+"sos_commands/kernel/uname_-a"] = []byte("Linux " + info.Node + " 6.18.44 #1 SMP PREEMPT x86_64 GNU/Linux\n")
+		files[root+"sos_commands/kernel/uname_-a"] = []byte("Linux " + nodeName + " 6.18.44 #1 SMP PREEMPT x86_64 GNU/Linux\n")
 		files[root+sosKubeletConfig] = node(bundle.NodeKubeletConfig)
 		files[root+"etc/os-release"] = []byte("NAME=\"Debian GNU/Linux\"\n")
 		for _, n := range b.Names() {
 			d, _ := b.ReadFile(n)
 			switch {
-			case strings.HasPrefix(n, bundle.NodePath(info.Node, "crictl/inspect")+"/"):
+			case strings.HasPrefix(n, bundle.NodePath(nodeName, "crictl/inspect")+"/"):
 				files[root+"sos_commands/crio/containers/crictl_inspect_"+strings.TrimSuffix(path.Base(n), ".json")] = d
-			case strings.HasPrefix(n, bundle.NodePath(info.Node, "crictl/inspectp")+"/"):
+			case strings.HasPrefix(n, bundle.NodePath(nodeName, "crictl/inspectp")+"/"):
 				files[root+"sos_commands/crio/pods/crictl_inspectp_"+strings.TrimSuffix(path.Base(n), ".json")] = d
 			}
 		}
-	}
+	})
 	return files
 }
 
@@ -335,14 +343,5 @@ func clusterPart(t testing.TB, scenario string) *bundle.Bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }

@@ -47,6 +47,25 @@ func podDiagnosis(d string) string {
 	return strings.Join(out, "\n")
 }
 
+// importLooseDir imports dir, which must be detected as loose pastes with every file
+// in it used, and returns the bundle it makes.
+func importLooseDir(t *testing.T, dir string) *bundle.Bundle {
+	t.Helper()
+	b, rep, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Format != FormatLoose {
+		t.Fatalf("detected %s, want %s", rep.Format, FormatLoose)
+	}
+	for _, f := range rep.Files {
+		if f.Status != StatusUsed {
+			t.Errorf("%s: %s %s: %s", f.Path, f.Status, f.Detected, f.Reason)
+		}
+	}
+	return b
+}
+
 func TestLooseDiagnosisMatchesPodflowBundle(t *testing.T) {
 	for _, c := range looseCases {
 		t.Run(c.dir, func(t *testing.T) {
@@ -54,18 +73,7 @@ func TestLooseDiagnosisMatchesPodflowBundle(t *testing.T) {
 			if want == "" {
 				t.Fatal("the podflow bundle has no root finding")
 			}
-			b, rep, err := Open(looseDir(c.dir), Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if rep.Format != FormatLoose {
-				t.Fatalf("detected %s, want %s", rep.Format, FormatLoose)
-			}
-			for _, f := range rep.Files {
-				if f.Status != StatusUsed {
-					t.Errorf("%s: %s %s: %s", f.Path, f.Status, f.Detected, f.Reason)
-				}
-			}
+			b := importLooseDir(t, looseDir(c.dir))
 			got := diagnosis(analyzeBundles(t, b))
 			if !c.full {
 				got, want = podDiagnosis(got), podDiagnosis(want)

@@ -2,7 +2,6 @@ package importer
 
 import (
 	"bytes"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -14,6 +13,27 @@ import (
 )
 
 var updateFixtures = flag.Bool("update", false, "rewrite rendered loose fixtures from the recorded bundles")
+
+// checkRenderedFixture fails the test unless the fixture at p holds exactly what the
+// recording renders to; with -update it first rewrites p with rendered.
+func checkRenderedFixture(t *testing.T, p string, rendered []byte) {
+	t.Helper()
+	if *updateFixtures {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, rendered, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(data, rendered) {
+		t.Fatalf("%s is not what the recording renders to; rerun with -update", p)
+	}
+}
 
 // renderNodeTicket writes what a user pastes into a ticket about one pod: its
 // `kubectl get pod -o yaml`, then `crictl ps -a`, `crictl pods` and `crictl inspect` of
@@ -29,26 +49,17 @@ func renderNodeTicket(t testing.TB, scenario string) []byte {
 			fmt.Fprintf(&out, "Here is the pod:\n\n```\n$ kubectl get pod -n %s %s -o yaml\n%s```\n\n", ns, objectName(t, it), toYAML(t, it))
 		}
 	}
-	for _, name := range b.Names() {
-		info := bundle.ParsePath(name)
-		if info.Area != "node" || info.NodeFile != bundle.NodeCollection {
-			continue
-		}
-		var c collection
-		data, _ := b.ReadFile(name)
-		if err := json.Unmarshal(data, &c); err != nil {
-			t.Fatal(err)
-		}
-		ps, _ := b.ReadFile(bundle.NodePath(info.Node, bundle.NodeCRIContainers))
-		pods, _ := b.ReadFile(bundle.NodePath(info.Node, bundle.NodeCRIPods))
+	forEachNodeCollection(t, b, func(nodeName string, c collection) {
+		ps, _ := b.ReadFile(bundle.NodePath(nodeName, bundle.NodeCRIContainers))
+		pods, _ := b.ReadFile(bundle.NodePath(nodeName, bundle.NodeCRIPods))
 		fmt.Fprintf(&out, "On the node:\n\n```\n$ sudo crictl ps -a\n%s```\n\n```\n$ sudo crictl pods\n%s```\n\n", renderCrictlPs(t, ps, c.Clock), renderCrictlPods(t, pods, c.Clock))
 		for _, n := range b.Names() {
-			if id, ok := strings.CutPrefix(n, bundle.NodePath(info.Node, "crictl/inspect")+"/"); ok {
+			if id, ok := strings.CutPrefix(n, bundle.NodePath(nodeName, "crictl/inspect")+"/"); ok {
 				d, _ := b.ReadFile(n)
 				fmt.Fprintf(&out, "```\n$ sudo crictl inspect %s\n%s```\n\n", strings.TrimSuffix(id, ".json"), d)
 			}
 		}
-	}
+	})
 	return out.Bytes()
 }
 
@@ -58,23 +69,7 @@ var nodeTickets = []string{"command-not-found", "oom-killed"}
 func TestLooseNodeTicket(t *testing.T) {
 	for _, s := range nodeTickets {
 		t.Run(s, func(t *testing.T) {
-			p := filepath.Join(looseDir("node-"+s), "ticket.md")
-			rendered := renderNodeTicket(t, s)
-			if *updateFixtures {
-				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(p, rendered, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			data, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(data, rendered) {
-				t.Fatalf("%s is not what the recording renders to; rerun with -update", p)
-			}
+			checkRenderedFixture(t, filepath.Join(looseDir("node-"+s), "ticket.md"), renderNodeTicket(t, s))
 			b, rep, err := Open(looseDir("node-"+s), Options{})
 			if err != nil {
 				t.Fatal(err)

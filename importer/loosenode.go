@@ -3,7 +3,9 @@ package importer
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -76,14 +78,22 @@ func (li *looseImport) crictlInspect(name string, lines []textLine) bool {
 
 // podUIDs maps namespace/name of imported pod objects to their UID.
 func (li *looseImport) podUIDs() map[string]string {
+	return li.podIndex(func(p *corev1.Pod) string { return string(p.UID) })
+}
+
+// podIndex maps namespace/name of every imported pod object that decodes to what value
+// takes from it, leaving out pods where that is empty.
+func (li *looseImport) podIndex(value func(*corev1.Pod) string) map[string]string {
 	out := map[string]string{}
 	for key, it := range li.byKey {
 		if !strings.HasPrefix(key, "Pod/") {
 			continue
 		}
 		var p corev1.Pod
-		if json.Unmarshal(it.data, &p) == nil && p.UID != "" {
-			out[p.Namespace+"/"+p.Name] = string(p.UID)
+		if json.Unmarshal(it.data, &p) == nil {
+			if v := value(&p); v != "" {
+				out[p.Namespace+"/"+p.Name] = v
+			}
 		}
 	}
 	return out
@@ -121,7 +131,7 @@ func (li *looseImport) layoutCrictl(files map[string][]byte) {
 	for _, n := range li.nodeNames() {
 		nodeSet[n] = true
 	}
-	nodes := sortedSet(nodeSet)
+	nodes := slices.Sorted(maps.Keys(nodeSet))
 	join := criJoin{podUIDs: li.podUIDs()}
 	for _, p := range li.crictl {
 		join.docs = append(join.docs, p.inspect...)
@@ -173,15 +183,6 @@ func (li *looseImport) layoutCrictl(files map[string][]byte) {
 		f.Produced = append(f.Produced, out)
 		li.found["cri"] = true
 	}
-}
-
-func sortedSet(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // logCommand is what a `kubectl logs` command line names.
@@ -320,17 +321,7 @@ func podLogFile(name string, data []byte) (pastedLog, bool) {
 
 // podNodes maps namespace/name of every imported pod to the node it is bound to.
 func (li *looseImport) podNodes() map[string]string {
-	out := map[string]string{}
-	for key, it := range li.byKey {
-		if !strings.HasPrefix(key, "Pod/") {
-			continue
-		}
-		var p corev1.Pod
-		if json.Unmarshal(it.data, &p) == nil && p.Spec.NodeName != "" {
-			out[p.Namespace+"/"+p.Name] = p.Spec.NodeName
-		}
-	}
-	return out
+	return li.podIndex(func(p *corev1.Pod) string { return p.Spec.NodeName })
 }
 
 // nodeNames lists the imported Node objects, sorted.

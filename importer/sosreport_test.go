@@ -54,19 +54,27 @@ func TestSosreportDiagnosis(t *testing.T) {
 	}
 }
 
-// TestSosreportLinks reads a sosreport as sos writes it, with its top-level files linked
-// into sos_commands/: the links are listed, not followed, and the rest is imported.
-func TestSosreportLinks(t *testing.T) {
-	dir := t.TempDir()
-	files := sosreportExport(t, "command-not-found")
+// writeLinkedSosreport writes the scenario's sosreport export under a new directory and
+// links its top-level hostname into sos_commands/, as sos does. It returns the directory
+// and the name of the sosreport-<host>-... folder in it.
+func writeLinkedSosreport(t *testing.T, scenario string) (dir, root string) {
+	t.Helper()
+	dir = t.TempDir()
+	files := sosreportExport(t, scenario)
 	writeTree(t, dir, files)
-	root := ""
 	for name := range files {
 		root, _, _ = strings.Cut(name, "/")
 	}
 	if err := os.Symlink("sos_commands/host/hostname", filepath.Join(dir, root, "hostname")); err != nil {
 		t.Fatal(err)
 	}
+	return dir, root
+}
+
+// TestSosreportLinks reads a sosreport as sos writes it, with its top-level files linked
+// into sos_commands/: the links are listed, not followed, and the rest is imported.
+func TestSosreportLinks(t *testing.T) {
+	dir, root := writeLinkedSosreport(t, "command-not-found")
 	if err := os.Symlink("/etc/shadow", filepath.Join(dir, root, "etc", "shadow")); err != nil {
 		t.Fatal(err)
 	}
@@ -111,16 +119,7 @@ func TestSosreportNodeName(t *testing.T) {
 // TestSosreportTarXz reads a sosreport as sos ships it: one .tar.xz holding a
 // sosreport-<host>-... directory, with links among its files.
 func TestSosreportTarXz(t *testing.T) {
-	dir := t.TempDir()
-	files := sosreportExport(t, "oom-killed")
-	writeTree(t, dir, files)
-	root := ""
-	for name := range files {
-		root, _, _ = strings.Cut(name, "/")
-	}
-	if err := os.Symlink("sos_commands/host/hostname", filepath.Join(dir, root, "hostname")); err != nil {
-		t.Fatal(err)
-	}
+	dir, root := writeLinkedSosreport(t, "oom-killed")
 	archive := filepath.Join(t.TempDir(), root+".tar.xz")
 	if err := archiver.NewTarXz().Archive([]string{filepath.Join(dir, root)}, archive); err != nil {
 		t.Fatal(err)

@@ -12,27 +12,12 @@ import (
 // CrashLoopBackOff with its log, and an events list.
 func writeDump(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
 	src := filepath.Join("..", "..", "testdata", "bundles", "crash-exit-1", "cluster-resources")
-	copies := map[string]string{
+	return copyTree(t, map[string]string{
 		"nodes.json":               filepath.Join(src, "nodes.json"),
 		"crash-exit-1/pods.json":   filepath.Join(src, "pods", "crash-exit-1.json"),
 		"crash-exit-1/events.json": filepath.Join(src, "events", "crash-exit-1.json"),
-	}
-	for dst, from := range copies {
-		data, err := os.ReadFile(from)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(dir, filepath.FromSlash(dst))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	})
 }
 
 func TestConvertThenAnalyzeCitesOriginal(t *testing.T) {
