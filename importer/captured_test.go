@@ -24,18 +24,7 @@ func TestCapturedPastesDiagnoseAsTheBundle(t *testing.T) {
 		scenario := filepath.Base(dir)
 		t.Run(scenario, func(t *testing.T) {
 			want := podDiagnosis(diagnosis(analyzeBundles(t, openScenario(t, scenario))))
-			b, rep, err := Open(dir, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if rep.Format != FormatLoose {
-				t.Fatalf("detected %s, want %s", rep.Format, FormatLoose)
-			}
-			for _, f := range rep.Files {
-				if f.Status != StatusUsed {
-					t.Errorf("%s: %s %s: %s", f.Path, f.Status, f.Detected, f.Reason)
-				}
-			}
+			b := importLooseDir(t, dir)
 			if got := podDiagnosis(diagnosis(analyzeBundles(t, b))); got != want {
 				t.Errorf("diagnosis differs\npaste:\n%s\npodflow bundle:\n%s", got, want)
 			}
