@@ -174,8 +174,7 @@ func livenessFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, k
 	slowStart := false
 	if t != nil {
 		cause += fmt.Sprintf(", last exit code %d (%s)", t.ExitCode, exitMeaning(t.ExitCode))
-		evidence = append(evidence, loc.Evidence(fmt.Sprintf("terminated %s, exit code %d, started %s, finished %s", t.Reason, t.ExitCode,
-			t.StartedAt.UTC().Format(time.RFC3339), t.FinishedAt.UTC().Format(time.RFC3339)), t.FinishedAt.Time))
+		evidence = append(evidence, terminationEvidence(t, loc))
 		if log != nil {
 			if tail, at := log.Tail(3); len(tail) > 0 {
 				for i := range tail {

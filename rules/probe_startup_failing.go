@@ -111,8 +111,7 @@ func startupFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, ki
 		"or make it start faster; if it is up and the probe (%s) still fails, correct what the probe checks.", containerWord(c), action)
 	t, loc, log := crashTermination(v, p, c)
 	if t != nil {
-		evidence = append(evidence, loc.Evidence(fmt.Sprintf("terminated %s, exit code %d, started %s, finished %s", t.Reason, t.ExitCode,
-			t.StartedAt.UTC().Format(time.RFC3339), t.FinishedAt.UTC().Format(time.RFC3339)), t.FinishedAt.Time))
+		evidence = append(evidence, terminationEvidence(t, loc))
 		note, ev, started := startupLog(log, t)
 		evidence = append(evidence, ev...)
 		if note != "" {

@@ -191,6 +191,13 @@ func crashTermination(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo) 
 	return t, loc, nil
 }
 
+// terminationEvidence cites a container's termination record: reason, exit code and
+// when the instance started and finished, dated at its finish.
+func terminationEvidence(t *corev1.ContainerStateTerminated, loc analyze.Location) analyze.Evidence {
+	return loc.Evidence(fmt.Sprintf("terminated %s, exit code %d, started %s, finished %s", t.Reason, t.ExitCode,
+		t.StartedAt.UTC().Format(time.RFC3339), t.FinishedAt.UTC().Format(time.RFC3339)), t.FinishedAt.Time)
+}
+
 // crashLoopWindow is how long after a restart a running container still counts as
 // crash-looping: the kubelet's back-off tops out at five minutes.
 const crashLoopWindow = 10 * time.Minute
@@ -229,8 +236,7 @@ func crashFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *c
 	pod := p.Obj
 	st := c.Status
 	meaning := crashExitMeaning(t)
-	evidence := []analyze.Evidence{loc.Evidence(fmt.Sprintf("terminated %s, exit code %d, started %s, finished %s", t.Reason, t.ExitCode,
-		t.StartedAt.UTC().Format(time.RFC3339), t.FinishedAt.UTC().Format(time.RFC3339)), t.FinishedAt.Time)}
+	evidence := []analyze.Evidence{terminationEvidence(t, loc)}
 	state := "has stopped"
 	switch {
 	case st.State.Waiting != nil:

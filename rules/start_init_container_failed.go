@@ -91,8 +91,7 @@ func startInitContainerFailed(v *analyze.View) []analyze.Finding {
 func initFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *corev1.ContainerStateTerminated, loc analyze.Location, log *analyze.ContainerLog) analyze.Finding {
 	pod := p.Obj
 	st := c.Status
-	evidence := []analyze.Evidence{loc.Evidence(fmt.Sprintf("terminated %s, exit code %d, started %s, finished %s", t.Reason, t.ExitCode,
-		t.StartedAt.UTC().Format(time.RFC3339), t.FinishedAt.UTC().Format(time.RFC3339)), t.FinishedAt.Time)}
+	evidence := []analyze.Evidence{terminationEvidence(t, loc)}
 	var state string
 	switch {
 	case st.State.Waiting != nil:
