@@ -198,6 +198,13 @@ func terminationEvidence(t *corev1.ContainerStateTerminated, loc analyze.Locatio
 		t.StartedAt.UTC().Format(time.RFC3339), t.FinishedAt.UTC().Format(time.RFC3339)), t.FinishedAt.Time)
 }
 
+// exitEvidence cites the short form of a termination record: reason, exit code and
+// when the instance finished, dated at its finish.
+func exitEvidence(t *corev1.ContainerStateTerminated, loc analyze.Location) analyze.Evidence {
+	return loc.Evidence(fmt.Sprintf("terminated %s, exit code %d, finished %s", t.Reason, t.ExitCode,
+		t.FinishedAt.UTC().Format(time.RFC3339)), t.FinishedAt.Time)
+}
+
 // crashLoopWindow is how long after a restart a running container still counts as
 // crash-looping: the kubelet's back-off tops out at five minutes.
 const crashLoopWindow = 10 * time.Minute

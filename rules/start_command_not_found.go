@@ -222,8 +222,7 @@ func shellNotFound(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo) (st
 		return startFailure{}, false
 	}
 	sf := startFailure{kind: "shell", exitCode: t.ExitCode, said: "exit code 127"}
-	sf.evidence = append(sf.evidence, loc.Evidence(fmt.Sprintf("terminated %s, exit code %d, finished %s", t.Reason, t.ExitCode,
-		t.FinishedAt.UTC().Format(time.RFC3339)), t.FinishedAt.Time))
+	sf.evidence = append(sf.evidence, exitEvidence(t, loc))
 	if log == nil {
 		return sf, true
 	}

@@ -126,8 +126,7 @@ func execFormatFailure(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo)
 			if ff.exitCode == 0 {
 				ff.exitCode = t.ExitCode
 			}
-			ff.evidence = append(ff.evidence, loc.Evidence(fmt.Sprintf("terminated %s, exit code %d, finished %s",
-				t.Reason, t.ExitCode, t.FinishedAt.UTC().Format(time.RFC3339)), t.FinishedAt.Time))
+			ff.evidence = append(ff.evidence, exitEvidence(t, loc))
 		}
 	}
 	if ff.said == "" {

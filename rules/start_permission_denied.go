@@ -5,7 +5,6 @@ import (
 	"path"
 	"regexp"
 	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -106,8 +105,7 @@ func shellDenied(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo) (star
 		return startFailure{}, false
 	}
 	sf := startFailure{kind: "shell", exitCode: t.ExitCode, said: "exit code 126"}
-	sf.evidence = append(sf.evidence, loc.Evidence(fmt.Sprintf("terminated %s, exit code %d, finished %s", t.Reason, t.ExitCode,
-		t.FinishedAt.UTC().Format(time.RFC3339)), t.FinishedAt.Time))
+	sf.evidence = append(sf.evidence, exitEvidence(t, loc))
 	if log == nil {
 		return sf, true
 	}
