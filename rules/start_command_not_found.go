@@ -217,20 +217,25 @@ func shortID(id string) string {
 // shellNotFound recognizes a shell that could not find the command it was told to run:
 // the container ran and exited 127, and its log says "not found".
 func shellNotFound(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo) (startFailure, bool) {
+	return shellFailure(v, p, c, exitCommandNotFound, reShellNotFound)
+}
+
+// shellFailure recognizes a shell that exited with its own status exit for a command it
+// could not run, naming the command from the last log line re matches (re's first group).
+func shellFailure(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, exit int32, re *regexp.Regexp) (startFailure, bool) {
 	t, loc, log := crashTermination(v, p, c)
-	if t == nil || t.ExitCode != exitCommandNotFound {
+	if t == nil || t.ExitCode != exit {
 		return startFailure{}, false
 	}
-	sf := startFailure{kind: "shell", exitCode: t.ExitCode, said: "exit code 127"}
+	sf := startFailure{kind: "shell", exitCode: t.ExitCode, said: fmt.Sprintf("exit code %d", exit)}
 	sf.evidence = append(sf.evidence, exitEvidence(t, loc))
 	if log == nil {
 		return sf, true
 	}
-	if text, n, ok := lastLineMatching(log, reShellNotFound); ok {
-		line := logLine{text: text, n: n}
+	if text, n, ok := lastLineMatching(log, re); ok {
 		sf.said = stripLogTimestamp(text)
-		sf.command = reShellNotFound.FindStringSubmatch(sf.said)[1]
-		sf.evidence = append(sf.evidence, lineEvidence(log, line, "", t.FinishedAt.Time))
+		sf.command = re.FindStringSubmatch(sf.said)[1]
+		sf.evidence = append(sf.evidence, lineEvidence(log, logLine{text: text, n: n}, "", t.FinishedAt.Time))
 	}
 	return sf, true
 }

@@ -100,21 +100,7 @@ func startPermissionDenied(v *analyze.View) []analyze.Finding {
 // shellDenied recognizes a shell that could not execute the file it was told to run:
 // the container ran and exited 126, and its log says "Permission denied".
 func shellDenied(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo) (startFailure, bool) {
-	t, loc, log := crashTermination(v, p, c)
-	if t == nil || t.ExitCode != exitCannotExecute {
-		return startFailure{}, false
-	}
-	sf := startFailure{kind: "shell", exitCode: t.ExitCode, said: "exit code 126"}
-	sf.evidence = append(sf.evidence, exitEvidence(t, loc))
-	if log == nil {
-		return sf, true
-	}
-	if text, n, ok := lastLineMatching(log, reShellDenied); ok {
-		sf.said = stripLogTimestamp(text)
-		sf.command = reShellDenied.FindStringSubmatch(sf.said)[1]
-		sf.evidence = append(sf.evidence, lineEvidence(log, logLine{text: text, n: n}, "", t.FinishedAt.Time))
-	}
-	return sf, true
+	return shellFailure(v, p, c, exitCannotExecute, reShellDenied)
 }
 
 // mountedFile is the volume a path lives in, and the file mode the volume gives it.
