@@ -138,30 +138,8 @@ func commandFailure(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo) (s
 // state, its start-failure terminations, its latest "Error: " event, and cites the
 // kubelet's journal line (an error line journalSays is about it) and crictl's record.
 func runtimeStartFailure(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, match execMatcher, journalSays func(string) bool) (startFailure, bool) {
-	st := c.Status
-	type source struct {
-		msg  string
-		ev   analyze.Evidence
-		exit int32
-	}
-	var sources []source
-	if w := st.State.Waiting; w != nil && startFailureReasons[w.Reason] {
-		sources = append(sources, source{w.Message, c.StatusLoc.At("state", "waiting").EvidenceAround(w.Reason+": "+w.Message, "exec", time.Time{}), 0})
-	}
-	for _, t := range []struct {
-		t   *corev1.ContainerStateTerminated
-		loc analyze.Location
-	}{{st.State.Terminated, c.StatusLoc.At("state", "terminated")}, {st.LastTerminationState.Terminated, c.StatusLoc.At("lastState", "terminated")}} {
-		if t.t != nil && startFailureReasons[t.t.Reason] {
-			text := fmt.Sprintf("%s, exit code %d: %s", t.t.Reason, t.t.ExitCode, t.t.Message)
-			sources = append(sources, source{t.t.Message, t.loc.EvidenceAround(text, "exec", t.t.FinishedAt.Time), t.t.ExitCode})
-		}
-	}
-	if e := latestContainerError(v.EventsFor(p.Ref()), c.Name); e != nil {
-		sources = append(sources, source{e.Message, e.EvidenceAround("exec"), 0})
-	}
 	var sf startFailure
-	for _, s := range sources {
+	for _, s := range startFailureSources(v, p, c, "exec") {
 		cmd, kind, said, ok := match(s.msg)
 		if !ok {
 			continue
@@ -179,6 +157,38 @@ func runtimeStartFailure(v *analyze.View, p *analyze.Pod, c analyze.ContainerInf
 	}
 	sf.evidence = append(sf.evidence, startNodeEvidence(v, p, c, sf.command, journalSays)...)
 	return sf, true
+}
+
+// startSource is one place the bundle reports a container's failure to start: the
+// message, its evidence, and the exit code when it is a termination.
+type startSource struct {
+	msg  string
+	ev   analyze.Evidence
+	exit int32
+}
+
+// startFailureSources lists, in order, the container's waiting state and terminations
+// whose reason is a start failure and its latest "Error: " event, each excerpt centred
+// on around.
+func startFailureSources(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, around string) []startSource {
+	st := c.Status
+	var sources []startSource
+	if w := st.State.Waiting; w != nil && startFailureReasons[w.Reason] {
+		sources = append(sources, startSource{w.Message, c.StatusLoc.At("state", "waiting").EvidenceAround(w.Reason+": "+w.Message, around, time.Time{}), 0})
+	}
+	for _, t := range []struct {
+		t   *corev1.ContainerStateTerminated
+		loc analyze.Location
+	}{{st.State.Terminated, c.StatusLoc.At("state", "terminated")}, {st.LastTerminationState.Terminated, c.StatusLoc.At("lastState", "terminated")}} {
+		if t.t != nil && startFailureReasons[t.t.Reason] {
+			text := fmt.Sprintf("%s, exit code %d: %s", t.t.Reason, t.t.ExitCode, t.t.Message)
+			sources = append(sources, startSource{t.t.Message, t.loc.EvidenceAround(text, around, t.t.FinishedAt.Time), t.t.ExitCode})
+		}
+	}
+	if e := latestContainerError(v.EventsFor(p.Ref()), c.Name); e != nil {
+		sources = append(sources, startSource{e.Message, e.EvidenceAround(around), 0})
+	}
+	return sources
 }
 
 // startNodeEvidence cites the kubelet's journal line and crictl's record of the failed

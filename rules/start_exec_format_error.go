@@ -104,21 +104,8 @@ func execFormatFailure(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo)
 		}
 		ff.evidence = append(ff.evidence, ev)
 	}
-	st := c.Status
-	if w := st.State.Waiting; w != nil && startFailureReasons[w.Reason] {
-		note(w.Message, c.StatusLoc.At("state", "waiting").EvidenceAround(w.Reason+": "+w.Message, "exec format error", time.Time{}), 0)
-	}
-	for _, t := range []struct {
-		t   *corev1.ContainerStateTerminated
-		loc analyze.Location
-	}{{st.State.Terminated, c.StatusLoc.At("state", "terminated")}, {st.LastTerminationState.Terminated, c.StatusLoc.At("lastState", "terminated")}} {
-		if t.t != nil && startFailureReasons[t.t.Reason] {
-			text := fmt.Sprintf("%s, exit code %d: %s", t.t.Reason, t.t.ExitCode, t.t.Message)
-			note(t.t.Message, t.loc.EvidenceAround(text, "exec format error", t.t.FinishedAt.Time), t.t.ExitCode)
-		}
-	}
-	if e := latestContainerError(v.EventsFor(p.Ref()), c.Name); e != nil {
-		note(e.Message, e.EvidenceAround("exec format error"), 0)
+	for _, s := range startFailureSources(v, p, c, "exec format error") {
+		note(s.msg, s.ev, s.exit)
 	}
 	if t, loc, log := crashTermination(v, p, c); t != nil && log != nil {
 		if text, n, ok := lastLineMatching(log, reExecFormat); ok {
