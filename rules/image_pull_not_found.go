@@ -119,6 +119,21 @@ func failedPull(v *analyze.View, pulls *pullLines, p *analyze.Pod, c analyze.Con
 	return a, true
 }
 
+// failedPullsOf lists the failed pulls of every pod's containers whose error
+// pullErrorKind classifies as kind, sharing one index of the nodes' pull lines.
+func failedPullsOf(v *analyze.View, kind string) []pullAttempt {
+	var out []pullAttempt
+	pulls := &pullLines{byNode: map[string]map[string]*analyze.JournalEntry{}}
+	for _, p := range v.Pods() {
+		for _, c := range analyze.Containers(p) {
+			if a, ok := failedPull(v, pulls, p, c); ok && pullErrorKind(a.text) == kind {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
+}
+
 // evidence cites the status, the event and the journal line, each centred on needle.
 func (a pullAttempt) evidence(needle string) []analyze.Evidence {
 	out := []analyze.Evidence{a.container.StatusLoc.At("state", "waiting").EvidenceAround(a.reason+": "+a.message, needle, time.Time{})}
@@ -155,15 +170,8 @@ func splitImage(image string) (repo, version string) {
 
 func imagePullNotFound(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	pulls := &pullLines{byNode: map[string]map[string]*analyze.JournalEntry{}}
-	for _, p := range v.Pods() {
-		for _, c := range analyze.Containers(p) {
-			a, ok := failedPull(v, pulls, p, c)
-			if !ok || pullErrorKind(a.text) != "not-found" {
-				continue
-			}
-			out = append(out, notFoundFinding(v, a))
-		}
+	for _, a := range failedPullsOf(v, "not-found") {
+		out = append(out, notFoundFinding(v, a))
 	}
 	return out
 }

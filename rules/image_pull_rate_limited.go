@@ -53,15 +53,8 @@ var reRateLimited = regexp.MustCompile(`(?i)429 Too Many Requests|toomanyrequest
 
 func imagePullRateLimited(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	pulls := &pullLines{byNode: map[string]map[string]*analyze.JournalEntry{}}
-	for _, p := range v.Pods() {
-		for _, c := range analyze.Containers(p) {
-			a, ok := failedPull(v, pulls, p, c)
-			if !ok || pullErrorKind(a.text) != "rate-limited" {
-				continue
-			}
-			out = append(out, rateLimitedFinding(v, a))
-		}
+	for _, a := range failedPullsOf(v, "rate-limited") {
+		out = append(out, rateLimitedFinding(v, a))
 	}
 	return out
 }

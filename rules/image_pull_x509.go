@@ -56,15 +56,8 @@ var (
 
 func imagePullX509(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	pulls := &pullLines{byNode: map[string]map[string]*analyze.JournalEntry{}}
-	for _, p := range v.Pods() {
-		for _, c := range analyze.Containers(p) {
-			a, ok := failedPull(v, pulls, p, c)
-			if !ok || pullErrorKind(a.text) != "x509" {
-				continue
-			}
-			out = append(out, x509Finding(v, a))
-		}
+	for _, a := range failedPullsOf(v, "x509") {
+		out = append(out, x509Finding(v, a))
 	}
 	return out
 }
