@@ -118,6 +118,22 @@ func probeKill(v *analyze.View, p *analyze.Pod, container string, t *corev1.Cont
 	return r
 }
 
+// evidence cites the Killing event and the kubelet's journal line, when found, the
+// line quoted with the kill message it carries.
+func (r probeKillRecord) evidence() []analyze.Evidence {
+	var out []analyze.Evidence
+	if r.event != nil {
+		out = append(out, r.event.Evidence())
+	}
+	if r.line != nil {
+		ev := r.line.Evidence()
+		msg, _ := r.line.Field("containerMessage")
+		ev.Excerpt = analyze.Excerpt(r.line.Message + ": " + msg)
+		out = append(out, ev)
+	}
+	return out
+}
+
 // Log lines that say an application finished starting.
 var (
 	reStartedLine = regexp.MustCompile(`(?i)\b(listening|serving|started|ready to|startup complete|up and running|accepting connections)\b`)
@@ -155,15 +171,7 @@ func livenessFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, k
 	action := probeAction(c.Spec, pr)
 	fail := latestProbeFailure(v, p, c.Name, "Liveness", time.Time{})
 	evidence := fail.evidence()
-	if kill.event != nil {
-		evidence = append(evidence, kill.event.Evidence())
-	}
-	if kill.line != nil {
-		ev := kill.line.Evidence()
-		msg, _ := kill.line.Field("containerMessage")
-		ev.Excerpt = analyze.Excerpt(kill.line.Message + ": " + msg)
-		evidence = append(evidence, ev)
-	}
+	evidence = append(evidence, kill.evidence()...)
 	evidence = append(evidence, c.SpecLoc.At("livenessProbe").Evidence("livenessProbe: "+action+"; "+probeTiming(pr), pod.CreationTimestamp.Time))
 	cause := fmt.Sprintf("container %s is killed and restarted by its liveness probe (%s)", c.Name, action)
 	if fail.output != "" {

@@ -90,15 +90,7 @@ func startupFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, ki
 	action := probeAction(c.Spec, pr)
 	fail := latestProbeFailure(v, p, c.Name, "Startup", time.Time{})
 	evidence := fail.evidence()
-	if kill.event != nil {
-		evidence = append(evidence, kill.event.Evidence())
-	}
-	if kill.line != nil {
-		ev := kill.line.Evidence()
-		msg, _ := kill.line.Field("containerMessage")
-		ev.Excerpt = analyze.Excerpt(kill.line.Message + ": " + msg)
-		evidence = append(evidence, ev)
-	}
+	evidence = append(evidence, kill.evidence()...)
 	budget := startupBudget(pr)
 	evidence = append(evidence, c.SpecLoc.At("startupProbe").Evidence("startupProbe: "+action+"; "+probeTiming(pr), pod.CreationTimestamp.Time))
 	cause := fmt.Sprintf("%s is killed and restarted because its startup probe (%s) never succeeds", containerWord(c), action)
