@@ -83,14 +83,9 @@ func configRunAsNonRoot(v *analyze.View) []analyze.Finding {
 			continue
 		}
 		for _, c := range analyze.Containers(p) {
-			st := c.Status
-			if st == nil || st.State.Waiting == nil || st.State.Waiting.Reason != "CreateContainerConfigError" {
+			msg, event, ok := configError(v, p, c)
+			if !ok {
 				continue
-			}
-			msg := st.State.Waiting.Message
-			event := latestContainerError(v.EventsFor(p.Ref()), c.Name)
-			if msg == "" && event != nil {
-				msg = event.Message
 			}
 			prob, ok := parseNonRoot(msg)
 			if !ok {
