@@ -257,18 +257,10 @@ func crashFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *c
 		evidence = append(evidence, e.Evidence())
 	}
 	cause := fmt.Sprintf("container %s exits with code %d (%s) after %d restart(s) and %s", c.Name, t.ExitCode, meaning, st.RestartCount, state)
-	if t.Message != "" {
-		cause += fmt.Sprintf("; termination message: %q", firstLine(t.Message))
-	}
-	cl := readCrashLog(log, t.FinishedAt.Time)
+	note, cl := exitNotes(v, t, log, "the crashed instance")
+	cause += note
 	logText := cl.text
 	evidence = append(evidence, cl.evidence...)
-	switch {
-	case cl.phrase() != "":
-		cause += "; " + cl.phrase()
-	case log == nil && v.Has(analyze.ContainerLogs):
-		cause += "; the crashed instance's log is not in the bundle"
-	}
 	subjects, group := v.PodAndWorkload(p)
 	if pod.Spec.NodeName != "" {
 		subjects = append(subjects, analyze.NodeRef(pod.Spec.NodeName))
@@ -298,6 +290,25 @@ func crashLogEvidence(log *analyze.ContainerLog, at time.Time) (string, []analyz
 // "Terminated", "Segmentation fault (core dumped)"): it confirms the signal but does
 // not say why, so the line before it is the one to quote.
 var reShellSignalReport = regexp.MustCompile(`(?i)^(killed|terminated|hangup|quit|aborted|bus error|segmentation fault)( \(core dumped\))?$`)
+
+// exitNotes reads what a terminated instance left behind, as clauses to add to a cause:
+// its termination message and its log's telling lines, or, when the bundle collected
+// logs but not this one, that instance's (e.g. "the crashed instance") log is missing.
+// It returns the log it read too.
+func exitNotes(v *analyze.View, t *corev1.ContainerStateTerminated, log *analyze.ContainerLog, instance string) (string, crashLog) {
+	var note string
+	if t.Message != "" {
+		note += fmt.Sprintf("; termination message: %q", firstLine(t.Message))
+	}
+	cl := readCrashLog(log, t.FinishedAt.Time)
+	switch {
+	case cl.phrase() != "":
+		note += "; " + cl.phrase()
+	case log == nil && v.Has(analyze.ContainerLogs):
+		note += "; " + instance + "'s log is not in the bundle"
+	}
+	return note, cl
+}
 
 // crashLog is what the crashed instance's log says about its end.
 type crashLog struct {
