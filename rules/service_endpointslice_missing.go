@@ -63,12 +63,7 @@ func serviceEndpointSliceMissing(v *analyze.View) []analyze.Finding {
 		if svc.CreationTimestamp.IsZero() || age < sliceGrace {
 			continue
 		}
-		var ready []*analyze.Pod
-		for _, p := range v.PodsSelectedBy(svc.Namespace, svc.Spec.Selector) {
-			if !podFinished(p) && analyze.IsReady(p) {
-				ready = append(ready, p)
-			}
-		}
+		ready := readyPodsSelectedBy(v, svc)
 		if len(ready) == 0 {
 			continue // no ready pod: the other service rules say why
 		}
