@@ -146,6 +146,19 @@ func (a pullAttempt) evidence(needle string) []analyze.Evidence {
 	return out
 }
 
+// confirm lists the commands that show the failure live: the container's waiting
+// message and, when the pod has a node, the same pull run on that node.
+func (a pullAttempt) confirm() []string {
+	pod := a.pod.Obj
+	out := []string{
+		fmt.Sprintf("kubectl get pod -n %s %s -o jsonpath='{.status.containerStatuses[?(@.name==\"%s\")].state.waiting.message}'", pod.Namespace, pod.Name, a.container.Name),
+	}
+	if node := pod.Spec.NodeName; node != "" {
+		out = append(out, fmt.Sprintf("kubectl debug node/%s -it --image=busybox -- chroot /host crictl pull %s", node, a.image))
+	}
+	return out
+}
+
 // subjects lists the pod, then its workload; the group is the workload, or the pod.
 func (a pullAttempt) subjects(v *analyze.View) []analyze.ObjectRef {
 	out := []analyze.ObjectRef{a.pod.Ref()}
@@ -177,7 +190,6 @@ func imagePullNotFound(v *analyze.View) []analyze.Finding {
 }
 
 func notFoundFinding(v *analyze.View, a pullAttempt) analyze.Finding {
-	pod := a.pod.Obj
 	repo, version := splitImage(a.image)
 	host := registryHost(a.image)
 	said := reRefNotFound.FindString(a.text)
@@ -199,20 +211,13 @@ func notFoundFinding(v *analyze.View, a pullAttempt) analyze.Finding {
 	}
 	cause := fmt.Sprintf("image %q of container %s cannot be pulled: registry %s answered that %s (%s)",
 		a.image, a.container.Name, host, missing, said)
-	node := pod.Spec.NodeName
-	confirm := []string{
-		fmt.Sprintf("kubectl get pod -n %s %s -o jsonpath='{.status.containerStatuses[?(@.name==\"%s\")].state.waiting.message}'", pod.Namespace, pod.Name, a.container.Name),
-	}
-	if node != "" {
-		confirm = append(confirm, fmt.Sprintf("kubectl debug node/%s -it --image=busybox -- chroot /host crictl pull %s", node, a.image))
-	}
 	return analyze.Finding{
 		Subjects: a.subjects(v),
 		Cause:    cause,
 		Evidence: a.evidence(needle),
 		Remediation: fmt.Sprintf("Correct the image reference %q (a typo in the repository or tag, or a tag that was never pushed "+
 			"or has been deleted), or push the image to %s, then roll the workload out again.", a.image, host),
-		Confirm:  confirm,
+		Confirm:  a.confirm(),
 		GroupKey: a.image,
 	}
 }

@@ -88,13 +88,10 @@ func rateLimitedFinding(v *analyze.View, a pullAttempt) analyze.Finding {
 			"mirror or cache, or copy %q to a registry of your own; the pod recovers once the limit resets.", host, a.image)
 	}
 	subjects := a.subjects(v)
-	confirm := []string{
-		fmt.Sprintf("kubectl get pod -n %s %s -o jsonpath='{.status.containerStatuses[?(@.name==\"%s\")].state.waiting.message}'", pod.Namespace, pod.Name, a.container.Name),
-	}
 	if node != "" {
 		subjects = append(subjects, analyze.NodeRef(node))
-		confirm = append(confirm, fmt.Sprintf("kubectl debug node/%s -it --image=busybox -- chroot /host crictl pull %s", node, a.image))
 	}
+	confirm := a.confirm()
 	return analyze.Finding{
 		Subjects:    subjects,
 		Cause:       cause,

@@ -112,13 +112,10 @@ func x509Finding(v *analyze.View, a pullAttempt) analyze.Finding {
 			"or change the image reference to a name the certificate holds.", host, strings.Split(host, ":")[0])
 	}
 	subjects := a.subjects(v)
-	confirm := []string{
-		fmt.Sprintf("kubectl get pod -n %s %s -o jsonpath='{.status.containerStatuses[?(@.name==\"%s\")].state.waiting.message}'", pod.Namespace, pod.Name, a.container.Name),
-	}
 	if node != "" {
 		subjects = append(subjects, analyze.NodeRef(node))
-		confirm = append(confirm, fmt.Sprintf("kubectl debug node/%s -it --image=busybox -- chroot /host crictl pull %s", node, a.image))
 	}
+	confirm := a.confirm()
 	confirm = append(confirm, fmt.Sprintf("openssl s_client -connect %s -showcerts </dev/null", hostWithPort(host)))
 	return analyze.Finding{
 		Subjects:    subjects,
