@@ -151,7 +151,7 @@ func probeLivenessRestarts(v *analyze.View) []analyze.Finding {
 			if c.Spec.LivenessProbe == nil || st == nil {
 				continue
 			}
-			if r := st.State.Running; r != nil && v.CollectedAt().Sub(r.StartedAt.Time) > crashLoopWindow {
+			if settledRunning(v, st) {
 				continue
 			}
 			kill := probeKill(v, p, c.Name, nil, livenessKill)

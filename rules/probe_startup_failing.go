@@ -61,7 +61,7 @@ func probeStartupFailing(v *analyze.View) []analyze.Finding {
 			if c.Spec.StartupProbe == nil || st == nil {
 				continue
 			}
-			if r := st.State.Running; r != nil && v.CollectedAt().Sub(r.StartedAt.Time) > crashLoopWindow {
+			if settledRunning(v, st) {
 				continue
 			}
 			if st.Started != nil && *st.Started && st.State.Running != nil {

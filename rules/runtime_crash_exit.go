@@ -209,6 +209,13 @@ func exitEvidence(t *corev1.ContainerStateTerminated, loc analyze.Location) anal
 // crash-looping: the kubelet's back-off tops out at five minutes.
 const crashLoopWindow = 10 * time.Minute
 
+// settledRunning reports whether a container has been running for longer than
+// crashLoopWindow: whatever its restarts, it no longer crash-loops.
+func settledRunning(v *analyze.View, st *corev1.ContainerStatus) bool {
+	r := st.State.Running
+	return r != nil && v.CollectedAt().Sub(r.StartedAt.Time) > crashLoopWindow
+}
+
 func runtimeCrashExit(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
 	for _, p := range v.Pods() {
@@ -227,7 +234,7 @@ func runtimeCrashExit(v *analyze.View) []analyze.Finding {
 				t.ExitCode == exitCommandNotFound || t.ExitCode == exitCannotExecute || blocksStart(c) {
 				continue
 			}
-			if r := st.State.Running; r != nil && v.CollectedAt().Sub(r.StartedAt.Time) > crashLoopWindow {
+			if settledRunning(v, st) {
 				continue
 			}
 			if k := probeKill(v, p, c.Name, t); k.found {
