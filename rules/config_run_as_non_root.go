@@ -78,21 +78,17 @@ func parseNonRoot(msg string) (nonRootProblem, bool) {
 
 func configRunAsNonRoot(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, p := range v.Pods() {
-		if p.Obj.DeletionTimestamp != nil {
+	for _, pc := range liveContainers(v) {
+		p, c := pc.pod, pc.c
+		msg, event, ok := configError(v, p, c)
+		if !ok {
 			continue
 		}
-		for _, c := range analyze.Containers(p) {
-			msg, event, ok := configError(v, p, c)
-			if !ok {
-				continue
-			}
-			prob, ok := parseNonRoot(msg)
-			if !ok {
-				continue
-			}
-			out = append(out, nonRootFinding(v, p, c, prob, event))
+		prob, ok := parseNonRoot(msg)
+		if !ok {
+			continue
 		}
+		out = append(out, nonRootFinding(v, p, c, prob, event))
 	}
 	return out
 }

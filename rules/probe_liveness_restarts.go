@@ -142,24 +142,20 @@ var (
 
 func probeLivenessRestarts(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, p := range v.Pods() {
-		if p.Obj.DeletionTimestamp != nil {
+	for _, pc := range liveContainers(v) {
+		p, c := pc.pod, pc.c
+		st := c.Status
+		if c.Spec.LivenessProbe == nil {
 			continue
 		}
-		for _, c := range analyze.Containers(p) {
-			st := c.Status
-			if c.Spec.LivenessProbe == nil || st == nil {
-				continue
-			}
-			if settledRunning(v, st) {
-				continue
-			}
-			kill := probeKill(v, p, c.Name, nil, livenessKill)
-			if !kill.found {
-				continue
-			}
-			out = append(out, livenessFinding(v, p, c, kill))
+		if settledRunning(v, st) {
+			continue
 		}
+		kill := probeKill(v, p, c.Name, nil, livenessKill)
+		if !kill.found {
+			continue
+		}
+		out = append(out, livenessFinding(v, p, c, kill))
 	}
 	return out
 }

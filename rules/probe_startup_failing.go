@@ -52,27 +52,23 @@ started and the probe still fails, correct what the probe checks.
 
 func probeStartupFailing(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, p := range v.Pods() {
-		if p.Obj.DeletionTimestamp != nil {
+	for _, pc := range liveContainers(v) {
+		p, c := pc.pod, pc.c
+		st := c.Status
+		if c.Spec.StartupProbe == nil {
 			continue
 		}
-		for _, c := range analyze.Containers(p) {
-			st := c.Status
-			if c.Spec.StartupProbe == nil || st == nil {
-				continue
-			}
-			if settledRunning(v, st) {
-				continue
-			}
-			if st.Started != nil && *st.Started && st.State.Running != nil {
-				continue
-			}
-			kill := probeKill(v, p, c.Name, nil, startupKill)
-			if !kill.found {
-				continue
-			}
-			out = append(out, startupFinding(v, p, c, kill))
+		if settledRunning(v, st) {
+			continue
 		}
+		if st.Started != nil && *st.Started && st.State.Running != nil {
+			continue
+		}
+		kill := probeKill(v, p, c.Name, nil, startupKill)
+		if !kill.found {
+			continue
+		}
+		out = append(out, startupFinding(v, p, c, kill))
 	}
 	return out
 }

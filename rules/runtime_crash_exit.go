@@ -218,30 +218,23 @@ func settledRunning(v *analyze.View, st *corev1.ContainerStatus) bool {
 
 func runtimeCrashExit(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, p := range v.Pods() {
-		if p.Obj.DeletionTimestamp != nil {
+	for _, pc := range liveContainers(v) {
+		p, c := pc.pod, pc.c
+		st := c.Status
+		t, loc, log := crashTermination(v, p, c)
+		// Processes that never started (StartError, a shell's 126 and 127) are the start
+		// rules' findings, and an init container's failure is start-init-container-failed's.
+		if t == nil || t.ExitCode == 0 || t.Reason == oomReason || startFailureReasons[t.Reason] ||
+			t.ExitCode == exitCommandNotFound || t.ExitCode == exitCannotExecute || blocksStart(c) {
 			continue
 		}
-		for _, c := range analyze.Containers(p) {
-			st := c.Status
-			if st == nil {
-				continue
-			}
-			t, loc, log := crashTermination(v, p, c)
-			// Processes that never started (StartError, a shell's 126 and 127) are the start
-			// rules' findings, and an init container's failure is start-init-container-failed's.
-			if t == nil || t.ExitCode == 0 || t.Reason == oomReason || startFailureReasons[t.Reason] ||
-				t.ExitCode == exitCommandNotFound || t.ExitCode == exitCannotExecute || blocksStart(c) {
-				continue
-			}
-			if settledRunning(v, st) {
-				continue
-			}
-			if k := probeKill(v, p, c.Name, t); k.found {
-				continue
-			}
-			out = append(out, crashFinding(v, p, c, t, loc, log))
+		if settledRunning(v, st) {
+			continue
 		}
+		if k := probeKill(v, p, c.Name, t); k.found {
+			continue
+		}
+		out = append(out, crashFinding(v, p, c, t, loc, log))
 	}
 	return out
 }

@@ -83,18 +83,11 @@ type startFailure struct {
 
 func startCommandNotFound(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, p := range v.Pods() {
-		if p.Obj.DeletionTimestamp != nil {
-			continue
-		}
-		for _, c := range analyze.Containers(p) {
-			if c.Status == nil {
-				continue
-			}
-			sf, ok := commandFailure(v, p, c)
-			if ok {
-				out = append(out, commandFinding(v, p, c, sf))
-			}
+	for _, pc := range liveContainers(v) {
+		p, c := pc.pod, pc.c
+		sf, ok := commandFailure(v, p, c)
+		if ok {
+			out = append(out, commandFinding(v, p, c, sf))
 		}
 	}
 	return out

@@ -70,17 +70,10 @@ type formatFailure struct {
 
 func startExecFormatError(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, p := range v.Pods() {
-		if p.Obj.DeletionTimestamp != nil {
-			continue
-		}
-		for _, c := range analyze.Containers(p) {
-			if c.Status == nil {
-				continue
-			}
-			if ff, ok := execFormatFailure(v, p, c); ok {
-				out = append(out, execFormatFinding(v, p, c, ff))
-			}
+	for _, pc := range liveContainers(v) {
+		p, c := pc.pod, pc.c
+		if ff, ok := execFormatFailure(v, p, c); ok {
+			out = append(out, execFormatFinding(v, p, c, ff))
 		}
 	}
 	return out

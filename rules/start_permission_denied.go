@@ -77,21 +77,14 @@ func matchExecDenied(msg string) (command, kind, said string, ok bool) {
 func startPermissionDenied(v *analyze.View) []analyze.Finding {
 	journalSays := func(err string) bool { return strings.Contains(err, "permission denied") }
 	var out []analyze.Finding
-	for _, p := range v.Pods() {
-		if p.Obj.DeletionTimestamp != nil {
-			continue
+	for _, pc := range liveContainers(v) {
+		p, c := pc.pod, pc.c
+		sf, ok := runtimeStartFailure(v, p, c, matchExecDenied, journalSays)
+		if !ok {
+			sf, ok = shellDenied(v, p, c)
 		}
-		for _, c := range analyze.Containers(p) {
-			if c.Status == nil {
-				continue
-			}
-			sf, ok := runtimeStartFailure(v, p, c, matchExecDenied, journalSays)
-			if !ok {
-				sf, ok = shellDenied(v, p, c)
-			}
-			if ok {
-				out = append(out, deniedFinding(v, p, c, sf))
-			}
+		if ok {
+			out = append(out, deniedFinding(v, p, c, sf))
 		}
 	}
 	return out
