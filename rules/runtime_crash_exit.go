@@ -239,6 +239,16 @@ func runtimeCrashExit(v *analyze.View) []analyze.Finding {
 	return out
 }
 
+// podWorkloadAndNode lists the pod, its workload and, once scheduled, its node as a
+// finding's subjects, and gives the group key of v.PodAndWorkload.
+func podWorkloadAndNode(v *analyze.View, p *analyze.Pod) ([]analyze.ObjectRef, string) {
+	subjects, group := v.PodAndWorkload(p)
+	if node := p.Obj.Spec.NodeName; node != "" {
+		subjects = append(subjects, analyze.NodeRef(node))
+	}
+	return subjects, group
+}
+
 func crashFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *corev1.ContainerStateTerminated, loc analyze.Location, log *analyze.ContainerLog) analyze.Finding {
 	pod := p.Obj
 	st := c.Status
@@ -261,10 +271,7 @@ func crashFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *c
 	cause += note
 	logText := cl.text
 	evidence = append(evidence, cl.evidence...)
-	subjects, group := v.PodAndWorkload(p)
-	if pod.Spec.NodeName != "" {
-		subjects = append(subjects, analyze.NodeRef(pod.Spec.NodeName))
-	}
+	subjects, group := podWorkloadAndNode(v, p)
 	return analyze.Finding{
 		Subjects:    subjects,
 		Cause:       cause,

@@ -181,10 +181,7 @@ func execFormatFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo,
 		cause += fmt.Sprintf("; exit code %d", ff.exitCode)
 	}
 	cause += fmt.Sprintf("; %d restart(s))", c.Status.RestartCount)
-	subjects, group := v.PodAndWorkload(p)
-	if node != "" {
-		subjects = append(subjects, analyze.NodeRef(node))
-	}
+	subjects, group := podWorkloadAndNode(v, p)
 	platform := "the nodes' architecture"
 	if arch != "" {
 		platform = "linux/" + arch
