@@ -54,9 +54,9 @@ const sliceGrace = time.Minute
 func serviceEndpointSliceMissing(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
 	now := v.CollectedAt().Add(v.ClockSkew())
-	for _, s := range v.Services() {
+	for _, s := range selectorServices(v) {
 		svc := s.Obj
-		if svc.Spec.Type == "ExternalName" || len(svc.Spec.Selector) == 0 || len(v.EndpointSlicesFor(svc.Namespace, svc.Name)) > 0 {
+		if len(v.EndpointSlicesFor(svc.Namespace, svc.Name)) > 0 {
 			continue
 		}
 		age := now.Sub(svc.CreationTimestamp.Time)

@@ -132,11 +132,8 @@ func readyPodsSelectedBy(v *analyze.View, svc *corev1.Service) []*analyze.Pod {
 
 func serviceTargetPortMismatch(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, s := range v.Services() {
+	for _, s := range selectorServices(v) {
 		svc := s.Obj
-		if svc.Spec.Type == corev1.ServiceTypeExternalName || len(svc.Spec.Selector) == 0 {
-			continue
-		}
 		ready := readyPodsSelectedBy(v, svc)
 		if len(ready) == 0 {
 			continue // no ready pod: service-no-ready-endpoints says why
