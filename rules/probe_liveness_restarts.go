@@ -134,6 +134,17 @@ func (r probeKillRecord) evidence() []analyze.Evidence {
 	return out
 }
 
+// probeKillEvidence finds the latest failure of a container's probe of type kind
+// ("Liveness", "Startup") and cites it, the kill, and the probe as the spec's field
+// ("livenessProbe", "startupProbe") sets it.
+func probeKillEvidence(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, kill probeKillRecord, kind, field string, pr *corev1.Probe) (probeFailure, []analyze.Evidence) {
+	fail := latestProbeFailure(v, p, c.Name, kind, time.Time{})
+	evidence := fail.evidence()
+	evidence = append(evidence, kill.evidence()...)
+	evidence = append(evidence, c.SpecLoc.At(field).Evidence(field+": "+probeAction(c.Spec, pr)+"; "+probeTiming(pr), p.Obj.CreationTimestamp.Time))
+	return fail, evidence
+}
+
 // Log lines that say an application finished starting.
 var (
 	reStartedLine = regexp.MustCompile(`(?i)\b(listening|serving|started|ready to|startup complete|up and running|accepting connections)\b`)
@@ -165,10 +176,7 @@ func livenessFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, k
 	st := c.Status
 	pr := c.Spec.LivenessProbe
 	action := probeAction(c.Spec, pr)
-	fail := latestProbeFailure(v, p, c.Name, "Liveness", time.Time{})
-	evidence := fail.evidence()
-	evidence = append(evidence, kill.evidence()...)
-	evidence = append(evidence, c.SpecLoc.At("livenessProbe").Evidence("livenessProbe: "+action+"; "+probeTiming(pr), pod.CreationTimestamp.Time))
+	fail, evidence := probeKillEvidence(v, p, c, kill, "Liveness", "livenessProbe", pr)
 	cause := fmt.Sprintf("container %s is killed and restarted by its liveness probe (%s)", c.Name, action)
 	if fail.output != "" {
 		cause += fmt.Sprintf(", which fails with %q", fail.output)

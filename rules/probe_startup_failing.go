@@ -84,11 +84,8 @@ func startupFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, ki
 	st := c.Status
 	pr := c.Spec.StartupProbe
 	action := probeAction(c.Spec, pr)
-	fail := latestProbeFailure(v, p, c.Name, "Startup", time.Time{})
-	evidence := fail.evidence()
-	evidence = append(evidence, kill.evidence()...)
+	fail, evidence := probeKillEvidence(v, p, c, kill, "Startup", "startupProbe", pr)
 	budget := startupBudget(pr)
-	evidence = append(evidence, c.SpecLoc.At("startupProbe").Evidence("startupProbe: "+action+"; "+probeTiming(pr), pod.CreationTimestamp.Time))
 	cause := fmt.Sprintf("%s is killed and restarted because its startup probe (%s) never succeeds", containerWord(c), action)
 	if fail.output != "" {
 		cause += fmt.Sprintf(", failing with %q", fail.output)
