@@ -197,17 +197,24 @@ func startNodeEvidence(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo,
 			break
 		}
 	}
-	var latest *analyze.CRIContainer
-	for _, cc := range v.ContainersFor(p) {
-		if cc.Name == c.Name && cc.Reason != "" && (latest == nil || cc.Attempt > latest.Attempt) {
-			latest = cc
-		}
-	}
+	latest := latestAttempt(v, p, c.Name, func(cc *analyze.CRIContainer) bool { return cc.Reason != "" })
 	if latest != nil && latest.InspectLoc != nil {
 		out = append(out, latest.InspectLoc.EvidenceAround(fmt.Sprintf("crictl inspect %s: %s, exit code %d, attempt %d: %s",
 			shortID(latest.ID), latest.Reason, latest.ExitCode, latest.Attempt, latest.Message), "exec", latest.FinishedAt))
 	}
 	return out
+}
+
+// latestAttempt is crictl's record of the highest attempt of a pod's container that
+// keep accepts, or nil.
+func latestAttempt(v *analyze.View, p *analyze.Pod, container string, keep func(*analyze.CRIContainer) bool) *analyze.CRIContainer {
+	var latest *analyze.CRIContainer
+	for _, cc := range v.ContainersFor(p) {
+		if cc.Name == container && keep(cc) && (latest == nil || cc.Attempt > latest.Attempt) {
+			latest = cc
+		}
+	}
+	return latest
 }
 
 func shortID(id string) string {

@@ -139,12 +139,7 @@ func formatNodeEvidence(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo
 			break
 		}
 	}
-	var latest *analyze.CRIContainer
-	for _, cc := range v.ContainersFor(p) {
-		if cc.Name == c.Name && cc.State == "CONTAINER_EXITED" && (latest == nil || cc.Attempt > latest.Attempt) {
-			latest = cc
-		}
-	}
+	latest := latestAttempt(v, p, c.Name, func(cc *analyze.CRIContainer) bool { return cc.State == "CONTAINER_EXITED" })
 	if latest != nil && latest.InspectLoc != nil {
 		out = append(out, latest.InspectLoc.Evidence(fmt.Sprintf("crictl inspect %s: %s, exit code %d, attempt %d, image %s",
 			shortID(latest.ID), latest.Reason, latest.ExitCode, latest.Attempt, imageShown(latest.Image)), latest.FinishedAt))
