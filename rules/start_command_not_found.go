@@ -188,14 +188,8 @@ func startFailureSources(v *analyze.View, p *analyze.Pod, c analyze.ContainerInf
 // start, when the bundle has them.
 func startNodeEvidence(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, command string, journalSays func(string) bool) []analyze.Evidence {
 	var out []analyze.Evidence
-	entries := v.JournalFor(p)
-	for i := len(entries) - 1; i >= 0; i-- {
-		e := entries[i]
-		err, _ := e.Field("err")
-		if e.Severity == 'E' && strings.Contains(err, command) && journalSays(err) {
-			out = append(out, e.EvidenceAround(command))
-			break
-		}
+	if e := latestJournalError(v, p, func(err string) bool { return strings.Contains(err, command) && journalSays(err) }); e != nil {
+		out = append(out, e.EvidenceAround(command))
 	}
 	latest := latestAttempt(v, p, c.Name, func(cc *analyze.CRIContainer) bool { return cc.Reason != "" })
 	if latest != nil && latest.InspectLoc != nil {
@@ -203,6 +197,19 @@ func startNodeEvidence(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo,
 			shortID(latest.ID), latest.Reason, latest.ExitCode, latest.Attempt, latest.Message), "exec", latest.FinishedAt))
 	}
 	return out
+}
+
+// latestJournalError is the newest error-level kubelet journal line about the pod whose
+// err field match accepts, or nil.
+func latestJournalError(v *analyze.View, p *analyze.Pod, match func(err string) bool) *analyze.JournalEntry {
+	entries := v.JournalFor(p)
+	for i := len(entries) - 1; i >= 0; i-- {
+		e := entries[i]
+		if err, _ := e.Field("err"); e.Severity == 'E' && match(err) {
+			return e
+		}
+	}
+	return nil
 }
 
 // latestAttempt is crictl's record of the highest attempt of a pod's container that

@@ -131,13 +131,8 @@ func configuredExecutable(c *corev1.Container) string {
 // failed container, when the bundle has them.
 func formatNodeEvidence(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo) []analyze.Evidence {
 	var out []analyze.Evidence
-	entries := v.JournalFor(p)
-	for i := len(entries) - 1; i >= 0; i-- {
-		e := entries[i]
-		if err, _ := e.Field("err"); e.Severity == 'E' && strings.Contains(err, "exec format error") {
-			out = append(out, e.EvidenceAround("exec format error"))
-			break
-		}
+	if e := latestJournalError(v, p, func(err string) bool { return strings.Contains(err, "exec format error") }); e != nil {
+		out = append(out, e.EvidenceAround("exec format error"))
 	}
 	latest := latestAttempt(v, p, c.Name, func(cc *analyze.CRIContainer) bool { return cc.State == "CONTAINER_EXITED" })
 	if latest != nil && latest.InspectLoc != nil {
