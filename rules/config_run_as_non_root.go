@@ -78,26 +78,17 @@ func parseNonRoot(msg string) (nonRootProblem, bool) {
 
 func configRunAsNonRoot(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, p := range v.Pods() {
-		if p.Obj.DeletionTimestamp != nil {
+	for _, pc := range liveContainers(v) {
+		p, c := pc.pod, pc.c
+		msg, event, ok := configError(v, p, c)
+		if !ok {
 			continue
 		}
-		for _, c := range analyze.Containers(p) {
-			st := c.Status
-			if st == nil || st.State.Waiting == nil || st.State.Waiting.Reason != "CreateContainerConfigError" {
-				continue
-			}
-			msg := st.State.Waiting.Message
-			event := latestContainerError(v.EventsFor(p.Ref()), c.Name)
-			if msg == "" && event != nil {
-				msg = event.Message
-			}
-			prob, ok := parseNonRoot(msg)
-			if !ok {
-				continue
-			}
-			out = append(out, nonRootFinding(v, p, c, prob, event))
+		prob, ok := parseNonRoot(msg)
+		if !ok {
+			continue
 		}
+		out = append(out, nonRootFinding(v, p, c, prob, event))
 	}
 	return out
 }

@@ -128,18 +128,29 @@ func parseEnvProblem(msg, namespace string) (envProblem, bool) {
 	return envProblem{}, false
 }
 
+// configError is the kubelet's refusal to create a container waiting in
+// CreateContainerConfigError: the status message, or the latest Error event's when the
+// status has none, and that event. It reports false for a container not in that state.
+func configError(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo) (string, *analyze.Event, bool) {
+	st := c.Status
+	if st == nil || st.State.Waiting == nil || st.State.Waiting.Reason != "CreateContainerConfigError" {
+		return "", nil, false
+	}
+	msg := st.State.Waiting.Message
+	event := latestContainerError(v.EventsFor(p.Ref()), c.Name)
+	if msg == "" && event != nil {
+		msg = event.Message
+	}
+	return msg, event, true
+}
+
 func configSecretKeyMissing(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
 	for _, p := range v.Pods() {
 		for _, c := range analyze.Containers(p) {
-			st := c.Status
-			if st == nil || st.State.Waiting == nil || st.State.Waiting.Reason != "CreateContainerConfigError" {
+			msg, event, ok := configError(v, p, c)
+			if !ok {
 				continue
-			}
-			msg := st.State.Waiting.Message
-			event := latestContainerError(v.EventsFor(p.Ref()), c.Name)
-			if msg == "" && event != nil {
-				msg = event.Message
 			}
 			prob, ok := parseEnvProblem(msg, p.Obj.Namespace)
 			if !ok {

@@ -216,8 +216,7 @@ func failedPodText(v *analyze.View, f failedPod) (string, []analyze.Evidence) {
 		reason = ", " + t.Reason
 	}
 	text := fmt.Sprintf("container %s exited with code %d (%s%s)", f.container, t.ExitCode, exitMeaning(t.ExitCode), reason)
-	evidence := []analyze.Evidence{f.termLoc.Evidence(fmt.Sprintf("terminated %s, exit code %d, finished %s", t.Reason, t.ExitCode,
-		t.FinishedAt.UTC().Format(time.RFC3339)), t.FinishedAt.Time)}
+	evidence := []analyze.Evidence{exitEvidence(t, f.termLoc)}
 	if t.Message != "" {
 		text += fmt.Sprintf("; termination message: %q", firstLine(t.Message))
 	}

@@ -112,19 +112,14 @@ func progressDeadlineFinding(v *analyze.View, d *analyze.Deployment, i int, c ap
 	cause := fmt.Sprintf("Deployment %s stopped progressing: %s and made no progress within progressDeadlineSeconds %d (timed out at %s)",
 		d.Ref().NamespacedName(), stuck, deadline, c.LastTransitionTime.UTC().Format(time.RFC3339))
 	why := "the stuck pods"
-	for n, p := range pods {
+	for _, p := range pods {
 		subjects = append(subjects, p.Ref())
-		if n > 0 {
-			continue
-		}
-		text, ev := podStateText(v, p)
+	}
+	if len(pods) > 0 {
+		phrase, text, ev := firstPodState(v, pods, "not ready")
 		evidence = append(evidence, ev...)
-		others := ""
-		if len(pods) > 1 {
-			others = fmt.Sprintf(" (and %d more not ready)", len(pods)-1)
-		}
-		cause += fmt.Sprintf("; pod %s%s %s", p.Obj.Name, others, text)
-		why = fmt.Sprintf("pod %s (%s)", p.Obj.Name, text)
+		cause += "; pod " + phrase
+		why = fmt.Sprintf("pod %s (%s)", pods[0].Obj.Name, text)
 	}
 	confirm := []string{
 		fmt.Sprintf("kubectl rollout status deployment/%s -n %s", dep.Name, dep.Namespace),
@@ -187,6 +182,19 @@ func notReadyPods(v *analyze.View, rs *analyze.ReplicaSet) []*analyze.Pod {
 		out = append(out, p)
 	}
 	return out
+}
+
+// firstPodState describes the first of a controller's troubled pods, which stands for
+// them all: "NAME (and N more <more>) STATE" when there are others, its state alone
+// (podStateText), and the evidence for it.
+func firstPodState(v *analyze.View, pods []*analyze.Pod, more string) (phrase, state string, evidence []analyze.Evidence) {
+	p := pods[0]
+	state, evidence = podStateText(v, p)
+	others := ""
+	if len(pods) > 1 {
+		others = fmt.Sprintf(" (and %d more %s)", len(pods)-1, more)
+	}
+	return fmt.Sprintf("%s%s %s", p.Obj.Name, others, state), state, evidence
 }
 
 // podStateText says what keeps a pod from being ready, from its status and its latest

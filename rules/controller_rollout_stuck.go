@@ -158,19 +158,14 @@ func rolloutStuckFinding(v *analyze.View, d *analyze.Deployment, newRS *analyze.
 		cause += "; the new template changes " + change
 	}
 	why := "the new pods"
-	for n, p := range failing {
+	for _, p := range failing {
 		subjects = append(subjects, p.Ref())
-		if n > 0 {
-			continue
-		}
-		text, ev := podStateText(v, p)
+	}
+	if len(failing) > 0 {
+		phrase, _, ev := firstPodState(v, failing, "failing")
 		evidence = append(evidence, ev...)
-		others := ""
-		if len(failing) > 1 {
-			others = fmt.Sprintf(" (and %d more failing)", len(failing)-1)
-		}
-		cause += fmt.Sprintf("; new pod %s%s %s", p.Obj.Name, others, text)
-		why = "new pod " + p.Obj.Name
+		cause += "; new pod " + phrase
+		why = "new pod " + failing[0].Obj.Name
 	}
 	return analyze.Finding{
 		Subjects: subjects,

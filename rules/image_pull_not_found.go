@@ -119,6 +119,21 @@ func failedPull(v *analyze.View, pulls *pullLines, p *analyze.Pod, c analyze.Con
 	return a, true
 }
 
+// failedPullsOf lists the failed pulls of every pod's containers whose error
+// pullErrorKind classifies as kind, sharing one index of the nodes' pull lines.
+func failedPullsOf(v *analyze.View, kind string) []pullAttempt {
+	var out []pullAttempt
+	pulls := &pullLines{byNode: map[string]map[string]*analyze.JournalEntry{}}
+	for _, p := range v.Pods() {
+		for _, c := range analyze.Containers(p) {
+			if a, ok := failedPull(v, pulls, p, c); ok && pullErrorKind(a.text) == kind {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
+}
+
 // evidence cites the status, the event and the journal line, each centred on needle.
 func (a pullAttempt) evidence(needle string) []analyze.Evidence {
 	out := []analyze.Evidence{a.container.StatusLoc.At("state", "waiting").EvidenceAround(a.reason+": "+a.message, needle, time.Time{})}
@@ -127,6 +142,19 @@ func (a pullAttempt) evidence(needle string) []analyze.Evidence {
 	}
 	if a.line != nil {
 		out = append(out, a.line.EvidenceAround(needle))
+	}
+	return out
+}
+
+// confirm lists the commands that show the failure live: the container's waiting
+// message and, when the pod has a node, the same pull run on that node.
+func (a pullAttempt) confirm() []string {
+	pod := a.pod.Obj
+	out := []string{
+		fmt.Sprintf("kubectl get pod -n %s %s -o jsonpath='{.status.containerStatuses[?(@.name==\"%s\")].state.waiting.message}'", pod.Namespace, pod.Name, a.container.Name),
+	}
+	if node := pod.Spec.NodeName; node != "" {
+		out = append(out, fmt.Sprintf("kubectl debug node/%s -it --image=busybox -- chroot /host crictl pull %s", node, a.image))
 	}
 	return out
 }
@@ -155,21 +183,13 @@ func splitImage(image string) (repo, version string) {
 
 func imagePullNotFound(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	pulls := &pullLines{byNode: map[string]map[string]*analyze.JournalEntry{}}
-	for _, p := range v.Pods() {
-		for _, c := range analyze.Containers(p) {
-			a, ok := failedPull(v, pulls, p, c)
-			if !ok || pullErrorKind(a.text) != "not-found" {
-				continue
-			}
-			out = append(out, notFoundFinding(v, a))
-		}
+	for _, a := range failedPullsOf(v, "not-found") {
+		out = append(out, notFoundFinding(v, a))
 	}
 	return out
 }
 
 func notFoundFinding(v *analyze.View, a pullAttempt) analyze.Finding {
-	pod := a.pod.Obj
 	repo, version := splitImage(a.image)
 	host := registryHost(a.image)
 	said := reRefNotFound.FindString(a.text)
@@ -191,20 +211,13 @@ func notFoundFinding(v *analyze.View, a pullAttempt) analyze.Finding {
 	}
 	cause := fmt.Sprintf("image %q of container %s cannot be pulled: registry %s answered that %s (%s)",
 		a.image, a.container.Name, host, missing, said)
-	node := pod.Spec.NodeName
-	confirm := []string{
-		fmt.Sprintf("kubectl get pod -n %s %s -o jsonpath='{.status.containerStatuses[?(@.name==\"%s\")].state.waiting.message}'", pod.Namespace, pod.Name, a.container.Name),
-	}
-	if node != "" {
-		confirm = append(confirm, fmt.Sprintf("kubectl debug node/%s -it --image=busybox -- chroot /host crictl pull %s", node, a.image))
-	}
 	return analyze.Finding{
 		Subjects: a.subjects(v),
 		Cause:    cause,
 		Evidence: a.evidence(needle),
 		Remediation: fmt.Sprintf("Correct the image reference %q (a typo in the repository or tag, or a tag that was never pushed "+
 			"or has been deleted), or push the image to %s, then roll the workload out again.", a.image, host),
-		Confirm:  confirm,
+		Confirm:  a.confirm(),
 		GroupKey: a.image,
 	}
 }

@@ -53,15 +53,8 @@ var reRateLimited = regexp.MustCompile(`(?i)429 Too Many Requests|toomanyrequest
 
 func imagePullRateLimited(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	pulls := &pullLines{byNode: map[string]map[string]*analyze.JournalEntry{}}
-	for _, p := range v.Pods() {
-		for _, c := range analyze.Containers(p) {
-			a, ok := failedPull(v, pulls, p, c)
-			if !ok || pullErrorKind(a.text) != "rate-limited" {
-				continue
-			}
-			out = append(out, rateLimitedFinding(v, a))
-		}
+	for _, a := range failedPullsOf(v, "rate-limited") {
+		out = append(out, rateLimitedFinding(v, a))
 	}
 	return out
 }
@@ -95,13 +88,10 @@ func rateLimitedFinding(v *analyze.View, a pullAttempt) analyze.Finding {
 			"mirror or cache, or copy %q to a registry of your own; the pod recovers once the limit resets.", host, a.image)
 	}
 	subjects := a.subjects(v)
-	confirm := []string{
-		fmt.Sprintf("kubectl get pod -n %s %s -o jsonpath='{.status.containerStatuses[?(@.name==\"%s\")].state.waiting.message}'", pod.Namespace, pod.Name, a.container.Name),
-	}
 	if node != "" {
 		subjects = append(subjects, analyze.NodeRef(node))
-		confirm = append(confirm, fmt.Sprintf("kubectl debug node/%s -it --image=busybox -- chroot /host crictl pull %s", node, a.image))
 	}
+	confirm := a.confirm()
 	return analyze.Finding{
 		Subjects:    subjects,
 		Cause:       cause,

@@ -63,15 +63,8 @@ var reRefusal = regexp.MustCompile(`(?i)(\d{3} (?:Unauthorized|Forbidden)|pull a
 
 func imagePullUnauthorized(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	pulls := &pullLines{byNode: map[string]map[string]*analyze.JournalEntry{}}
-	for _, p := range v.Pods() {
-		for _, c := range analyze.Containers(p) {
-			a, ok := failedPull(v, pulls, p, c)
-			if !ok || pullErrorKind(a.text) != "unauthorized" {
-				continue
-			}
-			out = append(out, unauthorizedFinding(v, a))
-		}
+	for _, a := range failedPullsOf(v, "unauthorized") {
+		out = append(out, unauthorizedFinding(v, a))
 	}
 	return out
 }

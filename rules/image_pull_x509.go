@@ -56,15 +56,8 @@ var (
 
 func imagePullX509(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	pulls := &pullLines{byNode: map[string]map[string]*analyze.JournalEntry{}}
-	for _, p := range v.Pods() {
-		for _, c := range analyze.Containers(p) {
-			a, ok := failedPull(v, pulls, p, c)
-			if !ok || pullErrorKind(a.text) != "x509" {
-				continue
-			}
-			out = append(out, x509Finding(v, a))
-		}
+	for _, a := range failedPullsOf(v, "x509") {
+		out = append(out, x509Finding(v, a))
 	}
 	return out
 }
@@ -119,13 +112,10 @@ func x509Finding(v *analyze.View, a pullAttempt) analyze.Finding {
 			"or change the image reference to a name the certificate holds.", host, strings.Split(host, ":")[0])
 	}
 	subjects := a.subjects(v)
-	confirm := []string{
-		fmt.Sprintf("kubectl get pod -n %s %s -o jsonpath='{.status.containerStatuses[?(@.name==\"%s\")].state.waiting.message}'", pod.Namespace, pod.Name, a.container.Name),
-	}
 	if node != "" {
 		subjects = append(subjects, analyze.NodeRef(node))
-		confirm = append(confirm, fmt.Sprintf("kubectl debug node/%s -it --image=busybox -- chroot /host crictl pull %s", node, a.image))
 	}
+	confirm := a.confirm()
 	confirm = append(confirm, fmt.Sprintf("openssl s_client -connect %s -showcerts </dev/null", hostWithPort(host)))
 	return analyze.Finding{
 		Subjects:    subjects,

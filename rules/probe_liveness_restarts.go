@@ -118,6 +118,33 @@ func probeKill(v *analyze.View, p *analyze.Pod, container string, t *corev1.Cont
 	return r
 }
 
+// evidence cites the Killing event and the kubelet's journal line, when found, the
+// line quoted with the kill message it carries.
+func (r probeKillRecord) evidence() []analyze.Evidence {
+	var out []analyze.Evidence
+	if r.event != nil {
+		out = append(out, r.event.Evidence())
+	}
+	if r.line != nil {
+		ev := r.line.Evidence()
+		msg, _ := r.line.Field("containerMessage")
+		ev.Excerpt = analyze.Excerpt(r.line.Message + ": " + msg)
+		out = append(out, ev)
+	}
+	return out
+}
+
+// probeKillEvidence finds the latest failure of a container's probe of type kind
+// ("Liveness", "Startup") and cites it, the kill, and the probe as the spec's field
+// ("livenessProbe", "startupProbe") sets it.
+func probeKillEvidence(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, kill probeKillRecord, kind, field string, pr *corev1.Probe) (probeFailure, []analyze.Evidence) {
+	fail := latestProbeFailure(v, p, c.Name, kind, time.Time{})
+	evidence := fail.evidence()
+	evidence = append(evidence, kill.evidence()...)
+	evidence = append(evidence, c.SpecLoc.At(field).Evidence(field+": "+probeAction(c.Spec, pr)+"; "+probeTiming(pr), p.Obj.CreationTimestamp.Time))
+	return fail, evidence
+}
+
 // Log lines that say an application finished starting.
 var (
 	reStartedLine = regexp.MustCompile(`(?i)\b(listening|serving|started|ready to|startup complete|up and running|accepting connections)\b`)
@@ -126,24 +153,20 @@ var (
 
 func probeLivenessRestarts(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, p := range v.Pods() {
-		if p.Obj.DeletionTimestamp != nil {
+	for _, pc := range liveContainers(v) {
+		p, c := pc.pod, pc.c
+		st := c.Status
+		if c.Spec.LivenessProbe == nil {
 			continue
 		}
-		for _, c := range analyze.Containers(p) {
-			st := c.Status
-			if c.Spec.LivenessProbe == nil || st == nil {
-				continue
-			}
-			if r := st.State.Running; r != nil && v.CollectedAt().Sub(r.StartedAt.Time) > crashLoopWindow {
-				continue
-			}
-			kill := probeKill(v, p, c.Name, nil, livenessKill)
-			if !kill.found {
-				continue
-			}
-			out = append(out, livenessFinding(v, p, c, kill))
+		if settledRunning(v, st) {
+			continue
 		}
+		kill := probeKill(v, p, c.Name, nil, livenessKill)
+		if !kill.found {
+			continue
+		}
+		out = append(out, livenessFinding(v, p, c, kill))
 	}
 	return out
 }
@@ -153,18 +176,7 @@ func livenessFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, k
 	st := c.Status
 	pr := c.Spec.LivenessProbe
 	action := probeAction(c.Spec, pr)
-	fail := latestProbeFailure(v, p, c.Name, "Liveness", time.Time{})
-	evidence := fail.evidence()
-	if kill.event != nil {
-		evidence = append(evidence, kill.event.Evidence())
-	}
-	if kill.line != nil {
-		ev := kill.line.Evidence()
-		msg, _ := kill.line.Field("containerMessage")
-		ev.Excerpt = analyze.Excerpt(kill.line.Message + ": " + msg)
-		evidence = append(evidence, ev)
-	}
-	evidence = append(evidence, c.SpecLoc.At("livenessProbe").Evidence("livenessProbe: "+action+"; "+probeTiming(pr), pod.CreationTimestamp.Time))
+	fail, evidence := probeKillEvidence(v, p, c, kill, "Liveness", "livenessProbe", pr)
 	cause := fmt.Sprintf("container %s is killed and restarted by its liveness probe (%s)", c.Name, action)
 	if fail.output != "" {
 		cause += fmt.Sprintf(", which fails with %q", fail.output)
@@ -174,8 +186,7 @@ func livenessFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, k
 	slowStart := false
 	if t != nil {
 		cause += fmt.Sprintf(", last exit code %d (%s)", t.ExitCode, exitMeaning(t.ExitCode))
-		evidence = append(evidence, loc.Evidence(fmt.Sprintf("terminated %s, exit code %d, started %s, finished %s", t.Reason, t.ExitCode,
-			t.StartedAt.UTC().Format(time.RFC3339), t.FinishedAt.UTC().Format(time.RFC3339)), t.FinishedAt.Time))
+		evidence = append(evidence, terminationEvidence(t, loc))
 		if log != nil {
 			if tail, at := log.Tail(3); len(tail) > 0 {
 				for i := range tail {

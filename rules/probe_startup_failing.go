@@ -52,27 +52,23 @@ started and the probe still fails, correct what the probe checks.
 
 func probeStartupFailing(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, p := range v.Pods() {
-		if p.Obj.DeletionTimestamp != nil {
+	for _, pc := range liveContainers(v) {
+		p, c := pc.pod, pc.c
+		st := c.Status
+		if c.Spec.StartupProbe == nil {
 			continue
 		}
-		for _, c := range analyze.Containers(p) {
-			st := c.Status
-			if c.Spec.StartupProbe == nil || st == nil {
-				continue
-			}
-			if r := st.State.Running; r != nil && v.CollectedAt().Sub(r.StartedAt.Time) > crashLoopWindow {
-				continue
-			}
-			if st.Started != nil && *st.Started && st.State.Running != nil {
-				continue
-			}
-			kill := probeKill(v, p, c.Name, nil, startupKill)
-			if !kill.found {
-				continue
-			}
-			out = append(out, startupFinding(v, p, c, kill))
+		if settledRunning(v, st) {
+			continue
 		}
+		if st.Started != nil && *st.Started && st.State.Running != nil {
+			continue
+		}
+		kill := probeKill(v, p, c.Name, nil, startupKill)
+		if !kill.found {
+			continue
+		}
+		out = append(out, startupFinding(v, p, c, kill))
 	}
 	return out
 }
@@ -88,19 +84,8 @@ func startupFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, ki
 	st := c.Status
 	pr := c.Spec.StartupProbe
 	action := probeAction(c.Spec, pr)
-	fail := latestProbeFailure(v, p, c.Name, "Startup", time.Time{})
-	evidence := fail.evidence()
-	if kill.event != nil {
-		evidence = append(evidence, kill.event.Evidence())
-	}
-	if kill.line != nil {
-		ev := kill.line.Evidence()
-		msg, _ := kill.line.Field("containerMessage")
-		ev.Excerpt = analyze.Excerpt(kill.line.Message + ": " + msg)
-		evidence = append(evidence, ev)
-	}
+	fail, evidence := probeKillEvidence(v, p, c, kill, "Startup", "startupProbe", pr)
 	budget := startupBudget(pr)
-	evidence = append(evidence, c.SpecLoc.At("startupProbe").Evidence("startupProbe: "+action+"; "+probeTiming(pr), pod.CreationTimestamp.Time))
 	cause := fmt.Sprintf("%s is killed and restarted because its startup probe (%s) never succeeds", containerWord(c), action)
 	if fail.output != "" {
 		cause += fmt.Sprintf(", failing with %q", fail.output)
@@ -111,8 +96,7 @@ func startupFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, ki
 		"or make it start faster; if it is up and the probe (%s) still fails, correct what the probe checks.", containerWord(c), action)
 	t, loc, log := crashTermination(v, p, c)
 	if t != nil {
-		evidence = append(evidence, loc.Evidence(fmt.Sprintf("terminated %s, exit code %d, started %s, finished %s", t.Reason, t.ExitCode,
-			t.StartedAt.UTC().Format(time.RFC3339), t.FinishedAt.UTC().Format(time.RFC3339)), t.FinishedAt.Time))
+		evidence = append(evidence, terminationEvidence(t, loc))
 		note, ev, started := startupLog(log, t)
 		evidence = append(evidence, ev...)
 		if note != "" {

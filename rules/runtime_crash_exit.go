@@ -191,46 +191,69 @@ func crashTermination(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo) 
 	return t, loc, nil
 }
 
+// terminationEvidence cites a container's termination record: reason, exit code and
+// when the instance started and finished, dated at its finish.
+func terminationEvidence(t *corev1.ContainerStateTerminated, loc analyze.Location) analyze.Evidence {
+	return loc.Evidence(fmt.Sprintf("terminated %s, exit code %d, started %s, finished %s", t.Reason, t.ExitCode,
+		t.StartedAt.UTC().Format(time.RFC3339), t.FinishedAt.UTC().Format(time.RFC3339)), t.FinishedAt.Time)
+}
+
+// exitEvidence cites the short form of a termination record: reason, exit code and
+// when the instance finished, dated at its finish.
+func exitEvidence(t *corev1.ContainerStateTerminated, loc analyze.Location) analyze.Evidence {
+	return loc.Evidence(fmt.Sprintf("terminated %s, exit code %d, finished %s", t.Reason, t.ExitCode,
+		t.FinishedAt.UTC().Format(time.RFC3339)), t.FinishedAt.Time)
+}
+
 // crashLoopWindow is how long after a restart a running container still counts as
 // crash-looping: the kubelet's back-off tops out at five minutes.
 const crashLoopWindow = 10 * time.Minute
 
+// settledRunning reports whether a container has been running for longer than
+// crashLoopWindow: whatever its restarts, it no longer crash-loops.
+func settledRunning(v *analyze.View, st *corev1.ContainerStatus) bool {
+	r := st.State.Running
+	return r != nil && v.CollectedAt().Sub(r.StartedAt.Time) > crashLoopWindow
+}
+
 func runtimeCrashExit(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, p := range v.Pods() {
-		if p.Obj.DeletionTimestamp != nil {
+	for _, pc := range liveContainers(v) {
+		p, c := pc.pod, pc.c
+		st := c.Status
+		t, loc, log := crashTermination(v, p, c)
+		// Processes that never started (StartError, a shell's 126 and 127) are the start
+		// rules' findings, and an init container's failure is start-init-container-failed's.
+		if t == nil || t.ExitCode == 0 || t.Reason == oomReason || startFailureReasons[t.Reason] ||
+			t.ExitCode == exitCommandNotFound || t.ExitCode == exitCannotExecute || blocksStart(c) {
 			continue
 		}
-		for _, c := range analyze.Containers(p) {
-			st := c.Status
-			if st == nil {
-				continue
-			}
-			t, loc, log := crashTermination(v, p, c)
-			// Processes that never started (StartError, a shell's 126 and 127) are the start
-			// rules' findings, and an init container's failure is start-init-container-failed's.
-			if t == nil || t.ExitCode == 0 || t.Reason == oomReason || startFailureReasons[t.Reason] ||
-				t.ExitCode == exitCommandNotFound || t.ExitCode == exitCannotExecute || blocksStart(c) {
-				continue
-			}
-			if r := st.State.Running; r != nil && v.CollectedAt().Sub(r.StartedAt.Time) > crashLoopWindow {
-				continue
-			}
-			if k := probeKill(v, p, c.Name, t); k.found {
-				continue
-			}
-			out = append(out, crashFinding(v, p, c, t, loc, log))
+		if settledRunning(v, st) {
+			continue
 		}
+		if k := probeKill(v, p, c.Name, t); k.found {
+			continue
+		}
+		out = append(out, crashFinding(v, p, c, t, loc, log))
 	}
 	return out
+}
+
+// podWorkloadAndNode lists the pod, its workload and, once scheduled, its node as a
+// finding's subjects, and gives the group key of v.PodAndWorkload.
+func podWorkloadAndNode(v *analyze.View, p *analyze.Pod) ([]analyze.ObjectRef, string) {
+	subjects, group := v.PodAndWorkload(p)
+	if node := p.Obj.Spec.NodeName; node != "" {
+		subjects = append(subjects, analyze.NodeRef(node))
+	}
+	return subjects, group
 }
 
 func crashFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *corev1.ContainerStateTerminated, loc analyze.Location, log *analyze.ContainerLog) analyze.Finding {
 	pod := p.Obj
 	st := c.Status
 	meaning := crashExitMeaning(t)
-	evidence := []analyze.Evidence{loc.Evidence(fmt.Sprintf("terminated %s, exit code %d, started %s, finished %s", t.Reason, t.ExitCode,
-		t.StartedAt.UTC().Format(time.RFC3339), t.FinishedAt.UTC().Format(time.RFC3339)), t.FinishedAt.Time)}
+	evidence := []analyze.Evidence{terminationEvidence(t, loc)}
 	state := "has stopped"
 	switch {
 	case st.State.Waiting != nil:
@@ -244,22 +267,11 @@ func crashFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *c
 		evidence = append(evidence, e.Evidence())
 	}
 	cause := fmt.Sprintf("container %s exits with code %d (%s) after %d restart(s) and %s", c.Name, t.ExitCode, meaning, st.RestartCount, state)
-	if t.Message != "" {
-		cause += fmt.Sprintf("; termination message: %q", firstLine(t.Message))
-	}
-	cl := readCrashLog(log, t.FinishedAt.Time)
+	note, cl := exitNotes(v, t, log, "the crashed instance")
+	cause += note
 	logText := cl.text
 	evidence = append(evidence, cl.evidence...)
-	switch {
-	case cl.phrase() != "":
-		cause += "; " + cl.phrase()
-	case log == nil && v.Has(analyze.ContainerLogs):
-		cause += "; the crashed instance's log is not in the bundle"
-	}
-	subjects, group := v.PodAndWorkload(p)
-	if pod.Spec.NodeName != "" {
-		subjects = append(subjects, analyze.NodeRef(pod.Spec.NodeName))
-	}
+	subjects, group := podWorkloadAndNode(v, p)
 	return analyze.Finding{
 		Subjects:    subjects,
 		Cause:       cause,
@@ -285,6 +297,25 @@ func crashLogEvidence(log *analyze.ContainerLog, at time.Time) (string, []analyz
 // "Terminated", "Segmentation fault (core dumped)"): it confirms the signal but does
 // not say why, so the line before it is the one to quote.
 var reShellSignalReport = regexp.MustCompile(`(?i)^(killed|terminated|hangup|quit|aborted|bus error|segmentation fault)( \(core dumped\))?$`)
+
+// exitNotes reads what a terminated instance left behind, as clauses to add to a cause:
+// its termination message and its log's telling lines, or, when the bundle collected
+// logs but not this one, that instance's (e.g. "the crashed instance") log is missing.
+// It returns the log it read too.
+func exitNotes(v *analyze.View, t *corev1.ContainerStateTerminated, log *analyze.ContainerLog, instance string) (string, crashLog) {
+	var note string
+	if t.Message != "" {
+		note += fmt.Sprintf("; termination message: %q", firstLine(t.Message))
+	}
+	cl := readCrashLog(log, t.FinishedAt.Time)
+	switch {
+	case cl.phrase() != "":
+		note += "; " + cl.phrase()
+	case log == nil && v.Has(analyze.ContainerLogs):
+		note += "; " + instance + "'s log is not in the bundle"
+	}
+	return note, cl
+}
 
 // crashLog is what the crashed instance's log says about its end.
 type crashLog struct {

@@ -71,8 +71,7 @@ func runtimeOOMKilled(v *analyze.View) []analyze.Finding {
 func oomFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, term *corev1.ContainerStateTerminated, loc analyze.Location) analyze.Finding {
 	pod := p.Obj
 	limit, limitLoc, hasLimit := memoryLimit(p, c)
-	evidence := []analyze.Evidence{loc.Evidence(fmt.Sprintf("terminated %s, exit code %d, finished %s",
-		term.Reason, term.ExitCode, term.FinishedAt.UTC().Format("2006-01-02T15:04:05Z")), term.FinishedAt.Time)}
+	evidence := []analyze.Evidence{exitEvidence(term, loc)}
 	limitText := "it has no memory limit, so the node itself ran out of memory"
 	if hasLimit {
 		limitText = "its memory limit is " + limit

@@ -154,8 +154,18 @@ type sandboxFailure struct {
 	at      time.Time
 }
 
-func sandboxCreateFailed(v *analyze.View) []analyze.Finding {
-	var out []analyze.Finding
+// failedSandbox is a pod whose latest sandbox creation failed, with what
+// classifySandboxError makes of the runtime's message.
+type failedSandbox struct {
+	pod     *analyze.Pod
+	failure sandboxFailure
+	part    sandboxPart
+}
+
+// failedSandboxes lists the pods, not being deleted, that wait for a sandbox the
+// runtime failed to create: the three sandbox-creation rules split them by cause.
+func failedSandboxes(v *analyze.View) []failedSandbox {
+	var out []failedSandbox
 	for _, p := range v.Pods() {
 		if p.Obj.DeletionTimestamp != nil || !waitingForSandbox(p) {
 			continue
@@ -164,10 +174,18 @@ func sandboxCreateFailed(v *analyze.View) []analyze.Finding {
 		if !ok {
 			continue
 		}
-		if k := classifySandboxError(f.message, p.Obj).kind; k == "ip-exhausted" || k == "pause-image" {
+		out = append(out, failedSandbox{pod: p, failure: f, part: classifySandboxError(f.message, p.Obj)})
+	}
+	return out
+}
+
+func sandboxCreateFailed(v *analyze.View) []analyze.Finding {
+	var out []analyze.Finding
+	for _, s := range failedSandboxes(v) {
+		if k := s.part.kind; k == "ip-exhausted" || k == "pause-image" {
 			continue // sandbox-ip-exhausted and sandbox-image-pull-failed say more
 		}
-		out = append(out, sandboxFinding(v, p, f))
+		out = append(out, sandboxFinding(v, s.pod, s.failure))
 	}
 	return out
 }

@@ -51,19 +51,11 @@ image; a manual removal is not prevented).
 
 func sandboxImagePullFailed(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, p := range v.Pods() {
-		if p.Obj.DeletionTimestamp != nil || !waitingForSandbox(p) {
+	for _, s := range failedSandboxes(v) {
+		if s.part.kind != "pause-image" {
 			continue
 		}
-		f, ok := latestSandboxFailure(v, p)
-		if !ok {
-			continue
-		}
-		part := classifySandboxError(f.message, p.Obj)
-		if part.kind != "pause-image" {
-			continue
-		}
-		out = append(out, sandboxImageFinding(v, p, f, part))
+		out = append(out, sandboxImageFinding(v, s.pod, s.failure, s.part))
 	}
 	return out
 }

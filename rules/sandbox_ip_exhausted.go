@@ -55,19 +55,11 @@ kubelet's maxPods to what the range holds.
 
 func sandboxIPExhausted(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, p := range v.Pods() {
-		if p.Obj.DeletionTimestamp != nil || !waitingForSandbox(p) {
+	for _, s := range failedSandboxes(v) {
+		if s.part.kind != "ip-exhausted" {
 			continue
 		}
-		f, ok := latestSandboxFailure(v, p)
-		if !ok {
-			continue
-		}
-		part := classifySandboxError(f.message, p.Obj)
-		if part.kind != "ip-exhausted" {
-			continue
-		}
-		out = append(out, ipExhaustedFinding(v, p, f, part.detail))
+		out = append(out, ipExhaustedFinding(v, s.pod, s.failure, s.part.detail))
 	}
 	return out
 }

@@ -97,13 +97,9 @@ func portsConflict(a, b corev1.ContainerPort) bool {
 
 func schedulingHostPortConflict(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, p := range v.Pods() {
-		pod := p.Obj
-		if pod.Spec.NodeName != "" || pod.Status.Phase != corev1.PodPending {
-			continue
-		}
-		msg, ev := unschedulableMessage(v, p)
-		total, reasons := fitReasons(msg)
+	for _, u := range unscheduledPods(v) {
+		p, pod := u.pod, u.pod.Obj
+		ev, total, reasons := u.ev, u.total, u.reasons
 		if reasonCount(reasons, hostPortReason) <= 0 {
 			continue
 		}

@@ -113,13 +113,9 @@ func insufficientResource(reason string) (corev1.ResourceName, bool) {
 func schedulingInsufficientResources(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
 	var nodeUse map[string]corev1.ResourceList
-	for _, p := range v.Pods() {
-		pod := p.Obj
-		if pod.Spec.NodeName != "" || pod.Status.Phase != corev1.PodPending {
-			continue
-		}
-		msg, ev := unschedulableMessage(v, p)
-		total, reasons := fitReasons(msg)
+	for _, u := range unscheduledPods(v) {
+		p, pod := u.pod, u.pod.Obj
+		ev, total, reasons := u.ev, u.total, u.reasons
 		var lacking []corev1.ResourceName
 		var lackReasons []string
 		for _, r := range reasons {

@@ -56,17 +56,13 @@ const nodeAffinityReason = "didn't match Pod's node affinity/selector"
 func schedulingNodeSelectorMismatch(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
 	nodes := sortedNodes(v)
-	for _, p := range v.Pods() {
-		pod := p.Obj
-		if pod.Spec.NodeName != "" || pod.Status.Phase != corev1.PodPending {
-			continue
-		}
+	for _, u := range unscheduledPods(v) {
+		p, pod := u.pod, u.pod.Obj
 		wants := nodeRequirements(pod)
 		if wants == "" {
 			continue
 		}
-		msg, ev := unschedulableMessage(v, p)
-		total, reasons := fitReasons(msg)
+		ev, total, reasons := u.ev, u.total, u.reasons
 		if !slices.ContainsFunc(reasons, func(r string) bool { return strings.Contains(r, nodeAffinityReason) }) {
 			continue
 		}

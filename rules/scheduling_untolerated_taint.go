@@ -70,13 +70,9 @@ type taintedNode struct {
 func schedulingUntoleratedTaint(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
 	nodes := sortedNodes(v)
-	for _, p := range v.Pods() {
-		pod := p.Obj
-		if pod.Spec.NodeName != "" || pod.Status.Phase != corev1.PodPending {
-			continue
-		}
-		msg, ev := unschedulableMessage(v, p)
-		total, reasons := fitReasons(msg)
+	for _, u := range unscheduledPods(v) {
+		p, pod := u.pod, u.pod.Obj
+		msg, ev, total, reasons := u.msg, u.ev, u.total, u.reasons
 		if !slices.ContainsFunc(reasons, func(r string) bool { return strings.Contains(r, taintReason) }) {
 			continue
 		}

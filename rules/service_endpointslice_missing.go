@@ -54,21 +54,16 @@ const sliceGrace = time.Minute
 func serviceEndpointSliceMissing(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
 	now := v.CollectedAt().Add(v.ClockSkew())
-	for _, s := range v.Services() {
+	for _, s := range selectorServices(v) {
 		svc := s.Obj
-		if svc.Spec.Type == "ExternalName" || len(svc.Spec.Selector) == 0 || len(v.EndpointSlicesFor(svc.Namespace, svc.Name)) > 0 {
+		if len(v.EndpointSlicesFor(svc.Namespace, svc.Name)) > 0 {
 			continue
 		}
 		age := now.Sub(svc.CreationTimestamp.Time)
 		if svc.CreationTimestamp.IsZero() || age < sliceGrace {
 			continue
 		}
-		var ready []*analyze.Pod
-		for _, p := range v.PodsSelectedBy(svc.Namespace, svc.Spec.Selector) {
-			if !podFinished(p) && analyze.IsReady(p) {
-				ready = append(ready, p)
-			}
-		}
+		ready := readyPodsSelectedBy(v, svc)
 		if len(ready) == 0 {
 			continue // no ready pod: the other service rules say why
 		}

@@ -43,9 +43,9 @@ publishNotReadyAddresses on the Service.
 
 func serviceNoReadyEndpoints(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, s := range v.Services() {
+	for _, s := range selectorServices(v) {
 		svc := s.Obj
-		if svc.Spec.Type == corev1.ServiceTypeExternalName || len(svc.Spec.Selector) == 0 || svc.Spec.PublishNotReadyAddresses {
+		if svc.Spec.PublishNotReadyAddresses {
 			continue
 		}
 		var selected []*analyze.Pod

@@ -44,13 +44,22 @@ to the labels the pods carry, or add the missing labels to the pod template (whi
 rolls the pods). Pods must also be in the Service's namespace.
 `
 
+// selectorServices lists the Services whose endpoints come from a pod selector: not
+// ExternalName, and with a selector (one without manages its endpoints by hand).
+func selectorServices(v *analyze.View) []*analyze.Service {
+	var out []*analyze.Service
+	for _, s := range v.Services() {
+		if s.Obj.Spec.Type != corev1.ServiceTypeExternalName && len(s.Obj.Spec.Selector) > 0 {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 func serviceSelectorMatchesNothing(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, s := range v.Services() {
+	for _, s := range selectorServices(v) {
 		svc := s.Obj
-		if svc.Spec.Type == corev1.ServiceTypeExternalName || len(svc.Spec.Selector) == 0 {
-			continue
-		}
 		live, finished := 0, 0
 		for _, p := range v.PodsSelectedBy(svc.Namespace, svc.Spec.Selector) {
 			if podFinished(p) {

@@ -83,18 +83,11 @@ type startFailure struct {
 
 func startCommandNotFound(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, p := range v.Pods() {
-		if p.Obj.DeletionTimestamp != nil {
-			continue
-		}
-		for _, c := range analyze.Containers(p) {
-			if c.Status == nil {
-				continue
-			}
-			sf, ok := commandFailure(v, p, c)
-			if ok {
-				out = append(out, commandFinding(v, p, c, sf))
-			}
+	for _, pc := range liveContainers(v) {
+		p, c := pc.pod, pc.c
+		sf, ok := commandFailure(v, p, c)
+		if ok {
+			out = append(out, commandFinding(v, p, c, sf))
 		}
 	}
 	return out
@@ -138,30 +131,8 @@ func commandFailure(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo) (s
 // state, its start-failure terminations, its latest "Error: " event, and cites the
 // kubelet's journal line (an error line journalSays is about it) and crictl's record.
 func runtimeStartFailure(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, match execMatcher, journalSays func(string) bool) (startFailure, bool) {
-	st := c.Status
-	type source struct {
-		msg  string
-		ev   analyze.Evidence
-		exit int32
-	}
-	var sources []source
-	if w := st.State.Waiting; w != nil && startFailureReasons[w.Reason] {
-		sources = append(sources, source{w.Message, c.StatusLoc.At("state", "waiting").EvidenceAround(w.Reason+": "+w.Message, "exec", time.Time{}), 0})
-	}
-	for _, t := range []struct {
-		t   *corev1.ContainerStateTerminated
-		loc analyze.Location
-	}{{st.State.Terminated, c.StatusLoc.At("state", "terminated")}, {st.LastTerminationState.Terminated, c.StatusLoc.At("lastState", "terminated")}} {
-		if t.t != nil && startFailureReasons[t.t.Reason] {
-			text := fmt.Sprintf("%s, exit code %d: %s", t.t.Reason, t.t.ExitCode, t.t.Message)
-			sources = append(sources, source{t.t.Message, t.loc.EvidenceAround(text, "exec", t.t.FinishedAt.Time), t.t.ExitCode})
-		}
-	}
-	if e := latestContainerError(v.EventsFor(p.Ref()), c.Name); e != nil {
-		sources = append(sources, source{e.Message, e.EvidenceAround("exec"), 0})
-	}
 	var sf startFailure
-	for _, s := range sources {
+	for _, s := range startFailureSources(v, p, c, "exec") {
 		cmd, kind, said, ok := match(s.msg)
 		if !ok {
 			continue
@@ -181,30 +152,76 @@ func runtimeStartFailure(v *analyze.View, p *analyze.Pod, c analyze.ContainerInf
 	return sf, true
 }
 
+// startSource is one place the bundle reports a container's failure to start: the
+// message, its evidence, and the exit code when it is a termination.
+type startSource struct {
+	msg  string
+	ev   analyze.Evidence
+	exit int32
+}
+
+// startFailureSources lists, in order, the container's waiting state and terminations
+// whose reason is a start failure and its latest "Error: " event, each excerpt centred
+// on around.
+func startFailureSources(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, around string) []startSource {
+	st := c.Status
+	var sources []startSource
+	if w := st.State.Waiting; w != nil && startFailureReasons[w.Reason] {
+		sources = append(sources, startSource{w.Message, c.StatusLoc.At("state", "waiting").EvidenceAround(w.Reason+": "+w.Message, around, time.Time{}), 0})
+	}
+	for _, t := range []struct {
+		t   *corev1.ContainerStateTerminated
+		loc analyze.Location
+	}{{st.State.Terminated, c.StatusLoc.At("state", "terminated")}, {st.LastTerminationState.Terminated, c.StatusLoc.At("lastState", "terminated")}} {
+		if t.t != nil && startFailureReasons[t.t.Reason] {
+			text := fmt.Sprintf("%s, exit code %d: %s", t.t.Reason, t.t.ExitCode, t.t.Message)
+			sources = append(sources, startSource{t.t.Message, t.loc.EvidenceAround(text, around, t.t.FinishedAt.Time), t.t.ExitCode})
+		}
+	}
+	if e := latestContainerError(v.EventsFor(p.Ref()), c.Name); e != nil {
+		sources = append(sources, startSource{e.Message, e.EvidenceAround(around), 0})
+	}
+	return sources
+}
+
 // startNodeEvidence cites the kubelet's journal line and crictl's record of the failed
 // start, when the bundle has them.
 func startNodeEvidence(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, command string, journalSays func(string) bool) []analyze.Evidence {
 	var out []analyze.Evidence
-	entries := v.JournalFor(p)
-	for i := len(entries) - 1; i >= 0; i-- {
-		e := entries[i]
-		err, _ := e.Field("err")
-		if e.Severity == 'E' && strings.Contains(err, command) && journalSays(err) {
-			out = append(out, e.EvidenceAround(command))
-			break
-		}
+	if e := latestJournalError(v, p, func(err string) bool { return strings.Contains(err, command) && journalSays(err) }); e != nil {
+		out = append(out, e.EvidenceAround(command))
 	}
-	var latest *analyze.CRIContainer
-	for _, cc := range v.ContainersFor(p) {
-		if cc.Name == c.Name && cc.Reason != "" && (latest == nil || cc.Attempt > latest.Attempt) {
-			latest = cc
-		}
-	}
+	latest := latestAttempt(v, p, c.Name, func(cc *analyze.CRIContainer) bool { return cc.Reason != "" })
 	if latest != nil && latest.InspectLoc != nil {
 		out = append(out, latest.InspectLoc.EvidenceAround(fmt.Sprintf("crictl inspect %s: %s, exit code %d, attempt %d: %s",
 			shortID(latest.ID), latest.Reason, latest.ExitCode, latest.Attempt, latest.Message), "exec", latest.FinishedAt))
 	}
 	return out
+}
+
+// latestJournalError is the newest error-level kubelet journal line about the pod whose
+// err field match accepts, or nil.
+func latestJournalError(v *analyze.View, p *analyze.Pod, match func(err string) bool) *analyze.JournalEntry {
+	entries := v.JournalFor(p)
+	for i := len(entries) - 1; i >= 0; i-- {
+		e := entries[i]
+		if err, _ := e.Field("err"); e.Severity == 'E' && match(err) {
+			return e
+		}
+	}
+	return nil
+}
+
+// latestAttempt is crictl's record of the highest attempt of a pod's container that
+// keep accepts, or nil.
+func latestAttempt(v *analyze.View, p *analyze.Pod, container string, keep func(*analyze.CRIContainer) bool) *analyze.CRIContainer {
+	var latest *analyze.CRIContainer
+	for _, cc := range v.ContainersFor(p) {
+		if cc.Name == container && keep(cc) && (latest == nil || cc.Attempt > latest.Attempt) {
+			latest = cc
+		}
+	}
+	return latest
 }
 
 func shortID(id string) string {
@@ -217,21 +234,25 @@ func shortID(id string) string {
 // shellNotFound recognizes a shell that could not find the command it was told to run:
 // the container ran and exited 127, and its log says "not found".
 func shellNotFound(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo) (startFailure, bool) {
+	return shellFailure(v, p, c, exitCommandNotFound, reShellNotFound)
+}
+
+// shellFailure recognizes a shell that exited with its own status exit for a command it
+// could not run, naming the command from the last log line re matches (re's first group).
+func shellFailure(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, exit int32, re *regexp.Regexp) (startFailure, bool) {
 	t, loc, log := crashTermination(v, p, c)
-	if t == nil || t.ExitCode != exitCommandNotFound {
+	if t == nil || t.ExitCode != exit {
 		return startFailure{}, false
 	}
-	sf := startFailure{kind: "shell", exitCode: t.ExitCode, said: "exit code 127"}
-	sf.evidence = append(sf.evidence, loc.Evidence(fmt.Sprintf("terminated %s, exit code %d, finished %s", t.Reason, t.ExitCode,
-		t.FinishedAt.UTC().Format(time.RFC3339)), t.FinishedAt.Time))
+	sf := startFailure{kind: "shell", exitCode: t.ExitCode, said: fmt.Sprintf("exit code %d", exit)}
+	sf.evidence = append(sf.evidence, exitEvidence(t, loc))
 	if log == nil {
 		return sf, true
 	}
-	if text, n, ok := lastLineMatching(log, reShellNotFound); ok {
-		line := logLine{text: text, n: n}
+	if text, n, ok := lastLineMatching(log, re); ok {
 		sf.said = stripLogTimestamp(text)
-		sf.command = reShellNotFound.FindStringSubmatch(sf.said)[1]
-		sf.evidence = append(sf.evidence, lineEvidence(log, line, "", t.FinishedAt.Time))
+		sf.command = re.FindStringSubmatch(sf.said)[1]
+		sf.evidence = append(sf.evidence, lineEvidence(log, logLine{text: text, n: n}, "", t.FinishedAt.Time))
 	}
 	return sf, true
 }

@@ -70,17 +70,10 @@ type formatFailure struct {
 
 func startExecFormatError(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, p := range v.Pods() {
-		if p.Obj.DeletionTimestamp != nil {
-			continue
-		}
-		for _, c := range analyze.Containers(p) {
-			if c.Status == nil {
-				continue
-			}
-			if ff, ok := execFormatFailure(v, p, c); ok {
-				out = append(out, execFormatFinding(v, p, c, ff))
-			}
+	for _, pc := range liveContainers(v) {
+		p, c := pc.pod, pc.c
+		if ff, ok := execFormatFailure(v, p, c); ok {
+			out = append(out, execFormatFinding(v, p, c, ff))
 		}
 	}
 	return out
@@ -104,21 +97,8 @@ func execFormatFailure(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo)
 		}
 		ff.evidence = append(ff.evidence, ev)
 	}
-	st := c.Status
-	if w := st.State.Waiting; w != nil && startFailureReasons[w.Reason] {
-		note(w.Message, c.StatusLoc.At("state", "waiting").EvidenceAround(w.Reason+": "+w.Message, "exec format error", time.Time{}), 0)
-	}
-	for _, t := range []struct {
-		t   *corev1.ContainerStateTerminated
-		loc analyze.Location
-	}{{st.State.Terminated, c.StatusLoc.At("state", "terminated")}, {st.LastTerminationState.Terminated, c.StatusLoc.At("lastState", "terminated")}} {
-		if t.t != nil && startFailureReasons[t.t.Reason] {
-			text := fmt.Sprintf("%s, exit code %d: %s", t.t.Reason, t.t.ExitCode, t.t.Message)
-			note(t.t.Message, t.loc.EvidenceAround(text, "exec format error", t.t.FinishedAt.Time), t.t.ExitCode)
-		}
-	}
-	if e := latestContainerError(v.EventsFor(p.Ref()), c.Name); e != nil {
-		note(e.Message, e.EvidenceAround("exec format error"), 0)
+	for _, s := range startFailureSources(v, p, c, "exec format error") {
+		note(s.msg, s.ev, s.exit)
 	}
 	if t, loc, log := crashTermination(v, p, c); t != nil && log != nil {
 		if text, n, ok := lastLineMatching(log, reExecFormat); ok {
@@ -126,8 +106,7 @@ func execFormatFailure(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo)
 			if ff.exitCode == 0 {
 				ff.exitCode = t.ExitCode
 			}
-			ff.evidence = append(ff.evidence, loc.Evidence(fmt.Sprintf("terminated %s, exit code %d, finished %s",
-				t.Reason, t.ExitCode, t.FinishedAt.UTC().Format(time.RFC3339)), t.FinishedAt.Time))
+			ff.evidence = append(ff.evidence, exitEvidence(t, loc))
 		}
 	}
 	if ff.said == "" {
@@ -152,20 +131,10 @@ func configuredExecutable(c *corev1.Container) string {
 // failed container, when the bundle has them.
 func formatNodeEvidence(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo) []analyze.Evidence {
 	var out []analyze.Evidence
-	entries := v.JournalFor(p)
-	for i := len(entries) - 1; i >= 0; i-- {
-		e := entries[i]
-		if err, _ := e.Field("err"); e.Severity == 'E' && strings.Contains(err, "exec format error") {
-			out = append(out, e.EvidenceAround("exec format error"))
-			break
-		}
+	if e := latestJournalError(v, p, func(err string) bool { return strings.Contains(err, "exec format error") }); e != nil {
+		out = append(out, e.EvidenceAround("exec format error"))
 	}
-	var latest *analyze.CRIContainer
-	for _, cc := range v.ContainersFor(p) {
-		if cc.Name == c.Name && cc.State == "CONTAINER_EXITED" && (latest == nil || cc.Attempt > latest.Attempt) {
-			latest = cc
-		}
-	}
+	latest := latestAttempt(v, p, c.Name, func(cc *analyze.CRIContainer) bool { return cc.State == "CONTAINER_EXITED" })
 	if latest != nil && latest.InspectLoc != nil {
 		out = append(out, latest.InspectLoc.Evidence(fmt.Sprintf("crictl inspect %s: %s, exit code %d, attempt %d, image %s",
 			shortID(latest.ID), latest.Reason, latest.ExitCode, latest.Attempt, imageShown(latest.Image)), latest.FinishedAt))
@@ -202,10 +171,7 @@ func execFormatFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo,
 		cause += fmt.Sprintf("; exit code %d", ff.exitCode)
 	}
 	cause += fmt.Sprintf("; %d restart(s))", c.Status.RestartCount)
-	subjects, group := v.PodAndWorkload(p)
-	if node != "" {
-		subjects = append(subjects, analyze.NodeRef(node))
-	}
+	subjects, group := podWorkloadAndNode(v, p)
 	platform := "the nodes' architecture"
 	if arch != "" {
 		platform = "linux/" + arch

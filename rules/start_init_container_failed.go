@@ -91,8 +91,7 @@ func startInitContainerFailed(v *analyze.View) []analyze.Finding {
 func initFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *corev1.ContainerStateTerminated, loc analyze.Location, log *analyze.ContainerLog) analyze.Finding {
 	pod := p.Obj
 	st := c.Status
-	evidence := []analyze.Evidence{loc.Evidence(fmt.Sprintf("terminated %s, exit code %d, started %s, finished %s", t.Reason, t.ExitCode,
-		t.StartedAt.UTC().Format(time.RFC3339), t.FinishedAt.UTC().Format(time.RFC3339)), t.FinishedAt.Time)}
+	evidence := []analyze.Evidence{terminationEvidence(t, loc)}
 	var state string
 	switch {
 	case st.State.Waiting != nil:
@@ -120,18 +119,10 @@ func initFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *co
 	}
 	cause := fmt.Sprintf("init container %s exits with code %d (%s) after %d restart(s) and %s, so the pod's containers (%s) never start",
 		c.Name, t.ExitCode, exitMeaning(t.ExitCode), st.RestartCount, state, strings.Join(waiting, ", "))
-	if t.Message != "" {
-		cause += fmt.Sprintf("; termination message: %q", firstLine(t.Message))
-	}
-	cl := readCrashLog(log, t.FinishedAt.Time)
+	note, cl := exitNotes(v, t, log, "the failed run")
+	cause += note
 	logText := cl.text
 	evidence = append(evidence, cl.evidence...)
-	switch {
-	case cl.phrase() != "":
-		cause += "; " + cl.phrase()
-	case log == nil && v.Has(analyze.ContainerLogs):
-		cause += "; the failed run's log is not in the bundle"
-	}
 	if cmd := strings.Join(append(append([]string{}, c.Spec.Command...), c.Spec.Args...), " "); cmd != "" {
 		evidence = append(evidence, c.SpecLoc.At(specCommandField(c.Spec)).Evidence("command: "+firstLine(cmd), pod.CreationTimestamp.Time))
 	}

@@ -5,7 +5,6 @@ import (
 	"path"
 	"regexp"
 	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -78,21 +77,14 @@ func matchExecDenied(msg string) (command, kind, said string, ok bool) {
 func startPermissionDenied(v *analyze.View) []analyze.Finding {
 	journalSays := func(err string) bool { return strings.Contains(err, "permission denied") }
 	var out []analyze.Finding
-	for _, p := range v.Pods() {
-		if p.Obj.DeletionTimestamp != nil {
-			continue
+	for _, pc := range liveContainers(v) {
+		p, c := pc.pod, pc.c
+		sf, ok := runtimeStartFailure(v, p, c, matchExecDenied, journalSays)
+		if !ok {
+			sf, ok = shellDenied(v, p, c)
 		}
-		for _, c := range analyze.Containers(p) {
-			if c.Status == nil {
-				continue
-			}
-			sf, ok := runtimeStartFailure(v, p, c, matchExecDenied, journalSays)
-			if !ok {
-				sf, ok = shellDenied(v, p, c)
-			}
-			if ok {
-				out = append(out, deniedFinding(v, p, c, sf))
-			}
+		if ok {
+			out = append(out, deniedFinding(v, p, c, sf))
 		}
 	}
 	return out
@@ -101,22 +93,7 @@ func startPermissionDenied(v *analyze.View) []analyze.Finding {
 // shellDenied recognizes a shell that could not execute the file it was told to run:
 // the container ran and exited 126, and its log says "Permission denied".
 func shellDenied(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo) (startFailure, bool) {
-	t, loc, log := crashTermination(v, p, c)
-	if t == nil || t.ExitCode != exitCannotExecute {
-		return startFailure{}, false
-	}
-	sf := startFailure{kind: "shell", exitCode: t.ExitCode, said: "exit code 126"}
-	sf.evidence = append(sf.evidence, loc.Evidence(fmt.Sprintf("terminated %s, exit code %d, finished %s", t.Reason, t.ExitCode,
-		t.FinishedAt.UTC().Format(time.RFC3339)), t.FinishedAt.Time))
-	if log == nil {
-		return sf, true
-	}
-	if text, n, ok := lastLineMatching(log, reShellDenied); ok {
-		sf.said = stripLogTimestamp(text)
-		sf.command = reShellDenied.FindStringSubmatch(sf.said)[1]
-		sf.evidence = append(sf.evidence, lineEvidence(log, logLine{text: text, n: n}, "", t.FinishedAt.Time))
-	}
-	return sf, true
+	return shellFailure(v, p, c, exitCannotExecute, reShellDenied)
 }
 
 // mountedFile is the volume a path lives in, and the file mode the volume gives it.

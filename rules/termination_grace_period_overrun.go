@@ -179,10 +179,7 @@ func graceFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *c
 		cause += fmt.Sprintf(" and the runtime, having sent SIGTERM, logged Kill container %s later", logfmtTime(r.runtime).Sub(logfmtTime(r.sigterm)).Round(100*time.Millisecond))
 	}
 	cause += fmt.Sprintf(", so it was killed with SIGKILL (exit code %d)", t.ExitCode)
-	subjects, group := v.PodAndWorkload(p)
-	if pod.Spec.NodeName != "" {
-		subjects = append(subjects, analyze.NodeRef(pod.Spec.NodeName))
-	}
+	subjects, group := podWorkloadAndNode(v, p)
 	return analyze.Finding{
 		Subjects: subjects,
 		Cause:    cause,

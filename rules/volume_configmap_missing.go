@@ -161,6 +161,28 @@ func waitingToCreate(p *analyze.Pod) (bool, []string) {
 	return len(names) > 0, names
 }
 
+// creatingPod is a pod bound to a node, not being deleted, whose containers (waiting)
+// have not been created yet.
+type creatingPod struct {
+	pod     *analyze.Pod
+	waiting []string
+}
+
+// podsWaitingToCreate lists the bound pods stuck before their containers exist, the
+// pods a volume that cannot be attached or mounted holds up.
+func podsWaitingToCreate(v *analyze.View) []creatingPod {
+	var out []creatingPod
+	for _, p := range v.Pods() {
+		if p.Obj.Spec.NodeName == "" || p.Obj.DeletionTimestamp != nil {
+			continue
+		}
+		if stuck, waiting := waitingToCreate(p); stuck {
+			out = append(out, creatingPod{pod: p, waiting: waiting})
+		}
+	}
+	return out
+}
+
 func volumeConfigMapMissing(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
 	journal := &mountErrors{byNode: map[string]map[string]*analyze.JournalEntry{}}

@@ -60,15 +60,9 @@ var (
 
 func volumeCSIDriverMissing(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, p := range v.Pods() {
-		pod := p.Obj
-		if pod.Spec.NodeName == "" || pod.DeletionTimestamp != nil {
-			continue
-		}
-		stuck, waiting := waitingToCreate(p)
-		if !stuck {
-			continue // mounted since, or the pod runs: an old event is history
-		}
+	// Only pods still waiting: once mounted, or running, an old event is history.
+	for _, cp := range podsWaitingToCreate(v) {
+		p, waiting := cp.pod, cp.waiting
 		seen := map[string]bool{}
 		events := v.EventsFor(p.Ref())
 		for i := len(events) - 1; i >= 0; i-- {

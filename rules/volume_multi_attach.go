@@ -58,15 +58,8 @@ var reMultiAttach = regexp.MustCompile(`(?:Multi-Attach error|Waiting for detach
 
 func volumeMultiAttach(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, p := range v.Pods() {
-		pod := p.Obj
-		if pod.Spec.NodeName == "" || pod.DeletionTimestamp != nil {
-			continue
-		}
-		stuck, waiting := waitingToCreate(p)
-		if !stuck {
-			continue
-		}
+	for _, cp := range podsWaitingToCreate(v) {
+		p, waiting := cp.pod, cp.waiting
 		e := analyze.LatestEvent(v.EventsFor(p.Ref()), "", "FailedAttachVolume")
 		if e == nil {
 			continue

@@ -59,13 +59,9 @@ var volumeNodeConflictReasons = []string{"didn't match PersistentVolume's node a
 func volumeNodeAffinityConflict(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
 	nodes := sortedNodes(v)
-	for _, p := range v.Pods() {
-		pod := p.Obj
-		if pod.Spec.NodeName != "" || pod.Status.Phase != corev1.PodPending {
-			continue
-		}
-		msg, ev := unschedulableMessage(v, p)
-		total, reasons := fitReasons(msg)
+	for _, u := range unscheduledPods(v) {
+		p, pod := u.pod, u.pod.Obj
+		ev, total, reasons := u.ev, u.total, u.reasons
 		if !containsAny(strings.Join(reasons, ", "), volumeNodeConflictReasons) {
 			continue
 		}

@@ -64,12 +64,9 @@ const isDefaultClassAnnotation = "storageclass.kubernetes.io/is-default-class"
 
 func volumePVCUnbound(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, p := range v.Pods() {
-		pod := p.Obj
-		if pod.Spec.NodeName != "" || pod.Status.Phase != corev1.PodPending {
-			continue
-		}
-		msg, ev := unschedulableMessage(v, p)
+	for _, u := range unscheduledPods(v) {
+		p, pod := u.pod, u.pod.Obj
+		msg, ev := u.msg, u.ev
 		byMessage := containsAny(msg, unboundReasons)
 		if msg != "" && !byMessage {
 			continue
