@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Builds the test bed's pinned binaries (etcd, Kubernetes control plane, kubelet, crictl)
-# into .cache/testbed/bin. A binary is rebuilt only when its pinned module changed, so
+# into the machine-level cache (PODFLOW_CACHE, default ~/.cache/podflow/testbed/bin). A binary is rebuilt only when its pinned module changed, so
 # reruns take seconds.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-out=${PODFLOW_TESTBED_BIN:-$here/../.cache/testbed/bin}
+out=${PODFLOW_TESTBED_BIN:-${PODFLOW_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/podflow}/testbed/bin}
 mkdir -p "$out"
 # One build at a time: e2e.sh and a developer may run this together.
 exec 9>"$out/.build.lock"

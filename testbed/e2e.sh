@@ -21,7 +21,8 @@ if ! flock -n 8; then
   flock 8
 fi
 
-cache=$repo/.cache/testbed
+# Pinned builds and images are kept per machine, not per checkout (PODFLOW_CACHE moves them).
+cache=${PODFLOW_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/podflow}/testbed
 export PODFLOW_TESTBED_BIN=${PODFLOW_TESTBED_BIN:-$cache/bin}
 export PODFLOW_TESTBED_IMAGES=${PODFLOW_TESTBED_IMAGES:-$cache/images}
 export PODFLOW_BIN=${PODFLOW_BIN:-$repo/bin/podflow}

@@ -94,11 +94,20 @@ func newBed() (*bed, error) {
 		}
 		return def
 	}
+	// The same machine-level cache e2e.sh and build-tools.sh use.
+	cache := os.Getenv("PODFLOW_CACHE")
+	if cache == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			return nil, fmt.Errorf("locate the cache folder (set PODFLOW_CACHE): %w", err)
+		}
+		cache = filepath.Join(base, "podflow")
+	}
 	b := &bed{
 		repo:      repo,
 		dir:       env("PODFLOW_TESTBED_DIR", defaultRunDir),
-		binDir:    env("PODFLOW_TESTBED_BIN", filepath.Join(repo, ".cache/testbed/bin")),
-		imagesDir: env("PODFLOW_TESTBED_IMAGES", filepath.Join(repo, ".cache/testbed/images")),
+		binDir:    env("PODFLOW_TESTBED_BIN", filepath.Join(cache, "testbed/bin")),
+		imagesDir: env("PODFLOW_TESTBED_IMAGES", filepath.Join(cache, "testbed/images")),
 		podflow:   env("PODFLOW_BIN", filepath.Join(repo, "bin/podflow")),
 	}
 	for _, p := range []*string{&b.dir, &b.binDir, &b.imagesDir, &b.podflow} {
