@@ -124,9 +124,35 @@ func NodeCRIInspectPodPath(node, podID string) string {
 	return path.Join(NodesDir, node, nodeCRIInspectPDir, podID+".json")
 }
 
+// FragmentsDir holds evidence an import read but could not attribute to a pod or a
+// node: a container log that names no pod, node-agent lines (kubelet, runtime, CNI,
+// kernel) of an unknown node, text podflow did not recognise. Each file is one
+// contiguous block of one input file (its import-report origin gives the line offset),
+// so every line can still be cited where the user pasted it.
+const FragmentsDir = "fragments"
+
+// Kinds of fragment, the folder under FragmentsDir.
+const (
+	FragmentLog     = "logs"    // a container's log; the pod is not known
+	FragmentJournal = "journal" // node-agent or kernel lines; the node is not known
+	FragmentText    = "text"    // lines read but not understood
+)
+
+// FragmentPath is the path of one fragment file, e.g. FragmentPath(FragmentLog, "app-L12.log").
+func FragmentPath(kind, name string) string {
+	return path.Join(FragmentsDir, kind, name)
+}
+
+// PartialAnnotation marks an object an import built from a fragment (an event's OBJECT
+// column, a journal's pod="ns/name", a describe State block alone) rather than from the
+// object itself. Its value lists, comma-separated, what the evidence did not show:
+// "namespace" (the namespace is a guess), "spec", "status". Analysis reasons only from
+// what is known and says what is not.
+const PartialAnnotation = "podflow.dev/partial"
+
 // PathInfo says what a bundle path holds, as parsed by ParsePath.
 type PathInfo struct {
-	// Area is "cluster", "namespaced", "log", "node" or "" for anything else.
+	// Area is "cluster", "namespaced", "log", "node", "fragment" or "" for anything else.
 	Area      string
 	Kind      string // resource kind for cluster and namespaced lists
 	Namespace string // namespace for namespaced lists and logs
@@ -135,6 +161,7 @@ type PathInfo struct {
 	Previous  bool   // previous-instance log
 	Node      string // node for node evidence
 	NodeFile  string // file relative to nodes/<node>/
+	Fragment  string // FragmentLog, FragmentJournal or FragmentText for fragments
 }
 
 // ParsePath tells what a bundle path holds, so readers never spell the layout themselves.
@@ -152,6 +179,9 @@ func ParsePath(p string) PathInfo {
 			Container: strings.TrimSuffix(c, "-previous"), Previous: prev}
 	case len(parts) == 3 && parts[0] == ClusterResources && strings.HasSuffix(parts[2], ".json"):
 		return PathInfo{Area: "namespaced", Kind: parts[1], Namespace: strings.TrimSuffix(parts[2], ".json")}
+	case len(parts) == 3 && parts[0] == FragmentsDir &&
+		(parts[1] == FragmentLog || parts[1] == FragmentJournal || parts[1] == FragmentText):
+		return PathInfo{Area: "fragment", Fragment: parts[1]}
 	case len(parts) >= 3 && parts[0] == NodesDir:
 		return PathInfo{Area: "node", Node: parts[1], NodeFile: strings.Join(parts[2:], "/")}
 	}
