@@ -135,3 +135,17 @@ func SignatureByID(id string) *analyze.Signature {
 	}
 	return nil
 }
+
+// Catalog is every rule and then every built-in signature as a rule, plus the user
+// signatures given: what analyze runs.
+func Catalog(user []*analyze.Signature) ([]*analyze.Rule, error) {
+	sigs, err := Signatures()
+	if err != nil {
+		return nil, err
+	}
+	out := All()
+	for _, s := range append(slices.Clone(sigs), user...) {
+		out = append(out, s.Rule())
+	}
+	return out, nil
+}
