@@ -313,7 +313,7 @@ func joinNonEmpty(sep string, parts ...string) string {
 var errorWords = []string{"error", "fail", "fatal", "panic", "exception", "denied", "refused", "unable to",
 	"cannot", "can't", "couldn't", "could not", "timed out", "timeout", "invalid", "not found", "no such",
 	"forbidden", "unauthorized", "killed", "out of memory", "oom", "exceeded", "traceback", "segmentation fault",
-	"crash", "back-off", "backoff", "unhealthy", "not ready", "notready", "deadline", "x509", "unreachable", "illegal instruction"}
+	"crash", "back-off", "backoff", "unhealthy", "not healthy", "nodelost", "evicted", "oomkilled", "crashloopbackoff", "not ready", "notready", "deadline", "x509", "unreachable", "illegal instruction"}
 
 // looksLikeError reports whether a line without a severity reads as a failure report.
 func looksLikeError(s string) bool {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
@@ -52,7 +53,8 @@ var eventStages = map[string]Stage{
 	"ProgressDeadlineExceeded": StageController, "FailedGetScale": StageController,
 	"FailedGetResourceMetric": StageController, "FailedComputeMetricsReplicas": StageController,
 	"FailedToUpdateEndpoint": StageService, "FailedToCreateEndpoint": StageService,
-	"FailedDaemonPod": StageController, "TooManyMissedTimes": StageController,
+	"FailedDaemonPod": StageController, "TooManyMissedTimes": StageController, "FailedNeedsStart": StageController,
+	"NodeLost": StageTermination, "FailedSync": StageRuntime, "ExternalProvisioning": StageVolume,
 }
 
 // stageWords place a line that no table knows by what it talks about, first match wins.
@@ -60,21 +62,31 @@ var stageWords = []struct {
 	stage Stage
 	words []string
 }{
-	{StageAdmission, []string{"admission webhook", "denied the request", "exceeded quota", "forbidden:", "security context constraint", "podsecuritypolicy", "violates podsecurity"}},
-	{StageScheduling, []string{"nodes are available", "failedscheduling", "didn't match", "untolerated taint", "insufficient "}},
-	{StageImage, []string{"pull", "image", "manifest", "registry", "toomanyrequests"}},
+	{StageAdmission, []string{"admission webhook", "denied the request", "exceeded quota", "failed quota", "is forbidden:", "security context constraint", "podsecuritypolicy", "violates podsecurity"}},
+	{StageController, []string{"missed start time", "startingdeadlineseconds", "unable to fetch metrics", "unable to get metrics", "failed to get cpu utilization", "backofflimit", "backoff limit", "progressdeadlineexceeded", "horizontalpodautoscaler"}},
+	{StageScheduling, []string{"nodes are available", "failedscheduling", "didn't match", "untolerated taint", "that the pod didn't tolerate", "insufficient cpu", "insufficient memory", "insufficient pods"}},
 	{StageSandbox, []string{"sandbox", "cni", "network plugin", "setup network", "set up network", "ipam", "calico", "cilium", "flannel", "weave", "pod network"}},
-	{StageVolume, []string{"mount", "volume", "attach", "csi", "persistentvolume", "pvc", "nfs"}},
-	{StageConfig, []string{"configmap", "secret", "couldn't find key", "runasnonroot"}},
-	{StageStart, []string{"oci runtime", "starting container process", "executable file not found", "exec format error", "exec:", "failed to create containerd task", "failed to start container"}},
+	{StageVolume, []string{"mount", "volume", "attach", "csi", "persistentvolume", "pvc", "nfs", "storageclass", "storage class", "provisioner"}},
+	{StageConfig, []string{"configmap", "secret", "couldn't find key", "runasnonroot", "createcontainerconfigerror"}},
+	{StageImage, []string{"pull", "image", "manifest", "registry", "toomanyrequests"}},
+	{StageStart, []string{"oci runtime", "starting container process", "executable file not found", "exec format error", "exec:", "failed to create containerd task", "failed to start container", "runcontainererror"}},
 	{StageProbe, []string{"probe", "liveness", "readiness"}},
 	{StageService, []string{"endpoint", "kube-proxy", "iptables", "ipvs", "coredns", "conntrack"}},
-	{StageTermination, []string{"finalizer", "terminating", "grace period"}},
-	{StageNode, []string{"kubelet", "pleg", "cgroup", "eviction", "disk pressure", "diskpressure", "memorypressure", "node ", "certificate", "container runtime", "containerd", "cri-o", "dockerd", "swap"}},
+	{StageTermination, []string{"finalizer", "terminating", "grace period", "nodelost"}},
+	{StageNode, []string{"kubelet", "pleg", "cgroup", "eviction", "evicted", "disk pressure", "diskpressure", "memorypressure", "node ", "certificate", "container runtime", "containerd", "cri-o", "dockerd", "swap"}},
 }
 
-// textStage places a line by its words; def is the stage when none fits.
+// textStage places a line by its words; def is the stage when none fits. A reason a
+// table knows (a pasted event row's REASON, a get pods STATUS) decides first.
 func textStage(s string, def Stage) Stage {
+	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) }) {
+		if st, ok := waitingStages[w]; ok && w != "Error" {
+			return st
+		}
+		if st, ok := eventStages[w]; ok {
+			return st
+		}
+	}
 	low := strings.ToLower(s)
 	for _, sw := range stageWords {
 		for _, w := range sw.words {
@@ -124,6 +136,16 @@ func unexplained(g *Graph, fs []*Finding, roots map[string]*Finding) []*Finding 
 	}
 	out = append(out, unexplainedObjects(g, lines, covered)...)
 	out = append(out, unexplainedNodes(g, covered)...)
+	if len(g.pods) == 0 {
+		// Only node-agent lines: each node's journal is a subject of its own.
+		var journal []*Line
+		for i := range lines {
+			if l := &lines[i]; l.Kind == TextJournal && !l.Fragment && l.Pod == nil {
+				journal = append(journal, l)
+			}
+		}
+		loose = append(loose, journal...)
+	}
 	out = append(out, unexplainedFragments(loose, citedFiles)...)
 	return out
 }
@@ -190,7 +212,13 @@ const partialAnnotation = "podflow.dev/partial"
 func podTrouble(g *Graph, p *Pod, lines []*Line) []trouble {
 	var out []trouble
 	pod := p.Obj
+	healthy := positivelyHealthy(p)
 	for _, l := range lines {
+		if healthy && l.Kind != TextEvent && l.Kind != TextStatus {
+			// An app that runs, is ready and never restarted may log the word "error":
+			// its own log lines alone do not make it broken.
+			continue
+		}
 		switch l.Kind {
 		case TextEvent:
 			if !l.Warning {
@@ -252,6 +280,24 @@ func podTrouble(g *Graph, p *Pod, lines []*Line) []trouble {
 			ev: p.Loc.At("metadata", "deletionTimestamp").Evidence("deletionTimestamp: "+pod.DeletionTimestamp.UTC().Format(time.RFC3339), pod.DeletionTimestamp.Time), weight: 1})
 	}
 	return out
+}
+
+// positivelyHealthy reports whether the pod's status shows it well: Succeeded, or
+// Running and Ready with no container restarted.
+func positivelyHealthy(p *Pod) bool {
+	st := p.Obj.Status
+	if st.Phase == corev1.PodSucceeded {
+		return true
+	}
+	if st.Phase != corev1.PodRunning || !IsReady(p) {
+		return false
+	}
+	for _, c := range st.ContainerStatuses {
+		if c.RestartCount > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func hasReadyCondition(p *Pod) bool {
@@ -349,7 +395,7 @@ func unexplainedFragments(lines []*Line, cited map[string]bool) []*Finding {
 	var files []string
 	for _, l := range lines {
 		k := l.Evidence.Bundle + "\x00" + l.Evidence.Path
-		if cited[k] || !l.Warning || !looksLikeError(l.Text) {
+		if cited[k] || !looksLikeError(l.Text) || !l.Warning && l.Kind != TextJournal && l.Kind != TextText {
 			continue
 		}
 		if _, ok := byFile[k]; !ok {
