@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -139,6 +140,13 @@ func (g *Graph) buildLines() []Line {
 			add(journalLine(&entries[i], nil))
 		}
 	}
+	for _, o := range g.ooms {
+		l := Line{Kind: TextJournal, Text: o.Text, Node: o.Node, Warning: true, Evidence: o.Loc.Evidence(o.Text, o.Time)}
+		if o.PodUID != "" {
+			l.Pod, _ = g.byUID[o.PodUID].(*Pod)
+		}
+		add(l)
+	}
 	for _, key := range sortedKeys(g.logs) {
 		c := g.logs[key]
 		p := g.FindPod(c.Namespace, c.Pod)
@@ -223,6 +231,10 @@ func fieldsOf(lines []string) []string {
 	return out
 }
 
+// reAgentPrefix is a node agent's syslog identifier at the start of a line whose time
+// and host were cut: "kubelet[3268]: E0315 ...".
+var reAgentPrefix = regexp.MustCompile(`^\s*(kubelet|containerd|dockerd|crio|k3s|kernel|kube-proxy)(\[\d+\])?: `)
+
 // nodeAgents are the journal identifiers of what runs a node.
 var nodeAgents = map[string]bool{"kubelet": true, "containerd": true, "dockerd": true, "crio": true, "systemd": true,
 	"kernel": true, "k3s": true, "microk8s": true, "kube-proxy": true, "flanneld": true}
@@ -235,7 +247,7 @@ func mostlyNodeAgent(lines []string) bool {
 			continue
 		}
 		all++
-		if e, k, _ := ParseJournalLine(s, time.Time{}); k == LineEntry && nodeAgents[e.Program] {
+		if e, k, _ := ParseJournalLine(s, time.Time{}); k == LineEntry && nodeAgents[e.Program] || reAgentPrefix.MatchString(s) {
 			agent++
 		}
 	}
@@ -313,7 +325,8 @@ func joinNonEmpty(sep string, parts ...string) string {
 var errorWords = []string{"error", "fail", "fatal", "panic", "exception", "denied", "refused", "unable to",
 	"cannot", "can't", "couldn't", "could not", "timed out", "timeout", "invalid", "not found", "no such",
 	"forbidden", "unauthorized", "killed", "out of memory", "oom", "exceeded", "traceback", "segmentation fault",
-	"crash", "back-off", "backoff", "unhealthy", "not healthy", "nodelost", "evicted", "oomkilled", "crashloopbackoff", "not ready", "notready", "deadline", "x509", "unreachable", "illegal instruction"}
+	"crash", "back-off", "backoff", "unhealthy", "not healthy", "nodelost", "evicted", "oomkilled", "crashloopbackoff", "nodes are available", "didn't tolerate", "didn't match", "insufficient",
+	"unbound", "oom-killer", "not ready", "notready", "deadline", "x509", "unreachable", "illegal instruction"}
 
 // looksLikeError reports whether a line without a severity reads as a failure report.
 func looksLikeError(s string) bool {

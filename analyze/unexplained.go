@@ -54,7 +54,7 @@ var eventStages = map[string]Stage{
 	"FailedGetResourceMetric": StageController, "FailedComputeMetricsReplicas": StageController,
 	"FailedToUpdateEndpoint": StageService, "FailedToCreateEndpoint": StageService,
 	"FailedDaemonPod": StageController, "TooManyMissedTimes": StageController, "FailedNeedsStart": StageController,
-	"NodeLost": StageTermination, "FailedSync": StageRuntime, "ExternalProvisioning": StageVolume,
+	"NodeLost": StageTermination, "FailedSync": StageRuntime,
 }
 
 // stageWords place a line that no table knows by what it talks about, first match wins.
@@ -76,6 +76,20 @@ var stageWords = []struct {
 	{StageNode, []string{"kubelet", "pleg", "cgroup", "eviction", "evicted", "disk pressure", "diskpressure", "memorypressure", "node ", "certificate", "container runtime", "containerd", "cri-o", "dockerd", "swap"}},
 }
 
+// stagePhrases are phrases that say the stage for sure, whatever else the line holds
+// (an image named nfs-provisioner is still an image pull); tried before stageWords.
+var stagePhrases = []struct {
+	stage Stage
+	words []string
+}{
+	{StageImage, []string{"failed to pull", "pull image", "pulling image", "errimagepull", "imagepullbackoff", "pull access denied", "manifest unknown", "failed to resolve reference"}},
+	{StageSandbox, []string{"failedcreatepodsandbox", "createpodsandbox", "failed to set up sandbox", "failed to setup network for sandbox", "runpodsandbox", "failed to create pod sandbox"}},
+	{StageVolume, []string{"mountvolume", "failedmount", "attachvolume", "unable to attach or mount", "failedattachvolume"}},
+	{StageConfig, []string{"createcontainerconfigerror", "runasnonroot"}},
+	{StageNode, []string{"failed to run kubelet", "containermanager", "cgroup subsystem", "pleg is not healthy", "kubeletnotready", "container runtime network not ready"}},
+	{StageRuntime, []string{"oomkilled", "oom-killer", "observed a panic", "panic:", "address already in use"}},
+}
+
 // textStage places a line by its words; def is the stage when none fits. A reason a
 // table knows (a pasted event row's REASON, a get pods STATUS) decides first.
 func textStage(s string, def Stage) Stage {
@@ -88,6 +102,13 @@ func textStage(s string, def Stage) Stage {
 		}
 	}
 	low := strings.ToLower(s)
+	for _, sp := range stagePhrases {
+		for _, w := range sp.words {
+			if strings.Contains(low, w) {
+				return sp.stage
+			}
+		}
+	}
 	for _, sw := range stageWords {
 		for _, w := range sw.words {
 			if strings.Contains(low, w) {
@@ -221,7 +242,7 @@ func podTrouble(g *Graph, p *Pod, lines []*Line) []trouble {
 		}
 		switch l.Kind {
 		case TextEvent:
-			if !l.Warning {
+			if !l.Warning && !strings.HasPrefix(l.Reason, "Failed") {
 				continue
 			}
 			st, ok := eventStages[l.Reason]
@@ -328,7 +349,7 @@ func unexplainedObjects(g *Graph, lines []Line, covered map[string]bool) []*Find
 	var keys []string
 	for i := range lines {
 		l := &lines[i]
-		if l.Kind != TextEvent || l.Pod != nil || !l.Warning || l.Object.Kind == "" || l.Object.Kind == "Pod" && g.FindPod(l.Object.Namespace, l.Object.Name) != nil {
+		if l.Kind != TextEvent || l.Pod != nil || !l.Warning && !strings.HasPrefix(l.Reason, "Failed") || l.Object.Kind == "" || l.Object.Kind == "Pod" && g.FindPod(l.Object.Namespace, l.Object.Name) != nil {
 			continue
 		}
 		k := l.Object.key()
