@@ -133,9 +133,16 @@ func runRule(g *Graph, rule *Rule) (found []*Finding, violations []Violation) {
 			violations = append(violations, Violation{Rule: rule.ID, Message: fmt.Sprintf("finding without a cause or a remediation: %q", f.Cause)})
 		}
 		f.Rule, f.Stage, f.Severity, f.Title, f.outcome = rule.ID, rule.Stage, rule.Severity, rule.Title, rule.Outcome
-		f.signature = rule.signature != nil
+		f.signature, f.catchall = rule.signature != nil, rule.Catchall
 		if f.signature && rule.signature.ForRule != "" {
-			f.Rule = rule.signature.ForRule
+			f.Rule, f.ruleBacked = rule.signature.ForRule, true
+		}
+		if f.catchall {
+			for _, s := range f.Subjects {
+				if s.Kind == "Pod" {
+					f.catchallPods++
+				}
+			}
 		}
 		f.ID, f.Root, f.Explains, f.ExplainedBy = "", false, nil, nil
 		for j := range f.Evidence {
@@ -397,8 +404,30 @@ func keepIDs(ids []string, in map[string]bool) []string {
 // signatures about one subject at one stage the first (in catalog order) wins.
 func resolveSignatures(fs []*Finding) []*Finding {
 	byRule := map[string]bool{}
+	// A signature that knows the cause takes the pods of a catch-all rule's finding at
+	// its stage.
+	known := map[string]bool{}
 	for _, f := range fs {
-		if f.signature {
+		if f.signature && !f.ruleBacked {
+			for _, s := range f.Subjects {
+				known[string(f.Stage)+"\x00"+s.key()] = true
+			}
+		}
+	}
+	for _, f := range fs {
+		if f.catchall {
+			var keep []ObjectRef
+			for _, s := range f.Subjects {
+				if s.Kind == "Pod" && known[string(f.Stage)+"\x00"+s.key()] {
+					continue
+				}
+				keep = append(keep, s)
+			}
+			f.Subjects = keep
+		}
+	}
+	for _, f := range fs {
+		if f.signature || f.catchall {
 			continue
 		}
 		for _, s := range f.Subjects {
@@ -409,7 +438,9 @@ func resolveSignatures(fs []*Finding) []*Finding {
 	out := fs[:0]
 	for _, f := range fs {
 		if !f.signature {
-			out = append(out, f)
+			if !catchallLostAll(f) {
+				out = append(out, f)
+			}
 			continue
 		}
 		pods := f.Pods()
@@ -450,3 +481,16 @@ func resolveSignatures(fs []*Finding) []*Finding {
 	}
 	return out
 }
+
+func hasPods(subjects []ObjectRef) bool {
+	for _, s := range subjects {
+		if s.Kind == "Pod" {
+			return true
+		}
+	}
+	return false
+}
+
+// catchallLostAll reports whether a catch-all finding gave every pod it had to
+// signatures that know their cause; it then says nothing more.
+func catchallLostAll(f *Finding) bool { return f.catchallPods > 0 && !hasPods(f.Subjects) }

@@ -34,6 +34,10 @@ type Rule struct {
 	// only when nothing else explains that pod; otherwise the pod's own finding, at
 	// whatever stage, is the root and explains it.
 	Outcome bool
+	// Catchall marks a rule that reports a failure class without knowing its cause
+	// (a sandbox that could not be created, a container that exited non-zero): a
+	// signature that knows the cause from the message wins over it for the same pod.
+	Catchall bool
 
 	// signature is set on the rule a Signature made (Signature.Rule).
 	signature *Signature
@@ -83,8 +87,12 @@ type Finding struct {
 
 	// outcome is copied from Rule.Outcome by the engine.
 	outcome bool
-	// signature is true for a finding a signature made.
-	signature bool
+	// signature is true for a finding a signature made; ruleBacked when that signature
+	// holds a Go rule's message knowledge.
+	signature, ruleBacked bool
+	// catchall is copied from Rule.Catchall; catchallPods counts the pods it had.
+	catchall     bool
+	catchallPods int
 }
 
 // Pods lists the pods among the subjects.

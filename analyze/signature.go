@@ -268,19 +268,22 @@ func (s *Signature) doc() string {
 	if s.Versions != "" {
 		b.WriteString("; " + s.Versions)
 	}
-	b.WriteString("\n\n**Matches:**\n")
+	b.WriteString("\n\n## Matches\n")
 	for _, p := range s.Patterns {
 		b.WriteString("\n    " + p + "\n")
 	}
 	if len(s.Confirm) > 0 {
-		b.WriteString("\n**Confirm on a live cluster:**\n")
+		b.WriteString("\n## Confirm on a live cluster\n")
 		for _, c := range s.Confirm {
 			b.WriteString("\n    " + c + "\n")
 		}
 	}
-	b.WriteString("\n**Fix:** " + strings.TrimSpace(s.Fix) + "\n")
+	b.WriteString("\n## Fix\n\n" + strings.TrimSpace(s.Fix) + "\n")
+	if s.ForRule != "" {
+		b.WriteString("\nThis is the message knowledge of rule " + s.ForRule + ": its findings are that rule's.\n")
+	}
 	if len(s.Incidents) > 0 {
-		b.WriteString("\n**Incidents:** " + strings.Join(s.Incidents, ", ") + "\n")
+		b.WriteString("\n## Incidents\n\n" + strings.Join(s.Incidents, ", ") + "\n")
 	}
 	return b.String()
 }

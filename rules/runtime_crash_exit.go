@@ -17,6 +17,7 @@ var RuntimeCrashExit = &analyze.Rule{
 	Stage:    analyze.StageRuntime,
 	Title:    "container process exits with an error",
 	Doc:      runtimeCrashExitDoc,
+	Catchall: true,
 	Severity: analyze.SeverityError,
 	Needs: analyze.Needs{
 		Required: []analyze.Kind{analyze.Pods},

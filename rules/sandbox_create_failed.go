@@ -18,6 +18,7 @@ var SandboxCreateFailed = &analyze.Rule{
 	Stage:    analyze.StageSandbox,
 	Title:    "container runtime cannot create the pod sandbox",
 	Doc:      sandboxCreateFailedDoc,
+	Catchall: true,
 	Severity: analyze.SeverityError,
 	Needs: analyze.Needs{
 		Required: []analyze.Kind{analyze.Pods},
