@@ -5,7 +5,7 @@ LDFLAGS  := -s -w -X main.version=$(VERSION)
 BIN      := bin/podflow
 DEMO     ?= testdata/bundles/demo
 
-.PHONY: all build test bench e2e record demo lint fmt clean
+.PHONY: all build test bench e2e record demo lint fmt clean incidents
 
 all: build
 
@@ -16,6 +16,10 @@ build:
 ## test: unit and golden tests; hermetic, no cluster needed
 test:
 	$(GO) test ./...
+
+## incidents: run podflow over the corpus of real incidents and print accuracy per stage
+incidents:
+	$(GO) test ./cmd/podflow -run '^TestIncidents$$' -count=1 -v | sed -n '/incident corpus/,/^---/p'
 
 ## bench: benchmarks for loading, analysis and redaction
 bench:

@@ -2,7 +2,6 @@ package analyze
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 )
@@ -18,8 +17,6 @@ type Options struct {
 	Timelines bool
 	// PodflowVersion is recorded in the report.
 	PodflowVersion string
-	// Signatures are run after the rules, as rules of their own.
-	Signatures []*Signature
 	// Unexplained adds an "unexplained" finding for every subject whose evidence shows
 	// trouble that no rule or signature explains, so a broken pod is never reported as
 	// healthy.
@@ -50,10 +47,6 @@ func Run(g *Graph, rules []*Rule, opts Options) *Report {
 	r.CollectedAt = timePtr(g.collectedAt)
 	r.ClockSkewSeconds = g.clockSkew.Seconds()
 	var all []*Finding
-	rules = slices.Clip(rules)
-	for _, s := range opts.Signatures {
-		rules = append(rules, s.Rule())
-	}
 	for _, rule := range rules {
 		if reason := missingInputs(g, rule); reason != "" {
 			r.Skipped = append(r.Skipped, SkippedRule{Rule: rule.ID, Reason: reason})
@@ -141,6 +134,9 @@ func runRule(g *Graph, rule *Rule) (found []*Finding, violations []Violation) {
 		}
 		f.Rule, f.Stage, f.Severity, f.Title, f.outcome = rule.ID, rule.Stage, rule.Severity, rule.Title, rule.Outcome
 		f.signature = rule.signature != nil
+		if f.signature && rule.signature.ForRule != "" {
+			f.Rule = rule.signature.ForRule
+		}
 		f.ID, f.Root, f.Explains, f.ExplainedBy = "", false, nil, nil
 		for j := range f.Evidence {
 			f.Evidence[j].Locator = f.Evidence[j].Location.Locator()

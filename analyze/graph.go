@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -166,6 +167,25 @@ func (g *Graph) ClockSkew() time.Duration { return g.clockSkew }
 
 // Has reports whether any bundle held evidence of kind k (an empty list counts).
 func (g *Graph) Has(k Kind) bool { return g.present[k] }
+
+// HasNamespace reports whether the evidence holds a pod, an event or any other object
+// in the namespace.
+func (g *Graph) HasNamespace(ns string) bool {
+	if len(g.podsByNS[ns]) > 0 || g.eventNamespaces[ns] {
+		return true
+	}
+	for _, e := range g.events {
+		if e.Regarding.Namespace == ns {
+			return true
+		}
+	}
+	for k := range g.byKey {
+		if parts := strings.SplitN(k, "/", 3); len(parts) == 3 && parts[1] == ns {
+			return true
+		}
+	}
+	return false
+}
 
 // PodCount is the number of pods loaded.
 func (g *Graph) PodCount() int { return len(g.pods) }

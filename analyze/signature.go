@@ -31,6 +31,10 @@ type Signature struct {
 		Quiet []string `json:"quiet"`
 	} `json:"examples"`
 	Incidents []string `json:"incidents,omitempty"`
+	// ForRule names the Go rule whose message knowledge this is: its findings are that
+	// rule's, made from the message alone when the evidence lacks the structure the rule
+	// reasons over (a pasted event row without the objects). The rule wins where it fires.
+	ForRule string `json:"rule,omitempty"`
 	// File is where the signature was read from ("built-in" for podflow's own).
 	File string `json:"file"`
 	// Line is the signature's line in File.

@@ -55,11 +55,12 @@ type rawSignature struct {
 		Quiet []string `yaml:"quiet"`
 	} `yaml:"examples"`
 	Incidents []string `yaml:"incidents"`
+	Rule      string   `yaml:"rule"`
 }
 
 var signatureFields = map[string]bool{"id": true, "stage": true, "title": true, "component": true, "versions": true,
 	"printedBy": true, "where": true, "patterns": true, "cause": true, "fix": true, "confirm": true, "doc": true,
-	"severity": true, "examples": true, "incidents": true}
+	"severity": true, "examples": true, "incidents": true, "rule": true}
 
 // ParseSignatures reads one signature file (a YAML list of signatures). Every error
 // names the file, the line and the field.
@@ -108,7 +109,7 @@ func parseSignature(file string, item *yamlv3.Node) (*Signature, error) {
 	for i := 0; i+1 < len(item.Content); i += 2 {
 		k := item.Content[i]
 		if !signatureFields[k.Value] {
-			return nil, &SignatureError{File: file, Line: k.Line, Field: k.Value, Msg: "unknown field (known: id, stage, title, component, versions, printedBy, where, patterns, cause, fix, confirm, doc, severity, examples, incidents)"}
+			return nil, &SignatureError{File: file, Line: k.Line, Field: k.Value, Msg: "unknown field (known: id, stage, title, component, versions, printedBy, where, patterns, cause, fix, confirm, doc, severity, examples, incidents, rule)"}
 		}
 		keyLine[k.Value] = k.Line
 	}
@@ -118,7 +119,7 @@ func parseSignature(file string, item *yamlv3.Node) (*Signature, error) {
 	}
 	s := &Signature{ID: raw.ID, Stage: Stage(raw.Stage), Title: raw.Title, Component: raw.Component, Versions: raw.Versions,
 		PrintedBy: raw.PrintedBy, Patterns: raw.Patterns, Cause: raw.Cause, Fix: raw.Fix, Confirm: raw.Confirm,
-		Doc: raw.Doc, Severity: Severity(raw.Severity), Incidents: raw.Incidents, File: file, Line: item.Line}
+		Doc: raw.Doc, Severity: Severity(raw.Severity), Incidents: raw.Incidents, ForRule: raw.Rule, File: file, Line: item.Line}
 	s.Examples.Fires, s.Examples.Quiet = raw.Examples.Fires, raw.Examples.Quiet
 	for _, w := range raw.Where {
 		s.Where = append(s.Where, TextKind(w))
@@ -141,12 +142,23 @@ func parseSignature(file string, item *yamlv3.Node) (*Signature, error) {
 // share an ID.
 func CheckSignatureSet(sigs []*Signature, rules []*Rule) error {
 	seen := map[string]string{}
+	goRules := map[string]*Rule{}
 	for _, r := range rules {
 		if r.signature == nil {
 			seen[r.ID] = "rule " + r.ID
+			goRules[r.ID] = r
 		}
 	}
 	for _, s := range sigs {
+		if s.ForRule != "" {
+			r := goRules[s.ForRule]
+			if r == nil {
+				return &SignatureError{File: s.File, Line: s.Line, Field: "rule", Msg: fmt.Sprintf("no rule %q (podflow rules lists them)", s.ForRule)}
+			}
+			if r.Stage != s.Stage {
+				return &SignatureError{File: s.File, Line: s.Line, Field: "stage", Msg: fmt.Sprintf("rule %s is at stage %s, not %s", r.ID, r.Stage, s.Stage)}
+			}
+		}
 		if prev, ok := seen[s.ID]; ok {
 			return &SignatureError{File: s.File, Line: s.Line, Field: "id", Msg: fmt.Sprintf("%q is already taken by %s", s.ID, prev)}
 		}

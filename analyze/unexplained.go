@@ -1,9 +1,11 @@
 package analyze
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
@@ -51,7 +53,8 @@ var eventStages = map[string]Stage{
 	"ProgressDeadlineExceeded": StageController, "FailedGetScale": StageController,
 	"FailedGetResourceMetric": StageController, "FailedComputeMetricsReplicas": StageController,
 	"FailedToUpdateEndpoint": StageService, "FailedToCreateEndpoint": StageService,
-	"FailedDaemonPod": StageController, "TooManyMissedTimes": StageController,
+	"FailedDaemonPod": StageController, "TooManyMissedTimes": StageController, "FailedNeedsStart": StageController,
+	"NodeLost": StageTermination, "FailedSync": StageRuntime, "ExternalProvisioning": StageVolume,
 }
 
 // stageWords place a line that no table knows by what it talks about, first match wins.
@@ -59,21 +62,31 @@ var stageWords = []struct {
 	stage Stage
 	words []string
 }{
-	{StageAdmission, []string{"admission webhook", "denied the request", "exceeded quota", "forbidden:", "security context constraint", "podsecuritypolicy", "violates podsecurity"}},
-	{StageScheduling, []string{"nodes are available", "failedscheduling", "didn't match", "untolerated taint", "insufficient "}},
-	{StageImage, []string{"pull", "image", "manifest", "registry", "toomanyrequests"}},
+	{StageAdmission, []string{"admission webhook", "denied the request", "exceeded quota", "failed quota", "is forbidden:", "security context constraint", "podsecuritypolicy", "violates podsecurity"}},
+	{StageController, []string{"missed start time", "startingdeadlineseconds", "unable to fetch metrics", "unable to get metrics", "failed to get cpu utilization", "backofflimit", "backoff limit", "progressdeadlineexceeded", "horizontalpodautoscaler"}},
+	{StageScheduling, []string{"nodes are available", "failedscheduling", "didn't match", "untolerated taint", "that the pod didn't tolerate", "insufficient cpu", "insufficient memory", "insufficient pods"}},
 	{StageSandbox, []string{"sandbox", "cni", "network plugin", "setup network", "set up network", "ipam", "calico", "cilium", "flannel", "weave", "pod network"}},
-	{StageVolume, []string{"mount", "volume", "attach", "csi", "persistentvolume", "pvc", "nfs"}},
-	{StageConfig, []string{"configmap", "secret", "couldn't find key", "runasnonroot"}},
-	{StageStart, []string{"oci runtime", "starting container process", "executable file not found", "exec format error", "exec:", "failed to create containerd task", "failed to start container"}},
+	{StageVolume, []string{"mount", "volume", "attach", "csi", "persistentvolume", "pvc", "nfs", "storageclass", "storage class", "provisioner"}},
+	{StageConfig, []string{"configmap", "secret", "couldn't find key", "runasnonroot", "createcontainerconfigerror"}},
+	{StageImage, []string{"pull", "image", "manifest", "registry", "toomanyrequests"}},
+	{StageStart, []string{"oci runtime", "starting container process", "executable file not found", "exec format error", "exec:", "failed to create containerd task", "failed to start container", "runcontainererror"}},
 	{StageProbe, []string{"probe", "liveness", "readiness"}},
 	{StageService, []string{"endpoint", "kube-proxy", "iptables", "ipvs", "coredns", "conntrack"}},
-	{StageTermination, []string{"finalizer", "terminating", "grace period"}},
-	{StageNode, []string{"kubelet", "pleg", "cgroup", "eviction", "disk pressure", "diskpressure", "memorypressure", "node ", "certificate", "container runtime", "containerd", "cri-o", "dockerd", "swap"}},
+	{StageTermination, []string{"finalizer", "terminating", "grace period", "nodelost"}},
+	{StageNode, []string{"kubelet", "pleg", "cgroup", "eviction", "evicted", "disk pressure", "diskpressure", "memorypressure", "node ", "certificate", "container runtime", "containerd", "cri-o", "dockerd", "swap"}},
 }
 
-// textStage places a line by its words; def is the stage when none fits.
+// textStage places a line by its words; def is the stage when none fits. A reason a
+// table knows (a pasted event row's REASON, a get pods STATUS) decides first.
 func textStage(s string, def Stage) Stage {
+	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) }) {
+		if st, ok := waitingStages[w]; ok && w != "Error" {
+			return st
+		}
+		if st, ok := eventStages[w]; ok {
+			return st
+		}
+	}
 	low := strings.ToLower(s)
 	for _, sw := range stageWords {
 		for _, w := range sw.words {
@@ -123,6 +136,16 @@ func unexplained(g *Graph, fs []*Finding, roots map[string]*Finding) []*Finding 
 	}
 	out = append(out, unexplainedObjects(g, lines, covered)...)
 	out = append(out, unexplainedNodes(g, covered)...)
+	if len(g.pods) == 0 {
+		// Only node-agent lines: each node's journal is a subject of its own.
+		var journal []*Line
+		for i := range lines {
+			if l := &lines[i]; l.Kind == TextJournal && !l.Fragment && l.Pod == nil {
+				journal = append(journal, l)
+			}
+		}
+		loose = append(loose, journal...)
+	}
 	out = append(out, unexplainedFragments(loose, citedFiles)...)
 	return out
 }
@@ -144,7 +167,12 @@ func unexplainedPod(g *Graph, p *Pod, lines []*Line) *Finding {
 			at = append(at, s)
 		}
 	}
-	slices.SortStableFunc(at, func(a, b trouble) int { return b.weight - a.weight })
+	slices.SortStableFunc(at, func(a, b trouble) int {
+		if a.weight != b.weight {
+			return b.weight - a.weight
+		}
+		return tellingScore(b.what) - tellingScore(a.what)
+	})
 	subjects := []ObjectRef{p.Ref()}
 	if n := p.Obj.Spec.NodeName; n != "" {
 		subjects = append(subjects, NodeRef(n))
@@ -157,7 +185,10 @@ func unexplainedPod(g *Graph, p *Pod, lines []*Line) *Finding {
 		ev = append(ev, s.ev)
 	}
 	name := p.meta.Name
-	if p.meta.Namespace != "" && !isPartial(p, "namespace") {
+	switch {
+	case isPartial(p, "name"):
+		name = "(its name is not in the evidence)"
+	case p.meta.Namespace != "" && !isPartial(p, "namespace"):
 		name = p.meta.Namespace + "/" + name
 	}
 	cause := "pod " + name + " is broken at the " + string(stage) + " stage: " + at[0].what +
@@ -181,7 +212,13 @@ const partialAnnotation = "podflow.dev/partial"
 func podTrouble(g *Graph, p *Pod, lines []*Line) []trouble {
 	var out []trouble
 	pod := p.Obj
+	healthy := positivelyHealthy(p)
 	for _, l := range lines {
+		if healthy && l.Kind != TextEvent && l.Kind != TextStatus {
+			// An app that runs, is ready and never restarted may log the word "error":
+			// its own log lines alone do not make it broken.
+			continue
+		}
 		switch l.Kind {
 		case TextEvent:
 			if !l.Warning {
@@ -243,6 +280,24 @@ func podTrouble(g *Graph, p *Pod, lines []*Line) []trouble {
 			ev: p.Loc.At("metadata", "deletionTimestamp").Evidence("deletionTimestamp: "+pod.DeletionTimestamp.UTC().Format(time.RFC3339), pod.DeletionTimestamp.Time), weight: 1})
 	}
 	return out
+}
+
+// positivelyHealthy reports whether the pod's status shows it well: Succeeded, or
+// Running and Ready with no container restarted.
+func positivelyHealthy(p *Pod) bool {
+	st := p.Obj.Status
+	if st.Phase == corev1.PodSucceeded {
+		return true
+	}
+	if st.Phase != corev1.PodRunning || !IsReady(p) {
+		return false
+	}
+	for _, c := range st.ContainerStatuses {
+		if c.RestartCount > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func hasReadyCondition(p *Pod) bool {
@@ -340,7 +395,7 @@ func unexplainedFragments(lines []*Line, cited map[string]bool) []*Finding {
 	var files []string
 	for _, l := range lines {
 		k := l.Evidence.Bundle + "\x00" + l.Evidence.Path
-		if cited[k] || !l.Warning || !looksLikeError(l.Text) {
+		if cited[k] || !looksLikeError(l.Text) || !l.Warning && l.Kind != TextJournal && l.Kind != TextText {
 			continue
 		}
 		if _, ok := byFile[k]; !ok {
@@ -355,18 +410,9 @@ func unexplainedFragments(lines []*Line, cited map[string]bool) []*Finding {
 		if ls[0].Kind == TextLog {
 			def = StageRuntime
 		}
-		// The last error is usually the one a process died of; the first the one that
-		// started the trouble. Quote both ends.
-		pick := []*Line{ls[len(ls)-1]}
-		if len(ls) > 1 {
-			pick = append([]*Line{ls[0]}, pick...)
-		}
-		stage := def
-		for _, l := range pick {
-			if s := textStage(l.Text, def); s.Order() < stage.Order() || stage == def {
-				stage = s
-			}
-		}
+		pick := mostTelling(ls, 3)
+		best := pick[0]
+		stage := textStage(best.Text, def)
 		var ev []Evidence
 		for _, l := range pick {
 			ev = append(ev, l.Evidence)
@@ -378,7 +424,7 @@ func unexplainedFragments(lines []*Line, cited map[string]bool) []*Finding {
 		}
 		out = append(out, &Finding{Rule: UnexplainedRule, Stage: stage, Severity: SeverityError, Title: "trouble no rule explains",
 			Subjects: subj, Evidence: ev, Remediation: wouldExplain[stage],
-			Cause: what + " reports " + oneLine(pick[len(pick)-1].Text) + "; no podflow rule or signature knows this evidence"})
+			Cause: what + " reports " + oneLine(best.Text) + "; no podflow rule or signature knows this evidence"})
 	}
 	return out
 }
@@ -417,7 +463,10 @@ func oneLine(s string) string {
 // podCommand is a kubectl command about the pod, its values shell-quoted; a name the
 // evidence does not give, or that is not a valid Kubernetes name, is a placeholder.
 func podCommand(verb string, p *Pod) string {
-	caps := map[string]string{"pod": p.meta.Name}
+	caps := map[string]string{}
+	if !isPartial(p, "name") {
+		caps["pod"] = p.meta.Name
+	}
 	if !isPartial(p, "namespace") {
 		caps["namespace"] = p.meta.Namespace
 	}
@@ -426,4 +475,46 @@ func podCommand(verb string, p *Pod) string {
 		cmd += "   # fill in the <placeholders>: the evidence does not name them"
 	}
 	return cmd
+}
+
+// reNoise matches lines that say a failure happened without saying which: systemd's
+// unit bookkeeping and the commands a user typed.
+var reNoise = regexp.MustCompile(`(?i)(\.service: (main process exited|failed with result|unit entered failed state|scheduled restart job)|\.service (failed|holdoff time over)|^\s*(sudo |kubectl |\$ |# |journalctl |systemctl )|start request repeated too quickly|^\s*(started|stopped|starting|stopping) )`)
+
+// reSpecific marks words of a line that names a cause.
+var reSpecific = regexp.MustCompile(`(?i)(failed to|error:|err=|unable to|cannot|can't|denied|refused|not found|no such|invalid|exceeded|forbidden|panic|fatal|oom|x509|timed? ?out|misconfiguration|is not supported|mismatch|permission)`)
+
+// tellingScore rates how much a line says about a cause: specific error words and
+// concrete values (quoted strings, paths, addresses) count; bookkeeping lines do not.
+func tellingScore(s string) int {
+	score := 0
+	if reNoise.MatchString(s) {
+		score -= 10
+	}
+	score += 3 * min(3, len(reSpecific.FindAllStringIndex(s, -1)))
+	score += min(3, strings.Count(s, `"`)/2)
+	score += min(2, strings.Count(s, "/")/2)
+	score += min(3, len(s)/80)
+	return score
+}
+
+// mostTelling returns up to n lines, the most telling first, then the rest in their
+// order.
+func mostTelling(ls []*Line, n int) []*Line {
+	idx := make([]int, len(ls))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return tellingScore(ls[b].Text) - tellingScore(ls[a].Text) })
+	if len(idx) > n {
+		idx = idx[:n]
+	}
+	best := idx[0]
+	rest := slices.Clone(idx[1:])
+	slices.Sort(rest)
+	out := []*Line{ls[best]}
+	for _, i := range rest {
+		out = append(out, ls[i])
+	}
+	return out
 }

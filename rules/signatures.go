@@ -40,7 +40,11 @@ func Signatures() ([]*analyze.Signature, error) {
 				files = append(files, e.Name())
 			}
 		}
-		order := func(name string) int { return analyze.Stage(strings.TrimSuffix(name, ".yaml")).Order() }
+		// image.yaml, image-rules.yaml: a file's stage is its name up to the first dash.
+		order := func(name string) int {
+			stage, _, _ := strings.Cut(strings.TrimSuffix(name, ".yaml"), "-")
+			return analyze.Stage(stage).Order()
+		}
 		slices.SortStableFunc(files, func(a, b string) int {
 			if oa, ob := order(a), order(b); oa != ob {
 				return oa - ob
@@ -134,4 +138,18 @@ func SignatureByID(id string) *analyze.Signature {
 		}
 	}
 	return nil
+}
+
+// Catalog is every rule and then every built-in signature as a rule, plus the user
+// signatures given: what analyze runs.
+func Catalog(user []*analyze.Signature) ([]*analyze.Rule, error) {
+	sigs, err := Signatures()
+	if err != nil {
+		return nil, err
+	}
+	out := All()
+	for _, s := range append(slices.Clone(sigs), user...) {
+		out = append(out, s.Rule())
+	}
+	return out, nil
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/sirupsen/logrus"
@@ -26,6 +28,8 @@ type analyzeOptions struct {
 	skipRules []string
 	namespace string
 	pod       string
+	// signatures are files or directories of user signatures (--signatures).
+	signatures []string
 }
 
 func newAnalyzeCmd(g *globalOptions) *cobra.Command {
@@ -78,6 +82,7 @@ Exit status: 0 when no finding is at or above --fail-on, 3 when one is, 1 on err
 	f.StringArrayVar(&o.skipRules, "skip-rule", nil, "do not run this rule (repeatable)")
 	f.StringVarP(&o.namespace, "namespace", "n", "", "report only findings and pods of this namespace")
 	f.StringVar(&o.pod, "pod", "", "report only this pod (namespace/name) and the findings linked to it")
+	f.StringArrayVar(&o.signatures, "signatures", nil, "add your own signatures: a YAML file or a directory of them (repeatable; see docs/signatures.md)")
 	addFormatFlag(f, &o.format)
 	o.open.add(f)
 	return cmd
@@ -99,7 +104,7 @@ func (o *analyzeOptions) validate() error {
 		}
 	}
 	for _, id := range append(append([]string{}, o.rules...), o.skipRules...) {
-		if rules.ByID(id) == nil {
+		if rules.ByID(id) == nil && rules.SignatureByID(id) == nil && !o.userSignature(id) {
 			return usageError("unknown rule %q: podflow rules lists them", id)
 		}
 	}
@@ -123,19 +128,62 @@ func splitPod(s string) (string, string, error) {
 	return ns, name, nil
 }
 
-// selectRules applies --rule and --skip-rule to the registry, keeping its order.
-func selectRules(only, skip []string) []*analyze.Rule {
+// userSignature reports whether a user signature file given with --signatures holds
+// the ID; a file that does not load is reported by run, not here.
+func (o *analyzeOptions) userSignature(id string) bool {
+	sigs, err := rules.LoadSignatures(o.signatures)
+	if err != nil || len(o.signatures) == 0 {
+		return false
+	}
+	for _, s := range sigs {
+		if s.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// selectRules applies --rule and --skip-rule to the catalog (the rules, then the
+// built-in signatures, then the user's), keeping its order.
+func selectRules(only, skip, signatureFiles []string) ([]*analyze.Rule, error) {
+	user, err := rules.LoadSignatures(signatureFiles)
+	if err != nil {
+		return nil, err
+	}
+	catalog, err := rules.Catalog(user)
+	if err != nil {
+		return nil, err
+	}
 	var out []*analyze.Rule
-	for _, r := range rules.All() {
-		if len(only) > 0 && !contains(only, r.ID) {
+	for _, r := range catalog {
+		ids := []string{r.ID}
+		if s := r.Signature(); s != nil && s.ForRule != "" {
+			ids = append(ids, s.ForRule)
+		}
+		if len(only) > 0 && !slices.ContainsFunc(ids, func(id string) bool { return contains(only, id) }) {
 			continue
 		}
-		if contains(skip, r.ID) {
+		if slices.ContainsFunc(ids, func(id string) bool { return contains(skip, id) }) {
 			continue
 		}
 		out = append(out, r)
 	}
-	return out
+	return out, nil
+}
+
+// checkScope refuses a --pod or --namespace the evidence does not hold: a report about
+// nothing must not read as "no problems".
+func checkScope(g *analyze.Graph, namespace, pod string) error {
+	if pod != "" {
+		ns, name, _ := strings.Cut(pod, "/")
+		if g.FindPod(ns, name) == nil {
+			return &analyze.PodNotFoundError{Pod: pod}
+		}
+	}
+	if namespace != "" && !g.HasNamespace(namespace) {
+		return fmt.Errorf("namespace %q: the evidence holds no pod, event or object in it", namespace)
+	}
+	return nil
 }
 
 func contains(list []string, s string) bool {
@@ -194,8 +242,18 @@ func runAnalyze(_ context.Context, o *analyzeOptions) error {
 	if err != nil {
 		return err
 	}
-	report := analyze.Run(graph, selectRules(o.rules, o.skipRules), analyze.Options{
+	if err := checkScope(graph, o.namespace, o.pod); err != nil {
+		return err
+	}
+	selected, err := selectRules(o.rules, o.skipRules, o.signatures)
+	if err != nil {
+		return err
+	}
+	// With --rule or --skip-rule the user chose the rules; what they left out would read
+	// as unexplained.
+	report := analyze.Run(graph, selected, analyze.Options{
 		Namespace: o.namespace, Pod: o.pod, Timelines: o.verbosity > 0, PodflowVersion: version,
+		Unexplained: len(o.rules) == 0 && len(o.skipRules) == 0,
 	})
 	reloc.Report(report)
 	for _, v := range report.Violations {

@@ -17,6 +17,8 @@ type explainOptions struct {
 	namespace string
 	name      string
 	output    string
+	// signatures are files or directories of user signatures (--signatures).
+	signatures []string
 }
 
 func newExplainCmd(g *globalOptions) *cobra.Command {
@@ -42,6 +44,7 @@ func newExplainCmd(g *globalOptions) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVarP(&o.output, "output", "o", "text", "output format: text, json or yaml")
+	cmd.Flags().StringArrayVar(&o.signatures, "signatures", nil, "add your own signatures: a YAML file or a directory of them (repeatable)")
 	addFormatFlag(cmd.Flags(), &o.format)
 	o.open.add(cmd.Flags())
 	return cmd
@@ -52,7 +55,11 @@ func runExplain(_ context.Context, o *explainOptions) error {
 	if err != nil {
 		return err
 	}
-	x, err := analyze.Explain(graph, selectRules(nil, nil), o.namespace, o.name, analyze.Options{PodflowVersion: version})
+	selected, err := selectRules(nil, nil, o.signatures)
+	if err != nil {
+		return err
+	}
+	x, err := analyze.Explain(graph, selected, o.namespace, o.name, analyze.Options{PodflowVersion: version, Unexplained: true})
 	if err != nil {
 		return err
 	}

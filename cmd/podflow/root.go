@@ -125,6 +125,7 @@ func subcommands(g *globalOptions) []*cobra.Command {
 		newAnalyzeCmd(g),
 		newExplainCmd(g),
 		newRulesCmd(g),
+		newSignaturesCmd(g),
 		newBundleCmd(g),
 		newConvertCmd(g),
 	}

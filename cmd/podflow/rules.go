@@ -28,6 +28,12 @@ type ruleInfo struct {
 	Required []analyze.Kind `json:"requires"`
 	Optional []analyze.Kind `json:"uses,omitempty"`
 	Doc      string         `json:"doc,omitempty"`
+	// Type is "rule" for a Go rule, "signature" for message knowledge held as data.
+	Type string `json:"type"`
+	// Component, Source and Incidents describe a signature.
+	Component string   `json:"component,omitempty"`
+	Source    string   `json:"printedBy,omitempty"`
+	Incidents []string `json:"incidents,omitempty"`
 }
 
 func newRulesCmd(g *globalOptions) *cobra.Command {
@@ -59,13 +65,27 @@ func infoOf(r *analyze.Rule, withDoc bool) ruleInfo {
 	if withDoc {
 		i.Doc = r.Doc
 	}
+	i.Type = "rule"
+	if s := r.Signature(); s != nil {
+		i.Type, i.Component, i.Source, i.Incidents = "signature", s.Component, s.PrintedBy, s.Incidents
+		i.Optional = nil
+	}
 	return i
 }
 
 func runRules(_ context.Context, o *rulesOptions) error {
 	out := o.streams.Out
+	all, err := rules.Catalog(nil)
+	if err != nil {
+		return err
+	}
 	if o.id != "" {
-		r := rules.ByID(o.id)
+		var r *analyze.Rule
+		for _, c := range all {
+			if c.ID == o.id {
+				r = c
+			}
+		}
 		if r == nil {
 			return usageError("unknown rule %q: podflow rules lists them", o.id)
 		}
@@ -74,10 +94,11 @@ func runRules(_ context.Context, o *rulesOptions) error {
 		}
 		fmt.Fprintf(out, "%s (stage %s, severity %s)\n%s\n\n", r.ID, r.Stage, r.Severity, r.Title)
 		fmt.Fprintf(out, "%s\n", strings.TrimSpace(r.Doc))
-		fmt.Fprintf(out, "\nReads: %s\n", kindList(r.Needs.Required, r.Needs.Optional))
+		if r.Signature() == nil {
+			fmt.Fprintf(out, "\nReads: %s\n", kindList(r.Needs.Required, r.Needs.Optional))
+		}
 		return nil
 	}
-	all := rules.All()
 	if o.output != "text" {
 		// The whole catalog, documentation included, for tools and docs sites.
 		infos := make([]ruleInfo, len(all))
@@ -93,11 +114,17 @@ func runRules(_ context.Context, o *rulesOptions) error {
 	for _, r := range sorted {
 		width = max(width, len(r.ID))
 	}
-	fmt.Fprintf(out, "%-*s  %-12s %s\n", width, "ID", "STAGE", "TITLE")
+	fmt.Fprintf(out, "%-*s  %-12s %-10s %s\n", width, "ID", "STAGE", "TYPE", "TITLE")
+	sigs := 0
 	for _, r := range sorted {
-		fmt.Fprintf(out, "%-*s  %-12s %s\n", width, r.ID, r.Stage, r.Title)
+		kind := "rule"
+		if r.Signature() != nil {
+			kind = "signature"
+			sigs++
+		}
+		fmt.Fprintf(out, "%-*s  %-12s %-10s %s\n", width, r.ID, r.Stage, kind, r.Title)
 	}
-	fmt.Fprintf(out, "\n%d rules. podflow rules ID prints one rule's documentation.\n", len(sorted))
+	fmt.Fprintf(out, "\n%d rules and %d signatures. podflow rules ID prints one's documentation.\n", len(sorted)-sigs, sigs)
 	return nil
 }
 
