@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -17,6 +18,12 @@ type Options struct {
 	Timelines bool
 	// PodflowVersion is recorded in the report.
 	PodflowVersion string
+	// Signatures are run after the rules, as rules of their own.
+	Signatures []*Signature
+	// Unexplained adds an "unexplained" finding for every subject whose evidence shows
+	// trouble that no rule or signature explains, so a broken pod is never reported as
+	// healthy.
+	Unexplained bool
 }
 
 // SkippedRule is a rule that did not run, and why.
@@ -43,6 +50,10 @@ func Run(g *Graph, rules []*Rule, opts Options) *Report {
 	r.CollectedAt = timePtr(g.collectedAt)
 	r.ClockSkewSeconds = g.clockSkew.Seconds()
 	var all []*Finding
+	rules = slices.Clip(rules)
+	for _, s := range opts.Signatures {
+		rules = append(rules, s.Rule())
+	}
 	for _, rule := range rules {
 		if reason := missingInputs(g, rule); reason != "" {
 			r.Skipped = append(r.Skipped, SkippedRule{Rule: rule.ID, Reason: reason})
@@ -55,9 +66,28 @@ func Run(g *Graph, rules []*Rule, opts Options) *Report {
 	if r.Skipped == nil {
 		r.Skipped = []SkippedRule{}
 	}
+	all = resolveSignatures(all)
 	sortFindings(all)
 	assignIDs(all)
 	roots := link(all)
+	if opts.Unexplained {
+		if extra := unexplained(g, all, roots); len(extra) > 0 {
+			for _, f := range extra {
+				f.Subjects = normalizeSubjects(f.Subjects)
+				f.Evidence, f.EvidenceOmitted = normalizeEvidence(f.Evidence, f.EvidenceOmitted)
+				for j := range f.Evidence {
+					f.Evidence[j].Locator = f.Evidence[j].Location.Locator()
+				}
+			}
+			all = append(all, extra...)
+			for _, f := range all {
+				f.ID, f.Root, f.Explains, f.ExplainedBy = "", false, nil, nil
+			}
+			sortFindings(all)
+			assignIDs(all)
+			roots = link(all)
+		}
+	}
 	r.Findings = scopeFindings(all, opts)
 	r.buildPods(g, roots, opts)
 	r.summarize()
@@ -110,6 +140,7 @@ func runRule(g *Graph, rule *Rule) (found []*Finding, violations []Violation) {
 			violations = append(violations, Violation{Rule: rule.ID, Message: fmt.Sprintf("finding without a cause or a remediation: %q", f.Cause)})
 		}
 		f.Rule, f.Stage, f.Severity, f.Title, f.outcome = rule.ID, rule.Stage, rule.Severity, rule.Title, rule.Outcome
+		f.signature = rule.signature != nil
 		f.ID, f.Root, f.Explains, f.ExplainedBy = "", false, nil, nil
 		for j := range f.Evidence {
 			f.Evidence[j].Locator = f.Evidence[j].Location.Locator()
@@ -361,6 +392,65 @@ func keepIDs(ids []string, in map[string]bool) []string {
 		if in[id] {
 			out = append(out, id)
 		}
+	}
+	return out
+}
+
+// resolveSignatures gives Go rules precedence over signatures: a signature finding
+// drops the pods a rule finding at the same stage already covers, and of several
+// signatures about one subject at one stage the first (in catalog order) wins.
+func resolveSignatures(fs []*Finding) []*Finding {
+	byRule := map[string]bool{}
+	for _, f := range fs {
+		if f.signature {
+			continue
+		}
+		for _, s := range f.Subjects {
+			byRule[string(f.Stage)+"\x00"+s.key()] = true
+		}
+	}
+	taken := map[string]bool{}
+	out := fs[:0]
+	for _, f := range fs {
+		if !f.signature {
+			out = append(out, f)
+			continue
+		}
+		pods := f.Pods()
+		var keep []ObjectRef
+		for _, s := range f.Subjects {
+			k := string(f.Stage) + "\x00" + s.key()
+			if s.Kind == "Pod" && (byRule[k] || taken[k]) {
+				continue
+			}
+			keep = append(keep, s)
+		}
+		var keptPods int
+		for _, s := range keep {
+			if s.Kind == "Pod" {
+				keptPods++
+			}
+		}
+		if len(pods) > 0 && keptPods == 0 {
+			continue
+		}
+		if len(pods) == 0 {
+			k := string(f.Stage) + "\x00" + firstSubject(f)
+			if f.Subjects[0].Name == UnknownSubject && len(f.Evidence) > 0 {
+				k += "\x00" + f.Evidence[0].Path
+			}
+			if byRule[string(f.Stage)+"\x00"+firstSubject(f)] || taken[k] {
+				continue
+			}
+			taken[k] = true
+		}
+		for _, s := range keep {
+			if s.Kind == "Pod" {
+				taken[string(f.Stage)+"\x00"+s.key()] = true
+			}
+		}
+		f.Subjects = keep
+		out = append(out, f)
 	}
 	return out
 }

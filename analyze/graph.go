@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -87,6 +88,12 @@ type Graph struct {
 	dmesgNode map[string]bool
 
 	kubeletConfigs map[string]*KubeletConfig
+
+	// fragments are the files of evidence an import could not attribute.
+	fragments []*fragmentFile
+	// lines are every line of evidence text (Lines), built once on first use.
+	linesOnce sync.Once
+	lines     []Line
 }
 
 // BundleInfo describes one loaded bundle.

@@ -39,6 +39,8 @@ const (
 	ContainerLogs      Kind = "container-logs"
 	Dmesg              Kind = "dmesg"
 	KubeletConfigs     Kind = "kubelet-config"
+	// Fragments are pasted evidence an import could not attribute to a pod or node.
+	Fragments Kind = "fragments"
 )
 
 // kindInfo says, for skip reasons and coverage, what a kind is and where a bundle keeps it.
@@ -78,6 +80,7 @@ var kinds = map[Kind]kindInfo{
 	ContainerLogs:      {"container logs", bundle.LogPath("<namespace>", "<pod>", "<container>", false)},
 	Dmesg:              {"kernel log (dmesg)", bundle.NodePath("<node>", bundle.NodeDmesg)},
 	KubeletConfigs:     {"kubelet config", bundle.NodePath("<node>", bundle.NodeKubeletConfig)},
+	Fragments:          {"unattributed fragments", bundle.FragmentPath("<kind>", "<file>")},
 }
 
 // Description names the kind for people, e.g. "kubelet journal".

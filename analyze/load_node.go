@@ -69,6 +69,13 @@ func (c *ContainerLog) Find(substr string) (string, Location, bool) {
 	return c.text[start:end], loc, true
 }
 
+// fragmentFile is one block of evidence an import could not attribute, line by line.
+type fragmentFile struct {
+	kind  TextKind
+	loc   Location
+	lines []string
+}
+
 func logKey(ns, pod, container string, previous bool) string {
 	return fmt.Sprintf("%s/%s/%s/%t", ns, pod, container, previous)
 }
@@ -112,6 +119,13 @@ func (l *loader) loadNodeAndLogs(lb *loadedBundle) {
 			l.g.logsByPod[pk] = append(l.g.logsByPod[pk], c)
 		case "node":
 			l.loadNodeFile(lb, name, info)
+		case "fragment":
+			data, _ := lb.b.ReadFile(name) // listed by Names, so present
+			l.g.present[Fragments] = true
+			kind := map[string]TextKind{bundle.FragmentLog: TextLog, bundle.FragmentJournal: TextJournal, bundle.FragmentText: TextText}[info.Fragment]
+			text := strings.TrimRight(strings.ReplaceAll(bytesString(data), "\r\n", "\n"), "\n")
+			l.g.fragments = append(l.g.fragments, &fragmentFile{kind: kind, loc: Location{Bundle: lb.label, Path: name},
+				lines: strings.Split(text, "\n")})
 		}
 	}
 }

@@ -34,7 +34,13 @@ type Rule struct {
 	// only when nothing else explains that pod; otherwise the pod's own finding, at
 	// whatever stage, is the root and explains it.
 	Outcome bool
+
+	// signature is set on the rule a Signature made (Signature.Rule).
+	signature *Signature
 }
+
+// Signature is the signature this rule was made from, or nil for a Go rule.
+func (r *Rule) Signature() *Signature { return r.signature }
 
 // Needs declares a rule's inputs. Without every Required kind the rule is skipped and
 // the report says why; Optional kinds are used when the bundle has them. A rule's View
@@ -77,6 +83,8 @@ type Finding struct {
 
 	// outcome is copied from Rule.Outcome by the engine.
 	outcome bool
+	// signature is true for a finding a signature made.
+	signature bool
 }
 
 // Pods lists the pods among the subjects.

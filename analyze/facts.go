@@ -1,0 +1,265 @@
+package analyze
+
+import (
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// TextKind says where a line of evidence text came from. Signatures name the kinds
+// they are tried on.
+type TextKind string
+
+// Kinds of text.
+const (
+	// TextEvent is an event's message (its reason is in Line.Reason).
+	TextEvent TextKind = "event"
+	// TextStatus is a container's waiting or terminated message, or a pod condition's.
+	TextStatus TextKind = "status"
+	// TextJournal is a node agent's line: kubelet, container runtime, CNI, kernel.
+	TextJournal TextKind = "journal"
+	// TextLog is a container's log line.
+	TextLog TextKind = "log"
+	// TextText is a pasted line podflow could not place.
+	TextText TextKind = "text"
+)
+
+// TextKinds lists every kind, in the order signatures document them.
+var TextKinds = []TextKind{TextEvent, TextStatus, TextJournal, TextLog, TextText}
+
+// Line is one line of evidence text with what is known of its subject: the unit that
+// signatures match and that the unexplained check reads. Lines are computed once per
+// graph from every source (events, pod status, journals, container logs, fragments).
+type Line struct {
+	Kind TextKind
+	// Text is the message: an event's message, a status message (or reason), a journal
+	// entry's message with its err= value, a log line.
+	Text string
+	// Reason is the event or status reason ("FailedMount", "CrashLoopBackOff").
+	Reason string
+	// Warning is true for Warning events and for lines whose severity is W, E or F.
+	Warning bool
+	// Pod is the pod the line is about, or nil when it is not known.
+	Pod *Pod
+	// Object is the object an event is about when it is not a pod (a ReplicaSet's
+	// FailedCreate, a Node's NodeNotReady).
+	Object    ObjectRef
+	Node      string
+	Container string
+	// Fragment is true for a line from evidence an import could not attribute.
+	Fragment bool
+	Evidence Evidence
+	// lower is Text in lower case, for the signatures' literal prefilter.
+	lower string
+}
+
+// Subjects are the objects a finding about the line names: its pod, else the object
+// an event is about, else its node, else the unknown container or node a fragment came
+// from.
+func (l *Line) Subjects() []ObjectRef {
+	var out []ObjectRef
+	switch {
+	case l.Pod != nil:
+		out = append(out, l.Pod.Ref())
+		if l.Pod.Obj.Spec.NodeName != "" {
+			out = append(out, NodeRef(l.Pod.Obj.Spec.NodeName))
+		}
+	case l.Object.Kind != "":
+		out = append(out, l.Object)
+	case l.Node != "":
+		out = append(out, NodeRef(l.Node))
+	case l.Kind == TextLog:
+		out = append(out, ObjectRef{Kind: "Container", Name: UnknownSubject})
+	default:
+		out = append(out, ObjectRef{Kind: "Node", Name: UnknownSubject})
+	}
+	return out
+}
+
+// UnknownSubject names a subject the evidence does not identify: "the container whose
+// log this is", "the node this journal came from".
+const UnknownSubject = "(unknown)"
+
+// logTailLines caps how much of each container log is read for lines: what explains
+// an exit is at the end.
+const logTailLines = 400
+
+// Lines returns every line of evidence text, computed once.
+func (g *Graph) Lines() []Line {
+	g.linesOnce.Do(func() { g.lines = g.buildLines() })
+	return g.lines
+}
+
+func (g *Graph) buildLines() []Line {
+	var out []Line
+	add := func(l Line) {
+		l.Text = strings.TrimSpace(l.Text)
+		if l.Text == "" && l.Reason == "" {
+			return
+		}
+		l.lower = strings.ToLower(l.Text)
+		out = append(out, l)
+	}
+	for _, e := range g.events {
+		l := Line{Kind: TextEvent, Text: e.Message, Reason: e.Reason, Warning: e.Type == corev1.EventTypeWarning,
+			Node: e.Host, Container: e.Container(), Evidence: e.Evidence()}
+		if e.Regarding.Kind == "Pod" {
+			l.Pod = g.FindPod(e.Regarding.Namespace, e.Regarding.Name)
+		}
+		if l.Pod == nil {
+			l.Object = e.Regarding
+		} else if l.Node == "" {
+			l.Node = l.Pod.Obj.Spec.NodeName
+		}
+		if e.Regarding.Kind == "Node" && l.Node == "" {
+			l.Node = e.Regarding.Name
+		}
+		add(l)
+	}
+	for _, p := range g.pods {
+		g.statusLines(p, add)
+	}
+	podOf := map[*JournalEntry]*Pod{}
+	for _, p := range g.pods {
+		for _, e := range g.journalFor(p.Obj) {
+			podOf[e] = p
+		}
+	}
+	for i := range g.journal {
+		e := &g.journal[i]
+		add(journalLine(e, podOf[e]))
+	}
+	for _, node := range sortedKeys(g.runtimeJournal) {
+		entries := g.runtimeJournal[node]
+		for i := range entries {
+			add(journalLine(&entries[i], nil))
+		}
+	}
+	for _, key := range sortedKeys(g.logs) {
+		c := g.logs[key]
+		p := g.FindPod(c.Namespace, c.Pod)
+		lines, loc := c.Tail(logTailLines)
+		for i, s := range lines {
+			l := Line{Kind: TextLog, Text: s, Pod: p, Container: c.Container, Warning: looksLikeError(s)}
+			at := loc
+			at.Line, at.EndLine = loc.Line+i, 0
+			l.Evidence = at.Evidence(s, time.Time{})
+			if p != nil {
+				l.Node = p.Obj.Spec.NodeName
+			}
+			add(l)
+		}
+	}
+	for _, f := range g.fragments {
+		for i, s := range f.lines {
+			kind := f.kind
+			l := Line{Kind: kind, Text: s, Fragment: true, Warning: looksLikeError(s)}
+			if kind == TextJournal {
+				if e, k, _ := ParseJournalLine(s, g.collectedAt); k == LineEntry {
+					l.Text = e.Message
+					if err, ok := e.Field("err"); ok {
+						l.Text += ": " + err
+					}
+					l.Warning = l.Warning || e.Severity == 'W' || e.Severity == 'E' || e.Severity == 'F'
+				}
+			}
+			at := f.loc
+			at.Line = i + 1
+			l.Evidence = at.Evidence(s, time.Time{})
+			add(l)
+		}
+	}
+	return out
+}
+
+func journalLine(e *JournalEntry, p *Pod) Line {
+	text := e.Message
+	if err, ok := e.Field("err"); ok {
+		text += ": " + err
+	}
+	l := Line{Kind: TextJournal, Text: text, Pod: p, Node: e.Node(), Evidence: e.Evidence(),
+		Warning: e.Severity == 'W' || e.Severity == 'E' || e.Severity == 'F' || (e.Severity == 0 && looksLikeError(text))}
+	if c, ok := e.Field("containerName"); ok {
+		l.Container = c
+	}
+	return l
+}
+
+// statusLines adds what a pod's status says in words: container waiting and terminated
+// states (current and last), the pod's own reason and message, and conditions that
+// are False with a message.
+func (g *Graph) statusLines(p *Pod, add func(Line)) {
+	node := p.Obj.Spec.NodeName
+	for _, c := range Containers(p) {
+		if c.Status == nil {
+			continue
+		}
+		state := func(s corev1.ContainerState, loc Location) {
+			switch {
+			case s.Waiting != nil:
+				add(Line{Kind: TextStatus, Text: s.Waiting.Message, Reason: s.Waiting.Reason, Pod: p, Node: node, Container: c.Name,
+					Warning:  s.Waiting.Reason != "ContainerCreating" && s.Waiting.Reason != "PodInitializing",
+					Evidence: loc.At("waiting").Evidence(joinNonEmpty(": ", s.Waiting.Reason, s.Waiting.Message), time.Time{})})
+			case s.Terminated != nil:
+				t := s.Terminated
+				text := t.Message
+				if text == "" {
+					text = t.Reason
+				}
+				add(Line{Kind: TextStatus, Text: text, Reason: t.Reason, Pod: p, Node: node, Container: c.Name,
+					Warning:  t.ExitCode != 0,
+					Evidence: loc.At("terminated").Evidence(joinNonEmpty(": ", t.Reason, "exit code "+strconv.Itoa(int(t.ExitCode)), t.Message), t.FinishedAt.Time)})
+			}
+		}
+		state(c.Status.State, c.StatusLoc.At("state"))
+		state(c.Status.LastTerminationState, c.StatusLoc.At("lastState"))
+	}
+	st := p.Obj.Status
+	if st.Reason != "" || st.Message != "" {
+		add(Line{Kind: TextStatus, Text: st.Message, Reason: st.Reason, Pod: p, Node: node, Warning: true,
+			Evidence: p.Loc.At("status").Evidence(joinNonEmpty(": ", st.Reason, st.Message), time.Time{})})
+	}
+	for i, c := range st.Conditions {
+		if c.Status != corev1.ConditionFalse || c.Message == "" {
+			continue
+		}
+		add(Line{Kind: TextStatus, Text: c.Message, Reason: c.Reason, Pod: p, Node: node, Warning: true,
+			Evidence: p.Loc.At("status", "conditions", i).Evidence(joinNonEmpty(": ", string(c.Type)+" "+c.Reason, c.Message), c.LastTransitionTime.Time)})
+	}
+}
+
+func joinNonEmpty(sep string, parts ...string) string {
+	var kept []string
+	for _, p := range parts {
+		if p != "" {
+			kept = append(kept, p)
+		}
+	}
+	return strings.Join(kept, sep)
+}
+
+// errorWords are what a line that reports a failure says, in any component's voice;
+// they mark a line without a severity (a container log, a pasted line) as an error.
+var errorWords = []string{"error", "fail", "fatal", "panic", "exception", "denied", "refused", "unable to",
+	"cannot", "can't", "couldn't", "could not", "timed out", "timeout", "invalid", "not found", "no such",
+	"forbidden", "unauthorized", "killed", "out of memory", "oom", "exceeded", "traceback", "segmentation fault",
+	"crash", "back-off", "backoff", "unhealthy", "not ready", "notready", "deadline", "x509", "unreachable", "illegal instruction"}
+
+// looksLikeError reports whether a line without a severity reads as a failure report.
+func looksLikeError(s string) bool {
+	low := strings.ToLower(s)
+	for _, w := range errorWords {
+		if strings.Contains(low, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
+}

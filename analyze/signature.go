@@ -1,0 +1,340 @@
+package analyze
+
+import (
+	"regexp"
+	"regexp/syntax"
+	"strings"
+
+	"podflow.dev/podflow/untrusted"
+)
+
+// Signature is knowledge of what a message means, held as data (docs/signatures.md):
+// the component that prints it, a pattern with named captures, the stage it breaks,
+// a cause template, the fix, how to confirm it live, the source that prints it and the
+// real incidents that show it. Signatures become findings through Rule.
+type Signature struct {
+	ID        string     `json:"id"`
+	Stage     Stage      `json:"stage"`
+	Title     string     `json:"title"`
+	Component string     `json:"component"`
+	Versions  string     `json:"versions,omitempty"`
+	PrintedBy string     `json:"printedBy"`
+	Where     []TextKind `json:"where"`
+	Patterns  []string   `json:"patterns"`
+	Cause     string     `json:"cause"`
+	Fix       string     `json:"fix"`
+	Confirm   []string   `json:"confirm,omitempty"`
+	Doc       string     `json:"doc,omitempty"`
+	Severity  Severity   `json:"severity"`
+	Examples  struct {
+		Fires []string `json:"fires"`
+		Quiet []string `json:"quiet"`
+	} `json:"examples"`
+	Incidents []string `json:"incidents,omitempty"`
+	// File is where the signature was read from ("built-in" for podflow's own).
+	File string `json:"file"`
+	// Line is the signature's line in File.
+	Line int `json:"line"`
+
+	res   []*regexp.Regexp
+	lits  []string // per pattern, a literal every match contains (lower case), or ""
+	where map[TextKind]bool
+}
+
+// Limits on what a signature file may ask of the matcher; Go's regexp is linear in the
+// text, but the work is also linear in pattern size and count.
+const (
+	maxPatternBytes       = 1000
+	maxPatternsPerSig     = 20
+	maxSignatures         = 5000
+	maxSignatureFileBytes = 4 << 20
+)
+
+// builtinPlaceholders are filled from a finding's subject.
+var builtinPlaceholders = map[string]bool{"pod": true, "namespace": true, "node": true, "container": true}
+
+var rePlaceholder = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+// compile checks a signature and prepares its matcher; the error names the field.
+func (s *Signature) compile() *FieldError {
+	if !reID.MatchString(s.ID) {
+		return &FieldError{Field: "id", Msg: "must be kebab-case (a-z, 0-9, -), e.g. image-pull-manifest-unknown"}
+	}
+	if !s.Stage.Valid() {
+		return &FieldError{Field: "stage", Msg: "unknown stage " + quote(string(s.Stage)) + "; one of " + stageList()}
+	}
+	for field, v := range map[string]string{"title": s.Title, "cause": s.Cause, "fix": s.Fix, "component": s.Component} {
+		if strings.TrimSpace(v) == "" {
+			return &FieldError{Field: field, Msg: "is required"}
+		}
+	}
+	switch s.Severity {
+	case "":
+		s.Severity = SeverityError
+	case SeverityError, SeverityWarning:
+	default:
+		return &FieldError{Field: "severity", Msg: "must be error or warning"}
+	}
+	if len(s.Patterns) == 0 {
+		return &FieldError{Field: "patterns", Msg: "at least one pattern is required"}
+	}
+	if len(s.Patterns) > maxPatternsPerSig {
+		return &FieldError{Field: "patterns", Msg: "more than " + itoa(maxPatternsPerSig) + " patterns"}
+	}
+	s.where = map[TextKind]bool{}
+	for _, w := range s.Where {
+		if !validTextKind(w) {
+			return &FieldError{Field: "where", Msg: "unknown kind " + quote(string(w)) + "; one of event, status, journal, log, text"}
+		}
+		s.where[w] = true
+	}
+	if len(s.Where) == 0 {
+		for _, k := range TextKinds {
+			s.where[k] = true
+		}
+	}
+	s.res, s.lits = nil, nil
+	var common map[string]bool
+	for i, p := range s.Patterns {
+		field := "patterns[" + itoa(i) + "]"
+		if len(p) > maxPatternBytes {
+			return &FieldError{Field: field, Msg: "longer than " + itoa(maxPatternBytes) + " bytes"}
+		}
+		re, err := regexp.Compile(p)
+		if err != nil {
+			return &FieldError{Field: field, Msg: err.Error()}
+		}
+		names := map[string]bool{}
+		for _, n := range re.SubexpNames() {
+			if n != "" {
+				names[n] = true
+			}
+		}
+		if common == nil {
+			common = names
+		} else {
+			for n := range common {
+				if !names[n] {
+					delete(common, n)
+				}
+			}
+		}
+		s.res = append(s.res, re)
+		s.lits = append(s.lits, requiredLiteral(p))
+	}
+	templates := map[string]string{"cause": s.Cause, "fix": s.Fix}
+	for i, c := range s.Confirm {
+		templates["confirm["+itoa(i)+"]"] = c
+	}
+	for field, t := range templates {
+		for _, m := range rePlaceholder.FindAllStringSubmatch(t, -1) {
+			if !builtinPlaceholders[m[1]] && !common[m[1]] {
+				return &FieldError{Field: field, Msg: "{" + m[1] + "} is not a capture of every pattern nor one of {pod} {namespace} {node} {container}"}
+			}
+		}
+	}
+	if len(s.Examples.Fires) == 0 || len(s.Examples.Quiet) == 0 {
+		return &FieldError{Field: "examples", Msg: "needs at least one fires and one quiet example"}
+	}
+	for i, ex := range s.Examples.Fires {
+		if _, ok := s.match(ex, strings.ToLower(ex)); !ok {
+			return &FieldError{Field: "examples.fires[" + itoa(i) + "]", Msg: "no pattern matches it"}
+		}
+	}
+	for i, ex := range s.Examples.Quiet {
+		if _, ok := s.match(ex, strings.ToLower(ex)); ok {
+			return &FieldError{Field: "examples.quiet[" + itoa(i) + "]", Msg: "a pattern matches it"}
+		}
+	}
+	return nil
+}
+
+var reID = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+func validTextKind(k TextKind) bool {
+	for _, v := range TextKinds {
+		if v == k {
+			return true
+		}
+	}
+	return false
+}
+
+func stageList() string {
+	names := make([]string, len(Stages))
+	for i, s := range Stages {
+		names[i] = string(s)
+	}
+	return strings.Join(names, ", ")
+}
+
+func quote(s string) string { return `"` + untrusted.Text(s) + `"` }
+
+// requiredLiteral returns, in lower case, the longest literal that every match of the
+// pattern contains, or "" when none can be told: a cheap test that rules out most
+// lines before the regexp runs.
+func requiredLiteral(pattern string) string {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return ""
+	}
+	re = re.Simplify()
+	best := ""
+	consider := func(r *syntax.Regexp) {
+		if r.Op == syntax.OpLiteral {
+			if lit := strings.ToLower(string(r.Rune)); len(lit) > len(best) {
+				best = lit
+			}
+		}
+	}
+	for re.Op == syntax.OpCapture && len(re.Sub) == 1 {
+		re = re.Sub[0]
+	}
+	switch re.Op {
+	case syntax.OpLiteral:
+		consider(re)
+	case syntax.OpConcat:
+		for _, sub := range re.Sub {
+			for sub.Op == syntax.OpCapture && len(sub.Sub) == 1 {
+				sub = sub.Sub[0]
+			}
+			consider(sub)
+		}
+	}
+	return best
+}
+
+// match tries the patterns in order on one text; low is text in lower case.
+func (s *Signature) match(text, low string) (map[string]string, bool) {
+	for i, re := range s.res {
+		if lit := s.lits[i]; lit != "" && !strings.Contains(low, lit) {
+			continue
+		}
+		m := re.FindStringSubmatch(text)
+		if m == nil {
+			continue
+		}
+		caps := map[string]string{}
+		for j, n := range re.SubexpNames() {
+			if n != "" && j < len(m) {
+				caps[n] = m[j]
+			}
+		}
+		return caps, true
+	}
+	return nil, false
+}
+
+// fill replaces {name} placeholders with captures and subject values; in a command
+// (shell true) every value is shell-quoted, and a value that is unknown or not a valid
+// Kubernetes name (for pod, namespace, node) is left as a <name> placeholder.
+func fill(t string, caps map[string]string, shell bool) (string, bool) {
+	complete := true
+	out := rePlaceholder.ReplaceAllStringFunc(t, func(m string) string {
+		name := m[1 : len(m)-1]
+		v, ok := caps[name]
+		v = strings.TrimSpace(v)
+		if !ok || v == "" || (shell && builtinPlaceholders[name] && name != "container" && !untrusted.IsName(v)) {
+			complete = false
+			return "<" + name + ">"
+		}
+		if shell {
+			return untrusted.ShellArg(v)
+		}
+		return v
+	})
+	return out, complete
+}
+
+// Rule makes the signature a rule the engine runs like any other: same ID, stage and
+// documentation, findings grouped by cause.
+func (s *Signature) Rule() *Rule {
+	return &Rule{ID: s.ID, Stage: s.Stage, Title: s.Title, Doc: s.doc(), Severity: s.Severity,
+		Needs: Needs{Optional: []Kind{Pods, Events, Nodes, KubeletJournal, RuntimeJournal, ContainerLogs, Fragments}},
+		Run:   s.run, signature: s}
+}
+
+func (s *Signature) doc() string {
+	var b strings.Builder
+	b.WriteString(strings.TrimSpace(s.Doc))
+	b.WriteString("\n\n**Printed by:** " + s.Component)
+	if s.PrintedBy != "" {
+		b.WriteString(" (" + s.PrintedBy + ")")
+	}
+	if s.Versions != "" {
+		b.WriteString("; " + s.Versions)
+	}
+	b.WriteString("\n\n**Matches:**\n")
+	for _, p := range s.Patterns {
+		b.WriteString("\n    " + p + "\n")
+	}
+	if len(s.Confirm) > 0 {
+		b.WriteString("\n**Confirm on a live cluster:**\n")
+		for _, c := range s.Confirm {
+			b.WriteString("\n    " + c + "\n")
+		}
+	}
+	b.WriteString("\n**Fix:** " + strings.TrimSpace(s.Fix) + "\n")
+	if len(s.Incidents) > 0 {
+		b.WriteString("\n**Incidents:** " + strings.Join(s.Incidents, ", ") + "\n")
+	}
+	return b.String()
+}
+
+// run matches every line of the graph's text of the kinds the signature names.
+func (s *Signature) run(v *View) []Finding {
+	var out []Finding
+	lines := v.g.Lines()
+	for i := range lines {
+		l := &lines[i]
+		if !s.where[l.Kind] {
+			continue
+		}
+		caps, ok := s.match(l.Text, l.lower)
+		if !ok && l.Reason != "" && l.Kind != TextLog {
+			// A status or event whose reason alone says it ("NodeLost", "Evicted").
+			caps, ok = s.match(l.Reason+": "+l.Text, strings.ToLower(l.Reason+": "+l.Text))
+		}
+		if !ok {
+			continue
+		}
+		out = append(out, s.finding(l, caps))
+	}
+	return out
+}
+
+func (s *Signature) finding(l *Line, caps map[string]string) Finding {
+	vals := map[string]string{"node": l.Node, "container": l.Container}
+	if l.Pod != nil {
+		vals["pod"], vals["namespace"] = l.Pod.meta.Name, l.Pod.meta.Namespace
+	} else if l.Object.Kind != "" {
+		vals["namespace"] = l.Object.Namespace
+	}
+	for k, v := range caps {
+		vals[k] = v
+	}
+	cause, _ := fill(s.Cause, vals, false)
+	fix, _ := fill(s.Fix, vals, false)
+	var confirm []string
+	for _, c := range s.Confirm {
+		cmd, complete := fill(c, vals, true)
+		if !complete {
+			cmd += "   # fill in the <placeholders>: the evidence does not name them"
+		}
+		confirm = append(confirm, cmd)
+	}
+	ev := l.Evidence
+	ev.Excerpt = Excerpt(ev.Excerpt)
+	return Finding{Subjects: l.Subjects(), Cause: cause, Remediation: fix, Confirm: confirm,
+		Evidence: []Evidence{ev}, GroupKey: cause + "\x00" + subjectKey(l)}
+}
+
+// subjectKey groups a signature's matches: all lines about one pod (or one unknown
+// source file) with one cause are one finding; pods sharing a cause are grouped by the
+// engine's cause key.
+func subjectKey(l *Line) string {
+	if l.Pod == nil && l.Object.Kind == "" && l.Node == "" {
+		return l.Evidence.Bundle + "\x00" + l.Evidence.Path
+	}
+	return ""
+}

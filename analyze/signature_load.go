@@ -1,0 +1,156 @@
+package analyze
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	yamlv3 "go.yaml.in/yaml/v3"
+)
+
+// FieldError is a problem with one field of a signature.
+type FieldError struct {
+	Field string
+	Msg   string
+}
+
+func (e *FieldError) Error() string { return "field " + e.Field + ": " + e.Msg }
+
+// SignatureError says which file, line and field of a signature file is wrong.
+type SignatureError struct {
+	File  string
+	Line  int
+	Field string
+	Msg   string
+}
+
+func (e *SignatureError) Error() string {
+	loc := e.File
+	if e.Line > 0 {
+		loc += ":" + itoa(e.Line)
+	}
+	if e.Field != "" {
+		return fmt.Sprintf("%s: field %s: %s", loc, e.Field, e.Msg)
+	}
+	return loc + ": " + e.Msg
+}
+
+// rawSignature is a signature as written in YAML.
+type rawSignature struct {
+	ID        string   `yaml:"id"`
+	Stage     string   `yaml:"stage"`
+	Title     string   `yaml:"title"`
+	Component string   `yaml:"component"`
+	Versions  string   `yaml:"versions"`
+	PrintedBy string   `yaml:"printedBy"`
+	Where     []string `yaml:"where"`
+	Patterns  []string `yaml:"patterns"`
+	Cause     string   `yaml:"cause"`
+	Fix       string   `yaml:"fix"`
+	Confirm   []string `yaml:"confirm"`
+	Doc       string   `yaml:"doc"`
+	Severity  string   `yaml:"severity"`
+	Examples  struct {
+		Fires []string `yaml:"fires"`
+		Quiet []string `yaml:"quiet"`
+	} `yaml:"examples"`
+	Incidents []string `yaml:"incidents"`
+}
+
+var signatureFields = map[string]bool{"id": true, "stage": true, "title": true, "component": true, "versions": true,
+	"printedBy": true, "where": true, "patterns": true, "cause": true, "fix": true, "confirm": true, "doc": true,
+	"severity": true, "examples": true, "incidents": true}
+
+// ParseSignatures reads one signature file (a YAML list of signatures). Every error
+// names the file, the line and the field.
+func ParseSignatures(file string, data []byte) ([]*Signature, error) {
+	if len(data) > maxSignatureFileBytes {
+		return nil, &SignatureError{File: file, Msg: fmt.Sprintf("larger than %d MiB", maxSignatureFileBytes>>20)}
+	}
+	var doc yamlv3.Node
+	if err := yamlv3.Unmarshal(data, &doc); err != nil {
+		line := 0
+		var te *yamlv3.TypeError
+		if !errors.As(err, &te) {
+			fmt.Sscanf(strings.TrimPrefix(err.Error(), "yaml: "), "line %d:", &line)
+		}
+		return nil, &SignatureError{File: file, Line: line, Msg: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
+	}
+	if doc.Kind == 0 {
+		return nil, nil
+	}
+	root := &doc
+	if root.Kind == yamlv3.DocumentNode && len(root.Content) == 1 {
+		root = root.Content[0]
+	}
+	if root.Kind != yamlv3.SequenceNode {
+		return nil, &SignatureError{File: file, Line: root.Line, Msg: "a signature file is a YAML list of signatures (- id: ...)"}
+	}
+	if len(root.Content) > maxSignatures {
+		return nil, &SignatureError{File: file, Msg: fmt.Sprintf("more than %d signatures", maxSignatures)}
+	}
+	var out []*Signature
+	for _, item := range root.Content {
+		s, err := parseSignature(file, item)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func parseSignature(file string, item *yamlv3.Node) (*Signature, error) {
+	if item.Kind != yamlv3.MappingNode {
+		return nil, &SignatureError{File: file, Line: item.Line, Msg: "a signature is a mapping (id: ..., stage: ..., patterns: [...])"}
+	}
+	keyLine := map[string]int{}
+	for i := 0; i+1 < len(item.Content); i += 2 {
+		k := item.Content[i]
+		if !signatureFields[k.Value] {
+			return nil, &SignatureError{File: file, Line: k.Line, Field: k.Value, Msg: "unknown field (known: id, stage, title, component, versions, printedBy, where, patterns, cause, fix, confirm, doc, severity, examples, incidents)"}
+		}
+		keyLine[k.Value] = k.Line
+	}
+	var raw rawSignature
+	if err := item.Decode(&raw); err != nil {
+		return nil, &SignatureError{File: file, Line: item.Line, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+	}
+	s := &Signature{ID: raw.ID, Stage: Stage(raw.Stage), Title: raw.Title, Component: raw.Component, Versions: raw.Versions,
+		PrintedBy: raw.PrintedBy, Patterns: raw.Patterns, Cause: raw.Cause, Fix: raw.Fix, Confirm: raw.Confirm,
+		Doc: raw.Doc, Severity: Severity(raw.Severity), Incidents: raw.Incidents, File: file, Line: item.Line}
+	s.Examples.Fires, s.Examples.Quiet = raw.Examples.Fires, raw.Examples.Quiet
+	for _, w := range raw.Where {
+		s.Where = append(s.Where, TextKind(w))
+	}
+	if fe := s.compile(); fe != nil {
+		top := fe.Field
+		if i := strings.IndexAny(top, "[."); i >= 0 {
+			top = top[:i]
+		}
+		line := keyLine[top]
+		if line == 0 {
+			line = item.Line
+		}
+		return nil, &SignatureError{File: file, Line: line, Field: fe.Field, Msg: fe.Msg}
+	}
+	return s, nil
+}
+
+// CheckSignatureSet refuses a set in which two signatures, or a signature and a rule,
+// share an ID.
+func CheckSignatureSet(sigs []*Signature, rules []*Rule) error {
+	seen := map[string]string{}
+	for _, r := range rules {
+		if r.signature == nil {
+			seen[r.ID] = "rule " + r.ID
+		}
+	}
+	for _, s := range sigs {
+		if prev, ok := seen[s.ID]; ok {
+			return &SignatureError{File: s.File, Line: s.Line, Field: "id", Msg: fmt.Sprintf("%q is already taken by %s", s.ID, prev)}
+		}
+		seen[s.ID] = fmt.Sprintf("the signature at %s:%d", s.File, s.Line)
+	}
+	return nil
+}

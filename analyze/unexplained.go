@@ -1,0 +1,429 @@
+package analyze
+
+import (
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// UnexplainedRule is the rule ID of findings about trouble no rule or signature
+// explains. podflow never says "no problems" about a subject whose evidence shows
+// trouble: such a subject gets an unexplained finding at the earliest stage whose
+// evidence is broken, quoting the most telling lines.
+const UnexplainedRule = "unexplained"
+
+// trouble is one sign that a subject is not well, with the stage it points at.
+type trouble struct {
+	stage Stage
+	what  string
+	ev    Evidence
+	// weight orders signs of one stage: the most telling first.
+	weight int
+}
+
+// waitingStages maps a container's waiting reason to the stage it shows broken.
+var waitingStages = map[string]Stage{
+	"ErrImagePull": StageImage, "ImagePullBackOff": StageImage, "InvalidImageName": StageImage,
+	"ErrImageNeverPull": StageImage, "RegistryUnavailable": StageImage, "ImageInspectError": StageImage,
+	"CreateContainerConfigError": StageConfig, "CreateContainerError": StageStart,
+	"RunContainerError": StageStart, "StartError": StageStart, "ContainerCannotRun": StageStart,
+	"PreStartHookError": StageStart, "PostStartHookError": StageStart,
+	"CrashLoopBackOff": StageRuntime, "OOMKilled": StageRuntime, "Error": StageRuntime,
+	"ContainerCreating": StageSandbox, "CreatePodSandboxError": StageSandbox, "ConfigPodSandboxError": StageSandbox,
+	"KillPodSandboxError": StageTermination,
+}
+
+// eventStages maps a Warning event reason to the stage it shows broken; reasons not
+// listed are placed by their words (textStage).
+var eventStages = map[string]Stage{
+	"FailedCreate": StageAdmission, "FailedScheduling": StageScheduling, "Unschedulable": StageScheduling,
+	"NotTriggerScaleUp": StageScheduling, "FailedCreatePodSandBox": StageSandbox, "NetworkNotReady": StageSandbox,
+	"FailedMount": StageVolume, "FailedAttachVolume": StageVolume, "FailedMapVolume": StageVolume,
+	"ProvisioningFailed": StageVolume, "FailedBinding": StageVolume, "VolumeFailedMount": StageVolume,
+	"ErrImageNeverPull": StageImage, "InspectFailed": StageImage, "ErrImagePull": StageImage,
+	"Unhealthy": StageProbe, "ProbeWarning": StageProbe, "FailedPostStartHook": StageStart,
+	"FailedPreStopHook": StageTermination, "FailedKillPod": StageTermination, "ExceededGracePeriod": StageTermination,
+	"Evicted": StageNode, "NodeNotReady": StageNode, "Rebooted": StageNode, "EvictionThresholdMet": StageNode,
+	"OOMKilling": StageRuntime, "BackoffLimitExceeded": StageController, "DeadlineExceeded": StageController,
+	"ProgressDeadlineExceeded": StageController, "FailedGetScale": StageController,
+	"FailedGetResourceMetric": StageController, "FailedComputeMetricsReplicas": StageController,
+	"FailedToUpdateEndpoint": StageService, "FailedToCreateEndpoint": StageService,
+	"FailedDaemonPod": StageController, "TooManyMissedTimes": StageController,
+}
+
+// stageWords place a line that no table knows by what it talks about, first match wins.
+var stageWords = []struct {
+	stage Stage
+	words []string
+}{
+	{StageAdmission, []string{"admission webhook", "denied the request", "exceeded quota", "forbidden:", "security context constraint", "podsecuritypolicy", "violates podsecurity"}},
+	{StageScheduling, []string{"nodes are available", "failedscheduling", "didn't match", "untolerated taint", "insufficient "}},
+	{StageImage, []string{"pull", "image", "manifest", "registry", "toomanyrequests"}},
+	{StageSandbox, []string{"sandbox", "cni", "network plugin", "setup network", "set up network", "ipam", "calico", "cilium", "flannel", "weave", "pod network"}},
+	{StageVolume, []string{"mount", "volume", "attach", "csi", "persistentvolume", "pvc", "nfs"}},
+	{StageConfig, []string{"configmap", "secret", "couldn't find key", "runasnonroot"}},
+	{StageStart, []string{"oci runtime", "starting container process", "executable file not found", "exec format error", "exec:", "failed to create containerd task", "failed to start container"}},
+	{StageProbe, []string{"probe", "liveness", "readiness"}},
+	{StageService, []string{"endpoint", "kube-proxy", "iptables", "ipvs", "coredns", "conntrack"}},
+	{StageTermination, []string{"finalizer", "terminating", "grace period"}},
+	{StageNode, []string{"kubelet", "pleg", "cgroup", "eviction", "disk pressure", "diskpressure", "memorypressure", "node ", "certificate", "container runtime", "containerd", "cri-o", "dockerd", "swap"}},
+}
+
+// textStage places a line by its words; def is the stage when none fits.
+func textStage(s string, def Stage) Stage {
+	low := strings.ToLower(s)
+	for _, sw := range stageWords {
+		for _, w := range sw.words {
+			if strings.Contains(low, w) {
+				return sw.stage
+			}
+		}
+	}
+	return def
+}
+
+// unexplained adds a finding for every subject whose evidence shows trouble and that no
+// finding covers: pods first, then non-pod objects with Warning events, then nodes,
+// then fragments of unattributed evidence that read as errors.
+func unexplained(g *Graph, fs []*Finding, roots map[string]*Finding) []*Finding {
+	covered := map[string]bool{}
+	citedFiles := map[string]bool{}
+	for _, f := range fs {
+		for _, s := range f.Subjects {
+			covered[s.key()] = true
+		}
+		for _, e := range f.Evidence {
+			citedFiles[e.Bundle+"\x00"+e.Path] = true
+		}
+	}
+	var out []*Finding
+	lines := g.Lines()
+	byPod := map[*Pod][]*Line{}
+	var loose []*Line
+	for i := range lines {
+		l := &lines[i]
+		switch {
+		case l.Pod != nil:
+			byPod[l.Pod] = append(byPod[l.Pod], l)
+		case l.Fragment:
+			loose = append(loose, l)
+		}
+	}
+	for _, p := range g.pods {
+		key := p.meta.Namespace + "/" + p.meta.Name
+		if roots[key] != nil || covered[p.Ref().key()] {
+			continue
+		}
+		if f := unexplainedPod(g, p, byPod[p]); f != nil {
+			out = append(out, f)
+		}
+	}
+	out = append(out, unexplainedObjects(g, lines, covered)...)
+	out = append(out, unexplainedNodes(g, covered)...)
+	out = append(out, unexplainedFragments(loose, citedFiles)...)
+	return out
+}
+
+func unexplainedPod(g *Graph, p *Pod, lines []*Line) *Finding {
+	signs := podTrouble(g, p, lines)
+	if len(signs) == 0 {
+		return nil
+	}
+	stage := signs[0].stage
+	for _, s := range signs {
+		if s.stage.Order() < stage.Order() {
+			stage = s.stage
+		}
+	}
+	var at []trouble
+	for _, s := range signs {
+		if s.stage == stage {
+			at = append(at, s)
+		}
+	}
+	slices.SortStableFunc(at, func(a, b trouble) int { return b.weight - a.weight })
+	subjects := []ObjectRef{p.Ref()}
+	if n := p.Obj.Spec.NodeName; n != "" {
+		subjects = append(subjects, NodeRef(n))
+	}
+	var ev []Evidence
+	for i, s := range at {
+		if i == 3 {
+			break
+		}
+		ev = append(ev, s.ev)
+	}
+	name := p.meta.Name
+	if p.meta.Namespace != "" && !isPartial(p, "namespace") {
+		name = p.meta.Namespace + "/" + name
+	}
+	cause := "pod " + name + " is broken at the " + string(stage) + " stage: " + at[0].what +
+		"; no podflow rule or signature knows this evidence"
+	return &Finding{Rule: UnexplainedRule, Stage: stage, Severity: SeverityError, Title: "trouble no rule explains",
+		Subjects: subjects, Cause: cause, Evidence: ev, Remediation: wouldExplain[stage],
+		Confirm: []string{podCommand("kubectl describe pod", p)}}
+}
+
+// isPartial reports whether the import that built the pod did not know what.
+func isPartial(p *Pod, what string) bool {
+	v, ok := p.meta.Annotations[partialAnnotation]
+	return ok && slices.Contains(strings.Split(v, ","), what)
+}
+
+// partialAnnotation mirrors bundle.PartialAnnotation for objects an import built from
+// fragments.
+const partialAnnotation = "podflow.dev/partial"
+
+// podTrouble lists what the pod's evidence shows wrong, each sign with its stage.
+func podTrouble(g *Graph, p *Pod, lines []*Line) []trouble {
+	var out []trouble
+	pod := p.Obj
+	for _, l := range lines {
+		switch l.Kind {
+		case TextEvent:
+			if !l.Warning {
+				continue
+			}
+			st, ok := eventStages[l.Reason]
+			switch {
+			case l.Reason == "Failed" || l.Reason == "BackOff":
+				st = textStage(l.Text, StageRuntime)
+				if strings.Contains(strings.ToLower(l.Text), "restarting failed container") {
+					st = StageRuntime
+				}
+			case !ok:
+				st = textStage(l.Reason+" "+l.Text, StageRuntime)
+			}
+			out = append(out, trouble{stage: st, what: l.Reason + ": " + oneLine(l.Text), ev: l.Evidence, weight: 30})
+		case TextStatus:
+			if !l.Warning {
+				continue
+			}
+			st, ok := waitingStages[l.Reason]
+			if !ok {
+				st = textStage(l.Reason+" "+l.Text, StageRuntime)
+			}
+			if l.Reason == "CrashLoopBackOff" || l.Reason == "Error" {
+				st = exitStage(pod, l.Container, st)
+			}
+			out = append(out, trouble{stage: st, what: joinNonEmpty(": ", l.Reason, oneLine(l.Text)), ev: l.Evidence, weight: 20})
+		case TextJournal, TextText:
+			if l.Warning && looksLikeError(l.Text) {
+				out = append(out, trouble{stage: textStage(l.Text, StageNode), what: oneLine(l.Text), ev: l.Evidence, weight: 10})
+			}
+		case TextLog:
+			if l.Warning {
+				out = append(out, trouble{stage: StageRuntime, what: "the container's log says " + oneLine(l.Text), ev: l.Evidence, weight: 5})
+			}
+		}
+	}
+	loc := p.Loc.At("status")
+	switch {
+	case pod.Status.Phase == corev1.PodPending && len(pod.Status.ContainerStatuses) == 0 && pod.Spec.NodeName == "":
+		out = append(out, trouble{stage: StageScheduling, what: "the pod is Pending and not scheduled", ev: loc.Evidence("phase: Pending, no node", time.Time{}), weight: 1})
+	case pod.Status.Phase == corev1.PodUnknown:
+		out = append(out, trouble{stage: StageNode, what: "the pod's phase is Unknown: its node stopped reporting", ev: loc.Evidence("phase: Unknown", time.Time{}), weight: 1})
+	case pod.Status.Phase == corev1.PodRunning && !IsReady(p) && !isPartial(p, "status") && hasReadyCondition(p):
+		out = append(out, trouble{stage: StageProbe, what: "the pod runs but is not Ready", ev: loc.Evidence("Ready: False", time.Time{}), weight: 1})
+	}
+	for _, c := range Containers(p) {
+		if c.Status == nil {
+			continue
+		}
+		if c.Status.RestartCount > 0 && c.Status.LastTerminationState.Terminated == nil && c.Status.State.Waiting == nil {
+			out = append(out, trouble{stage: StageRuntime, what: "container " + c.Name + " restarted " + itoa(int(c.Status.RestartCount)) + " times",
+				ev: c.StatusLoc.At("restartCount").Evidence("restartCount: "+itoa(int(c.Status.RestartCount)), time.Time{}), weight: 1})
+		}
+	}
+	if pod.DeletionTimestamp != nil && !g.collectedAt.IsZero() && g.collectedAt.Sub(pod.DeletionTimestamp.Time) > 10*time.Minute {
+		out = append(out, trouble{stage: StageTermination, what: "the pod was deleted at " + pod.DeletionTimestamp.UTC().Format(time.RFC3339) + " and still exists",
+			ev: p.Loc.At("metadata", "deletionTimestamp").Evidence("deletionTimestamp: "+pod.DeletionTimestamp.UTC().Format(time.RFC3339), pod.DeletionTimestamp.Time), weight: 1})
+	}
+	return out
+}
+
+func hasReadyCondition(p *Pod) bool {
+	c, _ := PodCondition(p, corev1.PodReady)
+	return c != nil
+}
+
+// exitStage places a crash by its exit code: 126, 127 and 128 mean the process never
+// started (not executable, not found, runtime could not start it).
+func exitStage(pod *corev1.Pod, container string, def Stage) Stage {
+	for _, st := range append(slices.Clone(pod.Status.InitContainerStatuses), pod.Status.ContainerStatuses...) {
+		if st.Name != container {
+			continue
+		}
+		for _, t := range []*corev1.ContainerStateTerminated{st.State.Terminated, st.LastTerminationState.Terminated} {
+			if t != nil && (t.ExitCode == 126 || t.ExitCode == 127 || t.ExitCode == 128) {
+				return StageStart
+			}
+		}
+	}
+	return def
+}
+
+// unexplainedObjects covers Warning events about objects other than pods (a
+// ReplicaSet's FailedCreate, a PVC's ProvisioningFailed) that nothing explains.
+func unexplainedObjects(g *Graph, lines []Line, covered map[string]bool) []*Finding {
+	byObj := map[string][]*Line{}
+	var keys []string
+	for i := range lines {
+		l := &lines[i]
+		if l.Kind != TextEvent || l.Pod != nil || !l.Warning || l.Object.Kind == "" || l.Object.Kind == "Pod" && g.FindPod(l.Object.Namespace, l.Object.Name) != nil {
+			continue
+		}
+		k := l.Object.key()
+		if covered[k] {
+			continue
+		}
+		if _, ok := byObj[k]; !ok {
+			keys = append(keys, k)
+		}
+		byObj[k] = append(byObj[k], l)
+	}
+	var out []*Finding
+	for _, k := range keys {
+		ls := byObj[k]
+		l := ls[len(ls)-1]
+		st, ok := eventStages[l.Reason]
+		if !ok {
+			st = textStage(l.Reason+" "+l.Text, StageController)
+		}
+		var ev []Evidence
+		for i := len(ls) - 1; i >= 0 && len(ev) < 3; i-- {
+			ev = append(ev, ls[i].Evidence)
+		}
+		out = append(out, &Finding{Rule: UnexplainedRule, Stage: st, Severity: SeverityError, Title: "trouble no rule explains",
+			Subjects: []ObjectRef{l.Object}, Evidence: ev, Remediation: wouldExplain[st],
+			Cause: strings.ToLower(l.Object.Kind) + " " + l.Object.NamespacedName() + " reports " + l.Reason + ": " + oneLine(l.Text) +
+				"; no podflow rule or signature knows this evidence"})
+	}
+	return out
+}
+
+// unexplainedNodes covers nodes whose Ready condition is not True, or that report
+// pressure, when nothing explains them.
+func unexplainedNodes(g *Graph, covered map[string]bool) []*Finding {
+	var out []*Finding
+	for _, n := range g.nodes {
+		if covered[n.Ref().key()] {
+			continue
+		}
+		for i, c := range n.Obj.Status.Conditions {
+			bad := (c.Type == corev1.NodeReady && c.Status != corev1.ConditionTrue) ||
+				(c.Type != corev1.NodeReady && c.Status == corev1.ConditionTrue)
+			if !bad {
+				continue
+			}
+			what := string(c.Type) + "=" + string(c.Status)
+			if c.Message != "" {
+				what += ": " + oneLine(c.Message)
+			}
+			out = append(out, &Finding{Rule: UnexplainedRule, Stage: StageNode, Severity: SeverityError, Title: "trouble no rule explains",
+				Subjects: []ObjectRef{n.Ref()}, Remediation: wouldExplain[StageNode],
+				Evidence: []Evidence{n.Loc.At("status", "conditions", i).Evidence(what, c.LastTransitionTime.Time)},
+				Cause:    "node " + n.meta.Name + " reports " + what + "; no podflow rule or signature knows this evidence"})
+			break
+		}
+	}
+	return out
+}
+
+// unexplainedFragments covers each unattributed fragment file with error lines that
+// no finding cites: "the container whose log this is", "the node this journal came from".
+func unexplainedFragments(lines []*Line, cited map[string]bool) []*Finding {
+	byFile := map[string][]*Line{}
+	var files []string
+	for _, l := range lines {
+		k := l.Evidence.Bundle + "\x00" + l.Evidence.Path
+		if cited[k] || !l.Warning || !looksLikeError(l.Text) {
+			continue
+		}
+		if _, ok := byFile[k]; !ok {
+			files = append(files, k)
+		}
+		byFile[k] = append(byFile[k], l)
+	}
+	var out []*Finding
+	for _, k := range files {
+		ls := byFile[k]
+		def := StageNode
+		if ls[0].Kind == TextLog {
+			def = StageRuntime
+		}
+		// The last error is usually the one a process died of; the first the one that
+		// started the trouble. Quote both ends.
+		pick := []*Line{ls[len(ls)-1]}
+		if len(ls) > 1 {
+			pick = append([]*Line{ls[0]}, pick...)
+		}
+		stage := def
+		for _, l := range pick {
+			if s := textStage(l.Text, def); s.Order() < stage.Order() || stage == def {
+				stage = s
+			}
+		}
+		var ev []Evidence
+		for _, l := range pick {
+			ev = append(ev, l.Evidence)
+		}
+		subj := ls[0].Subjects()
+		what := "the node this journal came from"
+		if subj[0].Kind == "Container" {
+			what = "the container whose log this is"
+		}
+		out = append(out, &Finding{Rule: UnexplainedRule, Stage: stage, Severity: SeverityError, Title: "trouble no rule explains",
+			Subjects: subj, Evidence: ev, Remediation: wouldExplain[stage],
+			Cause: what + " reports " + oneLine(pick[len(pick)-1].Text) + "; no podflow rule or signature knows this evidence"})
+	}
+	return out
+}
+
+// wouldExplain says, per stage, what to look at and which evidence would explain the
+// trouble.
+var wouldExplain = map[Stage]string{
+	StageAdmission:   "Read the owner's FailedCreate event or ReplicaFailure condition in full (kubectl describe replicaset/job); the API server's refusal names the quota, policy or webhook. Add the owner object and its events to the evidence.",
+	StageController:  "Read the workload's status conditions and events (kubectl describe deployment/statefulset/job/cronjob/hpa); add them to the evidence.",
+	StageScheduling:  "Read the FailedScheduling message in full: it says per reason how many nodes were ruled out. Add the node objects (kubectl get nodes -o yaml) to let podflow do the arithmetic.",
+	StageNode:        "Look at the node's conditions (kubectl describe node) and the kubelet's journal around the time (journalctl -u kubelet); add both to the evidence.",
+	StageSandbox:     "Read the FailedCreatePodSandBox message and the CNI plugin's pod or log on the node (journalctl -u kubelet -u containerd); add them to the evidence.",
+	StageImage:       "Read the pull error in full (kubectl describe pod events, journalctl -u kubelet -u containerd): it carries the registry's answer. Try the pull on the node: crictl pull IMAGE.",
+	StageVolume:      "Read the FailedMount/FailedAttachVolume message in full and the CSI driver's node and controller logs; add the PVC, PV and StorageClass to the evidence.",
+	StageConfig:      "Read the CreateContainerConfigError message: it names the missing object or key. Add the pod spec and the ConfigMaps/Secrets it references (names only) to the evidence.",
+	StageStart:       "Read the runtime's start error (kubectl describe pod, crictl inspect, journalctl -u containerd); it names the binary, path or permission.",
+	StageRuntime:     "Read the previous container log (kubectl logs --previous) to its last lines: the process says why it exited. Add it and the pod's status (exit code, reason) to the evidence.",
+	StageProbe:       "Read the Unhealthy events and test the probe from inside the pod (kubectl exec ... -- wget/curl the probe's path and port).",
+	StageService:     "Compare the Service's selector and ports with the pods' labels and container ports (kubectl get endpointslices -l kubernetes.io/service-name=NAME).",
+	StageTermination: "Look at the pod's finalizers, deletionTimestamp and node (kubectl get pod -o yaml); a finalizer's controller or the node holds it.",
+}
+
+// oneLine keeps a quoted message to one readable line.
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 240 {
+		cut := 240
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
+}
+
+// podCommand is a kubectl command about the pod, its values shell-quoted; a name the
+// evidence does not give, or that is not a valid Kubernetes name, is a placeholder.
+func podCommand(verb string, p *Pod) string {
+	caps := map[string]string{"pod": p.meta.Name}
+	if !isPartial(p, "namespace") {
+		caps["namespace"] = p.meta.Namespace
+	}
+	cmd, complete := fill(verb+" {pod} -n {namespace}", caps, true)
+	if !complete {
+		cmd += "   # fill in the <placeholders>: the evidence does not name them"
+	}
+	return cmd
+}

@@ -1,0 +1,137 @@
+package rules
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"podflow.dev/podflow/analyze"
+)
+
+// builtinSignatures are podflow's own signatures, one file per stage, in chain order.
+//
+//go:embed signatures
+var builtinSignatures embed.FS
+
+var (
+	builtinOnce sync.Once
+	builtinSigs []*analyze.Signature
+	builtinErr  error
+)
+
+// Signatures returns podflow's built-in signatures, in chain order (by stage, then as
+// listed in each file). They are checked by the tests, so an error here is a bug.
+func Signatures() ([]*analyze.Signature, error) {
+	builtinOnce.Do(func() {
+		entries, err := fs.ReadDir(builtinSignatures, "signatures")
+		if err != nil {
+			builtinErr = err
+			return
+		}
+		var files []string
+		for _, e := range entries {
+			if strings.HasSuffix(e.Name(), ".yaml") {
+				files = append(files, e.Name())
+			}
+		}
+		order := func(name string) int { return analyze.Stage(strings.TrimSuffix(name, ".yaml")).Order() }
+		slices.SortStableFunc(files, func(a, b string) int {
+			if oa, ob := order(a), order(b); oa != ob {
+				return oa - ob
+			}
+			return strings.Compare(a, b)
+		})
+		for _, name := range files {
+			data, err := builtinSignatures.ReadFile(path.Join("signatures", name))
+			if err != nil {
+				builtinErr = err
+				return
+			}
+			sigs, err := analyze.ParseSignatures(path.Join("rules/signatures", name), data)
+			if err != nil {
+				builtinErr = err
+				return
+			}
+			builtinSigs = append(builtinSigs, sigs...)
+		}
+		builtinErr = analyze.CheckSignatureSet(builtinSigs, All())
+	})
+	return builtinSigs, builtinErr
+}
+
+// LoadSignatures reads user signatures from files or directories (every *.yaml and
+// *.yml in a directory, sorted) and checks them against the built-in rules and
+// signatures. Errors name the file, line and field.
+func LoadSignatures(paths []string) ([]*analyze.Signature, error) {
+	builtin, err := Signatures()
+	if err != nil {
+		return nil, err
+	}
+	var out []*analyze.Signature
+	for _, p := range paths {
+		files, err := signatureFiles(p)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				return nil, fmt.Errorf("read signatures: %w", err)
+			}
+			sigs, err := analyze.ParseSignatures(f, data)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, sigs...)
+		}
+	}
+	if err := analyze.CheckSignatureSet(append(slices.Clone(builtin), out...), All()); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func signatureFiles(p string) ([]string, error) {
+	st, err := os.Stat(p)
+	if err != nil {
+		return nil, fmt.Errorf("read signatures: %w", err)
+	}
+	if !st.IsDir() {
+		return []string{p}, nil
+	}
+	var files []string
+	err = filepath.WalkDir(p, func(f string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && (strings.HasSuffix(f, ".yaml") || strings.HasSuffix(f, ".yml")) {
+			files = append(files, f)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read signatures in %s: %w", p, err)
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("read signatures: %s holds no .yaml file", p)
+	}
+	slices.Sort(files)
+	return files, nil
+}
+
+// SignatureByID returns the built-in signature with the ID, or nil.
+func SignatureByID(id string) *analyze.Signature {
+	sigs, _ := Signatures()
+	for _, s := range sigs {
+		if s.ID == id {
+			return s
+		}
+	}
+	return nil
+}
