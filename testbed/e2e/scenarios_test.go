@@ -39,6 +39,9 @@ type scenarioRun struct {
 	trimmed    int64    // recorded fixture, uncompressed
 	got        string   // the root finding podflow reported: rule, or "none"
 	sources    []string // what that finding cites
+	// pastes holds the root rule podflow gave for the scenario's pasted describe and
+	// events output, per variant (pasteVariants).
+	pastes map[string]string
 }
 
 func selectScenarios(t *testing.T) []*scenario.Scenario {
@@ -119,6 +122,11 @@ func TestScenarios(t *testing.T) {
 	}
 	runNodeFaults(t, cli, faulted, runs)
 	logSummary(t, append(all, faulted...), runs)
+	var pasted []*scenarioRun
+	for _, s := range all {
+		pasted = append(pasted, runs[s.Name])
+	}
+	logPasteSummary(t, pasted)
 }
 
 // reproduce applies a scenario and waits for its until conditions; it returns how long
@@ -428,6 +436,9 @@ func collectScenario(t *testing.T, cli *podflowCLI, r *scenarioRun, kubeconfig, 
 	}
 	t.Run("analyze", func(t *testing.T) {
 		r.got, r.sources = checkDiagnosis(t, ctx, cli, s, merged, owners)
+	})
+	t.Run("pastes", func(t *testing.T) {
+		checkPastes(t, ctx, cli, r)
 	})
 }
 
