@@ -219,6 +219,11 @@ func unexplainedPod(g *Graph, p *Pod, lines []*Line) *Finding {
 		Confirm: []string{podCommand("kubectl describe pod", p)}}
 }
 
+// SpecKnown reports whether the evidence held the pod's spec. A pod an import built
+// from a fragment (an event row, a describe State block) has none: a rule must not
+// read "no memory limit" or "no probe" into its absence.
+func SpecKnown(p *Pod) bool { return !isPartial(p, "spec") }
+
 // isPartial reports whether the import that built the pod did not know what.
 func isPartial(p *Pod, what string) bool {
 	v, ok := p.meta.Annotations[partialAnnotation]

@@ -73,12 +73,15 @@ func oomFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, term *
 	limit, limitLoc, hasLimit := memoryLimit(p, c)
 	evidence := []analyze.Evidence{exitEvidence(term, loc)}
 	limitText := "it has no memory limit, so the node itself ran out of memory"
-	if hasLimit {
+	switch {
+	case !analyze.SpecKnown(p):
+		limitText = "the pod's spec is not in the evidence, so its memory limit is not known"
+	case hasLimit:
 		limitText = "its memory limit is " + limit
 		evidence = append(evidence, limitLoc.Evidence("limits.memory: "+limit, pod.CreationTimestamp.Time))
 	}
-	cause := fmt.Sprintf("container %s was killed by the kernel OOM killer (exit code %d, %d restart(s)): %s",
-		c.Name, term.ExitCode, c.Status.RestartCount, limitText)
+	cause := fmt.Sprintf("container %s was killed by the kernel OOM killer (%s, exit code %d, %d restart(s)): %s",
+		c.Name, oomReason, term.ExitCode, c.Status.RestartCount, limitText)
 	if k := kernelKill(v, p, term.ContainerID); k != nil {
 		cause += "; the kernel log on node " + k.Node + " shows " + killSummary(k)
 		evidence = append(evidence, k.Evidence())
@@ -99,7 +102,11 @@ func oomFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, term *
 	}
 	fix := fmt.Sprintf("Raise the memory limit of container %s above its peak use (now %s) or make the process use less "+
 		"(heap flags such as -Xmx or GOMEMLIMIT must stay below the limit).", c.Name, limit)
-	if !hasLimit {
+	switch {
+	case !analyze.SpecKnown(p):
+		fix = fmt.Sprintf("Read container %s's memory limit (kubectl get pod -o yaml) and raise it above its peak use, or make the "+
+			"process use less (heap flags such as -Xmx or GOMEMLIMIT must stay below the limit).", c.Name)
+	case !hasLimit:
 		fix = fmt.Sprintf("Give container %s a memory request and limit that match its use, and check what else uses the "+
 			"memory of node %s.", c.Name, pod.Spec.NodeName)
 	}

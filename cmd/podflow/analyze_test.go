@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -199,39 +200,61 @@ func TestAnalyzeStdin(t *testing.T) {
 	}
 }
 
-// TestReadmeListsEveryRule keeps the README's catalog in step with the registry: every
-// rule under its stage, and no rule that does not exist.
+// TestReadmeListsEveryRule keeps the README's catalog in step with the registry and
+// the signatures: every rule and signature under its stage, and nothing that does not
+// exist. The catalog's rows are "| stage | rules | signatures |".
 func TestReadmeListsEveryRule(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := map[string]string{}
+	sigs, err := rules.Signatures()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ruleRows, sigRows := map[string]string{}, map[string]string{}
 	for _, line := range strings.Split(string(data), "\n") {
 		cells := strings.Split(line, "|")
-		if len(cells) == 4 && strings.Contains(cells[2], "`") {
-			rows[strings.TrimSpace(cells[1])] = cells[2]
+		if len(cells) == 5 && analyze.Stage(strings.TrimSpace(cells[1])).Valid() {
+			ruleRows[strings.TrimSpace(cells[1])] = cells[2]
+			sigRows[strings.TrimSpace(cells[1])] = cells[3]
 		}
 	}
-	listed := 0
-	for _, r := range rules.All() {
-		if !strings.Contains(rows[string(r.Stage)], "`"+r.ID+"`") {
-			t.Errorf("README.md does not list %s under stage %s", r.ID, r.Stage)
-		}
-	}
-	for stage, cell := range rows {
-		if !analyze.Stage(stage).Valid() {
-			continue
-		}
+	ids := func(cell string) []string {
+		var out []string
 		for _, id := range strings.Split(cell, ",") {
-			id = strings.Trim(strings.TrimSpace(id), "`")
+			if id = strings.Trim(strings.TrimSpace(id), "`"); id != "" && id != "–" {
+				out = append(out, id)
+			}
+		}
+		return out
+	}
+	for _, r := range rules.All() {
+		if !slices.Contains(ids(ruleRows[string(r.Stage)]), r.ID) {
+			t.Errorf("README.md does not list rule %s under stage %s", r.ID, r.Stage)
+		}
+	}
+	for _, s := range sigs {
+		if !slices.Contains(ids(sigRows[string(s.Stage)]), s.ID) {
+			t.Errorf("README.md does not list signature %s under stage %s", s.ID, s.Stage)
+		}
+	}
+	listedRules, listedSigs := 0, 0
+	for stage := range ruleRows {
+		for _, id := range ids(ruleRows[stage]) {
 			if rules.ByID(id) == nil {
 				t.Errorf("README.md lists %q, which is no rule", id)
 			}
-			listed++
+			listedRules++
+		}
+		for _, id := range ids(sigRows[stage]) {
+			if rules.SignatureByID(id) == nil {
+				t.Errorf("README.md lists %q, which is no signature", id)
+			}
+			listedSigs++
 		}
 	}
-	if listed != len(rules.All()) {
-		t.Errorf("README.md lists %d rules, the registry has %d", listed, len(rules.All()))
+	if listedRules != len(rules.All()) || listedSigs != len(sigs) {
+		t.Errorf("README.md lists %d rules and %d signatures, podflow has %d and %d", listedRules, listedSigs, len(rules.All()), len(sigs))
 	}
 }
