@@ -14,7 +14,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"podflow.dev/podflow/analyze"
+	"podflow.dev/podflow/logline"
 	"podflow.dev/podflow/bundle"
 )
 
@@ -189,8 +189,8 @@ func segment(lines []textLine) []segmentBlock {
 }
 
 func isJournalLine(s string) bool {
-	e, kind, problem := analyze.ParseJournalLine(s, time.Time{})
-	return kind == analyze.LineEntry && problem == nil && (e.Severity != 0 || e.Program == "kubelet")
+	e, kind, problem := logline.ParseJournal(s, time.Time{})
+	return kind == logline.KindEntry && problem == nil && (e.Severity != 0 || e.Program == "kubelet")
 }
 
 // block maps one output; it returns what it was detected as, whether it gave evidence,
