@@ -14,8 +14,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"podflow.dev/podflow/logline"
 	"podflow.dev/podflow/bundle"
+	"podflow.dev/podflow/logline"
 )
 
 // StdinName is the file name standard input is reported and cited under.
