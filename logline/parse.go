@@ -88,7 +88,7 @@ func parseSpacedISO(line string) (time.Time, string, bool) {
 		return time.Time{}, "", false
 	}
 	rest := f[2]
-	if zone, after, ok := strings.Cut(rest, " "); ok && (zone == "UTC" || zone == "GMT" || zone[0] == '+' || zone[0] == '-') {
+	if zone, after, ok := strings.Cut(rest, " "); ok && zone != "" && (zone == "UTC" || zone == "GMT" || zone[0] == '+' || zone[0] == '-') {
 		rest = after
 	}
 	return t, rest, true
