@@ -39,10 +39,14 @@ type looseItem struct {
 
 // looseImport gathers what every file of loose evidence yields before it is laid out.
 type looseImport struct {
-	r        *Report
-	lists    map[string][]*looseItem // produced list path -> items
-	byKey    map[string]*looseItem
-	events   map[string][]parsedEventAt // namespace -> events in input order
+	r      *Report
+	lists  map[string][]*looseItem // produced list path -> items
+	byKey  map[string]*looseItem
+	events map[string][]parsedEventAt // namespace -> events in input order
+	// eventIndex maps eventKey to the indexes in events[namespace] that share it.
+	eventIndex map[string][]int
+	// eventOps counts event comparisons, so a test can tell linear from quadratic.
+	eventOps int
 	journals []journalBlock
 	found    map[string]bool
 	// files are produced bundle files that are not lists (logs, node evidence).
@@ -55,7 +59,7 @@ type looseImport struct {
 
 func newLooseImport(r *Report) *looseImport {
 	return &looseImport{r: r, lists: map[string][]*looseItem{}, byKey: map[string]*looseItem{},
-		events: map[string][]parsedEventAt{}, found: map[string]bool{}, files: map[string][]byte{}}
+		events: map[string][]parsedEventAt{}, eventIndex: map[string][]int{}, found: map[string]bool{}, files: map[string][]byte{}}
 }
 
 type parsedEventAt struct {
@@ -319,28 +323,38 @@ func (li *looseImport) addObject(path string, o rawObject) {
 
 // addEvent keeps events in input order; the same event from two outputs (a describe and
 // a get events) is kept once, with the larger count. Two named events (API objects) are
-// the same only by name: the scheduler records a new event with the same message.
+// the same only by name: the scheduler records a new event with the same message. Events
+// are looked up by what must be equal (namespace, object, reason, message), so import
+// stays linear in the number of rows.
 func (li *looseImport) addEvent(path string, e parsedEvent) {
 	ns := e.ev.Namespace
 	if ns == "" {
 		ns = e.ev.InvolvedObject.Namespace
 	}
 	e.ev.Namespace = ns
-	for i, old := range li.events[ns] {
-		o := old.ev
+	key := eventKey(e.ev)
+	for _, i := range li.eventIndex[key] {
+		li.eventOps++
+		o := li.events[ns][i].ev
 		if o.Name != "" && e.ev.Name != "" && o.Name != e.ev.Name {
 			continue
 		}
-		if o.InvolvedObject.Kind == e.ev.InvolvedObject.Kind && o.InvolvedObject.Name == e.ev.InvolvedObject.Name &&
-			o.Reason == e.ev.Reason && o.Message == e.ev.Message &&
-			(o.InvolvedObject.FieldPath == e.ev.InvolvedObject.FieldPath || o.InvolvedObject.FieldPath == "" || e.ev.InvolvedObject.FieldPath == "") {
+		if o.InvolvedObject.FieldPath == e.ev.InvolvedObject.FieldPath || o.InvolvedObject.FieldPath == "" || e.ev.InvolvedObject.FieldPath == "" {
 			if e.ev.Count > o.Count || (o.InvolvedObject.FieldPath == "" && e.ev.InvolvedObject.FieldPath != "") {
 				li.events[ns][i] = parsedEventAt{parsedEvent: e, path: path}
 			}
 			return
 		}
 	}
+	li.eventOps++
+	li.eventIndex[key] = append(li.eventIndex[key], len(li.events[ns]))
 	li.events[ns] = append(li.events[ns], parsedEventAt{parsedEvent: e, path: path})
+}
+
+// eventKey is what two rows of the same event share.
+func eventKey(ev corev1.Event) string {
+	o := ev.InvolvedObject
+	return ev.Namespace + "\x00" + o.Kind + "\x00" + o.Name + "\x00" + ev.Reason + "\x00" + ev.Message
 }
 
 // layoutEvents writes each namespace's events. Pasted events carry no times, and
