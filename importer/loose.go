@@ -158,7 +158,9 @@ type segmentBlock struct {
 }
 
 // segment splits a chunk into outputs at the lines that start one: a describe "Name:",
-// a table header, JSON or YAML at the margin, and runs of journal lines.
+// a table header, JSON or YAML at the margin, runs of journal lines, and evidence pasted
+// without its header: event and pod rows, describe fragments, node log lines, systemctl
+// status. Lines that continue none of these form text blocks.
 func segment(lines []textLine) []segmentBlock {
 	if looksLikeObjects(lines) {
 		return []segmentBlock{{kind: segObjects, lines: lines}}
@@ -171,25 +173,74 @@ func segment(lines []textLine) []segmentBlock {
 		}
 		cur = segmentBlock{kind: kind}
 	}
+	into := func(kind string) {
+		if cur.kind != kind {
+			start(kind)
+		}
+	}
 	for i, l := range lines {
+		blank := strings.TrimSpace(l.s) == ""
+		indented := strings.HasPrefix(l.s, " ") || strings.HasPrefix(l.s, "\t")
+		inDescribe := cur.kind == segDescribe || cur.kind == segDescribeNode
+		k := ""
+		if !strings.HasPrefix(l.s, "  ") {
+			k = tableKind(l.s)
+		}
 		switch {
 		case isDescribeStart(lines, i):
 			start(segDescribe)
 		case isDescribeNodeStart(lines, i):
 			start(segDescribeNode)
-		case cur.kind != segDescribe && cur.kind != segDescribeNode || strings.TrimSpace(l.s) != "" && !strings.HasPrefix(l.s, " "):
-			if k := tableKind(l.s); k != "" && !strings.HasPrefix(l.s, "  ") {
-				start(k)
-			} else if isJournalLine(l.s) && cur.kind != segJournal {
-				start(segJournal)
-			} else if cur.kind == segJournal && !isJournalLine(l.s) && strings.TrimSpace(l.s) != "" && !strings.HasPrefix(l.s, " ") {
-				start(segText)
-			}
+		case inDescribe && (blank || indented):
+		case k != "":
+			start(k)
+		case isJournalLine(l.s):
+			into(segJournal)
+		case inDescribe:
+		case cur.kind == segJournal && (blank || indented):
+		case isStatusHeader(l.s):
+			start(segStatus)
+		case cur.kind == segStatus && (indented || blank && i+1 < len(lines) && strings.HasPrefix(lines[i+1].s, " ")):
+		case isDescribeFragStart(lines, i) && cur.kind != segDescribeFrag:
+			start(segDescribeFrag)
+		case cur.kind == segDescribeFrag && (indented || describeFragKey(l.s)):
+		case cur.kind == tableEvents || cur.kind == tablePods || cur.kind == tableCRIPods || cur.kind == tableCRIContainers:
+			// Rows, wrapped messages and blank lines of a table with its header.
+		case isHeaderlessEvent(l.s):
+			into(segEventRows)
+		case cur.kind == segEventRows && !blank && !isHeaderlessPod(l.s) && !isNodeLine(l.s) && otherTableKind(l.s) == "":
+			// A message that wrapped onto the next line.
+		case isHeaderlessPod(l.s):
+			into(segPodRows)
+		case isNodeLine(l.s):
+			into(segNodeLog)
+		case cur.kind == segNodeLog && indented:
+		case otherTableKind(l.s) != "":
+			start(segOtherTable)
+		case cur.kind == segOtherTable && !blank:
+		case blank && cur.kind == segText:
+		default:
+			into(segText)
 		}
 		cur.lines = append(cur.lines, l)
 	}
 	start(segText)
 	return out
+}
+
+func isHeaderlessEvent(s string) bool {
+	_, _, _, ok := headerlessEvent(s)
+	return ok
+}
+
+func isHeaderlessPod(s string) bool {
+	_, _, ok := headerlessPod(s)
+	return ok
+}
+
+func isNodeLine(s string) bool {
+	_, ok := isNodeLogLine(s)
+	return ok
 }
 
 func isJournalLine(s string) bool {
