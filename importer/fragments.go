@@ -409,3 +409,12 @@ func looksLikeLog(file, cmd string, lines []textLine) bool {
 	}
 	return false
 }
+
+// reNodeLogHint names node agents, runtimes and CNI plugins in a file name or command.
+var reNodeLogHint = regexp.MustCompile(`(?i)(kubelet|containerd|crio|cri-o|docker|journal|dmesg|kern|syslog|messages|cni|calico|cilium|flannel|weave|kube-proxy|systemctl)`)
+
+// nodeLogHint tells whether a file name or the command before a block names a node
+// agent, a runtime or a CNI plugin.
+func nodeLogHint(file, cmd string) bool {
+	return reNodeLogHint.MatchString(file) || reNodeLogHint.MatchString(cmd)
+}

@@ -78,6 +78,9 @@ type parsedEventAt struct {
 type journalBlock struct {
 	path  string
 	lines []textLine
+	// status marks a systemctl status block: kept as a journal fragment, as it is no
+	// journal a node file holds.
+	status bool
 }
 
 // importLoose reads a directory, archive or standard input of pasted command output.
@@ -288,7 +291,14 @@ func isNodeLine(s string) bool {
 
 func isJournalLine(s string) bool {
 	e, kind, problem := logline.ParseJournal(s, time.Time{})
-	return kind == logline.KindEntry && problem == nil && (e.Severity != 0 || e.Program == "kubelet")
+	if kind == logline.KindEntry && problem == nil && (e.Severity != 0 || e.Program == "kubelet") {
+		return true
+	}
+	// Other programs' journal lines (systemd, containerd, the kernel) and dmesg lines
+	// belong to the same node log.
+	e, kind, problem = logline.Parse(s, time.Time{})
+	return kind == logline.KindEntry && problem == nil &&
+		(e.Format == logline.FormatJournal || e.Format == logline.FormatKlog || e.Format == logline.FormatKernel || e.Format == logline.FormatBracket)
 }
 
 // block maps one output; it returns what it was detected as, whether it gave evidence,
@@ -303,7 +313,15 @@ func (li *looseImport) block(ctx *fileCtx, name string, b segmentBlock, ns, cmd 
 	case segDescribeFrag:
 		ok, probs := li.describeFragment(ctx, b, cmd)
 		return segDescribeFrag, ok, probs
-	case segNodeLog, segStatus:
+	case segStatus:
+		li.journals = append(li.journals, journalBlock{path: name, lines: b.lines, status: true})
+		return b.kind, true, nil
+	case segNodeLog:
+		// logrus and logfmt lines without a journal prefix: a runtime's or a node agent's
+		// log when the file or the command says so, else a program's output.
+		if !nodeLogHint(name, cmd) {
+			return "", false, nil
+		}
 		li.journals = append(li.journals, journalBlock{path: name, lines: b.lines})
 		return b.kind, true, nil
 	case segOtherTable:
@@ -332,14 +350,22 @@ func (li *looseImport) block(ctx *fileCtx, name string, b segmentBlock, ns, cmd 
 			return "crictl inspect", true, nil
 		}
 		objs, err := parseObjects(b.lines)
+		added := 0
 		for _, o := range objs {
-			li.addObject(name, o)
+			if li.addObject(name, o) {
+				added++
+			}
 		}
 		var probs []string
 		if err != nil {
 			probs = append(probs, err.Error())
 		}
-		return segObjects, len(objs) > 0, probs
+		if added == 0 && err == nil {
+			// JSON or YAML of no kind podflow reads (an API Status, a values file): its
+			// lines stay available as text.
+			return "", false, nil
+		}
+		return segObjects, added > 0, probs
 	case tableEvents:
 		evs, probs := parseEventsTable(b.lines, nsOr(ns))
 		guessed := ns == "" && !strings.Contains(b.lines[0].s, "NAMESPACE")
@@ -409,17 +435,17 @@ func (li *looseImport) put(list string, it *looseItem) {
 	li.lists[list] = append(li.lists[list], it)
 }
 
-func (li *looseImport) addObject(path string, o rawObject) {
+func (li *looseImport) addObject(path string, o rawObject) bool {
 	k, ok := objectKinds[o.kind]
 	if !ok || o.name == "" {
-		return
+		return false
 	}
 	if o.kind == "Event" {
 		var ev corev1.Event
 		if json.Unmarshal(o.data, &ev) == nil {
 			li.addEvent(path, parsedEvent{ev: ev, line: o.line})
 		}
-		return
+		return true
 	}
 	data := o.data
 	if o.kind == "Secret" {
@@ -437,6 +463,7 @@ func (li *looseImport) addObject(path string, o rawObject) {
 		li.found["pod-objects"] = true
 	}
 	li.put(list, &looseItem{data: data, path: path, line: o.line, rank: rankObject, key: o.kind + "/" + o.namespace + "/" + o.name})
+	return true
 }
 
 // addEvent keeps events in input order; the same event from two outputs (a describe and
@@ -582,7 +609,7 @@ func (li *looseImport) layoutJournals(files map[string][]byte) {
 		if kernel {
 			out = bundle.NodePath(node, bundle.NodeDmesg)
 		}
-		if _, dup := files[out]; node == "" || dup {
+		if _, dup := files[out]; node == "" || dup || j.status {
 			frag := li.keepFragment(bundle.FragmentJournal, j.path, lines)
 			f.setBlockFragment(lines[0].n, frag)
 			li.found["journal"] = true

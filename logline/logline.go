@@ -23,6 +23,7 @@ const (
 	FormatLogfmt         // key=value pairs with a level= key but no time
 	FormatKernel         // dmesg: [seconds] or [date] before the kernel message
 	FormatStatus         // a systemctl status header line (● unit - description, Active:, …)
+	FormatBracket        // a time, then [LEVEL][pid] source: message (calico and other CNI plugins)
 )
 
 // Entry is one log line: its time when the line gives an absolute one, the severity, the

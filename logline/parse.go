@@ -66,6 +66,10 @@ func parseOther(line string, ref time.Time) (Entry, bool) {
 			return e.journalBody(t, rest, ref)
 		}
 		if t, rest, ok := parseSpacedISO(line); ok {
+			if b, ok := parseBracketLevel(rest); ok {
+				b.Time = t
+				return b, true
+			}
 			return e.journalBody(t, rest, ref)
 		}
 	case line[0] == '[':
@@ -75,6 +79,38 @@ func parseOther(line string, ref time.Time) (Entry, bool) {
 		return e, true
 	}
 	return parseLogfmt(line)
+}
+
+// parseBracketLevel reads what calico, felix and other CNI plugins print after the time:
+// "[ERROR][4035329] plugin.go 121: message" (the pid and the source are optional).
+func parseBracketLevel(rest string) (Entry, bool) {
+	var e Entry
+	if !strings.HasPrefix(rest, "[") {
+		return e, false
+	}
+	end := strings.IndexByte(rest, ']')
+	if end < 0 {
+		return e, false
+	}
+	sev, ok := levels[strings.ToLower(rest[1:end])]
+	if !ok {
+		return e, false
+	}
+	rest = rest[end+1:]
+	if strings.HasPrefix(rest, "[") {
+		if end := strings.IndexByte(rest, ']'); end > 0 {
+			if pid, ok := atoi(rest[1:end]); ok {
+				e.PID = int32(pid)
+				rest = rest[end+1:]
+			}
+		}
+	}
+	rest = strings.TrimLeft(rest, " ")
+	if src, msg, ok := strings.Cut(rest, ": "); ok && strings.Contains(src, ".go") && !strings.Contains(msg, "\x00") {
+		e.Source, rest = src, msg
+	}
+	e.Severity, e.Message, e.Format = sev, rest, FormatBracket
+	return e, true
 }
 
 // parseSpacedISO reads "2026-11-29 19:00:01[.123] " (and a zone word if present).

@@ -6,7 +6,9 @@ import (
 )
 
 func TestParseForms(t *testing.T) {
-	utc := func(y int, mo time.Month, d, h, mi, s, ns int) time.Time { return time.Date(y, mo, d, h, mi, s, ns, time.UTC) }
+	utc := func(y int, mo time.Month, d, h, mi, s, ns int) time.Time {
+		return time.Date(y, mo, d, h, mi, s, ns, time.UTC)
+	}
 	tests := []struct {
 		name    string
 		line    string
@@ -49,6 +51,8 @@ func TestParseForms(t *testing.T) {
 			format: FormatKernel, time: utc(2026, 11, 29, 19, 0, 1, 0), program: "kernel", message: "eth0: renamed from veth1234"},
 		{name: "journalctl -k", line: `Nov 29 19:00:01 node-a kernel: Out of memory: Killed process 4242 (node) total-vm:1kB`,
 			format: FormatJournal, time: utc(2026, 11, 29, 19, 0, 1, 0), sev: 'E', program: "kernel", host: "node-a", message: "Out of memory: Killed process 4242 (node) total-vm:1kB"},
+		{name: "calico cni", line: `2022-07-01 09:31:06.551 [ERROR][4035329] plugin.go 121: Final result of CNI ADD was an error. error=stat /var/lib/calico/nodename: no such file or directory`,
+			format: FormatBracket, time: time.Date(2022, 7, 1, 9, 31, 6, 551000000, time.UTC), sev: 'E', message: "Final result of CNI ADD was an error. error=stat /var/lib/calico/nodename: no such file or directory"},
 		{name: "systemctl status header", line: `● kubelet.service - kubelet: The Kubernetes Node Agent`,
 			format: FormatStatus, program: "kubelet", message: "kubelet: The Kubernetes Node Agent", field: [2]string{"unit", "kubelet.service"}},
 		{name: "systemctl status active", line: `     Active: activating (auto-restart) (Result: exit-code) since Wed 2020-04-01 10:00:00 UTC; 5s ago`,
@@ -98,7 +102,7 @@ func FuzzParse(f *testing.F) {
 		`Sun 2026-11-29 19:00:01 UTC node-a kubelet[77]: F1129 19:00:01.000000 77 s.go:1] boom`,
 		`[12345.678901] oom-kill:constraint=CONSTRAINT_MEMCG,task=java,pid=1`, `[Sun Nov 29 19:00:01 2026] x`,
 		`ERRO[0001] x   k=v`, `WARN[2025-01-02T03:04:05Z] x`, `● kubelet.service - x`, `     Active: failed`,
-		`level=error msg="x`, `time="" level= msg=`, "[", "WARN[", "Sun ", "Nov 29 19:00:01.", `2026-11-29 19:00:01 UTC x`,
+		`level=error msg="x`, `2022-07-01 09:31:06.551 [ERROR][1] plugin.go 121: x`, `2022-07-01 09:31:06 [WARNING] x`, `time="" level= msg=`, "[", "WARN[", "Sun ", "Nov 29 19:00:01.", `2026-11-29 19:00:01 UTC x`,
 	} {
 		f.Add(s)
 	}
