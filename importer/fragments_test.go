@@ -213,7 +213,9 @@ func TestCapturedPastesWithoutHeaders(t *testing.T) {
 					t.Errorf("pod %s lost without headers (report %+v)", name, rep.File("ticket.txt").Blocks)
 				}
 			}
-			ne := func(b *bundle.Bundle) int { return len(readList(t, b, bundle.NamespacedResourcePath(bundle.KindEvents, scenario))) }
+			ne := func(b *bundle.Bundle) int {
+				return len(readList(t, b, bundle.NamespacedResourcePath(bundle.KindEvents, scenario)))
+			}
 			if ne(bare) < ne(full) {
 				t.Errorf("%d events without headers, %d with", ne(bare), ne(full))
 			}
