@@ -43,6 +43,9 @@ type fileCtx struct {
 	// pods are the pods the file's whole outputs, rows and event objects name.
 	pods    map[string]bool
 	pending []pendingFrag
+	// rows are event rows naming their object whose namespace is kubectl's default
+	// guess: a pod of that name the file shows in one namespace takes them.
+	rows []parsedEvent
 }
 
 // pendingFrag is a describe fragment or a run of describe event rows whose pod is
@@ -93,7 +96,6 @@ func (li *looseImport) eventRows(ctx *fileCtx, name string, b segmentBlock, cmd 
 			}
 			continue
 		}
-		n++
 		if known {
 			if !nsKnown {
 				ev.Namespace = nsOr(ns)
@@ -103,13 +105,19 @@ func (li *looseImport) eventRows(ctx *fileCtx, name string, b segmentBlock, cmd 
 			}
 			if ev.InvolvedObject.Kind == "Pod" {
 				ev.InvolvedObject.APIVersion = "v1"
+				if !nsKnown && ns == "" {
+					ctx.rows = append(ctx.rows, parsedEvent{ev: ev, line: l.n})
+					last = &ctx.rows[len(ctx.rows)-1].ev
+					n++
+					continue
+				}
 				ctx.pods[ev.Namespace+"/"+ev.InvolvedObject.Name] = true
-				li.guessedNS[ev.Namespace+"/"+ev.InvolvedObject.Name] = !nsKnown && ns == ""
 			}
 			kept = append(kept, parsedEvent{ev: ev, line: l.n})
 			last = &kept[len(kept)-1].ev
 			continue
 		}
+		n++
 		if pending == nil {
 			ctx.pending = append(ctx.pending, pendingFrag{d: &describedPod{line: l.n}, pod: commandPod(cmd), ns: ns, nsKnown: ns != ""})
 			pending = &ctx.pending[len(ctx.pending)-1]
@@ -183,6 +191,23 @@ func (li *looseImport) describeFragment(ctx *fileCtx, b segmentBlock, cmd string
 // else the only pod the file names, else the one the scheduler's event names, else a
 // pod named after the file, marked as not knowing its name.
 func (li *looseImport) resolve(ctx *fileCtx) {
+	// Rows whose namespace was guessed take the namespace the file shows their pod in.
+	shown := map[string][]string{}
+	for k := range ctx.pods {
+		ns, name, _ := strings.Cut(k, "/")
+		shown[name] = append(shown[name], ns)
+	}
+	for _, e := range ctx.rows {
+		name := e.ev.InvolvedObject.Name
+		if nss := shown[name]; len(nss) == 1 {
+			e.ev.Namespace, e.ev.InvolvedObject.Namespace = nss[0], nss[0]
+		} else {
+			li.guessedNS[e.ev.Namespace+"/"+name] = true
+			ctx.pods[e.ev.Namespace+"/"+name] = true
+			li.guessedPods[e.ev.Namespace+"/"+name] = true
+		}
+		li.addEvent(ctx.name, e)
+	}
 	for _, pf := range ctx.pending {
 		name, ns, nsKnown, nameKnown := pf.pod, pf.ns, pf.nsKnown, pf.pod != ""
 		node := ""
@@ -197,7 +222,7 @@ func (li *looseImport) resolve(ctx *fileCtx) {
 				n, p, _ := strings.Cut(k, "/")
 				name, nameKnown = p, true
 				if !nsKnown {
-					ns, nsKnown = n, !li.guessedNS[k]
+					ns, nsKnown = n, !li.guessedPods[k]
 				}
 			}
 		}

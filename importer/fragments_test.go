@@ -222,3 +222,18 @@ func TestCapturedPastesWithoutHeaders(t *testing.T) {
 		})
 	}
 }
+
+// TestRowsTakeTheNamespaceTheFileShows: event rows without a namespace belong to the
+// pod of that name a describe in the same file shows.
+func TestRowsTakeTheNamespaceTheFileShows(t *testing.T) {
+	ticket := "Name:         web-1\nNamespace:    shop\nStatus:       Pending\n\n" +
+		"5m          Warning   FailedScheduling   pod/web-1   0/3 nodes are available: 3 Insufficient cpu.\n"
+	b, _ := importDir(t, map[string][]byte{"t.txt": []byte(ticket)}, FormatAuto)
+	evs := readList(t, b, bundle.NamespacedResourcePath(bundle.KindEvents, "shop"))
+	if len(evs) != 1 || !strings.Contains(string(evs[0]), "Insufficient cpu") {
+		t.Errorf("events in shop: %s", evs)
+	}
+	if p, ok := podsIn(t, b, "shop")["web-1"]; !ok || p.Annotations[bundle.PartialAnnotation] != "" {
+		t.Errorf("pod %+v", p)
+	}
+}

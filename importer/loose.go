@@ -60,6 +60,8 @@ type looseImport struct {
 	// guessedNS marks pods (namespace/name) whose namespace is kubectl's default, taken
 	// because the output named none.
 	guessedNS map[string]bool
+	// guessedPods are the pods a file names only with a guessed namespace.
+	guessedPods map[string]bool
 	// fragments are blocks kept as they were pasted, for the analysis to cite.
 	fragments []fragment
 }
@@ -67,7 +69,7 @@ type looseImport struct {
 func newLooseImport(r *Report) *looseImport {
 	return &looseImport{r: r, lists: map[string][]*looseItem{}, byKey: map[string]*looseItem{},
 		events: map[string][]parsedEventAt{}, eventIndex: map[string][]int{}, found: map[string]bool{}, files: map[string][]byte{},
-		guessedNS: map[string]bool{}}
+		guessedNS: map[string]bool{}, guessedPods: map[string]bool{}}
 }
 
 type parsedEventAt struct {
@@ -242,7 +244,8 @@ func segment(lines []textLine) []segmentBlock {
 			start(k)
 		case isJournalLine(l.s):
 			into(segJournal)
-		case inDescribe:
+		case inDescribe && !isHeaderlessEvent(l.s) && !isHeaderlessPod(l.s) && !isNodeLine(l.s):
+			// A describe's own lines at the margin: keys, and messages that wrapped.
 		case cur.kind == segJournal && (blank || indented):
 		case isStatusHeader(l.s):
 			start(segStatus)
@@ -373,6 +376,7 @@ func (li *looseImport) block(ctx *fileCtx, name string, b segmentBlock, ns, cmd 
 			if o := e.ev.InvolvedObject; o.Kind == "Pod" {
 				ctx.pods[o.Namespace+"/"+o.Name] = true
 				li.guessedNS[o.Namespace+"/"+o.Name] = guessed
+				li.guessedPods[o.Namespace+"/"+o.Name] = guessed
 			}
 			li.addEvent(name, e)
 		}
