@@ -237,3 +237,19 @@ func TestRowsTakeTheNamespaceTheFileShows(t *testing.T) {
 		t.Errorf("pod %+v", p)
 	}
 }
+
+// TestYAMLStatusFragment reads a container's state pasted from -o yaml alone.
+func TestYAMLStatusFragment(t *testing.T) {
+	paste := "state:\n  waiting:\n    message: 'container has runAsNonRoot and image will run as root'\n    reason: CreateContainerConfigError\n"
+	b, rep := importDir(t, map[string][]byte{"pod-status.yaml": []byte(paste)}, FormatLoose)
+	pods := podsIn(t, b, "default")
+	if len(pods) != 1 {
+		t.Fatalf("pods %v (report %+v)", pods, rep.Files)
+	}
+	for _, p := range pods {
+		if p.Annotations[bundle.PartialAnnotation] != "name,namespace,spec" || len(p.Status.ContainerStatuses) != 1 ||
+			p.Status.ContainerStatuses[0].State.Waiting == nil || p.Status.ContainerStatuses[0].State.Waiting.Reason != "CreateContainerConfigError" {
+			t.Errorf("pod %+v", p)
+		}
+	}
+}

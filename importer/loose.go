@@ -250,6 +250,9 @@ func segment(lines []textLine) []segmentBlock {
 		case isStatusHeader(l.s):
 			start(segStatus)
 		case cur.kind == segStatus && (indented || blank && i+1 < len(lines) && strings.HasPrefix(lines[i+1].s, " ")):
+		case isYAMLFragStart(l.s) && cur.kind != segYAMLFrag:
+			start(segYAMLFrag)
+		case cur.kind == segYAMLFrag && (blank || reYAMLLine.MatchString(l.s)):
 		case isDescribeFragStart(lines, i) && cur.kind != segDescribeFrag:
 			start(segDescribeFrag)
 		case cur.kind == segDescribeFrag && (indented || describeFragKey(l.s)):
@@ -316,6 +319,11 @@ func (li *looseImport) block(ctx *fileCtx, name string, b segmentBlock, ns, cmd 
 	case segDescribeFrag:
 		ok, probs := li.describeFragment(ctx, b, cmd)
 		return segDescribeFrag, ok, probs
+	case segYAMLFrag:
+		if !li.yamlFrag(ctx, b, cmd) {
+			return "", false, nil
+		}
+		return segYAMLFrag, true, nil
 	case segStatus:
 		li.journals = append(li.journals, journalBlock{path: name, lines: b.lines, status: true})
 		return b.kind, true, nil
