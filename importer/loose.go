@@ -160,6 +160,14 @@ func (li *looseImport) file(name string, data []byte) {
 		}
 	}
 	li.resolve(ctx)
+	if len(blocks) == 0 && isText(data) {
+		// Text no block holds (a command line alone): its lines stay available.
+		lines := trimBlank(fileLines(data))
+		if len(lines) > 0 {
+			blocks = append(blocks, BlockReport{First: lines[0].n, Last: lines[len(lines)-1].n, What: "text",
+				Fragment: li.keepFragment(bundle.FragmentText, name, lines)})
+		}
+	}
 	rep := FileReport{Path: name, Detected: strings.Join(dedupe(detected), ", "), Reason: strings.Join(problems, "; "), Blocks: blocks}
 	switch {
 	case used:
