@@ -19,6 +19,11 @@ func addLooseSeeds(f *testing.F) {
 	f.Add([]byte("Name: n1\nRoles: <none>\nTaints: a=b:NoSchedule\n\tc:Bogus\nConditions:\n  Ready  True  Sun, 29 Nov\nCapacity:\n  cpu: 2x\n"))
 	f.Add([]byte("```\n$ kubectl logs -n a -c\n```\n$ oc logs pod/x c -p\nline\n"))
 	f.Add([]byte(`{"status":{"id":"x","labels":{"io.kubernetes.pod.name":"p"}},"info":{}}`))
+	f.Add([]byte("5m   Warning   Failed   pod/a   boom\n  wrapped\n1m  1m  2  a  Pod  spec.containers{c}  Warning  Failed  {kubelet n}  x\n"))
+	f.Add([]byte("  Warning  BackOff  2m (x21 over 133m)  kubelet  (combined from similar events): x\n    State:  Waiting\n      Reason:  X\n    Ready:  False\n"))
+	f.Add([]byte("a   0/1   Init:CrashLoopBackOff\nshop  b  1/1  Running  3 (2m ago)  1m\nEvents:\n  Type  Reason  Age  From  Message\n"))
+	f.Add([]byte("[root@m ~]# systemctl status kubelet\n● kubelet.service - x\n   Active: failed\n\nApr 05 05:33:40 m kubelet[1]: F0405 05:33:40.5 1 s.go:1] x\n[ 12.5] oom-kill:task=j,pid=1\n"))
+	f.Add([]byte("│ ```x y```\n│ time=\"2025-01-01T00:00:00Z\" level=error msg=\"x\"\nkubectl get pods -n a\nERRO[0001] x\n"))
 }
 
 // FuzzLooseImport runs every loose parser over arbitrary text: it must never panic.

@@ -253,8 +253,14 @@ func (li *looseImport) layoutLogs(files map[string][]byte) {
 		if c.container == "" {
 			c.container = li.onlyContainer(c.namespace, c.pod)
 		}
-		if c.container == "" || len(l.lines) == 0 {
-			f.Reason = joinReason(f.Reason, fmt.Sprintf("kubectl logs output for pod %s/%s not used: the command names no container (-c) and the input does not show the pod has only one", c.namespace, c.pod))
+		if len(l.lines) == 0 {
+			continue
+		}
+		if c.container == "" {
+			frag := li.keepFragment(bundle.FragmentLog, l.path, l.lines)
+			f.setBlockFragment(l.lines[0].n, frag)
+			f.Reason = joinReason(f.Reason, fmt.Sprintf("kubectl logs output for pod %s/%s kept as a container's log fragment: the command names no container (-c) and the input does not show the pod has only one", c.namespace, c.pod))
+			li.found["logs"] = true
 			continue
 		}
 		out := bundle.LogPath(c.namespace, c.pod, c.container, c.previous)

@@ -20,8 +20,26 @@ type chunk struct {
 }
 
 // rePrompt matches a shell prompt that introduces a command whose output follows:
-// "$ kubectl ...", "user@host:~$ kubectl ...", "# crictl ps -a", "PS C:\> kubectl ...".
-var rePrompt = regexp.MustCompile(`^\s*(?:\S*[$#%>]|PS [^>]*>)\s+((?:sudo\s+)?(?:kubectl|oc|k|crictl|journalctl|docker)\b.*)$`)
+// "$ kubectl ...", "user@host:~$ kubectl ...", "[root@host ~]# systemctl status kubelet",
+// "# crictl ps -a", "PS C:\> kubectl ...".
+var rePrompt = regexp.MustCompile(`^\s*(?:\[[^\]]*\][$#]|\S*[$#%>]|PS [^>]*>)\s+((?:sudo\s+)?(?:kubectl|oc|k|crictl|journalctl|docker|systemctl|dmesg|tail|cat|grep|less|podman|nerdctl|ctr)\b.*)$`)
+
+// reBareCommand is a command line pasted without its prompt: "kubectl get pods -n x".
+var reBareCommand = regexp.MustCompile(`^\s*((?:sudo\s+)?(?:kubectl|oc|crictl|journalctl|systemctl|dmesg)\s+(?:get|describe|logs|events|ps|pods|inspect|inspectp|images|status|-[-a-zA-Z]).*)$`)
+
+// unbox removes the frame a terminal UI (k9s, tmux panes) draws around lines:
+// "│ text │".
+func unbox(s string) string {
+	t := strings.TrimLeft(s, " ")
+	for _, bar := range []string{"│", "┃", "║"} {
+		if rest, ok := strings.CutPrefix(t, bar); ok {
+			rest = strings.TrimRight(rest, " ")
+			rest = strings.TrimSuffix(rest, bar)
+			return strings.TrimPrefix(strings.TrimRight(rest, " "), " ")
+		}
+	}
+	return s
+}
 
 // splitChunks undoes the usual paste damage (CRLF, markdown fences, prompts, quote and
 // bullet prefixes) and splits a file into the outputs it holds.
@@ -41,6 +59,15 @@ func splitChunks(data []byte) []chunk {
 		s = strings.TrimSuffix(s, "\r")
 		trimmed := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(s), ">"))
 		if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
+			// A fence alone (or with a language) ends a chunk; text after it on the same
+			// line, or before a closing fence, is output pasted inline.
+			inner := strings.TrimSpace(strings.Trim(trimmed, "`~"))
+			if inner == "" || !strings.ContainsAny(inner, " \t") {
+				flush()
+				continue
+			}
+			flush()
+			cur.lines = append(cur.lines, textLine{s: inner, n: i + 1})
 			flush()
 			continue
 		}
@@ -49,7 +76,12 @@ func splitChunks(data []byte) []chunk {
 			cur.cmd = strings.TrimSpace(m[1])
 			continue
 		}
-		cur.lines = append(cur.lines, textLine{s: s, n: i + 1})
+		if m := reBareCommand.FindStringSubmatch(strings.TrimLeft(s, "> ")); m != nil {
+			flush()
+			cur.cmd = strings.TrimSpace(m[1])
+			continue
+		}
+		cur.lines = append(cur.lines, textLine{s: unbox(s), n: i + 1})
 	}
 	flush()
 	return out

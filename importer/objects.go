@@ -52,7 +52,7 @@ func looksLikeObjects(lines []textLine) bool {
 		if s == "" || s == "---" {
 			continue
 		}
-		return strings.HasPrefix(s, "{") || strings.HasPrefix(s, "[") ||
+		return strings.HasPrefix(s, "{") || isJSONArrayStart(s) ||
 			strings.HasPrefix(l.s, "apiVersion:") || strings.HasPrefix(l.s, "kind:") || strings.HasPrefix(l.s, "items:")
 	}
 	return false
@@ -216,4 +216,16 @@ func withoutSecretValues(data json.RawMessage) json.RawMessage {
 		return data
 	}
 	return out
+}
+
+// isJSONArrayStart tells a JSON array from other lines that open with a bracket (a
+// "[root@host ~]#" prompt, a dmesg "[ 12.3]" time).
+func isJSONArrayStart(s string) bool {
+	rest, ok := strings.CutPrefix(s, "[")
+	if !ok {
+		return false
+	}
+	rest = strings.TrimSpace(rest)
+	return rest == "" || strings.HasPrefix(rest, "{") || strings.HasPrefix(rest, "[") || strings.HasPrefix(rest, "]") ||
+		strings.HasPrefix(rest, `"`)
 }

@@ -66,7 +66,8 @@ func TestConvertThenAnalyzeCitesOriginal(t *testing.T) {
 func TestConvertAndAnalyzeUsage(t *testing.T) {
 	dump := writeDump(t)
 	unknown := t.TempDir()
-	if err := os.WriteFile(filepath.Join(unknown, "notes.txt"), []byte("hello\n"), 0o600); err != nil {
+	// Text is always read as pasted evidence; only empty or binary input is undetectable.
+	if err := os.WriteFile(filepath.Join(unknown, "core"), []byte("\x7fELF\x00\x00\x01\x00"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	// The recorded scenario names its pod after a generated suffix: read it, so

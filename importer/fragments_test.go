@@ -1,0 +1,255 @@
+package importer
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"podflow.dev/podflow/bundle"
+)
+
+// Rows as each kubectl generation printed them (k8s.io/kubectl describe and get
+// printers; kubernetes v1.5 pkg/kubectl/resource_printer.go for the old columns), without
+// their headers.
+func TestHeaderlessEventRows(t *testing.T) {
+	tests := []struct {
+		name, line                     string
+		typ, reason, kind, obj, ns, fp string
+		msg, source                    string
+		count                          int32
+		known                          bool
+	}{
+		{name: "current", line: "3m39s       Warning   Failed    pod/app   Error: couldn't find key password in Secret shop/db",
+			typ: "Warning", reason: "Failed", kind: "Pod", obj: "app", msg: "Error: couldn't find key password in Secret shop/db", count: 1, known: true},
+		{name: "all namespaces", line: "shop        12s         Normal    Scheduled   pod/web-1   Successfully assigned shop/web-1 to node-1",
+			typ: "Normal", reason: "Scheduled", kind: "Pod", obj: "web-1", ns: "shop", msg: "Successfully assigned shop/web-1 to node-1", count: 1, known: true},
+		{name: "old get events", line: "1m        1m        3         web-1     Pod       spec.containers{app}   Warning   Failed    {kubelet node-1}   Failed to pull image \"nginx:nope\": not found",
+			typ: "Warning", reason: "Failed", kind: "Pod", obj: "web-1", fp: "spec.containers{app}", source: "kubelet", msg: "Failed to pull image \"nginx:nope\": not found", count: 3, known: true},
+		{name: "old get events without subobject", line: "5s        5s        1         web-1     Pod                 Warning   FailedScheduling   {default-scheduler }   No nodes are available that match all of the following predicates:: Insufficient cpu (1).",
+			typ: "Warning", reason: "FailedScheduling", kind: "Pod", obj: "web-1", source: "default-scheduler", msg: "No nodes are available that match all of the following predicates:: Insufficient cpu (1).", count: 1, known: true},
+		{name: "describe", line: "  Warning  BackOff    2m (x21 over 133m)  kubelet  Back-off restarting failed container app in pod web-1_shop(0c6d)",
+			typ: "Warning", reason: "BackOff", source: "kubelet", msg: "Back-off restarting failed container app in pod web-1_shop(0c6d)", count: 21},
+		{name: "describe invalid age", line: "  Normal   Pulled     <invalid>           kubelet, node-1  Container image \"nginx\" already present on machine",
+			typ: "Normal", reason: "Pulled", source: "kubelet, node-1", msg: "Container image \"nginx\" already present on machine", count: 1},
+		{name: "describe combined", line: "  Warning  FailedCreatePodSandBox  1s (x3 over 10s)  kubelet  (combined from similar events): Failed to create pod sandbox: rpc error: code = Unknown",
+			typ: "Warning", reason: "FailedCreatePodSandBox", source: "kubelet", msg: "Failed to create pod sandbox: rpc error: code = Unknown", count: 3},
+		{name: "1.3 describe", line: "  1m\t\t1m\t\t1\t{kubelet node-1}\tspec.containers{app}\tWarning\t\tFailed\t\tFailed to pull image \"x\": not found",
+			typ: "Warning", reason: "Failed", fp: "spec.containers{app}", source: "kubelet", msg: "Failed to pull image \"x\": not found", count: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ev, known, _, ok := headerlessEvent(tt.line)
+			if !ok {
+				t.Fatalf("not read as an event row")
+			}
+			o := ev.InvolvedObject
+			if ev.Type != tt.typ || ev.Reason != tt.reason || o.Kind != tt.kind || o.Name != tt.obj || ev.Namespace != tt.ns ||
+				o.FieldPath != tt.fp || ev.Message != tt.msg || ev.Count != tt.count || known != tt.known {
+				t.Errorf("got %+v known=%v", ev, known)
+			}
+			if tt.source != "" && ev.Source.Component != tt.source && ev.Source.Component+", "+ev.Source.Host != tt.source {
+				t.Errorf("source %+v, want %q", ev.Source, tt.source)
+			}
+		})
+	}
+	for _, line := range []string{
+		"customer says it worked yesterday", "NAME   READY   STATUS", "Normal operation resumed at 10:00",
+		"web-1   1/1     Running   0          5m",
+	} {
+		if _, _, _, ok := headerlessEvent(line); ok {
+			t.Errorf("%q read as an event row", line)
+		}
+	}
+}
+
+func TestHeaderlessPodRows(t *testing.T) {
+	tests := []struct {
+		line, ns, name, node string
+		phase                corev1.PodPhase
+	}{
+		{line: "app    0/1     ImagePullBackOff   0          2m27s   10.213.0.11   podflow-node   <none>           <none>", name: "app", node: "podflow-node"},
+		{line: "shop   web-1   1/1   Running   3 (2m ago)   10m", ns: "shop", name: "web-1", phase: corev1.PodRunning},
+		{line: "calico-node-mxtr9                             0/1     Init:CrashLoopBackOff", name: "calico-node-mxtr9", phase: corev1.PodPending},
+	}
+	for _, tt := range tests {
+		p, _, ok := headerlessPod(tt.line)
+		if !ok || p.Namespace != tt.ns || p.Name != tt.name || p.Spec.NodeName != tt.node || p.Status.Phase != tt.phase {
+			t.Errorf("%q: %v %+v", tt.line, ok, p)
+		}
+	}
+	if _, _, ok := headerlessPod("the pod web-1 is 0/1 ready"); ok {
+		t.Error("prose read as a pod row")
+	}
+}
+
+func podsIn(t *testing.T, b *bundle.Bundle, ns string) map[string]corev1.Pod {
+	t.Helper()
+	out := map[string]corev1.Pod{}
+	for _, raw := range readList(t, b, bundle.NamespacedResourcePath(bundle.KindPods, ns)) {
+		var p corev1.Pod
+		if err := json.Unmarshal(raw, &p); err != nil {
+			t.Fatal(err)
+		}
+		out[p.Name] = p
+	}
+	return out
+}
+
+// TestFragmentsOfOnePod reads a ticket that holds only pieces: event rows without their
+// header, the State block of a describe, a journal without prefix host and prose.
+func TestFragmentsOfOnePod(t *testing.T) {
+	ticket := strings.Join([]string{
+		"Hi, our pod keeps crashing since the upgrade.",
+		"",
+		"LAST SEEN   TYPE      REASON    OBJECT      MESSAGE",
+		"",
+		"2m          Warning   BackOff   pod/web-1   Back-off restarting failed container app in pod web-1_shop(0c6d)",
+		"",
+		"    State:          Waiting",
+		"      Reason:       CrashLoopBackOff",
+		"    Last State:     Terminated",
+		"      Reason:       Error",
+		"      Exit Code:    137",
+		"    Ready:          False",
+		"    Restart Count:  7",
+		"",
+		"E0831 04:12:41.868086    3570 pod_workers.go:1301] \"Error syncing pod, skipping\" err=\"failed to \\\"StartContainer\\\"\" pod=\"shop/web-1\"",
+	}, "\r\n")
+	b, rep := importDir(t, map[string][]byte{"ticket": []byte(ticket)}, FormatAuto)
+	if rep.Format != FormatLoose {
+		t.Fatalf("format %s", rep.Format)
+	}
+	pods := podsIn(t, b, "default")
+	p, ok := pods["web-1"]
+	if !ok {
+		t.Fatalf("no pod web-1 in %v", pods)
+	}
+	if got := p.Annotations[bundle.PartialAnnotation]; got != "namespace,spec" {
+		t.Errorf("partial = %q", got)
+	}
+	if len(p.Status.ContainerStatuses) != 1 {
+		t.Fatalf("statuses %+v", p.Status.ContainerStatuses)
+	}
+	cs := p.Status.ContainerStatuses[0]
+	if cs.State.Waiting == nil || cs.State.Waiting.Reason != "CrashLoopBackOff" || cs.RestartCount != 7 ||
+		cs.LastTerminationState.Terminated == nil || cs.LastTerminationState.Terminated.ExitCode != 137 {
+		t.Errorf("status %+v", cs)
+	}
+	f := rep.File("ticket")
+	var whats []string
+	for _, bl := range f.Blocks {
+		whats = append(whats, bl.What)
+	}
+	if len(f.Blocks) < 4 || f.Blocks[0].What != "text" || f.Blocks[0].First != 1 {
+		t.Errorf("blocks %+v", f.Blocks)
+	}
+	// The bare klog line names no node: it is kept as a journal fragment at its line.
+	var frag string
+	for _, bl := range f.Blocks {
+		if strings.HasPrefix(bl.Fragment, bundle.FragmentsDir+"/"+bundle.FragmentJournal) {
+			frag = bl.Fragment
+		}
+	}
+	o, ok := rep.Origins[frag]
+	if !ok || o.Path != "ticket" || o.LineOffset != 14 {
+		t.Fatalf("journal fragment %q origin %+v (blocks %q)", frag, o, whats)
+	}
+	data, _ := b.ReadFile(frag)
+	if !strings.HasPrefix(string(data), "E0831 04:12:41.868086") {
+		t.Errorf("fragment %q", data)
+	}
+	// Prose stays available as text, cited at line 1.
+	if o := rep.Origins[bundle.FragmentPath(bundle.FragmentText, "ticket-L1.txt")]; o.Path != "ticket" || o.LineOffset != 0 {
+		t.Errorf("text origin %+v", o)
+	}
+}
+
+// TestJournalNodeFromHost places journal lines at the node their prefix names.
+func TestJournalNodeFromHost(t *testing.T) {
+	j := "Apr 05 05:33:40 master kubelet[4759]: F0405 05:33:40.511159    4759 server.go:274] failed to run Kubelet: misconfiguration\n" +
+		"Apr 05 05:33:40 master systemd[1]: kubelet.service: main process exited, code=exited, status=255/n/a\n"
+	b, rep := importDir(t, map[string][]byte{"journal.txt": []byte(j)}, FormatAuto)
+	out := bundle.NodePath("master", bundle.NodeKubeletLog)
+	if data, err := b.ReadFile(out); err != nil || string(data) != j {
+		t.Fatalf("%s: %q %v", out, data, err)
+	}
+	if o := rep.Origins[out]; o.Path != "journal.txt" || o.LineOffset != 0 {
+		t.Errorf("origin %+v", o)
+	}
+}
+
+// TestCapturedPastesWithoutHeaders drops every table header and prompt line from the
+// captured pastes: the pods and events they show must still be read.
+func TestCapturedPastesWithoutHeaders(t *testing.T) {
+	dirs, _ := filepath.Glob(filepath.Join("testdata", "captured", "*", "ticket.txt"))
+	if len(dirs) == 0 {
+		t.Fatal("no captured pastes")
+	}
+	for _, p := range dirs {
+		scenario := filepath.Base(filepath.Dir(p))
+		t.Run(scenario, func(t *testing.T) {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var kept []string
+			for _, l := range strings.Split(string(data), "\n") {
+				if strings.HasPrefix(l, "$ ") || strings.HasPrefix(l, "NAME ") || strings.HasPrefix(l, "LAST SEEN") ||
+					strings.HasPrefix(l, "CONTAINER ") || strings.HasPrefix(l, "POD ID") {
+					continue
+				}
+				kept = append(kept, l)
+			}
+			full, _ := importDir(t, map[string][]byte{"ticket.txt": data}, FormatLoose)
+			bare, rep := importDir(t, map[string][]byte{"ticket.txt": []byte(strings.Join(kept, "\n"))}, FormatLoose)
+			want := podsIn(t, full, scenario)
+			got := podsIn(t, bare, scenario)
+			for name := range want {
+				if _, ok := got[name]; !ok {
+					t.Errorf("pod %s lost without headers (report %+v)", name, rep.File("ticket.txt").Blocks)
+				}
+			}
+			ne := func(b *bundle.Bundle) int {
+				return len(readList(t, b, bundle.NamespacedResourcePath(bundle.KindEvents, scenario)))
+			}
+			if ne(bare) < ne(full) {
+				t.Errorf("%d events without headers, %d with", ne(bare), ne(full))
+			}
+		})
+	}
+}
+
+// TestRowsTakeTheNamespaceTheFileShows: event rows without a namespace belong to the
+// pod of that name a describe in the same file shows.
+func TestRowsTakeTheNamespaceTheFileShows(t *testing.T) {
+	ticket := "Name:         web-1\nNamespace:    shop\nStatus:       Pending\n\n" +
+		"5m          Warning   FailedScheduling   pod/web-1   0/3 nodes are available: 3 Insufficient cpu.\n"
+	b, _ := importDir(t, map[string][]byte{"t.txt": []byte(ticket)}, FormatAuto)
+	evs := readList(t, b, bundle.NamespacedResourcePath(bundle.KindEvents, "shop"))
+	if len(evs) != 1 || !strings.Contains(string(evs[0]), "Insufficient cpu") {
+		t.Errorf("events in shop: %s", evs)
+	}
+	if p, ok := podsIn(t, b, "shop")["web-1"]; !ok || p.Annotations[bundle.PartialAnnotation] != "" {
+		t.Errorf("pod %+v", p)
+	}
+}
+
+// TestYAMLStatusFragment reads a container's state pasted from -o yaml alone.
+func TestYAMLStatusFragment(t *testing.T) {
+	paste := "state:\n  waiting:\n    message: 'container has runAsNonRoot and image will run as root'\n    reason: CreateContainerConfigError\n"
+	b, rep := importDir(t, map[string][]byte{"pod-status.yaml": []byte(paste)}, FormatLoose)
+	pods := podsIn(t, b, "default")
+	if len(pods) != 1 {
+		t.Fatalf("pods %v (report %+v)", pods, rep.Files)
+	}
+	for _, p := range pods {
+		if p.Annotations[bundle.PartialAnnotation] != "name,namespace,spec" || len(p.Status.ContainerStatuses) != 1 ||
+			p.Status.ContainerStatuses[0].State.Waiting == nil || p.Status.ContainerStatuses[0].State.Waiting.Reason != "CreateContainerConfigError" {
+			t.Errorf("pod %+v", p)
+		}
+	}
+}
