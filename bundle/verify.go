@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+
+	"podflow.dev/podflow/untrusted"
 )
 
 // Problem is one way a bundle differs from its manifest.
@@ -13,11 +15,13 @@ type Problem struct {
 	Detail string `json:"detail"`
 }
 
+// String is the problem as one line of text; the path comes from the bundle and is
+// escaped, so an entry name cannot forge lines or send terminal escapes.
 func (p Problem) String() string {
 	if p.Path == "" {
-		return fmt.Sprintf("%s: %s", p.Kind, p.Detail)
+		return fmt.Sprintf("%s: %s", p.Kind, untrusted.Text(p.Detail))
 	}
-	return fmt.Sprintf("%s: %s: %s", p.Kind, p.Path, p.Detail)
+	return fmt.Sprintf("%s: %s: %s", p.Kind, untrusted.Text(p.Path), untrusted.Text(p.Detail))
 }
 
 // Verify checks every file against the manifest: presence, size and sha256, and files

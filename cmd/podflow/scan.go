@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"podflow.dev/podflow/bundle/redact"
+	"podflow.dev/podflow/untrusted"
 )
 
 type scanOptions struct {
@@ -86,7 +87,7 @@ func runScan(_ context.Context, o *scanOptions) error {
 		}
 	} else {
 		for _, h := range hits {
-			fmt.Fprintf(o.streams.Out, "%s:%d: %s\n", h.File, h.Line, h.Rule)
+			fmt.Fprintf(o.streams.Out, "%s:%d: %s\n", untrusted.Text(h.File), h.Line, untrusted.Text(h.Rule))
 		}
 	}
 	if len(hits) == 0 {

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"podflow.dev/podflow/bundle"
+	"podflow.dev/podflow/untrusted"
 )
 
 type verifyOptions struct {
@@ -40,7 +41,7 @@ func runVerify(_ context.Context, o *verifyOptions) error {
 	problems := bundle.Verify(b)
 	out := o.streams.Out
 	if len(problems) == 0 {
-		_, err := fmt.Fprintf(out, "%s: intact (format %s, %d files, %d bytes)\n", o.path, b.Manifest.FormatVersion, len(b.Manifest.Files), b.Size())
+		_, err := fmt.Fprintf(out, "%s: intact (format %s, %d files, %d bytes)\n", untrusted.Text(o.path), untrusted.Text(b.Manifest.FormatVersion), len(b.Names()), b.Size())
 		return err
 	}
 	for _, p := range problems {

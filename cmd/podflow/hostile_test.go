@@ -1,0 +1,86 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"podflow.dev/podflow/bundle"
+)
+
+// evilName is an entry name an attacker controls: a title-setting OSC sequence, a screen
+// clear, and a forged second line.
+const evilName = "evil\x1b]0;PWNED\x07\x1b[2J\nproblem: none, bundle intact"
+
+// assertInert fails when output holds a control character other than a newline, or a
+// line the evil name forged.
+func assertInert(t *testing.T, what, out string) {
+	t.Helper()
+	for _, line := range strings.Split(out, "\n") {
+		for _, c := range []byte(line) {
+			if c < 0x20 && c != '\t' || c == 0x7f {
+				t.Fatalf("%s: raw control byte %#x in line %q", what, c, line)
+			}
+		}
+		if strings.HasPrefix(line, "problem: none") {
+			t.Fatalf("%s: forged line %q", what, line)
+		}
+	}
+}
+
+func TestVerifyInspectScanEscapeBundleNames(t *testing.T) {
+	b := copyBundle(t, filepath.Join("..", "..", "testdata", "bundles", "oom-killed"))
+	evilList := filepath.Join(b, "cluster-resources", "pods", evilName+".json")
+	if err := os.WriteFile(evilList, []byte(`{"items":[]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	secret := "password=hunter2hunter2\nAKIAIOSFODNN7EXAMPLE\n"
+	if err := os.WriteFile(filepath.Join(b, "cluster-resources", evilName+".log"), []byte(secret), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	code, out, errOut := runPodflow(t, "verify", b)
+	if code != exitError || !strings.Contains(out, `extra: cluster-resources/evil\x1b]0;PWNED\a\x1b[2J\nproblem: none`) {
+		t.Fatalf("verify: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	assertInert(t, "verify", out+errOut)
+
+	code, out, errOut = runPodflow(t, "inspect", b)
+	if code != exitOK || !strings.Contains(out, `evil\x1b]0;PWNED`) {
+		t.Fatalf("inspect: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	assertInert(t, "inspect", out+errOut)
+
+	code, out, errOut = runPodflow(t, "scan", b)
+	if code != exitFindings || !strings.Contains(out, `cluster-resources/evil\x1b]0;PWNED\a\x1b[2J\nproblem: none, bundle intact.log:`) {
+		t.Fatalf("scan: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	assertInert(t, "scan", out+errOut)
+}
+
+// verify and inspect count the same files, and inspect lists every node it counts.
+func TestVerifyInspectCountAlike(t *testing.T) {
+	b := filepath.Join("..", "..", "testdata", "bundles", "oom-killed")
+	_, vout, _ := runPodflow(t, "verify", b)
+	_, iout, _ := runPodflow(t, "inspect", b)
+	vn := regexp.MustCompile(`(\d+) files`).FindStringSubmatch(vout)
+	in := regexp.MustCompile(`Size: +(\d+) files`).FindStringSubmatch(iout)
+	if vn == nil || in == nil || vn[1] != in[1] {
+		t.Fatalf("verify counts %v files, inspect %v\nverify:\n%s\ninspect:\n%s", vn, in, vout, iout)
+	}
+	if !strings.Contains(iout, "Nodes:       2: podflow-gpu-node, podflow-node (node evidence: podflow-node)") ||
+		!regexp.MustCompile(`(?m)^  nodes +2$`).MatchString(iout) {
+		t.Fatalf("inspect lists nodes unlike it counts them:\n%s", iout)
+	}
+	_, jout, _ := runPodflow(t, "inspect", b, "-o", "json")
+	var s bundle.Summary
+	if err := json.Unmarshal([]byte(jout), &s); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Nodes) != s.Kinds[bundle.KindNodes] {
+		t.Fatalf("inspect -o json: nodes %v, count %d", s.Nodes, s.Kinds[bundle.KindNodes])
+	}
+}
