@@ -23,10 +23,10 @@ type Summary struct {
 	Nodes []string `json:"nodes"`
 	// NodeEvidence are the nodes with files under nodes/ (journals, CRI state).
 	NodeEvidence []string `json:"nodeEvidence"`
-	Logs           int            `json:"containerLogs"`
-	Files          int            `json:"files"`
-	Bytes          int64          `json:"bytes"`
-	Redacted       int            `json:"redacted"`
+	Logs         int      `json:"containerLogs"`
+	Files        int      `json:"files"`
+	Bytes        int64    `json:"bytes"`
+	Redacted     int      `json:"redacted"`
 	// Unreadable lists lists that are not valid JSON, by path.
 	Unreadable []string `json:"unreadable,omitempty"`
 }
