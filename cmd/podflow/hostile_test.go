@@ -84,3 +84,63 @@ func TestVerifyInspectCountAlike(t *testing.T) {
 		t.Fatalf("inspect -o json: nodes %v, count %d", s.Nodes, s.Kinds[bundle.KindNodes])
 	}
 }
+
+// confirmSafe fails when a confirm command carries the hostile name, and requires that
+// at least one says it left a name out.
+func confirmSafe(t *testing.T, what string, commands []string, hostile string) {
+	t.Helper()
+	noted := false
+	for _, c := range commands {
+		if strings.Contains(c, hostile) {
+			t.Errorf("%s: confirm command holds %q: %s", what, hostile, c)
+		}
+		noted = noted || strings.Contains(c, "NAME stands for a name in the evidence that is not a valid Kubernetes name")
+	}
+	if len(commands) == 0 || !noted {
+		t.Errorf("%s: no command with a placeholder and its note: %q", what, commands)
+	}
+}
+
+func TestConfirmCommandsRefuseHostileNames(t *testing.T) {
+	paste, err := os.ReadFile(filepath.Join("..", "..", "importer", "testdata", "loose", "oom-killed", "describe-pod.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pastePath := filepath.Join(t.TempDir(), "describe.txt")
+	if err := os.WriteFile(pastePath, []byte(strings.Replace(string(paste), "Name:             app\n", "Name:             app;id;\n", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := copyBundle(t, filepath.Join("..", "..", "testdata", "bundles", "oom-killed"))
+	pods := filepath.Join(b, "cluster-resources", "pods", "oom-killed.json")
+	data, err := os.ReadFile(pods)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pods, []byte(strings.ReplaceAll(string(data), `"namespace": "oom-killed"`, `"namespace": "$(id>x)"`)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ input, hostile string }{{pastePath, "app;id;"}, {b, "$(id>x)"}} {
+		_, out, errOut := runPodflow(t, "analyze", tc.input, "-o", "json", "--fail-on", "none")
+		var report struct {
+			Findings []struct {
+				Rule    string   `json:"rule"`
+				Confirm []string `json:"confirm"`
+			} `json:"findings"`
+		}
+		if err := json.Unmarshal([]byte(out), &report); err != nil {
+			t.Fatalf("%s: %v\n%s%s", tc.hostile, err, out, errOut)
+		}
+		var all []string
+		for _, f := range report.Findings {
+			all = append(all, f.Confirm...)
+		}
+		confirmSafe(t, tc.hostile+" json", all, tc.hostile)
+
+		_, md, _ := runPodflow(t, "analyze", tc.input, "-o", "markdown", "--fail-on", "none")
+		var fenced []string
+		for _, block := range strings.Split(md, "```sh\n")[1:] {
+			fenced = append(fenced, strings.Split(strings.SplitN(block, "```", 2)[0], "\n")...)
+		}
+		confirmSafe(t, tc.hostile+" markdown", fenced, tc.hostile)
+	}
+}
