@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -51,12 +52,20 @@ func (e *PodNotFoundError) Error() string {
 
 // Explain runs the rules and walks one pod's chain stage by stage.
 func Explain(g *Graph, rules []*Rule, namespace, name string, opts Options) (*Explanation, error) {
+	return ExplainContext(context.Background(), g, rules, namespace, name, opts)
+}
+
+// ExplainContext is Explain that stops, with ctx's error, once ctx is done.
+func ExplainContext(ctx context.Context, g *Graph, rules []*Rule, namespace, name string, opts Options) (*Explanation, error) {
 	p := g.FindPod(namespace, name)
 	if p == nil {
 		return nil, &PodNotFoundError{Pod: namespace + "/" + name}
 	}
 	opts.Pod, opts.Namespace, opts.Timelines = namespace+"/"+name, "", true
-	r := Run(g, rules, opts)
+	r, err := RunContext(ctx, g, rules, opts)
+	if err != nil {
+		return nil, err
+	}
 	x := &Explanation{SchemaVersion: SchemaVersion, Namespace: namespace, Name: name, Node: p.Obj.Spec.NodeName,
 		Phase: string(p.Obj.Status.Phase), Findings: r.Findings, Warnings: r.Warnings}
 	var pr *PodReport

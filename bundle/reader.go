@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -69,6 +70,11 @@ func New(source string, files map[string][]byte) (*Bundle, error) {
 
 // Open reads a bundle from a .tar.gz, .tgz or .tar archive or from a directory.
 func Open(p string, limits Limits) (*Bundle, error) {
+	return OpenContext(context.Background(), p, limits)
+}
+
+// OpenContext is Open that stops, with ctx's error, once ctx is done.
+func OpenContext(ctx context.Context, p string, limits Limits) (*Bundle, error) {
 	if limits.MaxFileSize <= 0 || limits.MaxTotalSize <= 0 {
 		skip := limits.SkipLinks
 		limits = DefaultLimits()
@@ -80,9 +86,9 @@ func Open(p string, limits Limits) (*Bundle, error) {
 	}
 	b := &Bundle{Source: p, files: map[string][]byte{}}
 	if st.IsDir() {
-		err = b.readDir(p, limits)
+		err = b.readDir(ctx, p, limits)
 	} else {
-		err = b.readArchive(p, limits)
+		err = b.readArchive(ctx, p, limits)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open bundle %q: %w", p, err)
@@ -134,11 +140,11 @@ func (b *Bundle) stripRoot() {
 	b.files, b.Root = stripped, root
 }
 
-func (b *Bundle) add(name string, r io.Reader, limits Limits) error {
+func (b *Bundle) add(ctx context.Context, name string, r io.Reader, limits Limits) error {
 	if _, dup := b.files[name]; dup {
 		return &UnsafeEntryError{Entry: name, Reason: "duplicate entry"}
 	}
-	data, err := io.ReadAll(io.LimitReader(r, limits.MaxFileSize+1))
+	data, err := io.ReadAll(io.LimitReader(ctxReader{ctx: ctx, r: r}, limits.MaxFileSize+1))
 	if err != nil {
 		return fmt.Errorf("read entry %q: %w", name, err)
 	}
@@ -153,7 +159,7 @@ func (b *Bundle) add(name string, r io.Reader, limits Limits) error {
 	return nil
 }
 
-func (b *Bundle) readArchive(p string, limits Limits) error {
+func (b *Bundle) readArchive(ctx context.Context, p string, limits Limits) error {
 	f, err := os.Open(p)
 	if err != nil {
 		return err
@@ -175,6 +181,9 @@ func (b *Bundle) readArchive(p string, limits Limits) error {
 	}
 	defer rd.Close()
 	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		af, err := rd.Read()
 		if errors.Is(err, io.EOF) {
 			break
@@ -199,7 +208,7 @@ func (b *Bundle) readArchive(p string, limits Limits) error {
 		if skip {
 			continue
 		}
-		if err := b.add(name, af, limits); err != nil {
+		if err := b.add(ctx, name, af, limits); err != nil {
 			return err
 		}
 	}
@@ -253,9 +262,12 @@ func checkName(name string) error {
 	return nil
 }
 
-func (b *Bundle) readDir(root string, limits Limits) error {
+func (b *Bundle) readDir(ctx context.Context, root string, limits Limits) error {
 	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
 			return err
 		}
 		rel, err := filepath.Rel(root, p)
@@ -279,8 +291,21 @@ func (b *Bundle) readDir(root string, limits Limits) error {
 			return err
 		}
 		defer f.Close()
-		return b.add(rel, f, limits)
+		return b.add(ctx, rel, f, limits)
 	})
+}
+
+// ctxReader ends a read of one large entry once ctx is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 // ReadFile returns a file's bytes; a missing file is fs.ErrNotExist.

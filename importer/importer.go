@@ -7,6 +7,7 @@
 package importer
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -84,13 +85,19 @@ type Options struct {
 // carries import-report.json, which is also returned (nil for a podflow bundle podflow
 // collected itself).
 func Open(input string, opts Options) (*bundle.Bundle, *Report, error) {
+	return OpenContext(context.Background(), input, opts)
+}
+
+// OpenContext is Open that stops, with ctx's error, once ctx is done: while the input
+// is read, and between the steps of an import.
+func OpenContext(ctx context.Context, input string, opts Options) (*bundle.Bundle, *Report, error) {
 	log := opts.Log
 	if log == nil {
 		discard := logrus.New()
 		discard.SetLevel(logrus.PanicLevel)
 		log = discard
 	}
-	src, err := openInput(input, opts)
+	src, err := openInput(ctx, input, opts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -123,6 +130,9 @@ func Open(input string, opts Options) (*bundle.Bundle, *Report, error) {
 		files = importLoose(src, rep)
 	default:
 		return nil, nil, fmt.Errorf("import %q: unsupported format %q", input, format)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
 	}
 	rep.sort()
 	for _, f := range rep.Files {

@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -512,7 +513,7 @@ func isLoose(src *bundle.Bundle) bool {
 
 // openInput reads standard input for "-" and a single text file as loose evidence;
 // anything else as a bundle.
-func openInput(input string, opts Options) (*bundle.Bundle, error) {
+func openInput(ctx context.Context, input string, opts Options) (*bundle.Bundle, error) {
 	limits := opts.Limits
 	if limits.MaxFileSize <= 0 || limits.MaxTotalSize <= 0 {
 		limits = bundle.DefaultLimits()
@@ -543,7 +544,7 @@ func openInput(input string, opts Options) (*bundle.Bundle, error) {
 	// Other tools' outputs hold links (a sosreport links its top-level files into
 	// sos_commands/): they are left out and listed in the import report.
 	limits.SkipLinks = true
-	return bundle.Open(input, limits)
+	return bundle.OpenContext(ctx, input, limits)
 }
 
 // isTextName tells a pasted text file from an archive by its name.

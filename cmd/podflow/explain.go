@@ -47,15 +47,18 @@ func newExplainCmd(g *globalOptions) *cobra.Command {
 	return cmd
 }
 
-func runExplain(_ context.Context, o *explainOptions) error {
-	graph, reloc, err := loadGraph(o.globalOptions, &o.open, o.format, o.paths)
+func runExplain(ctx context.Context, o *explainOptions) error {
+	graph, reloc, err := loadGraph(ctx, o.globalOptions, &o.open, o.format, o.paths)
 	if err != nil {
 		return err
 	}
-	x, err := analyze.Explain(graph, selectRules(nil, nil), o.namespace, o.name, analyze.Options{PodflowVersion: version})
+	x, err := analyze.ExplainContext(ctx, graph, selectRules(nil, nil), o.namespace, o.name, analyze.Options{PodflowVersion: version})
 	if err != nil {
 		return err
 	}
 	reloc.Explanation(x)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	return analyze.RenderExplanation(o.streams.Out, x, o.output)
 }

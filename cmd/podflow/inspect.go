@@ -42,12 +42,15 @@ func newInspectCmd(g *globalOptions) *cobra.Command {
 	return cmd
 }
 
-func runInspect(_ context.Context, o *inspectOptions) error {
-	b, err := o.open.open(o.path)
+func runInspect(ctx context.Context, o *inspectOptions) error {
+	b, err := o.open.open(ctx, o.path)
 	if err != nil {
 		return err
 	}
 	s := bundle.Summarize(b)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if o.output != "text" {
 		return writeStructured(o.streams.Out, o.output, s)
 	}

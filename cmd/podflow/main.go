@@ -10,8 +10,18 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// The first signal asks the command to stop: it abandons its work, removes what
+		// it was writing and returns. A second one ends podflow at once.
+		sig := <-signals
+		cancel(&interruptedError{signal: sig})
+		sig = <-signals
+		os.Exit(signalExitCode(sig))
+	}()
 	code := run(ctx, os.Args[1:], defaultStreams())
-	stop()
+	cancel(nil)
 	os.Exit(code)
 }

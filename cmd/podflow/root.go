@@ -137,6 +137,11 @@ func run(ctx context.Context, args []string, s streams) int {
 	root, _ := newRootCmd(s)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
+	if ie, ok := interrupted(ctx); ok && err != nil {
+		// The command stopped on the signal and cleaned up; one line says why.
+		fmt.Fprintf(s.ErrOut, "podflow: %s: stopped, nothing written\n", ie)
+		return signalExitCode(ie.signal)
+	}
 	if err == nil {
 		return exitOK
 	}

@@ -56,21 +56,25 @@ Exit status: 0 when nothing is found, 3 when something is.`,
 	return cmd
 }
 
-func runScan(_ context.Context, o *scanOptions) error {
-	b, err := o.open.open(o.path)
+func runScan(ctx context.Context, o *scanOptions) error {
+	b, err := o.open.open(ctx, o.path)
 	if err != nil {
 		return err
 	}
 	var hits []redact.Hit
 	if o.configFile == "" {
-		hits = redact.Scan(b)
+		if hits, err = redact.ScanContext(ctx, b); err != nil {
+			return err
+		}
 	} else {
 		f := redact.Flags{ConfigFile: o.configFile, Key: "scan"}
 		policy, err := redactionPolicy(&f, o.log())
 		if err != nil {
 			return err
 		}
-		hits = policy.Scan(b)
+		if hits, err = policy.ScanContext(ctx, b); err != nil {
+			return err
+		}
 	}
 	report := scanReport{Bundle: o.path, Total: len(hits), ByRule: map[string]int{}, Hits: hits}
 	if report.Hits == nil {

@@ -33,12 +33,15 @@ func newVerifyCmd(g *globalOptions) *cobra.Command {
 	return cmd
 }
 
-func runVerify(_ context.Context, o *verifyOptions) error {
-	b, err := o.open.open(o.path)
+func runVerify(ctx context.Context, o *verifyOptions) error {
+	b, err := o.open.open(ctx, o.path)
 	if err != nil {
 		return err
 	}
-	problems := bundle.Verify(b)
+	problems, err := bundle.VerifyContext(ctx, b)
+	if err != nil {
+		return err
+	}
 	out := o.streams.Out
 	if len(problems) == 0 {
 		_, err := fmt.Fprintf(out, "%s: intact (format %s, %d files, %d bytes)\n", untrusted.Text(o.path), untrusted.Text(b.Manifest.FormatVersion), len(b.Names()), b.Size())
