@@ -109,6 +109,13 @@ func OpenContext(ctx context.Context, input string, opts Options) (*bundle.Bundl
 		log.WithFields(logrus.Fields{"input": input, "format": format}).Debug("format detected")
 	}
 	if format == FormatPodflow {
+		// podflow never writes a link, and verify refuses one: a link in a podflow
+		// bundle was put there by someone else, and is refused here just the same.
+		if len(src.Skipped) > 0 {
+			sk := src.Skipped[0]
+			return nil, nil, fmt.Errorf("open bundle %q: %w (%d link(s) in all; podflow bundles hold none)",
+				input, &bundle.UnsafeEntryError{Entry: sk.Name, Reason: sk.Reason}, len(src.Skipped))
+		}
 		rep, err := ReadReport(src)
 		return src, rep, err
 	}

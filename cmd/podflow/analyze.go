@@ -169,6 +169,9 @@ func loadGraph(ctx context.Context, g *globalOptions, open *openFlags, format st
 		if err != nil {
 			return nil, nil, err
 		}
+		if err := warnUnverified(ctx, g.log(), p, b); err != nil {
+			return nil, nil, err
+		}
 		fields := logrus.Fields{"input": p}
 		if rep != nil {
 			fields["format"], fields["used"], fields["ignored"], fields["unreadable"] = rep.Format,

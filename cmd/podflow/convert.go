@@ -77,6 +77,9 @@ func runConvert(ctx context.Context, o *convertOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := warnUnverified(ctx, o.log(), o.input, b); err != nil {
+		return err
+	}
 	now := time.Now
 	if o.now != nil {
 		now = o.now

@@ -144,3 +144,70 @@ func TestConfirmCommandsRefuseHostileNames(t *testing.T) {
 		confirmSafe(t, tc.hostile+" markdown", fenced, tc.hostile)
 	}
 }
+
+// analyze refuses what verify refuses: a link in a podflow bundle.
+func TestAnalyzeRefusesLinkInPodflowBundle(t *testing.T) {
+	b := copyBundle(t, filepath.Join("..", "..", "testdata", "bundles", "oom-killed"))
+	journal := filepath.Join(b, "nodes", "podflow-node", "kubelet.log")
+	if err := os.Remove(journal); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/etc/passwd", journal); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"analyze", b}, {"explain", b, "oom-killed/app"}, {"convert", b, "-o", filepath.Join(t.TempDir(), "out")}} {
+		code, out, errOut := runPodflow(t, args...)
+		if code != exitError || !strings.Contains(errOut, `"nodes/podflow-node/kubelet.log": symbolic link to /etc/passwd`) || out != "" {
+			t.Errorf("%s: exit %d, want %d and the link named\nstdout:\n%s\nstderr:\n%s", args[0], code, exitError, out, errOut)
+		}
+	}
+}
+
+// A foreign format may hold links: they are listed as skipped, never followed.
+func TestAnalyzeSkipsLinksInForeignFormat(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sosreport-n1")
+	for name, data := range map[string]string{
+		"sos_commands/host/hostname":  "n1\n",
+		"var/lib/kubelet/config.yaml": "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nmaxPods: 110\n",
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("/etc/passwd", filepath.Join(dir, "hostname")); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "node")
+	if code, _, errOut := runPodflow(t, "convert", dir, "-o", out); code != exitOK {
+		t.Fatalf("convert sosreport: exit %d\n%s", code, errOut)
+	}
+	report, err := os.ReadFile(filepath.Join(out, "import-report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(report), `"hostname"`) || !strings.Contains(string(report), "symbolic link to /etc/passwd") {
+		t.Fatalf("the link is not listed as skipped:\n%s", report)
+	}
+}
+
+// A podflow bundle that fails verify is analyzed, with a warning naming the files.
+func TestAnalyzeWarnsOnChecksumMismatch(t *testing.T) {
+	b := copyBundle(t, filepath.Join("..", "..", "testdata", "bundles", "oom-killed"))
+	journal := filepath.Join(b, "nodes", "podflow-node", "kubelet.log")
+	data, err := os.ReadFile(journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[0] ^= 1
+	if err := os.WriteFile(journal, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runPodflow(t, "analyze", b, "--fail-on", "none")
+	if code != exitOK || !strings.Contains(errOut, "does not match its manifest (checksum nodes/podflow-node/kubelet.log)") || out == "" {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}
