@@ -9,6 +9,7 @@ package importer
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -111,16 +112,21 @@ func OpenContext(ctx context.Context, input string, opts Options) (*bundle.Bundl
 	if format == FormatPodflow {
 		// podflow never writes a link, and verify refuses one: a link in a podflow
 		// bundle was put there by someone else, and is refused here just the same.
-		if len(src.Skipped) > 0 {
-			sk := src.Skipped[0]
-			return nil, nil, fmt.Errorf("open bundle %q: %w (%d link(s) in all; podflow bundles hold none)",
-				input, &bundle.UnsafeEntryError{Entry: sk.Name, Reason: sk.Reason}, len(src.Skipped))
+		for _, sk := range src.Skipped {
+			if !sk.Unreadable {
+				return nil, nil, fmt.Errorf("open bundle %q: %w (podflow bundles hold no links)",
+					input, &bundle.UnsafeEntryError{Entry: sk.Name, Reason: sk.Reason})
+			}
 		}
 		rep, err := ReadReport(src)
 		return src, rep, err
 	}
 	rep := newReport(format, input)
 	for _, sk := range src.Skipped {
+		if sk.Unreadable {
+			rep.unreadable(sk.Name, "", errors.New(sk.Reason))
+			continue
+		}
 		rep.ignored(sk.Name, "link", sk.Reason+": links are not followed")
 	}
 	var files map[string][]byte

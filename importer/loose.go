@@ -531,7 +531,7 @@ func openInput(ctx context.Context, input string, opts Options) (*bundle.Bundle,
 		}
 		return bundle.New(input, map[string][]byte{StdinName: data})
 	}
-	if st, err := os.Stat(input); err == nil && st.Mode().IsRegular() && isTextName(input) {
+	if st, err := os.Stat(input); err == nil && st.Mode().IsRegular() && isTextFile(input) {
 		if st.Size() > limits.MaxFileSize {
 			return nil, fmt.Errorf("read %q: %d bytes is over the %d byte limit", input, st.Size(), limits.MaxFileSize)
 		}
@@ -543,16 +543,13 @@ func openInput(ctx context.Context, input string, opts Options) (*bundle.Bundle,
 	}
 	// Other tools' outputs hold links (a sosreport links its top-level files into
 	// sos_commands/): they are left out and listed in the import report.
-	limits.SkipLinks = true
+	limits.SkipLinks, limits.SkipUnreadable = true, true
 	return bundle.OpenContext(ctx, input, limits)
 }
 
-// isTextName tells a pasted text file from an archive by its name.
-func isTextName(p string) bool {
-	for _, ext := range []string{".txt", ".log", ".md", ".yaml", ".yml", ".json", ".out"} {
-		if strings.HasSuffix(strings.ToLower(p), ext) {
-			return true
-		}
-	}
-	return false
+// isTextFile tells pasted text from an archive by its content, whatever its name: a
+// paste saved without an extension is still text, and a damaged .tar.gz still an archive.
+func isTextFile(p string) bool {
+	archive, err := bundle.IsArchiveFile(p)
+	return err == nil && !archive // an unreadable file is left to the bundle reader to report
 }

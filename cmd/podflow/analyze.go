@@ -178,6 +178,7 @@ func loadGraph(ctx context.Context, g *globalOptions, open *openFlags, format st
 				rep.Count(importer.StatusUsed)+rep.Count(importer.StatusFailed), rep.Count(importer.StatusIgnored), rep.Count(importer.StatusUnreadable)
 		}
 		g.log().WithFields(fields).Debug("input opened")
+		warnUnreadable(g.log(), p, rep)
 		bundles = append(bundles, b)
 	}
 	reloc, err := importer.NewRelocator(bundles)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 
 	"podflow.dev/podflow/bundle"
@@ -209,5 +210,120 @@ func TestAnalyzeWarnsOnChecksumMismatch(t *testing.T) {
 	code, out, errOut := runPodflow(t, "analyze", b, "--fail-on", "none")
 	if code != exitOK || !strings.Contains(errOut, "does not match its manifest (checksum nodes/podflow-node/kubelet.log)") || out == "" {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}
+
+func describePaste(t *testing.T) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "importer", "testdata", "loose", "oom-killed", "describe-pod.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// A paste is told from an archive by its content, not its name.
+func TestPasteWithoutExtensionIsText(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "ticket-4711")
+	if err := os.WriteFile(p, describePaste(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"analyze", p, "--format", "loose", "-o", "json"}, {"analyze", p, "-o", "json"}} {
+		code, out, errOut := runPodflow(t, args...)
+		if code != exitFindings || !strings.Contains(out, `"runtime-oom-killed"`) {
+			t.Errorf("%v: exit %d\nstdout:\n%s\nstderr:\n%s", args, code, out, errOut)
+		}
+	}
+}
+
+func TestArchiveMessagesSayWhatIsWrong(t *testing.T) {
+	dir := t.TempDir()
+	random := make([]byte, 4096)
+	for i := range random {
+		random[i] = byte(i*7919%251 + 1)
+	}
+	for name, want := range map[string]string{
+		"random.tar.gz": "not a gzip, xz or tar file",
+		"random.tar":    "not a gzip, xz or tar file",
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, random, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, verb := range []string{"analyze", "verify"} {
+			code, _, errOut := runPodflow(t, verb, p)
+			if code != exitError || !strings.Contains(errOut, want) || strings.Contains(errOut, "invalid tar header") {
+				t.Errorf("%s %s: exit %d, want %q\n%s", verb, name, code, want, errOut)
+			}
+		}
+	}
+}
+
+// A link to a bundle directory is the directory the user meant, with or without a
+// trailing slash; links inside it are still refused.
+func TestSymlinkToBundleDirectory(t *testing.T) {
+	b := copyBundle(t, filepath.Join("..", "..", "testdata", "bundles", "oom-killed"))
+	link := filepath.Join(t.TempDir(), "latest")
+	if err := os.Symlink(b, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{link, link + "/"} {
+		if code, out, errOut := runPodflow(t, "verify", p); code != exitOK || !strings.Contains(out, "intact") {
+			t.Errorf("verify %s: exit %d\n%s%s", p, code, out, errOut)
+		}
+		if code, _, errOut := runPodflow(t, "analyze", p); code != exitFindings {
+			t.Errorf("analyze %s: exit %d\n%s", p, code, errOut)
+		}
+	}
+}
+
+// One file that cannot be read leaves the rest of a loose directory analyzed, and is
+// listed.
+func TestUnreadableFileInLooseDirectoryIsSkipped(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "describe.txt"), describePaste(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	unreadable := []string{"pipe"}
+	if os.Geteuid() != 0 { // root reads any file whatever its mode
+		if err := os.WriteFile(filepath.Join(dir, "secret.log"), []byte("x\n"), 0o000); err != nil {
+			t.Fatal(err)
+		}
+		unreadable = append(unreadable, "secret.log")
+	}
+	code, out, errOut := runPodflow(t, "analyze", dir, "--format", "loose", "-o", "json")
+	if code != exitFindings || !strings.Contains(out, `"runtime-oom-killed"`) {
+		t.Fatalf("analyze: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	for _, u := range unreadable {
+		if !strings.Contains(errOut, u+" left out") {
+			t.Errorf("analyze does not list %s as left out:\n%s", u, errOut)
+		}
+	}
+	converted := filepath.Join(t.TempDir(), "out")
+	if code, _, errOut := runPodflow(t, "convert", dir, "--format", "loose", "-o", converted); code != exitOK {
+		t.Fatalf("convert: exit %d\n%s", code, errOut)
+	}
+	report, err := os.ReadFile(filepath.Join(converted, "import-report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Files []struct{ Path, Status string } `json:"files"`
+	}
+	if err := json.Unmarshal(report, &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range unreadable {
+		found := false
+		for _, f := range rep.Files {
+			found = found || (f.Path == u && f.Status == "unreadable")
+		}
+		if !found {
+			t.Errorf("import report does not list %s as unreadable:\n%s", u, report)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"podflow.dev/podflow/bundle"
+	"podflow.dev/podflow/importer"
 )
 
 // maxNamedProblems caps how many damaged files a warning names; podflow verify lists all.
@@ -35,4 +36,17 @@ func warnUnverified(ctx context.Context, log logrus.FieldLogger, input string, b
 		"%s does not match its manifest (%s): what it says may have been altered after collection; podflow verify lists every problem",
 		input, strings.Join(named, ", "))
 	return nil
+}
+
+// warnUnreadable names the input files that could not be read: the rest was analyzed
+// without them.
+func warnUnreadable(log logrus.FieldLogger, input string, rep *importer.Report) {
+	if rep == nil {
+		return
+	}
+	for _, f := range rep.Files {
+		if f.Status == importer.StatusUnreadable {
+			log.WithFields(logrus.Fields{"input": input, "file": f.Path}).Warnf("%s left out: %s", f.Path, f.Reason)
+		}
+	}
 }
