@@ -327,3 +327,26 @@ func TestUnreadableFileInLooseDirectoryIsSkipped(t *testing.T) {
 		}
 	}
 }
+
+// explain prints evidence strings escaped: a node name from the pod's JSON carries an
+// escape sequence.
+func TestExplainEscapesEvidence(t *testing.T) {
+	b := copyBundle(t, filepath.Join("..", "..", "testdata", "bundles", "oom-killed"))
+	pods := filepath.Join(b, "cluster-resources", "pods", "oom-killed.json")
+	data, err := os.ReadFile(pods)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evil := strings.ReplaceAll(string(data), `"nodeName": "podflow-node"`, `"nodeName": "podflow-node\u001b]0;PWNED\u0007\nproblem: none"`)
+	if evil == string(data) {
+		t.Fatal("fixture has no nodeName to rewrite")
+	}
+	if err := os.WriteFile(pods, []byte(evil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runPodflow(t, "explain", b, "oom-killed/app")
+	if code != exitOK || !strings.Contains(out, `podflow-node\x1b]0;PWNED\a\nproblem: none`) {
+		t.Fatalf("explain: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	assertInert(t, "explain", out+errOut)
+}
