@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -19,6 +20,8 @@ func main() {
 		sig := <-signals
 		cancel(&interruptedError{signal: sig})
 		sig = <-signals
+		// Partial output may be left; the next run that writes the same target removes it.
+		fmt.Fprintf(os.Stderr, "podflow: %s again: exiting at once\n", signalName(sig))
 		os.Exit(signalExitCode(sig))
 	}()
 	code := run(ctx, os.Args[1:], defaultStreams())
