@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -39,6 +40,12 @@ type Violation struct {
 // Run runs rules over the graph and builds the report: findings grouped by cause,
 // sorted, linked from root causes to consequences, filtered to the requested scope.
 func Run(g *Graph, rules []*Rule, opts Options) *Report {
+	r, _ := RunContext(context.Background(), g, rules, opts) // never cancelled
+	return r
+}
+
+// RunContext is Run that stops between rules, with ctx's error, once ctx is done.
+func RunContext(ctx context.Context, g *Graph, rules []*Rule, opts Options) (*Report, error) {
 	r := &Report{SchemaVersion: SchemaVersion, PodflowVersion: opts.PodflowVersion,
 		Bundles: g.bundles, Warnings: g.warnings, Scope: Scope{Namespace: opts.Namespace, Pod: opts.Pod}}
 	if r.Warnings == nil {
@@ -48,6 +55,9 @@ func Run(g *Graph, rules []*Rule, opts Options) *Report {
 	r.ClockSkewSeconds = g.clockSkew.Seconds()
 	var all []*Finding
 	for _, rule := range rules {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		if reason := missingInputs(g, rule); reason != "" {
 			r.Skipped = append(r.Skipped, SkippedRule{Rule: rule.ID, Reason: reason})
 			continue
@@ -84,7 +94,7 @@ func Run(g *Graph, rules []*Rule, opts Options) *Report {
 	r.Findings = scopeFindings(all, opts)
 	r.buildPods(g, roots, opts)
 	r.summarize()
-	return r
+	return r, nil
 }
 
 func missingInputs(g *Graph, rule *Rule) string {

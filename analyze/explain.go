@@ -1,11 +1,14 @@
 package analyze
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"podflow.dev/podflow/untrusted"
 )
 
 // Explanation is one pod's chain, stage by stage: what the evidence says at each.
@@ -51,12 +54,20 @@ func (e *PodNotFoundError) Error() string {
 
 // Explain runs the rules and walks one pod's chain stage by stage.
 func Explain(g *Graph, rules []*Rule, namespace, name string, opts Options) (*Explanation, error) {
+	return ExplainContext(context.Background(), g, rules, namespace, name, opts)
+}
+
+// ExplainContext is Explain that stops, with ctx's error, once ctx is done.
+func ExplainContext(ctx context.Context, g *Graph, rules []*Rule, namespace, name string, opts Options) (*Explanation, error) {
 	p := g.FindPod(namespace, name)
 	if p == nil {
 		return nil, &PodNotFoundError{Pod: namespace + "/" + name}
 	}
 	opts.Pod, opts.Namespace, opts.Timelines = namespace+"/"+name, "", true
-	r := Run(g, rules, opts)
+	r, err := RunContext(ctx, g, rules, opts)
+	if err != nil {
+		return nil, err
+	}
 	x := &Explanation{SchemaVersion: SchemaVersion, Namespace: namespace, Name: name, Node: p.Obj.Spec.NodeName,
 		Phase: string(p.Obj.Status.Phase), Findings: r.Findings, Warnings: r.Warnings}
 	var pr *PodReport
@@ -190,28 +201,30 @@ func RenderExplanation(w io.Writer, x *Explanation, format string) error {
 	case FormatYAML:
 		return writeYAML(w, x)
 	}
+	// Names, causes and locations come from evidence: each is printed escaped.
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
-	p("Pod %s/%s (node %s, phase %s)\n", x.Namespace, x.Name, orDash(x.Node), orDash(x.Phase))
+	t := untrusted.Text
+	p("Pod %s/%s (node %s, phase %s)\n", t(x.Namespace), t(x.Name), t(orDash(x.Node)), t(orDash(x.Phase)))
 	if x.RootCause != nil {
-		p("Root cause: [%s] %s (%s)\n", x.RootCause.Stage, x.RootCause.Cause, x.RootCause.ID)
+		p("Root cause: [%s] %s (%s)\n", x.RootCause.Stage, t(x.RootCause.Cause), x.RootCause.ID)
 		if x.RootCause.Remediation != "" {
-			p("Fix: %s\n", x.RootCause.Remediation)
+			p("Fix: %s\n", t(x.RootCause.Remediation))
 		}
 	} else {
 		p("Root cause: none found by the rules\n")
 	}
 	p("\n")
 	for _, v := range x.Stages {
-		p("%-12s %-14s %s\n", v.Stage, v.Status, v.Summary)
+		p("%-12s %-14s %s\n", v.Stage, v.Status, t(v.Summary))
 		for _, e := range v.Evidence {
-			p("%-12s %-14s   %s\n", "", "", e.Location.String())
+			p("%-12s %-14s   %s\n", "", "", t(e.Location.String()))
 		}
 		for _, m := range v.Missing {
-			p("%-12s %-14s   missing: %s\n", "", "", m)
+			p("%-12s %-14s   missing: %s\n", "", "", t(m))
 		}
 	}
 	for _, warn := range x.Warnings {
-		p("\nWarning: %s\n", warn.String())
+		p("\nWarning: %s\n", t(warn.String()))
 	}
 	return nil
 }

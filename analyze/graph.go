@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"context"
 	"sort"
 	"strings"
 	"sync"
@@ -110,30 +111,42 @@ type BundleInfo struct {
 // unreadable files and lines become warnings naming the file (and line or item) and the
 // rest loads. A missing optional file is no evidence, not a problem.
 func Load(bundles []*bundle.Bundle, log logrus.FieldLogger) *Graph {
+	g, _ := LoadContext(context.Background(), bundles, log) // never cancelled
+	return g
+}
+
+// LoadContext is Load that stops, with ctx's error, once ctx is done.
+func LoadContext(ctx context.Context, bundles []*bundle.Bundle, log logrus.FieldLogger) (*Graph, error) {
 	if log == nil {
 		l := logrus.New()
 		l.SetLevel(logrus.PanicLevel)
 		log = l
 	}
 	g := newGraph()
-	ld := &loader{g: g, log: log, seenEvents: map[string]bool{}}
+	ld := &loader{ctx: ctx, g: g, log: log, seenEvents: map[string]bool{}}
 	for _, b := range bundles {
 		ld.addManifest(b, len(bundles) > 1)
 	}
 	for _, b := range ld.bundles {
 		ld.loadObjects(b)
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	g.collectedAt = ld.referenceTime()
 	ld.reserveJournal()
 	for _, b := range ld.bundles {
 		ld.loadNodeAndLogs(b)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	g.index()
 	log.WithFields(logrus.Fields{
 		"pods": len(g.pods), "events": len(g.events), "journalEntries": len(g.journal),
 		"criContainers": len(g.containers), "warnings": len(g.warnings),
 	}).Debug("evidence loaded")
-	return g
+	return g, nil
 }
 
 func newGraph() *Graph {

@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,6 +25,8 @@ import (
 
 // loader carries the state of one Load.
 type loader struct {
+	// ctx ends the load early: every loop over files or items stops once it is done.
+	ctx     context.Context
 	g       *Graph
 	log     logrus.FieldLogger
 	bundles []*loadedBundle
@@ -84,6 +87,9 @@ var errorsPaths = func() map[string]Kind {
 
 func (l *loader) loadObjects(lb *loadedBundle) {
 	for _, name := range lb.b.Names() {
+		if l.ctx.Err() != nil {
+			return
+		}
 		if k, ok := errorsPaths[name]; ok {
 			l.g.failed[k] = append(l.g.failed[k], name)
 			continue
@@ -258,6 +264,9 @@ func decodeItems[T any](l *loader, lb *loadedBundle, loc Location, data []byte, 
 	}
 	items := make([]T, len(raws))
 	for i, raw := range raws {
+		if l.ctx.Err() != nil {
+			return nil
+		}
 		if err := json.Unmarshal(raw, &items[i]); err != nil {
 			var zero T
 			items[i] = zero

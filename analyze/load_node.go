@@ -107,6 +107,9 @@ func (l *loader) reserveJournal() {
 
 func (l *loader) loadNodeAndLogs(lb *loadedBundle) {
 	for _, name := range lb.b.Names() {
+		if l.ctx.Err() != nil {
+			return
+		}
 		info := bundle.ParsePath(name)
 		switch info.Area {
 		case "log":

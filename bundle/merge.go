@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -46,6 +47,11 @@ type MergeOptions struct {
 // would otherwise hide damage. Manifests and the layout marker are not copied: the merged
 // bundle gets its own.
 func Merge(target string, inputs []*Bundle, opts MergeOptions) (*Manifest, error) {
+	return MergeContext(context.Background(), target, inputs, opts)
+}
+
+// MergeContext is Merge that stops once ctx is done, leaving nothing at target.
+func MergeContext(ctx context.Context, target string, inputs []*Bundle, opts MergeOptions) (*Manifest, error) {
 	if len(inputs) < 2 {
 		return nil, fmt.Errorf("merge needs at least two bundles, got %d", len(inputs))
 	}
@@ -53,7 +59,11 @@ func Merge(target string, inputs []*Bundle, opts MergeOptions) (*Manifest, error
 		if in.Manifest == nil {
 			continue
 		}
-		if problems := Verify(in); len(problems) > 0 {
+		problems, err := VerifyContext(ctx, in)
+		if err != nil {
+			return nil, fmt.Errorf("merge: verify %s: %w", in.Source, err)
+		}
+		if len(problems) > 0 {
 			return nil, fmt.Errorf("merge: %s does not verify (%d problems, first: %s); run podflow verify on it", in.Source, len(problems), problems[0])
 		}
 	}
@@ -76,6 +86,10 @@ func Merge(target string, inputs []*Bundle, opts MergeOptions) (*Manifest, error
 	}
 	sort.Strings(names)
 	for _, n := range names {
+		if err := ctx.Err(); err != nil {
+			w.Abort()
+			return nil, fmt.Errorf("merge into %q: %w", target, err)
+		}
 		// Written without a filter: the inputs were redacted when collected, and the
 		// bytes must stay identical to what their manifests vouched for.
 		if err := w.write(n, owner[n].files[n]); err != nil {

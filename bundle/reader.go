@@ -3,7 +3,7 @@ package bundle
 import (
 	"archive/tar"
 	"bufio"
-	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -25,6 +25,10 @@ type Limits struct {
 	// refusing the input: a sosreport links many of its files (hostname, ps, ...) to their
 	// sos_commands output. Links are never followed either way.
 	SkipLinks bool
+	// SkipUnreadable leaves out, listed in Bundle.Skipped, a file of a directory that
+	// cannot be read or is not a regular file (a fifo, a socket), instead of failing:
+	// for loose evidence and other tools' output, where the rest is still worth reading.
+	SkipUnreadable bool
 }
 
 // DefaultLimits are generous: far above any bundle podflow writes.
@@ -52,6 +56,8 @@ type Bundle struct {
 type SkippedEntry struct {
 	Name   string
 	Reason string
+	// Unreadable is true for a file that could not be read, false for a link.
+	Unreadable bool
 }
 
 // New builds a bundle from files already in memory (tests, importers, merges).
@@ -69,10 +75,15 @@ func New(source string, files map[string][]byte) (*Bundle, error) {
 
 // Open reads a bundle from a .tar.gz, .tgz or .tar archive or from a directory.
 func Open(p string, limits Limits) (*Bundle, error) {
+	return OpenContext(context.Background(), p, limits)
+}
+
+// OpenContext is Open that stops, with ctx's error, once ctx is done.
+func OpenContext(ctx context.Context, p string, limits Limits) (*Bundle, error) {
 	if limits.MaxFileSize <= 0 || limits.MaxTotalSize <= 0 {
-		skip := limits.SkipLinks
+		skipLinks, skipUnreadable := limits.SkipLinks, limits.SkipUnreadable
 		limits = DefaultLimits()
-		limits.SkipLinks = skip
+		limits.SkipLinks, limits.SkipUnreadable = skipLinks, skipUnreadable
 	}
 	st, err := os.Stat(p)
 	if err != nil {
@@ -80,9 +91,15 @@ func Open(p string, limits Limits) (*Bundle, error) {
 	}
 	b := &Bundle{Source: p, files: map[string][]byte{}}
 	if st.IsDir() {
-		err = b.readDir(p, limits)
+		// The directory the user named may itself be a link (a bundle unpacked
+		// elsewhere); links inside it are still never followed.
+		root, rerr := filepath.EvalSymlinks(p)
+		if rerr != nil {
+			return nil, fmt.Errorf("open bundle %q: %w", p, rerr)
+		}
+		err = b.readDir(ctx, root, limits)
 	} else {
-		err = b.readArchive(p, limits)
+		err = b.readArchive(ctx, p, limits)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open bundle %q: %w", p, err)
@@ -134,11 +151,11 @@ func (b *Bundle) stripRoot() {
 	b.files, b.Root = stripped, root
 }
 
-func (b *Bundle) add(name string, r io.Reader, limits Limits) error {
+func (b *Bundle) add(ctx context.Context, name string, r io.Reader, limits Limits) error {
 	if _, dup := b.files[name]; dup {
 		return &UnsafeEntryError{Entry: name, Reason: "duplicate entry"}
 	}
-	data, err := io.ReadAll(io.LimitReader(r, limits.MaxFileSize+1))
+	data, err := io.ReadAll(io.LimitReader(ctxReader{ctx: ctx, r: r}, limits.MaxFileSize+1))
 	if err != nil {
 		return fmt.Errorf("read entry %q: %w", name, err)
 	}
@@ -153,31 +170,42 @@ func (b *Bundle) add(name string, r io.Reader, limits Limits) error {
 	return nil
 }
 
-func (b *Bundle) readArchive(p string, limits Limits) error {
+func (b *Bundle) readArchive(ctx context.Context, p string, limits Limits) error {
 	f, err := os.Open(p)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	br := bufio.NewReader(f)
-	magic, _ := br.Peek(6) // a short file simply matches no magic below
+	head, _ := br.Peek(sniffLen) // a short file simply matches nothing below
 	var rd archiver.Reader
-	switch {
-	case bytes.HasPrefix(magic, []byte{0x1f, 0x8b}):
+	kind := SniffArchive(head)
+	switch kind {
+	case ArchiveGzip:
 		rd = &archiver.TarGz{Tar: &archiver.Tar{}, SingleThreaded: true}
-	case bytes.HasPrefix(magic, []byte{0xfd, '7', 'z', 'X', 'Z', 0x00}):
+	case ArchiveXz:
 		rd = &archiver.TarXz{Tar: &archiver.Tar{}}
-	default:
+	case ArchiveTar:
 		rd = &archiver.Tar{}
+	case ArchiveZip:
+		return errors.New("a zip archive: podflow reads .tar, .tar.gz and .tar.xz archives and directories; unzip it and pass the directory")
+	default:
+		return errors.New("not a gzip, xz or tar file")
 	}
 	if err := rd.Open(br, 0); err != nil {
 		return fmt.Errorf("not a tar, tar.gz or tar.xz archive: %w", err)
 	}
 	defer rd.Close()
-	for {
+	for first := true; ; first = false {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		af, err := rd.Read()
 		if errors.Is(err, io.EOF) {
 			break
+		}
+		if err != nil && first && kind != ArchiveTar {
+			return fmt.Errorf("%s data that does not hold a tar archive: %w", kind, err)
 		}
 		if err != nil {
 			return fmt.Errorf("read archive: %w", err)
@@ -199,7 +227,7 @@ func (b *Bundle) readArchive(p string, limits Limits) error {
 		if skip {
 			continue
 		}
-		if err := b.add(name, af, limits); err != nil {
+		if err := b.add(ctx, name, af, limits); err != nil {
 			return err
 		}
 	}
@@ -253,9 +281,9 @@ func checkName(name string) error {
 	return nil
 }
 
-func (b *Bundle) readDir(root string, limits Limits) error {
-	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
+func (b *Bundle) readDir(ctx context.Context, root string, limits Limits) error {
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, walkErr error) error {
+		if err := ctx.Err(); err != nil {
 			return err
 		}
 		rel, err := filepath.Rel(root, p)
@@ -263,6 +291,16 @@ func (b *Bundle) readDir(root string, limits Limits) error {
 			return err
 		}
 		rel = filepath.ToSlash(rel)
+		if walkErr != nil {
+			if !limits.SkipUnreadable || p == root {
+				return walkErr
+			}
+			b.skipUnreadable(rel, walkErr)
+			if d != nil && d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
 		if d.IsDir() {
 			return nil
 		}
@@ -272,15 +310,47 @@ func (b *Bundle) readDir(root string, limits Limits) error {
 			return nil
 		}
 		if !d.Type().IsRegular() {
-			return &UnsafeEntryError{Entry: rel, Reason: "not a regular file (" + d.Type().String() + ")"}
+			unsafe := &UnsafeEntryError{Entry: rel, Reason: "not a regular file (" + d.Type().String() + ")"}
+			if !limits.SkipUnreadable {
+				return unsafe
+			}
+			b.skipUnreadable(rel, errors.New(unsafe.Reason))
+			return nil
 		}
 		f, err := os.Open(p)
 		if err != nil {
-			return err
+			if !limits.SkipUnreadable {
+				return err
+			}
+			b.skipUnreadable(rel, err)
+			return nil
 		}
 		defer f.Close()
-		return b.add(rel, f, limits)
+		err = b.add(ctx, rel, f, limits)
+		var pe *fs.PathError
+		if err != nil && limits.SkipUnreadable && errors.As(err, &pe) {
+			b.skipUnreadable(rel, err)
+			return nil
+		}
+		return err
 	})
+}
+
+func (b *Bundle) skipUnreadable(name string, err error) {
+	b.Skipped = append(b.Skipped, SkippedEntry{Name: name, Reason: err.Error(), Unreadable: true})
+}
+
+// ctxReader ends a read of one large entry once ctx is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 // ReadFile returns a file's bytes; a missing file is fs.ErrNotExist.

@@ -46,7 +46,7 @@ func TestSkipLinks(t *testing.T) {
 	if len(b.Names()) != 1 || b.Names()[0] != "sos_commands/host/hostname" {
 		t.Errorf("names %v", b.Names())
 	}
-	want := []SkippedEntry{{"hostname", "symbolic link to sos_commands/host/hostname"}, {"etc/shadow", "hard link to /etc/shadow"}}
+	want := []SkippedEntry{{Name: "hostname", Reason: "symbolic link to sos_commands/host/hostname"}, {Name: "etc/shadow", Reason: "hard link to /etc/shadow"}}
 	if len(b.Skipped) != 2 || b.Skipped[0] != want[0] || b.Skipped[1] != want[1] {
 		t.Errorf("skipped %+v, want %+v", b.Skipped, want)
 	}

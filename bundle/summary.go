@@ -18,11 +18,15 @@ type Summary struct {
 	Sources        []Source       `json:"sources,omitempty"`
 	Kinds          map[string]int `json:"kinds"`
 	Namespaces     []string       `json:"namespaces"`
-	Nodes          []string       `json:"nodes"`
-	Logs           int            `json:"containerLogs"`
-	Files          int            `json:"files"`
-	Bytes          int64          `json:"bytes"`
-	Redacted       int            `json:"redacted"`
+	// Nodes are the nodes the bundle knows of: objects in nodes.json and nodes with
+	// evidence of their own under nodes/.
+	Nodes []string `json:"nodes"`
+	// NodeEvidence are the nodes with files under nodes/ (journals, CRI state).
+	NodeEvidence []string `json:"nodeEvidence"`
+	Logs         int      `json:"containerLogs"`
+	Files        int      `json:"files"`
+	Bytes        int64    `json:"bytes"`
+	Redacted     int      `json:"redacted"`
 	// Unreadable lists lists that are not valid JSON, by path.
 	Unreadable []string `json:"unreadable,omitempty"`
 }
@@ -30,36 +34,47 @@ type Summary struct {
 // Summarize counts what a bundle holds without interpreting it.
 func Summarize(b *Bundle) Summary {
 	s := Summary{Source: b.Source, Kinds: map[string]int{}, Files: len(b.names), Bytes: b.size,
-		Namespaces: []string{}, Nodes: []string{}}
+		Namespaces: []string{}, Nodes: []string{}, NodeEvidence: []string{}}
 	if m := b.Manifest; m != nil {
 		s.FormatVersion, s.PodflowVersion, s.Type = m.FormatVersion, m.PodflowVersion, m.Type
 		at := m.CollectedAt
 		s.CollectedAt, s.Scope, s.Cluster, s.Sources = &at, &m.Scope, &m.Cluster, m.Sources
 		s.Redacted = m.Redaction.Total
 	}
-	namespaces, nodes := map[string]bool{}, map[string]bool{}
+	namespaces, nodes, evidence := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for _, name := range b.names {
 		info := ParsePath(name)
 		switch info.Area {
 		case "cluster", "namespaced":
 			var list struct {
-				Items []json.RawMessage `json:"items"`
+				Items []struct {
+					Metadata struct {
+						Name string `json:"name"`
+					} `json:"metadata"`
+				} `json:"items"`
 			}
 			if err := json.Unmarshal(b.files[name], &list); err != nil {
 				s.Unreadable = append(s.Unreadable, name)
 				continue
 			}
 			s.Kinds[info.Kind] += len(list.Items)
+			if info.Kind == KindNodes {
+				for _, it := range list.Items {
+					if it.Metadata.Name != "" {
+						nodes[it.Metadata.Name] = true
+					}
+				}
+			}
 			if info.Namespace != "" {
 				namespaces[info.Namespace] = true
 			}
 		case "log":
 			s.Logs++
 		case "node":
-			nodes[info.Node] = true
+			nodes[info.Node], evidence[info.Node] = true, true
 		}
 	}
-	s.Namespaces, s.Nodes = sortedKeys(namespaces), sortedKeys(nodes)
+	s.Namespaces, s.Nodes, s.NodeEvidence = sortedKeys(namespaces), sortedKeys(nodes), sortedKeys(evidence)
 	return s
 }
 

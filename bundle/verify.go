@@ -1,9 +1,12 @@
 package bundle
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+
+	"podflow.dev/podflow/untrusted"
 )
 
 // Problem is one way a bundle differs from its manifest.
@@ -13,22 +16,33 @@ type Problem struct {
 	Detail string `json:"detail"`
 }
 
+// String is the problem as one line of text; the path comes from the bundle and is
+// escaped, so an entry name cannot forge lines or send terminal escapes.
 func (p Problem) String() string {
 	if p.Path == "" {
-		return fmt.Sprintf("%s: %s", p.Kind, p.Detail)
+		return fmt.Sprintf("%s: %s", p.Kind, untrusted.Text(p.Detail))
 	}
-	return fmt.Sprintf("%s: %s: %s", p.Kind, p.Path, p.Detail)
+	return fmt.Sprintf("%s: %s: %s", p.Kind, untrusted.Text(p.Path), untrusted.Text(p.Detail))
 }
 
 // Verify checks every file against the manifest: presence, size and sha256, and files
 // the manifest does not list. An empty result means the bundle is intact.
 func Verify(b *Bundle) []Problem {
+	problems, _ := VerifyContext(context.Background(), b) // never cancelled
+	return problems
+}
+
+// VerifyContext is Verify that stops, with ctx's error, once ctx is done.
+func VerifyContext(ctx context.Context, b *Bundle) ([]Problem, error) {
 	if b.Manifest == nil {
-		return []Problem{{Kind: "manifest", Detail: ManifestPath + " is missing: this is not a podflow bundle, or it was truncated"}}
+		return []Problem{{Kind: "manifest", Detail: ManifestPath + " is missing: this is not a podflow bundle, or it was truncated"}}, nil
 	}
 	var problems []Problem
 	listed := map[string]bool{ManifestPath: true}
 	for _, f := range b.Manifest.Files {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		if listed[f.Path] {
 			problems = append(problems, Problem{Path: f.Path, Kind: "manifest", Detail: "listed twice"})
 			continue
@@ -53,5 +67,5 @@ func Verify(b *Bundle) []Problem {
 			problems = append(problems, Problem{Path: n, Kind: "extra", Detail: "not listed in the manifest"})
 		}
 	}
-	return problems
+	return problems, nil
 }

@@ -82,16 +82,19 @@ func Create(target string, opts WriterOptions) (*Writer, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create bundle %q: %w", target, err)
 	}
+	// Leftovers of a killed earlier run; one that cannot be removed is no reason not to
+	// write this bundle, and the next run tries again.
+	_, _ = RemoveStalePartials(target)
 	tw, isArchive := archiveFor(target)
 	if !isArchive {
-		tmp, err := os.MkdirTemp(dir, "."+filepath.Base(target)+".partial-")
+		tmp, err := os.MkdirTemp(dir, PartialPattern(target))
 		if err != nil {
 			return nil, fmt.Errorf("create bundle %q: %w", target, err)
 		}
 		w.tmp, w.dir = tmp, true
 		return w, nil
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(target)+".partial-")
+	f, err := os.CreateTemp(dir, PartialPattern(target))
 	if err != nil {
 		return nil, fmt.Errorf("create bundle %q: %w", target, err)
 	}

@@ -7,7 +7,9 @@
 package importer
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -91,13 +93,19 @@ type Options struct {
 // carries import-report.json, which is also returned (nil for a podflow bundle podflow
 // collected itself).
 func Open(input string, opts Options) (*bundle.Bundle, *Report, error) {
+	return OpenContext(context.Background(), input, opts)
+}
+
+// OpenContext is Open that stops, with ctx's error, once ctx is done: while the input
+// is read, and between the steps of an import.
+func OpenContext(ctx context.Context, input string, opts Options) (*bundle.Bundle, *Report, error) {
 	log := opts.Log
 	if log == nil {
 		discard := logrus.New()
 		discard.SetLevel(logrus.PanicLevel)
 		log = discard
 	}
-	src, err := openInput(input, opts)
+	src, err := openInput(ctx, input, opts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -109,11 +117,23 @@ func Open(input string, opts Options) (*bundle.Bundle, *Report, error) {
 		log.WithFields(logrus.Fields{"input": input, "format": format}).Debug("format detected")
 	}
 	if format == FormatPodflow {
+		// podflow never writes a link, and verify refuses one: a link in a podflow
+		// bundle was put there by someone else, and is refused here just the same.
+		for _, sk := range src.Skipped {
+			if !sk.Unreadable {
+				return nil, nil, fmt.Errorf("open bundle %q: %w (podflow bundles hold no links)",
+					input, &bundle.UnsafeEntryError{Entry: sk.Name, Reason: sk.Reason})
+			}
+		}
 		rep, err := ReadReport(src)
 		return src, rep, err
 	}
 	rep := newReport(format, input)
 	for _, sk := range src.Skipped {
+		if sk.Unreadable {
+			rep.unreadable(sk.Name, "", errors.New(sk.Reason))
+			continue
+		}
 		rep.ignored(sk.Name, "link", sk.Reason+": links are not followed")
 	}
 	var files map[string][]byte
@@ -130,6 +150,9 @@ func Open(input string, opts Options) (*bundle.Bundle, *Report, error) {
 		files = importLoose(src, rep)
 	default:
 		return nil, nil, fmt.Errorf("import %q: unsupported format %q", input, format)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
 	}
 	rep.sort()
 	for _, f := range rep.Files {

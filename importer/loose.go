@@ -2,6 +2,7 @@ package importer
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -773,7 +774,7 @@ func unusable(src *bundle.Bundle) []string {
 
 // openInput reads standard input for "-" and a single text file as loose evidence;
 // anything else as a bundle.
-func openInput(input string, opts Options) (*bundle.Bundle, error) {
+func openInput(ctx context.Context, input string, opts Options) (*bundle.Bundle, error) {
 	limits := opts.Limits
 	if limits.MaxFileSize <= 0 || limits.MaxTotalSize <= 0 {
 		limits = bundle.DefaultLimits()
@@ -791,7 +792,7 @@ func openInput(input string, opts Options) (*bundle.Bundle, error) {
 		}
 		return bundle.New(input, map[string][]byte{StdinName: data})
 	}
-	if st, err := os.Stat(input); err == nil && st.Mode().IsRegular() && isTextName(input) {
+	if st, err := os.Stat(input); err == nil && st.Mode().IsRegular() && isTextFile(input) {
 		if st.Size() > limits.MaxFileSize {
 			return nil, fmt.Errorf("read %q: %d bytes is over the %d byte limit", input, st.Size(), limits.MaxFileSize)
 		}
@@ -803,16 +804,13 @@ func openInput(input string, opts Options) (*bundle.Bundle, error) {
 	}
 	// Other tools' outputs hold links (a sosreport links its top-level files into
 	// sos_commands/): they are left out and listed in the import report.
-	limits.SkipLinks = true
-	return bundle.Open(input, limits)
+	limits.SkipLinks, limits.SkipUnreadable = true, true
+	return bundle.OpenContext(ctx, input, limits)
 }
 
-// isTextName tells a pasted text file from an archive by its name.
-func isTextName(p string) bool {
-	for _, ext := range []string{".txt", ".log", ".md", ".yaml", ".yml", ".json", ".out"} {
-		if strings.HasSuffix(strings.ToLower(p), ext) {
-			return true
-		}
-	}
-	return false
+// isTextFile tells pasted text from an archive by its content, whatever its name: a
+// paste saved without an extension is still text, and a damaged .tar.gz still an archive.
+func isTextFile(p string) bool {
+	archive, err := bundle.IsArchiveFile(p)
+	return err == nil && !archive // an unreadable file is left to the bundle reader to report
 }

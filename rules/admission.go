@@ -99,7 +99,7 @@ func (g *admissionRefusal) summary(owners *podOwners) (evidence []analyze.Eviden
 
 // confirmEvents is the command that lists an owner's refusals on a live cluster.
 func (g *admissionRefusal) confirmEvents() string {
-	return fmt.Sprintf("kubectl get events -n %s --field-selector involvedObject.name=%s,reason=FailedCreate", g.owner.Namespace, g.owner.Name)
+	return analyze.Command("kubectl get events -n %s --field-selector involvedObject.name=%s,reason=FailedCreate", g.owner.Namespace, g.owner.Name)
 }
 
 // admissionWebhook is one webhook of a validating or mutating webhook configuration.
@@ -199,7 +199,7 @@ func (w *admissionWebhook) confirm() string {
 	if w == nil {
 		return "kubectl get validatingwebhookconfigurations,mutatingwebhookconfigurations"
 	}
-	return fmt.Sprintf("kubectl get %swebhookconfiguration %s -o yaml", w.kind, w.config.Name)
+	return analyze.Command("kubectl get %swebhookconfiguration %s -o yaml", w.kind, w.config.Name)
 }
 
 // ownerText names a workload and, when it differs, the controller that creates its

@@ -115,10 +115,10 @@ func admissionLimitRangeViolated(v *analyze.View) []analyze.Finding {
 			evidence = append(evidence, *progressEv)
 		}
 		by := "a LimitRange in namespace " + ns
-		edit := fmt.Sprintf("kubectl describe limitrange -n %s", ns)
+		edit := analyze.Command("kubectl describe limitrange -n %s", ns)
 		if len(ranges) > 0 {
 			by = fmt.Sprintf("LimitRange %s/%s", ns, strings.Join(ranges, ", "))
-			edit = fmt.Sprintf("kubectl describe limitrange -n %s %s", ns, strings.Join(ranges, " "))
+			edit = analyze.Command("kubectl describe limitrange -n %s %s", ns, analyze.Names(ranges))
 		}
 		out = append(out, analyze.Finding{
 			Subjects: subjects,

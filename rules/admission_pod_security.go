@@ -119,7 +119,7 @@ func podSecurityFinding(v *analyze.View, owners *podOwners, g *admissionRefusal)
 		Remediation: fmt.Sprintf("Change the pod template of %s to meet %q: %s. Only if it truly needs these privileges, "+
 			"run it in a namespace whose %s label allows them, after review.", g.workload.String(), lvl, strings.Join(fixes, "; "), psaEnforceLabel),
 		Confirm: []string{
-			fmt.Sprintf("kubectl get namespace %s --show-labels", ns),
+			analyze.Command("kubectl get namespace %s --show-labels", ns),
 			g.confirmEvents(),
 		},
 		GroupKey: g.workload.String() + "\x00" + levelName + "\x00" + detail,

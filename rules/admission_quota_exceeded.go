@@ -88,7 +88,7 @@ func quotaFinding(v *analyze.View, owners *podOwners, g *admissionRefusal) analy
 			"or free quota by scaling down other workloads in namespace %s; the controller retries on its own once there is room.",
 			name, resourceNames(limited), ns, name, g.workload.String(), ns),
 		Confirm: []string{
-			fmt.Sprintf("kubectl describe resourcequota -n %s %s", ns, name),
+			analyze.Command("kubectl describe resourcequota -n %s %s", ns, name),
 			g.confirmEvents(),
 		},
 		GroupKey: g.workload.String() + "\x00" + name + "\x00",

@@ -84,7 +84,7 @@ func admissionQuotaResourcesRequired(v *analyze.View) []analyze.Finding {
 			Remediation: fmt.Sprintf("Set %s on the named containers in the template of %s, or give namespace %s a LimitRange with defaults for them.",
 				missingResources(missing), g.workload.String(), ns),
 			Confirm: []string{
-				fmt.Sprintf("kubectl describe resourcequota -n %s %s", ns, name),
+				analyze.Command("kubectl describe resourcequota -n %s %s", ns, name),
 				g.confirmEvents(),
 			},
 			GroupKey: g.workload.String() + "\x00" + name + "\x00" + missing,

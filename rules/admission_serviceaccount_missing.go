@@ -78,7 +78,7 @@ func admissionServiceAccountMissing(v *analyze.View) []analyze.Finding {
 			Cause:       fmt.Sprintf("ServiceAccount admission refuses every pod of %s: %s%s", who, why, tail),
 			Evidence:    evidence,
 			Remediation: fix,
-			Confirm:     []string{g.confirmEvents(), "kubectl get serviceaccounts -n " + ns},
+			Confirm:     []string{g.confirmEvents(), analyze.Command("kubectl get serviceaccounts -n %s", ns)},
 			GroupKey:    g.workload.String() + "\x00" + name,
 		})
 	}

@@ -164,8 +164,8 @@ func nonRootFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, pr
 		Evidence:    evidence,
 		Remediation: fix + ". A Pod's securityContext cannot change in place: change the workload's pod template, or recreate the Pod.",
 		Confirm: []string{
-			fmt.Sprintf("kubectl get pod -n %s %s -o jsonpath='{.status.%s[?(@.name==\"%s\")].state.waiting.message}'", pod.Namespace, pod.Name, statusField(c), c.Name),
-			fmt.Sprintf("kubectl get pod -n %s %s -o jsonpath='{.spec.securityContext}{\"\\n\"}{.spec.%s[?(@.name==\"%s\")].securityContext}'",
+			analyze.Command("kubectl get pod -n %s %s -o jsonpath='{.status.%s[?(@.name==\"%s\")].state.waiting.message}'", pod.Namespace, pod.Name, analyze.Literal(statusField(c)), c.Name),
+			analyze.Command("kubectl get pod -n %s %s -o jsonpath='{.spec.securityContext}{\"\\n\"}{.spec.%s[?(@.name==\"%s\")].securityContext}'",
 				pod.Namespace, pod.Name, specField(c), c.Name),
 		},
 		GroupKey: strings.Join([]string{group, c.Name, prob.kind}, "\x00"),

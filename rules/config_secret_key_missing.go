@@ -236,8 +236,8 @@ func envFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, prob e
 		Evidence:    evidence,
 		Remediation: fix + " The kubelet retries by itself.",
 		Confirm: []string{
-			fmt.Sprintf("kubectl get pod -n %s %s -o jsonpath='{.status.containerStatuses[?(@.name==\"%s\")].state.waiting.message}'", pod.Namespace, pod.Name, c.Name),
-			fmt.Sprintf("kubectl get %s -n %s %s -o go-template='{{range $k, $v := .data}}{{$k}}{{\"\\n\"}}{{end}}'", resource, prob.namespace, prob.name),
+			analyze.Command("kubectl get pod -n %s %s -o jsonpath='{.status.containerStatuses[?(@.name==\"%s\")].state.waiting.message}'", pod.Namespace, pod.Name, c.Name),
+			analyze.Command("kubectl get %s -n %s %s -o go-template='{{range $k, $v := .data}}{{$k}}{{\"\\n\"}}{{end}}'", resource, prob.namespace, prob.name),
 		},
 		GroupKey: strings.Join([]string{prob.kind, obj, prob.key, c.Name}, "\x00"),
 	}

@@ -137,12 +137,12 @@ func jobBackoffFinding(v *analyze.View, j *analyze.Job, i int, c *batchv1.JobCon
 		cause += "; its failed pods are no longer in the bundle"
 	}
 	confirm := []string{
-		fmt.Sprintf("kubectl get job -n %s %s -o jsonpath='{.spec.backoffLimit} {.status.failed} {.status.conditions}'", job.Namespace, job.Name),
-		fmt.Sprintf("kubectl get pods -n %s -l batch.kubernetes.io/job-name=%s", job.Namespace, job.Name),
+		analyze.Command("kubectl get job -n %s %s -o jsonpath='{.spec.backoffLimit} {.status.failed} {.status.conditions}'", job.Namespace, job.Name),
+		analyze.Command("kubectl get pods -n %s -l batch.kubernetes.io/job-name=%s", job.Namespace, job.Name),
 	}
 	if len(failed) > 0 {
 		last := failed[len(failed)-1]
-		confirm = append(confirm, fmt.Sprintf("kubectl logs -n %s %s -c %s --tail=50", job.Namespace, last.pod.Obj.Name, last.container))
+		confirm = append(confirm, analyze.Command("kubectl logs -n %s %s -c %s --tail=50", job.Namespace, last.pod.Obj.Name, last.container))
 	}
 	return analyze.Finding{
 		Subjects: subjects,

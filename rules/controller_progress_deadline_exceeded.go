@@ -122,11 +122,11 @@ func progressDeadlineFinding(v *analyze.View, d *analyze.Deployment, i int, c ap
 		why = fmt.Sprintf("pod %s (%s)", pods[0].Obj.Name, text)
 	}
 	confirm := []string{
-		fmt.Sprintf("kubectl rollout status deployment/%s -n %s", dep.Name, dep.Namespace),
-		fmt.Sprintf("kubectl get deployment -n %s %s -o jsonpath='{.status.conditions}'", dep.Namespace, dep.Name),
+		analyze.Command("kubectl rollout status deployment/%s -n %s", dep.Name, dep.Namespace),
+		analyze.Command("kubectl get deployment -n %s %s -o jsonpath='{.status.conditions}'", dep.Namespace, dep.Name),
 	}
 	if len(pods) > 0 {
-		confirm = append(confirm, fmt.Sprintf("kubectl describe pod -n %s %s", dep.Namespace, pods[0].Obj.Name))
+		confirm = append(confirm, analyze.Command("kubectl describe pod -n %s %s", dep.Namespace, pods[0].Obj.Name))
 	}
 	return analyze.Finding{
 		Subjects: subjects,

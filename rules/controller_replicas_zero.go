@@ -150,8 +150,8 @@ func replicasZeroFinding(v *analyze.View, w zeroWorkload) (analyze.Finding, bool
 		Evidence:    evidence,
 		Remediation: remediation,
 		Confirm: []string{
-			fmt.Sprintf("kubectl get %s -n %s %s --show-managed-fields -o yaml", w.kind, w.ref.Namespace, w.ref.Name),
-			fmt.Sprintf("kubectl get events -n %s --field-selector involvedObject.name=%s", w.ref.Namespace, w.ref.Name),
+			analyze.Command("kubectl get %s -n %s %s --show-managed-fields -o yaml", w.kind, w.ref.Namespace, w.ref.Name),
+			analyze.Command("kubectl get events -n %s --field-selector involvedObject.name=%s", w.ref.Namespace, w.ref.Name),
 		},
 		GroupKey: w.ref.String(),
 	}, true

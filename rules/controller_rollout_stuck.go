@@ -174,9 +174,9 @@ func rolloutStuckFinding(v *analyze.View, d *analyze.Deployment, newRS *analyze.
 		Remediation: fmt.Sprintf("Fix what fails in %s and apply the corrected template; the rollout then resumes. "+
 			"To return to the working revision %s: kubectl rollout undo deployment/%s -n %s.", why, olds[0].Obj.Annotations[analyze.RevisionAnnotation], dep.Name, dep.Namespace),
 		Confirm: []string{
-			fmt.Sprintf("kubectl rollout status deployment/%s -n %s", dep.Name, dep.Namespace),
-			fmt.Sprintf("kubectl rollout history deployment/%s -n %s", dep.Name, dep.Namespace),
-			fmt.Sprintf("kubectl describe pod -n %s %s", dep.Namespace, failing[0].Obj.Name),
+			analyze.Command("kubectl rollout status deployment/%s -n %s", dep.Name, dep.Namespace),
+			analyze.Command("kubectl rollout history deployment/%s -n %s", dep.Name, dep.Namespace),
+			analyze.Command("kubectl describe pod -n %s %s", dep.Namespace, failing[0].Obj.Name),
 		},
 		GroupKey: d.Ref().String(),
 	}

@@ -139,8 +139,8 @@ func statefulSetStuckFinding(v *analyze.View, s *analyze.StatefulSet, blocking *
 		Remediation: fmt.Sprintf("Fix what keeps pod %s from becoming ready; StatefulSet %s then creates %s. "+
 			"If its pods need no start order, recreate it with podManagementPolicy: Parallel.", blocking.Obj.Name, s.Ref().NamespacedName(), missing[0]),
 		Confirm: []string{
-			fmt.Sprintf("kubectl get statefulset -n %s %s -o jsonpath='{.spec.podManagementPolicy} {.spec.replicas} {.status.replicas} {.status.readyReplicas}'", sts.Namespace, sts.Name),
-			fmt.Sprintf("kubectl describe pod -n %s %s", sts.Namespace, blocking.Obj.Name),
+			analyze.Command("kubectl get statefulset -n %s %s -o jsonpath='{.spec.podManagementPolicy} {.spec.replicas} {.status.replicas} {.status.readyReplicas}'", sts.Namespace, sts.Name),
+			analyze.Command("kubectl describe pod -n %s %s", sts.Namespace, blocking.Obj.Name),
 		},
 		GroupKey: s.Ref().String(),
 	}

@@ -95,7 +95,7 @@ func invalidNameFinding(v *analyze.View, w imageWait) analyze.Finding {
 		Evidence:    evidence,
 		Remediation: fix + ", then roll the workload out again; the pod does not recover on its own.",
 		Confirm: []string{
-			fmt.Sprintf("kubectl get pod -n %s %s -o jsonpath='{.spec.containers[?(@.name==\"%s\")].image}'", pod.Namespace, pod.Name, w.container.Name),
+			analyze.Command("kubectl get pod -n %s %s -o jsonpath='{.spec.containers[?(@.name==\"%s\")].image}'", pod.Namespace, pod.Name, w.container.Name),
 		},
 		GroupKey: group + "\x00" + image,
 	}

@@ -141,10 +141,10 @@ func neverPullFinding(v *analyze.View, w imageWait) analyze.Finding {
 	evidence = append(evidence, w.container.SpecLoc.At("imagePullPolicy").Evidence(
 		fmt.Sprintf("container %s: image %s, imagePullPolicy %s", w.container.Name, image, w.container.Spec.ImagePullPolicy), pod.CreationTimestamp.Time))
 	confirm := []string{
-		fmt.Sprintf("kubectl get pod -n %s %s -o jsonpath='{.status.containerStatuses[?(@.name==\"%s\")].state.waiting.message}'", pod.Namespace, pod.Name, w.container.Name),
+		analyze.Command("kubectl get pod -n %s %s -o jsonpath='{.status.containerStatuses[?(@.name==\"%s\")].state.waiting.message}'", pod.Namespace, pod.Name, w.container.Name),
 	}
 	if node != "" {
-		confirm = append(confirm, fmt.Sprintf("kubectl debug node/%s -it --image=busybox -- chroot /host crictl images", node))
+		confirm = append(confirm, analyze.Command("kubectl debug node/%s -it --image=busybox -- chroot /host crictl images", node))
 	}
 	subjects, group := v.PodAndWorkload(w.pod)
 	return analyze.Finding{

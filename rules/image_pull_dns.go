@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"podflow.dev/podflow/analyze"
+	"podflow.dev/podflow/untrusted"
 )
 
 // ImagePullDNS finds image pulls that fail because the registry host does not resolve.
@@ -140,9 +141,9 @@ func dnsFinding(v *analyze.View, pulls *pullLines, p *analyze.Pod, c analyze.Con
 	if w := v.Workload(p); w != nil {
 		subjects = append(subjects, *w)
 	}
-	check := "nslookup " + host
+	check := "nslookup " + untrusted.ShellArg(host)
 	if resolver != "" {
-		check += " " + strings.TrimSuffix(resolver, ":53")
+		check += " " + untrusted.ShellArg(strings.TrimSuffix(resolver, ":53"))
 	}
 	return analyze.Finding{
 		Subjects: subjects,
@@ -151,8 +152,8 @@ func dnsFinding(v *analyze.View, pulls *pullLines, p *analyze.Pod, c analyze.Con
 		Remediation: fmt.Sprintf("Check the registry host %q in the image reference for a typo; if it is right, make it resolvable "+
 			"from the nodes (the DNS server in the node's /etc/resolv.conf%s) or configure a registry mirror.", host, resolverNote(resolver)),
 		Confirm: []string{
-			fmt.Sprintf("kubectl get pod -n %s %s -o jsonpath='{.status.containerStatuses[?(@.name==\"%s\")].state.waiting.message}'", p.Obj.Namespace, p.Obj.Name, c.Name),
-			fmt.Sprintf("kubectl debug node/%s -it --image=busybox -- %s", node, check),
+			analyze.Command("kubectl get pod -n %s %s -o jsonpath='{.status.containerStatuses[?(@.name==\"%s\")].state.waiting.message}'", p.Obj.Namespace, p.Obj.Name, c.Name),
+			analyze.Command("kubectl debug node/%s -it --image=busybox -- %s", node, analyze.Literal(check)),
 		},
 		GroupKey: image + "\x00" + host + "\x00" + node,
 	}, true

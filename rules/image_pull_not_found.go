@@ -151,10 +151,10 @@ func (a pullAttempt) evidence(needle string) []analyze.Evidence {
 func (a pullAttempt) confirm() []string {
 	pod := a.pod.Obj
 	out := []string{
-		fmt.Sprintf("kubectl get pod -n %s %s -o jsonpath='{.status.containerStatuses[?(@.name==\"%s\")].state.waiting.message}'", pod.Namespace, pod.Name, a.container.Name),
+		analyze.Command("kubectl get pod -n %s %s -o jsonpath='{.status.containerStatuses[?(@.name==\"%s\")].state.waiting.message}'", pod.Namespace, pod.Name, a.container.Name),
 	}
 	if node := pod.Spec.NodeName; node != "" {
-		out = append(out, fmt.Sprintf("kubectl debug node/%s -it --image=busybox -- chroot /host crictl pull %s", node, a.image))
+		out = append(out, analyze.Command("kubectl debug node/%s -it --image=busybox -- chroot /host crictl pull %s", node, analyze.Value(a.image)))
 	}
 	return out
 }

@@ -94,15 +94,15 @@ func unauthorizedFinding(v *analyze.View, a pullAttempt) analyze.Finding {
 	}
 	fix := pullSecretFix(pod, host, secrets)
 	confirm := []string{
-		fmt.Sprintf("kubectl get pod -n %s %s -o jsonpath='{.spec.imagePullSecrets}'", pod.Namespace, pod.Name),
+		analyze.Command("kubectl get pod -n %s %s -o jsonpath='{.spec.imagePullSecrets}'", pod.Namespace, pod.Name),
 	}
 	if len(secrets) == 0 {
-		confirm = append(confirm, fmt.Sprintf("kubectl get serviceaccount -n %s %s -o jsonpath='{.imagePullSecrets}'", pod.Namespace, serviceAccountName(pod)))
+		confirm = append(confirm, analyze.Command("kubectl get serviceaccount -n %s %s -o jsonpath='{.imagePullSecrets}'", pod.Namespace, serviceAccountName(pod)))
 	}
 	var names []string
 	for _, s := range secrets {
 		names = append(names, s.name)
-		confirm = append(confirm, fmt.Sprintf("kubectl get secret -n %s %s -o jsonpath='{.type}'", pod.Namespace, s.name))
+		confirm = append(confirm, analyze.Command("kubectl get secret -n %s %s -o jsonpath='{.type}'", pod.Namespace, s.name))
 	}
 	return analyze.Finding{
 		Subjects:    a.subjects(v),
@@ -116,7 +116,7 @@ func unauthorizedFinding(v *analyze.View, a pullAttempt) analyze.Finding {
 
 // pullSecretFix says what to do about the credentials, from what is known of them.
 func pullSecretFix(pod *corev1.Pod, host string, secrets []pullSecret) string {
-	create := fmt.Sprintf("kubectl create secret docker-registry -n %s NAME --docker-server=%s ...", pod.Namespace, host)
+	create := analyze.Command("kubectl create secret docker-registry -n %s NAME --docker-server=%s ...", pod.Namespace, analyze.Value(host))
 	var missing, unusable, present []string
 	for _, s := range secrets {
 		switch s.state {

@@ -199,9 +199,9 @@ func nodeFinding(v *analyze.View, n *analyze.Node, idx int, ready *corev1.NodeCo
 		Evidence:    evidence,
 		Remediation: nodeRemediation(node.Name, ready),
 		Confirm: []string{
-			fmt.Sprintf("kubectl describe node %s", node.Name),
-			fmt.Sprintf("kubectl get lease -n kube-node-lease %s -o jsonpath='{.spec.renewTime}'", node.Name),
-			fmt.Sprintf("kubectl get pods -A --field-selector spec.nodeName=%s", node.Name),
+			analyze.Command("kubectl describe node %s", node.Name),
+			analyze.Command("kubectl get lease -n kube-node-lease %s -o jsonpath='{.spec.renewTime}'", node.Name),
+			analyze.Command("kubectl get pods -A --field-selector spec.nodeName=%s", node.Name),
 		},
 		GroupKey: "node\x00" + node.Name,
 	}

@@ -175,9 +175,9 @@ func evictedFinding(v *analyze.View, p *analyze.Pod) analyze.Finding {
 		Evidence:    evidence,
 		Remediation: evictionFix(ev, pod),
 		Confirm: []string{
-			fmt.Sprintf("kubectl get pod -n %s %s -o jsonpath='{.status.reason}: {.status.message}'", pod.Namespace, pod.Name),
-			fmt.Sprintf("kubectl get events -n %s --field-selector involvedObject.name=%s,reason=Evicted", pod.Namespace, pod.Name),
-			fmt.Sprintf("kubectl describe node %s", node),
+			analyze.Command("kubectl get pod -n %s %s -o jsonpath='{.status.reason}: {.status.message}'", pod.Namespace, pod.Name),
+			analyze.Command("kubectl get events -n %s --field-selector involvedObject.name=%s,reason=Evicted", pod.Namespace, pod.Name),
+			analyze.Command("kubectl describe node %s", node),
 		},
 		GroupKey: "evicted\x00" + group + "\x00" + ev.kind + "\x00" + ev.resource,
 	}

@@ -279,14 +279,14 @@ func readinessFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, 
 	subjects, group := v.PodAndWorkload(p)
 	subjects = append(subjects, services...)
 	confirm := []string{
-		fmt.Sprintf("kubectl get events -n %s --field-selector involvedObject.name=%s,reason=Unhealthy", pod.Namespace, pod.Name),
+		analyze.Command("kubectl get events -n %s --field-selector involvedObject.name=%s,reason=Unhealthy", pod.Namespace, pod.Name),
 	}
 	for _, s := range services {
-		confirm = append(confirm, fmt.Sprintf("kubectl get endpointslices -n %s -l kubernetes.io/service-name=%s", s.Namespace, s.Name))
+		confirm = append(confirm, analyze.Command("kubectl get endpointslices -n %s -l kubernetes.io/service-name=%s", s.Namespace, s.Name))
 	}
 	if h := pr.HTTPGet; h != nil {
 		port := h.Port.String()
-		confirm = append(confirm, fmt.Sprintf("kubectl port-forward -n %s pod/%s 18080:%s & curl -i http://127.0.0.1:18080%s", pod.Namespace, pod.Name, port, h.Path))
+		confirm = append(confirm, analyze.Command("kubectl port-forward -n %s pod/%s 18080:%s & curl -i http://127.0.0.1:18080%s", pod.Namespace, pod.Name, analyze.Value(port), analyze.Value(h.Path)))
 	}
 	return analyze.Finding{
 		Subjects:    subjects,

@@ -116,9 +116,9 @@ func oomFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, term *
 		Evidence:    evidence,
 		Remediation: fix,
 		Confirm: []string{
-			fmt.Sprintf("kubectl get pod -n %s %s -o jsonpath='{.status.containerStatuses[?(@.name==\"%s\")].lastState.terminated}'", pod.Namespace, pod.Name, c.Name),
-			fmt.Sprintf("kubectl logs -n %s %s -c %s --previous --tail=20", pod.Namespace, pod.Name, c.Name),
-			fmt.Sprintf("kubectl top pod -n %s %s --containers", pod.Namespace, pod.Name),
+			analyze.Command("kubectl get pod -n %s %s -o jsonpath='{.status.containerStatuses[?(@.name==\"%s\")].lastState.terminated}'", pod.Namespace, pod.Name, c.Name),
+			analyze.Command("kubectl logs -n %s %s -c %s --previous --tail=20", pod.Namespace, pod.Name, c.Name),
+			analyze.Command("kubectl top pod -n %s %s --containers", pod.Namespace, pod.Name),
 		},
 		GroupKey: group + "\x00" + c.Name + "\x00" + limit,
 	}

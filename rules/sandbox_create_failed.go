@@ -348,14 +348,14 @@ func sandboxFix(part sandboxPart, node string) string {
 }
 
 func sandboxConfirm(part sandboxPart, pod *corev1.Pod) []string {
-	out := []string{fmt.Sprintf("kubectl get events -n %s --field-selector involvedObject.name=%s,reason=FailedCreatePodSandBox", pod.Namespace, pod.Name)}
+	out := []string{analyze.Command("kubectl get events -n %s --field-selector involvedObject.name=%s,reason=FailedCreatePodSandBox", pod.Namespace, pod.Name)}
 	switch {
 	case part.kind == "handler" && pod.Spec.RuntimeClassName != nil:
-		out = append(out, fmt.Sprintf("kubectl get runtimeclass %s -o jsonpath='{.handler}'", *pod.Spec.RuntimeClassName))
+		out = append(out, analyze.Command("kubectl get runtimeclass %s -o jsonpath='{.handler}'", *pod.Spec.RuntimeClassName))
 	case part.kind == "cni":
-		out = append(out, fmt.Sprintf("kubectl debug node/%s -it --image=busybox -- ls /host/etc/cni/net.d /host/opt/cni/bin", pod.Spec.NodeName))
+		out = append(out, analyze.Command("kubectl debug node/%s -it --image=busybox -- ls /host/etc/cni/net.d /host/opt/cni/bin", pod.Spec.NodeName))
 	case part.kind == "pause-image":
-		out = append(out, fmt.Sprintf("kubectl debug node/%s -it --image=busybox -- chroot /host crictl pull %s", pod.Spec.NodeName, part.detail))
+		out = append(out, analyze.Command("kubectl debug node/%s -it --image=busybox -- chroot /host crictl pull %s", pod.Spec.NodeName, analyze.Value(part.detail)))
 	}
-	return append(out, fmt.Sprintf("kubectl debug node/%s -it --image=busybox -- chroot /host journalctl -u containerd --since=-10m", pod.Spec.NodeName))
+	return append(out, analyze.Command("kubectl debug node/%s -it --image=busybox -- chroot /host journalctl -u containerd --since=-10m", pod.Spec.NodeName))
 }

@@ -104,9 +104,9 @@ func ipExhaustedFinding(v *analyze.View, p *analyze.Pod, f sandboxFailure, range
 			"(remove stale reservations under /var/lib/cni/networks on the node, or restart the CNI agent); otherwise give the node a "+
 			"larger pod range or lower the kubelet's maxPods to what the range holds.", rangeSet, node),
 		Confirm: []string{
-			fmt.Sprintf("kubectl get events -n %s --field-selector involvedObject.name=%s,reason=FailedCreatePodSandBox", p.Obj.Namespace, p.Obj.Name),
-			fmt.Sprintf("kubectl get node %s -o jsonpath='{.spec.podCIDR} {.status.allocatable.pods}'", node),
-			fmt.Sprintf("kubectl get pods -A -o wide --field-selector spec.nodeName=%s", node),
+			analyze.Command("kubectl get events -n %s --field-selector involvedObject.name=%s,reason=FailedCreatePodSandBox", p.Obj.Namespace, p.Obj.Name),
+			analyze.Command("kubectl get node %s -o jsonpath='{.spec.podCIDR} {.status.allocatable.pods}'", node),
+			analyze.Command("kubectl get pods -A -o wide --field-selector spec.nodeName=%s", node),
 		},
 		GroupKey: "ip-exhausted\x00" + node + "\x00" + network + "\x00" + rangeSet,
 	}

@@ -149,9 +149,9 @@ func networkNotReadyFinding(v *analyze.View, p *analyze.Pod, w netNotReady) anal
 			"runtime's CNI configuration directory (/etc/cni/net.d by default) and its binaries in /opt/cni/bin; the pods start on the "+
 			"kubelet's next retry once the runtime reports NetworkReady=true.", node),
 		Confirm: []string{
-			fmt.Sprintf("kubectl get node %s -o jsonpath='{.status.conditions[?(@.type==\"Ready\")].message}'", node),
-			fmt.Sprintf("kubectl get pods -n kube-system -o wide --field-selector spec.nodeName=%s", node),
-			fmt.Sprintf("kubectl debug node/%s -it --image=busybox -- ls /host/etc/cni/net.d /host/opt/cni/bin", node),
+			analyze.Command("kubectl get node %s -o jsonpath='{.status.conditions[?(@.type==\"Ready\")].message}'", node),
+			analyze.Command("kubectl get pods -n kube-system -o wide --field-selector spec.nodeName=%s", node),
+			analyze.Command("kubectl debug node/%s -it --image=busybox -- ls /host/etc/cni/net.d /host/opt/cni/bin", node),
 		},
 		GroupKey: "network-not-ready\x00" + node + "\x00" + w.message,
 	}

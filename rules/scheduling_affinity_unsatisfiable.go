@@ -152,8 +152,8 @@ func affinityFinding(v *analyze.View, p *analyze.Pod, ev analyze.Evidence, total
 		Evidence:    evidence,
 		Remediation: affinityRemediation(group, terms, matched),
 		Confirm: []string{
-			fmt.Sprintf("kubectl get pod -n %s %s -o jsonpath='{.spec.affinity}'", pod.Namespace, pod.Name),
-			fmt.Sprintf("kubectl get pods -n %s -o wide --show-labels", pod.Namespace),
+			analyze.Command("kubectl get pod -n %s %s -o jsonpath='{.spec.affinity}'", pod.Namespace, pod.Name),
+			analyze.Command("kubectl get pods -n %s -o wide --show-labels", pod.Namespace),
 		},
 		GroupKey: group + "\x00" + strings.Join(termTexts, ",") + "\x00" + strings.Join(matched, ","),
 	}

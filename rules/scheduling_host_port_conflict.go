@@ -142,7 +142,7 @@ func schedulingHostPortConflict(v *analyze.View) []analyze.Finding {
 			Remediation: fmt.Sprintf("Drop hostPort %s from %s unless it must be reached on the node's address (a Service reaches it without one), "+
 				"choose a free port, run no more replicas than nodes, or stop the pod holding the port.", ports[0], group),
 			Confirm: []string{
-				fmt.Sprintf("kubectl get pod -n %s %s -o jsonpath='{.spec.containers[*].ports}'", pod.Namespace, pod.Name),
+				analyze.Command("kubectl get pod -n %s %s -o jsonpath='{.spec.containers[*].ports}'", pod.Namespace, pod.Name),
 				"kubectl get pods -A -o jsonpath='{range .items[*]}{.metadata.namespace}/{.metadata.name} {.spec.nodeName} {.spec.containers[*].ports[*].hostPort}{\"\\n\"}{end}'",
 			},
 			GroupKey: group + "\x00" + strings.Join(ports, ","),

@@ -162,7 +162,7 @@ func schedulingInsufficientResources(v *analyze.View) []analyze.Finding {
 			Evidence:    evidence,
 			Remediation: insufficientRemediation(group, lacking),
 			Confirm: []string{
-				fmt.Sprintf("kubectl get pod -n %s %s -o jsonpath='{.status.conditions[?(@.type==\"PodScheduled\")].message}'", pod.Namespace, pod.Name),
+				analyze.Command("kubectl get pod -n %s %s -o jsonpath='{.status.conditions[?(@.type==\"PodScheduled\")].message}'", pod.Namespace, pod.Name),
 				"kubectl describe nodes | grep -A 8 'Allocated resources'",
 			},
 			GroupKey: group + "\x00" + strings.Join(asked, ",") + "\x00" + strings.Join(lackReasons, ","),

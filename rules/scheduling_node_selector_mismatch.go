@@ -107,7 +107,7 @@ func schedulingNodeSelectorMismatch(v *analyze.View) []analyze.Finding {
 			Remediation: fmt.Sprintf("Label the nodes meant to run %s so they satisfy its %s (kubectl label node NODE %s), "+
 				"or correct the selector in its template to labels the nodes carry.", group, wants, labelCommand(pod)),
 			Confirm: []string{
-				fmt.Sprintf("kubectl get pod -n %s %s -o jsonpath='{.spec.nodeSelector}{\"\\n\"}{.spec.affinity.nodeAffinity}'", pod.Namespace, pod.Name),
+				analyze.Command("kubectl get pod -n %s %s -o jsonpath='{.spec.nodeSelector}{\"\\n\"}{.spec.affinity.nodeAffinity}'", pod.Namespace, pod.Name),
 				"kubectl get nodes --show-labels",
 			},
 			GroupKey: group + "\x00" + wants,

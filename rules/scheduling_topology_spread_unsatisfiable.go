@@ -105,8 +105,8 @@ func schedulingTopologySpreadUnsatisfiable(v *analyze.View) []analyze.Finding {
 			Evidence:    evidence,
 			Remediation: spreadRemediation(group, matched),
 			Confirm: []string{
-				fmt.Sprintf("kubectl get pod -n %s %s -o jsonpath='{.spec.topologySpreadConstraints}'", pod.Namespace, pod.Name),
-				"kubectl get nodes -L " + strings.Join(spreadKeys(pod), ","),
+				analyze.Command("kubectl get pod -n %s %s -o jsonpath='{.spec.topologySpreadConstraints}'", pod.Namespace, pod.Name),
+				analyze.Command("kubectl get nodes -L %s", analyze.Value(strings.Join(spreadKeys(pod), ","))),
 			},
 			GroupKey: group + "\x00" + strings.Join(constraints, ",") + "\x00" + strings.Join(matched, ","),
 		})

@@ -176,7 +176,7 @@ func taintFinding(v *analyze.View, p *analyze.Pod, ev analyze.Evidence, total st
 		Remediation: taintRemediation(group, tainted, keys),
 		Confirm: []string{
 			"kubectl get nodes -o custom-columns=NAME:.metadata.name,TAINTS:.spec.taints",
-			fmt.Sprintf("kubectl get pod -n %s %s -o jsonpath='{.spec.tolerations}'", pod.Namespace, pod.Name),
+			analyze.Command("kubectl get pod -n %s %s -o jsonpath='{.spec.tolerations}'", pod.Namespace, pod.Name),
 		},
 		GroupKey: group + "\x00" + strings.Join(keys, ","),
 	}

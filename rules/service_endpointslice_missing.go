@@ -105,7 +105,7 @@ func sliceMissingFinding(v *analyze.View, s *analyze.Service, ready []*analyze.P
 		Evidence:    evidence,
 		Remediation: "Bring the EndpointSlice controller back: make kube-controller-manager run (and hold its leader lease) with the endpointslice controller enabled and its RBAC intact, or remove the webhook or quota that refuses EndpointSlices; it then publishes the slices on its own.",
 		Confirm: []string{
-			fmt.Sprintf("kubectl get endpointslices -n %s -l kubernetes.io/service-name=%s", svc.Namespace, svc.Name),
+			analyze.Command("kubectl get endpointslices -n %s -l kubernetes.io/service-name=%s", svc.Namespace, svc.Name),
 			"kubectl get lease -n kube-system kube-controller-manager -o jsonpath='{.spec.holderIdentity} {.spec.renewTime}'",
 		},
 		GroupKey: s.Ref().String(),

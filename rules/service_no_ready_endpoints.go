@@ -90,8 +90,8 @@ func serviceNoReadyEndpoints(v *analyze.View) []analyze.Finding {
 			Evidence:    evidence,
 			Remediation: fmt.Sprintf("Fix what keeps the pods of service %s from becoming ready (see the findings that explain this one); traffic returns once they pass their readiness checks.", svc.Name),
 			Confirm: []string{
-				fmt.Sprintf("kubectl get endpointslices -n %s -l kubernetes.io/service-name=%s", svc.Namespace, svc.Name),
-				fmt.Sprintf("kubectl get pods -n %s -l %s -o wide", svc.Namespace, selectorString(svc.Spec.Selector)),
+				analyze.Command("kubectl get endpointslices -n %s -l kubernetes.io/service-name=%s", svc.Namespace, svc.Name),
+				analyze.Command("kubectl get pods -n %s -l %s -o wide", svc.Namespace, analyze.Value(selectorString(svc.Spec.Selector))),
 			},
 		})
 	}

@@ -99,9 +99,9 @@ func serviceSelectorMatchesNothing(v *analyze.View) []analyze.Finding {
 			Remediation: fmt.Sprintf("Make the selector of service %s (%s) and the labels of the pods meant to serve it agree: "+
 				"change the selector to labels the pods carry, or add the labels to their template.", svc.Name, sel),
 			Confirm: []string{
-				fmt.Sprintf("kubectl get pods -n %s -l %s", svc.Namespace, sel),
-				fmt.Sprintf("kubectl get pods -n %s --show-labels", svc.Namespace),
-				fmt.Sprintf("kubectl get endpointslices -n %s -l kubernetes.io/service-name=%s", svc.Namespace, svc.Name),
+				analyze.Command("kubectl get pods -n %s -l %s", svc.Namespace, analyze.Value(sel)),
+				analyze.Command("kubectl get pods -n %s --show-labels", svc.Namespace),
+				analyze.Command("kubectl get endpointslices -n %s -l kubernetes.io/service-name=%s", svc.Namespace, svc.Name),
 			},
 		})
 	}

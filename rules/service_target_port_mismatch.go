@@ -215,9 +215,9 @@ func targetPortFinding(v *analyze.View, s *analyze.Service, i int, sp corev1.Ser
 		Evidence:    evidence,
 		Remediation: fix,
 		Confirm: []string{
-			fmt.Sprintf("kubectl get service -n %s %s -o jsonpath='{.spec.ports}'", svc.Namespace, svc.Name),
-			fmt.Sprintf("kubectl get endpointslices -n %s -l kubernetes.io/service-name=%s -o yaml", svc.Namespace, svc.Name),
-			fmt.Sprintf("kubectl get pods -n %s -l %s -o jsonpath='{.items[*].spec.containers[*].ports}'", svc.Namespace, selectorString(svc.Spec.Selector)),
+			analyze.Command("kubectl get service -n %s %s -o jsonpath='{.spec.ports}'", svc.Namespace, svc.Name),
+			analyze.Command("kubectl get endpointslices -n %s -l kubernetes.io/service-name=%s -o yaml", svc.Namespace, svc.Name),
+			analyze.Command("kubectl get pods -n %s -l %s -o jsonpath='{.items[*].spec.containers[*].ports}'", svc.Namespace, analyze.Value(selectorString(svc.Spec.Selector))),
 		},
 		GroupKey: s.Ref().String() + "\x00" + portName,
 	}, true

@@ -297,8 +297,8 @@ func commandFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, sf
 		Evidence:    sf.evidence,
 		Remediation: fix + ".",
 		Confirm: []string{
-			fmt.Sprintf("kubectl get pod -n %s %s -o jsonpath='{.status.%s[?(@.name==\"%s\")].lastState.terminated}'", pod.Namespace, pod.Name, statusField(c), c.Name),
-			fmt.Sprintf("kubectl debug -n %s %s -it --copy-to=%s-debug --container=%s -- sh", pod.Namespace, pod.Name, pod.Name, c.Name),
+			analyze.Command("kubectl get pod -n %s %s -o jsonpath='{.status.%s[?(@.name==\"%s\")].lastState.terminated}'", pod.Namespace, pod.Name, analyze.Literal(statusField(c)), c.Name),
+			analyze.Command("kubectl debug -n %s %s -it --copy-to=%s-debug --container=%s -- sh", pod.Namespace, pod.Name, pod.Name, c.Name),
 		},
 		GroupKey: group + "\x00" + c.Name + "\x00" + sf.command,
 	}

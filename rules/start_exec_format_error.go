@@ -179,10 +179,10 @@ func execFormatFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo,
 	fix := fmt.Sprintf("Rebuild image %s for %s (or as a multi-architecture image: docker buildx build --platform ...), "+
 		"or keep container %s on nodes of the image's architecture with nodeSelector kubernetes.io/arch", image, platform, c.Name)
 	confirm := []string{
-		fmt.Sprintf("kubectl logs -n %s %s -c %s --previous", pod.Namespace, pod.Name, c.Name),
+		analyze.Command("kubectl logs -n %s %s -c %s --previous", pod.Namespace, pod.Name, c.Name),
 	}
 	if node != "" {
-		confirm = append(confirm, fmt.Sprintf("kubectl get node %s -o jsonpath='{.status.nodeInfo.architecture}'", node))
+		confirm = append(confirm, analyze.Command("kubectl get node %s -o jsonpath='{.status.nodeInfo.architecture}'", node))
 	}
 	confirm = append(confirm, fmt.Sprintf("crane config %s | jq .architecture", image))
 	return analyze.Finding{

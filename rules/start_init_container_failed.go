@@ -143,8 +143,8 @@ func initFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *co
 		Evidence:    evidence,
 		Remediation: fix,
 		Confirm: []string{
-			fmt.Sprintf("kubectl logs -n %s %s -c %s%s --tail=50", pod.Namespace, pod.Name, c.Name, previousFlag(st)),
-			fmt.Sprintf("kubectl get pod -n %s %s -o jsonpath='{.status.initContainerStatuses[?(@.name==\"%s\")]}'", pod.Namespace, pod.Name, c.Name),
+			analyze.Command("kubectl logs -n %s %s -c %s%s --tail=50", pod.Namespace, pod.Name, c.Name, analyze.Literal(previousFlag(st))),
+			analyze.Command("kubectl get pod -n %s %s -o jsonpath='{.status.initContainerStatuses[?(@.name==\"%s\")]}'", pod.Namespace, pod.Name, c.Name),
 		},
 		GroupKey: fmt.Sprintf("%s\x00%s\x00%d", group, c.Name, t.ExitCode),
 	}

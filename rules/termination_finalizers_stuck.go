@@ -100,7 +100,7 @@ func terminationFinalizersStuck(v *analyze.View) []analyze.Finding {
 			Evidence:    evidence,
 			Remediation: finalizerRemediation(pod, fins),
 			Confirm: []string{
-				fmt.Sprintf("kubectl get pod -n %s %s -o jsonpath='{.metadata.deletionTimestamp}{\" \"}{.metadata.finalizers}'", pod.Namespace, pod.Name),
+				analyze.Command("kubectl get pod -n %s %s -o jsonpath='{.metadata.deletionTimestamp}{\" \"}{.metadata.finalizers}'", pod.Namespace, pod.Name),
 			},
 			GroupKey: group + "\x00" + strings.Join(fins, ","),
 		})

@@ -188,8 +188,8 @@ func graceFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *c
 			"or an init such as tini) and handle the signal. If shutdown really needs more than %ds, add a preStop hook and raise "+
 			"terminationGracePeriodSeconds.", c.Name, r.grace),
 		Confirm: []string{
-			fmt.Sprintf("kubectl get events -n %s --field-selector involvedObject.name=%s,reason=Killing", pod.Namespace, pod.Name),
-			fmt.Sprintf("kubectl get pod -n %s %s -o jsonpath='{.spec.terminationGracePeriodSeconds}'", pod.Namespace, pod.Name),
+			analyze.Command("kubectl get events -n %s --field-selector involvedObject.name=%s,reason=Killing", pod.Namespace, pod.Name),
+			analyze.Command("kubectl get pod -n %s %s -o jsonpath='{.spec.terminationGracePeriodSeconds}'", pod.Namespace, pod.Name),
 		},
 		GroupKey: group + "\x00" + c.Name,
 	}

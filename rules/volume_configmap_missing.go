@@ -269,8 +269,8 @@ func missingVolumeObject(v *analyze.View, journal *mountErrors, p *analyze.Pod, 
 			"application copes with an empty directory. The kubelet retries the mount and the pod starts once the object exists.",
 			title, ref.name, pod.Namespace, ref.volume),
 		Confirm: []string{
-			fmt.Sprintf("kubectl get %s -n %s %s", ref.kind, pod.Namespace, ref.name),
-			fmt.Sprintf("kubectl get events -n %s --field-selector involvedObject.name=%s,reason=FailedMount", pod.Namespace, pod.Name),
+			analyze.Command("kubectl get %s -n %s %s", ref.kind, pod.Namespace, ref.name),
+			analyze.Command("kubectl get events -n %s --field-selector involvedObject.name=%s,reason=FailedMount", pod.Namespace, pod.Name),
 		},
 		GroupKey: pod.Namespace + "\x00" + ref.kind + "\x00" + ref.name + "\x00" + ref.volume,
 	}, true

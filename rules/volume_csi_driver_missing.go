@@ -119,9 +119,9 @@ func csiDriverFinding(v *analyze.View, p *analyze.Pod, e *analyze.Event, driver,
 		Remediation: fmt.Sprintf("Install CSI driver %s or make its node plugin (the DaemonSet with node-driver-registrar) run on node %s; "+
 			"the kubelet retries the mount once the driver registers. If %s is a wrong name, correct the driver of volume %q.", driver, node, driver, volume),
 		Confirm: []string{
-			fmt.Sprintf("kubectl get csinode %s -o jsonpath='{.spec.drivers[*].name}'", node),
+			analyze.Command("kubectl get csinode %s -o jsonpath='{.spec.drivers[*].name}'", node),
 			"kubectl get csidriver",
-			fmt.Sprintf("kubectl get events -n %s --field-selector involvedObject.name=%s,reason=%s", pod.Namespace, pod.Name, e.Reason),
+			analyze.Command("kubectl get events -n %s --field-selector involvedObject.name=%s,reason=%s", pod.Namespace, pod.Name, analyze.Value(e.Reason)),
 		},
 		GroupKey: group + "\x00" + driver + "\x00" + node,
 	}

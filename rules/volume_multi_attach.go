@@ -139,9 +139,9 @@ func multiAttachFinding(v *analyze.View, p *analyze.Pod, e *analyze.Event, pvNam
 		Evidence:    evidence,
 		Remediation: fix + "; the attach proceeds once the volume is detached from the other node.",
 		Confirm: []string{
-			fmt.Sprintf("kubectl get events -n %s --field-selector involvedObject.name=%s,reason=FailedAttachVolume", pod.Namespace, pod.Name),
-			fmt.Sprintf("kubectl get pods -n %s -o wide", pod.Namespace),
-			"kubectl get volumeattachments | grep " + pvName,
+			analyze.Command("kubectl get events -n %s --field-selector involvedObject.name=%s,reason=FailedAttachVolume", pod.Namespace, pod.Name),
+			analyze.Command("kubectl get pods -n %s -o wide", pod.Namespace),
+			analyze.Command("kubectl get volumeattachments | grep %s", pvName),
 		},
 		GroupKey: group + "\x00" + pvName,
 	}

@@ -100,7 +100,7 @@ func volumeNodeAffinityConflict(v *analyze.View) []analyze.Finding {
 			Remediation: fmt.Sprintf("Bring back or add a node the volume's node affinity allows so %s can run there; "+
 				"if the data can be recreated, delete the claim and its volume and let a WaitForFirstConsumer StorageClass provision one where the pod is scheduled.", group),
 			Confirm: []string{
-				fmt.Sprintf("kubectl get pv %s -o jsonpath='{.spec.nodeAffinity}'", volumeNames(subjects)),
+				analyze.Command("kubectl get pv %s -o jsonpath='{.spec.nodeAffinity}'", volumeNames(subjects)),
 				"kubectl get nodes --show-labels",
 			},
 			GroupKey: group + "\x00" + strings.Join(volumes, ","),
@@ -135,12 +135,12 @@ func volumeNodes(v *analyze.View, req *corev1.NodeSelector, nodes []*analyze.Nod
 	return out
 }
 
-func volumeNames(subjects []analyze.ObjectRef) string {
+func volumeNames(subjects []analyze.ObjectRef) analyze.Names {
 	var names []string
 	for _, s := range subjects {
 		if s.Kind == "PersistentVolume" {
 			names = append(names, s.Name)
 		}
 	}
-	return strings.Join(names, " ")
+	return names
 }

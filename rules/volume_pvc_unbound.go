@@ -125,7 +125,7 @@ func unboundFinding(v *analyze.View, p *analyze.Pod, msg string, ev analyze.Evid
 		Evidence:    evidence,
 		Remediation: strings.Join(uniqueStrings(fixes), " "),
 		Confirm: []string{
-			fmt.Sprintf("kubectl describe pvc -n %s %s", c.Namespace, c.Name),
+			analyze.Command("kubectl describe pvc -n %s %s", c.Namespace, c.Name),
 			"kubectl get storageclass",
 		},
 		GroupKey: group + "\x00" + strings.Join(classes, ","),

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 
 	"sigs.k8s.io/yaml"
+
+	"podflow.dev/podflow/bundle"
 )
 
 // Pseudonymization replaces who and where (namespace, pod, node and workload names,
@@ -82,7 +84,8 @@ func (m *Mapping) SaveWith(path string, passphrase []byte) error {
 			return fmt.Errorf("encrypt mapping: %w", err)
 		}
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".partial-")
+	_, _ = bundle.RemoveStalePartials(path) // leftovers of a killed run; best effort
+	tmp, err := os.CreateTemp(filepath.Dir(path), bundle.PartialPattern(path))
 	if err != nil {
 		return fmt.Errorf("write mapping: %w", err)
 	}

@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"context"
 	"runtime"
 	"sort"
 	"sync"
@@ -31,9 +32,20 @@ func Scan(b *bundle.Bundle) []Hit {
 	return build(Options{}, []byte("scan")).Scan(b)
 }
 
+// ScanContext is Scan that stops, with ctx's error, once ctx is done.
+func ScanContext(ctx context.Context, b *bundle.Bundle) ([]Hit, error) {
+	return build(Options{}, []byte("scan")).ScanContext(ctx, b)
+}
+
 // Scan looks for secrets in every file of a bundle with this policy's rules. Hits are
 // sorted by file, line and rule.
 func (p *Policy) Scan(b *bundle.Bundle) []Hit {
+	hits, _ := p.ScanContext(context.Background(), b) // never cancelled
+	return hits
+}
+
+// ScanContext is Scan that stops, with ctx's error, once ctx is done.
+func (p *Policy) ScanContext(ctx context.Context, b *bundle.Bundle) ([]Hit, error) {
 	names := b.Names()
 	results := make([][]Hit, len(names))
 	var wg sync.WaitGroup
@@ -52,15 +64,21 @@ func (p *Policy) Scan(b *bundle.Bundle) []Hit {
 		}()
 	}
 	for i := range names {
+		if ctx.Err() != nil {
+			break
+		}
 		next <- i
 	}
 	close(next)
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	var hits []Hit
 	for _, r := range results {
 		hits = append(hits, r...)
 	}
-	return hits
+	return hits, nil
 }
 
 // ScanFile looks for secrets in one file.

@@ -206,15 +206,18 @@ func addFormatFlag(f *pflag.FlagSet, format *string) {
 
 // loadGraph opens every input, importing those that are not podflow bundles, and loads
 // them into one evidence graph. The relocator maps citations back to the original files.
-func loadGraph(g *globalOptions, open *openFlags, format string, paths []string) (*analyze.Graph, *importer.Relocator, error) {
+func loadGraph(ctx context.Context, g *globalOptions, open *openFlags, format string, paths []string) (*analyze.Graph, *importer.Relocator, error) {
 	f, err := importer.ParseFormat(format)
 	if err != nil {
 		return nil, nil, usageError("--format: %v", err)
 	}
 	var bundles []*bundle.Bundle
 	for _, p := range paths {
-		b, rep, err := importer.Open(p, importer.Options{Format: f, Limits: open.limits, Log: g.log(), Stdin: g.streams.In})
+		b, rep, err := importer.OpenContext(ctx, p, importer.Options{Format: f, Limits: open.limits, Log: g.log(), Stdin: g.streams.In})
 		if err != nil {
+			return nil, nil, err
+		}
+		if err := warnUnverified(ctx, g.log(), p, b); err != nil {
 			return nil, nil, err
 		}
 		fields := logrus.Fields{"input": p}
@@ -223,13 +226,17 @@ func loadGraph(g *globalOptions, open *openFlags, format string, paths []string)
 				rep.Count(importer.StatusUsed)+rep.Count(importer.StatusFailed), rep.Count(importer.StatusIgnored), rep.Count(importer.StatusUnreadable)
 		}
 		g.log().WithFields(fields).Debug("input opened")
+		warnUnreadable(g.log(), p, rep)
 		bundles = append(bundles, b)
 	}
 	reloc, err := importer.NewRelocator(bundles)
 	if err != nil {
 		return nil, nil, err
 	}
-	graph := analyze.Load(bundles, g.log())
+	graph, err := analyze.LoadContext(ctx, bundles, g.log())
+	if err != nil {
+		return nil, nil, err
+	}
 	// The report lists load warnings itself; stderr gets them only with -v.
 	for _, w := range graph.Warnings() {
 		g.log().Debug(w.String())
@@ -237,8 +244,8 @@ func loadGraph(g *globalOptions, open *openFlags, format string, paths []string)
 	return graph, reloc, nil
 }
 
-func runAnalyze(_ context.Context, o *analyzeOptions) error {
-	graph, reloc, err := loadGraph(o.globalOptions, &o.open, o.format, o.paths)
+func runAnalyze(ctx context.Context, o *analyzeOptions) error {
+	graph, reloc, err := loadGraph(ctx, o.globalOptions, &o.open, o.format, o.paths)
 	if err != nil {
 		return err
 	}
@@ -251,13 +258,19 @@ func runAnalyze(_ context.Context, o *analyzeOptions) error {
 	}
 	// With --rule or --skip-rule the user chose the rules; what they left out would read
 	// as unexplained.
-	report := analyze.Run(graph, selected, analyze.Options{
+	report, err := analyze.RunContext(ctx, graph, selected, analyze.Options{
 		Namespace: o.namespace, Pod: o.pod, Timelines: o.verbosity > 0, PodflowVersion: version,
 		Unexplained: len(o.rules) == 0 && len(o.skipRules) == 0,
 	})
+	if err != nil {
+		return err
+	}
 	reloc.Report(report)
 	for _, v := range report.Violations {
 		o.log().WithField("rule", v.Rule).Warn(v.Message)
+	}
+	if err := ctx.Err(); err != nil {
+		return err // stopped before any of the report was printed
 	}
 	if err := analyze.Render(o.streams.Out, report, o.output, analyze.RenderOptions{
 		Unicode: o.streams.OutTTY, Timelines: o.verbosity > 0,

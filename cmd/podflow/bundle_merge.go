@@ -55,7 +55,7 @@ takes scope and cluster facts from the cluster bundle, and sums redaction counts
 	return cmd
 }
 
-func runBundleMerge(_ context.Context, o *bundleMergeOptions) error {
+func runBundleMerge(ctx context.Context, o *bundleMergeOptions) error {
 	now := time.Now
 	if o.now != nil {
 		now = o.now
@@ -66,13 +66,13 @@ func runBundleMerge(_ context.Context, o *bundleMergeOptions) error {
 	}
 	inputs := make([]*bundle.Bundle, 0, len(o.inputs))
 	for _, p := range o.inputs {
-		b, err := o.open.open(p)
+		b, err := o.open.open(ctx, p)
 		if err != nil {
 			return err
 		}
 		inputs = append(inputs, b)
 	}
-	m, err := bundle.Merge(target, inputs, bundle.MergeOptions{Force: o.force, PodflowVersion: version})
+	m, err := bundle.MergeContext(ctx, target, inputs, bundle.MergeOptions{Force: o.force, PodflowVersion: version})
 	if err != nil {
 		return err
 	}

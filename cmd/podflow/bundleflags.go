@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+
 	"github.com/spf13/pflag"
 
 	"podflow.dev/podflow/bundle"
@@ -17,6 +19,6 @@ func (o *openFlags) add(fs *pflag.FlagSet) {
 	fs.Int64Var(&o.limits.MaxTotalSize, "max-total-size", o.limits.MaxTotalSize, "refuse bundles larger than this many bytes in all (uncompressed)")
 }
 
-func (o *openFlags) open(path string) (*bundle.Bundle, error) {
-	return bundle.Open(path, o.limits)
+func (o *openFlags) open(ctx context.Context, path string) (*bundle.Bundle, error) {
+	return bundle.OpenContext(ctx, path, o.limits)
 }

@@ -71,10 +71,13 @@ func (o *convertOptions) validate() error {
 // manifestTypeConverted marks a bundle written from another tool's output.
 const manifestTypeConverted = "converted"
 
-func runConvert(_ context.Context, o *convertOptions) error {
+func runConvert(ctx context.Context, o *convertOptions) error {
 	format, _ := importer.ParseFormat(o.format) // validated
-	b, rep, err := importer.Open(o.input, importer.Options{Format: format, Limits: o.open.limits, Log: o.log(), Stdin: o.streams.In})
+	b, rep, err := importer.OpenContext(ctx, o.input, importer.Options{Format: format, Limits: o.open.limits, Log: o.log(), Stdin: o.streams.In})
 	if err != nil {
+		return err
+	}
+	if err := warnUnverified(ctx, o.log(), o.input, b); err != nil {
 		return err
 	}
 	now := time.Now
@@ -88,6 +91,10 @@ func runConvert(_ context.Context, o *convertOptions) error {
 	for _, name := range b.Names() {
 		if name == bundle.ManifestPath {
 			continue
+		}
+		if err := ctx.Err(); err != nil {
+			w.Abort()
+			return fmt.Errorf("convert %q: %w", o.input, err)
 		}
 		data, _ := b.ReadFile(name) // listed by Names, so present
 		if err := w.WriteFile(name, data); err != nil {

@@ -50,8 +50,8 @@ func newExplainCmd(g *globalOptions) *cobra.Command {
 	return cmd
 }
 
-func runExplain(_ context.Context, o *explainOptions) error {
-	graph, reloc, err := loadGraph(o.globalOptions, &o.open, o.format, o.paths)
+func runExplain(ctx context.Context, o *explainOptions) error {
+	graph, reloc, err := loadGraph(ctx, o.globalOptions, &o.open, o.format, o.paths)
 	if err != nil {
 		return err
 	}
@@ -59,10 +59,13 @@ func runExplain(_ context.Context, o *explainOptions) error {
 	if err != nil {
 		return err
 	}
-	x, err := analyze.Explain(graph, selected, o.namespace, o.name, analyze.Options{PodflowVersion: version, Unexplained: true})
+	x, err := analyze.ExplainContext(ctx, graph, selected, o.namespace, o.name, analyze.Options{PodflowVersion: version, Unexplained: true})
 	if err != nil {
 		return err
 	}
 	reloc.Explanation(x)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	return analyze.RenderExplanation(o.streams.Out, x, o.output)
 }

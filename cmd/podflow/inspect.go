@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"podflow.dev/podflow/bundle"
+	"podflow.dev/podflow/untrusted"
 )
 
 type inspectOptions struct {
@@ -41,42 +42,55 @@ func newInspectCmd(g *globalOptions) *cobra.Command {
 	return cmd
 }
 
-func runInspect(_ context.Context, o *inspectOptions) error {
-	b, err := o.open.open(o.path)
+func runInspect(ctx context.Context, o *inspectOptions) error {
+	b, err := o.open.open(ctx, o.path)
 	if err != nil {
 		return err
 	}
 	s := bundle.Summarize(b)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if o.output != "text" {
 		return writeStructured(o.streams.Out, o.output, s)
 	}
 	return writeSummary(o.streams.Out, s)
 }
 
+// writeSummary prints a summary as text. Every string in it comes from the bundle, so
+// each is escaped: a name may carry terminal escapes or a forged newline.
 func writeSummary(w io.Writer, s bundle.Summary) error {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
-	p("Bundle:      %s\n", s.Source)
+	t, list := untrusted.Text, func(items []string) string { return untrusted.Text(strings.Join(items, ", ")) }
+	p("Bundle:      %s\n", t(s.Source))
 	if s.FormatVersion == "" {
 		p("Format:      no podflow.json (not written by podflow)\n")
 	} else {
-		p("Format:      %s (written by podflow %s, %s bundle)\n", s.FormatVersion, s.PodflowVersion, orDash(s.Type))
+		p("Format:      %s (written by podflow %s, %s bundle)\n", t(s.FormatVersion), t(s.PodflowVersion), t(orDash(s.Type)))
 	}
 	if s.CollectedAt != nil {
 		p("Collected:   %s\n", s.CollectedAt.UTC().Format(time.RFC3339))
 	}
 	if c := s.Cluster; c != nil && (c.Server != "" || c.ServerVersion != "") {
-		p("Cluster:     %s %s (clock skew %.1fs)\n", orDash(c.Name), orDash(c.ServerVersion), c.ClockSkewSeconds)
+		p("Cluster:     %s %s (clock skew %.1fs)\n", t(orDash(c.Name)), t(orDash(c.ServerVersion)), c.ClockSkewSeconds)
 	}
 	if sc := s.Scope; sc != nil {
 		ns := strings.Join(sc.Namespaces, ",")
 		if sc.AllNamespaces {
 			ns = "all"
 		}
-		p("Scope:       namespaces=%s selector=%s pod=%s since=%s node=%s\n", orDash(ns), orDash(sc.LabelSelector), orDash(sc.Pod), orDash(sc.Since), orDash(sc.Node))
+		p("Scope:       namespaces=%s selector=%s pod=%s since=%s node=%s\n", t(orDash(ns)), t(orDash(sc.LabelSelector)), t(orDash(sc.Pod)), t(orDash(sc.Since)), t(orDash(sc.Node)))
 	}
 	p("Size:        %d files, %d bytes uncompressed, %d container logs, %d values redacted\n", s.Files, s.Bytes, s.Logs, s.Redacted)
-	p("Namespaces:  %s\n", orDash(strings.Join(s.Namespaces, ", ")))
-	p("Nodes:       %s\n", orDash(strings.Join(s.Nodes, ", ")))
+	p("Namespaces:  %s\n", orDash(list(s.Namespaces)))
+	switch {
+	case len(s.Nodes) == 0:
+		p("Nodes:       -\n")
+	case len(s.NodeEvidence) == 0:
+		p("Nodes:       %d: %s (no node evidence)\n", len(s.Nodes), list(s.Nodes))
+	default:
+		p("Nodes:       %d: %s (node evidence: %s)\n", len(s.Nodes), list(s.Nodes), list(s.NodeEvidence))
+	}
 	kinds := make([]string, 0, len(s.Kinds))
 	for k := range s.Kinds {
 		kinds = append(kinds, k)
@@ -84,20 +98,20 @@ func writeSummary(w io.Writer, s bundle.Summary) error {
 	sort.Strings(kinds)
 	p("Objects:\n")
 	for _, k := range kinds {
-		p("  %-36s %d\n", k, s.Kinds[k])
+		p("  %-36s %d\n", t(k), s.Kinds[k])
 	}
 	if len(s.Sources) > 0 {
 		p("Sources:\n")
 		for _, src := range s.Sources {
-			line := fmt.Sprintf("  %-36s %-8s %6dms", src.Name, src.Status, src.DurationMS)
+			line := fmt.Sprintf("  %-36s %-8s %6dms", t(src.Name), t(src.Status), src.DurationMS)
 			if src.Error != "" {
-				line += "  " + src.Error
+				line += "  " + t(src.Error)
 			}
 			p("%s\n", line)
 		}
 	}
 	for _, u := range s.Unreadable {
-		p("Warning: %s is not a readable JSON list\n", u)
+		p("Warning: %s is not a readable JSON list\n", t(u))
 	}
 	return nil
 }

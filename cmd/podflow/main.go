@@ -4,14 +4,27 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// The first signal asks the command to stop: it abandons its work, removes what
+		// it was writing and returns. A second one ends podflow at once.
+		sig := <-signals
+		cancel(&interruptedError{signal: sig})
+		sig = <-signals
+		// Partial output may be left; the next run that writes the same target removes it.
+		fmt.Fprintf(os.Stderr, "podflow: %s again: exiting at once\n", signalName(sig))
+		os.Exit(signalExitCode(sig))
+	}()
 	code := run(ctx, os.Args[1:], defaultStreams())
-	stop()
+	cancel(nil)
 	os.Exit(code)
 }

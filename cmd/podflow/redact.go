@@ -153,12 +153,16 @@ func redactionPolicy(f *redact.Flags, log logrus.FieldLogger) (*redact.Policy, e
 
 func runRedact(ctx context.Context, o *redactOptions) error {
 	start := time.Now()
-	b, err := o.open.open(o.path)
+	b, err := o.open.open(ctx, o.path)
 	if err != nil {
 		return err
 	}
 	if b.Manifest != nil {
-		if problems := bundle.Verify(b); len(problems) > 0 {
+		problems, err := bundle.VerifyContext(ctx, b)
+		if err != nil {
+			return err
+		}
+		if len(problems) > 0 {
 			o.log().WithField("problems", len(problems)).Warnf("%s does not match its manifest (see podflow verify); the copy gets fresh checksums", o.path)
 		}
 	}
@@ -171,7 +175,7 @@ func runRedact(ctx context.Context, o *redactOptions) error {
 	files := b.Files()
 	rename := func(name string) string { return name }
 	if o.pseudo.enabled {
-		if pseudo, files, err = learnPseudonyms(o, b, policy); err != nil {
+		if pseudo, files, err = learnPseudonyms(ctx, o, b, policy); err != nil {
 			return err
 		}
 		// Files are redacted already; writing only pseudonymizes them.
@@ -243,7 +247,7 @@ func redactedManifest(b *bundle.Bundle, policy *redact.Policy, took time.Duratio
 
 // learnPseudonyms redacts every file in memory first, so the identities are learned
 // from redacted data and no secret can reach the mapping file.
-func learnPseudonyms(o *redactOptions, b *bundle.Bundle, policy *redact.Policy) (*redact.Pseudonymizer, map[string][]byte, error) {
+func learnPseudonyms(ctx context.Context, o *redactOptions, b *bundle.Bundle, policy *redact.Policy) (*redact.Pseudonymizer, map[string][]byte, error) {
 	m, err := redact.LoadMappingWith(o.pseudo.mapping, o.pseudo.passphrase)
 	if err != nil {
 		return nil, nil, err
@@ -252,6 +256,9 @@ func learnPseudonyms(o *redactOptions, b *bundle.Bundle, policy *redact.Policy) 
 	for _, name := range b.Names() {
 		if name == bundle.ManifestPath {
 			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
 		}
 		data, err := b.ReadFile(name)
 		if err != nil {

@@ -11,6 +11,8 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/sirupsen/logrus"
 	"github.com/spf13/cobra"
+
+	"podflow.dev/podflow/untrusted"
 )
 
 // Exit codes, per the design: 0 ok, 1 error, 2 usage, 3 findings at or above --fail-on.
@@ -91,7 +93,7 @@ evidence that says so.`,
 		SilenceErrors: true,
 		PersistentPreRun: func(cmd *cobra.Command, args []string) {
 			g.logger.SetOutput(s.ErrOut)
-			g.logger.SetFormatter(&logrus.TextFormatter{DisableTimestamp: !s.ErrTTY, DisableColors: !s.ErrTTY, FullTimestamp: true})
+			g.logger.SetFormatter(escapingFormatter{inner: &logrus.TextFormatter{DisableTimestamp: !s.ErrTTY, DisableColors: !s.ErrTTY, FullTimestamp: true}})
 			switch {
 			case g.verbosity >= 2:
 				g.logger.SetLevel(logrus.TraceLevel)
@@ -136,6 +138,11 @@ func run(ctx context.Context, args []string, s streams) int {
 	root, _ := newRootCmd(s)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
+	if ie, ok := interrupted(ctx); ok && err != nil {
+		// The command stopped on the signal and cleaned up; one line says why.
+		fmt.Fprintf(s.ErrOut, "podflow: %s: stopped, nothing written\n", ie)
+		return signalExitCode(ie.signal)
+	}
 	if err == nil {
 		return exitOK
 	}
@@ -143,7 +150,9 @@ func run(ctx context.Context, args []string, s streams) int {
 	if errors.As(err, &silent) {
 		return silent.code
 	}
-	fmt.Fprintf(s.ErrOut, "Error: %v\n", err)
+	// Errors name bundle entries and quote evidence: print them escaped, keeping only
+	// the line breaks podflow's own messages use.
+	fmt.Fprintf(s.ErrOut, "Error: %s\n", untrusted.Lines(err.Error()))
 	var ee *codeError
 	if errors.As(err, &ee) {
 		return ee.code

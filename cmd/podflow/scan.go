@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"podflow.dev/podflow/bundle/redact"
+	"podflow.dev/podflow/untrusted"
 )
 
 type scanOptions struct {
@@ -55,21 +56,25 @@ Exit status: 0 when nothing is found, 3 when something is.`,
 	return cmd
 }
 
-func runScan(_ context.Context, o *scanOptions) error {
-	b, err := o.open.open(o.path)
+func runScan(ctx context.Context, o *scanOptions) error {
+	b, err := o.open.open(ctx, o.path)
 	if err != nil {
 		return err
 	}
 	var hits []redact.Hit
 	if o.configFile == "" {
-		hits = redact.Scan(b)
+		if hits, err = redact.ScanContext(ctx, b); err != nil {
+			return err
+		}
 	} else {
 		f := redact.Flags{ConfigFile: o.configFile, Key: "scan"}
 		policy, err := redactionPolicy(&f, o.log())
 		if err != nil {
 			return err
 		}
-		hits = policy.Scan(b)
+		if hits, err = policy.ScanContext(ctx, b); err != nil {
+			return err
+		}
 	}
 	report := scanReport{Bundle: o.path, Total: len(hits), ByRule: map[string]int{}, Hits: hits}
 	if report.Hits == nil {
@@ -86,7 +91,7 @@ func runScan(_ context.Context, o *scanOptions) error {
 		}
 	} else {
 		for _, h := range hits {
-			fmt.Fprintf(o.streams.Out, "%s:%d: %s\n", h.File, h.Line, h.Rule)
+			fmt.Fprintf(o.streams.Out, "%s:%d: %s\n", untrusted.Text(h.File), h.Line, untrusted.Text(h.Rule))
 		}
 	}
 	if len(hits) == 0 {

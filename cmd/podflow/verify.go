@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"podflow.dev/podflow/bundle"
+	"podflow.dev/podflow/untrusted"
 )
 
 type verifyOptions struct {
@@ -32,15 +33,18 @@ func newVerifyCmd(g *globalOptions) *cobra.Command {
 	return cmd
 }
 
-func runVerify(_ context.Context, o *verifyOptions) error {
-	b, err := o.open.open(o.path)
+func runVerify(ctx context.Context, o *verifyOptions) error {
+	b, err := o.open.open(ctx, o.path)
 	if err != nil {
 		return err
 	}
-	problems := bundle.Verify(b)
+	problems, err := bundle.VerifyContext(ctx, b)
+	if err != nil {
+		return err
+	}
 	out := o.streams.Out
 	if len(problems) == 0 {
-		_, err := fmt.Fprintf(out, "%s: intact (format %s, %d files, %d bytes)\n", o.path, b.Manifest.FormatVersion, len(b.Manifest.Files), b.Size())
+		_, err := fmt.Fprintf(out, "%s: intact (format %s, %d files, %d bytes)\n", untrusted.Text(o.path), untrusted.Text(b.Manifest.FormatVersion), len(b.Names()), b.Size())
 		return err
 	}
 	for _, p := range problems {

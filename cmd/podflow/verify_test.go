@@ -67,7 +67,7 @@ func TestInspectSummarizes(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &s); err != nil {
 		t.Fatalf("inspect -o json is not a summary: %v\n%s", err, out)
 	}
-	if s.Kinds[bundle.KindPods] != 1 || strings.Join(s.Namespaces, ",") != "oom-killed" || strings.Join(s.Nodes, ",") != "podflow-node" || s.FormatVersion != bundle.FormatVersion {
+	if s.Kinds[bundle.KindPods] != 1 || strings.Join(s.Namespaces, ",") != "oom-killed" || strings.Join(s.Nodes, ",") != "podflow-gpu-node,podflow-node" || strings.Join(s.NodeEvidence, ",") != "podflow-node" || s.FormatVersion != bundle.FormatVersion {
 		t.Fatalf("summary = %+v", s)
 	}
 	code, out, _ = runPodflow(t, "inspect", b)
