@@ -47,6 +47,12 @@ type detector struct {
 	pick func(line []byte, m []int) (start, end int, ok bool)
 	// scan replaces re and pick: it returns the spans to mask in one line.
 	scan func(line []byte) [][2]int
+	// withNext gives scan the line and the one after it when the line ends with a
+	// separator ("token =", "<apiToken>"): a value may stand on the next line.
+	withNext bool
+	// region replaces the line search for detectors whose pattern spans lines: it
+	// returns the spans to mask in the text from a keyword's line on.
+	region func(text []byte) [][2]int
 	// find returns spans to mask in data.
 	find func(data []byte) [][2]int
 }

@@ -73,25 +73,25 @@ func newMatcher(detectors []detector) *matcher {
 		}
 	}
 	m := &matcher{next: make([][256]uint16, len(nodes)), out: make([][]int32, len(nodes)), hasOut: make([]bool, len(nodes))}
-	// Breadth-first, so a state's fail state is complete before the state itself.
+	// Breadth-first, so a state's fail state is complete before the state itself. A
+	// state moves as its fail state does, except on its own children.
 	queue := []int{0}
 	for len(queue) > 0 {
 		s := queue[0]
 		queue = queue[1:]
 		if s != 0 {
 			m.out[s] = append(append([]int32(nil), nodes[s].out...), m.out[nodes[s].fail]...)
+			m.next[s] = m.next[nodes[s].fail]
 		}
 		m.hasOut[s] = len(m.out[s]) > 0
-		for c := 0; c < 256; c++ {
-			if nx, ok := nodes[s].child[byte(c)]; ok {
-				if s != 0 {
-					nodes[nx].fail = int(m.next[nodes[s].fail][c])
-				}
-				m.next[s][c] = uint16(nx)
-				queue = append(queue, nx)
-			} else if s != 0 {
-				m.next[s][c] = m.next[nodes[s].fail][c]
+		for c, nx := range nodes[s].child {
+			if s != 0 {
+				nodes[nx].fail = int(m.next[nodes[s].fail][c])
 			}
+		}
+		for c, nx := range nodes[s].child {
+			m.next[s][c] = uint16(nx)
+			queue = append(queue, nx)
 		}
 	}
 	for s := range m.next {

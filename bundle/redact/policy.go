@@ -23,7 +23,7 @@ import (
 // changes whenever a built-in rule changes what it masks.
 const (
 	PolicyName    = "podflow"
-	PolicyVersion = "1"
+	PolicyVersion = "2"
 )
 
 // Options configure New.
@@ -86,6 +86,7 @@ func build(opts Options, key []byte) *Policy {
 		p.paths = c.paths
 	}
 	p.detectors = append(p.detectors, builtinDetectors...)
+	p.detectors = append(p.detectors, vendorSet()...)
 	for _, d := range p.detectors {
 		if d.keywords == nil {
 			p.unkeyed = true

@@ -41,15 +41,47 @@ func (p *Policy) detect(data []byte, h keywordHits) []span {
 			spans = p.detectLine(spans, d, prio, data, 0)
 			continue
 		}
+		if d.region != nil {
+			winEnd := -1
+			for _, ls := range lineStarts(data, h.pos[prio]) {
+				if ls < winEnd {
+					continue
+				}
+				winEnd = min(len(data), ls+maxMultiline)
+				for _, s := range d.region(data[ls:winEnd]) {
+					spans = append(spans, span{ls + s[0], ls + s[1], d.rule, prio})
+				}
+			}
+			continue
+		}
 		for _, ls := range lineStarts(data, h.pos[prio]) {
 			le := len(data)
 			if e := bytes.IndexByte(data[ls:], '\n'); e >= 0 {
 				le = ls + e
 			}
+			if d.withNext && ls > 0 {
+				// The name may stand on the line before ("<apiToken>" then the value).
+				if ps := bytes.LastIndexByte(data[:ls-1], '\n') + 1; endsWithSeparator(data[ps : ls-1]) {
+					ls = ps
+				}
+			}
+			if d.withNext && endsWithSeparator(data[ls:le]) && le < len(data) {
+				if e := bytes.IndexByte(data[le+1:], '\n'); e >= 0 {
+					le += 1 + e
+				} else {
+					le = len(data)
+				}
+			}
 			spans = p.detectLine(spans, d, prio, data[ls:le], ls)
 		}
 	}
 	return spans
+}
+
+// endsWithSeparator reports a line whose value may follow on the next line.
+func endsWithSeparator(line []byte) bool {
+	t := bytes.TrimRight(line, " \t\r")
+	return len(t) > 0 && bytes.IndexByte([]byte("=:>,|"), t[len(t)-1]) >= 0
 }
 
 func (p *Policy) detectLine(spans []span, d detector, prio int, line []byte, off int) []span {
