@@ -11,7 +11,7 @@ import (
 const (
 	RuleSecretValue         = "secret-value"            // a value of a Secret's data or stringData
 	RuleCredentialEnv       = "credential-env"          // env var named like a credential (DB_PASSWORD)
-	RuleRuntimeEnv          = "runtime-env"             // any env value in crictl inspect output
+	RuleRuntimeEnv          = "runtime-env"             // env value in crictl inspect output named like a credential
 	RuleCredentialField     = "credential-field"        // JSON member named like a credential (dbPassword)
 	RuleDockerConfigAuth    = "docker-config-auth"      // auth, password or token of a docker config's auths
 	RuleKubeconfig          = "kubeconfig-credential"   // token, password, client-key-data of a kubeconfig user
@@ -47,9 +47,9 @@ type detector struct {
 	pick func(line []byte, m []int) (start, end int, ok bool)
 	// scan replaces re and pick: it returns the spans to mask in one line.
 	scan func(line []byte) [][2]int
-	// withNext gives scan the line and the one after it when the line ends with a
-	// separator ("token =", "<apiToken>"): a value may stand on the next line.
-	withNext bool
+	// hits replaces scan for detectors that use where their keywords are: it gets a
+	// line and the offsets in it at which keywords end.
+	hits func(line []byte, ends []int) [][2]int
 	// region replaces the line search for detectors whose pattern spans lines: it
 	// returns the spans to mask in the text from a keyword's line on.
 	region func(text []byte) [][2]int
@@ -90,6 +90,7 @@ var builtinDetectors = []detector{
 	{rule: RuleBearerToken, keywords: keywords("bearer"), re: bearerRE, pick: pickBearer},
 	{rule: RuleAuthorizationHeader, keywords: keywords("authorization"), re: authorizationRE, pick: pickAuthorization},
 	{rule: RuleCredentialAssign, keywords: assignKeywords, scan: scanAssignments},
+	{rule: RuleCredentialEnv, keywords: envKeywords, scan: scanEnvAssignments},
 }
 
 var (

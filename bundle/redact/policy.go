@@ -48,6 +48,8 @@ type Policy struct {
 	matcher       *matcher
 	// unkeyed is true when some detector has no keywords and must see all text.
 	unkeyed bool
+	// unkeyedDets are the detectors without keywords.
+	unkeyedDets []int
 	paths   []pathRule
 	log     logrus.FieldLogger
 
@@ -87,9 +89,10 @@ func build(opts Options, key []byte) *Policy {
 	}
 	p.detectors = append(p.detectors, builtinDetectors...)
 	p.detectors = append(p.detectors, vendorSet()...)
-	for _, d := range p.detectors {
+	for i, d := range p.detectors {
 		if d.keywords == nil {
 			p.unkeyed = true
+			p.unkeyedDets = append(p.unkeyedDets, i)
 		}
 	}
 	p.matcher = newMatcher(p.detectors)

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"math"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 	"sync"
 )
@@ -99,6 +100,14 @@ type vendorDetector struct {
 	re        *regexp.Regexp
 	allow     []compiledAllow
 	multiline bool
+	// anchored is set when every match starts with a keyword (ghp_…, eyJ…, s.…): the
+	// pattern then runs only where a keyword starts, as anchoredRE, instead of over the
+	// whole line, which matters for short keywords found on most lines.
+	anchored   bool
+	anchoredRE *regexp.Regexp
+	// wordStart is set when the pattern starts with \b, which anchoring checks by hand.
+	wordStart bool
+	keywords  [][]byte
 }
 
 var (
@@ -109,9 +118,49 @@ var (
 func (v *vendorDetector) compile() {
 	v.once.Do(func() {
 		v.re = regexp.MustCompile(v.rule.re)
+		v.anchored, v.wordStart = startsWithKeyword(v.rule.re, v.rule.keywords)
+		if v.anchored {
+			v.anchoredRE = regexp.MustCompile(`^(?:` + v.rule.re + `)`)
+		}
 		v.allow = compileAllow(v.rule.allow)
 		globalAllowOnce.Do(func() { globalAllow = compileAllow(gitleaksGlobalAllow) })
 	})
+}
+
+// hits finds the secrets of the rule in a line whose keywords end at ends.
+func (v *vendorDetector) hits(line []byte, ends []int) [][2]int {
+	v.compile()
+	if !v.anchored {
+		return v.spans(line)
+	}
+	var out [][2]int
+	next := 0
+	for _, end := range ends {
+		for _, k := range v.keywords {
+			st := end + 1 - len(k)
+			if st < next || st < 0 || !bytes.EqualFold(line[st:end+1], k) {
+				continue
+			}
+			if v.wordStart && st > 0 && isWordByte(line[st-1]) && isWordByte(line[st]) {
+				continue
+			}
+			m := v.anchoredRE.FindSubmatchIndex(line[st:])
+			if m == nil {
+				continue
+			}
+			for i := range m {
+				if m[i] >= 0 {
+					m[i] += st
+				}
+			}
+			if sp, ok := v.finding(line, m); ok {
+				out = append(out, sp)
+			}
+			next = m[1]
+			break
+		}
+	}
+	return out
 }
 
 // spans finds the secrets of the rule in text, which is one line or, for a rule
@@ -120,6 +169,17 @@ func (v *vendorDetector) spans(text []byte) [][2]int {
 	v.compile()
 	var out [][2]int
 	for _, m := range v.re.FindAllSubmatchIndex(text, -1) {
+		if sp, ok := v.finding(text, m); ok {
+			out = append(out, sp)
+		}
+	}
+	return out
+}
+
+// finding applies the secret group, the entropy floor and the allowlists to one match
+// of the pattern in text, and returns the span to mask.
+func (v *vendorDetector) finding(text []byte, m []int) ([2]int, bool) {
+	{
 		s, e := m[0], m[1]
 		if v.rule.secretGroup > 0 {
 			s, e = m[2*v.rule.secretGroup], m[2*v.rule.secretGroup+1]
@@ -132,19 +192,87 @@ func (v *vendorDetector) spans(text []byte) [][2]int {
 			}
 		}
 		if s < 0 || e <= s {
-			continue
+			return [2]int{}, false
 		}
 		secret, match := text[s:e], text[m[0]:m[1]]
 		if v.rule.entropy > 0 && shannonEntropy(secret) <= v.rule.entropy {
-			continue
+			return [2]int{}, false
 		}
 		if isMask(string(secret)) || v.allowed(secret, match, lineAround(text, m[0], m[1])) {
-			continue
+			return [2]int{}, false
 		}
 		s, e = widenToken(text, s, e)
-		out = append(out, [2]int{s, e})
+		return [2]int{s, e}, true
 	}
-	return out
+}
+
+// startsWithKeyword reports whether every match of re starts with one of the
+// (lower-case) keywords, and whether re starts with \b.
+func startsWithKeyword(re string, kws []string) (anchored, wordStart bool) {
+	t, err := syntax.Parse(re, syntax.Perl)
+	if err != nil {
+		return false, false
+	}
+	t = t.Simplify()
+	// Strip the captures and the word boundary the pattern starts with.
+	for {
+		switch {
+		case t.Op == syntax.OpCapture:
+			t = t.Sub[0]
+			continue
+		case t.Op == syntax.OpConcat && len(t.Sub) > 0 && t.Sub[0].Op == syntax.OpWordBoundary:
+			wordStart = true
+			t = &syntax.Regexp{Op: syntax.OpConcat, Sub: t.Sub[1:], Flags: t.Flags}
+			continue
+		case t.Op == syntax.OpConcat && len(t.Sub) > 0 && t.Sub[0].Op == syntax.OpCapture:
+			sub := append([]*syntax.Regexp{t.Sub[0].Sub[0]}, t.Sub[1:]...)
+			t = &syntax.Regexp{Op: syntax.OpConcat, Sub: sub, Flags: t.Flags}
+			continue
+		}
+		break
+	}
+	return leadsWithKeyword(t, kws), wordStart
+}
+
+// leadsWithKeyword reports whether every string t matches starts with a keyword.
+func leadsWithKeyword(t *syntax.Regexp, kws []string) bool {
+	switch t.Op {
+	case syntax.OpAlternate:
+		for _, s := range t.Sub {
+			if !leadsWithKeyword(s, kws) {
+				return false
+			}
+		}
+		return len(t.Sub) > 0
+	case syntax.OpCapture:
+		return leadsWithKeyword(t.Sub[0], kws)
+	case syntax.OpConcat:
+		// The literal prefix may run over several literal nodes.
+		var lit []rune
+		for _, s := range t.Sub {
+			if s.Op != syntax.OpLiteral {
+				if len(lit) == 0 {
+					return len(t.Sub) > 0 && leadsWithKeyword(t.Sub[0], kws)
+				}
+				break
+			}
+			lit = append(lit, s.Rune...)
+		}
+		return literalHasKeywordPrefix(string(lit), kws)
+	case syntax.OpLiteral:
+		return literalHasKeywordPrefix(string(t.Rune), kws)
+	}
+	return false
+}
+
+func literalHasKeywordPrefix(lit string, kws []string) bool {
+	lit = strings.ToLower(lit)
+	for _, k := range kws {
+		if k != "" && strings.HasPrefix(lit, k) {
+			return true
+		}
+	}
+	return false
 }
 
 func (v *vendorDetector) allowed(secret, match, line []byte) bool {
@@ -240,12 +368,12 @@ var vendorSet = sync.OnceValue(func() []detector { return vendorDetectors(gitlea
 func vendorDetectors(rules []vendorRule) []detector {
 	out := make([]detector, 0, len(rules))
 	for i := range rules {
-		v := &vendorDetector{rule: &rules[i], multiline: multilinePattern(rules[i].re)}
-		d := detector{rule: rules[i].id, keywords: keywords(rules[i].keywords...), withNext: true}
+		v := &vendorDetector{rule: &rules[i], multiline: multilinePattern(rules[i].re), keywords: keywords(rules[i].keywords...)}
+		d := detector{rule: rules[i].id, keywords: v.keywords}
 		if v.multiline {
 			d.region = v.spans
 		} else {
-			d.scan = v.spans
+			d.hits = v.hits
 		}
 		out = append(out, d)
 	}
