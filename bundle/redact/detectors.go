@@ -22,7 +22,7 @@ const (
 	RuleAWSAccessKeyID      = "aws-access-key-id"       // AKIA.../ASIA... access key ID
 	RuleAWSSecretKey        = "aws-secret-access-key"   // 40-character secret key after aws_secret_access_key
 	RuleAzureConnection     = "azure-connection-string" // AccountKey=, SharedAccessKey=, SharedAccessSignature=
-	RuleURLPassword         = "url-password"            // scheme://user:password@host
+	RuleURLPassword         = "url-password"            // user:password of scheme://user:password@host
 	RuleDSNPassword         = "dsn-password"            // user:password@tcp(host) (Go MySQL DSN)
 	RuleConnectionPassword  = "connection-string-password"
 	RuleBearerToken         = "bearer-token"          // Bearer <token>
@@ -106,7 +106,7 @@ var (
 	authorizationRE = regexp.MustCompile(`(?i)\bauthorization\\?["']?[ \t]*[:=][ \t]*\\?["']?((?:bearer|basic|token|digest|negotiate|ntlm)[ \t]+)?([^\s"'\\,;{\[<][^\s"'\\,;<]*)`)
 )
 
-// scanURLPasswords masks the password of scheme://user:password@host. It starts from
+// scanURLPasswords masks the user and password of scheme://user:password@host. It starts from
 // each "://" rather than trying a pattern at every offset of a line full of URLs.
 func scanURLPasswords(line []byte) [][2]int {
 	var out [][2]int
@@ -132,7 +132,9 @@ func scanURLPasswords(line []byte) [][2]int {
 		if c < 0 || c == len(userinfo)-1 {
 			continue
 		}
-		out = append(out, [2]int{i + c + 1, k})
+		// The user goes with the password: together they are the credential, and a
+		// user name alone helps to guess it.
+		out = append(out, [2]int{i, k})
 		i = k
 	}
 }

@@ -82,7 +82,8 @@ func plainValue(v string) bool {
 	case "yes", "no", "on", "off", "enabled", "disabled":
 		return true
 	}
-	if _, err := strconv.ParseFloat(v, 64); err == nil {
+	// Ports, counts, sizes and timeouts; a long number is an ID or a secret.
+	if _, err := strconv.ParseFloat(v, 64); err == nil && len(v) <= 12 {
 		return true
 	}
 	if isAbsPath(v) || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "~/") {

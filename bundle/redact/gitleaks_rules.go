@@ -11,6 +11,7 @@ const GitleaksVersion = "v8.30.1"
 //   - hashicorp-tf-password: applies to files named (?i)\.(?:tf|hcl)$ only
 //   - kubernetes-secret-yaml: applies to files named (?i)\.ya?ml$ only
 //   - nuget-config-password: applies to files named (?i)nuget\.config$ only
+//   - private-key: podflow's own private-key detector masks PEM private keys, plain, with \n escapes or base64-encoded, in one pass; this rule's pattern takes quadratic time on many key headers
 //   - pkcs12-file: matches file names only
 //   - generic-api-key: podflow's credential-name detectors cover a key under a credential-like name; on its own this rule is slow and its only hit on recorded bundles was a pod UID
 
@@ -187,7 +188,6 @@ var gitleaksRules = []vendorRule{
 	{id: "postman-api-token", re: `\b(PMAK-(?i)[a-f0-9]{24}\-[a-f0-9]{34})(?:[\x60'"\s;]|\\[nr]|$)`, entropy: 3, keywords: []string{`pmak-`}},
 	{id: "prefect-api-token", re: `\b(pnu_[a-zA-Z0-9]{36})(?:[\x60'"\s;]|\\[nr]|$)`, entropy: 2, keywords: []string{`pnu_`}},
 	{id: "privateai-api-token", re: `[\w.-]{0,50}?(?i:[\w.-]{0,50}?(?:private[_-]?ai)(?:[ \t\w.-]{0,20})[\s'"]{0,3})(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}([a-z0-9]{32})(?:[\x60'"\s;]|\\[nr]|$)`, entropy: 3, keywords: []string{`privateai`, `private_ai`, `private-ai`}},
-	{id: "private-key", re: `(?i)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----[\s\S-]{64,}?KEY(?: BLOCK)?-----`, keywords: []string{`-----begin`}},
 	{id: "pulumi-api-token", re: `\b(pul-[a-f0-9]{40})(?:[\x60'"\s;]|\\[nr]|$)`, entropy: 2, keywords: []string{`pul-`}},
 	{id: "pypi-upload-token", re: `pypi-AgEIcHlwaS5vcmc[\w-]{50,1000}`, entropy: 3, keywords: []string{`pypi-ageichlwas5vcmc`}},
 	{id: "rapidapi-access-token", re: `(?i)[\w.-]{0,50}?(?:rapidapi)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}([a-z0-9_-]{50})(?:[\x60'"\s;]|\\[nr]|$)`, keywords: []string{`rapidapi`}},

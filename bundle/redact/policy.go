@@ -50,8 +50,8 @@ type Policy struct {
 	unkeyed bool
 	// unkeyedDets are the detectors without keywords.
 	unkeyedDets []int
-	paths   []pathRule
-	log     logrus.FieldLogger
+	paths       []pathRule
+	log         logrus.FieldLogger
 
 	mu     sync.Mutex
 	report bundle.Redaction

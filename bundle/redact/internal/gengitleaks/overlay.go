@@ -106,6 +106,9 @@ func Validate(rule config.Rule, truePositives []string, falsePositives []string)
 	s := Samples[rule.RuleID]
 	s.TPs = append(s.TPs, truePositives...)
 	s.FPs = append(s.FPs, falsePositives...)
+	// Some samples come from a map: sorted, the generated file is reproducible.
+	sort.Strings(s.TPs)
+	sort.Strings(s.FPs)
 	Samples[rule.RuleID] = s
 	return &rule
 }
