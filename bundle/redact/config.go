@@ -106,7 +106,7 @@ func ParseConfig(file string, data []byte) (*Config, error) {
 		return nil, &ConfigError{File: file, Err: fmt.Errorf("name %q: use lower-case letters, digits and '-'", cf.Name)}
 	}
 	reserved := map[string]bool{}
-	for _, d := range builtinDetectors {
+	for _, d := range append(builtinDetectors, vendorSet()...) {
 		reserved[d.rule] = true
 	}
 	for _, r := range structuralRules {

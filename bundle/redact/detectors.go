@@ -11,7 +11,7 @@ import (
 const (
 	RuleSecretValue         = "secret-value"            // a value of a Secret's data or stringData
 	RuleCredentialEnv       = "credential-env"          // env var named like a credential (DB_PASSWORD)
-	RuleRuntimeEnv          = "runtime-env"             // any env value in crictl inspect output
+	RuleRuntimeEnv          = "runtime-env"             // env value in crictl inspect output named like a credential
 	RuleCredentialField     = "credential-field"        // JSON member named like a credential (dbPassword)
 	RuleDockerConfigAuth    = "docker-config-auth"      // auth, password or token of a docker config's auths
 	RuleKubeconfig          = "kubeconfig-credential"   // token, password, client-key-data of a kubeconfig user
@@ -22,7 +22,7 @@ const (
 	RuleAWSAccessKeyID      = "aws-access-key-id"       // AKIA.../ASIA... access key ID
 	RuleAWSSecretKey        = "aws-secret-access-key"   // 40-character secret key after aws_secret_access_key
 	RuleAzureConnection     = "azure-connection-string" // AccountKey=, SharedAccessKey=, SharedAccessSignature=
-	RuleURLPassword         = "url-password"            // scheme://user:password@host
+	RuleURLPassword         = "url-password"            // user:password of scheme://user:password@host
 	RuleDSNPassword         = "dsn-password"            // user:password@tcp(host) (Go MySQL DSN)
 	RuleConnectionPassword  = "connection-string-password"
 	RuleBearerToken         = "bearer-token"          // Bearer <token>
@@ -47,6 +47,12 @@ type detector struct {
 	pick func(line []byte, m []int) (start, end int, ok bool)
 	// scan replaces re and pick: it returns the spans to mask in one line.
 	scan func(line []byte) [][2]int
+	// hits replaces scan for detectors that use where their keywords are: it gets a
+	// line and the offsets in it at which keywords end.
+	hits func(line []byte, ends []int) [][2]int
+	// region replaces the line search for detectors whose pattern spans lines: it
+	// returns the spans to mask in the text from a keyword's line on.
+	region func(text []byte) [][2]int
 	// find returns spans to mask in data.
 	find func(data []byte) [][2]int
 }
@@ -84,6 +90,7 @@ var builtinDetectors = []detector{
 	{rule: RuleBearerToken, keywords: keywords("bearer"), re: bearerRE, pick: pickBearer},
 	{rule: RuleAuthorizationHeader, keywords: keywords("authorization"), re: authorizationRE, pick: pickAuthorization},
 	{rule: RuleCredentialAssign, keywords: assignKeywords, scan: scanAssignments},
+	{rule: RuleCredentialEnv, keywords: envKeywords, scan: scanEnvAssignments},
 }
 
 var (
@@ -99,7 +106,7 @@ var (
 	authorizationRE = regexp.MustCompile(`(?i)\bauthorization\\?["']?[ \t]*[:=][ \t]*\\?["']?((?:bearer|basic|token|digest|negotiate|ntlm)[ \t]+)?([^\s"'\\,;{\[<][^\s"'\\,;<]*)`)
 )
 
-// scanURLPasswords masks the password of scheme://user:password@host. It starts from
+// scanURLPasswords masks the user and password of scheme://user:password@host. It starts from
 // each "://" rather than trying a pattern at every offset of a line full of URLs.
 func scanURLPasswords(line []byte) [][2]int {
 	var out [][2]int
@@ -125,7 +132,9 @@ func scanURLPasswords(line []byte) [][2]int {
 		if c < 0 || c == len(userinfo)-1 {
 			continue
 		}
-		out = append(out, [2]int{i + c + 1, k})
+		// The user goes with the password: together they are the credential, and a
+		// user name alone helps to guess it.
+		out = append(out, [2]int{i, k})
 		i = k
 	}
 }

@@ -12,7 +12,14 @@
 //     stay; a data value becomes the base64 of its mask, so the Secret still decodes as
 //     a Kubernetes Secret.
 //   - credential-env: env vars named like credentials (DB_PASSWORD, dbPassword,
-//     db-password, API_KEY...) as {name, value}, CRI {key, value} and NAME=value strings.
+//     db-password, API_KEY...) as {name, value}, CRI {key, value} and NAME=value strings,
+//     in text too, and the kubelet's EnvVar{Name:X,Value:Y,...} dumps. Names such as
+//     STRIPE_KEY, GITLAB_PAT, SMTP_PW, SENTRY_DSN, SLACK_WEBHOOK_URL, DB_CONN_STRING,
+//     JWT_SECRET_BASE or API_TOKEN_PROD count unless the value is plain: a boolean, a
+//     short number, a path or a URL without credentials.
+//   - runtime-env: env values in crictl inspect output named like credentials. PATH,
+//     HOSTNAME, HOME, TERM, KUBERNETES_* and Service links stay; the other values go
+//     through the text detectors.
 //   - credential-field: any JSON member so named whose value is a string.
 //   - docker-config-auth, kubeconfig-credential, gcp-service-account-key: the secret
 //     fields of docker config auths, kubeconfig users and GCP service-account keys.
@@ -21,10 +28,25 @@
 //
 // Every other string, and every line of text (logs, journals, dmesg, YAML), goes through
 // the text detectors: private-key (PEM, also with \n escapes), private-key-base64,
-// jwt, aws-access-key-id, aws-secret-access-key, azure-connection-string, url-password,
-// dsn-password, connection-string-password, docker-config-auth, bearer-token,
-// authorization-header and credential-assignment (password=..., token: ...). Lines of
-// text that are JSON objects (structured logs) are redacted structurally and stay JSON.
+// jwt, aws-access-key-id, aws-secret-access-key, azure-connection-string, url-password
+// (user and password), dsn-password, connection-string-password, docker-config-auth,
+// bearer-token, authorization-header and credential-assignment (password=..., token:
+// ...), then the vendor detectors. Lines of text that are JSON objects (structured
+// logs) are redacted structurally and stay JSON.
+//
+// # Vendor detectors
+//
+// The vendor detectors are the rules of gitleaks' default configuration (GitHub,
+// GitLab, Slack, Stripe, OpenAI, Anthropic, GCP, npm, PyPI, Vault, Twilio...), each
+// masking under its gitleaks rule ID (<redacted:github-pat:3f9a1c>). gengitleaks
+// converts them into gitleaks_rules.go and records their own true and false positives
+// in gitleaks_samples_test.go (go generate; GitleaksVersion names the release), so
+// podflow does not link gitleaks. They keep gitleaks' semantics (keyword prefilter,
+// secret group, entropy floor, allowlists); a pattern that starts with its keyword runs
+// only where the keyword starts, a value may stand on the line after its name, and a
+// secret whose capture is part of a token is masked as the whole token. Left out:
+// generic-api-key (the credential-name detectors cover its useful part), rules bound
+// to file names, and private-key (podflow's own detector).
 //
 // A name counts as a credential's by its last meaningful word: DB_PASSWORD and
 // client-key-data do, password_policy, tokenizer, secretName and topologyKey do not.

@@ -29,6 +29,15 @@ func FuzzRedact(f *testing.F) {
 		strings.Repeat("token:", 5000),
 		strings.Repeat("a", 5000) + "=" + strings.Repeat("password:", 5000),
 		strings.Repeat("-----BEGIN PRIVATE KEY-----\nabc\n", 2000),
+		// Vendor formats, names that hold credentials loosely, kubelet EnvVar dumps and
+		// runtime env.
+		"token ghp_4Ug2kqb8fVsc5XjZrKm0TLaQpW3nYdE6HiRo xoxb-1234567890-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx\n",
+		`{"msg":"x","ref":"glpat-x2Rk9vLmQ7bN3cT5yW1z","u":"https://hooks.slack.com/services/T01ABCDEF23/B04GHIJKL56/a1B2c3D4e5F6g7H8i9J0k1L2"}`,
+		"<stripeToken>\n    sk_live_4eC39HqLyjWDarjtT1zdp7dc\n</stripeToken>",
+		`err="&Container{Env:[]EnvVar{EnvVar{Name:DB_PASSWORD,Value:a,b,ValueFrom:nil,},EnvVar{Name:X_KEY,Value:`,
+		`{"info":{"runtimeSpec":{"process":{"env":["PATH=/bin","STRIPE_KEY=rk_x1","A_SERVICE_HOST=1.2.3.4","REF=AKIAZ3MHKQ7XW2PLNB4R"]}}}}`,
+		"STRIPE_KEY=abc SENTRY_DSN=https://k@o1.ingest.sentry.io/1 curl -H \"Authorization: Bearer abcdefgh12\" x",
+		strings.Repeat("ey", 3000) + strings.Repeat("s.", 3000) + strings.Repeat("api-", 2000),
 	} {
 		f.Add([]byte(seed))
 	}
@@ -36,7 +45,7 @@ func FuzzRedact(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	names := []string{"cluster-resources/secrets/ns.json", "nodes/n1/kubelet.log"}
+	names := []string{"cluster-resources/secrets/ns.json", "nodes/n1/kubelet.log", "nodes/n1/crictl/inspect/c1.json"}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		for _, name := range names {
 			once, err := p.Apply(name, in)

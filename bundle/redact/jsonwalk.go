@@ -101,25 +101,56 @@ func (w *walker) value(n *jnode, c jctx) {
 	}
 }
 
-// runtimeEnvValue masks one environment entry of crictl inspect output, NAME=value (OCI
-// runtime spec) or {key, value} (CRI config), whatever its name. The runtime has
-// resolved every valueFrom there, so a Secret's value appears under any name the pod
-// chose (UPSTREAM_REF as much as DB_PASSWORD); the pod spec in the bundle still shows
-// each variable's literal or source.
+// runtimeEnvValue redacts one environment entry of crictl inspect output, NAME=value
+// (OCI runtime spec) or {key, value} (CRI config). The runtime's own variables (PATH,
+// HOSTNAME, HOME, TERM) and the ones Kubernetes injects (KUBERNETES_*, Service links)
+// are evidence and stay; the others are judged by name and value like a Pod's env.
 func (w *walker) runtimeEnvValue(n *jnode) {
 	switch n.kind {
 	case jString:
 		name, v, ok := envAssignment(n.str)
-		if !ok || v == "" || isMask(v) {
+		if !ok || v == "" || isMask(v) || runtimeEnvName(name) {
 			return
 		}
-		w.sink.hit(RuleRuntimeEnv, w.at(n))
-		w.replace(n, quoteJSON(name+"="+string(w.p.mask(RuleRuntimeEnv, []byte(v)))))
-	case jObject:
-		if v := n.member("value"); v != nil && v.kind == jString && v.str != "" && !isMask(v.str) {
-			w.maskString(v, RuleRuntimeEnv)
+		if envCredential(name, v) {
+			w.sink.hit(RuleRuntimeEnv, w.at(n))
+			w.replace(n, quoteJSON(name+"="+string(w.p.mask(RuleRuntimeEnv, []byte(v)))))
+			return
 		}
+		w.stringValue(n)
+	case jObject:
+		v := n.member("value")
+		if v == nil || v.kind != jString || v.str == "" || isMask(v.str) {
+			return
+		}
+		name, _ := n.memberString("key")
+		if runtimeEnvName(name) {
+			return
+		}
+		if envCredential(name, v.str) {
+			w.maskString(v, RuleRuntimeEnv)
+			return
+		}
+		w.stringValue(v)
 	}
+}
+
+// runtimeEnvName reports the variables a container runtime and the kubelet set.
+func runtimeEnvName(name string) bool {
+	switch name {
+	case "PATH", "HOSTNAME", "HOME", "TERM":
+		return true
+	}
+	if strings.HasPrefix(name, "KUBERNETES_") {
+		return true
+	}
+	// Service links: <SVC>_SERVICE_HOST, <SVC>_SERVICE_PORT[_<NAME>], <SVC>_PORT and
+	// <SVC>_PORT_<port>_<PROTO>[_PROTO|_PORT|_ADDR].
+	if i := strings.Index(name, "_SERVICE_"); i > 0 {
+		rest := name[i+len("_SERVICE_"):]
+		return rest == "HOST" || rest == "PORT" || strings.HasPrefix(rest, "PORT_")
+	}
+	return strings.HasSuffix(name, "_PORT") || strings.Contains(name, "_PORT_")
 }
 
 // element handles one array element; NAME=value strings are environment variables, as
@@ -130,7 +161,7 @@ func (w *walker) element(n *jnode, c jctx) {
 		return
 	}
 	if n.kind == jString {
-		if name, v, ok := envAssignment(n.str); ok && credentialEnvName(name) && plausibleSecret(name, v) {
+		if name, v, ok := envAssignment(n.str); ok && envCredential(name, v) {
 			w.sink.hit(RuleCredentialEnv, w.at(n))
 			w.replace(n, quoteJSON(name+"="+string(w.p.mask(RuleCredentialEnv, []byte(v)))))
 			return
@@ -244,7 +275,10 @@ func (w *walker) credentialPairValue(n *jnode) *jnode {
 			return nil
 		}
 	}
-	if containsFold([]byte(name), assignKeywords) && (credentialEnvName(name) || headerName(name)) && plausibleSecret(name, v.str) {
+	if !containsFold([]byte(name), assignKeywords) && !containsFold([]byte(name), envNameKeywords) {
+		return nil
+	}
+	if envCredential(name, v.str) || headerName(name) && plausibleSecret(name, v.str) {
 		return v
 	}
 	return nil

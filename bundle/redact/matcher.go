@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"encoding/binary"
+	"slices"
 )
 
 // matcher finds every detector keyword in one pass over the data, case-insensitively
@@ -19,15 +20,30 @@ type matcher struct {
 	hasOut   []bool // next and hasOut are used while building only
 }
 
-// keywordHits says, per detector, where its keywords are.
+// keywordHits says, per detector, where its keywords are. It is sparse: a string
+// holds the keywords of few of the detectors.
 type keywordHits struct {
-	// pos[d] are the offsets at which keywords of detector d end, ascending.
-	pos [][]int
+	// dets are the detectors whose keywords were found, ascending, and pos[i] the
+	// offsets at which keywords of dets[i] end, ascending.
+	dets []int32
+	pos  [][]int
 	// any are the offsets at which any keyword ends.
 	any []int
 }
 
-func (h *keywordHits) has(d int) bool { return d < len(h.pos) && len(h.pos[d]) > 0 }
+// none reports that no keyword was found.
+func (h *keywordHits) none() bool { return len(h.any) == 0 }
+
+// positions returns the offsets at which keywords of detector d end.
+func (h *keywordHits) positions(d int) []int {
+	i, ok := slices.BinarySearch(h.dets, int32(d))
+	if !ok {
+		return nil
+	}
+	return h.pos[i]
+}
+
+func (h *keywordHits) has(d int) bool { return len(h.positions(d)) > 0 }
 
 // lineStarts returns the starts of the distinct lines holding the offsets.
 func lineStarts(data []byte, offsets []int) []int {
@@ -73,25 +89,25 @@ func newMatcher(detectors []detector) *matcher {
 		}
 	}
 	m := &matcher{next: make([][256]uint16, len(nodes)), out: make([][]int32, len(nodes)), hasOut: make([]bool, len(nodes))}
-	// Breadth-first, so a state's fail state is complete before the state itself.
+	// Breadth-first, so a state's fail state is complete before the state itself. A
+	// state moves as its fail state does, except on its own children.
 	queue := []int{0}
 	for len(queue) > 0 {
 		s := queue[0]
 		queue = queue[1:]
 		if s != 0 {
 			m.out[s] = append(append([]int32(nil), nodes[s].out...), m.out[nodes[s].fail]...)
+			m.next[s] = m.next[nodes[s].fail]
 		}
 		m.hasOut[s] = len(m.out[s]) > 0
-		for c := 0; c < 256; c++ {
-			if nx, ok := nodes[s].child[byte(c)]; ok {
-				if s != 0 {
-					nodes[nx].fail = int(m.next[nodes[s].fail][c])
-				}
-				m.next[s][c] = uint16(nx)
-				queue = append(queue, nx)
-			} else if s != 0 {
-				m.next[s][c] = m.next[nodes[s].fail][c]
+		for c, nx := range nodes[s].child {
+			if s != 0 {
+				nodes[nx].fail = int(m.next[nodes[s].fail][c])
 			}
+		}
+		for c, nx := range nodes[s].child {
+			m.next[s][c] = uint16(nx)
+			queue = append(queue, nx)
 		}
 	}
 	for s := range m.next {
@@ -154,9 +170,15 @@ func (m *matcher) renumber() {
 	m.table, m.out, m.next, m.hasOut = table, out, nil, nil
 }
 
+type hitPair struct {
+	det int32
+	pos int
+}
+
 // scan finds the keywords in data. It allocates only when a keyword is present.
-func (m *matcher) scan(data []byte, ndet int) keywordHits {
+func (m *matcher) scan(data []byte, _ int) keywordHits {
 	var h keywordHits
+	var pairs []hitPair
 	s, first := uint32(0), m.firstOut
 	table, class := m.table, &m.class
 	for i, c := range data {
@@ -164,13 +186,23 @@ func (m *matcher) scan(data []byte, ndet int) keywordHits {
 		if s < first {
 			continue
 		}
-		if h.pos == nil {
-			h.pos = make([][]int, ndet)
-		}
 		for _, d := range m.out[int(s)/m.nclass] {
-			h.pos[d] = append(h.pos[d], i)
+			pairs = append(pairs, hitPair{d, i})
 		}
 		h.any = append(h.any, i)
+	}
+	if len(pairs) == 0 {
+		return h
+	}
+	slices.SortStableFunc(pairs, func(a, b hitPair) int { return int(a.det) - int(b.det) })
+	all := make([]int, len(pairs))
+	for i, p := range pairs {
+		all[i] = p.pos
+		if i == 0 || p.det != pairs[i-1].det {
+			h.dets = append(h.dets, p.det)
+			h.pos = append(h.pos, all[i:i])
+		}
+		h.pos[len(h.pos)-1] = h.pos[len(h.pos)-1][:len(h.pos[len(h.pos)-1])+1]
 	}
 	return h
 }

@@ -23,7 +23,7 @@ import (
 // changes whenever a built-in rule changes what it masks.
 const (
 	PolicyName    = "podflow"
-	PolicyVersion = "1"
+	PolicyVersion = "2"
 )
 
 // Options configure New.
@@ -48,8 +48,10 @@ type Policy struct {
 	matcher       *matcher
 	// unkeyed is true when some detector has no keywords and must see all text.
 	unkeyed bool
-	paths   []pathRule
-	log     logrus.FieldLogger
+	// unkeyedDets are the detectors without keywords.
+	unkeyedDets []int
+	paths       []pathRule
+	log         logrus.FieldLogger
 
 	mu     sync.Mutex
 	report bundle.Redaction
@@ -86,9 +88,11 @@ func build(opts Options, key []byte) *Policy {
 		p.paths = c.paths
 	}
 	p.detectors = append(p.detectors, builtinDetectors...)
-	for _, d := range p.detectors {
+	p.detectors = append(p.detectors, vendorSet()...)
+	for i, d := range p.detectors {
 		if d.keywords == nil {
 			p.unkeyed = true
+			p.unkeyedDets = append(p.unkeyedDets, i)
 		}
 	}
 	p.matcher = newMatcher(p.detectors)

@@ -92,3 +92,24 @@ func TestRealisticLogsScanClean(t *testing.T) {
 		t.Fatalf("hits by rule = %v", byRule)
 	}
 }
+
+// TestScanFindsVendorTokensLeftByOlderPolicies checks that a bundle redacted before
+// the vendor detectors existed (here: a token left as it was) scans with the token's
+// gitleaks rule, so collect's leak check refuses to package it.
+func TestScanFindsVendorTokensLeftByOlderPolicies(t *testing.T) {
+	files := map[string][]byte{
+		"cluster-resources/pods/logs/shop/web/app.log": []byte("pushing with <redacted:credential-assignment:3f9a1c> and ghp_4Ug2kqb8fVsc5XjZrKm0TLaQpW3nYdE6HiRo\n"),
+		"nodes/n1/kubelet.log":                         []byte(`Nov 29 10:00:00 n1 kubelet[1]: I1129 10:00:00.0 1 a.go:1] "x" output="xoxb-1234567890-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx"` + "\n"),
+	}
+	b, err := bundle.New("test", files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Hit{
+		{File: "cluster-resources/pods/logs/shop/web/app.log", Line: 1, Rule: "github-pat"},
+		{File: "nodes/n1/kubelet.log", Line: 1, Rule: "slack-bot-token"},
+	}
+	if got := Scan(b); !reflect.DeepEqual(got, want) {
+		t.Fatalf("Scan:\ngot:  %+v\nwant: %+v", got, want)
+	}
+}

@@ -27,10 +27,14 @@ func asciiLower(dst, src []byte) []byte {
 // data, and returns what they found, unsorted.
 func (p *Policy) detect(data []byte, h keywordHits) []span {
 	var spans []span
-	for prio, d := range p.detectors {
-		if d.keywords != nil && !h.has(prio) {
-			continue
-		}
+	dets, poss := h.dets, h.pos
+	for _, d := range p.unkeyedDets {
+		dets, poss = append(dets, int32(d)), append(poss, nil)
+	}
+	for i, di := range dets {
+		prio := int(di)
+		d := p.detectors[prio]
+		pos := poss[i]
 		if d.find != nil {
 			for _, s := range d.find(data) {
 				spans = append(spans, span{s[0], s[1], d.rule, prio})
@@ -41,7 +45,24 @@ func (p *Policy) detect(data []byte, h keywordHits) []span {
 			spans = p.detectLine(spans, d, prio, data, 0)
 			continue
 		}
-		for _, ls := range lineStarts(data, h.pos[prio]) {
+		if d.region != nil {
+			winEnd := -1
+			for _, ls := range lineStarts(data, pos) {
+				if ls < winEnd {
+					continue
+				}
+				winEnd = min(len(data), ls+maxMultiline)
+				for _, s := range d.region(data[ls:winEnd]) {
+					spans = append(spans, span{ls + s[0], ls + s[1], d.rule, prio})
+				}
+			}
+			continue
+		}
+		if d.hits != nil {
+			spans = p.detectHits(spans, d, prio, data, pos)
+			continue
+		}
+		for _, ls := range lineStarts(data, pos) {
 			le := len(data)
 			if e := bytes.IndexByte(data[ls:], '\n'); e >= 0 {
 				le = ls + e
@@ -50,6 +71,51 @@ func (p *Policy) detect(data []byte, h keywordHits) []span {
 		}
 	}
 	return spans
+}
+
+// detectHits runs a detector that reads its keywords' positions on each line holding
+// them. A line ending with a separator ("token =", "<apiToken>") is read with the
+// next one, where its value may stand, and a line with one before it.
+func (p *Policy) detectHits(spans []span, d detector, prio int, data []byte, pos []int) []span {
+	var ends []int
+	for i := 0; i < len(pos); {
+		ls := bytes.LastIndexByte(data[:pos[i]], '\n') + 1
+		le := len(data)
+		if e := bytes.IndexByte(data[pos[i]:], '\n'); e >= 0 {
+			le = pos[i] + e
+		}
+		j := i
+		for j < len(pos) && pos[j] < le {
+			j++
+		}
+		if ls > 0 {
+			if ps := bytes.LastIndexByte(data[:ls-1], '\n') + 1; endsWithSeparator(data[ps : ls-1]) {
+				ls = ps
+			}
+		}
+		if endsWithSeparator(data[ls:le]) && le < len(data) {
+			if e := bytes.IndexByte(data[le+1:], '\n'); e >= 0 {
+				le += 1 + e
+			} else {
+				le = len(data)
+			}
+		}
+		ends = ends[:0]
+		for _, o := range pos[i:j] {
+			ends = append(ends, o-ls)
+		}
+		for _, s := range d.hits(data[ls:le], ends) {
+			spans = append(spans, span{ls + s[0], ls + s[1], d.rule, prio})
+		}
+		i = j
+	}
+	return spans
+}
+
+// endsWithSeparator reports a line whose value may follow on the next line.
+func endsWithSeparator(line []byte) bool {
+	t := bytes.TrimRight(line, " \t\r")
+	return len(t) > 0 && bytes.IndexByte([]byte("=:>,|"), t[len(t)-1]) >= 0
 }
 
 func (p *Policy) detectLine(spans []span, d detector, prio int, line []byte, off int) []span {
@@ -115,7 +181,7 @@ func (p *Policy) textEdits(data []byte, base, anchor int, s sink, skip [][2]int)
 }
 
 func (p *Policy) textEditsWith(data []byte, h keywordHits, base, anchor int, s sink, skip [][2]int) []edit {
-	if h.pos == nil && !p.unkeyed {
+	if h.none() && !p.unkeyed {
 		return nil
 	}
 	spans := p.detect(data, h)
@@ -160,7 +226,7 @@ func (p *Policy) fileEdits(name string, data []byte, s sink) (edits []edit, retr
 	h := p.matcher.scan(data, len(p.detectors))
 	itemKind := fileItemKind(name)
 	runtimeEnv := runtimeEnvFile(name)
-	if h.pos == nil && !p.unkeyed && len(p.paths) == 0 && itemKind != "Secret" && !runtimeEnv {
+	if h.none() && !p.unkeyed && len(p.paths) == 0 && itemKind != "Secret" && !runtimeEnv {
 		return nil, false
 	}
 	if looksLikeJSON(data) {

@@ -82,7 +82,7 @@ func TestScanRedactScan(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("redact: exit %d\n%s%s", code, out, errOut)
 	}
-	if !strings.HasPrefix(out, target+": 5 files, 4 values masked (policy podflow 1)\n") {
+	if !strings.HasPrefix(out, target+": 5 files, 4 values masked (policy podflow "+redact.PolicyVersion+")\n") {
 		t.Fatalf("redact summary:\n%s", out)
 	}
 	code, out, _ = redactRun(t, "scan", target)
