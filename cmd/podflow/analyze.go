@@ -26,6 +26,7 @@ type analyzeOptions struct {
 	skipRules []string
 	namespace string
 	pod       string
+	wide      bool
 }
 
 func newAnalyzeCmd(g *globalOptions) *cobra.Command {
@@ -57,6 +58,7 @@ Exit status: 0 when no finding is at or above --fail-on, 3 when one is, 1 on err
   podflow analyze cluster.tar.gz node-n1.tar.gz -n shop
   podflow analyze shop.tar.gz --pod shop/web-7d9f8b6c5d-4xk2p -v
   podflow analyze shop.tar.gz -o markdown > ticket.md
+  podflow analyze shop.tar.gz -o html > report.html
   podflow analyze shop.tar.gz -o json --fail-on critical | jq '.findings[] | select(.root)'
   podflow analyze support-bundle-2026-11-29T20_07_59.tar.gz
   podflow analyze ./cluster-dump/ --format cluster-info-dump
@@ -72,7 +74,8 @@ Exit status: 0 when no finding is at or above --fail-on, 3 when one is, 1 on err
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.output, "output", "o", analyze.FormatTable, "output format: table, json, yaml or markdown")
+	f.StringVarP(&o.output, "output", "o", analyze.FormatTable, "output format: "+strings.Join(analyze.Formats, ", ")+" (html: one self-contained file for a ticket)")
+	f.BoolVar(&o.wide, "wide", false, "on a terminal, print the full table with every column instead of fitting it to the terminal's width")
 	f.StringVar(&o.failOn, "fail-on", string(analyze.SeverityError), "exit with status 3 when a finding is at or above this severity: info, warning, error or critical; none never does")
 	f.StringArrayVar(&o.rules, "rule", nil, "run only this rule (repeatable; see podflow rules)")
 	f.StringArrayVar(&o.skipRules, "skip-rule", nil, "do not run this rule (repeatable)")
@@ -90,7 +93,7 @@ func (o *analyzeOptions) validate() error {
 	if _, err := importer.ParseFormat(o.format); err != nil {
 		return usageError("--format: %v", err)
 	}
-	if err := checkOutput(o.output, analyze.FormatTable, analyze.FormatJSON, analyze.FormatYAML, analyze.FormatMarkdown); err != nil {
+	if err := checkOutput(o.output, analyze.Formats...); err != nil {
 		return err
 	}
 	if o.failOn != failOnNone {
@@ -202,7 +205,7 @@ func runAnalyze(_ context.Context, o *analyzeOptions) error {
 		o.log().WithField("rule", v.Rule).Warn(v.Message)
 	}
 	if err := analyze.Render(o.streams.Out, report, o.output, analyze.RenderOptions{
-		Unicode: o.streams.OutTTY, Timelines: o.verbosity > 0,
+		Unicode: o.streams.OutTTY, Timelines: o.verbosity > 0, Width: terminalWidth(o.streams), Wide: o.wide,
 	}); err != nil {
 		return err
 	}
