@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"html/template"
 	"os"
 	"path/filepath"
 	"slices"
@@ -208,5 +209,38 @@ func TestSubjectLinesPutPodsFirstThenWorkloads(t *testing.T) {
 				t.Errorf("involved = %q, want %q", got, tc.involved)
 			}
 		})
+	}
+}
+
+func TestHTMLReportIsSelfContainedAndComplete(t *testing.T) {
+	rep := sampleReport(t)
+	var out bytes.Buffer
+	if err := analyze.Render(&out, rep, analyze.FormatHTML, analyze.RenderOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	page := out.String()
+	for _, banned := range []string{"<script", "<link", "src=", "@import", `href="http`, "url("} {
+		if strings.Contains(page, banned) {
+			t.Errorf("the page refers to something outside itself (%s)", banned)
+		}
+	}
+	want := []string{"Rules skipped", "Stages without full evidence", "Load warnings", "@media print"}
+	for _, f := range rep.Findings {
+		want = append(want, `id="`+f.ID+`"`, template.HTMLEscapeString(f.Remediation))
+		for _, c := range f.Confirm {
+			want = append(want, template.HTMLEscapeString(c))
+		}
+		for _, e := range f.Evidence {
+			want = append(want, template.HTMLEscapeString(e.Location.String()))
+		}
+	}
+	for _, p := range rep.Pods {
+		want = append(want, `data-pod="`+p.Namespace+"/"+p.Name+`"`)
+	}
+	want = append(want, `data-stage="node" data-status="broken"`, `data-stage="image" data-status="broken"`, `data-status="not-reached"`)
+	for _, w := range want {
+		if !strings.Contains(page, w) {
+			t.Errorf("the page lacks %q", w)
+		}
 	}
 }
