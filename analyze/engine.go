@@ -17,6 +17,8 @@ type Options struct {
 	Timelines bool
 	// PodflowVersion is recorded in the report.
 	PodflowVersion string
+	// RuleDone, when set, is called after each rule ran or was skipped (for progress).
+	RuleDone func(rule string)
 }
 
 // SkippedRule is a rule that did not run, and why.
@@ -46,11 +48,14 @@ func Run(g *Graph, rules []*Rule, opts Options) *Report {
 	for _, rule := range rules {
 		if reason := missingInputs(g, rule); reason != "" {
 			r.Skipped = append(r.Skipped, SkippedRule{Rule: rule.ID, Reason: reason})
-			continue
+		} else {
+			found, violations := runRule(g, rule)
+			r.Violations = append(r.Violations, violations...)
+			all = append(all, found...)
 		}
-		found, violations := runRule(g, rule)
-		r.Violations = append(r.Violations, violations...)
-		all = append(all, found...)
+		if opts.RuleDone != nil {
+			opts.RuleDone(rule.ID)
+		}
 	}
 	if r.Skipped == nil {
 		r.Skipped = []SkippedRule{}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/sirupsen/logrus"
@@ -166,10 +168,14 @@ func loadGraph(g *globalOptions, open *openFlags, format string, paths []string)
 	if err != nil {
 		return nil, nil, usageError("--format: %v", err)
 	}
+	prog := g.progressFor(paths)
 	var bundles []*bundle.Bundle
 	for _, p := range paths {
+		t := prog.spinner(fmt.Sprintf("read %s (%s)", filepath.Base(p), sizeText(inputSize([]string{p}))))
 		b, rep, err := importer.Open(p, importer.Options{Format: f, Limits: open.limits, Log: g.log(), Stdin: g.streams.In})
+		t.done()
 		if err != nil {
+			prog.wait()
 			return nil, nil, err
 		}
 		fields := logrus.Fields{"input": p}
@@ -182,9 +188,13 @@ func loadGraph(g *globalOptions, open *openFlags, format string, paths []string)
 	}
 	reloc, err := importer.NewRelocator(bundles)
 	if err != nil {
+		prog.wait()
 		return nil, nil, err
 	}
+	t := prog.spinner("decode")
 	graph := analyze.Load(bundles, g.log())
+	t.done()
+	prog.wait()
 	// The report lists load warnings itself; stderr gets them only with -v.
 	for _, w := range graph.Warnings() {
 		g.log().Debug(w.String())
@@ -197,9 +207,15 @@ func runAnalyze(_ context.Context, o *analyzeOptions) error {
 	if err != nil {
 		return err
 	}
-	report := analyze.Run(graph, selectRules(o.rules, o.skipRules), analyze.Options{
+	selected := selectRules(o.rules, o.skipRules)
+	prog := o.progressFor(o.paths)
+	t := prog.counter("rules", len(selected))
+	report := analyze.Run(graph, selected, analyze.Options{
 		Namespace: o.namespace, Pod: o.pod, Timelines: o.verbosity > 0, PodflowVersion: version,
+		RuleDone: func(string) { t.inc() },
 	})
+	t.done()
+	prog.wait()
 	reloc.Report(report)
 	for _, v := range report.Violations {
 		o.log().WithField("rule", v.Rule).Warn(v.Message)

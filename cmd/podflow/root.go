@@ -67,7 +67,9 @@ func (e *silentExit) Error() string { return fmt.Sprintf("exit status %d", e.cod
 type globalOptions struct {
 	streams   streams
 	verbosity int
-	logger    *logrus.Logger
+	// quiet turns progress off even on a terminal (-q).
+	quiet  bool
+	logger *logrus.Logger
 }
 
 func (g *globalOptions) log() logrus.FieldLogger { return g.logger }
@@ -106,6 +108,7 @@ evidence that says so.`,
 	root.SetOut(s.Out)
 	root.SetErr(s.ErrOut)
 	root.PersistentFlags().CountVarP(&g.verbosity, "verbose", "v", "more detail on stderr: -v for decisions, -vv for per-file detail")
+	root.PersistentFlags().BoolVarP(&g.quiet, "quiet", "q", false, "no progress on stderr, even on a terminal")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return &codeError{code: exitUsage, err: fmt.Errorf("%w\nSee '%s --help'", err, cmd.CommandPath())}
 	})
