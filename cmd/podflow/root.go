@@ -113,6 +113,7 @@ evidence that says so.`,
 		return &codeError{code: exitUsage, err: fmt.Errorf("%w\nSee '%s --help'", err, cmd.CommandPath())}
 	})
 	root.AddCommand(subcommands(g)...)
+	registerCompletions(root)
 	return root, g
 }
 
