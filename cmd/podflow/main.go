@@ -11,7 +11,7 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], defaultStreams())
+	code := runAs(ctx, os.Args[0], os.Args[1:], defaultStreams())
 	stop()
 	os.Exit(code)
 }

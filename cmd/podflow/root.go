@@ -136,7 +136,16 @@ func subcommands(g *globalOptions) []*cobra.Command {
 
 // run executes podflow with args and returns the process exit code.
 func run(ctx context.Context, args []string, s streams) int {
+	return runAs(ctx, "podflow", args, s)
+}
+
+// runAs is run for a binary started as argv0: as kubectl-podflow, podflow presents
+// itself as the kubectl plugin.
+func runAs(ctx context.Context, argv0 string, args []string, s streams) int {
 	root, _ := newRootCmd(s)
+	if isKubectlPlugin(argv0) {
+		presentAsPlugin(root)
+	}
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
