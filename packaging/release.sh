@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds podflow's release into dist/ (make release): per platform a static binary,
-# packed as podflow-OS-ARCH.tar.gz with the README under two names, podflow and
-# kubectl-podflow (the name kubectl runs as a plugin); SHA256SUMS; and the krew manifest
-# dist/podflow.yaml with every archive's checksum.
+# packed with the README as podflow-OS-ARCH.tar.gz; SHA256SUMS; and the krew manifest
+# dist/podflow.yaml with every archive's checksum. krew links the binary as
+# kubectl-podflow, the name under which podflow presents itself as the kubectl plugin;
+# without krew, a link of that name on the PATH does the same.
 # Usage: packaging/release.sh VERSION COMMIT RELEASE_URL HOMEPAGE [OS/ARCH...]
 set -euo pipefail
 version=$1 commit=$2 url=$3 homepage=$4
@@ -25,11 +26,10 @@ for p in "${platforms[@]}"; do
   mkdir -p "$stage"
   (cd "$repo" && CGO_ENABLED=0 GOOS=$os GOARCH=$arch go build -trimpath \
     -ldflags "-s -w -X main.version=$version -X main.commit=$commit" -o "$stage/podflow$ext" ./cmd/podflow)
-  cp "$stage/podflow$ext" "$stage/kubectl-podflow$ext"
   cp "$repo/README.md" "$stage/"
   # Reproducible archives: fixed order, owner and time.
   tar -C "$stage" --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 \
-    -cf - "podflow$ext" "kubectl-podflow$ext" README.md | gzip -n > "$stage.tar.gz"
+    -cf - "podflow$ext" README.md | gzip -n > "$stage.tar.gz"
   rm -rf "$stage"
   sum=$(sha256sum "$stage.tar.gz" | cut -d' ' -f1)
   manifest=${manifest//@SHA256_${os}_${arch}@/$sum}
@@ -42,4 +42,4 @@ if [[ $manifest == *@SHA256_* ]]; then
 else
   printf '%s\n' "$manifest" > "$dist/podflow.yaml"
 fi
-echo "release: dist/ holds ${#platforms[@]} archives, SHA256SUMS and podflow.yaml (krew)"
+echo "release: dist/ holds ${#platforms[@]} archive(s) and SHA256SUMS"
