@@ -1,17 +1,26 @@
 # podflow: explain why a Kubernetes Pod is not running, from evidence, offline.
 GO       ?= go
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS  := -s -w -X main.version=$(VERSION)
+COMMIT   ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+LDFLAGS  := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 BIN      := bin/podflow
 DEMO     ?= testdata/bundles/demo
+# Where the release archives are published; the krew manifest points there.
+HOMEPAGE    ?= https://podflow.dev
+RELEASE_URL ?= $(HOMEPAGE)/releases/$(VERSION)
 
-.PHONY: all build test bench e2e record demo lint fmt clean incidents
+.PHONY: all build test bench e2e record demo release lint fmt clean incidents
 
 all: build
 
 ## build: a static podflow binary in bin/
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/podflow
+
+## release: static binaries for linux/darwin amd64/arm64 and windows amd64, with
+## SHA256SUMS and the krew manifest, in dist/ (PLATFORMS=linux/amd64 builds only those)
+release:
+	packaging/release.sh '$(VERSION)' '$(COMMIT)' '$(RELEASE_URL)' '$(HOMEPAGE)' $(PLATFORMS)
 
 ## test: unit and golden tests; hermetic, no cluster needed
 test:
@@ -46,4 +55,4 @@ fmt:
 	gofmt -w $$(git ls-files '*.go')
 
 clean:
-	rm -rf bin
+	rm -rf bin dist

@@ -22,6 +22,8 @@ type Options struct {
 	// trouble that no rule or signature explains, so a broken pod is never reported as
 	// healthy.
 	Unexplained bool
+	// RuleDone, when set, is called after each rule ran or was skipped (for progress).
+	RuleDone func(rule string)
 }
 
 // SkippedRule is a rule that did not run, and why.
@@ -60,11 +62,14 @@ func RunContext(ctx context.Context, g *Graph, rules []*Rule, opts Options) (*Re
 		}
 		if reason := missingInputs(g, rule); reason != "" {
 			r.Skipped = append(r.Skipped, SkippedRule{Rule: rule.ID, Reason: reason})
-			continue
+		} else {
+			found, violations := runRule(g, rule)
+			r.Violations = append(r.Violations, violations...)
+			all = append(all, found...)
 		}
-		found, violations := runRule(g, rule)
-		r.Violations = append(r.Violations, violations...)
-		all = append(all, found...)
+		if opts.RuleDone != nil {
+			opts.RuleDone(rule.ID)
+		}
 	}
 	if r.Skipped == nil {
 		r.Skipped = []SkippedRule{}

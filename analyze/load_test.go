@@ -122,8 +122,9 @@ func TestCoverageWithoutNodeEvidence(t *testing.T) {
 			nodeGap = &rep.Gaps[i]
 		}
 	}
-	wantGap := &analyze.CoverageGap{Stage: analyze.StageNode, PodsWithoutEvidence: 1, Missing: []analyze.ReasonCount{
-		{Reason: "kubelet journal for node n1: not in bundle", Pods: 1}, {Reason: "node n1: not in bundle", Pods: 1}}}
+	wantGap := &analyze.CoverageGap{Stage: analyze.StageNode, PodsWithoutEvidence: 1, PodsWithoutEvidenceNames: []string{"shop/web-1"}, Missing: []analyze.ReasonCount{
+		{Reason: "kubelet journal for node n1: not in bundle", Pods: 1, PodNames: []string{"shop/web-1"}},
+		{Reason: "node n1: not in bundle", Pods: 1, PodNames: []string{"shop/web-1"}}}}
 	if !reflect.DeepEqual(nodeGap, wantGap) {
 		t.Errorf("node gap = %+v, want %+v", nodeGap, wantGap)
 	}

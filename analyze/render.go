@@ -7,10 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
 	"sigs.k8s.io/yaml"
+
+	"podflow.dev/podflow/untrusted"
 )
 
 // Output formats of a report.
@@ -19,7 +18,11 @@ const (
 	FormatJSON     = "json"
 	FormatYAML     = "yaml"
 	FormatMarkdown = "markdown"
+	FormatHTML     = "html"
 )
+
+// Formats lists the report formats, for flag help, validation and completion.
+var Formats = []string{FormatTable, FormatJSON, FormatYAML, FormatMarkdown, FormatHTML}
 
 // RenderOptions adjust the human formats.
 type RenderOptions struct {
@@ -28,6 +31,12 @@ type RenderOptions struct {
 	Unicode bool
 	// Timelines adds each reported pod's timeline.
 	Timelines bool
+	// Width is the terminal's width in columns: the table is laid out to fit it. Zero
+	// (output piped or redirected) gives the classic table, whose layout does not depend
+	// on any width, so scripts and golden files see the same bytes everywhere.
+	Width int
+	// Wide keeps the classic table on a terminal too (--wide).
+	Wide bool
 }
 
 // Render writes the report in one of the formats.
@@ -39,7 +48,12 @@ func Render(w io.Writer, r *Report, format string, opts RenderOptions) error {
 		return writeYAML(w, r)
 	case FormatMarkdown:
 		return renderMarkdown(w, r, opts)
+	case FormatHTML:
+		return renderHTML(w, r)
 	case FormatTable, "":
+		if opts.Width > 0 && !opts.Wide {
+			return renderFitted(w, r, opts)
+		}
 		return renderTable(w, r, opts)
 	}
 	return fmt.Errorf("unknown output format %q", format)
@@ -142,63 +156,12 @@ func keyEvidence(f *Finding, n int) []string {
 		l := e.Location
 		// The table leaves out the bundle: paths rarely clash and the column stays narrow.
 		l.Bundle = ""
-		out = append(out, l.String())
+		out = append(out, untrusted.Text(l.String()))
 	}
 	if extra := len(f.Evidence) + f.EvidenceOmitted - n; extra > 0 {
 		out = append(out, fmt.Sprintf("(+%d more)", extra))
 	}
 	return out
-}
-
-func renderTable(w io.Writer, r *Report, opts RenderOptions) error {
-	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
-	p("%s\n\n", headline(r))
-	if len(r.Findings) > 0 {
-		style := tw.StyleASCII
-		if opts.Unicode {
-			style = tw.StyleLight
-		}
-		table := tablewriter.NewTable(w,
-			tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(style)})),
-			tablewriter.WithRowAutoWrap(tw.WrapNormal),
-		)
-		table.Configure(func(cfg *tablewriter.Config) {
-			cfg.Row.ColMaxWidths.PerColumn = tw.Mapper[int, int]{2: 30, 3: 60, 4: 48}
-		})
-		table.Header("Stage", "Severity", "Pods", "Root cause", "Key evidence")
-		for _, row := range ordered(r) {
-			f := row.f
-			stage, cause := string(f.Stage), f.Cause
-			if row.consequence {
-				arrow := "-> "
-				if opts.Unicode {
-					arrow = "↳ "
-				}
-				stage = arrow + stage
-				cause = "consequence: " + cause
-			}
-			if err := table.Append(stage, string(f.Severity), PodsLabel(f), cause, strings.Join(keyEvidence(f, 2), "\n")); err != nil {
-				return fmt.Errorf("render table: %w", err)
-			}
-		}
-		if err := table.Render(); err != nil {
-			return fmt.Errorf("render table: %w", err)
-		}
-		p("\n")
-	}
-	renderTrailer(w, r, "", opts)
-	if opts.Timelines {
-		for _, pod := range r.Pods {
-			p("\nTimeline of %s/%s (node %s, phase %s):\n", pod.Namespace, pod.Name, orDash(pod.Node), orDash(pod.Phase))
-			for _, s := range pod.Timeline {
-				p("  %-20s %-7s %-10s %s\n", stepName(s), s.Status, orDash(stepTime(s)), clip(s.Detail, 160))
-				for _, e := range s.Evidence {
-					p("  %-20s %s\n", "", e.Location.String())
-				}
-			}
-		}
-	}
-	return nil
 }
 
 func headline(r *Report) string {
@@ -226,52 +189,6 @@ func fromManifest(r *Report) bool {
 		}
 	}
 	return false
-}
-
-// renderTrailer writes skipped rules, coverage gaps and load warnings; bullet is "" for
-// plain text and "- " for Markdown.
-func renderTrailer(w io.Writer, r *Report, bullet string, opts RenderOptions) {
-	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
-	heading := func(s string) {
-		if bullet != "" {
-			p("\n## %s\n\n", s)
-		} else {
-			p("%s:\n", s)
-		}
-	}
-	item := func(s string) {
-		if bullet != "" {
-			p("%s%s\n", bullet, s)
-		} else {
-			p("  %s\n", s)
-		}
-	}
-	if len(r.Skipped) > 0 {
-		heading("Rules skipped")
-		for _, s := range r.Skipped {
-			item(s.Rule + ": " + s.Reason)
-		}
-	}
-	if len(r.Gaps) > 0 {
-		heading("Stages without full evidence")
-		for _, g := range r.Gaps {
-			var parts []string
-			for _, m := range g.Missing {
-				parts = append(parts, fmt.Sprintf("%s (%d pod(s))", m.Reason, m.Pods))
-			}
-			line := string(g.Stage) + ": "
-			if g.PodsWithoutEvidence > 0 {
-				line += fmt.Sprintf("no evidence at all for %d pod(s); ", g.PodsWithoutEvidence)
-			}
-			item(line + strings.Join(parts, "; "))
-		}
-	}
-	if len(r.Warnings) > 0 {
-		heading("Load warnings")
-		for _, warn := range r.Warnings {
-			item(warn.String())
-		}
-	}
 }
 
 // clip shortens a one-line text for a terminal, keeping its end, where errors say why.
@@ -305,68 +222,4 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-func renderMarkdown(w io.Writer, r *Report, opts RenderOptions) error {
-	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
-	p("# podflow analysis\n\n%s\n", headline(r))
-	for _, row := range ordered(r) {
-		f := row.f
-		kind := "Root cause"
-		if row.consequence {
-			kind = "Consequence"
-		}
-		p("\n## %s: %s (%s, %s)\n\n", kind, f.Title, f.Stage, f.Severity)
-		p("**%s**\n\n", mdEscape(f.Cause))
-		p("- Finding: `%s` (rule `%s`)\n", f.ID, f.Rule)
-		p("- Pods: %s\n", mdEscape(PodsLabel(f)))
-		var others []string
-		for _, s := range f.Subjects {
-			if s.Kind != "Pod" {
-				others = append(others, s.Kind+" "+s.NamespacedName())
-			}
-		}
-		if len(others) > 0 {
-			p("- Involves: %s\n", mdEscape(strings.Join(others, ", ")))
-		}
-		if len(f.ExplainedBy) > 0 {
-			p("- Explained by: `%s`\n", strings.Join(f.ExplainedBy, "`, `"))
-		}
-		if len(f.Explains) > 0 {
-			p("- Explains: `%s`\n", strings.Join(f.Explains, "`, `"))
-		}
-		p("\nEvidence:\n\n")
-		for _, e := range f.Evidence {
-			when := ""
-			if e.Time != nil {
-				when = " (" + e.Time.UTC().Format(time.RFC3339) + ")"
-			}
-			p("- `%s`%s: %s\n", e.Location.String(), when, mdEscape(e.Excerpt))
-		}
-		if f.EvidenceOmitted > 0 {
-			p("- … and %d more\n", f.EvidenceOmitted)
-		}
-		if f.Remediation != "" {
-			p("\nFix: %s\n", mdEscape(f.Remediation))
-		}
-		if len(f.Confirm) > 0 {
-			p("\nConfirm on the live cluster:\n\n```sh\n%s\n```\n", strings.Join(f.Confirm, "\n"))
-		}
-	}
-	renderTrailer(w, r, "- ", opts)
-	if opts.Timelines {
-		for _, pod := range r.Pods {
-			p("\n## Timeline of %s/%s\n\n| step | status | time | detail |\n|---|---|---|---|\n", pod.Namespace, pod.Name)
-			for _, s := range pod.Timeline {
-				p("| %s | %s | %s | %s |\n", stepName(s), s.Status, orDash(stepTime(s)), mdEscape(strings.ReplaceAll(s.Detail, "|", "\\|")))
-			}
-		}
-	}
-	return nil
-}
-
-// mdEscape keeps values from being read as Markdown (an image name with * or _).
-func mdEscape(s string) string {
-	r := strings.NewReplacer("*", `\*`, "_", `\_`, "`", "\\`", "<", "&lt;", ">", "&gt;")
-	return r.Replace(s)
 }

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"html/template"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -86,12 +89,20 @@ func TestReportJSONMatchesSchema(t *testing.T) {
 
 func TestRenderedReportsAreStable(t *testing.T) {
 	rep := sampleReport(t)
-	for _, tc := range []struct{ format, file string }{
-		{analyze.FormatTable, "report.txt"},
-		{analyze.FormatMarkdown, "report.md"},
+	for _, tc := range []struct {
+		format, file string
+		opts         analyze.RenderOptions
+	}{
+		// Piped: the layout depends on no width.
+		{analyze.FormatTable, "report.txt", analyze.RenderOptions{Timelines: true}},
+		// A terminal of 80 and one of 48 columns (stacked), and --wide on a terminal.
+		{analyze.FormatTable, "report-80.txt", analyze.RenderOptions{Width: 80, Unicode: true}},
+		{analyze.FormatTable, "report-48.txt", analyze.RenderOptions{Width: 48, Unicode: true}},
+		{analyze.FormatTable, "report-wide.txt", analyze.RenderOptions{Width: 80, Unicode: true, Wide: true}},
+		{analyze.FormatMarkdown, "report.md", analyze.RenderOptions{Timelines: true}},
 	} {
 		var out bytes.Buffer
-		if err := analyze.Render(&out, rep, tc.format, analyze.RenderOptions{Timelines: true}); err != nil {
+		if err := analyze.Render(&out, rep, tc.format, tc.opts); err != nil {
 			t.Fatal(err)
 		}
 		path := filepath.Join("testdata", "render", tc.file)
@@ -140,5 +151,96 @@ func TestExplainTextCitesFiles(t *testing.T) {
 	}
 	if _, err := analyze.Explain(g, nil, "shop", "nope", analyze.Options{}); err == nil || err.Error() != "pod shop/nope is not in the bundle (check the namespace and name, or the collection scope)" {
 		t.Errorf("missing pod error = %v", err)
+	}
+}
+
+func TestFittedTableStaysWithinTheTerminal(t *testing.T) {
+	rep := sampleReport(t)
+	for _, width := range []int{48, 60, 80, 100, 132, 200} {
+		var out bytes.Buffer
+		if err := analyze.Render(&out, rep, analyze.FormatTable, analyze.RenderOptions{Width: width, Unicode: true}); err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(out.String(), "\n") {
+			if n := utf8.RuneCountInString(line); n > width {
+				t.Errorf("width %d: line of %d columns: %q", width, n, line)
+			}
+		}
+	}
+}
+
+func TestSubjectLinesPutPodsFirstThenWorkloads(t *testing.T) {
+	pod := func(name string) analyze.ObjectRef {
+		return analyze.ObjectRef{Kind: "Pod", Namespace: "shop", Name: name}
+	}
+	for _, tc := range []struct {
+		name     string
+		f        analyze.Finding
+		subjects []string
+		involved []string
+	}{{
+		name: "replicas of a Deployment, with their ReplicaSet and a quota",
+		f: analyze.Finding{Cause: "pods wait", Subjects: []analyze.ObjectRef{
+			{Kind: "ResourceQuota", Namespace: "shop", Name: "compute"},
+			pod("web-7d9f-aaaaa"), pod("web-7d9f-bbbbb"), pod("web-7d9f-ccccc"),
+			{Kind: "ReplicaSet", Namespace: "shop", Name: "web-7d9f"},
+			{Kind: "Deployment", Namespace: "shop", Name: "web"},
+		}},
+		subjects: []string{"shop/web-7d9f-* (3 pods)", "Deployment shop/web: 3 pods"},
+		involved: []string{"ResourceQuota shop/compute"},
+	}, {
+		name: "a refused rollout: no pods, the quota named in the cause",
+		f: analyze.Finding{Cause: "ResourceQuota shop/compute refuses the pods of Deployment shop/web", Subjects: []analyze.ObjectRef{
+			{Kind: "Deployment", Namespace: "shop", Name: "web"},
+			{Kind: "ReplicaSet", Namespace: "shop", Name: "web-699768d496"},
+			{Kind: "ResourceQuota", Namespace: "shop", Name: "compute"},
+		}},
+		subjects: []string{"Deployment shop/web"},
+	}, {
+		name:     "a node with no pods bound",
+		f:        analyze.Finding{Cause: "node n1 is NotReady", Subjects: []analyze.ObjectRef{{Kind: "Node", Name: "n1"}}},
+		subjects: []string{"Node n1"},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := analyze.SubjectLines(&tc.f); !slices.Equal(got, tc.subjects) {
+				t.Errorf("subjects = %q, want %q", got, tc.subjects)
+			}
+			if got := analyze.Involved(&tc.f); !slices.Equal(got, tc.involved) {
+				t.Errorf("involved = %q, want %q", got, tc.involved)
+			}
+		})
+	}
+}
+
+func TestHTMLReportIsSelfContainedAndComplete(t *testing.T) {
+	rep := sampleReport(t)
+	var out bytes.Buffer
+	if err := analyze.Render(&out, rep, analyze.FormatHTML, analyze.RenderOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	page := out.String()
+	for _, banned := range []string{"<script", "<link", "src=", "@import", `href="http`, "url("} {
+		if strings.Contains(page, banned) {
+			t.Errorf("the page refers to something outside itself (%s)", banned)
+		}
+	}
+	want := []string{"Rules skipped", "Stages without full evidence", "Load warnings", "@media print"}
+	for _, f := range rep.Findings {
+		want = append(want, `id="`+f.ID+`"`, template.HTMLEscapeString(f.Remediation))
+		for _, c := range f.Confirm {
+			want = append(want, template.HTMLEscapeString(c))
+		}
+		for _, e := range f.Evidence {
+			want = append(want, template.HTMLEscapeString(e.Location.String()))
+		}
+	}
+	for _, p := range rep.Pods {
+		want = append(want, `data-pod="`+p.Namespace+"/"+p.Name+`"`)
+	}
+	want = append(want, `data-stage="node" data-status="broken"`, `data-stage="image" data-status="broken"`, `data-status="not-reached"`)
+	for _, w := range want {
+		if !strings.Contains(page, w) {
+			t.Errorf("the page lacks %q", w)
+		}
 	}
 }

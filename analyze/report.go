@@ -1,13 +1,14 @@
 package analyze
 
 import (
+	"slices"
 	"sort"
 	"time"
 )
 
 // SchemaVersion versions the JSON report (docs/report-schema.json). Additive changes
 // raise the minor; anything that breaks a reader raises the major.
-const SchemaVersion = "1.0"
+const SchemaVersion = "1.1"
 
 // Report is the result of an analysis: the stable machine interface behind every
 // output format.
@@ -65,14 +66,21 @@ type PodReport struct {
 type CoverageGap struct {
 	Stage Stage `json:"stage"`
 	// PodsWithoutEvidence counts pods for which the stage had no evidence at all.
-	PodsWithoutEvidence int           `json:"podsWithoutEvidence"`
-	Missing             []ReasonCount `json:"missing"`
+	PodsWithoutEvidence int `json:"podsWithoutEvidence"`
+	// PodsWithoutEvidenceNames names them (namespace/name, sorted, at most gapNamesMax).
+	PodsWithoutEvidenceNames []string      `json:"podsWithoutEvidenceNames,omitempty"`
+	Missing                  []ReasonCount `json:"missing"`
 }
+
+// gapNamesMax caps the pod names kept per gap line; the count says how many there are.
+const gapNamesMax = 20
 
 // ReasonCount is one reason evidence was missing and how many pods it concerns.
 type ReasonCount struct {
 	Reason string `json:"reason"`
 	Pods   int    `json:"pods"`
+	// PodNames names the pods (namespace/name, sorted, at most gapNamesMax).
+	PodNames []string `json:"podNames,omitempty"`
 }
 
 // buildPods computes coverage for every pod in scope (the report's coverage gaps) and
@@ -89,8 +97,8 @@ func (r *Report) buildPods(g *Graph, roots map[string]*Finding, opts Options) {
 		}
 	}
 	type gapAcc struct {
-		none    int
-		reasons map[string]int
+		none    []string
+		reasons map[string][]string
 	}
 	gaps := map[Stage]*gapAcc{}
 	r.Pods = []PodReport{}
@@ -108,14 +116,14 @@ func (r *Report) buildPods(g *Graph, roots map[string]*Finding, opts Options) {
 			}
 			acc := gaps[c.Stage]
 			if acc == nil {
-				acc = &gapAcc{reasons: map[string]int{}}
+				acc = &gapAcc{reasons: map[string][]string{}}
 				gaps[c.Stage] = acc
 			}
 			if c.Status == CoverageNone {
-				acc.none++
+				acc.none = append(acc.none, key)
 			}
 			for _, m := range c.Missing {
-				acc.reasons[m]++
+				acc.reasons[m] = append(acc.reasons[m], key)
 			}
 		}
 		ids := podFindings[key]
@@ -139,9 +147,9 @@ func (r *Report) buildPods(g *Graph, roots map[string]*Finding, opts Options) {
 		if acc == nil {
 			continue
 		}
-		gap := CoverageGap{Stage: st, PodsWithoutEvidence: acc.none, Missing: []ReasonCount{}}
-		for reason, n := range acc.reasons {
-			gap.Missing = append(gap.Missing, ReasonCount{Reason: reason, Pods: n})
+		gap := CoverageGap{Stage: st, PodsWithoutEvidence: len(acc.none), PodsWithoutEvidenceNames: someNames(acc.none), Missing: []ReasonCount{}}
+		for reason, pods := range acc.reasons {
+			gap.Missing = append(gap.Missing, ReasonCount{Reason: reason, Pods: len(pods), PodNames: someNames(pods)})
 		}
 		sort.Slice(gap.Missing, func(i, j int) bool {
 			a, b := gap.Missing[i], gap.Missing[j]
@@ -152,6 +160,15 @@ func (r *Report) buildPods(g *Graph, roots map[string]*Finding, opts Options) {
 		})
 		r.Gaps = append(r.Gaps, gap)
 	}
+}
+
+// someNames sorts pod names and keeps the first gapNamesMax.
+func someNames(names []string) []string {
+	if len(names) == 0 {
+		return nil
+	}
+	out := slices.Compact(slices.Sorted(slices.Values(names)))
+	return out[:min(len(out), gapNamesMax)]
 }
 
 func (r *Report) summarize() {

@@ -31,7 +31,8 @@ export PODFLOW_E2E_STRICT=${PODFLOW_E2E_STRICT:-1}
 mkdir -p "$PODFLOW_TESTBED_BIN" "$PODFLOW_TESTBED_IMAGES"
 
 # Debian packages of a node, installed only when missing.
-packages=(containerd runc containernetworking-plugins busybox-static iproute2 iptables systemd mount)
+# chromium renders podflow's HTML reports in the browser test.
+packages=(containerd runc containernetworking-plugins busybox-static iproute2 iptables systemd mount chromium)
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
@@ -79,5 +80,10 @@ if [[ ! -x $PODFLOW_BIN ]]; then
 fi
 
 cd "$repo"
+# HTML reports in a real browser: the DOM must hold every finding; screenshots are kept.
+echo "e2e: HTML reports in headless chromium (screenshots in bin/artifacts)"
+PODFLOW_BROWSER=chromium PODFLOW_ARTIFACTS="$repo/bin/artifacts" \
+  go test -count=1 -run '^TestHTMLReportInBrowser$' -v ./analyze/ | grep -E '^(=== RUN|--- |\s+render_browser_test|PASS|FAIL|ok)'
+
 # Scenarios wait side by side, so parallelism is about waiting, not CPU.
 go test -tags e2e -count=1 -timeout 45m -v -parallel 32 ./testbed/e2e/

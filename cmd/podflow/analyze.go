@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -30,6 +31,7 @@ type analyzeOptions struct {
 	pod       string
 	// signatures are files or directories of user signatures (--signatures).
 	signatures []string
+	wide       bool
 }
 
 func newAnalyzeCmd(g *globalOptions) *cobra.Command {
@@ -61,6 +63,7 @@ Exit status: 0 when no finding is at or above --fail-on, 3 when one is, 1 on err
   podflow analyze cluster.tar.gz node-n1.tar.gz -n shop
   podflow analyze shop.tar.gz --pod shop/web-7d9f8b6c5d-4xk2p -v
   podflow analyze shop.tar.gz -o markdown > ticket.md
+  podflow analyze shop.tar.gz -o html > report.html
   podflow analyze shop.tar.gz -o json --fail-on critical | jq '.findings[] | select(.root)'
   podflow analyze support-bundle-2026-11-29T20_07_59.tar.gz
   podflow analyze ./cluster-dump/ --format cluster-info-dump
@@ -76,7 +79,8 @@ Exit status: 0 when no finding is at or above --fail-on, 3 when one is, 1 on err
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.output, "output", "o", analyze.FormatTable, "output format: table, json, yaml or markdown")
+	f.StringVarP(&o.output, "output", "o", analyze.FormatTable, "output format: "+strings.Join(analyze.Formats, ", ")+" (html: one self-contained file for a ticket)")
+	f.BoolVar(&o.wide, "wide", false, "on a terminal, print the full table with every column instead of fitting it to the terminal's width")
 	f.StringVar(&o.failOn, "fail-on", string(analyze.SeverityError), "exit with status 3 when a finding is at or above this severity: info, warning, error or critical; none never does")
 	f.StringArrayVar(&o.rules, "rule", nil, "run only this rule (repeatable; see podflow rules)")
 	f.StringArrayVar(&o.skipRules, "skip-rule", nil, "do not run this rule (repeatable)")
@@ -95,7 +99,7 @@ func (o *analyzeOptions) validate() error {
 	if _, err := importer.ParseFormat(o.format); err != nil {
 		return usageError("--format: %v", err)
 	}
-	if err := checkOutput(o.output, analyze.FormatTable, analyze.FormatJSON, analyze.FormatYAML, analyze.FormatMarkdown); err != nil {
+	if err := checkOutput(o.output, analyze.Formats...); err != nil {
 		return err
 	}
 	if o.failOn != failOnNone {
@@ -211,10 +215,14 @@ func loadGraph(ctx context.Context, g *globalOptions, open *openFlags, format st
 	if err != nil {
 		return nil, nil, usageError("--format: %v", err)
 	}
+	prog := g.progressFor(paths)
 	var bundles []*bundle.Bundle
 	for _, p := range paths {
+		t := prog.spinner(fmt.Sprintf("read %s (%s)", filepath.Base(p), sizeText(inputSize([]string{p}))))
 		b, rep, err := importer.OpenContext(ctx, p, importer.Options{Format: f, Limits: open.limits, Log: g.log(), Stdin: g.streams.In})
+		t.done()
 		if err != nil {
+			prog.wait()
 			return nil, nil, err
 		}
 		if err := warnUnverified(ctx, g.log(), p, b); err != nil {
@@ -231,9 +239,13 @@ func loadGraph(ctx context.Context, g *globalOptions, open *openFlags, format st
 	}
 	reloc, err := importer.NewRelocator(bundles)
 	if err != nil {
+		prog.wait()
 		return nil, nil, err
 	}
+	t := prog.spinner("decode")
 	graph, err := analyze.LoadContext(ctx, bundles, g.log())
+	t.done()
+	prog.wait()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -256,12 +268,17 @@ func runAnalyze(ctx context.Context, o *analyzeOptions) error {
 	if err != nil {
 		return err
 	}
+	prog := o.progressFor(o.paths)
+	t := prog.counter("rules", len(selected))
 	// With --rule or --skip-rule the user chose the rules; what they left out would read
 	// as unexplained.
 	report, err := analyze.RunContext(ctx, graph, selected, analyze.Options{
 		Namespace: o.namespace, Pod: o.pod, Timelines: o.verbosity > 0, PodflowVersion: version,
 		Unexplained: len(o.rules) == 0 && len(o.skipRules) == 0,
+		RuleDone:    func(string) { t.inc() },
 	})
+	t.done()
+	prog.wait()
 	if err != nil {
 		return err
 	}
@@ -273,7 +290,7 @@ func runAnalyze(ctx context.Context, o *analyzeOptions) error {
 		return err // stopped before any of the report was printed
 	}
 	if err := analyze.Render(o.streams.Out, report, o.output, analyze.RenderOptions{
-		Unicode: o.streams.OutTTY, Timelines: o.verbosity > 0,
+		Unicode: o.streams.OutTTY, Timelines: o.verbosity > 0, Width: terminalWidth(o.streams), Wide: o.wide,
 	}); err != nil {
 		return err
 	}

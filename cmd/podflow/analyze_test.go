@@ -41,7 +41,7 @@ func TestAnalyzeExitCodes(t *testing.T) {
 		{"rule skipped by --skip-rule", []string{"analyze", oom, "--skip-rule", "runtime-oom-killed"}, exitOK},
 		{"namespace the evidence does not hold", []string{"analyze", oom, "-n", "elsewhere"}, exitError},
 		{"pod the evidence does not hold", []string{"analyze", oom, "--pod", "batch/absent"}, exitError},
-		{"unknown output", []string{"analyze", oom, "-o", "html"}, exitUsage},
+		{"unknown output", []string{"analyze", oom, "-o", "pdf"}, exitUsage},
 		{"unknown severity", []string{"analyze", oom, "--fail-on", "fatal"}, exitUsage},
 		{"unknown rule", []string{"analyze", oom, "--rule", "no-such-rule"}, exitUsage},
 		{"bad pod", []string{"analyze", oom, "--pod", "nameonly"}, exitUsage},
@@ -96,7 +96,7 @@ func TestAnalyzeJSONIsTheVersionedReport(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if rep.SchemaVersion != "1.0" || rep.Scope.Pod != "shop/api-6b8c7d5f9-x8m4n" || len(rep.Findings) != 1 ||
+	if rep.SchemaVersion != "1.1" || rep.Scope.Pod != "shop/api-6b8c7d5f9-x8m4n" || len(rep.Findings) != 1 ||
 		rep.Findings[0].Rule != "image-pull-dns" || !rep.Findings[0].Root || len(rep.Pods) != 1 || rep.Pods[0].RootCause != rep.Findings[0].ID {
 		t.Errorf("report = %+v", rep)
 	}

@@ -24,7 +24,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "podflow: %s again: exiting at once\n", signalName(sig))
 		os.Exit(signalExitCode(sig))
 	}()
-	code := run(ctx, os.Args[1:], defaultStreams())
+	code := runAs(ctx, os.Args[0], os.Args[1:], defaultStreams())
 	cancel(nil)
 	os.Exit(code)
 }

@@ -69,7 +69,9 @@ func (e *silentExit) Error() string { return fmt.Sprintf("exit status %d", e.cod
 type globalOptions struct {
 	streams   streams
 	verbosity int
-	logger    *logrus.Logger
+	// quiet turns progress off even on a terminal (-q).
+	quiet  bool
+	logger *logrus.Logger
 }
 
 func (g *globalOptions) log() logrus.FieldLogger { return g.logger }
@@ -108,10 +110,12 @@ evidence that says so.`,
 	root.SetOut(s.Out)
 	root.SetErr(s.ErrOut)
 	root.PersistentFlags().CountVarP(&g.verbosity, "verbose", "v", "more detail on stderr: -v for decisions, -vv for per-file detail")
+	root.PersistentFlags().BoolVarP(&g.quiet, "quiet", "q", false, "no progress on stderr, even on a terminal")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return &codeError{code: exitUsage, err: fmt.Errorf("%w\nSee '%s --help'", err, cmd.CommandPath())}
 	})
 	root.AddCommand(subcommands(g)...)
+	registerCompletions(root)
 	return root, g
 }
 
@@ -135,7 +139,16 @@ func subcommands(g *globalOptions) []*cobra.Command {
 
 // run executes podflow with args and returns the process exit code.
 func run(ctx context.Context, args []string, s streams) int {
+	return runAs(ctx, "podflow", args, s)
+}
+
+// runAs is run for a binary started as argv0: as kubectl-podflow, podflow presents
+// itself as the kubectl plugin.
+func runAs(ctx context.Context, argv0 string, args []string, s streams) int {
 	root, _ := newRootCmd(s)
+	if isKubectlPlugin(argv0) {
+		presentAsPlugin(root)
+	}
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if ie, ok := interrupted(ctx); ok && err != nil {

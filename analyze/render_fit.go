@@ -1,0 +1,250 @@
+package analyze
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/mattn/go-runewidth"
+
+	"podflow.dev/podflow/untrusted"
+)
+
+// Column widths of the fitted table; below minCauseWidth for the cause, findings are
+// stacked (one block each) instead of laid out in columns.
+const (
+	columnGap       = 2
+	minSubjectWidth = 12
+	minCauseWidth   = 28
+)
+
+// renderFitted lays the table out for a terminal of opts.Width columns, the way kubectl
+// prints: no borders, the cause wrapped in its column, the key evidence on a line of its
+// own under the cause with long paths abbreviated, and a blank line between findings.
+func renderFitted(w io.Writer, r *Report, opts RenderOptions) error {
+	width := opts.Width
+	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
+	for _, l := range wrap(headline(r), width) {
+		p("%s\n", l)
+	}
+	rows := ordered(r)
+	if len(rows) > 0 {
+		p("\n")
+		stageW, sevW, subjW := len("STAGE"), len("SEVERITY"), len("SUBJECTS")
+		for _, row := range rows {
+			stageW = max(stageW, runewidth.StringWidth(stageLabel(row, opts)))
+			sevW = max(sevW, len(row.f.Severity))
+			for _, s := range SubjectLines(row.f) {
+				subjW = max(subjW, runewidth.StringWidth(untrusted.Text(s)))
+			}
+		}
+		subjW = min(subjW, max(minSubjectWidth, width*3/10))
+		causeW := width - stageW - sevW - subjW - 3*columnGap
+		if causeW < minCauseWidth {
+			renderStacked(w, rows, opts)
+		} else {
+			renderColumns(w, rows, opts, [4]int{stageW, sevW, subjW, causeW})
+		}
+	}
+	for _, sec := range trailerSections(r) {
+		p("\n%s:\n", sec.Heading)
+		for _, item := range sec.Items {
+			for i, l := range wrap(item, width-4) {
+				if i == 0 {
+					p("  %s\n", l)
+				} else {
+					p("    %s\n", l)
+				}
+			}
+		}
+	}
+	if opts.Timelines {
+		renderTimelines(w, r)
+	}
+	return nil
+}
+
+func stageLabel(row rowFinding, opts RenderOptions) string {
+	if row.consequence {
+		return consequenceArrow(opts.Unicode) + string(row.f.Stage)
+	}
+	return string(row.f.Stage)
+}
+
+func renderColumns(w io.Writer, rows []rowFinding, opts RenderOptions, widths [4]int) {
+	gap := strings.Repeat(" ", columnGap)
+	line := func(cells ...string) {
+		var b strings.Builder
+		for i, c := range cells {
+			if i == len(cells)-1 {
+				b.WriteString(c)
+				break
+			}
+			b.WriteString(c)
+			b.WriteString(strings.Repeat(" ", widths[i]-runewidth.StringWidth(c)))
+			b.WriteString(gap)
+		}
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	}
+	line("STAGE", "SEVERITY", "SUBJECTS", "ROOT CAUSE")
+	for i, row := range rows {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		var subjects []string
+		for _, s := range SubjectLines(row.f) {
+			subjects = append(subjects, wrap(untrusted.Text(s), widths[2])...)
+		}
+		cause := wrap(causeText(row), widths[3])
+		for j := 0; j < max(len(subjects), len(cause)); j++ {
+			stage, sev := "", ""
+			if j == 0 {
+				stage, sev = stageLabel(row, opts), string(row.f.Severity)
+			}
+			line(stage, sev, at(subjects, j), at(cause, j))
+		}
+		// The key evidence gets a line of its own, from the subjects column to the edge,
+		// so a citation is cut as little as possible.
+		indent := widths[0] + widths[1] + 2*columnGap
+		if ev := evidenceLine(row.f, opts.Width-indent); ev != "" {
+			fmt.Fprintf(w, "%s%s\n", strings.Repeat(" ", indent), ev)
+		}
+	}
+}
+
+// renderStacked is the layout for a narrow terminal: each finding a block.
+func renderStacked(w io.Writer, rows []rowFinding, opts RenderOptions) {
+	width := opts.Width
+	for i, row := range rows {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "%s  %s\n", stageLabel(row, opts), row.f.Severity)
+		for _, s := range SubjectLines(row.f) {
+			for _, l := range wrap(untrusted.Text(s), width-2) {
+				fmt.Fprintf(w, "  %s\n", l)
+			}
+		}
+		for _, l := range wrap(causeText(row), width-2) {
+			fmt.Fprintf(w, "  %s\n", l)
+		}
+		if ev := evidenceLine(row.f, width-2); ev != "" {
+			fmt.Fprintf(w, "  %s\n", ev)
+		}
+	}
+}
+
+func at(list []string, i int) string {
+	if i < len(list) {
+		return list[i]
+	}
+	return ""
+}
+
+// evidenceLine is the key evidence on one line of at most width columns: the first
+// citation, abbreviated, and how many more the finding has.
+func evidenceLine(f *Finding, width int) string {
+	if len(f.Evidence) == 0 {
+		return ""
+	}
+	const prefix = "evidence: "
+	more := ""
+	if n := len(f.Evidence) + f.EvidenceOmitted - 1; n > 0 {
+		more = fmt.Sprintf(" (+%d more)", n)
+	}
+	l := f.Evidence[0].Location
+	l.Bundle = ""
+	budget := max(width-len(prefix)-len(more), 16)
+	return prefix + abbreviatePath(untrusted.Text(l.String()), budget) + more
+}
+
+// abbreviatePath shortens a citation (path:locator) to n columns in steps a reader can
+// undo by eye: leading directories to their first letter, one at a time
+// (cluster-resources/pods/x.json becomes c/pods/x.json, then c/p/x.json); then the
+// middle of the JSON pointer, keeping which item and which field
+// (/items/0/…/state/terminated); last, the start of the text.
+func abbreviatePath(s string, n int) string {
+	fits := func(s string) bool { return runewidth.StringWidth(s) <= n }
+	if fits(s) {
+		return s
+	}
+	path, loc, hasLoc := strings.Cut(s, ":")
+	join := func(path, loc string) string {
+		if hasLoc {
+			return path + ":" + loc
+		}
+		return path
+	}
+	dirs := strings.Split(path, "/")
+	for i := 0; i < len(dirs)-1 && !fits(join(path, loc)); i++ {
+		if d := []rune(dirs[i]); len(d) > 1 {
+			dirs[i] = string(d[0])
+		}
+		path = strings.Join(dirs, "/")
+	}
+	if fits(join(path, loc)) {
+		return join(path, loc)
+	}
+	if segs := strings.Split(loc, "/"); hasLoc && len(segs) > 4 {
+		head := strings.Join(segs[:3], "/") + "/…"
+		tail := ""
+		for i := len(segs) - 1; i >= 3; i-- {
+			next := "/" + segs[i] + tail
+			if !fits(path + ":" + head + next) {
+				break
+			}
+			tail = next
+		}
+		if tail != "" {
+			return path + ":" + head + tail
+		}
+	}
+	return clipWidth(join(path, loc), n)
+}
+
+// clipWidth keeps the end of s within n columns, marking the cut with an ellipsis.
+func clipWidth(s string, n int) string {
+	r := []rune(s)
+	for len(r) > 0 && runewidth.StringWidth(string(r))+1 > n {
+		r = r[1:]
+	}
+	return "…" + string(r)
+}
+
+// wrap breaks escaped text into lines of at most width columns at spaces; a word longer
+// than a line (a pod name, a URL) is cut where the line ends.
+func wrap(s string, width int) []string {
+	width = max(width, 8)
+	var lines []string
+	var cur strings.Builder
+	curW := 0
+	flush := func() {
+		lines = append(lines, cur.String())
+		cur.Reset()
+		curW = 0
+	}
+	for _, word := range strings.Fields(s) {
+		ww := runewidth.StringWidth(word)
+		if curW > 0 && curW+1+ww <= width {
+			cur.WriteByte(' ')
+			cur.WriteString(word)
+			curW += 1 + ww
+			continue
+		}
+		if curW > 0 {
+			flush()
+		}
+		for ww > width {
+			part := runewidth.Truncate(word, width, "")
+			lines = append(lines, part)
+			word = word[len(part):]
+			ww = runewidth.StringWidth(word)
+		}
+		cur.WriteString(word)
+		curW = ww
+	}
+	if curW > 0 || len(lines) == 0 {
+		flush()
+	}
+	return lines
+}

@@ -1,0 +1,40 @@
+package analyze
+
+import "testing"
+
+func TestAbbreviatePath(t *testing.T) {
+	const long = "cluster-resources/pods/crash-exit-1.json:/items/0/status/containerStatuses/0/state/terminated"
+	for _, tc := range []struct {
+		n    int
+		want string
+	}{
+		{100, long},
+		{80, "c/pods/crash-exit-1.json:/items/0/status/containerStatuses/0/state/terminated"},
+		{74, "c/p/crash-exit-1.json:/items/0/status/containerStatuses/0/state/terminated"},
+		{72, "c/p/crash-exit-1.json:/items/0/…/containerStatuses/0/state/terminated"},
+		{50, "c/p/crash-exit-1.json:/items/0/…/state/terminated"},
+		// Too narrow for the file and item: the end, which names the field, is kept.
+		{30, "…erStatuses/0/state/terminated"},
+	} {
+		got := abbreviatePath(long, tc.n)
+		if got != tc.want {
+			t.Errorf("abbreviatePath(%d) = %q, want %q", tc.n, got, tc.want)
+		}
+		if w := len([]rune(got)); w > tc.n {
+			t.Errorf("abbreviatePath(%d) is %d columns wide", tc.n, w)
+		}
+	}
+}
+
+func TestWrapKeepsWordsAndCutsLongOnes(t *testing.T) {
+	got := wrap("image registry.podflow-e2e.invalid/shop/app:1.0 cannot be pulled", 16)
+	want := []string{"image", "registry.podflow", "-e2e.invalid/sho", "p/app:1.0 cannot", "be pulled"}
+	if len(got) != len(want) {
+		t.Fatalf("wrap = %q, want %q", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("line %d = %q, want %q", i, got[i], want[i])
+		}
+	}
+}

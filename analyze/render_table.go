@@ -1,0 +1,163 @@
+package analyze
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+
+	"podflow.dev/podflow/untrusted"
+)
+
+// renderTable writes the classic table: fixed column caps, the same layout whatever the
+// terminal, so piped output is stable. --wide shows it on a terminal too.
+func renderTable(w io.Writer, r *Report, opts RenderOptions) error {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
+	p("%s\n\n", headline(r))
+	if len(r.Findings) > 0 {
+		style := tw.StyleASCII
+		if opts.Unicode {
+			style = tw.StyleLight
+		}
+		table := tablewriter.NewTable(w,
+			tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(style)})),
+			tablewriter.WithRowAutoWrap(tw.WrapNormal),
+		)
+		table.Configure(func(cfg *tablewriter.Config) {
+			cfg.Row.ColMaxWidths.PerColumn = tw.Mapper[int, int]{2: 34, 3: 60, 4: 48}
+		})
+		table.Header("Stage", "Severity", "Subjects", "Root cause", "Key evidence")
+		for _, row := range ordered(r) {
+			f := row.f
+			stage := string(f.Stage)
+			if row.consequence {
+				stage = consequenceArrow(opts.Unicode) + stage
+			}
+			if err := table.Append(stage, string(f.Severity), escapeJoin(SubjectLines(f), "\n"),
+				causeText(row), strings.Join(keyEvidence(f, 2), "\n")); err != nil {
+				return fmt.Errorf("render table: %w", err)
+			}
+		}
+		if err := table.Render(); err != nil {
+			return fmt.Errorf("render table: %w", err)
+		}
+		p("\n")
+	}
+	renderTrailer(w, r, "")
+	if opts.Timelines {
+		renderTimelines(w, r)
+	}
+	return nil
+}
+
+func consequenceArrow(unicode bool) string {
+	if unicode {
+		return "↳ "
+	}
+	return "-> "
+}
+
+// causeText is a row's cause, escaped, with the objects it involves that it does not
+// already name.
+func causeText(row rowFinding) string {
+	cause := row.f.Cause
+	if row.consequence {
+		cause = "consequence: " + cause
+	}
+	if inv := Involved(row.f); len(inv) > 0 {
+		cause += " (involves " + strings.Join(inv, ", ") + ")"
+	}
+	return untrusted.Text(cause)
+}
+
+// escapeJoin escapes each bundle-derived string and joins them.
+func escapeJoin(list []string, sep string) string {
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = untrusted.Text(s)
+	}
+	return strings.Join(out, sep)
+}
+
+func renderTimelines(w io.Writer, r *Report) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
+	for _, pod := range r.Pods {
+		p("\nTimeline of %s/%s (node %s, phase %s):\n", untrusted.Text(pod.Namespace), untrusted.Text(pod.Name),
+			untrusted.Text(orDash(pod.Node)), untrusted.Text(orDash(pod.Phase)))
+		for _, s := range pod.Timeline {
+			p("  %-20s %-7s %-10s %s\n", untrusted.Text(stepName(s)), s.Status, orDash(stepTime(s)), untrusted.Text(clip(s.Detail, 160)))
+			for _, e := range s.Evidence {
+				p("  %-20s %s\n", "", untrusted.Text(e.Location.String()))
+			}
+		}
+	}
+}
+
+// trailerLines are the report's closing sections: skipped rules, coverage gaps naming
+// their pods, and load warnings, each line escaped.
+type trailerSection struct {
+	Heading string
+	Items   []string
+}
+
+func trailerSections(r *Report) []trailerSection {
+	var out []trailerSection
+	if len(r.Skipped) > 0 {
+		sec := trailerSection{Heading: "Rules skipped"}
+		for _, s := range r.Skipped {
+			sec.Items = append(sec.Items, untrusted.Text(s.Rule+": "+s.Reason))
+		}
+		out = append(out, sec)
+	}
+	if len(r.Gaps) > 0 {
+		sec := trailerSection{Heading: "Stages without full evidence"}
+		for _, g := range r.Gaps {
+			sec.Items = append(sec.Items, untrusted.Text(gapLine(g)))
+		}
+		out = append(out, sec)
+	}
+	if len(r.Warnings) > 0 {
+		sec := trailerSection{Heading: "Load warnings"}
+		for _, warn := range r.Warnings {
+			sec.Items = append(sec.Items, untrusted.Text(warn.String()))
+		}
+		out = append(out, sec)
+	}
+	return out
+}
+
+// gapLine says what a stage lacked and for which pods: "runtime: container logs: not in
+// bundle (2 pods: shop/a, shop/b)".
+func gapLine(g CoverageGap) string {
+	var parts []string
+	for _, m := range g.Missing {
+		parts = append(parts, fmt.Sprintf("%s (%s)", m.Reason, podNamesText(m.Pods, m.PodNames)))
+	}
+	line := string(g.Stage) + ": "
+	if g.PodsWithoutEvidence > 0 {
+		line += fmt.Sprintf("no evidence at all for %s; ", podNamesText(g.PodsWithoutEvidence, g.PodsWithoutEvidenceNames))
+	}
+	return line + strings.Join(parts, "; ")
+}
+
+// renderTrailer writes the closing sections; bullet is "" for plain text and "- " for
+// Markdown.
+func renderTrailer(w io.Writer, r *Report, bullet string) {
+	for _, sec := range trailerSections(r) {
+		if bullet != "" {
+			fmt.Fprintf(w, "\n## %s\n\n", sec.Heading)
+		} else {
+			fmt.Fprintf(w, "%s:\n", sec.Heading)
+		}
+		for _, item := range sec.Items {
+			if bullet != "" {
+				fmt.Fprintf(w, "%s%s\n", bullet, mdEscape(item))
+			} else {
+				fmt.Fprintf(w, "  %s\n", item)
+			}
+		}
+	}
+}

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+)
+
+// largeInput is the input size from which analyze shows its progress: below it the
+// report comes back before a bar would be worth reading.
+const largeInput = 50 << 20
+
+// progress shows long work on stderr while it runs. It uses mpb, which draws several
+// bars and spinners at once (one per phase now, one per source for a concurrent
+// collection) on any writer and redraws in place without hand-written escape codes.
+// A nil *progress shows nothing: that is what a command gets when stderr is not a
+// terminal or -q was given, so stdout and logs are never touched.
+type progress struct {
+	p *mpb.Progress
+}
+
+// newProgress returns a progress display on stderr, or nil when it must stay quiet.
+func newProgress(ctx context.Context, g *globalOptions) *progress {
+	if !g.streams.ErrTTY || g.quiet {
+		return nil
+	}
+	return &progress{p: mpb.NewWithContext(ctx, mpb.WithOutput(g.streams.ErrOut), mpb.WithWidth(32),
+		// The caller decided stderr is a terminal (ErrTTY); mpb need not guess again.
+		mpb.WithAutoRefresh())}
+}
+
+// progressFor is the progress display for work on inputs: shown only for inputs of at
+// least largeInput bytes, and then only on a terminal without -q.
+func (g *globalOptions) progressFor(paths []string) *progress {
+	if inputSize(paths) < largeInput {
+		return nil
+	}
+	return newProgress(context.Background(), g)
+}
+
+// task is one line of the display: a spinner for work of unknown length, a bar with
+// counts for work that is counted.
+type task struct {
+	bar *mpb.Bar
+}
+
+// spinner starts a line for work whose length is unknown.
+func (p *progress) spinner(name string) *task {
+	if p == nil {
+		return nil
+	}
+	b := p.p.New(0, mpb.SpinnerStyle(), mpb.BarFillerOnComplete("done"),
+		mpb.PrependDecorators(decor.Name(name, decor.WCSyncSpaceR)),
+		mpb.AppendDecorators(decor.Elapsed(decor.ET_STYLE_GO)))
+	return &task{bar: b}
+}
+
+// counter starts a line for total units of work, showing done/total.
+func (p *progress) counter(name string, total int) *task {
+	if p == nil {
+		return nil
+	}
+	b := p.p.New(int64(total), mpb.BarStyle(),
+		mpb.PrependDecorators(decor.Name(name, decor.WCSyncSpaceR), decor.CountersNoUnit("%d/%d", decor.WCSyncSpace)),
+		mpb.AppendDecorators(decor.Elapsed(decor.ET_STYLE_GO)))
+	return &task{bar: b}
+}
+
+// inc counts one unit done.
+func (t *task) inc() {
+	if t != nil {
+		t.bar.Increment()
+	}
+}
+
+// done completes the line.
+func (t *task) done() {
+	if t != nil {
+		t.bar.SetTotal(-1, true)
+	}
+}
+
+// wait lets the display draw its last frame; call it before writing results.
+func (p *progress) wait() {
+	if p != nil {
+		p.p.Wait()
+	}
+}
+
+// inputSize is the size of the inputs on disk (a directory's files summed); stdin and
+// unreadable paths count as nothing, the open itself reports their errors.
+func inputSize(paths []string) int64 {
+	var total int64
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		if !st.IsDir() {
+			total += st.Size()
+			continue
+		}
+		// A walk error only makes the estimate smaller; the open reports it.
+		_ = filepath.WalkDir(p, func(_ string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() {
+				if info, err := d.Info(); err == nil {
+					total += info.Size()
+				}
+			}
+			return nil
+		})
+	}
+	return total
+}
+
+// sizeText is a byte count for people: 312 MB.
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%d MB", n>>20)
+	default:
+		return fmt.Sprintf("%d kB", n>>10)
+	}
+}
