@@ -51,6 +51,8 @@ type Line struct {
 	Object    ObjectRef
 	Node      string
 	Container string
+	// Count is how often an event was seen (1 for other lines).
+	Count int32
 	// Fragment is true for a line from evidence an import could not attribute.
 	Fragment bool
 	Evidence Evidence
@@ -106,8 +108,9 @@ func (g *Graph) buildLines() []Line {
 		out = append(out, l)
 	}
 	for _, e := range g.events {
-		l := Line{Kind: TextEvent, Text: e.Message, Reason: e.Reason, Warning: e.Type == corev1.EventTypeWarning,
-			Node: e.Host, Container: e.Container(), Evidence: e.Evidence()}
+		l := Line{Kind: TextEvent, Text: e.Message, Reason: e.Reason, Count: e.Count,
+			Warning: e.Type == corev1.EventTypeWarning || stuck(e.Reason, e.Count),
+			Node:    e.Host, Container: e.Container(), Evidence: e.Evidence()}
 		if e.Regarding.Kind == "Pod" {
 			l.Pod = g.FindPod(e.Regarding.Namespace, e.Regarding.Name)
 		}
@@ -342,3 +345,10 @@ func looksLikeError(s string) bool {
 func sortedKeys[V any](m map[string]V) []string {
 	return slices.Sorted(maps.Keys(m))
 }
+
+// stuckReasons are Normal events that, seen again and again, say a step never
+// finishes: a volume no provisioner creates.
+var stuckReasons = map[string]bool{"ExternalProvisioning": true, "Provisioning": true}
+
+// stuck reports whether a Normal event repeats enough to be trouble.
+func stuck(reason string, count int32) bool { return stuckReasons[reason] && count >= 5 }

@@ -54,7 +54,7 @@ var eventStages = map[string]Stage{
 	"FailedGetResourceMetric": StageController, "FailedComputeMetricsReplicas": StageController,
 	"FailedToUpdateEndpoint": StageService, "FailedToCreateEndpoint": StageService,
 	"FailedDaemonPod": StageController, "TooManyMissedTimes": StageController, "FailedNeedsStart": StageController,
-	"NodeLost": StageTermination, "FailedSync": StageRuntime,
+	"NodeLost": StageTermination, "FailedSync": StageRuntime, "ExternalProvisioning": StageVolume, "Provisioning": StageVolume,
 }
 
 // stageWords place a line that no table knows by what it talks about, first match wins.

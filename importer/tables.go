@@ -220,7 +220,17 @@ func statusPhase(s string) (corev1.PodPhase, string) {
 		return corev1.PodFailed, s
 	}
 	if strings.HasPrefix(s, "Init:") {
+		if rest := strings.TrimPrefix(s, "Init:"); rest != "" && !strings.ContainsAny(rest[:1], "0123456789") {
+			// Init:CrashLoopBackOff, Init:Error: an init container's reason.
+			return corev1.PodPending, rest
+		}
 		return corev1.PodPending, ""
 	}
-	return "", ""
+	if s == "" || s == "<none>" {
+		return "", ""
+	}
+	// What kubectl prints in STATUS otherwise is a reason: a container's waiting or
+	// terminated reason (CrashLoopBackOff, ImagePullBackOff, OOMKilled, Error), the
+	// pod's own (NodeLost), or Terminating. The phase it hides is not known.
+	return "", s
 }
