@@ -236,10 +236,10 @@ func (g *Graph) indexJournal() {
 		e := &g.journal[i]
 		idx := int32(i)
 		g.journalByNode[e.file.node] = append(g.journalByNode[e.file.node], idx)
-		if e.fields == "" {
+		if e.FieldText == "" {
 			continue
 		}
-		scanFields(e.fields, func(k, raw string) bool {
+		scanFields(e.FieldText, func(k, raw string) bool {
 			switch k {
 			case "pod":
 				v := fieldValue(raw)

@@ -59,11 +59,18 @@ func ParseFormat(s string) (Format, error) {
 // UnknownFormatError is returned when detection cannot tell what an input is.
 type UnknownFormatError struct {
 	Input string
+	// Files says, per input file, what it looked like: empty or binary (text is always
+	// read as loose evidence).
+	Files []string
 }
 
 func (e *UnknownFormatError) Error() string {
-	return fmt.Sprintf("cannot tell the format of %q: it is not a podflow bundle (no %s or %s/), a Troubleshoot support bundle (no %s naming troubleshoot.sh), an OpenShift must-gather (no namespaces/ or cluster-scoped-resources/), a sosreport (no sos_commands/), a kubectl cluster-info dump (no nodes.json or <namespace>/pods.json) or pasted kubectl, crictl or kubelet output; name one with --format",
+	msg := fmt.Sprintf("cannot tell the format of %q: it is not a podflow bundle (no %s or %s/), a Troubleshoot support bundle (no %s naming troubleshoot.sh), an OpenShift must-gather (no namespaces/ or cluster-scoped-resources/), a sosreport (no sos_commands/), a kubectl cluster-info dump (no nodes.json or <namespace>/pods.json), and it holds no text to read as pasted output; name a format with --format",
 		e.Input, bundle.ManifestPath, bundle.ClusterResources, bundle.VersionMarkerPath)
+	if len(e.Files) > 0 {
+		msg += " (" + strings.Join(e.Files, "; ") + ")"
+	}
+	return msg
 }
 
 // Options configure Open.
@@ -97,7 +104,7 @@ func Open(input string, opts Options) (*bundle.Bundle, *Report, error) {
 	format := opts.Format
 	if format == FormatAuto {
 		if format = Detect(src); format == FormatAuto {
-			return nil, nil, &UnknownFormatError{Input: input}
+			return nil, nil, &UnknownFormatError{Input: input, Files: unusable(src)}
 		}
 		log.WithFields(logrus.Fields{"input": input, "format": format}).Debug("format detected")
 	}

@@ -223,11 +223,18 @@ func TestDetect(t *testing.T) {
 		})
 	}
 	dir := t.TempDir()
-	writeTree(t, dir, map[string][]byte{"notes.txt": []byte("kubectl describe pod output\n")})
+	writeTree(t, dir, map[string][]byte{"core": {0x7f, 'E', 'L', 'F', 0, 0, 1}, "empty.txt": nil})
 	_, _, err := Open(dir, Options{})
 	var unknown *UnknownFormatError
-	if !errors.As(err, &unknown) || !strings.Contains(err.Error(), "--format") {
+	if !errors.As(err, &unknown) || !strings.Contains(err.Error(), "--format") ||
+		!strings.Contains(err.Error(), "core: binary data") || !strings.Contains(err.Error(), "empty.txt: empty") {
 		t.Errorf("unknown input: %v", err)
+	}
+	// Text is never refused: lines nothing recognises are kept as text.
+	prose := t.TempDir()
+	writeTree(t, prose, map[string][]byte{"notes.txt": []byte("kubectl describe pod output\n")})
+	if _, rep, err := Open(prose, Options{}); err != nil || rep.Format != FormatLoose {
+		t.Errorf("prose: %v", err)
 	}
 	if _, err := ParseFormat("supportconfig"); err == nil {
 		t.Error("ParseFormat accepted an unsupported format")

@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,11 +12,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 
-	"podflow.dev/podflow/analyze"
 	"podflow.dev/podflow/bundle"
+	"podflow.dev/podflow/logline"
 )
 
 // StdinName is the file name standard input is reported and cited under.
@@ -39,10 +41,14 @@ type looseItem struct {
 
 // looseImport gathers what every file of loose evidence yields before it is laid out.
 type looseImport struct {
-	r        *Report
-	lists    map[string][]*looseItem // produced list path -> items
-	byKey    map[string]*looseItem
-	events   map[string][]parsedEventAt // namespace -> events in input order
+	r      *Report
+	lists  map[string][]*looseItem // produced list path -> items
+	byKey  map[string]*looseItem
+	events map[string][]parsedEventAt // namespace -> events in input order
+	// eventIndex maps eventKey to the indexes in events[namespace] that share it.
+	eventIndex map[string][]int
+	// eventOps counts event comparisons, so a test can tell linear from quadratic.
+	eventOps int
 	journals []journalBlock
 	found    map[string]bool
 	// files are produced bundle files that are not lists (logs, node evidence).
@@ -51,11 +57,17 @@ type looseImport struct {
 	// from pods other files show.
 	crictl []*crictlPaste
 	logs   []pastedLog
+	// guessedNS marks pods (namespace/name) whose namespace is kubectl's default, taken
+	// because the output named none.
+	guessedNS map[string]bool
+	// fragments are blocks kept as they were pasted, for the analysis to cite.
+	fragments []fragment
 }
 
 func newLooseImport(r *Report) *looseImport {
 	return &looseImport{r: r, lists: map[string][]*looseItem{}, byKey: map[string]*looseItem{},
-		events: map[string][]parsedEventAt{}, found: map[string]bool{}, files: map[string][]byte{}}
+		events: map[string][]parsedEventAt{}, eventIndex: map[string][]int{}, found: map[string]bool{}, files: map[string][]byte{},
+		guessedNS: map[string]bool{}}
 }
 
 type parsedEventAt struct {
@@ -76,17 +88,21 @@ func importLoose(src *bundle.Bundle, r *Report) map[string][]byte {
 		li.file(name, data)
 	}
 	files := li.files
+	li.eventPods()
 	li.layoutEvents()
 	li.layoutLists(files)
 	li.layoutJournals(files)
 	li.layoutCrictl(files)
 	li.layoutLogs(files)
+	li.layoutFragments(files)
 	li.notCarried()
 	return files
 }
 
-// file sniffs every output a file holds; one output that cannot be read never stops
-// the others.
+// file sniffs every output a file holds, block by block; one output that cannot be read
+// never stops the others, and every block is listed in the report with what it was read
+// as. Blocks nothing reads are kept as fragments: a container's log when they read as a
+// program's output, text otherwise.
 func (li *looseImport) file(name string, data []byte) {
 	var detected, problems []string
 	used := false
@@ -95,16 +111,42 @@ func (li *looseImport) file(name string, data []byte) {
 		li.r.add(FileReport{Path: name, Detected: "container log file of pod " + pod.cmd.namespace + "/" + pod.cmd.pod, Status: StatusUsed})
 		return
 	}
+	ctx := &fileCtx{name: name, pods: map[string]bool{}}
+	var blocks []BlockReport
 	for _, c := range splitChunks(data) {
 		if lc, ok := parseLogsCommand(c.cmd); ok {
 			li.logs = append(li.logs, pastedLog{path: name, cmd: lc, lines: trimBlank(c.lines)})
 			detected = append(detected, "kubectl logs output")
+			if first, last := blockRange(segmentBlock{lines: c.lines}); first > 0 {
+				blocks = append(blocks, BlockReport{First: first, Last: last, What: "kubectl logs output", Used: true})
+			}
 			used = true
 			continue
 		}
 		ns := commandNamespace(c.cmd)
 		for _, b := range segment(c.lines) {
-			what, ok, probs := li.block(name, b, ns)
+			first, last := blockRange(b)
+			if first == 0 {
+				continue
+			}
+			what, ok, probs := li.block(ctx, name, b, ns, c.cmd)
+			br := BlockReport{First: first, Last: last, What: what, Used: ok}
+			if !ok {
+				kind := bundle.FragmentText
+				if what == "" && looksLikeLog(name, c.cmd, b.lines) {
+					kind, br.What, br.Used = bundle.FragmentLog, "a container's log (pod not known)", true
+					li.found["logs"] = true
+				} else if what == "" {
+					br.What = "text"
+				}
+				br.Fragment = li.keepFragment(kind, name, b.lines)
+				if kind == bundle.FragmentLog {
+					detected = append(detected, br.What)
+					used = true
+					probs = nil
+				}
+			}
+			blocks = append(blocks, br)
 			if what != "" {
 				detected = append(detected, what)
 			}
@@ -112,7 +154,8 @@ func (li *looseImport) file(name string, data []byte) {
 			problems = append(problems, probs...)
 		}
 	}
-	rep := FileReport{Path: name, Detected: strings.Join(dedupe(detected), ", "), Reason: strings.Join(problems, "; ")}
+	li.resolve(ctx)
+	rep := FileReport{Path: name, Detected: strings.Join(dedupe(detected), ", "), Reason: strings.Join(problems, "; "), Blocks: blocks}
 	switch {
 	case used:
 		rep.Status = StatusUsed
@@ -123,7 +166,11 @@ func (li *looseImport) file(name string, data []byte) {
 	}
 	if rep.Detected == "" {
 		rep.Detected = describeOther(name)
-		rep.Reason = joinReason(rep.Reason, "no kubectl, crictl or kubelet output recognised; a container log is used when it starts with the command that printed it ($ kubectl logs -n NAMESPACE POD -c CONTAINER), which names its pod and container")
+		if len(blocks) > 0 {
+			rep.Reason = joinReason(rep.Reason, "no kubectl, crictl or node log output recognised; its lines are kept as text")
+		} else {
+			rep.Reason = joinReason(rep.Reason, "empty: no lines to read")
+		}
 	}
 	li.r.add(rep)
 }
@@ -154,7 +201,9 @@ type segmentBlock struct {
 }
 
 // segment splits a chunk into outputs at the lines that start one: a describe "Name:",
-// a table header, JSON or YAML at the margin, and runs of journal lines.
+// a table header, JSON or YAML at the margin, runs of journal lines, and evidence pasted
+// without its header: event and pod rows, describe fragments, node log lines, systemctl
+// status. Lines that continue none of these form text blocks.
 func segment(lines []textLine) []segmentBlock {
 	if looksLikeObjects(lines) {
 		return []segmentBlock{{kind: segObjects, lines: lines}}
@@ -167,20 +216,54 @@ func segment(lines []textLine) []segmentBlock {
 		}
 		cur = segmentBlock{kind: kind}
 	}
+	into := func(kind string) {
+		if cur.kind != kind {
+			start(kind)
+		}
+	}
 	for i, l := range lines {
+		blank := strings.TrimSpace(l.s) == ""
+		indented := strings.HasPrefix(l.s, " ") || strings.HasPrefix(l.s, "\t")
+		inDescribe := cur.kind == segDescribe || cur.kind == segDescribeNode
+		k := ""
+		if !strings.HasPrefix(l.s, "  ") {
+			k = tableKind(l.s)
+		}
 		switch {
 		case isDescribeStart(lines, i):
 			start(segDescribe)
 		case isDescribeNodeStart(lines, i):
 			start(segDescribeNode)
-		case cur.kind != segDescribe && cur.kind != segDescribeNode || strings.TrimSpace(l.s) != "" && !strings.HasPrefix(l.s, " "):
-			if k := tableKind(l.s); k != "" && !strings.HasPrefix(l.s, "  ") {
-				start(k)
-			} else if isJournalLine(l.s) && cur.kind != segJournal {
-				start(segJournal)
-			} else if cur.kind == segJournal && !isJournalLine(l.s) && strings.TrimSpace(l.s) != "" && !strings.HasPrefix(l.s, " ") {
-				start(segText)
-			}
+		case inDescribe && (blank || indented):
+		case k != "":
+			start(k)
+		case isJournalLine(l.s):
+			into(segJournal)
+		case inDescribe:
+		case cur.kind == segJournal && (blank || indented):
+		case isStatusHeader(l.s):
+			start(segStatus)
+		case cur.kind == segStatus && (indented || blank && i+1 < len(lines) && strings.HasPrefix(lines[i+1].s, " ")):
+		case isDescribeFragStart(lines, i) && cur.kind != segDescribeFrag:
+			start(segDescribeFrag)
+		case cur.kind == segDescribeFrag && (indented || describeFragKey(l.s)):
+		case cur.kind == tableEvents || cur.kind == tablePods || cur.kind == tableCRIPods || cur.kind == tableCRIContainers:
+			// Rows, wrapped messages and blank lines of a table with its header.
+		case isHeaderlessEvent(l.s):
+			into(segEventRows)
+		case cur.kind == segEventRows && !blank && !isHeaderlessPod(l.s) && !isNodeLine(l.s) && otherTableKind(l.s) == "":
+			// A message that wrapped onto the next line.
+		case isHeaderlessPod(l.s):
+			into(segPodRows)
+		case isNodeLine(l.s):
+			into(segNodeLog)
+		case cur.kind == segNodeLog && indented:
+		case otherTableKind(l.s) != "":
+			start(segOtherTable)
+		case cur.kind == segOtherTable && !blank:
+		case blank && cur.kind == segText:
+		default:
+			into(segText)
 		}
 		cur.lines = append(cur.lines, l)
 	}
@@ -188,21 +271,50 @@ func segment(lines []textLine) []segmentBlock {
 	return out
 }
 
+func isHeaderlessEvent(s string) bool {
+	_, _, _, ok := headerlessEvent(s)
+	return ok
+}
+
+func isHeaderlessPod(s string) bool {
+	_, _, ok := headerlessPod(s)
+	return ok
+}
+
+func isNodeLine(s string) bool {
+	_, ok := isNodeLogLine(s)
+	return ok
+}
+
 func isJournalLine(s string) bool {
-	e, kind, problem := analyze.ParseJournalLine(s, time.Time{})
-	return kind == analyze.LineEntry && problem == nil && (e.Severity != 0 || e.Program == "kubelet")
+	e, kind, problem := logline.ParseJournal(s, time.Time{})
+	return kind == logline.KindEntry && problem == nil && (e.Severity != 0 || e.Program == "kubelet")
 }
 
 // block maps one output; it returns what it was detected as, whether it gave evidence,
 // and the problems met.
-func (li *looseImport) block(name string, b segmentBlock, ns string) (string, bool, []string) {
+func (li *looseImport) block(ctx *fileCtx, name string, b segmentBlock, ns, cmd string) (string, bool, []string) {
 	switch b.kind {
+	case segEventRows:
+		ok, probs := li.eventRows(ctx, name, b, cmd)
+		return segEventRows, ok, probs
+	case segPodRows:
+		return segPodRows, li.podRows(ctx, name, b, cmd), nil
+	case segDescribeFrag:
+		ok, probs := li.describeFragment(ctx, b, cmd)
+		return segDescribeFrag, ok, probs
+	case segNodeLog, segStatus:
+		li.journals = append(li.journals, journalBlock{path: name, lines: b.lines})
+		return b.kind, true, nil
+	case segOtherTable:
+		return otherTableKind(b.lines[0].s), false, nil
 	case segDescribe:
 		d := parseDescribe(b.lines)
 		if d.pod.Name == "" || d.pod.Namespace == "" {
 			return segDescribe, false, append(d.problems, fmt.Sprintf("line %d: describe output without Name and Namespace", b.lines[0].n))
 		}
 		li.addPod(name, d.pod, d.line, rankDescribe)
+		ctx.pods[d.pod.Namespace+"/"+d.pod.Name] = true
 		for _, e := range d.events {
 			li.addEvent(name, e)
 		}
@@ -230,7 +342,12 @@ func (li *looseImport) block(name string, b segmentBlock, ns string) (string, bo
 		return segObjects, len(objs) > 0, probs
 	case tableEvents:
 		evs, probs := parseEventsTable(b.lines, nsOr(ns))
+		guessed := ns == "" && !strings.Contains(b.lines[0].s, "NAMESPACE")
 		for _, e := range evs {
+			if o := e.ev.InvolvedObject; o.Kind == "Pod" {
+				ctx.pods[o.Namespace+"/"+o.Name] = true
+				li.guessedNS[o.Namespace+"/"+o.Name] = guessed
+			}
 			li.addEvent(name, e)
 		}
 		li.found["events"] = li.found["events"] || len(evs) > 0
@@ -238,6 +355,7 @@ func (li *looseImport) block(name string, b segmentBlock, ns string) (string, bo
 	case tablePods:
 		pods, probs := parsePodsTable(b.lines, nsOr(ns))
 		for _, p := range pods {
+			ctx.pods[p.pod.Namespace+"/"+p.pod.Name] = true
 			li.addPod(name, p.pod, p.line, rankTable)
 		}
 		li.found["pods"] = li.found["pods"] || len(pods) > 0
@@ -278,7 +396,11 @@ func (li *looseImport) addPod(path string, pod corev1.Pod, line, rank int) {
 // put adds an item to a produced list; the same object seen twice keeps its richer form.
 func (li *looseImport) put(list string, it *looseItem) {
 	if old, ok := li.byKey[it.key]; ok {
-		if it.rank > old.rank {
+		switch {
+		case strings.HasPrefix(it.key, "Pod/") && (old.rank <= rankPartial+1 || it.rank <= rankPartial+1):
+			// A pod known from a fragment fills in, or is filled in by, a fuller reading.
+			mergeInto(old, it.data, it.rank, it.path, it.line)
+		case it.rank > old.rank:
 			*old = *it
 		}
 		return
@@ -319,28 +441,38 @@ func (li *looseImport) addObject(path string, o rawObject) {
 
 // addEvent keeps events in input order; the same event from two outputs (a describe and
 // a get events) is kept once, with the larger count. Two named events (API objects) are
-// the same only by name: the scheduler records a new event with the same message.
+// the same only by name: the scheduler records a new event with the same message. Events
+// are looked up by what must be equal (namespace, object, reason, message), so import
+// stays linear in the number of rows.
 func (li *looseImport) addEvent(path string, e parsedEvent) {
 	ns := e.ev.Namespace
 	if ns == "" {
 		ns = e.ev.InvolvedObject.Namespace
 	}
 	e.ev.Namespace = ns
-	for i, old := range li.events[ns] {
-		o := old.ev
+	key := eventKey(e.ev)
+	for _, i := range li.eventIndex[key] {
+		li.eventOps++
+		o := li.events[ns][i].ev
 		if o.Name != "" && e.ev.Name != "" && o.Name != e.ev.Name {
 			continue
 		}
-		if o.InvolvedObject.Kind == e.ev.InvolvedObject.Kind && o.InvolvedObject.Name == e.ev.InvolvedObject.Name &&
-			o.Reason == e.ev.Reason && o.Message == e.ev.Message &&
-			(o.InvolvedObject.FieldPath == e.ev.InvolvedObject.FieldPath || o.InvolvedObject.FieldPath == "" || e.ev.InvolvedObject.FieldPath == "") {
+		if o.InvolvedObject.FieldPath == e.ev.InvolvedObject.FieldPath || o.InvolvedObject.FieldPath == "" || e.ev.InvolvedObject.FieldPath == "" {
 			if e.ev.Count > o.Count || (o.InvolvedObject.FieldPath == "" && e.ev.InvolvedObject.FieldPath != "") {
 				li.events[ns][i] = parsedEventAt{parsedEvent: e, path: path}
 			}
 			return
 		}
 	}
+	li.eventOps++
+	li.eventIndex[key] = append(li.eventIndex[key], len(li.events[ns]))
 	li.events[ns] = append(li.events[ns], parsedEventAt{parsedEvent: e, path: path})
+}
+
+// eventKey is what two rows of the same event share.
+func eventKey(ev corev1.Event) string {
+	o := ev.InvolvedObject
+	return ev.Namespace + "\x00" + o.Kind + "\x00" + o.Name + "\x00" + ev.Reason + "\x00" + ev.Message
 }
 
 // layoutEvents writes each namespace's events. Pasted events carry no times, and
@@ -413,8 +545,11 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// layoutJournals places each kubelet journal at its node. The node comes from the only
-// node the pods name, or from the pods the journal names most often.
+// layoutJournals places each block of node log lines at its node: the node the pods it
+// names are bound to, else the host its journal prefix names, else the only node the pods
+// name. Kernel lines go to the node's dmesg, others to its kubelet journal. A block whose
+// node is unknown, or whose node already has a journal from another block, is kept as a
+// journal fragment.
 func (li *looseImport) layoutJournals(files map[string][]byte) {
 	podNodes := li.podNodes()
 	nodes := map[string]bool{}
@@ -422,32 +557,78 @@ func (li *looseImport) layoutJournals(files map[string][]byte) {
 		nodes[n] = true
 	}
 	for _, j := range li.journals {
+		lines := trimBlank(j.lines)
+		if len(lines) == 0 {
+			continue
+		}
 		var buf strings.Builder
-		for _, l := range j.lines {
+		for _, l := range lines {
 			buf.WriteString(l.s)
 			buf.WriteByte('\n')
 		}
 		data := []byte(buf.String())
+		host, kernel := blockHost(lines)
 		node := journalNode(data, podNodes)
+		if node == "" {
+			node = host
+		}
 		if node == "" && len(nodes) == 1 {
 			for n := range nodes {
 				node = n
 			}
 		}
 		f := li.r.File(j.path)
-		if node == "" {
-			f.Reason = joinReason(f.Reason, fmt.Sprintf("lines %d-%d: kubelet journal not used: no pod in the input tells which node it is from", j.lines[0].n, j.lines[len(j.lines)-1].n))
-			continue
-		}
 		out := bundle.NodePath(node, bundle.NodeKubeletLog)
-		if _, dup := files[out]; dup {
-			f.Reason = joinReason(f.Reason, fmt.Sprintf("lines %d-%d: node %s already has a kubelet journal from another output", j.lines[0].n, j.lines[len(j.lines)-1].n, node))
+		if kernel {
+			out = bundle.NodePath(node, bundle.NodeDmesg)
+		}
+		if _, dup := files[out]; node == "" || dup {
+			frag := li.keepFragment(bundle.FragmentJournal, j.path, lines)
+			f.setBlockFragment(lines[0].n, frag)
+			li.found["journal"] = true
 			continue
 		}
 		files[out] = data
-		li.r.Origins[out] = Origin{Path: j.path, LineOffset: j.lines[0].n - 1}
+		li.r.Origins[out] = Origin{Path: j.path, LineOffset: lines[0].n - 1}
 		f.Produced = append(f.Produced, out)
+		f.setBlockFragment(lines[0].n, out)
 		li.found["journal"] = true
+	}
+}
+
+// blockHost returns the one host a block's journal prefixes name, and whether every
+// line is a kernel line.
+func blockHost(lines []textLine) (string, bool) {
+	host, kernel, n := "", true, 0
+	for _, l := range lines {
+		e, kind, _ := logline.Parse(l.s, time.Time{})
+		if kind != logline.KindEntry {
+			continue
+		}
+		n++
+		if e.Program != "kernel" {
+			kernel = false
+		}
+		if e.Host == "" {
+			continue
+		}
+		if host != "" && host != e.Host {
+			return "", kernel && n > 0
+		}
+		host = e.Host
+	}
+	return host, kernel && n > 0
+}
+
+// setBlockFragment records where the block starting at first went.
+func (f *FileReport) setBlockFragment(first int, out string) {
+	if f == nil {
+		return
+	}
+	for i := range f.Blocks {
+		if f.Blocks[i].First == first {
+			f.Blocks[i].Fragment = out
+		}
 	}
 }
 
@@ -495,19 +676,52 @@ func (li *looseImport) notCarried() {
 	}
 }
 
-// isLoose accepts inputs where some file holds output podflow reads as loose evidence.
+// isLoose accepts inputs where some file holds text: pasted output in any shape is read
+// block by block, and what is not recognised is kept as text.
 func isLoose(src *bundle.Bundle) bool {
 	for _, name := range src.Names() {
 		data, _ := src.ReadFile(name) // listed by Names, so present
-		for _, c := range splitChunks(data) {
-			for _, b := range segment(c.lines) {
-				if b.kind != segText {
-					return true
-				}
-			}
+		if isText(data) {
+			return true
 		}
 	}
 	return false
+}
+
+// isText tells text from empty or binary data: no NUL byte and mostly valid UTF-8 in
+// the first 8 KiB.
+func isText(data []byte) bool {
+	head := data[:min(len(data), 8192)]
+	if len(bytes.TrimSpace(head)) == 0 || bytes.IndexByte(head, 0) >= 0 {
+		return false
+	}
+	bad := 0
+	for len(head) > 0 {
+		r, size := utf8.DecodeRune(head)
+		if r == utf8.RuneError && size <= 1 && len(head) >= utf8.UTFMax {
+			bad++
+		}
+		head = head[size:]
+	}
+	return bad*20 < len(data[:min(len(data), 8192)])
+}
+
+// unusable says, per file, why nothing in it could be read.
+func unusable(src *bundle.Bundle) []string {
+	var out []string
+	for _, name := range src.Names() {
+		data, _ := src.ReadFile(name) // listed by Names, so present
+		switch {
+		case len(bytes.TrimSpace(data)) == 0:
+			out = append(out, name+": empty")
+		case !isText(data):
+			out = append(out, fmt.Sprintf("%s: binary data (%d bytes), not text", name, len(data)))
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, "no files")
+	}
+	return out
 }
 
 // openInput reads standard input for "-" and a single text file as loose evidence;

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -229,8 +230,13 @@ func TestLooseContainerLogs(t *testing.T) {
 	if o := rep.Origins[bundle.LogPath("shop", "web", "app", true)]; o.Path != "ticket.md" || o.LineOffset != 3 {
 		t.Errorf("previous log origin %+v, want ticket.md from line 4", o)
 	}
-	if f := rep.File("app.log"); f == nil || f.Status != StatusIgnored || !strings.Contains(f.Reason, "kubectl logs") {
-		t.Errorf("a log that names no pod is listed with the reason: %+v", f)
+	// A log that names no pod is a container's log of an unknown pod, kept line for line.
+	frag := bundle.FragmentPath(bundle.FragmentLog, "app.log-L1.log")
+	if f := rep.File("app.log"); f == nil || f.Status != StatusUsed || !slices.Contains(f.Produced, frag) {
+		t.Errorf("a log that names no pod is kept as a fragment: %+v", f)
+	}
+	if o := rep.Origins[frag]; o.Path != "app.log" || o.LineOffset != 0 {
+		t.Errorf("fragment origin %+v", o)
 	}
 }
 

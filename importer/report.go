@@ -53,6 +53,8 @@ type FileReport struct {
 	Status   string   `json:"status"`
 	Reason   string   `json:"reason,omitempty"`
 	Produced []string `json:"produced,omitempty"`
+	// Blocks lists, for loose evidence, each block of lines and what it was read as.
+	Blocks []BlockReport `json:"blocks,omitempty"`
 }
 
 // Origin says where a produced bundle file came from.

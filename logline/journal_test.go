@@ -1,4 +1,4 @@
-package analyze
+package logline
 
 import (
 	"strings"
@@ -8,7 +8,7 @@ import (
 
 var ref = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 
-func TestParseJournalLineFormats(t *testing.T) {
+func TestParseJournalFormats(t *testing.T) {
 	tests := []struct {
 		name    string
 		line    string
@@ -19,7 +19,7 @@ func TestParseJournalLineFormats(t *testing.T) {
 		source  string
 		message string
 		fields  []Field
-		kind    LineKind
+		kind    Kind
 		problem string
 	}{
 		{
@@ -76,12 +76,12 @@ func TestParseJournalLineFormats(t *testing.T) {
 			line: `I1129 19:00:01.000000       1 x.go:1] "Cut off in the mid`,
 			time: time.Date(2026, 11, 29, 19, 0, 1, 0, time.UTC), sev: 'I', pid: 1, source: "x.go:1", message: "Cut off in the mid",
 		},
-		{name: "boot marker", line: "-- Boot 4f1c2a9e0b7d4e51a3c2f0e9d8b7a615 --", kind: LineMarker},
-		{name: "continuation", line: "    	goroutine 1 [running]:", kind: LineContinuation},
-		{name: "garbage", line: "\x00\x01binary junk", kind: LineGarbage, problem: "not a journal or klog line"},
-		{name: "truncated prefix", line: "2026-11-29T19:00:01+0000 n1 kub", kind: LineGarbage, problem: "no program[pid]: after the timestamp"},
-		{name: "truncated klog header", line: "2026-11-29T19:00:01+0000 n1 kubelet[1]: I1129 19:0", kind: LineGarbage, problem: "truncated klog header"},
-		{name: "bad timestamp", line: "2026-13-45T99:00:01+0000 n1 kubelet[1]: x", kind: LineGarbage, problem: "unreadable timestamp"},
+		{name: "boot marker", line: "-- Boot 4f1c2a9e0b7d4e51a3c2f0e9d8b7a615 --", kind: KindMarker},
+		{name: "continuation", line: "    	goroutine 1 [running]:", kind: KindContinuation},
+		{name: "garbage", line: "\x00\x01binary junk", kind: KindGarbage, problem: "not a journal or klog line"},
+		{name: "truncated prefix", line: "2026-11-29T19:00:01+0000 n1 kub", kind: KindGarbage, problem: "no program[pid]: after the timestamp"},
+		{name: "truncated klog header", line: "2026-11-29T19:00:01+0000 n1 kubelet[1]: I1129 19:0", kind: KindGarbage, problem: "truncated klog header"},
+		{name: "bad timestamp", line: "2026-13-45T99:00:01+0000 n1 kubelet[1]: x", kind: KindGarbage, problem: "unreadable timestamp"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -89,7 +89,7 @@ func TestParseJournalLineFormats(t *testing.T) {
 			if strings.HasPrefix(tt.line, "Dec") {
 				r = time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
 			}
-			e, kind, problem := ParseJournalLine(tt.line, r)
+			e, kind, problem := ParseJournal(tt.line, r)
 			if kind != tt.kind {
 				t.Fatalf("kind = %v, want %v (problem %v)", kind, tt.kind, problem)
 			}
@@ -100,7 +100,7 @@ func TestParseJournalLineFormats(t *testing.T) {
 			if gotProblem != tt.problem {
 				t.Fatalf("problem = %q, want %q", gotProblem, tt.problem)
 			}
-			if kind != LineEntry {
+			if kind != KindEntry {
 				return
 			}
 			if !e.Time.Equal(tt.time) {
@@ -123,7 +123,7 @@ func TestParseJournalLineFormats(t *testing.T) {
 }
 
 func TestJournalFieldLookupAndLists(t *testing.T) {
-	e, _, _ := ParseJournalLine(`I1129 19:00:01.000000 1 x.go:1] "SyncLoop ADD" source="api" pods=["shop/a" "shop/b"] podUID="u-1"`, ref)
+	e, _, _ := ParseJournal(`I1129 19:00:01.000000 1 x.go:1] "SyncLoop ADD" source="api" pods=["shop/a" "shop/b"] podUID="u-1"`, ref)
 	if v, ok := e.Field("podUID"); !ok || v != "u-1" {
 		t.Errorf("podUID = %q, %v", v, ok)
 	}
@@ -139,7 +139,7 @@ func TestJournalFieldLookupAndLists(t *testing.T) {
 	}
 }
 
-func FuzzParseJournalLine(f *testing.F) {
+func FuzzParseJournal(f *testing.F) {
 	seeds := []string{
 		`2026-11-29T19:00:01+0000 n1 kubelet[812]: E1129 19:00:01.123456     812 pod_workers.go:1338] "Error syncing pod, skipping" err="x \"y\"" pod="shop/web-1"`,
 		`Nov 29 19:00:01 host kubelet[123]: I1129 19:00:01.123456  123 file.go:42] "msg" key="value"`,
@@ -150,8 +150,8 @@ func FuzzParseJournalLine(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, line string) {
-		e, kind, _ := ParseJournalLine(line, ref)
-		if kind == LineEntry {
+		e, kind, _ := ParseJournal(line, ref)
+		if kind == KindEntry {
 			e.Fields()
 			e.Field("pod")
 			ListValue(e.Message)

@@ -1,0 +1,425 @@
+package importer
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"podflow.dev/podflow/bundle"
+)
+
+// rankPartial is the rank of a pod known only from an event's object or a fragment:
+// any fuller source replaces it, and it fills in what the fuller one lacks.
+const rankPartial = 0
+
+// Values of bundle.PartialAnnotation.
+const (
+	partialName      = "name"
+	partialNamespace = "namespace"
+	partialSpec      = "spec"
+	partialStatus    = "status"
+)
+
+// BlockReport is what one contiguous block of lines of an input file was read as.
+type BlockReport struct {
+	// First and Last are the block's first and last lines in the input file.
+	First int `json:"first"`
+	Last  int `json:"last"`
+	// What the block was recognised as; "text" when nothing was.
+	What string `json:"what"`
+	// Used tells whether the block gave evidence (objects, events, logs, journals).
+	Used bool `json:"used"`
+	// Fragment is the fragment file the block's lines were kept in, if any.
+	Fragment string `json:"fragment,omitempty"`
+}
+
+// fileCtx is what one input file tells about the pod its fragments belong to.
+type fileCtx struct {
+	name string
+	// pods are the pods the file's whole outputs, rows and event objects name.
+	pods    map[string]bool
+	pending []pendingFrag
+}
+
+// pendingFrag is a describe fragment or a run of describe event rows whose pod is
+// decided once the whole file is read.
+type pendingFrag struct {
+	d        *describedPod
+	pod, ns  string // from the command before it
+	nsKnown  bool
+	fragment bool // a describe fragment (not only event rows)
+}
+
+// reCmdPod finds the pod a command names: describe pod NAME, logs NAME, get pod NAME,
+// involvedObject.name=NAME.
+var (
+	reCmdPod  = regexp.MustCompile(`\b(?:describe|get)\s+(?:pods?|po)(?:\s+|/)([a-z0-9][-a-z0-9.]*)`)
+	reCmdPod2 = regexp.MustCompile(`\b(?:describe|get)\s+(?:pods?|po)/([a-z0-9][-a-z0-9.]*)`)
+	reCmdObj  = regexp.MustCompile(`involvedObject\.name=([a-z0-9][-a-z0-9.]*)`)
+)
+
+func commandPod(cmd string) string {
+	for _, re := range []*regexp.Regexp{reCmdPod2, reCmdPod, reCmdObj} {
+		if m := re.FindStringSubmatch(cmd); m != nil && !strings.HasPrefix(m[1], "-") {
+			return m[1]
+		}
+	}
+	return ""
+}
+
+// reAssigned is the scheduler's event that names a pod and its node.
+var reAssigned = regexp.MustCompile(`^Successfully assigned ([a-z0-9][-a-z0-9.]*)/([a-z0-9][-a-z0-9.]*) to (\S+)`)
+
+// eventRows reads a run of event rows without header. Rows naming their object are
+// events of that object; describe rows wait for the file's pod.
+func (li *looseImport) eventRows(ctx *fileCtx, name string, b segmentBlock, cmd string) (bool, []string) {
+	ns := commandNamespace(cmd)
+	var pending *pendingFrag
+	var last *corev1.Event
+	n := 0
+	var kept []parsedEvent
+	for _, l := range b.lines {
+		if strings.TrimSpace(l.s) == "" {
+			continue
+		}
+		ev, known, nsKnown, ok := headerlessEvent(l.s)
+		if !ok {
+			if last != nil {
+				last.Message += "\n" + strings.TrimSpace(l.s)
+			}
+			continue
+		}
+		n++
+		if known {
+			if !nsKnown {
+				ev.Namespace = nsOr(ns)
+			}
+			if ev.InvolvedObject.Kind != "Node" && ev.InvolvedObject.Kind != "Namespace" && ev.InvolvedObject.Kind != "PersistentVolume" {
+				ev.InvolvedObject.Namespace = ev.Namespace
+			}
+			if ev.InvolvedObject.Kind == "Pod" {
+				ev.InvolvedObject.APIVersion = "v1"
+				ctx.pods[ev.Namespace+"/"+ev.InvolvedObject.Name] = true
+				li.guessedNS[ev.Namespace+"/"+ev.InvolvedObject.Name] = !nsKnown && ns == ""
+			}
+			kept = append(kept, parsedEvent{ev: ev, line: l.n})
+			last = &kept[len(kept)-1].ev
+			continue
+		}
+		if pending == nil {
+			ctx.pending = append(ctx.pending, pendingFrag{d: &describedPod{line: l.n}, pod: commandPod(cmd), ns: ns, nsKnown: ns != ""})
+			pending = &ctx.pending[len(ctx.pending)-1]
+		}
+		ev.InvolvedObject.FieldPath, ev.Message = splitFieldPathKeep(ev.InvolvedObject.FieldPath, ev.Message)
+		pending.d.events = append(pending.d.events, parsedEvent{ev: ev, line: l.n})
+		last = &pending.d.events[len(pending.d.events)-1].ev
+	}
+	for _, e := range kept {
+		li.addEvent(name, e)
+	}
+	if n > 0 {
+		li.found["events"] = true
+	}
+	return n > 0, nil
+}
+
+// splitFieldPathKeep takes the container field path from the message unless the row
+// had its own column for it.
+func splitFieldPathKeep(fp, msg string) (string, string) {
+	if fp != "" {
+		return fp, msg
+	}
+	return splitFieldPath(msg)
+}
+
+// podRows reads `kubectl get pods` rows without their header.
+func (li *looseImport) podRows(ctx *fileCtx, name string, b segmentBlock, cmd string) bool {
+	ns := commandNamespace(cmd)
+	n := 0
+	for _, l := range b.lines {
+		p, nsKnown, ok := headerlessPod(l.s)
+		if !ok {
+			continue
+		}
+		n++
+		missing := []string{partialSpec}
+		if !nsKnown {
+			p.Namespace = nsOr(ns)
+			if ns == "" {
+				missing = append([]string{partialNamespace}, missing...)
+			}
+		}
+		ctx.pods[p.Namespace+"/"+p.Name] = true
+		li.addPartialPod(name, p, l.n, rankTable, missing)
+	}
+	li.found["pods"] = li.found["pods"] || n > 0
+	return n > 0
+}
+
+// describeFragment reads a describe fragment; its pod is decided at the end of the file.
+func (li *looseImport) describeFragment(ctx *fileCtx, b segmentBlock, cmd string) (bool, []string) {
+	lines := wrapFragment(b.lines, "unknown")
+	if len(lines) == 0 {
+		return false, nil
+	}
+	d := parseDescribe(lines)
+	ns := commandNamespace(cmd)
+	if d.pod.Namespace != "" {
+		ns = d.pod.Namespace
+	}
+	pod := d.pod.Name
+	if pod == "" {
+		pod = commandPod(cmd)
+	}
+	ctx.pending = append(ctx.pending, pendingFrag{d: d, pod: pod, ns: ns, nsKnown: ns != "", fragment: true})
+	return true, d.problems
+}
+
+// resolve gives every pending fragment of a file its pod: the one its command named,
+// else the only pod the file names, else the one the scheduler's event names, else a
+// pod named after the file, marked as not knowing its name.
+func (li *looseImport) resolve(ctx *fileCtx) {
+	for _, pf := range ctx.pending {
+		name, ns, nsKnown, nameKnown := pf.pod, pf.ns, pf.nsKnown, pf.pod != ""
+		node := ""
+		for _, e := range pf.d.events {
+			if m := reAssigned.FindStringSubmatch(e.ev.Message); m != nil && (name == "" || name == m[2]) {
+				name, ns, nsKnown, nameKnown, node = m[2], m[1], true, true, m[3]
+				break
+			}
+		}
+		if name == "" && len(ctx.pods) == 1 {
+			for k := range ctx.pods {
+				n, p, _ := strings.Cut(k, "/")
+				name, nameKnown = p, true
+				if !nsKnown {
+					ns, nsKnown = n, !li.guessedNS[k]
+				}
+			}
+		}
+		if name == "" {
+			name = placeholderPod(ctx.name)
+		}
+		if ns == "" {
+			ns = "default"
+		}
+		d := pf.d
+		pod := d.pod
+		pod.APIVersion, pod.Kind = "v1", "Pod"
+		pod.Name, pod.Namespace = name, ns
+		if pod.Spec.NodeName == "" {
+			pod.Spec.NodeName = node
+		}
+		var missing []string
+		if !nameKnown {
+			missing = append(missing, partialName)
+		}
+		if !nsKnown {
+			missing = append(missing, partialNamespace)
+		}
+		missing = append(missing, partialSpec)
+		if len(pod.Status.ContainerStatuses) == 0 && len(pod.Status.InitContainerStatuses) == 0 && pod.Status.Phase == "" {
+			missing = append(missing, partialStatus)
+		}
+		li.addPartialPod(ctx.name, pod, d.line, rankPartial+1, missing)
+		for _, e := range d.events {
+			e.ev.InvolvedObject.Kind, e.ev.InvolvedObject.APIVersion = "Pod", "v1"
+			e.ev.InvolvedObject.Name, e.ev.InvolvedObject.Namespace, e.ev.Namespace = name, ns, ns
+			li.addEvent(ctx.name, e)
+		}
+		if len(d.events) > 0 {
+			li.found["events"] = true
+		}
+		li.found["pods"] = true
+	}
+}
+
+// placeholderPod names a pod no line of the file names, after the file.
+func placeholderPod(file string) string {
+	base := strings.ToLower(file[strings.LastIndexByte(file, '/')+1:])
+	var b strings.Builder
+	b.WriteString("unnamed-")
+	for _, r := range base {
+		switch {
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('-')
+		}
+	}
+	s := strings.TrimRight(b.String(), "-")
+	if len(s) > 63 {
+		s = strings.TrimRight(s[:63], "-")
+	}
+	return s
+}
+
+// addPartialPod adds a pod built from a fragment, marked with what it does not show.
+func (li *looseImport) addPartialPod(path string, pod corev1.Pod, line, rank int, missing []string) {
+	if len(missing) > 0 {
+		if pod.Annotations == nil {
+			pod.Annotations = map[string]string{}
+		}
+		pod.Annotations[bundle.PartialAnnotation] = strings.Join(missing, ",")
+	}
+	li.addPod(path, pod, line, rank)
+}
+
+// mergePods fills what the kept pod lacks from another reading of the same pod, and
+// narrows its partial mark to what neither shows.
+func mergePods(kept, other *corev1.Pod) {
+	if kept.Spec.NodeName == "" {
+		kept.Spec.NodeName = other.Spec.NodeName
+	}
+	if kept.Status.Phase == "" {
+		kept.Status.Phase, kept.Status.Reason = other.Status.Phase, other.Status.Reason
+	}
+	if kept.Status.PodIP == "" {
+		kept.Status.PodIP = other.Status.PodIP
+	}
+	if len(kept.Spec.Containers) == 0 || kept.Spec.Containers[0].Name == "unknown" && len(other.Spec.Containers) > 0 {
+		if len(other.Spec.Containers) > 0 {
+			kept.Spec.Containers = other.Spec.Containers
+		}
+	}
+	if len(kept.Status.ContainerStatuses) == 0 || kept.Status.ContainerStatuses[0].Name == "unknown" && len(other.Status.ContainerStatuses) > 0 {
+		if len(other.Status.ContainerStatuses) > 0 {
+			kept.Status.ContainerStatuses = other.Status.ContainerStatuses
+		}
+	}
+	if len(kept.Status.Conditions) == 0 {
+		kept.Status.Conditions = other.Status.Conditions
+	}
+	if len(kept.Spec.Volumes) == 0 {
+		kept.Spec.Volumes = other.Spec.Volumes
+	}
+	km, kok := kept.Annotations[bundle.PartialAnnotation]
+	if !kok {
+		return
+	}
+	om, ook := other.Annotations[bundle.PartialAnnotation]
+	var both []string
+	if ook {
+		for _, m := range strings.Split(km, ",") {
+			if slices.Contains(strings.Split(om, ","), m) {
+				both = append(both, m)
+			}
+		}
+	}
+	if len(both) == 0 {
+		delete(kept.Annotations, bundle.PartialAnnotation)
+		if len(kept.Annotations) == 0 {
+			kept.Annotations = nil
+		}
+		return
+	}
+	kept.Annotations[bundle.PartialAnnotation] = strings.Join(both, ",")
+}
+
+// mergeInto merges a new pod reading into the kept item of the same pod.
+func mergeInto(old *looseItem, data []byte, rank int, path string, line int) {
+	var a, b corev1.Pod
+	if json.Unmarshal(old.data, &a) != nil || json.Unmarshal(data, &b) != nil {
+		return
+	}
+	richer, poorer := &a, &b
+	if rank > old.rank {
+		richer, poorer = &b, &a
+		old.rank, old.path, old.line = rank, path, line
+	}
+	mergePods(richer, poorer)
+	if out, err := json.Marshal(richer); err == nil {
+		old.data = out
+	}
+}
+
+// eventPods adds a partial pod for every pod an event names and no output shows.
+func (li *looseImport) eventPods() {
+	for ns, evs := range li.events {
+		for _, e := range evs {
+			o := e.ev.InvolvedObject
+			if o.Kind != "Pod" || o.Name == "" {
+				continue
+			}
+			if _, ok := li.byKey["Pod/"+ns+"/"+o.Name]; ok {
+				continue
+			}
+			var p corev1.Pod
+			p.APIVersion, p.Kind = "v1", "Pod"
+			p.Name, p.Namespace = o.Name, ns
+			missing := []string{partialSpec, partialStatus}
+			if li.guessedNS[ns+"/"+o.Name] {
+				missing = append([]string{partialNamespace}, missing...)
+			}
+			if m := reAssigned.FindStringSubmatch(e.ev.Message); m != nil && m[2] == o.Name {
+				p.Spec.NodeName = m[3]
+			}
+			li.addPartialPod(e.path, p, e.line, rankPartial, missing)
+		}
+	}
+}
+
+// fragment keeps a block's lines as a fragment file, so they can be cited at their
+// original lines.
+type fragment struct {
+	kind  string
+	path  string
+	lines []textLine
+}
+
+// keepFragment records a block as a fragment and returns the fragment path.
+func (li *looseImport) keepFragment(kind, path string, lines []textLine) string {
+	lines = trimBlank(lines)
+	if len(lines) == 0 {
+		return ""
+	}
+	ext := ".log"
+	if kind == bundle.FragmentText {
+		ext = ".txt"
+	}
+	p := bundle.FragmentPath(kind, blockName(path, lines[0].n, ext))
+	li.fragments = append(li.fragments, fragment{kind: kind, path: path, lines: lines})
+	return p
+}
+
+// layoutFragments writes every fragment file, its lines as in the input, and its origin.
+func (li *looseImport) layoutFragments(files map[string][]byte) {
+	for _, f := range li.fragments {
+		out := bundle.FragmentPath(f.kind, blockName(f.path, f.lines[0].n, map[bool]string{true: ".txt", false: ".log"}[f.kind == bundle.FragmentText]))
+		var buf strings.Builder
+		next := f.lines[0].n
+		for _, l := range f.lines {
+			// Lines a chunk left out (none inside a block) would shift every later line.
+			for ; next < l.n; next++ {
+				buf.WriteByte('\n')
+			}
+			buf.WriteString(l.s)
+			buf.WriteByte('\n')
+			next = l.n + 1
+		}
+		files[out] = []byte(buf.String())
+		li.r.Origins[out] = Origin{Path: f.path, LineOffset: f.lines[0].n - 1}
+		if r := li.r.File(f.path); r != nil && !slices.Contains(r.Produced, out) {
+			r.Produced = append(r.Produced, out)
+		}
+	}
+}
+
+func blockRange(b segmentBlock) (int, int) {
+	lines := trimBlank(b.lines)
+	if len(lines) == 0 {
+		return 0, 0
+	}
+	return lines[0].n, lines[len(lines)-1].n
+}
+
+func describeBlock(first, last int, what string) string {
+	if first == last {
+		return fmt.Sprintf("line %d: %s", first, what)
+	}
+	return fmt.Sprintf("lines %d-%d: %s", first, last, what)
+}

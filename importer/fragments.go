@@ -1,0 +1,411 @@
+package importer
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"podflow.dev/podflow/logline"
+)
+
+// Kinds of block segment tells apart beyond whole outputs: evidence pasted without its
+// header or its surroundings.
+const (
+	segEventRows    = "kubectl events rows without header"
+	segPodRows      = "kubectl get pods rows without header"
+	segDescribeFrag = "kubectl describe pod fragment"
+	segNodeLog      = "node log lines"
+	segStatus       = "systemctl status"
+	segOtherTable   = "runtime table"
+)
+
+// combinedPrefix is what the kubelet's event aggregation puts before a message it
+// merged from several similar events.
+const combinedPrefix = "(combined from similar events): "
+
+// headerlessEvent reads one event row as any kubectl version prints it, without the
+// table's header: get events (current: [NAMESPACE] LAST SEEN TYPE REASON OBJECT MESSAGE;
+// before 1.14: LASTSEEN FIRSTSEEN COUNT NAME KIND SUBOBJECT TYPE REASON SOURCE MESSAGE)
+// and describe's Events table (Type Reason Age From Message; before 1.10: FirstSeen
+// LastSeen Count From SubObjectPath Type Reason Message). known says the row names its
+// object; describe rows do not.
+func headerlessEvent(s string) (ev corev1.Event, known, nsKnown, ok bool) {
+	cells := splitCells(s, -1)
+	ti := -1
+	for i, c := range cells {
+		if i > 7 {
+			break
+		}
+		if isEventType(c) {
+			ti = i
+			break
+		}
+	}
+	if ti < 0 || len(cells) < ti+3 {
+		return ev, false, false, false
+	}
+	before, after := cells[:ti], cells[ti+1:]
+	ev = corev1.Event{Type: cells[ti], Count: 1}
+	join := func(cs []string) string { return strings.Join(cs, "  ") }
+	switch {
+	case ti == 0:
+		// describe: Reason Age From Message; From is empty for some events.
+		if !reInterval.MatchString(after[1]) || !isAgeInterval(after[1]) {
+			return ev, false, false, false
+		}
+		ev.Reason = after[0]
+		if m := reInterval.FindStringSubmatch(after[1]); m != nil && m[2] != "" {
+			if n, err := strconv.ParseInt(m[2], 10, 32); err == nil {
+				ev.Count = int32(n)
+			}
+		}
+		if len(after) >= 4 {
+			ev.Source.Component, ev.Message = after[2], join(after[3:])
+		} else {
+			ev.Message = after[2]
+		}
+	case (len(before) == 1 || len(before) == 2) && isAge(before[len(before)-1]):
+		// current get events: the object is kind/name.
+		if !strings.Contains(after[1], "/") || len(after) < 3 {
+			return ev, false, false, false
+		}
+		ev.Reason = after[0]
+		kind, name, _ := strings.Cut(after[1], "/")
+		if k, found := eventKinds[kind]; found {
+			kind = k
+		}
+		ev.InvolvedObject = corev1.ObjectReference{Kind: kind, Name: name}
+		ev.Message = join(after[2:])
+		known = true
+		if len(before) == 2 {
+			ev.Namespace, nsKnown = before[0], true
+		}
+	case len(before) >= 3:
+		// The old forms start with two ages and a count, after a namespace with -A.
+		off := 0
+		if !isAge(before[0]) && len(before) >= 4 && isAge(before[1]) {
+			ev.Namespace, nsKnown, off = before[0], true, 1
+		}
+		b := before[off:]
+		if len(b) < 3 || !isAge(b[0]) || !isAge(b[1]) || !isCount(b[2]) {
+			return ev, false, false, false
+		}
+		if n, err := strconv.ParseInt(b[2], 10, 32); err == nil && n > 0 {
+			ev.Count = int32(n)
+		}
+		ev.Reason = after[0]
+		rest := b[3:]
+		if len(rest) >= 2 && isKindWord(rest[1]) {
+			// get events: NAME KIND [SUBOBJECT] … SOURCE MESSAGE
+			ev.InvolvedObject = corev1.ObjectReference{Kind: rest[1], Name: rest[0]}
+			if len(rest) >= 3 {
+				ev.InvolvedObject.FieldPath = rest[2]
+			}
+			if len(after) < 3 {
+				return ev, false, false, false
+			}
+			ev.Source = eventSource(after[1])
+			ev.Message = join(after[2:])
+			known = true
+		} else {
+			// describe: From [SubObjectPath] … MESSAGE
+			if len(rest) >= 1 {
+				ev.Source = eventSource(rest[0])
+			}
+			if len(rest) >= 2 {
+				ev.InvolvedObject.FieldPath = rest[1]
+			}
+			ev.Message = join(after[1:])
+		}
+	default:
+		return ev, false, false, false
+	}
+	ev.Message = strings.TrimPrefix(ev.Message, combinedPrefix)
+	return ev, known, nsKnown, ev.Reason != "" && ev.Message != ""
+}
+
+// isAgeInterval tells describe's Age cell: "3m", "3m (x5 over 10m)", "<invalid>".
+func isAgeInterval(s string) bool {
+	m := reInterval.FindStringSubmatch(s)
+	return m != nil && isAge(m[1])
+}
+
+func isAge(s string) bool { return reAge.MatchString(s) }
+
+func isCount(s string) bool {
+	_, err := strconv.ParseUint(s, 10, 32)
+	return err == nil
+}
+
+// isKindWord tells an API kind as old get events printed it in KIND ("Pod", "Node").
+func isKindWord(s string) bool {
+	for _, k := range eventKinds {
+		if s == k {
+			return true
+		}
+	}
+	return false
+}
+
+// eventSource reads the source column in every form kubectl printed it: "kubelet,
+// node-1" (1.10 to 1.13), "{kubelet node-1}" (before), "default-scheduler".
+func eventSource(s string) corev1.EventSource {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "{") && strings.HasSuffix(s, "}") {
+		comp, host, _ := strings.Cut(strings.TrimSpace(s[1:len(s)-1]), " ")
+		return corev1.EventSource{Component: comp, Host: strings.TrimSpace(host)}
+	}
+	comp, host, _ := strings.Cut(s, ", ")
+	return corev1.EventSource{Component: comp, Host: host}
+}
+
+// reReady is the READY cell of get pods: ready/total containers.
+var reReady = regexp.MustCompile(`^\d+/\d+$`)
+
+// reStatusWord is a STATUS cell of get pods: a phase or a container reason.
+var reStatusWord = regexp.MustCompile(`^[A-Za-z][A-Za-z:]*(?:\(\S+\))?$`)
+
+// headerlessPod reads a `kubectl get pods` row without the header: [NAMESPACE] NAME
+// READY STATUS [RESTARTS AGE [IP NODE NOMINATED-NODE READINESS-GATES]].
+func headerlessPod(s string) (p corev1.Pod, nsKnown, ok bool) {
+	cells := splitCells(s, -1)
+	ri := -1
+	for i := 1; i <= 2 && i < len(cells); i++ {
+		if reReady.MatchString(cells[i]) {
+			ri = i
+			break
+		}
+	}
+	if ri < 0 || ri+1 >= len(cells) || !reStatusWord.MatchString(cells[ri+1]) || !isDNSName(cells[ri-1]) {
+		return p, false, false
+	}
+	if ri+2 < len(cells) && !isRestarts(cells[ri+2]) {
+		return p, false, false
+	}
+	p.APIVersion, p.Kind = "v1", "Pod"
+	p.Name = strings.TrimPrefix(cells[ri-1], "pod/")
+	if ri == 2 {
+		if !isDNSName(cells[0]) {
+			return p, false, false
+		}
+		p.Namespace, nsKnown = cells[0], true
+	}
+	p.Status.Phase, p.Status.Reason = statusPhase(cells[ri+1])
+	if len(cells) >= ri+6 {
+		if ip := cells[ri+4]; ip != "<none>" {
+			p.Status.PodIP = ip
+		}
+		if node := cells[ri+5]; node != "<none>" {
+			p.Spec.NodeName = node
+		}
+	}
+	return p, nsKnown, true
+}
+
+// reRestarts is the RESTARTS cell: "3" or, since 1.22, "3 (2m ago)".
+var reRestarts = regexp.MustCompile(`^\d+(?: \(\S+ ago\))?$`)
+
+func isRestarts(s string) bool { return reRestarts.MatchString(s) }
+
+// reDNSName is a Kubernetes object name.
+var reDNSName = regexp.MustCompile(`^(?:pod/)?[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`)
+
+func isDNSName(s string) bool { return len(s) <= 253 && reDNSName.MatchString(s) }
+
+// Describe keys that open a fragment of `kubectl describe pod` pasted without its Name:
+// header: sections at the margin and the fields of one container.
+var (
+	describeSections  = []string{"Containers:", "Init Containers:", "Conditions:", "Volumes:", "Events:"}
+	describeContainer = []string{"State:", "Last State:", "Restart Count:", "Container ID:", "Image ID:", "Ready:"}
+)
+
+// isDescribeFragStart tells whether lines[i] opens a describe fragment: a section
+// heading, a container field that describe prints with its companions nearby, or the
+// header of describe's Events table.
+func isDescribeFragStart(lines []textLine, i int) bool {
+	t := strings.TrimSpace(detab(lines[i].s))
+	for _, k := range describeSections {
+		if t == k || (k == "Events:" && t == "Events:  <none>") {
+			return true
+		}
+	}
+	if isDescribeEventsHeader(t) {
+		return true
+	}
+	if m := reContainerName.FindStringSubmatch(t); m != nil && i+1 < len(lines) {
+		next := strings.TrimSpace(lines[i+1].s)
+		return strings.HasPrefix(next, "Container ID:") || strings.HasPrefix(next, "Image:")
+	}
+	for _, k := range describeContainer {
+		if strings.HasPrefix(t, k) {
+			// One key alone is prose; describe prints State with Ready or Restart Count
+			// (or Reason under it) within a few lines.
+			for j := i + 1; j < len(lines) && j <= i+6; j++ {
+				n := strings.TrimSpace(lines[j].s)
+				if strings.HasPrefix(n, "Ready:") || strings.HasPrefix(n, "Restart Count:") || strings.HasPrefix(n, "Reason:") ||
+					strings.HasPrefix(n, "Exit Code:") || strings.HasPrefix(n, "Last State:") {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// isDescribeEventsHeader tells the header of describe's Events table, current or old.
+func isDescribeEventsHeader(t string) bool {
+	f := strings.Fields(t)
+	if len(f) >= 5 && f[0] == "Type" && f[1] == "Reason" && f[2] == "Age" {
+		return true
+	}
+	return len(f) >= 7 && f[0] == "FirstSeen" && f[1] == "LastSeen" && f[2] == "Count"
+}
+
+// describeFragKey tells a line that continues a describe fragment at the margin.
+func describeFragKey(s string) bool {
+	if m := reKey.FindStringSubmatch(strings.TrimSpace(detab(s))); m != nil {
+		switch m[1] {
+		case "Containers", "Init Containers", "Conditions", "Volumes", "Events", "QoS Class", "Node-Selectors",
+			"Tolerations", "Status", "IP", "IPs", "Controlled By", "Labels", "Annotations", "Node", "Start Time",
+			"Priority", "Service Account", "Reason", "Message", "Name", "Namespace":
+			return true
+		}
+	}
+	return false
+}
+
+// wrapFragment turns a describe fragment into a describe block the describe reader
+// reads: sections go to the margin, container fields under a container heading. The
+// lines added keep the line number of the fragment's first line.
+func wrapFragment(lines []textLine, container string) []textLine {
+	first := 0
+	for first < len(lines) && strings.TrimSpace(lines[first].s) == "" {
+		first++
+	}
+	if first == len(lines) {
+		return nil
+	}
+	n := lines[first].n
+	minIndent := -1
+	for _, l := range lines[first:] {
+		s := detab(l.s)
+		if strings.TrimSpace(s) == "" {
+			continue
+		}
+		if ind := len(s) - len(strings.TrimLeft(s, " ")); minIndent < 0 || ind < minIndent {
+			minIndent = ind
+		}
+	}
+	head := strings.TrimSpace(detab(lines[first].s))
+	shift := func(to int) []textLine {
+		out := make([]textLine, 0, len(lines)+3)
+		for _, l := range lines[first:] {
+			s := detab(l.s)
+			if strings.TrimSpace(s) == "" {
+				out = append(out, l)
+				continue
+			}
+			s = strings.Repeat(" ", to) + s[min(minIndent, len(s)-len(strings.TrimLeft(s, " "))):]
+			out = append(out, textLine{s: s, n: l.n})
+		}
+		return out
+	}
+	var out []textLine
+	switch {
+	case isDescribeEventsHeader(head):
+		out = append([]textLine{{s: "Events:", n: n}}, shift(2)...)
+	case reContainerName.MatchString(head):
+		out = append([]textLine{{s: "Containers:", n: n}}, shift(2)...)
+	case isSectionHead(head) || describeFragKey(head):
+		out = shift(0)
+	default:
+		out = append([]textLine{{s: "Containers:", n: n}, {s: "  " + container + ":", n: n}}, shift(4)...)
+	}
+	return out
+}
+
+func isSectionHead(t string) bool {
+	for _, k := range describeSections {
+		if strings.HasPrefix(t, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// isNodeLogLine tells a line logline reads that is not a kubelet journal line segment
+// already takes: kernel lines, logrus and logfmt text, other programs' journal lines.
+func isNodeLogLine(s string) (logline.Entry, bool) {
+	e, kind, problem := logline.Parse(s, time.Time{})
+	if kind != logline.KindEntry || problem != nil || e.Format == logline.FormatStatus {
+		return e, false
+	}
+	return e, true
+}
+
+// isStatusHeader tells the first line of `systemctl status UNIT`.
+func isStatusHeader(s string) bool {
+	e, kind, _ := logline.Parse(s, time.Time{})
+	return kind == logline.KindEntry && e.Format == logline.FormatStatus && !strings.HasPrefix(s, " ")
+}
+
+// otherTableKind tells tables podflow keeps as text: docker ps, crictl images,
+// kubectl get nodes.
+func otherTableKind(line string) string {
+	f := splitCells(line, -1)
+	has := func(names ...string) bool {
+		for _, n := range names {
+			found := false
+			for _, c := range f {
+				found = found || c == n
+			}
+			if !found {
+				return false
+			}
+		}
+		return true
+	}
+	switch {
+	case has("CONTAINER ID", "IMAGE", "COMMAND", "STATUS"):
+		return "docker ps table"
+	case has("IMAGE", "TAG", "IMAGE ID"):
+		return "crictl images table"
+	case has("NAME", "STATUS", "ROLES", "AGE"):
+		return "kubectl get nodes table"
+	}
+	return ""
+}
+
+// blockName is a fragment file's name: the input file and the first line of the block.
+func blockName(file string, first int, ext string) string {
+	base := strings.NewReplacer("/", "_", "\\", "_", " ", "_").Replace(file)
+	return fmt.Sprintf("%s-L%d%s", base, first, ext)
+}
+
+// reLogName tells a file named like a log.
+var reLogName = regexp.MustCompile(`(?i)(\.log|\.out|\.err|log\.txt|logs?)$`)
+
+// reErrorWord finds lines that read as a program's error output.
+var reErrorWord = regexp.MustCompile(`(?i)\b(error|fatal|panic|exception|traceback|failed|denied|refused|killed|cannot|unable)\b`)
+
+// looksLikeLog tells a block of text that is a program's output rather than prose: a
+// file named like a log, a logs command, or lines that read as error output or as log
+// lines.
+func looksLikeLog(file, cmd string, lines []textLine) bool {
+	if reLogName.MatchString(file) || strings.Contains(cmd, " logs") {
+		return true
+	}
+	for _, l := range lines {
+		if reErrorWord.MatchString(l.s) {
+			return true
+		}
+		if _, ok := isNodeLogLine(l.s); ok {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,279 @@
+package logline
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ParseJournal parses one line in the three formats a podflow bundle's journals hold:
+// journalctl short-iso ("2026-11-29T19:00:01+0000 host kubelet[123]: I1129 …"),
+// journalctl short ("Nov 29 19:00:01 host kubelet[123]: …") and bare klog
+// ("I1129 19:00:01.123456    123 file.go:42] …"). ref supplies the year and zone for
+// formats that lack them: a time that would fall more than a day after ref is taken to be
+// in the previous year. problem is set for garbage lines and for entries that are readable
+// but damaged (a truncated message). Parse reads every other form too.
+func ParseJournal(line string, ref time.Time) (e Entry, kind Kind, problem error) {
+	line = strings.TrimSuffix(line, "\r")
+	if line == "" {
+		return e, KindMarker, nil
+	}
+	if line[0] == ' ' || line[0] == '\t' {
+		return e, KindContinuation, nil
+	}
+	if strings.HasPrefix(line, "-- ") {
+		return e, KindMarker, nil
+	}
+	var body string
+	switch {
+	case IsDigit(line[0]):
+		t, rest, ok := parseISOPrefix(line)
+		if !ok {
+			return e, KindGarbage, errors.New("unreadable timestamp")
+		}
+		e.Time = t
+		body, ok = e.parseSyslogIdent(rest, true)
+		if !ok {
+			return e, KindGarbage, errors.New("no program[pid]: after the timestamp")
+		}
+	case isKlogHeaderStart(line):
+		if problem = e.parseKlog(line, ref, true); problem != nil {
+			return e, KindGarbage, problem
+		}
+		e.Format = FormatKlog
+		return e, KindEntry, nil
+	case len(line) > 3 && isMonth(line[:3]):
+		t, rest, ok := parseShortPrefix(line, ref, false)
+		if !ok {
+			return e, KindGarbage, errors.New("unreadable timestamp")
+		}
+		e.Time = t
+		body, ok = e.parseSyslogIdent(rest, true)
+		if !ok {
+			return e, KindGarbage, errors.New("no program[pid]: after the timestamp")
+		}
+	default:
+		return e, KindGarbage, errors.New("not a journal or klog line")
+	}
+	e.Format = FormatJournal
+	if isKlogHeaderStart(body) {
+		if problem = e.parseKlog(body, e.Time, false); problem != nil {
+			// A header that starts like klog but breaks off is a truncated line.
+			return e, KindGarbage, problem
+		}
+		return e, KindEntry, nil
+	}
+	e.Message = body
+	return e, KindEntry, nil
+}
+
+// parseISOPrefix reads "2026-11-29T19:00:01[.123456]+0000 " and returns the rest.
+func parseISOPrefix(line string) (time.Time, string, bool) {
+	sp := strings.IndexByte(line, ' ')
+	if sp < 0 {
+		return time.Time{}, "", false
+	}
+	ts := line[:sp]
+	for _, layout := range []string{"2006-01-02T15:04:05Z0700", "2006-01-02T15:04:05Z07:00"} {
+		if t, err := time.Parse(layout, ts); err == nil {
+			return t, line[sp+1:], true
+		}
+	}
+	return time.Time{}, "", false
+}
+
+var months = map[string]time.Month{
+	"Jan": 1, "Feb": 2, "Mar": 3, "Apr": 4, "May": 5, "Jun": 6,
+	"Jul": 7, "Aug": 8, "Sep": 9, "Oct": 10, "Nov": 11, "Dec": 12,
+}
+
+func isMonth(s string) bool { _, ok := months[s]; return ok }
+
+// parseShortPrefix reads "Nov 29 19:00:01 " (day may be space-padded); precise also
+// accepts short-precise's "Nov 29 19:00:01.123456 ".
+func parseShortPrefix(line string, ref time.Time, precise bool) (time.Time, string, bool) {
+	mon := months[line[:3]]
+	rest := strings.TrimLeft(line[3:], " ")
+	sp := strings.IndexByte(rest, ' ')
+	if sp < 1 || sp > 2 {
+		return time.Time{}, "", false
+	}
+	day, ok := atoi(rest[:sp])
+	if !ok {
+		return time.Time{}, "", false
+	}
+	rest = rest[sp+1:]
+	if len(rest) < 9 {
+		return time.Time{}, "", false
+	}
+	h, m, s, ok := parseClock(rest[:8])
+	if !ok {
+		return time.Time{}, "", false
+	}
+	ns := 0
+	end := 8
+	if precise && rest[8] == '.' {
+		j := 9
+		for j < len(rest) && IsDigit(rest[j]) {
+			j++
+		}
+		ns = fraction(rest[9:j])
+		end = j
+	}
+	if end >= len(rest) || rest[end] != ' ' {
+		return time.Time{}, "", false
+	}
+	return withYear(ref, mon, day, h, m, s, ns), rest[end+1:], true
+}
+
+// fraction turns the digits after a decimal point into nanoseconds.
+func fraction(digits string) int {
+	if len(digits) > 9 {
+		digits = digits[:9]
+	}
+	n, _ := atoi(digits)
+	for k := len(digits); k < 9; k++ {
+		n *= 10
+	}
+	return n
+}
+
+// parseSyslogIdent reads "host program[pid]: " and returns the body after it. With
+// host false, or when the first word already is "program[pid]:", there is no host.
+func (e *Entry) parseSyslogIdent(rest string, host bool) (string, bool) {
+	if host {
+		sp := strings.IndexByte(rest, ' ')
+		if sp < 0 {
+			return "", false
+		}
+		e.Host = rest[:sp]
+		rest = rest[sp+1:]
+	}
+	colon := strings.Index(rest, ": ")
+	ident := rest
+	body := ""
+	if colon >= 0 {
+		ident, body = rest[:colon], rest[colon+2:]
+	} else if strings.HasSuffix(rest, ":") {
+		ident = rest[:len(rest)-1]
+	} else {
+		return "", false
+	}
+	if strings.ContainsAny(ident, " ") {
+		return "", false
+	}
+	if i := strings.IndexByte(ident, '['); i >= 0 && strings.HasSuffix(ident, "]") {
+		pid, ok := atoi(ident[i+1 : len(ident)-1])
+		if !ok {
+			return "", false
+		}
+		e.PID = int32(pid)
+		ident = ident[:i]
+	}
+	e.Program = ident
+	return body, true
+}
+
+func isKlogHeaderStart(s string) bool {
+	if len(s) < 6 {
+		return false
+	}
+	switch s[0] {
+	case 'I', 'W', 'E', 'F':
+	default:
+		return false
+	}
+	return IsDigit(s[1]) && IsDigit(s[2]) && IsDigit(s[3]) && IsDigit(s[4]) && s[5] == ' '
+}
+
+// parseKlog reads "Lmmdd hh:mm:ss.uuuuuu threadid file:line] message". When bare is
+// false, the journal already gave e.Time and the klog time only refines it.
+func (e *Entry) parseKlog(s string, ref time.Time, bare bool) error {
+	if len(s) < 21 {
+		return errors.New("truncated klog header")
+	}
+	mon, ok1 := atoi(s[1:3])
+	day, ok2 := atoi(s[3:5])
+	h, m, sec, ok3 := parseClock(s[6:14])
+	if !ok1 || !ok2 || !ok3 || mon < 1 || mon > 12 || s[14] != '.' {
+		return errors.New("unreadable klog timestamp")
+	}
+	j := 15
+	for j < len(s) && IsDigit(s[j]) {
+		j++
+	}
+	micros, _ := atoi(s[15:j])
+	for k := j - 15; k < 6; k++ {
+		micros *= 10
+	}
+	rest := strings.TrimLeft(s[j:], " ")
+	sp := strings.IndexByte(rest, ' ')
+	if sp < 0 {
+		return errors.New("truncated klog header")
+	}
+	tid, ok := atoi(rest[:sp])
+	if !ok {
+		return errors.New("unreadable klog thread id")
+	}
+	rest = rest[sp+1:]
+	end := strings.Index(rest, "] ")
+	if end < 0 {
+		if !strings.HasSuffix(rest, "]") {
+			return errors.New("truncated klog header")
+		}
+		end = len(rest) - 1
+	}
+	e.Severity = s[0]
+	e.Source = rest[:end]
+	if bare {
+		e.PID = int32(tid)
+		e.Time = withYear(ref, time.Month(mon), day, h, m, sec, micros*1000)
+	} else if e.Time.Hour() == h && e.Time.Minute() == m && e.Time.Second() == sec && e.Time.Nanosecond() == 0 {
+		e.Time = e.Time.Add(time.Duration(micros) * time.Microsecond)
+	}
+	if end+2 <= len(rest) {
+		rest = rest[end+2:]
+	} else {
+		rest = ""
+	}
+	e.Message, e.FieldText = splitMessage(rest)
+	return nil
+}
+
+// splitMessage separates a structured message ("msg" k="v" …) from its fields; an
+// unstructured line is all message. A quoted message cut short keeps its text.
+func splitMessage(rest string) (msg, fields string) {
+	if !strings.HasPrefix(rest, `"`) {
+		return rest, ""
+	}
+	q, err := strconv.QuotedPrefix(rest)
+	if err != nil {
+		return strings.TrimPrefix(rest, `"`), ""
+	}
+	return unquote(q), strings.TrimLeft(rest[len(q):], " ")
+}
+
+func parseClock(s string) (h, m, sec int, ok bool) {
+	if len(s) != 8 || s[2] != ':' || s[5] != ':' {
+		return 0, 0, 0, false
+	}
+	h, ok1 := atoi(s[0:2])
+	m, ok2 := atoi(s[3:5])
+	sec, ok3 := atoi(s[6:8])
+	return h, m, sec, ok1 && ok2 && ok3 && h < 24 && m < 60 && sec < 61
+}
+
+// withYear places a month/day/time without a year in the year of ref, or the year
+// before when that would put it more than a day after ref (a December line read in January).
+func withYear(ref time.Time, mon time.Month, day, h, m, s, ns int) time.Time {
+	loc := ref.Location()
+	if ref.IsZero() {
+		loc = time.UTC
+	}
+	t := time.Date(ref.Year(), mon, day, h, m, s, ns, loc)
+	if !ref.IsZero() && t.After(ref.Add(24*time.Hour)) {
+		t = time.Date(ref.Year()-1, mon, day, h, m, s, ns, loc)
+	}
+	return t
+}
