@@ -155,8 +155,12 @@ func (g *Graph) buildLines() []Line {
 		}
 	}
 	for _, f := range g.fragments {
+		kind := f.kind
+		if kind == TextLog && mostlyNodeAgent(f.lines) {
+			// A "log" whose lines are a node agent's journal: its subject is the node.
+			kind = TextJournal
+		}
 		for i, s := range f.lines {
-			kind := f.kind
 			l := Line{Kind: kind, Text: s, Fragment: true, Warning: looksLikeError(s)}
 			if kind == TextJournal {
 				if e, k, _ := ParseJournalLine(s, g.collectedAt); k == LineEntry {
@@ -172,8 +176,70 @@ func (g *Graph) buildLines() []Line {
 			l.Evidence = at.Evidence(s, time.Time{})
 			add(l)
 		}
+		// A message wrapped over several lines (a terminal's width, YAML folding) is
+		// also tried whole.
+		for _, p := range paragraphs(f.lines) {
+			text := strings.Join(fieldsOf(f.lines[p[0]:p[1]]), " ")
+			at := f.loc
+			at.Line, at.EndLine = p[0]+1, p[1]
+			add(Line{Kind: kind, Text: text, Fragment: true, Warning: looksLikeError(text), Evidence: at.Evidence(text, time.Time{})})
+		}
 	}
 	return out
+}
+
+// paragraphs returns [start, end) ranges of runs of two or more lines in which every
+// line after the first is indented or the run's first line ends without punctuation:
+// the shapes of a wrapped message.
+func paragraphs(lines []string) [][2]int {
+	var out [][2]int
+	start := -1
+	flush := func(end int) {
+		if start >= 0 && end-start >= 2 {
+			out = append(out, [2]int{start, end})
+		}
+		start = -1
+	}
+	for i, s := range lines {
+		switch {
+		case strings.TrimSpace(s) == "":
+			flush(i)
+		case start < 0:
+			start = i
+		case !strings.HasPrefix(s, " ") && !strings.HasPrefix(s, "\t"):
+			flush(i)
+			start = i
+		}
+	}
+	flush(len(lines))
+	return out
+}
+
+func fieldsOf(lines []string) []string {
+	var out []string
+	for _, l := range lines {
+		out = append(out, strings.Fields(l)...)
+	}
+	return out
+}
+
+// nodeAgents are the journal identifiers of what runs a node.
+var nodeAgents = map[string]bool{"kubelet": true, "containerd": true, "dockerd": true, "crio": true, "systemd": true,
+	"kernel": true, "k3s": true, "microk8s": true, "kube-proxy": true, "flanneld": true}
+
+// mostlyNodeAgent reports whether most lines of a block are journal lines of a node agent.
+func mostlyNodeAgent(lines []string) bool {
+	agent, all := 0, 0
+	for _, s := range lines {
+		if strings.TrimSpace(s) == "" {
+			continue
+		}
+		all++
+		if e, k, _ := ParseJournalLine(s, time.Time{}); k == LineEntry && nodeAgents[e.Program] {
+			agent++
+		}
+	}
+	return all > 0 && 2*agent > all
 }
 
 func journalLine(e *JournalEntry, p *Pod) Line {

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -144,7 +145,12 @@ func unexplainedPod(g *Graph, p *Pod, lines []*Line) *Finding {
 			at = append(at, s)
 		}
 	}
-	slices.SortStableFunc(at, func(a, b trouble) int { return b.weight - a.weight })
+	slices.SortStableFunc(at, func(a, b trouble) int {
+		if a.weight != b.weight {
+			return b.weight - a.weight
+		}
+		return tellingScore(b.what) - tellingScore(a.what)
+	})
 	subjects := []ObjectRef{p.Ref()}
 	if n := p.Obj.Spec.NodeName; n != "" {
 		subjects = append(subjects, NodeRef(n))
@@ -157,7 +163,10 @@ func unexplainedPod(g *Graph, p *Pod, lines []*Line) *Finding {
 		ev = append(ev, s.ev)
 	}
 	name := p.meta.Name
-	if p.meta.Namespace != "" && !isPartial(p, "namespace") {
+	switch {
+	case isPartial(p, "name"):
+		name = "(its name is not in the evidence)"
+	case p.meta.Namespace != "" && !isPartial(p, "namespace"):
 		name = p.meta.Namespace + "/" + name
 	}
 	cause := "pod " + name + " is broken at the " + string(stage) + " stage: " + at[0].what +
@@ -355,18 +364,9 @@ func unexplainedFragments(lines []*Line, cited map[string]bool) []*Finding {
 		if ls[0].Kind == TextLog {
 			def = StageRuntime
 		}
-		// The last error is usually the one a process died of; the first the one that
-		// started the trouble. Quote both ends.
-		pick := []*Line{ls[len(ls)-1]}
-		if len(ls) > 1 {
-			pick = append([]*Line{ls[0]}, pick...)
-		}
-		stage := def
-		for _, l := range pick {
-			if s := textStage(l.Text, def); s.Order() < stage.Order() || stage == def {
-				stage = s
-			}
-		}
+		pick := mostTelling(ls, 3)
+		best := pick[0]
+		stage := textStage(best.Text, def)
 		var ev []Evidence
 		for _, l := range pick {
 			ev = append(ev, l.Evidence)
@@ -378,7 +378,7 @@ func unexplainedFragments(lines []*Line, cited map[string]bool) []*Finding {
 		}
 		out = append(out, &Finding{Rule: UnexplainedRule, Stage: stage, Severity: SeverityError, Title: "trouble no rule explains",
 			Subjects: subj, Evidence: ev, Remediation: wouldExplain[stage],
-			Cause: what + " reports " + oneLine(pick[len(pick)-1].Text) + "; no podflow rule or signature knows this evidence"})
+			Cause: what + " reports " + oneLine(best.Text) + "; no podflow rule or signature knows this evidence"})
 	}
 	return out
 }
@@ -417,7 +417,10 @@ func oneLine(s string) string {
 // podCommand is a kubectl command about the pod, its values shell-quoted; a name the
 // evidence does not give, or that is not a valid Kubernetes name, is a placeholder.
 func podCommand(verb string, p *Pod) string {
-	caps := map[string]string{"pod": p.meta.Name}
+	caps := map[string]string{}
+	if !isPartial(p, "name") {
+		caps["pod"] = p.meta.Name
+	}
 	if !isPartial(p, "namespace") {
 		caps["namespace"] = p.meta.Namespace
 	}
@@ -426,4 +429,46 @@ func podCommand(verb string, p *Pod) string {
 		cmd += "   # fill in the <placeholders>: the evidence does not name them"
 	}
 	return cmd
+}
+
+// reNoise matches lines that say a failure happened without saying which: systemd's
+// unit bookkeeping and the commands a user typed.
+var reNoise = regexp.MustCompile(`(?i)(\.service: (main process exited|failed with result|unit entered failed state|scheduled restart job)|\.service (failed|holdoff time over)|^\s*(sudo |kubectl |\$ |# |journalctl |systemctl )|start request repeated too quickly|^\s*(started|stopped|starting|stopping) )`)
+
+// reSpecific marks words of a line that names a cause.
+var reSpecific = regexp.MustCompile(`(?i)(failed to|error:|err=|unable to|cannot|can't|denied|refused|not found|no such|invalid|exceeded|forbidden|panic|fatal|oom|x509|timed? ?out|misconfiguration|is not supported|mismatch|permission)`)
+
+// tellingScore rates how much a line says about a cause: specific error words and
+// concrete values (quoted strings, paths, addresses) count; bookkeeping lines do not.
+func tellingScore(s string) int {
+	score := 0
+	if reNoise.MatchString(s) {
+		score -= 10
+	}
+	score += 3 * min(3, len(reSpecific.FindAllStringIndex(s, -1)))
+	score += min(3, strings.Count(s, `"`)/2)
+	score += min(2, strings.Count(s, "/")/2)
+	score += min(3, len(s)/80)
+	return score
+}
+
+// mostTelling returns up to n lines, the most telling first, then the rest in their
+// order.
+func mostTelling(ls []*Line, n int) []*Line {
+	idx := make([]int, len(ls))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return tellingScore(ls[b].Text) - tellingScore(ls[a].Text) })
+	if len(idx) > n {
+		idx = idx[:n]
+	}
+	best := idx[0]
+	rest := slices.Clone(idx[1:])
+	slices.Sort(rest)
+	out := []*Line{ls[best]}
+	for _, i := range rest {
+		out = append(out, ls[i])
+	}
+	return out
 }

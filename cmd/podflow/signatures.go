@@ -343,7 +343,7 @@ func runSignaturesTest(ctx context.Context, o *signaturesTestOptions) error {
 		for _, f := range r.Findings {
 			var where []string
 			for _, e := range f.Evidence {
-				where = append(where, e.Locator)
+				where = append(where, e.Path+":"+e.Locator)
 			}
 			slices.Sort(where)
 			where = slices.Compact(where)
