@@ -2,6 +2,8 @@ package analyze
 
 import (
 	"maps"
+
+	"podflow.dev/podflow/logline"
 	"regexp"
 	"slices"
 	"strconv"
@@ -142,6 +144,17 @@ func (g *Graph) buildLines() []Line {
 		for i := range entries {
 			add(journalLine(&entries[i], nil))
 		}
+	}
+	for _, u := range g.unparsed {
+		l := Line{Kind: TextJournal, Text: u.text, Node: u.node, Warning: looksLikeError(u.text), Evidence: u.loc.Evidence(u.text, time.Time{})}
+		if e, k, _ := logline.Parse(u.text, g.collectedAt); k == logline.KindEntry && e.Message != "" {
+			l.Text = e.Message
+			if err, ok := e.Field("err"); ok {
+				l.Text += ": " + err
+			}
+			l.Warning = l.Warning || e.Severity == 'W' || e.Severity == 'E' || e.Severity == 'F'
+		}
+		add(l)
 	}
 	for _, o := range g.ooms {
 		l := Line{Kind: TextJournal, Text: o.Text, Node: o.Node, Warning: true, Evidence: o.Loc.Evidence(o.Text, o.Time)}
@@ -329,7 +342,7 @@ var errorWords = []string{"error", "fail", "fatal", "panic", "exception", "denie
 	"cannot", "can't", "couldn't", "could not", "timed out", "timeout", "invalid", "not found", "no such",
 	"forbidden", "unauthorized", "killed", "out of memory", "oom", "exceeded", "traceback", "segmentation fault",
 	"crash", "back-off", "backoff", "unhealthy", "not healthy", "nodelost", "evicted", "oomkilled", "crashloopbackoff", "nodes are available", "didn't tolerate", "didn't match", "insufficient",
-	"unbound", "oom-killer", "not ready", "notready", "deadline", "x509", "unreachable", "illegal instruction"}
+	"unbound", "oom-killer", "expired", "avc:  denied", "avc: denied", "not ready", "notready", "deadline", "x509", "unreachable", "illegal instruction"}
 
 // looksLikeError reports whether a line without a severity reads as a failure report.
 func looksLikeError(s string) bool {

@@ -93,6 +93,8 @@ type Graph struct {
 
 	// fragments are the files of evidence an import could not attribute.
 	fragments []*fragmentFile
+	// unparsed are journal lines no journal format reads.
+	unparsed []unparsedLine
 	// lines are every line of evidence text (Lines), built once on first use.
 	linesOnce sync.Once
 	lines     []Line

@@ -69,6 +69,14 @@ func (c *ContainerLog) Find(substr string) (string, Location, bool) {
 	return c.text[start:end], loc, true
 }
 
+// unparsedLine is a journal line no journal format reads (a calico agent's, one cut by
+// a paste), kept for the facts layer.
+type unparsedLine struct {
+	node string
+	loc  Location
+	text string
+}
+
 // fragmentFile is one block of evidence an import could not attribute, line by line.
 type fragmentFile struct {
 	kind  TextKind
@@ -216,6 +224,9 @@ func (l *loader) loadJournal(lb *loadedBundle, src *sourceFile, data []byte, kub
 			}
 		}
 		if kind == LineGarbage {
+			// The rules cannot read it, but it is still evidence of its node: the facts
+			// layer keeps it as text.
+			l.g.unparsed = append(l.g.unparsed, unparsedLine{node: src.node, loc: Location{Bundle: src.bundle, Path: src.path, Line: int(lineNo)}, text: line})
 			continue
 		}
 		e.file, e.line = src, lineNo

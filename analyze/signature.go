@@ -294,7 +294,9 @@ func (s *Signature) run(v *View) []Finding {
 	lines := v.g.Lines()
 	for i := range lines {
 		l := &lines[i]
-		if !s.where[l.Kind] {
+		// What kind of text a pasted fragment holds is a guess, so a fragment is tried
+		// on every signature; where narrows what the evidence says for sure.
+		if !s.where[l.Kind] && !l.Fragment {
 			continue
 		}
 		caps, ok := s.match(l.Text, l.lower)
@@ -305,9 +307,24 @@ func (s *Signature) run(v *View) []Finding {
 		if !ok {
 			continue
 		}
+		if l.Fragment && l.Evidence.EndLine == 0 && s.causeNeedsEmpty(caps) {
+			// A pasted message cut at the line's end: its joined paragraph gives the rest.
+			continue
+		}
 		out = append(out, s.finding(l, caps))
 	}
 	return out
+}
+
+// causeNeedsEmpty reports whether the cause template uses a capture that matched
+// nothing.
+func (s *Signature) causeNeedsEmpty(caps map[string]string) bool {
+	for _, m := range rePlaceholder.FindAllStringSubmatch(s.Cause, -1) {
+		if v, ok := caps[m[1]]; ok && strings.TrimSpace(v) == "" {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Signature) finding(l *Line, caps map[string]string) Finding {
