@@ -5,7 +5,7 @@ LDFLAGS  := -s -w -X main.version=$(VERSION)
 BIN      := bin/podflow
 DEMO     ?= testdata/bundles/demo
 
-.PHONY: all build test bench e2e record demo lint fmt clean
+.PHONY: all build test bench bench-go e2e record demo lint fmt clean
 
 all: build
 
@@ -17,8 +17,15 @@ build:
 test:
 	$(GO) test ./...
 
-## bench: benchmarks for loading, analysis and redaction
-bench:
+## bench: podflow side by side with the floor (stream, decode, split) on generated S/M/L bundles
+BENCH_SIZES ?= S,M
+BENCH_CACHE ?= .cache/bench
+bench: build
+	$(GO) build -o $(BENCH_CACHE)/floor ./testdata/floor
+	$(GO) run ./testdata/bench -sizes $(BENCH_SIZES) -podflow $(BIN) -floor $(BENCH_CACHE)/floor -cache $(BENCH_CACHE) $(BENCH_FLAGS)
+
+## bench-go: Go benchmarks for loading, analysis and redaction
+bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 ## e2e: start a real control plane and node on loopback, reproduce every scenario, collect and check
