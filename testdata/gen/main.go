@@ -391,7 +391,7 @@ func (l lists) add(file string, data []byte, seen map[string]bool) error {
 	for _, it := range list.Items {
 		if seen != nil {
 			var m struct {
-				Kind     string `json:"kind"`
+				Kind     string                `json:"kind"`
 				Metadata struct{ Name string } `json:"metadata"`
 			}
 			_ = json.Unmarshal(it, &m) // an item without metadata is kept as is
