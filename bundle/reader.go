@@ -134,23 +134,59 @@ func (b *Bundle) stripRoot() {
 	b.files, b.Root = stripped, root
 }
 
-func (b *Bundle) add(name string, r io.Reader, limits Limits) error {
+// add reads one entry of declared size (from the tar header or the file's stat; -1 when
+// unknown). The limits are checked against the declared size before anything is read,
+// so an archive that announces a huge member is refused at its header; the total counts
+// only the entries kept.
+func (b *Bundle) add(name string, size int64, r io.Reader, limits Limits) error {
 	if _, dup := b.files[name]; dup {
 		return &UnsafeEntryError{Entry: name, Reason: "duplicate entry"}
 	}
-	data, err := io.ReadAll(io.LimitReader(r, limits.MaxFileSize+1))
+	if err := limits.check(name, size, b.size); err != nil {
+		return err
+	}
+	data, err := readEntry(r, size, limits.MaxFileSize)
 	if err != nil {
 		return fmt.Errorf("read entry %q: %w", name, err)
 	}
-	if int64(len(data)) > limits.MaxFileSize {
-		return &LimitError{Entry: name, Limit: limits.MaxFileSize}
+	if err := limits.check(name, int64(len(data)), b.size); err != nil {
+		return err // a directory file that grew after its stat
 	}
 	b.size += int64(len(data))
-	if b.size > limits.MaxTotalSize {
-		return &LimitError{Entry: name, Limit: limits.MaxTotalSize, Total: true}
-	}
 	b.files[name] = data
 	return nil
+}
+
+// check refuses an entry of size bytes when the bundle already holds kept bytes.
+func (l Limits) check(name string, size, kept int64) error {
+	if size > l.MaxFileSize {
+		return &LimitError{Entry: name, Size: size, Limit: l.MaxFileSize}
+	}
+	if size > 0 && kept+size > l.MaxTotalSize {
+		return &LimitError{Entry: name, Size: size, Limit: l.MaxTotalSize, Total: true}
+	}
+	return nil
+}
+
+// readEntry reads a member whose size is known into one buffer of exactly that size, with
+// no doubling copies; a member that turns out longer or shorter is an error. With an
+// unknown size it reads up to max+1 bytes.
+func readEntry(r io.Reader, size, max int64) ([]byte, error) {
+	if size < 0 {
+		return io.ReadAll(io.LimitReader(r, max+1))
+	}
+	data := make([]byte, size)
+	if _, err := io.ReadFull(r, data); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, fmt.Errorf("shorter than its declared %d bytes: %w", size, err)
+	}
+	var one [1]byte
+	if n, _ := r.Read(one[:]); n > 0 {
+		return nil, fmt.Errorf("longer than its declared %d bytes", size)
+	}
+	return data, nil
 }
 
 func (b *Bundle) readArchive(p string, limits Limits) error {
@@ -199,7 +235,7 @@ func (b *Bundle) readArchive(p string, limits Limits) error {
 		if skip {
 			continue
 		}
-		if err := b.add(name, af, limits); err != nil {
+		if err := b.add(name, hdr.Size, af, limits); err != nil {
 			return err
 		}
 	}
@@ -274,12 +310,19 @@ func (b *Bundle) readDir(root string, limits Limits) error {
 		if !d.Type().IsRegular() {
 			return &UnsafeEntryError{Entry: rel, Reason: "not a regular file (" + d.Type().String() + ")"}
 		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if err := limits.check(rel, info.Size(), b.size); err != nil {
+			return err
+		}
 		f, err := os.Open(p)
 		if err != nil {
 			return err
 		}
 		defer f.Close()
-		return b.add(rel, f, limits)
+		return b.add(rel, -1, f, limits)
 	})
 }
 
