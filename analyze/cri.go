@@ -162,6 +162,28 @@ func inspectDocs(data []byte) ([]json.RawMessage, bool, error) {
 // what does not decode becomes a warning naming the file and document.
 func inspectStatuses[T any](l *loader, lb *loadedBundle, src *sourceFile, data []byte, command, noun string, add func(status *T, loc Location)) {
 	l.g.present[CRI] = true
+	// One decode of the whole file; the documents carry a large "info" the decoder
+	// skips. Only a file that does not decode so is split into documents, so that each
+	// bad one gets its own warning.
+	type doc struct {
+		Status T `json:"status"`
+	}
+	trimmed := bytes.TrimLeft(data, " \t\r\n")
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		var all []doc
+		if json.Unmarshal(data, &all) == nil {
+			for i := range all {
+				add(&all[i].Status, Location{Bundle: lb.label, Path: src.path, Pointer: fmt.Sprintf("/%d/status", i)})
+			}
+			return
+		}
+	} else {
+		var one doc
+		if json.Unmarshal(data, &one) == nil {
+			add(&one.Status, Location{Bundle: lb.label, Path: src.path, Pointer: "/status"})
+			return
+		}
+	}
 	docs, array, err := inspectDocs(data)
 	if err != nil {
 		l.warn(lb, src.path, jsonErrorLine(data, err), "", "not readable crictl %s JSON: %v", command, err)
@@ -172,14 +194,12 @@ func inspectStatuses[T any](l *loader, lb *loadedBundle, src *sourceFile, data [
 		if array {
 			base = fmt.Sprintf("/%d", i)
 		}
-		var doc struct {
-			Status T `json:"status"`
-		}
-		if err := json.Unmarshal(raw, &doc); err != nil {
+		var d doc
+		if err := json.Unmarshal(raw, &d); err != nil {
 			l.warn(lb, src.path, 0, base, "unreadable %s status: %v", noun, err)
 			continue
 		}
-		add(&doc.Status, Location{Bundle: lb.label, Path: src.path, Pointer: base + "/status"})
+		add(&d.Status, Location{Bundle: lb.label, Path: src.path, Pointer: base + "/status"})
 	}
 }
 
