@@ -95,6 +95,15 @@ type criContainerJSON struct {
 }
 
 func (l *loader) loadCRIPods(lb *loadedBundle, src *sourceFile, data []byte) {
+	var typed struct {
+		Items []criSandboxJSON `json:"items"`
+	}
+	if fastUnmarshal(data, &typed) == nil {
+		for i := range typed.Items {
+			l.addSandbox(lb, src, &typed.Items[i], fmt.Sprintf("/items/%d", i))
+		}
+		return
+	}
 	var doc struct {
 		Items []json.RawMessage `json:"items"`
 	}
@@ -109,14 +118,28 @@ func (l *loader) loadCRIPods(lb *loadedBundle, src *sourceFile, data []byte) {
 			l.warn(lb, src.path, 0, ptr, "unreadable sandbox: %v", err)
 			continue
 		}
-		sb := &CRISandbox{Node: src.node, ID: s.ID, Name: s.Metadata.Name, Namespace: s.Metadata.Namespace,
-			PodUID: firstNonEmpty(s.Labels[labelPodUID], s.Metadata.UID), Attempt: s.Metadata.Attempt,
-			State: s.State, CreatedAt: criTime(s.CreatedAt), Loc: Location{Bundle: lb.label, Path: src.path, Pointer: ptr}}
-		l.g.sandboxes = append(l.g.sandboxes, sb)
+		l.addSandbox(lb, src, &s, ptr)
 	}
 }
 
+func (l *loader) addSandbox(lb *loadedBundle, src *sourceFile, s *criSandboxJSON, ptr string) {
+	sb := &CRISandbox{Node: src.node, ID: s.ID, Name: s.Metadata.Name, Namespace: s.Metadata.Namespace,
+		PodUID: firstNonEmpty(s.Labels[labelPodUID], s.Metadata.UID), Attempt: s.Metadata.Attempt,
+		State: s.State, CreatedAt: criTime(s.CreatedAt), Loc: Location{Bundle: lb.label, Path: src.path, Pointer: ptr}}
+	l.g.sandboxes = append(l.g.sandboxes, sb)
+}
+
 func (l *loader) loadCRIContainers(lb *loadedBundle, src *sourceFile, data []byte) {
+	var typed struct {
+		Containers []criContainerJSON `json:"containers"`
+	}
+	if fastUnmarshal(data, &typed) == nil {
+		for i := range typed.Containers {
+			ptr := fmt.Sprintf("/containers/%d", i)
+			l.g.containers = append(l.g.containers, criContainer(src.node, &typed.Containers[i], Location{Bundle: lb.label, Path: src.path, Pointer: ptr}))
+		}
+		return
+	}
 	var doc struct {
 		Containers []json.RawMessage `json:"containers"`
 	}
@@ -171,7 +194,7 @@ func inspectStatuses[T any](l *loader, lb *loadedBundle, src *sourceFile, data [
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	if len(trimmed) > 0 && trimmed[0] == '[' {
 		var all []doc
-		if json.Unmarshal(data, &all) == nil {
+		if fastUnmarshal(data, &all) == nil {
 			for i := range all {
 				add(&all[i].Status, Location{Bundle: lb.label, Path: src.path, Pointer: fmt.Sprintf("/%d/status", i)})
 			}
@@ -179,7 +202,7 @@ func inspectStatuses[T any](l *loader, lb *loadedBundle, src *sourceFile, data [
 		}
 	} else {
 		var one doc
-		if json.Unmarshal(data, &one) == nil {
+		if fastUnmarshal(data, &one) == nil {
 			add(&one.Status, Location{Bundle: lb.label, Path: src.path, Pointer: "/status"})
 			return
 		}
