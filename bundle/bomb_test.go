@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -150,5 +151,59 @@ func TestDirectoryFileOverTheLimitIsRefusedFromItsSize(t *testing.T) {
 	}
 	if peak > 100<<20 {
 		t.Errorf("live heap peaked at %d MB", peak>>20)
+	}
+}
+
+func TestScanVerifiesAndSummarizesLikeOpen(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "b.tar.gz")
+	w, err := Create(p, WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.WriteFile("cluster-resources/pods/a.json", []byte(`{"items":[{"metadata":{"name":"x"}},{}]}`))
+	w.WriteFile("cluster-resources/nodes.json", []byte(`{"items":[`))
+	w.WriteFile("nodes/n1/kubelet.log", []byte("line\n"))
+	if err := w.Close(&Manifest{PodflowVersion: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	opened, err := Open(p, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	scanned, err := Scan(p, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if scanned.Manifest == nil || scanned.Root == "" || scanned.Root != opened.Root || scanned.Size() != opened.Size() ||
+		strings.Join(scanned.Names(), ",") != strings.Join(opened.Names(), ",") {
+		t.Fatalf("scanned %q %d %v, opened %q %d %v", scanned.Root, scanned.Size(), scanned.Names(), opened.Root, opened.Size(), opened.Names())
+	}
+	if got := Verify(scanned); len(got) != 0 {
+		t.Fatalf("Verify(scanned) = %v", got)
+	}
+	so, _ := json.Marshal(Summarize(opened))
+	ss := Summarize(scanned)
+	if got, _ := json.Marshal(ss); string(got) != string(so) || ss.Kinds["pods"] != 2 || len(ss.Unreadable) != 1 {
+		t.Fatalf("Summarize: scanned %s, opened %s", got, so)
+	}
+	if _, err := scanned.ReadFile("nodes/n1/kubelet.log"); err == nil {
+		t.Fatal("a scanned bundle keeps no file but the manifest")
+	}
+	// A file changed after writing is found from its digest alone.
+	dir := t.TempDir()
+	for _, n := range opened.Names() {
+		data, _ := opened.ReadFile(n)
+		if n == "nodes/n1/kubelet.log" {
+			data = []byte("LINE\n")
+		}
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(n)), 0o755)
+		os.WriteFile(filepath.Join(dir, n), data, 0o644)
+	}
+	scanned, err = Scan(dir, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := Verify(scanned); len(got) != 1 || got[0].Kind != "checksum" || got[0].Path != "nodes/n1/kubelet.log" {
+		t.Fatalf("Verify(changed) = %v", got)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bufio"
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -46,6 +47,20 @@ type Bundle struct {
 	files   map[string][]byte
 	names   []string
 	size    int64
+	// digests is set for a bundle opened by Scan: every file's size, checksum and list
+	// item count, read once; files then holds only the manifest.
+	digests map[string]Digest
+	buf     []byte
+}
+
+// Digest is what Scan keeps of a file instead of its bytes.
+type Digest struct {
+	Size   int64
+	SHA256 [sha256.Size]byte
+	// Items is the number of items of a cluster or namespaced list; Unreadable is true
+	// when such a list is not valid JSON.
+	Items      int
+	Unreadable bool
 }
 
 // SkippedEntry is an input entry that was not read, and why.
@@ -69,6 +84,18 @@ func New(source string, files map[string][]byte) (*Bundle, error) {
 
 // Open reads a bundle from a .tar.gz, .tgz or .tar archive or from a directory.
 func Open(p string, limits Limits) (*Bundle, error) {
+	return open(p, limits, false)
+}
+
+// Scan reads a bundle once without keeping its files: each is checksummed and, for
+// lists, counted as it streams by, and only the manifest stays in memory. Its memory
+// is the largest file, whatever the bundle's size. ReadFile on a scanned bundle finds
+// only the manifest; Verify and Summarize work from the digests.
+func Scan(p string, limits Limits) (*Bundle, error) {
+	return open(p, limits, true)
+}
+
+func open(p string, limits Limits, scan bool) (*Bundle, error) {
 	if limits.MaxFileSize <= 0 || limits.MaxTotalSize <= 0 {
 		skip := limits.SkipLinks
 		limits = DefaultLimits()
@@ -79,6 +106,9 @@ func Open(p string, limits Limits) (*Bundle, error) {
 		return nil, fmt.Errorf("open bundle %q: %w", p, err)
 	}
 	b := &Bundle{Source: p, files: map[string][]byte{}}
+	if scan {
+		b.digests = map[string]Digest{}
+	}
 	if st.IsDir() {
 		err = b.readDir(p, limits)
 	} else {
@@ -99,6 +129,11 @@ func (b *Bundle) finish() error {
 	for n := range b.files {
 		b.names = append(b.names, n)
 	}
+	for n := range b.digests {
+		if _, ok := b.files[n]; !ok {
+			b.names = append(b.names, n)
+		}
+	}
 	sort.Strings(b.names)
 	if data, ok := b.files[ManifestPath]; ok {
 		m, err := ParseManifest(data)
@@ -114,7 +149,17 @@ func (b *Bundle) finish() error {
 // podflow-x-2026.../cluster-resources/... reads as cluster-resources/....
 func (b *Bundle) stripRoot() {
 	root := ""
-	for n := range b.files {
+	all := b.files
+	if b.digests != nil {
+		all = make(map[string][]byte, len(b.digests)+len(b.files))
+		for n := range b.digests {
+			all[n] = nil
+		}
+		for n := range b.files {
+			all[n] = nil
+		}
+	}
+	for n := range all {
 		first, _, ok := strings.Cut(n, "/")
 		if !ok || (root != "" && first != root) {
 			return
@@ -128,6 +173,13 @@ func (b *Bundle) stripRoot() {
 	for n, d := range b.files {
 		stripped[strings.TrimPrefix(n, root+"/")] = d
 	}
+	if b.digests != nil {
+		digests := make(map[string]Digest, len(b.digests))
+		for n, d := range b.digests {
+			digests[strings.TrimPrefix(n, root+"/")] = d
+		}
+		b.digests = digests
+	}
 	for i := range b.Skipped {
 		b.Skipped[i].Name = strings.TrimPrefix(b.Skipped[i].Name, root+"/")
 	}
@@ -139,13 +191,21 @@ func (b *Bundle) stripRoot() {
 // so an archive that announces a huge member is refused at its header; the total counts
 // only the entries kept.
 func (b *Bundle) add(name string, size int64, r io.Reader, limits Limits) error {
-	if _, dup := b.files[name]; dup {
+	_, dup := b.files[name]
+	if _, ok := b.digests[name]; ok || dup {
 		return &UnsafeEntryError{Entry: name, Reason: "duplicate entry"}
 	}
 	if err := limits.check(name, size, b.size); err != nil {
 		return err
 	}
-	data, err := readEntry(r, size, limits.MaxFileSize)
+	var data []byte
+	var err error
+	if b.digests != nil && path.Base(name) != ManifestPath {
+		// Scanning: one buffer, reused for every file, as large as the largest.
+		data, err = readEntryInto(&b.buf, r, size, limits.MaxFileSize)
+	} else {
+		data, err = readEntry(r, size, limits.MaxFileSize)
+	}
 	if err != nil {
 		return fmt.Errorf("read entry %q: %w", name, err)
 	}
@@ -153,8 +213,45 @@ func (b *Bundle) add(name string, size int64, r io.Reader, limits Limits) error 
 		return err // a directory file that grew after its stat
 	}
 	b.size += int64(len(data))
+	if b.digests != nil && path.Base(name) != ManifestPath {
+		b.digests[name] = digest(name, data)
+		return nil
+	}
 	b.files[name] = data
 	return nil
+}
+
+// digest is what Scan keeps of one file. The name may still carry the archive's top
+// directory, so the list test looks at the name with and without it.
+func digest(name string, data []byte) Digest {
+	d := Digest{Size: int64(len(data)), SHA256: sha256.Sum256(data)}
+	info := ParsePath(name)
+	if _, rest, ok := strings.Cut(name, "/"); ok && info.Area == "" {
+		info = ParsePath(rest)
+	}
+	if info.Area == "cluster" || info.Area == "namespaced" {
+		n, err := countItems(data)
+		d.Items, d.Unreadable = n, err != nil
+	}
+	return d
+}
+
+// readEntryInto is readEntry into a reused buffer.
+func readEntryInto(buf *[]byte, r io.Reader, size, max int64) ([]byte, error) {
+	if size < 0 {
+		return readEntry(r, size, max)
+	}
+	if int64(cap(*buf)) < size {
+		*buf = make([]byte, size)
+	}
+	data := (*buf)[:size]
+	if _, err := io.ReadFull(r, data); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, fmt.Errorf("shorter than its declared %d bytes: %w", size, err)
+	}
+	return data, nil
 }
 
 // check refuses an entry of size bytes when the bundle already holds kept bytes.
@@ -239,7 +336,7 @@ func (b *Bundle) readArchive(p string, limits Limits) error {
 			return err
 		}
 	}
-	if len(b.files) == 0 {
+	if len(b.files) == 0 && len(b.digests) == 0 {
 		return fmt.Errorf("archive holds no files")
 	}
 	return nil
@@ -338,6 +435,9 @@ func (b *Bundle) ReadFile(name string) ([]byte, error) {
 // Has reports whether the bundle holds name.
 func (b *Bundle) Has(name string) bool {
 	_, ok := b.files[name]
+	if !ok {
+		_, ok = b.digests[name]
+	}
 	return ok
 }
 

@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"encoding/json"
+	"fmt"
 	"sort"
 	"time"
 )
@@ -42,14 +43,12 @@ func Summarize(b *Bundle) Summary {
 		info := ParsePath(name)
 		switch info.Area {
 		case "cluster", "namespaced":
-			var list struct {
-				Items []json.RawMessage `json:"items"`
-			}
-			if err := json.Unmarshal(b.files[name], &list); err != nil {
+			n, err := b.countItems(name)
+			if err != nil {
 				s.Unreadable = append(s.Unreadable, name)
 				continue
 			}
-			s.Kinds[info.Kind] += len(list.Items)
+			s.Kinds[info.Kind] += n
 			if info.Namespace != "" {
 				namespaces[info.Namespace] = true
 			}
@@ -70,4 +69,25 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// countItems counts a list's items, from the digest of a scanned bundle.
+func (b *Bundle) countItems(name string) (int, error) {
+	if d, ok := b.digests[name]; ok {
+		if d.Unreadable {
+			return 0, fmt.Errorf("%s is not a readable JSON list", name)
+		}
+		return d.Items, nil
+	}
+	return countItems(b.files[name])
+}
+
+func countItems(data []byte) (int, error) {
+	var list struct {
+		Items []json.RawMessage `json:"items"`
+	}
+	if err := json.Unmarshal(data, &list); err != nil {
+		return 0, err
+	}
+	return len(list.Items), nil
 }

@@ -20,3 +20,9 @@ func (o *openFlags) add(fs *pflag.FlagSet) {
 func (o *openFlags) open(path string) (*bundle.Bundle, error) {
 	return bundle.Open(path, o.limits)
 }
+
+// scan reads a bundle once keeping only checksums and counts (verify, inspect): memory
+// stays at the largest file, whatever the bundle's size.
+func (o *openFlags) scan(path string) (*bundle.Bundle, error) {
+	return bundle.Scan(path, o.limits)
+}
