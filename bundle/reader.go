@@ -51,7 +51,17 @@ type Bundle struct {
 	// item count, read once; files then holds only the manifest.
 	digests map[string]Digest
 	buf     []byte
+	// visit, when set, sees every scanned file as it streams by (ScanEach).
+	visit func(name string, data []byte) error
+	// visitRoot is the top directory visit names are stripped of, decided on the
+	// first entry; "-" once decided that there is none.
+	visitRoot string
 }
+
+// ErrMixedRoot is returned by ScanEach when the archive's entries turn out not to share
+// the top directory the first entry suggested: the names already handed on were
+// stripped of it, so the caller must start again with Open.
+var ErrMixedRoot = errors.New("archive entries do not share one top directory")
 
 // Digest is what Scan keeps of a file instead of its bytes.
 type Digest struct {
@@ -95,7 +105,18 @@ func Scan(p string, limits Limits) (*Bundle, error) {
 	return open(p, limits, true)
 }
 
+// ScanEach is Scan handing every file but the manifest to fn as it streams by, under
+// the name Open would give it; data is only valid during the call. A bundle whose
+// entries do not all share the first entry's top directory ends with ErrMixedRoot.
+func ScanEach(p string, limits Limits, fn func(name string, data []byte) error) (*Bundle, error) {
+	return openWith(p, limits, true, fn)
+}
+
 func open(p string, limits Limits, scan bool) (*Bundle, error) {
+	return openWith(p, limits, scan, nil)
+}
+
+func openWith(p string, limits Limits, scan bool, visit func(string, []byte) error) (*Bundle, error) {
 	if limits.MaxFileSize <= 0 || limits.MaxTotalSize <= 0 {
 		skip := limits.SkipLinks
 		limits = DefaultLimits()
@@ -108,6 +129,7 @@ func open(p string, limits Limits, scan bool) (*Bundle, error) {
 	b := &Bundle{Source: p, files: map[string][]byte{}}
 	if scan {
 		b.digests = map[string]Digest{}
+		b.visit = visit
 	}
 	if st.IsDir() {
 		err = b.readDir(p, limits)
@@ -120,6 +142,10 @@ func open(p string, limits Limits, scan bool) (*Bundle, error) {
 	if err := b.finish(); err != nil {
 		return nil, fmt.Errorf("open bundle %q: %w", p, err)
 	}
+	if b.visit != nil && b.visitRoot != "" && b.visitRoot != "-" && b.Root != b.visitRoot {
+		return nil, fmt.Errorf("open bundle %q: %w", p, ErrMixedRoot)
+	}
+	b.visit = nil
 	return b, nil
 }
 
@@ -213,12 +239,54 @@ func (b *Bundle) add(name string, size int64, r io.Reader, limits Limits) error 
 		return err // a directory file that grew after its stat
 	}
 	b.size += int64(len(data))
-	if b.digests != nil && path.Base(name) != ManifestPath {
-		b.digests[name] = digest(name, data)
+	if b.digests == nil {
+		b.files[name] = data
 		return nil
 	}
-	b.files[name] = data
+	if path.Base(name) == ManifestPath {
+		// The manifest (and anything named like it) is kept; it was read into its own
+		// buffer above.
+		b.files[name] = data
+	} else {
+		b.digests[name] = digest(name, data)
+	}
+	stripped, err := b.visitName(name)
+	if err != nil || stripped == ManifestPath {
+		return err
+	}
+	return b.visitFile(stripped, data)
+}
+
+// visitFile hands a scanned file on to ScanEach's function.
+func (b *Bundle) visitFile(stripped string, data []byte) error {
+	if b.visit == nil {
+		return nil
+	}
+	if err := b.visit(stripped, data); err != nil {
+		return fmt.Errorf("%s: %w", stripped, err)
+	}
 	return nil
+}
+
+// visitName strips the top directory the first entry suggested, as stripRoot will.
+func (b *Bundle) visitName(name string) (string, error) {
+	if b.visit == nil {
+		return name, nil
+	}
+	first, rest, ok := strings.Cut(name, "/")
+	if b.visitRoot == "" {
+		b.visitRoot = "-"
+		if ok && first != ClusterResources && first != NodesDir {
+			b.visitRoot = first
+		}
+	}
+	if b.visitRoot == "-" {
+		return name, nil // stripRoot cannot strip anything either once such an entry exists
+	}
+	if !ok || first != b.visitRoot {
+		return "", ErrMixedRoot
+	}
+	return rest, nil
 }
 
 // digest is what Scan keeps of one file. The name may still carry the archive's top
