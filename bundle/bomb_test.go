@@ -170,7 +170,7 @@ func TestScanVerifiesAndSummarizesLikeOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	scanned, err := Scan(p, DefaultLimits())
+	scanned, err := Scan(p, DefaultLimits(), ScanOptions{CountItems: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +199,7 @@ func TestScanVerifiesAndSummarizesLikeOpen(t *testing.T) {
 		os.MkdirAll(filepath.Join(dir, filepath.Dir(n)), 0o755)
 		os.WriteFile(filepath.Join(dir, n), data, 0o644)
 	}
-	scanned, err = Scan(dir, DefaultLimits())
+	scanned, err = Scan(dir, DefaultLimits(), ScanOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,20 +212,20 @@ func TestScanEachHandsOnFilesUnderOpensNames(t *testing.T) {
 	p := makeTarGz(t, []entry{{hdr: tar.Header{Name: "b/x/one"}, body: "1"}, {hdr: tar.Header{Name: "b/podflow.json"}, body: `{"formatVersion":"1.0"}`},
 		{hdr: tar.Header{Name: "b/two"}, body: "22"}})
 	var got []string
-	b, err := ScanEach(p, DefaultLimits(), func(name string, data []byte) error {
+	b, err := Scan(p, DefaultLimits(), ScanOptions{Each: func(name string, data []byte) error {
 		got = append(got, name+"="+string(data))
 		return nil
-	})
+	}})
 	if err != nil || strings.Join(got, ",") != "x/one=1,two=22" || b.Root != "b" || b.Manifest == nil {
 		t.Fatalf("ScanEach = %v, %v", got, err)
 	}
 	mixed := makeTarGz(t, []entry{{hdr: tar.Header{Name: "b/one"}, body: "1"}, {hdr: tar.Header{Name: "c/two"}, body: "2"}})
-	if _, err := ScanEach(mixed, DefaultLimits(), func(string, []byte) error { return nil }); !errors.Is(err, ErrMixedRoot) {
+	if _, err := Scan(mixed, DefaultLimits(), ScanOptions{Each: func(string, []byte) error { return nil }}); !errors.Is(err, ErrMixedRoot) {
 		t.Fatalf("mixed roots: %v", err)
 	}
 	flat := makeTarGz(t, []entry{{hdr: tar.Header{Name: "cluster-resources/a.json"}, body: "{}"}, {hdr: tar.Header{Name: "b/two"}, body: "2"}})
 	got = nil
-	if _, err := ScanEach(flat, DefaultLimits(), func(name string, _ []byte) error { got = append(got, name); return nil }); err != nil ||
+	if _, err := Scan(flat, DefaultLimits(), ScanOptions{Each: func(name string, _ []byte) error { got = append(got, name); return nil }}); err != nil ||
 		strings.Join(got, ",") != "cluster-resources/a.json,b/two" {
 		t.Fatalf("unrooted: %v, %v", got, err)
 	}

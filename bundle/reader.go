@@ -49,16 +49,17 @@ type Bundle struct {
 	size    int64
 	// digests is set for a bundle opened by Scan: every file's size, checksum and list
 	// item count, read once; files then holds only the manifest.
-	digests map[string]Digest
-	buf     []byte
-	// visit, when set, sees every scanned file as it streams by (ScanEach).
+	digests    map[string]Digest
+	buf        []byte
+	countItems bool
+	// visit, when set, sees every scanned file as it streams by (ScanOptions.Each).
 	visit func(name string, data []byte) error
 	// visitRoot is the top directory visit names are stripped of, decided on the
 	// first entry; "-" once decided that there is none.
 	visitRoot string
 }
 
-// ErrMixedRoot is returned by ScanEach when the archive's entries turn out not to share
+// ErrMixedRoot is returned by Scan with ScanOptions.Each when the archive's entries turn out not to share
 // the top directory the first entry suggested: the names already handed on were
 // stripped of it, so the caller must start again with Open.
 var ErrMixedRoot = errors.New("archive entries do not share one top directory")
@@ -94,29 +95,28 @@ func New(source string, files map[string][]byte) (*Bundle, error) {
 
 // Open reads a bundle from a .tar.gz, .tgz or .tar archive or from a directory.
 func Open(p string, limits Limits) (*Bundle, error) {
-	return open(p, limits, false)
+	return openWith(p, limits, nil)
 }
 
-// Scan reads a bundle once without keeping its files: each is checksummed and, for
-// lists, counted as it streams by, and only the manifest stays in memory. Its memory
-// is the largest file, whatever the bundle's size. ReadFile on a scanned bundle finds
-// only the manifest; Verify and Summarize work from the digests.
-func Scan(p string, limits Limits) (*Bundle, error) {
-	return open(p, limits, true)
+// ScanOptions say what Scan does with each file besides checksumming it.
+type ScanOptions struct {
+	// CountItems counts the items of every cluster and namespaced list (for Summarize).
+	CountItems bool
+	// Each, when set, is handed every file but the manifest as it streams by, under the
+	// name Open would give it; data is only valid during the call. A bundle whose entries
+	// do not all share the first entry's top directory then ends with ErrMixedRoot.
+	Each func(name string, data []byte) error
 }
 
-// ScanEach is Scan handing every file but the manifest to fn as it streams by, under
-// the name Open would give it; data is only valid during the call. A bundle whose
-// entries do not all share the first entry's top directory ends with ErrMixedRoot.
-func ScanEach(p string, limits Limits, fn func(name string, data []byte) error) (*Bundle, error) {
-	return openWith(p, limits, true, fn)
+// Scan reads a bundle once without keeping its files: each is checksummed as it
+// streams by, and only the manifest stays in memory. Its memory is the largest file,
+// whatever the bundle's size. ReadFile on a scanned bundle finds only the manifest;
+// Verify and (with CountItems) Summarize work from the digests.
+func Scan(p string, limits Limits, opts ScanOptions) (*Bundle, error) {
+	return openWith(p, limits, &opts)
 }
 
-func open(p string, limits Limits, scan bool) (*Bundle, error) {
-	return openWith(p, limits, scan, nil)
-}
-
-func openWith(p string, limits Limits, scan bool, visit func(string, []byte) error) (*Bundle, error) {
+func openWith(p string, limits Limits, scan *ScanOptions) (*Bundle, error) {
 	if limits.MaxFileSize <= 0 || limits.MaxTotalSize <= 0 {
 		skip := limits.SkipLinks
 		limits = DefaultLimits()
@@ -127,9 +127,9 @@ func openWith(p string, limits Limits, scan bool, visit func(string, []byte) err
 		return nil, fmt.Errorf("open bundle %q: %w", p, err)
 	}
 	b := &Bundle{Source: p, files: map[string][]byte{}}
-	if scan {
+	if scan != nil {
 		b.digests = map[string]Digest{}
-		b.visit = visit
+		b.visit, b.countItems = scan.Each, scan.CountItems
 	}
 	if st.IsDir() {
 		err = b.readDir(p, limits)
@@ -248,7 +248,7 @@ func (b *Bundle) add(name string, size int64, r io.Reader, limits Limits) error 
 		// buffer above.
 		b.files[name] = data
 	} else {
-		b.digests[name] = digest(name, data)
+		b.digests[name] = digest(name, data, b.countItems)
 	}
 	stripped, err := b.visitName(name)
 	if err != nil || stripped == ManifestPath {
@@ -257,7 +257,7 @@ func (b *Bundle) add(name string, size int64, r io.Reader, limits Limits) error 
 	return b.visitFile(stripped, data)
 }
 
-// visitFile hands a scanned file on to ScanEach's function.
+// visitFile hands a scanned file on to ScanOptions.Each.
 func (b *Bundle) visitFile(stripped string, data []byte) error {
 	if b.visit == nil {
 		return nil
@@ -291,8 +291,11 @@ func (b *Bundle) visitName(name string) (string, error) {
 
 // digest is what Scan keeps of one file. The name may still carry the archive's top
 // directory, so the list test looks at the name with and without it.
-func digest(name string, data []byte) Digest {
+func digest(name string, data []byte, count bool) Digest {
 	d := Digest{Size: int64(len(data)), SHA256: sha256.Sum256(data)}
+	if !count {
+		return d
+	}
 	info := ParsePath(name)
 	if _, rest, ok := strings.Cut(name, "/"); ok && info.Area == "" {
 		info = ParsePath(rest)

@@ -43,7 +43,7 @@ func Summarize(b *Bundle) Summary {
 		info := ParsePath(name)
 		switch info.Area {
 		case "cluster", "namespaced":
-			n, err := b.countItems(name)
+			n, err := b.listItems(name)
 			if err != nil {
 				s.Unreadable = append(s.Unreadable, name)
 				continue
@@ -71,8 +71,8 @@ func sortedKeys(m map[string]bool) []string {
 	return out
 }
 
-// countItems counts a list's items, from the digest of a scanned bundle.
-func (b *Bundle) countItems(name string) (int, error) {
+// listItems counts a list's items, from the digest of a scanned bundle.
+func (b *Bundle) listItems(name string) (int, error) {
 	if d, ok := b.digests[name]; ok {
 		if d.Unreadable {
 			return 0, fmt.Errorf("%s is not a readable JSON list", name)

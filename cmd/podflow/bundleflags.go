@@ -23,6 +23,6 @@ func (o *openFlags) open(path string) (*bundle.Bundle, error) {
 
 // scan reads a bundle once keeping only checksums and counts (verify, inspect): memory
 // stays at the largest file, whatever the bundle's size.
-func (o *openFlags) scan(path string) (*bundle.Bundle, error) {
-	return bundle.Scan(path, o.limits)
+func (o *openFlags) scan(path string, opts bundle.ScanOptions) (*bundle.Bundle, error) {
+	return bundle.Scan(path, o.limits, opts)
 }

@@ -42,7 +42,7 @@ func newInspectCmd(g *globalOptions) *cobra.Command {
 }
 
 func runInspect(_ context.Context, o *inspectOptions) error {
-	b, err := o.open.scan(o.path)
+	b, err := o.open.scan(o.path, bundle.ScanOptions{CountItems: true})
 	if err != nil {
 		return err
 	}

@@ -229,13 +229,13 @@ func streamRedact(ctx context.Context, o *redactOptions, start time.Time) error 
 	if err != nil {
 		return err
 	}
-	b, err := bundle.ScanEach(o.path, o.open.limits, func(name string, data []byte) error {
+	b, err := o.open.scan(o.path, bundle.ScanOptions{Each: func(name string, data []byte) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		o.log().WithField("file", name).Trace("redacting")
 		return w.WriteFile(name, data)
-	})
+	}})
 	if err != nil {
 		w.Abort()
 		if errors.Is(err, bundle.ErrMixedRoot) {

@@ -33,7 +33,7 @@ func newVerifyCmd(g *globalOptions) *cobra.Command {
 }
 
 func runVerify(_ context.Context, o *verifyOptions) error {
-	b, err := o.open.scan(o.path)
+	b, err := o.open.scan(o.path, bundle.ScanOptions{})
 	if err != nil {
 		return err
 	}
