@@ -9,7 +9,7 @@ DEMO     ?= testdata/bundles/demo
 HOMEPAGE    ?= https://podflow.dev
 RELEASE_URL ?= $(HOMEPAGE)/releases/$(VERSION)
 
-.PHONY: all build test bench e2e record demo release lint fmt clean incidents
+.PHONY: all build test bench bench-go e2e record demo release lint fmt clean incidents
 
 all: build
 
@@ -30,8 +30,15 @@ test:
 incidents:
 	$(GO) test ./cmd/podflow -run '^TestIncidents$$' -count=1 -v | sed -n '/incident corpus/,/^---/p'
 
-## bench: benchmarks for loading, analysis and redaction
-bench:
+## bench: podflow side by side with the floor (stream, decode, split) on generated S/M/L bundles
+BENCH_SIZES ?= S,M
+BENCH_CACHE ?= .cache/bench
+bench: build
+	$(GO) build -o $(BENCH_CACHE)/floor ./testdata/floor
+	$(GO) run ./testdata/bench -sizes $(BENCH_SIZES) -podflow $(BIN) -floor $(BENCH_CACHE)/floor -cache $(BENCH_CACHE) $(BENCH_FLAGS)
+
+## bench-go: Go benchmarks for loading, analysis and redaction
+bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 ## e2e: start a real control plane and node on loopback, reproduce every scenario, collect and check

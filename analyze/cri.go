@@ -95,6 +95,15 @@ type criContainerJSON struct {
 }
 
 func (l *loader) loadCRIPods(lb *loadedBundle, src *sourceFile, data []byte) {
+	var typed struct {
+		Items []criSandboxJSON `json:"items"`
+	}
+	if fastUnmarshal(data, &typed) == nil {
+		for i := range typed.Items {
+			l.addSandbox(lb, src, &typed.Items[i], fmt.Sprintf("/items/%d", i))
+		}
+		return
+	}
 	var doc struct {
 		Items []json.RawMessage `json:"items"`
 	}
@@ -109,14 +118,28 @@ func (l *loader) loadCRIPods(lb *loadedBundle, src *sourceFile, data []byte) {
 			l.warn(lb, src.path, 0, ptr, "unreadable sandbox: %v", err)
 			continue
 		}
-		sb := &CRISandbox{Node: src.node, ID: s.ID, Name: s.Metadata.Name, Namespace: s.Metadata.Namespace,
-			PodUID: firstNonEmpty(s.Labels[labelPodUID], s.Metadata.UID), Attempt: s.Metadata.Attempt,
-			State: s.State, CreatedAt: criTime(s.CreatedAt), Loc: Location{Bundle: lb.label, Path: src.path, Pointer: ptr}}
-		l.g.sandboxes = append(l.g.sandboxes, sb)
+		l.addSandbox(lb, src, &s, ptr)
 	}
 }
 
+func (l *loader) addSandbox(lb *loadedBundle, src *sourceFile, s *criSandboxJSON, ptr string) {
+	sb := &CRISandbox{Node: src.node, ID: s.ID, Name: s.Metadata.Name, Namespace: s.Metadata.Namespace,
+		PodUID: firstNonEmpty(s.Labels[labelPodUID], s.Metadata.UID), Attempt: s.Metadata.Attempt,
+		State: s.State, CreatedAt: criTime(s.CreatedAt), Loc: Location{Bundle: lb.label, Path: src.path, Pointer: ptr}}
+	l.g.sandboxes = append(l.g.sandboxes, sb)
+}
+
 func (l *loader) loadCRIContainers(lb *loadedBundle, src *sourceFile, data []byte) {
+	var typed struct {
+		Containers []criContainerJSON `json:"containers"`
+	}
+	if fastUnmarshal(data, &typed) == nil {
+		for i := range typed.Containers {
+			ptr := fmt.Sprintf("/containers/%d", i)
+			l.g.containers = append(l.g.containers, criContainer(src.node, &typed.Containers[i], Location{Bundle: lb.label, Path: src.path, Pointer: ptr}))
+		}
+		return
+	}
 	var doc struct {
 		Containers []json.RawMessage `json:"containers"`
 	}
@@ -162,6 +185,28 @@ func inspectDocs(data []byte) ([]json.RawMessage, bool, error) {
 // what does not decode becomes a warning naming the file and document.
 func inspectStatuses[T any](l *loader, lb *loadedBundle, src *sourceFile, data []byte, command, noun string, add func(status *T, loc Location)) {
 	l.g.present[CRI] = true
+	// One decode of the whole file; the documents carry a large "info" the decoder
+	// skips. Only a file that does not decode so is split into documents, so that each
+	// bad one gets its own warning.
+	type doc struct {
+		Status T `json:"status"`
+	}
+	trimmed := bytes.TrimLeft(data, " \t\r\n")
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		var all []doc
+		if fastUnmarshal(data, &all) == nil {
+			for i := range all {
+				add(&all[i].Status, Location{Bundle: lb.label, Path: src.path, Pointer: fmt.Sprintf("/%d/status", i)})
+			}
+			return
+		}
+	} else {
+		var one doc
+		if fastUnmarshal(data, &one) == nil {
+			add(&one.Status, Location{Bundle: lb.label, Path: src.path, Pointer: "/status"})
+			return
+		}
+	}
 	docs, array, err := inspectDocs(data)
 	if err != nil {
 		l.warn(lb, src.path, jsonErrorLine(data, err), "", "not readable crictl %s JSON: %v", command, err)
@@ -172,14 +217,12 @@ func inspectStatuses[T any](l *loader, lb *loadedBundle, src *sourceFile, data [
 		if array {
 			base = fmt.Sprintf("/%d", i)
 		}
-		var doc struct {
-			Status T `json:"status"`
-		}
-		if err := json.Unmarshal(raw, &doc); err != nil {
+		var d doc
+		if err := json.Unmarshal(raw, &d); err != nil {
 			l.warn(lb, src.path, 0, base, "unreadable %s status: %v", noun, err)
 			continue
 		}
-		add(&doc.Status, Location{Bundle: lb.label, Path: src.path, Pointer: base + "/status"})
+		add(&d.Status, Location{Bundle: lb.label, Path: src.path, Pointer: base + "/status"})
 	}
 }
 

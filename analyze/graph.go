@@ -9,6 +9,7 @@ import (
 
 	"github.com/sirupsen/logrus"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"podflow.dev/podflow/bundle"
 )
@@ -58,6 +59,8 @@ type Graph struct {
 	byUID      map[string]any
 	podsByNode map[string][]*Pod
 	podsByNS   map[string][]*Pod
+	// rsByOwner maps a controller's Kind/namespace/name to the ReplicaSets it controls.
+	rsByOwner  map[string][]*ReplicaSet
 	slicesBySv map[string][]*EndpointSlice
 	// endpointsByPod maps a pod UID (or namespace/name) to the endpoints that target it.
 	endpointsByPod map[string][]podEndpoint
@@ -154,7 +157,7 @@ func LoadContext(ctx context.Context, bundles []*bundle.Bundle, log logrus.Field
 func newGraph() *Graph {
 	return &Graph{
 		present: map[Kind]bool{}, failed: map[Kind][]string{}, unreadable: map[Kind][]string{},
-		byKey: map[string]any{}, byUID: map[string]any{}, podsByNode: map[string][]*Pod{}, podsByNS: map[string][]*Pod{},
+		byKey: map[string]any{}, byUID: map[string]any{}, podsByNode: map[string][]*Pod{}, podsByNS: map[string][]*Pod{}, rsByOwner: map[string][]*ReplicaSet{},
 		slicesBySv: map[string][]*EndpointSlice{}, endpointsByPod: map[string][]podEndpoint{},
 		servicesByNS: map[string][]*Service{}, eventNamespaces: map[string]bool{},
 		eventsByUID: map[string][]*Event{}, eventsByKey: map[string][]*Event{},
@@ -218,6 +221,12 @@ func (g *Graph) index() {
 		g.podsByNS[p.meta.Namespace] = append(g.podsByNS[p.meta.Namespace], p)
 		if n := p.Obj.Spec.NodeName; n != "" {
 			g.podsByNode[n] = append(g.podsByNode[n], p)
+		}
+	}
+	for _, rs := range g.replicaSets {
+		if c := metav1.GetControllerOfNoCopy(rs.meta); c != nil {
+			k := c.Kind + "/" + rs.meta.Namespace + "/" + c.Name
+			g.rsByOwner[k] = append(g.rsByOwner[k], rs)
 		}
 	}
 	sortObjects(g.services)

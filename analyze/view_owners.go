@@ -33,8 +33,9 @@ func (v *View) ReplicaSetsOf(d *Deployment) []*ReplicaSet {
 		return nil
 	}
 	var out []*ReplicaSet
-	for _, rs := range v.g.replicaSets {
-		if c := v.Controller(rs.meta); c != nil && controls(*c, d.Ref()) {
+	ref := d.Ref()
+	for _, rs := range v.g.rsByOwner[ref.Kind+"/"+ref.Namespace+"/"+ref.Name] {
+		if c := v.Controller(rs.meta); c != nil && controls(*c, ref) {
 			out = append(out, rs)
 		}
 	}

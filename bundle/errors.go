@@ -21,6 +21,8 @@ func (e *UnsafeEntryError) Error() string {
 // LimitError reports an entry that broke a size cap.
 type LimitError struct {
 	Entry string
+	// Size is the entry's size as declared by its tar header or file system, or as read.
+	Size  int64
 	Limit int64
 	// Total is true when the cap on the whole bundle was hit, false for the per-file cap.
 	Total bool
@@ -31,7 +33,10 @@ func (e *LimitError) Error() string {
 	if e.Total {
 		what, flag = "total", "--max-total-size"
 	}
-	return fmt.Sprintf("entry %q exceeds the %s size limit of %d bytes (raise it with %s)", e.Entry, what, e.Limit, flag)
+	if e.Total {
+		return fmt.Sprintf("entry %q of %d bytes takes the bundle over the %s size limit of %d bytes (raise it with %s)", e.Entry, e.Size, what, e.Limit, flag)
+	}
+	return fmt.Sprintf("entry %q of %d bytes exceeds the %s size limit of %d bytes (raise it with %s)", e.Entry, e.Size, what, e.Limit, flag)
 }
 
 // FormatVersionError reports a manifest whose format version this podflow cannot read.

@@ -3,7 +3,9 @@ package bundle
 import (
 	"archive/tar"
 	"bufio"
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -50,6 +52,31 @@ type Bundle struct {
 	files   map[string][]byte
 	names   []string
 	size    int64
+	// digests is set for a bundle opened by Scan: every file's size, checksum and list
+	// item count, read once; files then holds only the manifest.
+	digests    map[string]Digest
+	buf        []byte
+	countItems bool
+	// visit, when set, sees every scanned file as it streams by (ScanOptions.Each).
+	visit func(name string, data []byte) error
+	// visitRoot is the top directory visit names are stripped of, decided on the
+	// first entry; "-" once decided that there is none.
+	visitRoot string
+}
+
+// ErrMixedRoot is returned by Scan with ScanOptions.Each when the archive's entries turn out not to share
+// the top directory the first entry suggested: the names already handed on were
+// stripped of it, so the caller must start again with Open.
+var ErrMixedRoot = errors.New("archive entries do not share one top directory")
+
+// Digest is what Scan keeps of a file instead of its bytes.
+type Digest struct {
+	Size   int64
+	SHA256 [sha256.Size]byte
+	// Items is the number of items of a cluster or namespaced list; Unreadable is true
+	// when such a list is not valid JSON.
+	Items      int
+	Unreadable bool
 }
 
 // SkippedEntry is an input entry that was not read, and why.
@@ -80,6 +107,33 @@ func Open(p string, limits Limits) (*Bundle, error) {
 
 // OpenContext is Open that stops, with ctx's error, once ctx is done.
 func OpenContext(ctx context.Context, p string, limits Limits) (*Bundle, error) {
+	return openWith(ctx, p, limits, nil)
+}
+
+// ScanOptions say what Scan does with each file besides checksumming it.
+type ScanOptions struct {
+	// CountItems counts the items of every cluster and namespaced list (for Summarize).
+	CountItems bool
+	// Each, when set, is handed every file but the manifest as it streams by, under the
+	// name Open would give it; data is only valid during the call. A bundle whose entries
+	// do not all share the first entry's top directory then ends with ErrMixedRoot.
+	Each func(name string, data []byte) error
+}
+
+// Scan reads a bundle once without keeping its files: each is checksummed as it
+// streams by, and only the manifest stays in memory. Its memory is the largest file,
+// whatever the bundle's size. ReadFile on a scanned bundle finds only the manifest;
+// Verify and (with CountItems) Summarize work from the digests.
+func Scan(p string, limits Limits, opts ScanOptions) (*Bundle, error) {
+	return ScanContext(context.Background(), p, limits, opts)
+}
+
+// ScanContext is Scan that stops, with ctx's error, once ctx is done.
+func ScanContext(ctx context.Context, p string, limits Limits, opts ScanOptions) (*Bundle, error) {
+	return openWith(ctx, p, limits, &opts)
+}
+
+func openWith(ctx context.Context, p string, limits Limits, scan *ScanOptions) (*Bundle, error) {
 	if limits.MaxFileSize <= 0 || limits.MaxTotalSize <= 0 {
 		skipLinks, skipUnreadable := limits.SkipLinks, limits.SkipUnreadable
 		limits = DefaultLimits()
@@ -90,6 +144,10 @@ func OpenContext(ctx context.Context, p string, limits Limits) (*Bundle, error) 
 		return nil, fmt.Errorf("open bundle %q: %w", p, err)
 	}
 	b := &Bundle{Source: p, files: map[string][]byte{}}
+	if scan != nil {
+		b.digests = map[string]Digest{}
+		b.visit, b.countItems = scan.Each, scan.CountItems
+	}
 	if st.IsDir() {
 		// The directory the user named may itself be a link (a bundle unpacked
 		// elsewhere); links inside it are still never followed.
@@ -107,6 +165,10 @@ func OpenContext(ctx context.Context, p string, limits Limits) (*Bundle, error) 
 	if err := b.finish(); err != nil {
 		return nil, fmt.Errorf("open bundle %q: %w", p, err)
 	}
+	if b.visit != nil && b.visitRoot != "" && b.visitRoot != "-" && b.Root != b.visitRoot {
+		return nil, fmt.Errorf("open bundle %q: %w", p, ErrMixedRoot)
+	}
+	b.visit = nil
 	return b, nil
 }
 
@@ -115,6 +177,11 @@ func (b *Bundle) finish() error {
 	b.names = b.names[:0]
 	for n := range b.files {
 		b.names = append(b.names, n)
+	}
+	for n := range b.digests {
+		if _, ok := b.files[n]; !ok {
+			b.names = append(b.names, n)
+		}
 	}
 	sort.Strings(b.names)
 	if data, ok := b.files[ManifestPath]; ok {
@@ -131,7 +198,17 @@ func (b *Bundle) finish() error {
 // podflow-x-2026.../cluster-resources/... reads as cluster-resources/....
 func (b *Bundle) stripRoot() {
 	root := ""
-	for n := range b.files {
+	all := b.files
+	if b.digests != nil {
+		all = make(map[string][]byte, len(b.digests)+len(b.files))
+		for n := range b.digests {
+			all[n] = nil
+		}
+		for n := range b.files {
+			all[n] = nil
+		}
+	}
+	for n := range all {
 		first, _, ok := strings.Cut(n, "/")
 		if !ok || (root != "" && first != root) {
 			return
@@ -145,29 +222,167 @@ func (b *Bundle) stripRoot() {
 	for n, d := range b.files {
 		stripped[strings.TrimPrefix(n, root+"/")] = d
 	}
+	if b.digests != nil {
+		digests := make(map[string]Digest, len(b.digests))
+		for n, d := range b.digests {
+			digests[strings.TrimPrefix(n, root+"/")] = d
+		}
+		b.digests = digests
+	}
 	for i := range b.Skipped {
 		b.Skipped[i].Name = strings.TrimPrefix(b.Skipped[i].Name, root+"/")
 	}
 	b.files, b.Root = stripped, root
 }
 
-func (b *Bundle) add(ctx context.Context, name string, r io.Reader, limits Limits) error {
-	if _, dup := b.files[name]; dup {
+// add reads one entry of declared size (from the tar header or the file's stat; -1 when
+// unknown). The limits are checked against the declared size before anything is read,
+// so an archive that announces a huge member is refused at its header; the total counts
+// only the entries kept.
+func (b *Bundle) add(ctx context.Context, name string, size int64, r io.Reader, limits Limits) error {
+	_, dup := b.files[name]
+	if _, ok := b.digests[name]; ok || dup {
 		return &UnsafeEntryError{Entry: name, Reason: "duplicate entry"}
 	}
-	data, err := io.ReadAll(io.LimitReader(ctxReader{ctx: ctx, r: r}, limits.MaxFileSize+1))
+	if err := limits.check(name, size, b.size); err != nil {
+		return err
+	}
+	r = ctxReader{ctx: ctx, r: r}
+	var data []byte
+	var err error
+	if b.digests != nil && path.Base(name) != ManifestPath {
+		// Scanning: one buffer, reused for every file, as large as the largest.
+		data, err = readEntryInto(&b.buf, r, size, limits.MaxFileSize)
+	} else {
+		data, err = readEntry(r, size, limits.MaxFileSize)
+	}
 	if err != nil {
 		return fmt.Errorf("read entry %q: %w", name, err)
 	}
-	if int64(len(data)) > limits.MaxFileSize {
-		return &LimitError{Entry: name, Limit: limits.MaxFileSize}
+	if err := limits.check(name, int64(len(data)), b.size); err != nil {
+		return err // a directory file that grew after its stat
 	}
 	b.size += int64(len(data))
-	if b.size > limits.MaxTotalSize {
-		return &LimitError{Entry: name, Limit: limits.MaxTotalSize, Total: true}
+	if b.digests == nil {
+		b.files[name] = data
+		return nil
 	}
-	b.files[name] = data
+	if path.Base(name) == ManifestPath {
+		// The manifest (and anything named like it) is kept; it was read into its own
+		// buffer above.
+		b.files[name] = data
+	} else {
+		if strings.HasSuffix(name, ClusterResourcePath(KindNodes)) {
+			// The nodes list is small and names the nodes Summarize lists.
+			b.files[name] = bytes.Clone(data)
+		}
+		b.digests[name] = digest(name, data, b.countItems)
+	}
+	stripped, err := b.visitName(name)
+	if err != nil || stripped == ManifestPath {
+		return err
+	}
+	return b.visitFile(stripped, data)
+}
+
+// visitFile hands a scanned file on to ScanOptions.Each.
+func (b *Bundle) visitFile(stripped string, data []byte) error {
+	if b.visit == nil {
+		return nil
+	}
+	if err := b.visit(stripped, data); err != nil {
+		return fmt.Errorf("%s: %w", stripped, err)
+	}
 	return nil
+}
+
+// visitName strips the top directory the first entry suggested, as stripRoot will.
+func (b *Bundle) visitName(name string) (string, error) {
+	if b.visit == nil {
+		return name, nil
+	}
+	first, rest, ok := strings.Cut(name, "/")
+	if b.visitRoot == "" {
+		b.visitRoot = "-"
+		if ok && first != ClusterResources && first != NodesDir {
+			b.visitRoot = first
+		}
+	}
+	if b.visitRoot == "-" {
+		return name, nil // stripRoot cannot strip anything either once such an entry exists
+	}
+	if !ok || first != b.visitRoot {
+		return "", ErrMixedRoot
+	}
+	return rest, nil
+}
+
+// digest is what Scan keeps of one file. The name may still carry the archive's top
+// directory, so the list test looks at the name with and without it.
+func digest(name string, data []byte, count bool) Digest {
+	d := Digest{Size: int64(len(data)), SHA256: sha256.Sum256(data)}
+	if !count {
+		return d
+	}
+	info := ParsePath(name)
+	if _, rest, ok := strings.Cut(name, "/"); ok && info.Area == "" {
+		info = ParsePath(rest)
+	}
+	if info.Area == "cluster" || info.Area == "namespaced" {
+		n, err := countItems(data)
+		d.Items, d.Unreadable = n, err != nil
+	}
+	return d
+}
+
+// readEntryInto is readEntry into a reused buffer.
+func readEntryInto(buf *[]byte, r io.Reader, size, max int64) ([]byte, error) {
+	if size < 0 {
+		return readEntry(r, size, max)
+	}
+	if int64(cap(*buf)) < size {
+		*buf = make([]byte, size)
+	}
+	data := (*buf)[:size]
+	if _, err := io.ReadFull(r, data); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, fmt.Errorf("shorter than its declared %d bytes: %w", size, err)
+	}
+	return data, nil
+}
+
+// check refuses an entry of size bytes when the bundle already holds kept bytes.
+func (l Limits) check(name string, size, kept int64) error {
+	if size > l.MaxFileSize {
+		return &LimitError{Entry: name, Size: size, Limit: l.MaxFileSize}
+	}
+	if size > 0 && kept+size > l.MaxTotalSize {
+		return &LimitError{Entry: name, Size: size, Limit: l.MaxTotalSize, Total: true}
+	}
+	return nil
+}
+
+// readEntry reads a member whose size is known into one buffer of exactly that size, with
+// no doubling copies; a member that turns out longer or shorter is an error. With an
+// unknown size it reads up to max+1 bytes.
+func readEntry(r io.Reader, size, max int64) ([]byte, error) {
+	if size < 0 {
+		return io.ReadAll(io.LimitReader(r, max+1))
+	}
+	data := make([]byte, size)
+	if _, err := io.ReadFull(r, data); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, fmt.Errorf("shorter than its declared %d bytes: %w", size, err)
+	}
+	var one [1]byte
+	if n, _ := r.Read(one[:]); n > 0 {
+		return nil, fmt.Errorf("longer than its declared %d bytes", size)
+	}
+	return data, nil
 }
 
 func (b *Bundle) readArchive(ctx context.Context, p string, limits Limits) error {
@@ -227,11 +442,11 @@ func (b *Bundle) readArchive(ctx context.Context, p string, limits Limits) error
 		if skip {
 			continue
 		}
-		if err := b.add(ctx, name, af, limits); err != nil {
+		if err := b.add(ctx, name, hdr.Size, af, limits); err != nil {
 			return err
 		}
 	}
-	if len(b.files) == 0 {
+	if len(b.files) == 0 && len(b.digests) == 0 {
 		return fmt.Errorf("archive holds no files")
 	}
 	return nil
@@ -317,6 +532,13 @@ func (b *Bundle) readDir(ctx context.Context, root string, limits Limits) error 
 			b.skipUnreadable(rel, errors.New(unsafe.Reason))
 			return nil
 		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if err := limits.check(rel, info.Size(), b.size); err != nil {
+			return err
+		}
 		f, err := os.Open(p)
 		if err != nil {
 			if !limits.SkipUnreadable {
@@ -326,7 +548,7 @@ func (b *Bundle) readDir(ctx context.Context, root string, limits Limits) error 
 			return nil
 		}
 		defer f.Close()
-		err = b.add(ctx, rel, f, limits)
+		err = b.add(ctx, rel, -1, f, limits)
 		var pe *fs.PathError
 		if err != nil && limits.SkipUnreadable && errors.As(err, &pe) {
 			b.skipUnreadable(rel, err)
@@ -365,6 +587,9 @@ func (b *Bundle) ReadFile(name string) ([]byte, error) {
 // Has reports whether the bundle holds name.
 func (b *Bundle) Has(name string) bool {
 	_, ok := b.files[name]
+	if !ok {
+		_, ok = b.digests[name]
+	}
 	return ok
 }
 

@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"encoding/json"
+	"fmt"
 	"sort"
 	"time"
 )
@@ -46,23 +47,15 @@ func Summarize(b *Bundle) Summary {
 		info := ParsePath(name)
 		switch info.Area {
 		case "cluster", "namespaced":
-			var list struct {
-				Items []struct {
-					Metadata struct {
-						Name string `json:"name"`
-					} `json:"metadata"`
-				} `json:"items"`
-			}
-			if err := json.Unmarshal(b.files[name], &list); err != nil {
+			n, err := b.listItems(name)
+			if err != nil {
 				s.Unreadable = append(s.Unreadable, name)
 				continue
 			}
-			s.Kinds[info.Kind] += len(list.Items)
+			s.Kinds[info.Kind] += n
 			if info.Kind == KindNodes {
-				for _, it := range list.Items {
-					if it.Metadata.Name != "" {
-						nodes[it.Metadata.Name] = true
-					}
+				for _, node := range nodeNames(b.files[name]) {
+					nodes[node] = true
 				}
 			}
 			if info.Namespace != "" {
@@ -85,4 +78,46 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// listItems counts a list's items, from the digest of a scanned bundle.
+func (b *Bundle) listItems(name string) (int, error) {
+	if d, ok := b.digests[name]; ok {
+		if d.Unreadable {
+			return 0, fmt.Errorf("%s is not a readable JSON list", name)
+		}
+		return d.Items, nil
+	}
+	return countItems(b.files[name])
+}
+
+// nodeNames are the names of the nodes in a nodes list (a scanned bundle keeps it).
+func nodeNames(data []byte) []string {
+	var list struct {
+		Items []struct {
+			Metadata struct {
+				Name string `json:"name"`
+			} `json:"metadata"`
+		} `json:"items"`
+	}
+	if json.Unmarshal(data, &list) != nil {
+		return nil
+	}
+	var out []string
+	for _, it := range list.Items {
+		if it.Metadata.Name != "" {
+			out = append(out, it.Metadata.Name)
+		}
+	}
+	return out
+}
+
+func countItems(data []byte) (int, error) {
+	var list struct {
+		Items []json.RawMessage `json:"items"`
+	}
+	if err := json.Unmarshal(data, &list); err != nil {
+		return 0, err
+	}
+	return len(list.Items), nil
 }

@@ -48,17 +48,16 @@ func VerifyContext(ctx context.Context, b *Bundle) ([]Problem, error) {
 			continue
 		}
 		listed[f.Path] = true
-		data, ok := b.files[f.Path]
+		d, ok := b.digest(f.Path)
 		if !ok {
 			problems = append(problems, Problem{Path: f.Path, Kind: "missing", Detail: "listed in the manifest but not in the bundle"})
 			continue
 		}
-		if int64(len(data)) != f.Size {
-			problems = append(problems, Problem{Path: f.Path, Kind: "size", Detail: fmt.Sprintf("manifest says %d bytes, file has %d", f.Size, len(data))})
+		if d.Size != f.Size {
+			problems = append(problems, Problem{Path: f.Path, Kind: "size", Detail: fmt.Sprintf("manifest says %d bytes, file has %d", f.Size, d.Size)})
 			continue
 		}
-		sum := sha256.Sum256(data)
-		if got := hex.EncodeToString(sum[:]); got != f.SHA256 {
+		if got := hex.EncodeToString(d.SHA256[:]); got != f.SHA256 {
 			problems = append(problems, Problem{Path: f.Path, Kind: "checksum", Detail: fmt.Sprintf("sha256 %s, manifest says %s", got, f.SHA256)})
 		}
 	}
@@ -68,4 +67,16 @@ func VerifyContext(ctx context.Context, b *Bundle) ([]Problem, error) {
 		}
 	}
 	return problems, nil
+}
+
+// digest is a file's size and checksum: recorded by Scan, or computed from its bytes.
+func (b *Bundle) digest(name string) (Digest, bool) {
+	if d, ok := b.digests[name]; ok {
+		return d, true
+	}
+	data, ok := b.files[name]
+	if !ok {
+		return Digest{}, false
+	}
+	return Digest{Size: int64(len(data)), SHA256: sha256.Sum256(data)}, true
 }

@@ -22,3 +22,9 @@ func (o *openFlags) add(fs *pflag.FlagSet) {
 func (o *openFlags) open(ctx context.Context, path string) (*bundle.Bundle, error) {
 	return bundle.OpenContext(ctx, path, o.limits)
 }
+
+// scan reads a bundle once keeping only checksums and counts (verify, inspect): memory
+// stays at the largest file, whatever the bundle's size.
+func (o *openFlags) scan(ctx context.Context, path string, opts bundle.ScanOptions) (*bundle.Bundle, error) {
+	return bundle.ScanContext(ctx, path, o.limits, opts)
+}

@@ -43,7 +43,7 @@ func newInspectCmd(g *globalOptions) *cobra.Command {
 }
 
 func runInspect(ctx context.Context, o *inspectOptions) error {
-	b, err := o.open.open(ctx, o.path)
+	b, err := o.open.scan(ctx, o.path, bundle.ScanOptions{CountItems: true})
 	if err != nil {
 		return err
 	}

@@ -153,6 +153,13 @@ func redactionPolicy(f *redact.Flags, log logrus.FieldLogger) (*redact.Policy, e
 
 func runRedact(ctx context.Context, o *redactOptions) error {
 	start := time.Now()
+	if !o.pseudo.enabled {
+		err := streamRedact(ctx, o, start)
+		if !errors.Is(err, bundle.ErrMixedRoot) {
+			return err
+		}
+		// Entries without one top directory: read the whole bundle first, as Open does.
+	}
 	b, err := o.open.open(ctx, o.path)
 	if err != nil {
 		return err
@@ -208,6 +215,44 @@ func runRedact(ctx context.Context, o *redactOptions) error {
 			return err
 		}
 	}
+	if err := w.Close(m); err != nil {
+		return err
+	}
+	return writeRedactSummary(o, m.Redaction, len(m.Files))
+}
+
+// streamRedact redacts each file as it streams out of the source and into the copy,
+// so memory is the largest file, not the bundle. Pseudonymization cannot stream: it
+// learns every identity before it writes the first file.
+func streamRedact(ctx context.Context, o *redactOptions, start time.Time) error {
+	policy, err := redactionPolicy(&o.redact, o.log())
+	if err != nil {
+		return err
+	}
+	w, err := bundle.Create(o.output, bundle.WriterOptions{Force: o.force, Filter: bundle.Filter(policy)})
+	if err != nil {
+		return err
+	}
+	b, err := o.open.scan(ctx, o.path, bundle.ScanOptions{Each: func(name string, data []byte) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		o.log().WithField("file", name).Trace("redacting")
+		return w.WriteFile(name, data)
+	}})
+	if err != nil {
+		w.Abort()
+		if errors.Is(err, bundle.ErrMixedRoot) {
+			return err
+		}
+		return fmt.Errorf("redact %q: %w", o.path, err)
+	}
+	if b.Manifest != nil {
+		if problems := bundle.Verify(b); len(problems) > 0 {
+			o.log().WithField("problems", len(problems)).Warnf("%s does not match its manifest (see podflow verify); the copy gets fresh checksums", o.path)
+		}
+	}
+	m := redactedManifest(b, policy, time.Since(start))
 	if err := w.Close(m); err != nil {
 		return err
 	}

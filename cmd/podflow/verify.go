@@ -34,7 +34,7 @@ func newVerifyCmd(g *globalOptions) *cobra.Command {
 }
 
 func runVerify(ctx context.Context, o *verifyOptions) error {
-	b, err := o.open.open(ctx, o.path)
+	b, err := o.open.scan(ctx, o.path, bundle.ScanOptions{})
 	if err != nil {
 		return err
 	}
