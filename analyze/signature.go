@@ -299,6 +299,11 @@ func (s *Signature) run(v *View) []Finding {
 		if !s.where[l.Kind] && !l.Fragment {
 			continue
 		}
+		if l.Pod != nil && positivelyHealthy(l.Pod) {
+			// A pod that runs, is ready and never restarted: what it logged or once
+			// reported is history, not its cause of trouble.
+			continue
+		}
 		caps, ok := s.match(l.Text, l.lower)
 		if !ok && l.Reason != "" && l.Kind != TextLog {
 			// A status or event whose reason alone says it ("NodeLost", "Evicted").

@@ -172,6 +172,11 @@ func unexplained(g *Graph, fs []*Finding, roots map[string]*Finding) []*Finding 
 }
 
 func unexplainedPod(g *Graph, p *Pod, lines []*Line) *Finding {
+	if positivelyHealthy(p) {
+		// Running, Ready and never restarted (or Succeeded): an old Warning event is
+		// history, not trouble.
+		return nil
+	}
 	signs := podTrouble(g, p, lines)
 	if len(signs) == 0 {
 		return nil
