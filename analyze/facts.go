@@ -288,29 +288,36 @@ func journalLine(e *JournalEntry, p *Pod) Line {
 // are False with a message.
 func (g *Graph) statusLines(p *Pod, add func(Line)) {
 	node := p.Obj.Spec.NodeName
-	for _, c := range Containers(p) {
-		if c.Status == nil {
-			continue
-		}
-		state := func(s corev1.ContainerState, loc Location) {
-			switch {
-			case s.Waiting != nil:
-				add(Line{Kind: TextStatus, Text: s.Waiting.Message, Reason: s.Waiting.Reason, Pod: p, Node: node, Container: c.Name,
-					Warning:  s.Waiting.Reason != "ContainerCreating" && s.Waiting.Reason != "PodInitializing",
-					Evidence: loc.At("waiting").Evidence(joinNonEmpty(": ", s.Waiting.Reason, s.Waiting.Message), time.Time{})})
-			case s.Terminated != nil:
-				t := s.Terminated
-				text := t.Message
-				if text == "" {
-					text = t.Reason
+	// Statuses are read directly, not through the spec: a pod an import built from a
+	// pasted status block has statuses and no spec.
+	for _, fl := range []struct {
+		field string
+		list  []corev1.ContainerStatus
+	}{{"initContainerStatuses", p.Obj.Status.InitContainerStatuses}, {"containerStatuses", p.Obj.Status.ContainerStatuses}} {
+		field, list := fl.field, fl.list
+		for i := range list {
+			cs := &list[i]
+			loc := p.Loc.At("status", field, i)
+			state := func(s corev1.ContainerState, loc Location) {
+				switch {
+				case s.Waiting != nil:
+					add(Line{Kind: TextStatus, Text: s.Waiting.Message, Reason: s.Waiting.Reason, Pod: p, Node: node, Container: cs.Name,
+						Warning:  s.Waiting.Reason != "ContainerCreating" && s.Waiting.Reason != "PodInitializing",
+						Evidence: loc.At("waiting").Evidence(joinNonEmpty(": ", s.Waiting.Reason, s.Waiting.Message), time.Time{})})
+				case s.Terminated != nil:
+					t := s.Terminated
+					text := t.Message
+					if text == "" {
+						text = t.Reason
+					}
+					add(Line{Kind: TextStatus, Text: text, Reason: t.Reason, Pod: p, Node: node, Container: cs.Name,
+						Warning:  t.ExitCode != 0,
+						Evidence: loc.At("terminated").Evidence(joinNonEmpty(": ", t.Reason, "exit code "+strconv.Itoa(int(t.ExitCode)), t.Message), t.FinishedAt.Time)})
 				}
-				add(Line{Kind: TextStatus, Text: text, Reason: t.Reason, Pod: p, Node: node, Container: c.Name,
-					Warning:  t.ExitCode != 0,
-					Evidence: loc.At("terminated").Evidence(joinNonEmpty(": ", t.Reason, "exit code "+strconv.Itoa(int(t.ExitCode)), t.Message), t.FinishedAt.Time)})
 			}
+			state(cs.State, loc.At("state"))
+			state(cs.LastTerminationState, loc.At("lastState"))
 		}
-		state(c.Status.State, c.StatusLoc.At("state"))
-		state(c.Status.LastTerminationState, c.StatusLoc.At("lastState"))
 	}
 	st := p.Obj.Status
 	if st.Reason != "" || st.Message != "" {
