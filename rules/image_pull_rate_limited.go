@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"podflow.dev/podflow/analyze"
@@ -46,10 +45,6 @@ in the container runtime's configuration), or copy the image to a registry of yo
 Use imagePullPolicy IfNotPresent with a fixed tag so running nodes do not pull again.
 Pods recover by themselves once the limit's window resets.
 `
-
-// A 429 as containerd's resolver reports it ("...: 429 Too Many Requests") and the
-// distribution API's error code as CRI-O and Docker quote it ("toomanyrequests: ...").
-var reRateLimited = regexp.MustCompile(`(?i)429 Too Many Requests|toomanyrequests(?::[^"\\\n]*)?|pull rate limit`)
 
 func imagePullRateLimited(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding

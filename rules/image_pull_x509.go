@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"podflow.dev/podflow/analyze"
@@ -47,12 +46,6 @@ plugin's registry config_path and put the CA in /etc/containerd/certs.d/HOST:POR
 expired certificate (and check the node's clock); reissue a certificate whose names do
 not include the host in the image reference, or pull by a name it does include.
 `
-
-var (
-	// Go's crypto/x509 errors as the pull error carries them, with or without the
-	// "tls: failed to verify certificate: " prefix crypto/tls adds since Go 1.20.
-	reX509 = regexp.MustCompile(`(?:tls: failed to verify certificate: )?x509: [^"\\\n]+`)
-)
 
 func imagePullX509(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding

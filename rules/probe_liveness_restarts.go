@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
@@ -50,106 +49,6 @@ doing its job). Otherwise make the probe check only that the process is alive (n
 dependencies), give it a realistic timeoutSeconds, and cover slow starts with a
 startupProbe or a longer initialDelaySeconds.
 `
-
-// The kubelet's kill message (pkg/kubelet/kuberuntime/kuberuntime_manager.go,
-// computePodActions): "Container %s failed liveness probe, will be restarted", also
-// logged as "Message for Container of pod" containerMessage="…".
-const (
-	livenessKill = "failed liveness probe"
-	startupKill  = "failed startup probe"
-)
-
-// probeKillRecord is the kubelet's record of killing a container for a failed probe.
-type probeKillRecord struct {
-	found bool
-	event *analyze.Event
-	line  *analyze.JournalEntry
-	// kills counts the kills the records show.
-	kills int32
-}
-
-// probeKill finds the kubelet's kills of a container for failing one of the probes
-// (livenessKill, startupKill). With a termination, only a kill of that instance counts.
-func probeKill(v *analyze.View, p *analyze.Pod, container string, t *corev1.ContainerStateTerminated, probes ...string) probeKillRecord {
-	if len(probes) == 0 {
-		probes = []string{livenessKill, startupKill}
-	}
-	says := func(msg string) bool {
-		for _, s := range probes {
-			if strings.Contains(msg, s) {
-				return true
-			}
-		}
-		return false
-	}
-	var since time.Time
-	var id string
-	if t != nil {
-		since, id = t.StartedAt.Add(-time.Second), analyze.ContainerID(t.ContainerID)
-	}
-	var r probeKillRecord
-	events := v.EventsFor(p.Ref())
-	for i := len(events) - 1; i >= 0; i-- {
-		e := events[i]
-		if e.Reason == "Killing" && e.Container() == container && says(e.Message) && !e.LastTime.Before(since) {
-			r.event, r.kills, r.found = e, e.Count, true
-			break
-		}
-	}
-	var lines int32
-	for _, e := range v.JournalFor(p) {
-		if e.Message != "Message for Container of pod" {
-			continue
-		}
-		name, _ := e.Field("containerName")
-		msg, _ := e.Field("containerMessage")
-		if name != container || !says(msg) {
-			continue
-		}
-		lines++
-		status, _ := e.Field("containerStatusID")
-		if t == nil || (id != "" && strings.Contains(status, id)) || (id == "" && !e.Time.Before(since)) {
-			r.line, r.found = e, true
-		}
-	}
-	if lines > r.kills {
-		r.kills = lines
-	}
-	return r
-}
-
-// evidence cites the Killing event and the kubelet's journal line, when found, the
-// line quoted with the kill message it carries.
-func (r probeKillRecord) evidence() []analyze.Evidence {
-	var out []analyze.Evidence
-	if r.event != nil {
-		out = append(out, r.event.Evidence())
-	}
-	if r.line != nil {
-		ev := r.line.Evidence()
-		msg, _ := r.line.Field("containerMessage")
-		ev.Excerpt = analyze.Excerpt(r.line.Message + ": " + msg)
-		out = append(out, ev)
-	}
-	return out
-}
-
-// probeKillEvidence finds the latest failure of a container's probe of type kind
-// ("Liveness", "Startup") and cites it, the kill, and the probe as the spec's field
-// ("livenessProbe", "startupProbe") sets it.
-func probeKillEvidence(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, kill probeKillRecord, kind, field string, pr *corev1.Probe) (probeFailure, []analyze.Evidence) {
-	fail := latestProbeFailure(v, p, c.Name, kind, time.Time{})
-	evidence := fail.evidence()
-	evidence = append(evidence, kill.evidence()...)
-	evidence = append(evidence, c.SpecLoc.At(field).Evidence(field+": "+probeAction(c.Spec, pr)+"; "+probeTiming(pr), p.Obj.CreationTimestamp.Time))
-	return fail, evidence
-}
-
-// Log lines that say an application finished starting.
-var (
-	reStartedLine = regexp.MustCompile(`(?i)\b(listening|serving|started|ready to|startup complete|up and running|accepting connections)\b`)
-	reNegated     = regexp.MustCompile(`(?i)\b(not|failed|error|unable|cannot)\b`)
-)
 
 func probeLivenessRestarts(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding

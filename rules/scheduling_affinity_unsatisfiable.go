@@ -159,16 +159,6 @@ func affinityFinding(v *analyze.View, p *analyze.Pod, ev analyze.Evidence, total
 	}
 }
 
-// schedulerEvidence cites the scheduler's message and, when it is a separate item, the
-// latest FailedScheduling event.
-func schedulerEvidence(v *analyze.View, p *analyze.Pod, ev analyze.Evidence) []analyze.Evidence {
-	evidence := []analyze.Evidence{ev}
-	if e := analyze.LatestEvent(v.EventsFor(p.Ref()), "", "FailedScheduling"); e != nil && e.Loc != ev.Location {
-		evidence = append(evidence, e.Evidence())
-	}
-	return evidence
-}
-
 // requiredPodTerms lists a pod's required pod affinity and anti-affinity terms.
 func requiredPodTerms(p *analyze.Pod) []affinityTerm {
 	a := p.Obj.Spec.Affinity

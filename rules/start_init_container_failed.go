@@ -51,13 +51,6 @@ for a dependency should retry until it is there rather than exit. The kubelet re
 init container by itself; a pod with restartPolicy Never must be recreated.
 `
 
-// blocksStart reports whether a container is an init container the pod's containers wait
-// for: every init container except a sidecar (restartPolicy Always), which keeps running
-// beside them.
-func blocksStart(c analyze.ContainerInfo) bool {
-	return c.Init && (c.Spec.RestartPolicy == nil || *c.Spec.RestartPolicy != corev1.ContainerRestartPolicyAlways)
-}
-
 func startInitContainerFailed(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
 	for _, p := range v.Pods() {
