@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -184,7 +185,7 @@ func envFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, prob e
 	if known && keys != nil {
 		evidence = append(evidence, objLoc.Evidence(fmt.Sprintf("%s %s keys: %s", prob.kind, prob.name, strings.Join(keys, ", ")), time.Time{}))
 		switch {
-		case prob.key == "" || containsString(keys, prob.key):
+		case prob.key == "" || slices.Contains(keys, prob.key):
 			cause += "; the bundle holds it now, so it was fixed after the kubelet's last attempt"
 		default:
 			cause += "; it holds only the key(s) " + strings.Join(keys, ", ")

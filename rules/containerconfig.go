@@ -6,6 +6,9 @@ import (
 	"podflow.dev/podflow/analyze"
 )
 
+// What the config-stage rules share: the kubelet's CreateContainerConfigError refusal of a
+// container, from its status or its latest Error event.
+
 // configError is the kubelet's refusal to create a container waiting in
 // CreateContainerConfigError: the status message, or the latest Error event's when the
 // status has none, and that event. It reports false for a container not in that state.
@@ -33,13 +36,4 @@ func latestContainerError(events []*analyze.Event, container string) *analyze.Ev
 		}
 	}
 	return nil
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -10,6 +10,9 @@ import (
 	"podflow.dev/podflow/analyze"
 )
 
+// What the controller-stage rules share: a Deployment's progress deadline, the pods that are
+// not ready and how their state reads, and a workload's latest warning event.
+
 // progressDeadlineReason is the Progressing condition's reason on a timeout
 // (pkg/controller/deployment/util TimedOutReason).
 const progressDeadlineReason = "ProgressDeadlineExceeded"

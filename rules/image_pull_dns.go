@@ -78,7 +78,7 @@ func dnsFinding(v *analyze.View, pulls *pullLines, p *analyze.Pod, c analyze.Con
 		texts = append(texts, err)
 	}
 	all := strings.Join(texts, "\n")
-	if pullFailure(all) != "dns" {
+	if pullFailure(all) != pullErrorDNS {
 		return analyze.Finding{}, false
 	}
 	const needle = "lookup "

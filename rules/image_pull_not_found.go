@@ -42,7 +42,7 @@ policy. Pin images by a tag or digest that exists, and push it before rolling ou
 
 func imagePullNotFound(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, a := range failedPullsOf(v, "not-found") {
+	for _, a := range failedPullsOf(v, pullErrorNotFound) {
 		out = append(out, notFoundFinding(v, a))
 	}
 	return out

@@ -48,7 +48,7 @@ Pods recover by themselves once the limit's window resets.
 
 func imagePullRateLimited(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, a := range failedPullsOf(v, "rate-limited") {
+	for _, a := range failedPullsOf(v, pullErrorRateLimited) {
 		out = append(out, rateLimitedFinding(v, a))
 	}
 	return out

@@ -57,7 +57,7 @@ var reRefusal = regexp.MustCompile(`(?i)(\d{3} (?:Unauthorized|Forbidden)|pull a
 
 func imagePullUnauthorized(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, a := range failedPullsOf(v, "unauthorized") {
+	for _, a := range failedPullsOf(v, pullErrorUnauthorized) {
 		out = append(out, unauthorizedFinding(v, a))
 	}
 	return out

@@ -49,7 +49,7 @@ not include the host in the image reference, or pull by a name it does include.
 
 func imagePullX509(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, a := range failedPullsOf(v, "x509") {
+	for _, a := range failedPullsOf(v, pullErrorX509) {
 		out = append(out, x509Finding(v, a))
 	}
 	return out

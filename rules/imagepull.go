@@ -12,6 +12,10 @@ import (
 	"podflow.dev/podflow/analyze"
 )
 
+// Image pulls: the containers waiting on one, every failed pull classified once as a
+// pullError (each kind is one rule's), the nodes' journal lines about pulls, the registry
+// host of an image and the pull secrets a pod can use.
+
 // imageWait is a container waiting on an image error the kubelet raises before any pull
 // (pkg/kubelet/images/image_manager.go EnsureImageExists): its waiting status, the
 // kubelet's event about it and its "Error syncing pod" journal line.
@@ -83,24 +87,38 @@ var (
 	reLookup = regexp.MustCompile(`lookup ([^\s:]+)(?: on ([^\s]+))?: (no such host|server misbehaving|Temporary failure in name resolution|i/o timeout)`)
 )
 
+// pullError is the kind of a failed image pull. Each kind but pullErrorOther is
+// reported by exactly one rule (image-pull-dns, -x509, -rate-limited, -unauthorized,
+// -not-found), so one pull never becomes two findings.
+type pullError string
+
+const (
+	pullErrorDNS          pullError = "dns"
+	pullErrorX509         pullError = "x509"
+	pullErrorRateLimited  pullError = "rate-limited"
+	pullErrorUnauthorized pullError = "unauthorized"
+	pullErrorNotFound     pullError = "not-found"
+	pullErrorOther        pullError = "other"
+)
+
 // pullFailure classifies a pull error: dns, x509, rate-limited, not-found, unauthorized
 // or other. DNS is checked first: a name that does not resolve reaches no registry to say
 // anything else; a TLS failure ends the conversation before the registry answers.
-func pullFailure(msg string) string {
+func pullFailure(msg string) pullError {
 	switch {
 	case reLookup.MatchString(msg) || strings.Contains(msg, "dial tcp: lookup"):
-		return "dns"
+		return pullErrorDNS
 	case reX509.MatchString(msg):
-		return "x509"
+		return pullErrorX509
 	case reRateLimited.MatchString(msg):
-		return "rate-limited"
+		return pullErrorRateLimited
 	case strings.Contains(msg, "401 Unauthorized") || strings.Contains(msg, "403 Forbidden") ||
 		strings.Contains(msg, "unauthorized") || strings.Contains(msg, "authorization failed"):
-		return "unauthorized"
+		return pullErrorUnauthorized
 	case strings.Contains(msg, "not found") || strings.Contains(msg, "manifest unknown"):
-		return "not-found"
+		return pullErrorNotFound
 	}
-	return "other"
+	return pullErrorOther
 }
 
 // registryHost is the registry part of an image reference (docker.io when there is none).
@@ -137,7 +155,7 @@ func (pl *pullLines) failure(v *analyze.View, p *analyze.Pod, image string) *ana
 	entries := v.JournalFor(p)
 	for i := len(entries) - 1; i >= 0; i-- {
 		e := entries[i]
-		if err, ok := e.Field("err"); ok && e.Severity == 'E' && strings.Contains(err, image) && pullFailure(err) != "other" {
+		if err, ok := e.Field("err"); ok && e.Severity == 'E' && strings.Contains(err, image) && pullFailure(err) != pullErrorOther {
 			return e
 		}
 	}
@@ -182,21 +200,21 @@ var unauthorizedMarkers = []string{
 // "not-found" or "other". DNS comes first (no registry was reached to say anything
 // else), then TLS (the registry was reached but not spoken to), then a rate limit and a
 // refusal: a registry that refuses the request says nothing about whether the image exists.
-func pullErrorKind(msg string) string {
+func pullErrorKind(msg string) pullError {
 	switch k := pullFailure(msg); k {
-	case "dns", "x509", "rate-limited":
+	case pullErrorDNS, pullErrorX509, pullErrorRateLimited:
 		return k
 	}
 	lower := strings.ToLower(msg)
 	for _, m := range unauthorizedMarkers {
 		if strings.Contains(lower, m) {
-			return "unauthorized"
+			return pullErrorUnauthorized
 		}
 	}
 	if reRefNotFound.MatchString(msg) || reManifestUnknown.MatchString(msg) {
-		return "not-found"
+		return pullErrorNotFound
 	}
-	return "other"
+	return pullErrorOther
 }
 
 // pullAttempt is what a bundle says about one container's failing pull: its waiting
@@ -274,7 +292,7 @@ func failedPull(v *analyze.View, pulls *pullLines, p *analyze.Pod, c analyze.Con
 
 // failedPullsOf lists the failed pulls of every pod's containers whose error
 // pullErrorKind classifies as kind, sharing one index of the nodes' pull lines.
-func failedPullsOf(v *analyze.View, kind string) []pullAttempt {
+func failedPullsOf(v *analyze.View, kind pullError) []pullAttempt {
 	var out []pullAttempt
 	pulls := &pullLines{byNode: map[string]map[string]*analyze.JournalEntry{}}
 	for _, p := range v.Pods() {

@@ -7,6 +7,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
+// Node state several stages read: the Ready condition and the runtime's network message.
+
 // nodeReady returns the node's Ready condition and its index, or nil.
 func nodeReady(node *corev1.Node) (int, *corev1.NodeCondition) {
 	for i := range node.Status.Conditions {

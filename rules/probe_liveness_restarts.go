@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -102,7 +103,7 @@ func livenessFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, k
 	}
 	subjects, group := v.PodAndWorkload(p)
 	fix := fmt.Sprintf("If container %s really hangs, fix what its previous log shows; otherwise make the probe (%s) check only that "+
-		"the process is alive and answers within timeoutSeconds %d.", c.Name, action, orDefault(pr.TimeoutSeconds, 1))
+		"the process is alive and answers within timeoutSeconds %d.", c.Name, action, cmp.Or(pr.TimeoutSeconds, 1))
 	if slowStart {
 		fix = fmt.Sprintf("Add a startupProbe to container %s (or raise the liveness probe's initialDelaySeconds above its start time) "+
 			"so the liveness probe waits until the application is up.", c.Name)
@@ -149,13 +150,13 @@ func startupNote(pr *corev1.Probe, t *corev1.ContainerStateTerminated, log *anal
 	if kill.line != nil && kill.line.Time.After(t.StartedAt.Time) && kill.line.Time.Before(killedAt) {
 		killedAt = kill.line.Time
 	}
-	period := time.Duration(orDefault(pr.PeriodSeconds, 10)) * time.Second
-	window := delay + time.Duration(orDefault(pr.FailureThreshold, 3))*period
+	period := time.Duration(cmp.Or(pr.PeriodSeconds, 10)) * time.Second
+	window := delay + time.Duration(cmp.Or(pr.FailureThreshold, 3))*period
 	lived := killedAt.Sub(t.StartedAt.Time)
 	if killedAt.IsZero() || lived > window+period {
 		return "", nil
 	}
 	return fmt.Sprintf("it was killed %s after it started, as soon as initialDelaySeconds %d + failureThreshold %d × periodSeconds %d allowed, "+
 		"and its log shows no sign it had finished starting: initialDelaySeconds is likely shorter than its start time",
-		lived.Round(time.Second), pr.InitialDelaySeconds, orDefault(pr.FailureThreshold, 3), orDefault(pr.PeriodSeconds, 10)), nil
+		lived.Round(time.Second), pr.InitialDelaySeconds, cmp.Or(pr.FailureThreshold, 3), cmp.Or(pr.PeriodSeconds, 10)), nil
 }

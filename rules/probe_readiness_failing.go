@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"strings"
@@ -63,7 +64,7 @@ func probeReadinessFailing(v *analyze.View) []analyze.Finding {
 			}
 			// Fewer failures than the threshold is a container still starting up.
 			f := latestProbeFailure(v, p, c.Name, "Readiness", st.State.Running.StartedAt.Time)
-			if !f.found() || f.failures() < orDefault(c.Spec.ReadinessProbe.FailureThreshold, 3) {
+			if !f.found() || f.failures() < cmp.Or(c.Spec.ReadinessProbe.FailureThreshold, 3) {
 				continue
 			}
 			out = append(out, readinessFinding(v, p, c, f))
@@ -179,7 +180,7 @@ func probeFix(c analyze.ContainerInfo, pr *corev1.Probe, output string) string {
 			"and bind 0.0.0.0 rather than 127.0.0.1.", c.Name)
 	case strings.Contains(lower, "deadline exceeded") || strings.Contains(lower, "timeout") || strings.Contains(lower, "timed out"):
 		return fmt.Sprintf("The probe of container %s gets no answer within timeoutSeconds %d: make the endpoint cheaper or raise timeoutSeconds.",
-			c.Name, orDefault(pr.TimeoutSeconds, 1))
+			c.Name, cmp.Or(pr.TimeoutSeconds, 1))
 	case strings.Contains(lower, "statuscode: 5"):
 		return fmt.Sprintf("Container %s reports itself unhealthy (a 5xx answer): its log says which dependency it waits for; fix that or the health check.", c.Name)
 	case h.Exec != nil:

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -11,6 +12,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"podflow.dev/podflow/analyze"
 )
+
+// Probe failures: the kubelet's Unhealthy events and journal lines, the restarts a failing
+// liveness or startup probe caused, and how a probe's action and timing read.
 
 // The kubelet's kill message (pkg/kubelet/kuberuntime/kuberuntime_manager.go,
 // computePodActions): "Container %s failed liveness probe, will be restarted", also
@@ -279,12 +283,5 @@ func probePort(c *corev1.Container, port intstr.IntOrString) string {
 // probeTiming renders a probe's schedule; zero fields take the API's defaults.
 func probeTiming(pr *corev1.Probe) string {
 	return fmt.Sprintf("initialDelaySeconds %d, periodSeconds %d, timeoutSeconds %d, failureThreshold %d",
-		pr.InitialDelaySeconds, orDefault(pr.PeriodSeconds, 10), orDefault(pr.TimeoutSeconds, 1), orDefault(pr.FailureThreshold, 3))
-}
-
-func orDefault(v, def int32) int32 {
-	if v == 0 {
-		return def
-	}
-	return v
+		pr.InitialDelaySeconds, cmp.Or(pr.PeriodSeconds, 10), cmp.Or(pr.TimeoutSeconds, 1), cmp.Or(pr.FailureThreshold, 3))
 }

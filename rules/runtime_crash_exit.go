@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -53,7 +54,7 @@ should retry rather than exit. For 137 without OOMKilled look for what sent SIGK
 func crashExitMeaning(t *corev1.ContainerStateTerminated) string {
 	switch t.ExitCode {
 	case 137:
-		return fmt.Sprintf("SIGKILL: killed from outside, and not by the OOM killer, since the reason is %s rather than OOMKilled", orText(t.Reason, "empty"))
+		return fmt.Sprintf("SIGKILL: killed from outside, and not by the OOM killer, since the reason is %s rather than OOMKilled", cmp.Or(t.Reason, "empty"))
 	case 143:
 		return "SIGTERM: the process was asked to stop, and no probe kill or deletion of the pod explains it"
 	}

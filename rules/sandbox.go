@@ -11,6 +11,10 @@ import (
 	"podflow.dev/podflow/analyze"
 )
 
+// Pod sandbox failures: the FailedCreatePodSandBox events and runtime lines of each pod,
+// the failing part classified once as a sandboxKind, and the evidence, fix and commands the
+// sandbox rules share.
+
 // The runtime's wording (containerd pkg/cri/server/sandbox_run.go and, in v2,
 // internal/cri/server/podsandbox/sandbox_run.go; pkg/cri/config "no runtime for %q is
 // configured"; github.com/containerd/go-cni errors.go "cni plugin not initialized";
@@ -30,9 +34,25 @@ var (
 	reNoIPs = regexp.MustCompile(`no IP addresses available in range set: ([^\s"\\]+)`)
 )
 
+// sandboxKind is the part of sandbox creation that failed. sandbox-ip-exhausted and
+// sandbox-image-pull-failed each report one kind; sandbox-create-failed reports the
+// others, leaving to those two the kinds that hasOwnRule names.
+type sandboxKind string
+
+const (
+	sandboxHandler       sandboxKind = "handler"
+	sandboxPauseImage    sandboxKind = "pause-image"
+	sandboxIPRangeUsedUp sandboxKind = "ip-exhausted"
+	sandboxCNI           sandboxKind = "cni"
+	sandboxOther         sandboxKind = "other"
+)
+
+// hasOwnRule reports whether a narrower rule than sandbox-create-failed reports the kind.
+func (k sandboxKind) hasOwnRule() bool { return k == sandboxIPRangeUsedUp || k == sandboxPauseImage }
+
 // sandboxPart is the part of sandbox creation that failed, told apart by the message.
 type sandboxPart struct {
-	kind   string // handler, cni, pause-image, other
+	kind   sandboxKind
 	what   string // for people: `runtime handler "kata" (RuntimeClass kata)`
 	detail string // the telling value: handler, plugin type, image
 }
@@ -49,28 +69,28 @@ func classifySandboxError(msg string, pod *corev1.Pod) sandboxPart {
 		if rc != "" {
 			what += " of RuntimeClass " + rc
 		}
-		return sandboxPart{kind: "handler", what: what, detail: h}
+		return sandboxPart{kind: sandboxHandler, what: what, detail: h}
 	case reLookupRC.MatchString(msg):
 		name := reLookupRC.FindStringSubmatch(msg)[1]
-		return sandboxPart{kind: "handler", what: "RuntimeClass " + name, detail: name}
+		return sandboxPart{kind: sandboxHandler, what: "RuntimeClass " + name, detail: name}
 	case reSandboxImage.MatchString(msg):
 		img := reSandboxImage.FindStringSubmatch(msg)[1]
-		return sandboxPart{kind: "pause-image", what: fmt.Sprintf("pause (sandbox) image %q", img), detail: img}
+		return sandboxPart{kind: sandboxPauseImage, what: fmt.Sprintf("pause (sandbox) image %q", img), detail: img}
 	case reNoIPs.MatchString(msg):
-		return sandboxPart{kind: "ip-exhausted", what: "CNI IP address management, whose range is used up", detail: reNoIPs.FindStringSubmatch(msg)[1]}
+		return sandboxPart{kind: sandboxIPRangeUsedUp, what: "CNI IP address management, whose range is used up", detail: reNoIPs.FindStringSubmatch(msg)[1]}
 	case reCNIPlugin.MatchString(msg):
 		m := reCNIPlugin.FindStringSubmatch(msg)
 		what := fmt.Sprintf("CNI plugin %q", m[1])
 		if m[2] != "" {
 			what += fmt.Sprintf(" of network %q", m[2])
 		}
-		return sandboxPart{kind: "cni", what: what, detail: m[1]}
+		return sandboxPart{kind: sandboxCNI, what: what, detail: m[1]}
 	case strings.Contains(msg, "cni plugin not initialized"):
-		return sandboxPart{kind: "cni", what: "CNI, which has no network configuration loaded", detail: "not initialized"}
+		return sandboxPart{kind: sandboxCNI, what: "CNI, which has no network configuration loaded", detail: "not initialized"}
 	case strings.Contains(msg, "failed to setup network for sandbox") || strings.Contains(msg, "failed to create network namespace"):
-		return sandboxPart{kind: "cni", what: "CNI network setup"}
+		return sandboxPart{kind: sandboxCNI, what: "CNI network setup"}
 	}
-	return sandboxPart{kind: "other", what: "the container runtime"}
+	return sandboxPart{kind: sandboxOther, what: "the container runtime"}
 }
 
 // runtimeMessage is the runtime's own error: the kubelet's and gRPC's prefixes removed.
@@ -237,7 +257,7 @@ func sandboxNeedle(msg string) string {
 
 func sandboxFix(part sandboxPart, node string) string {
 	switch part.kind {
-	case "handler":
+	case sandboxHandler:
 		if strings.HasPrefix(part.what, "RuntimeClass ") {
 			return fmt.Sprintf("Create %s again or remove runtimeClassName from the pod template.", part.what)
 		}
@@ -245,11 +265,11 @@ func sandboxFix(part sandboxPart, node string) string {
 			"[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.%s] section, then restart containerd), or point the "+
 			"RuntimeClass at a handler the nodes have; if only some nodes have it, set the RuntimeClass's scheduling.nodeSelector.",
 			part.detail, node, part.detail)
-	case "cni":
+	case sandboxCNI:
 		return fmt.Sprintf("Repair the pod network on node %s: the network plugin's pod there must run, its configuration must be in "+
 			"/etc/cni/net.d and its binaries in /opt/cni/bin; read the plugin's own log for the error, and free or enlarge the pod "+
 			"address range if it ran out.", node)
-	case "pause-image":
+	case sandboxPauseImage:
 		return fmt.Sprintf("Make the sandbox image %q available on node %s: let the runtime reach and authenticate to its registry, "+
 			"configure a mirror, or pre-load it; or set the runtime's sandbox image to one the node has.", part.detail, node)
 	}
@@ -260,11 +280,11 @@ func sandboxFix(part sandboxPart, node string) string {
 func sandboxConfirm(part sandboxPart, pod *corev1.Pod) []string {
 	out := []string{fmt.Sprintf("kubectl get events -n %s --field-selector involvedObject.name=%s,reason=FailedCreatePodSandBox", pod.Namespace, pod.Name)}
 	switch {
-	case part.kind == "handler" && pod.Spec.RuntimeClassName != nil:
+	case part.kind == sandboxHandler && pod.Spec.RuntimeClassName != nil:
 		out = append(out, fmt.Sprintf("kubectl get runtimeclass %s -o jsonpath='{.handler}'", *pod.Spec.RuntimeClassName))
-	case part.kind == "cni":
+	case part.kind == sandboxCNI:
 		out = append(out, fmt.Sprintf("kubectl debug node/%s -it --image=busybox -- ls /host/etc/cni/net.d /host/opt/cni/bin", pod.Spec.NodeName))
-	case part.kind == "pause-image":
+	case part.kind == sandboxPauseImage:
 		out = append(out, fmt.Sprintf("kubectl debug node/%s -it --image=busybox -- chroot /host crictl pull %s", pod.Spec.NodeName, part.detail))
 	}
 	return append(out, fmt.Sprintf("kubectl debug node/%s -it --image=busybox -- chroot /host journalctl -u containerd --since=-10m", pod.Spec.NodeName))

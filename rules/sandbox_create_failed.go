@@ -68,7 +68,7 @@ plugin error.
 func sandboxCreateFailed(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
 	for _, s := range failedSandboxes(v) {
-		if k := s.part.kind; k == "ip-exhausted" || k == "pause-image" {
+		if s.part.kind.hasOwnRule() {
 			continue // sandbox-ip-exhausted and sandbox-image-pull-failed say more
 		}
 		out = append(out, sandboxFinding(v, s.pod, s.failure))
@@ -81,7 +81,7 @@ func sandboxFinding(v *analyze.View, p *analyze.Pod, f sandboxFailure) analyze.F
 	node := pod.Spec.NodeName
 	part := classifySandboxError(f.message, pod)
 	evidence := sandboxEvidence(p, f)
-	if rc := pod.Spec.RuntimeClassName; rc != nil && part.kind == "handler" {
+	if rc := pod.Spec.RuntimeClassName; rc != nil && part.kind == sandboxHandler {
 		evidence = append(evidence, p.Loc.At("spec", "runtimeClassName").Evidence("runtimeClassName "+*rc, time.Time{}))
 	}
 	cause := fmt.Sprintf("the kubelet on node %s cannot create the sandbox of pod %s (failing part: %s); the runtime says %q%s",
@@ -92,6 +92,6 @@ func sandboxFinding(v *analyze.View, p *analyze.Pod, f sandboxFailure) analyze.F
 		Evidence:    evidence,
 		Remediation: sandboxFix(part, node),
 		Confirm:     sandboxConfirm(part, pod),
-		GroupKey:    node + "\x00" + part.kind + "\x00" + reSandboxIDQuote.ReplaceAllString(f.message, `"ID"`),
+		GroupKey:    node + "\x00" + string(part.kind) + "\x00" + reSandboxIDQuote.ReplaceAllString(f.message, `"ID"`),
 	}
 }

@@ -13,6 +13,9 @@ import (
 	"podflow.dev/podflow/analyze"
 )
 
+// What the scheduling rules share: the scheduler's FailedScheduling message and its
+// per-node reasons, node selectors and required affinity against node labels, and taints.
+
 // schedulerEvidence cites the scheduler's message and, when it is a separate item, the
 // latest FailedScheduling event.
 func schedulerEvidence(v *analyze.View, p *analyze.Pod, ev analyze.Evidence) []analyze.Evidence {
@@ -94,14 +97,6 @@ func labelsLoc(n *analyze.Node) analyze.Location {
 		return n.Loc.At("metadata")
 	}
 	return n.Loc.At("metadata", "labels")
-}
-
-// joinCapped joins up to max items and counts the rest.
-func joinCapped(items []string, max int, what string) string {
-	if len(items) <= max {
-		return strings.Join(items, "; ")
-	}
-	return strings.Join(items[:max], "; ") + fmt.Sprintf("; and %d more %s", len(items)-max, what)
 }
 
 // requiredTerms is the pod's required node affinity, nil when it has none.

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -131,7 +132,7 @@ func spreadString(c corev1.TopologySpreadConstraint) string {
 func spreadKeys(pod *corev1.Pod) []string {
 	var keys []string
 	for _, c := range pod.Spec.TopologySpreadConstraints {
-		if c.WhenUnsatisfiable == corev1.DoNotSchedule && !containsString(keys, c.TopologyKey) {
+		if c.WhenUnsatisfiable == corev1.DoNotSchedule && !slices.Contains(keys, c.TopologyKey) {
 			keys = append(keys, c.TopologyKey)
 		}
 	}

@@ -9,6 +9,9 @@ import (
 	"podflow.dev/podflow/analyze"
 )
 
+// What the service rules share: a Service's selector, the Services that select a pod and
+// the ready pods a selector picks.
+
 func selectorString(sel map[string]string) string {
 	keys := make([]string, 0, len(sel))
 	for k := range sel {

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -94,7 +95,7 @@ func initFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *co
 	case st.State.Running != nil:
 		state = "runs again for now"
 	case pod.Status.Phase == corev1.PodFailed:
-		state = fmt.Sprintf("restartPolicy %s ended the pod (phase Failed)", orText(string(pod.Spec.RestartPolicy), "Always"))
+		state = fmt.Sprintf("restartPolicy %s ended the pod (phase Failed)", cmp.Or(string(pod.Spec.RestartPolicy), "Always"))
 	default:
 		state = "has stopped again (Init:Error)"
 	}

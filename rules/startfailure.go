@@ -10,6 +10,9 @@ import (
 	"podflow.dev/podflow/analyze"
 )
 
+// Processes that could not start: the reasons the kubelet and runtime give, the failure
+// read from status, events and journal, and what the start rules cite about it.
+
 // Reasons the kubelet and the runtime give when a container's process could not start
 // (pkg/kubelet/container/sync_result.go ErrRunContainer; containerd's CRI "StartError").
 var startFailureReasons = map[string]bool{

@@ -1,11 +1,12 @@
 package rules
 
 import (
-	"strings"
-
 	corev1 "k8s.io/api/core/v1"
 	"podflow.dev/podflow/analyze"
 )
+
+// What the volume rules share: pods waiting for their containers to be created while a
+// volume cannot be set up, and the claims a pod mounts.
 
 func isTrue(b *bool) bool { return b != nil && *b }
 
@@ -67,27 +68,6 @@ func podClaims(pod *corev1.Pod) []string {
 			out = append(out, vol.PersistentVolumeClaim.ClaimName)
 		case vol.Ephemeral != nil:
 			out = append(out, pod.Name+"-"+vol.Name)
-		}
-	}
-	return out
-}
-
-func containsAny(s string, subs []string) bool {
-	for _, sub := range subs {
-		if strings.Contains(s, sub) {
-			return true
-		}
-	}
-	return false
-}
-
-func uniqueStrings(in []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, s := range in {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
 		}
 	}
 	return out
