@@ -186,7 +186,7 @@ func renderTable(w io.Writer, r *Report, opts RenderOptions) error {
 		}
 		p("\n")
 	}
-	renderTrailer(w, r, "", opts)
+	renderTrailer(w, r, "")
 	if opts.Timelines {
 		for _, pod := range r.Pods {
 			p("\nTimeline of %s/%s (node %s, phase %s):\n", pod.Namespace, pod.Name, orDash(pod.Node), orDash(pod.Phase))
@@ -230,7 +230,7 @@ func fromManifest(r *Report) bool {
 
 // renderTrailer writes skipped rules, coverage gaps and load warnings; bullet is "" for
 // plain text and "- " for Markdown.
-func renderTrailer(w io.Writer, r *Report, bullet string, opts RenderOptions) {
+func renderTrailer(w io.Writer, r *Report, bullet string) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
 	heading := func(s string) {
 		if bullet != "" {
@@ -353,7 +353,7 @@ func renderMarkdown(w io.Writer, r *Report, opts RenderOptions) error {
 			p("\nConfirm on the live cluster:\n\n```sh\n%s\n```\n", strings.Join(f.Confirm, "\n"))
 		}
 	}
-	renderTrailer(w, r, "- ", opts)
+	renderTrailer(w, r, "- ")
 	if opts.Timelines {
 		for _, pod := range r.Pods {
 			p("\n## Timeline of %s/%s\n\n| step | status | time | detail |\n|---|---|---|---|\n", pod.Namespace, pod.Name)

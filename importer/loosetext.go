@@ -113,9 +113,5 @@ func splitCells(s string, n int) []string {
 	return reGap.Split(strings.TrimSpace(detab(s)), n)
 }
 
-// reAge matches kubectl's human durations: 5s, 2m30s, 3h5m, 2d3h, 2y100d, and the
-// placeholders printed for missing times.
-var reAge = regexp.MustCompile(`^(\d+[smhdy](\d+[smhd])?|<unknown>|<invalid>|unknown)$`)
-
 // reInterval matches the Age cell of describe's event table: "3m (x5 over 10m)".
 var reInterval = regexp.MustCompile(`^(\S+)(?: \(x(\d+) over (\S+)\))?$`)

@@ -96,7 +96,7 @@ func schedulingNodeSelectorMismatch(v *analyze.View) []analyze.Finding {
 		evidence = append(evidence, nodeEvidence...)
 		cause := fmt.Sprintf("no node matches the pod's %s: 0/%s nodes are available: %s", wants, total, strings.Join(reasons, ", "))
 		if len(misses) > 0 {
-			cause += "; " + joinCapped(misses, 3, "node(s)")
+			cause += "; " + joinCapped(misses, "node(s)")
 		}
 		subjects, group := v.PodAndWorkload(p)
 		out = append(out, analyze.Finding{

@@ -175,7 +175,7 @@ func spreadDomains(v *analyze.View, p *analyze.Pod, c corev1.TopologySpreadConst
 		if len(missing) == 0 {
 			return fmt.Sprintf("no node the pod may use carries %s", c.TopologyKey), evidence
 		}
-		return fmt.Sprintf("no node the pod may use carries %s (%s)", c.TopologyKey, joinCapped(missing, 3, "node(s)")), evidence
+		return fmt.Sprintf("no node the pod may use carries %s (%s)", c.TopologyKey, joinCapped(missing, "node(s)")), evidence
 	}
 	domains := make([]string, 0, len(counts))
 	for d := range counts {
@@ -192,7 +192,7 @@ func spreadDomains(v *analyze.View, p *analyze.Pod, c corev1.TopologySpreadConst
 	}
 	text := fmt.Sprintf("matching pods per domain: %s (the emptiest has %d, maxSkew %d)", strings.Join(parts, ", "), lowest, c.MaxSkew)
 	if len(missing) > 0 {
-		text += "; " + joinCapped(missing, 3, "node(s)")
+		text += "; " + joinCapped(missing, "node(s)")
 	}
 	return text, evidence
 }

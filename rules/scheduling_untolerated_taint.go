@@ -156,7 +156,7 @@ func taintFinding(v *analyze.View, p *analyze.Pod, ev analyze.Evidence, total st
 		if wants := nodeRequirements(pod); wants != "" {
 			where = fmt.Sprintf("the %d node(s) its %s allows", len(tainted), wants)
 		}
-		cause = fmt.Sprintf("the pod tolerates no taint on %s: %s (%s)", where, joinCapped(lines, 3, "tainted node(s)"), scheduler)
+		cause = fmt.Sprintf("the pod tolerates no taint on %s: %s (%s)", where, joinCapped(lines, "tainted node(s)"), scheduler)
 	case len(keys) > 0:
 		cause = fmt.Sprintf("the pod does not tolerate the %s %s (%s)", plural(len(keys), "taint", "taints"), strings.Join(keys, ", "), scheduler)
 	default:

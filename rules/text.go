@@ -28,12 +28,13 @@ func firstLine(s string) string {
 	return s
 }
 
-// joinCapped joins up to max items and counts the rest.
-func joinCapped(items []string, max int, what string) string {
-	if len(items) <= max {
+// joinCapped joins up to three items and counts the rest as more of what.
+func joinCapped(items []string, what string) string {
+	const shown = 3
+	if len(items) <= shown {
 		return strings.Join(items, "; ")
 	}
-	return strings.Join(items[:max], "; ") + fmt.Sprintf("; and %d more %s", len(items)-max, what)
+	return strings.Join(items[:shown], "; ") + fmt.Sprintf("; and %d more %s", len(items)-shown, what)
 }
 
 // containsAny reports whether s contains any of subs.

@@ -64,7 +64,7 @@ func TestCollectWritesCompleteNodeBundle(t *testing.T) {
 	if string(cfg) != kubeletConfig {
 		t.Errorf("kubelet-config.yaml = %q", cfg)
 	}
-	coll := readCollection(t, b, "worker-1")
+	coll := readCollection(t, b)
 	if coll.Node != "worker-1" || coll.HostRoot != opts.HostRoot || !coll.Clock.Equal(testClock) || !coll.StartedAt.Equal(testClock) ||
 		!coll.Since.Equal(testClock.Add(-24*time.Hour)) || !slices.Equal(coll.CommandLine, opts.CommandLine) {
 		t.Errorf("collection = %+v", coll)
