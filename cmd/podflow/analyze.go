@@ -26,6 +26,7 @@ type analyzeOptions struct {
 	skipRules []string
 	namespace string
 	pod       string
+	timelines bool
 }
 
 func newAnalyzeCmd(g *globalOptions) *cobra.Command {
@@ -55,7 +56,7 @@ Exit status: 0 when no finding is at or above --fail-on, 3 when one is, 1 on err
 2 on a usage error.`,
 		Example: `  podflow analyze shop.tar.gz
   podflow analyze cluster.tar.gz node-n1.tar.gz -n shop
-  podflow analyze shop.tar.gz --pod shop/web-7d9f8b6c5d-4xk2p -v
+  podflow analyze shop.tar.gz --pod shop/web-7d9f8b6c5d-4xk2p --timelines
   podflow analyze shop.tar.gz -o markdown > ticket.md
   podflow analyze shop.tar.gz -o json --fail-on critical | jq '.findings[] | select(.root)'
   podflow analyze support-bundle-2026-11-29T20_07_59.tar.gz
@@ -78,6 +79,7 @@ Exit status: 0 when no finding is at or above --fail-on, 3 when one is, 1 on err
 	f.StringArrayVar(&o.skipRules, "skip-rule", nil, "do not run this rule (repeatable)")
 	f.StringVarP(&o.namespace, "namespace", "n", "", "report only findings and pods of this namespace")
 	f.StringVar(&o.pod, "pod", "", "report only this pod (namespace/name) and the findings linked to it")
+	f.BoolVar(&o.timelines, "timelines", false, "add each reported pod's timeline and evidence coverage to the report")
 	addFormatFlag(f, &o.format)
 	o.open.add(f)
 	return cmd
@@ -195,14 +197,14 @@ func runAnalyze(_ context.Context, o *analyzeOptions) error {
 		return err
 	}
 	report := analyze.Run(graph, selectRules(o.rules, o.skipRules), analyze.Options{
-		Namespace: o.namespace, Pod: o.pod, Timelines: o.verbosity > 0, PodflowVersion: version,
+		Namespace: o.namespace, Pod: o.pod, Timelines: o.timelines, PodflowVersion: version,
 	})
 	reloc.Report(report)
 	for _, v := range report.Violations {
 		o.log().WithField("rule", v.Rule).Warn(v.Message)
 	}
 	if err := analyze.Render(o.streams.Out, report, o.output, analyze.RenderOptions{
-		Unicode: o.streams.OutTTY, Timelines: o.verbosity > 0,
+		Unicode: o.streams.OutTTY, Timelines: o.timelines,
 	}); err != nil {
 		return err
 	}

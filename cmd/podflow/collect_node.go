@@ -77,7 +77,7 @@ still collected; the exit code is then 4. Merge node bundles with a cluster bund
 	f.DurationVar(&n.StepTimeout, "timeout", node.DefaultStepTimeout, "time limit of each step (one journal, the CRI calls, dmesg)")
 	f.StringVarP(&n.Output, "output", "o", "", "bundle to write: .tar.gz, .tgz, .tar, or a directory (default podflow-node-<node>-<UTC time>.tar.gz)")
 	f.BoolVar(&n.Force, "force", false, "overwrite the output if it exists")
-	o.redact.AddFlags(f)
+	addRedactFlags(f, &o.redact)
 	return cmd
 }
 
