@@ -4,6 +4,7 @@
 package bundle
 
 import (
+	"fmt"
 	"path"
 	"slices"
 	"strings"
@@ -272,6 +273,16 @@ func FragmentPath(kind, name string) string {
 // "namespace" (the namespace is a guess), "spec", "status". Analysis reasons only from
 // what is known and says what is not.
 const PartialAnnotation = "podflow.dev/partial"
+
+// SplitPodName parses the namespace/name form that names one pod in a bundle's scope
+// and in podflow's --pod flags.
+func SplitPodName(s string) (namespace, name string, err error) {
+	namespace, name, ok := strings.Cut(s, "/")
+	if !ok || namespace == "" || name == "" || strings.Contains(name, "/") {
+		return "", "", fmt.Errorf("pod %q: want namespace/name", s)
+	}
+	return namespace, name, nil
+}
 
 // PathInfo says what a bundle path holds, as parsed by ParsePath.
 type PathInfo struct {

@@ -122,7 +122,7 @@ func (o Options) validate() error {
 	case o.Pod != "" && (o.AllNamespaces || o.LabelSelector != ""):
 		return errors.New("a pod's chain cannot be combined with all namespaces or a label selector")
 	case o.Pod != "":
-		ns, _, err := splitPod(o.Pod)
+		ns, _, err := bundle.SplitPodName(o.Pod)
 		if err != nil {
 			return err
 		}
@@ -143,14 +143,6 @@ func (o Options) validate() error {
 		return fmt.Errorf("log bounds must not be negative (lines %d, bytes %d)", o.LogLines, o.LogBytes)
 	}
 	return nil
-}
-
-func splitPod(s string) (string, string, error) {
-	ns, name, ok := strings.Cut(s, "/")
-	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
-		return "", "", fmt.Errorf("pod %q: want namespace/name", s)
-	}
-	return ns, name, nil
 }
 
 // collector is the state of one Run.
@@ -182,7 +174,7 @@ func Run(ctx context.Context, client *Client, opts Options) (*Result, error) {
 		return nil, errors.New("collect: no Kubernetes client")
 	}
 	if opts.Pod != "" {
-		ns, _, _ := splitPod(opts.Pod)
+		ns, _, _ := bundle.SplitPodName(opts.Pod)
 		opts.Namespaces, opts.AllNamespaces = []string{ns}, false
 	}
 	// Each namespace is one set of sources and files; naming it twice must not write twice.

@@ -116,11 +116,11 @@ func (o *analyzeOptions) validate() error {
 	return nil
 }
 
-// splitPod parses namespace/name.
+// splitPod parses a namespace/name argument; a malformed one is a usage error.
 func splitPod(s string) (string, string, error) {
-	ns, name, ok := strings.Cut(s, "/")
-	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
-		return "", "", usageError("pod %q: want namespace/name", s)
+	ns, name, err := bundle.SplitPodName(s)
+	if err != nil {
+		return "", "", usageError("%w", err)
 	}
 	return ns, name, nil
 }

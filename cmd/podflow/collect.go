@@ -142,12 +142,13 @@ func (o *collectOptions) validate() error {
 		return usageError("--concurrency must be positive, got %d", o.concurrency)
 	}
 	if o.pod != "" {
-		ns, name, hasNS := strings.Cut(o.pod, "/")
+		hasNS := strings.Contains(o.pod, "/")
+		ns, _, err := bundle.SplitPodName(o.pod)
 		switch {
 		case !hasNS && len(o.namespaces) > 1:
 			return usageError("--pod %q: give it as namespace/name when several namespaces are set", o.pod)
-		case hasNS && (ns == "" || name == "" || strings.Contains(name, "/")):
-			return usageError("--pod %q: want namespace/name", o.pod)
+		case hasNS && err != nil:
+			return usageError("--pod: %w", err)
 		case hasNS && len(o.namespaces) > 0 && (len(o.namespaces) > 1 || o.namespaces[0] != ns):
 			return usageError("--pod %q is in namespace %q, which --namespace does not name", o.pod, ns)
 		}

@@ -228,3 +228,25 @@ func TestCollectHasNodeSubcommand(t *testing.T) {
 		t.Fatalf("collect node = %v, %v", cmd, err)
 	}
 }
+
+// TestArgumentErrorsAreUsage: cobra's argument and flag errors exit with the usage
+// code, by type, at every level of the command tree.
+func TestArgumentErrorsAreUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"no-such-command"},
+		{"bundle", "no-such-command"},
+		{"collect", "no-such-command"},
+		{"version", "extra"},
+		{"verify"},
+		{"analyze", "--no-such-flag", "x"},
+	} {
+		s, _, errOut := testStreams()
+		if code := run(context.Background(), args, s); code != exitUsage {
+			t.Errorf("%v: exit %d, want %d (stderr %q)", args, code, exitUsage, errOut)
+		}
+	}
+	s, out, _ := testStreams()
+	if code := run(context.Background(), []string{"bundle"}, s); code != exitOK || !strings.Contains(out.String(), "merge") {
+		t.Errorf("bundle alone: exit %d, want its help listing merge:\n%s", code, out)
+	}
+}
