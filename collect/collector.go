@@ -70,6 +70,12 @@ type Options struct {
 	Progress func(bundle.Source)
 }
 
+// The vocabulary both collectors share (this package's cluster collector and the node
+// collector of collect/node): Options name the bundle Target and take a Logger and a
+// Filter; a Filter that is a RedactionReporter fills the manifest's redaction record and
+// one that is a StringRedactor masks the error texts the manifest quotes; each returns a
+// Result.
+
 // RedactionReporter is implemented by filters that can say what they redacted; the
 // collector records the report in the manifest.
 type RedactionReporter interface {
@@ -82,14 +88,14 @@ type StringRedactor interface {
 	RedactString(file, s string) string
 }
 
-// Result is a finished collection.
+// Result is a finished collection: the bundle written and its manifest.
 type Result struct {
 	Target   string
 	Manifest *bundle.Manifest
 }
 
-// Failed lists the sources that failed or were only partly collected.
-func (r *Result) Failed() []bundle.Source { return r.Manifest.Incomplete() }
+// Incomplete lists the sources that failed or were only partly collected.
+func (r *Result) Incomplete() []bundle.Source { return r.Manifest.Incomplete() }
 
 func (o Options) withDefaults() Options {
 	if o.LogLines == 0 {

@@ -225,7 +225,7 @@ func runCollect(ctx context.Context, o *collectOptions) error {
 	if _, err := fmt.Fprintln(o.streams.Out, res.Target); err != nil {
 		return err
 	}
-	failed := res.Failed()
+	failed := res.Incomplete()
 	if len(failed) == 0 {
 		return nil
 	}
