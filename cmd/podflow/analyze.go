@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/sirupsen/logrus"
@@ -129,24 +130,15 @@ func splitPod(s string) (string, string, error) {
 func selectRules(only, skip []string) []*analyze.Rule {
 	var out []*analyze.Rule
 	for _, r := range rules.All() {
-		if len(only) > 0 && !contains(only, r.ID) {
+		if len(only) > 0 && !slices.Contains(only, r.ID) {
 			continue
 		}
-		if contains(skip, r.ID) {
+		if slices.Contains(skip, r.ID) {
 			continue
 		}
 		out = append(out, r)
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // addFormatFlag adds --format, which names the input format instead of detecting it.
