@@ -56,7 +56,7 @@ func (o *Object[T]) Ref() ObjectRef {
 // Meta is the object's metadata.
 func (o *Object[T]) Meta() *metav1.ObjectMeta { return o.meta }
 
-// Pod, Deployment and the other aliases below are the object types a View hands out.
+// Pod and the aliases below it are the object types a View hands out.
 type (
 	Pod                     = Object[corev1.Pod]
 	Deployment              = Object[appsv1.Deployment]
