@@ -457,7 +457,7 @@ func (li *looseImport) put(list string, it *looseItem) {
 }
 
 func (li *looseImport) addObject(path string, o rawObject) bool {
-	k, ok := objectKinds[o.kind]
+	k, ok := bundle.ListOfKind(o.kind)
 	if !ok || o.name == "" {
 		return false
 	}
@@ -472,14 +472,14 @@ func (li *looseImport) addObject(path string, o rawObject) bool {
 	if o.kind == "Secret" {
 		data = withoutSecretValues(data)
 	}
-	list := bundle.ClusterResourcePath(k.list)
-	if k.namespaced {
-		list = bundle.NamespacedResourcePath(k.list, o.namespace)
+	list := bundle.ClusterResourcePath(k.Name)
+	if k.Namespaced {
+		list = bundle.NamespacedResourcePath(k.Name, o.namespace)
 	}
-	if o.kind == "Lease" && o.namespace == "kube-node-lease" {
+	if o.kind == "Lease" && o.namespace == bundle.NodeLeaseNamespace {
 		list = bundle.ClusterResourcePath(bundle.KindNodeLeases)
 	}
-	li.found[k.list] = true
+	li.found[k.Name] = true
 	if o.kind == "Pod" {
 		li.found["pod-objects"] = true
 	}
