@@ -300,8 +300,7 @@ func isHeaderlessPod(s string) bool {
 }
 
 func isNodeLine(s string) bool {
-	_, ok := isNodeLogLine(s)
-	return ok
+	return isNodeLogLine(s)
 }
 
 func isJournalLine(s string) bool {
@@ -321,8 +320,7 @@ func isJournalLine(s string) bool {
 func (li *looseImport) block(ctx *fileCtx, name string, b segmentBlock, ns, cmd string) (string, bool, []string) {
 	switch b.kind {
 	case segEventRows:
-		ok, probs := li.eventRows(ctx, name, b, cmd)
-		return segEventRows, ok, probs
+		return segEventRows, li.eventRows(ctx, name, b, cmd), nil
 	case segPodRows:
 		return segPodRows, li.podRows(ctx, name, b, cmd), nil
 	case segDescribeFrag:

@@ -363,7 +363,7 @@ func (w *walker) redactString(n *jnode, s []byte) (out []byte, retry bool) {
 		}
 		retry = true
 	}
-	edits := w.p.textEdits(s, 0, w.at(n), w.sink, nil)
+	edits := w.p.textEdits(s, w.at(n), w.sink)
 	if len(edits) == 0 {
 		return nil, false
 	}
