@@ -9,6 +9,13 @@ DEMO     ?= testdata/bundles/demo
 HOMEPAGE    ?= https://podflow.dev
 RELEASE_URL ?= $(HOMEPAGE)/releases/$(VERSION)
 
+# Tools are built from the Go module proxy into the machine-level cache (the folder
+# .ci/run uses), one folder per version, so a pin change rebuilds and nothing is
+# installed system-wide.
+CACHE_DIR             ?= $(or $(PODFLOW_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.cache)/podflow)
+GOLANGCI_LINT_VERSION := v2.15.0
+GOLANGCI_LINT         := $(CACHE_DIR)/tools/golangci-lint-$(GOLANGCI_LINT_VERSION)/golangci-lint
+
 .PHONY: all build test bench bench-go e2e record demo release lint fmt clean incidents
 
 all: build
@@ -53,10 +60,14 @@ record: build
 demo: build
 	$(BIN) analyze $(DEMO) --fail-on none
 
-## lint: formatting and vet
-lint:
+## lint: formatting, vet and the linters of .golangci.yml, with a pinned golangci-lint
+lint: $(GOLANGCI_LINT)
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	GOLANGCI_LINT_CACHE=$(CACHE_DIR)/golangci-lint $(GOLANGCI_LINT) run ./...
+
+$(GOLANGCI_LINT):
+	GOBIN=$(@D) $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

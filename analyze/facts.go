@@ -303,7 +303,7 @@ func (g *Graph) statusLines(p *Pod, add func(Line)) {
 				case s.Waiting != nil:
 					add(Line{Kind: TextStatus, Text: s.Waiting.Message, Reason: s.Waiting.Reason, Pod: p, Node: node, Container: cs.Name,
 						Warning:  s.Waiting.Reason != "ContainerCreating" && s.Waiting.Reason != "PodInitializing",
-						Evidence: loc.At("waiting").Evidence(joinNonEmpty(": ", s.Waiting.Reason, s.Waiting.Message), time.Time{})})
+						Evidence: loc.At("waiting").Evidence(joinNonEmpty(s.Waiting.Reason, s.Waiting.Message), time.Time{})})
 				case s.Terminated != nil:
 					t := s.Terminated
 					text := t.Message
@@ -312,7 +312,7 @@ func (g *Graph) statusLines(p *Pod, add func(Line)) {
 					}
 					add(Line{Kind: TextStatus, Text: text, Reason: t.Reason, Pod: p, Node: node, Container: cs.Name,
 						Warning:  t.ExitCode != 0,
-						Evidence: loc.At("terminated").Evidence(joinNonEmpty(": ", t.Reason, "exit code "+strconv.Itoa(int(t.ExitCode)), t.Message), t.FinishedAt.Time)})
+						Evidence: loc.At("terminated").Evidence(joinNonEmpty(t.Reason, "exit code "+strconv.Itoa(int(t.ExitCode)), t.Message), t.FinishedAt.Time)})
 				}
 			}
 			state(cs.State, loc.At("state"))
@@ -322,25 +322,26 @@ func (g *Graph) statusLines(p *Pod, add func(Line)) {
 	st := p.Obj.Status
 	if st.Reason != "" || st.Message != "" {
 		add(Line{Kind: TextStatus, Text: st.Message, Reason: st.Reason, Pod: p, Node: node, Warning: true,
-			Evidence: p.Loc.At("status").Evidence(joinNonEmpty(": ", st.Reason, st.Message), time.Time{})})
+			Evidence: p.Loc.At("status").Evidence(joinNonEmpty(st.Reason, st.Message), time.Time{})})
 	}
 	for i, c := range st.Conditions {
 		if c.Status != corev1.ConditionFalse || c.Message == "" {
 			continue
 		}
 		add(Line{Kind: TextStatus, Text: c.Message, Reason: c.Reason, Pod: p, Node: node, Warning: true,
-			Evidence: p.Loc.At("status", "conditions", i).Evidence(joinNonEmpty(": ", string(c.Type)+" "+c.Reason, c.Message), c.LastTransitionTime.Time)})
+			Evidence: p.Loc.At("status", "conditions", i).Evidence(joinNonEmpty(string(c.Type)+" "+c.Reason, c.Message), c.LastTransitionTime.Time)})
 	}
 }
 
-func joinNonEmpty(sep string, parts ...string) string {
+// joinNonEmpty joins the parts that are not empty with ": ".
+func joinNonEmpty(parts ...string) string {
 	var kept []string
 	for _, p := range parts {
 		if p != "" {
 			kept = append(kept, p)
 		}
 	}
-	return strings.Join(kept, sep)
+	return strings.Join(kept, ": ")
 }
 
 // errorWords are what a line that reports a failure says, in any component's voice;

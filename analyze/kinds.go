@@ -49,39 +49,28 @@ type kindInfo struct {
 	where string
 }
 
-var kinds = map[Kind]kindInfo{
-	Pods:               {"pods", bundle.NamespacedResourcePath(bundle.KindPods, "<namespace>")},
-	Deployments:        {"deployments", bundle.NamespacedResourcePath(bundle.KindDeployments, "<namespace>")},
-	ReplicaSets:        {"replicasets", bundle.NamespacedResourcePath(bundle.KindReplicaSets, "<namespace>")},
-	StatefulSets:       {"statefulsets", bundle.NamespacedResourcePath(bundle.KindStatefulSets, "<namespace>")},
-	DaemonSets:         {"daemonsets", bundle.NamespacedResourcePath(bundle.KindDaemonSets, "<namespace>")},
-	Jobs:               {"jobs", bundle.NamespacedResourcePath(bundle.KindJobs, "<namespace>")},
-	CronJobs:           {"cronjobs", bundle.NamespacedResourcePath(bundle.KindCronJobs, "<namespace>")},
-	Nodes:              {"node objects", bundle.ClusterResourcePath(bundle.KindNodes)},
-	NodeLeases:         {"node leases", bundle.ClusterResourcePath(bundle.KindNodeLeases)},
-	Services:           {"services", bundle.NamespacedResourcePath(bundle.KindServices, "<namespace>")},
-	EndpointSlices:     {"endpointslices", bundle.NamespacedResourcePath(bundle.KindEndpointSlices, "<namespace>")},
-	Events:             {"events", bundle.NamespacedResourcePath(bundle.KindEvents, "<namespace>")},
-	PVCs:               {"persistentvolumeclaims", bundle.NamespacedResourcePath(bundle.KindPVCs, "<namespace>")},
-	PVs:                {"persistentvolumes", bundle.ClusterResourcePath(bundle.KindPVs)},
-	StorageClasses:     {"storageclasses", bundle.ClusterResourcePath(bundle.KindStorageClasses)},
-	ResourceQuotas:     {"resourcequotas", bundle.NamespacedResourcePath(bundle.KindResourceQuotas, "<namespace>")},
-	LimitRanges:        {"limitranges", bundle.NamespacedResourcePath(bundle.KindLimitRanges, "<namespace>")},
-	ServiceAccounts:    {"serviceaccounts", bundle.NamespacedResourcePath(bundle.KindServiceAccounts, "<namespace>")},
-	ConfigMaps:         {"configmaps", bundle.NamespacedResourcePath(bundle.KindConfigMaps, "<namespace>")},
-	Secrets:            {"secrets (metadata)", bundle.NamespacedResourcePath(bundle.KindSecrets, "<namespace>")},
-	Namespaces:         {"namespaces", bundle.ClusterResourcePath(bundle.KindNamespaces)},
-	PriorityClasses:    {"priorityclasses", bundle.ClusterResourcePath(bundle.KindPriorityClasses)},
-	ValidatingWebhooks: {"validating webhook configurations", bundle.ClusterResourcePath(bundle.KindValidatingWebhooks)},
-	MutatingWebhooks:   {"mutating webhook configurations", bundle.ClusterResourcePath(bundle.KindMutatingWebhooks)},
-	KubeletJournal:     {"kubelet journal", bundle.NodePath("<node>", bundle.NodeKubeletLog)},
-	RuntimeJournal:     {"container runtime journal", bundle.NodePath("<node>", bundle.NodeRuntimeLog)},
-	CRI:                {"container runtime state (crictl)", bundle.NodePath("<node>", bundle.NodeCRIPods)},
-	ContainerLogs:      {"container logs", bundle.LogPath("<namespace>", "<pod>", "<container>", false)},
-	Dmesg:              {"kernel log (dmesg)", bundle.NodePath("<node>", bundle.NodeDmesg)},
-	KubeletConfigs:     {"kubelet config", bundle.NodePath("<node>", bundle.NodeKubeletConfig)},
-	Fragments:          {"unattributed fragments", bundle.FragmentPath("<kind>", "<file>")},
-}
+// kinds is every kind: the bundle lists analyze reads, from bundle.Lists, and the
+// node-side sources.
+var kinds = func() map[Kind]kindInfo {
+	m := map[Kind]kindInfo{
+		KubeletJournal: {"kubelet journal", bundle.NodePath("<node>", bundle.NodeKubeletLog)},
+		RuntimeJournal: {"container runtime journal", bundle.NodePath("<node>", bundle.NodeRuntimeLog)},
+		CRI:            {"container runtime state (crictl)", bundle.NodePath("<node>", bundle.NodeCRIPods)},
+		ContainerLogs:  {"container logs", bundle.LogPath("<namespace>", "<pod>", "<container>", false)},
+		Dmesg:          {"kernel log (dmesg)", bundle.NodePath("<node>", bundle.NodeDmesg)},
+		KubeletConfigs: {"kubelet config", bundle.NodePath("<node>", bundle.NodeKubeletConfig)},
+		Fragments:      {"unattributed fragments", bundle.FragmentPath("<kind>", "<file>")},
+	}
+	for list, k := range listKinds {
+		l, _ := bundle.ListNamed(list)
+		where := bundle.ClusterResourcePath(l.Name)
+		if l.Namespaced {
+			where = bundle.NamespacedResourcePath(l.Name, "<namespace>")
+		}
+		m[k] = kindInfo{l.Describe, where}
+	}
+	return m
+}()
 
 // Description names the kind for people, e.g. "kubelet journal".
 func (k Kind) Description() string {
@@ -100,15 +89,14 @@ func (k Kind) Valid() bool {
 	return ok
 }
 
-// listKinds maps a bundle list name to the evidence kind it feeds.
-var listKinds = map[string]Kind{
-	bundle.KindPods: Pods, bundle.KindDeployments: Deployments, bundle.KindReplicaSets: ReplicaSets,
-	bundle.KindStatefulSets: StatefulSets, bundle.KindDaemonSets: DaemonSets, bundle.KindJobs: Jobs,
-	bundle.KindCronJobs: CronJobs, bundle.KindNodes: Nodes, bundle.KindNodeLeases: NodeLeases,
-	bundle.KindServices: Services, bundle.KindEndpointSlices: EndpointSlices, bundle.KindEvents: Events,
-	bundle.KindPVCs: PVCs, bundle.KindPVs: PVs, bundle.KindStorageClasses: StorageClasses,
-	bundle.KindResourceQuotas: ResourceQuotas, bundle.KindLimitRanges: LimitRanges,
-	bundle.KindServiceAccounts: ServiceAccounts, bundle.KindConfigMaps: ConfigMaps, bundle.KindSecrets: Secrets,
-	bundle.KindNamespaces: Namespaces, bundle.KindPriorityClasses: PriorityClasses,
-	bundle.KindValidatingWebhooks: ValidatingWebhooks, bundle.KindMutatingWebhooks: MutatingWebhooks,
-}
+// listKinds maps the name of each bundle list analyze reads to the evidence kind it
+// feeds (the kind's value is the list's name).
+var listKinds = func() map[string]Kind {
+	m := map[string]Kind{}
+	for _, l := range bundle.Lists() {
+		if l.Use == bundle.ReadByAnalyze {
+			m[l.Name] = Kind(l.Name)
+		}
+	}
+	return m
+}()

@@ -56,29 +56,52 @@ func (o *Object[T]) Ref() ObjectRef {
 // Meta is the object's metadata.
 func (o *Object[T]) Meta() *metav1.ObjectMeta { return o.meta }
 
-// The object types a View hands out.
+// The object types a View hands out, one per kind the graph holds.
 type (
-	Pod                     = Object[corev1.Pod]
-	Deployment              = Object[appsv1.Deployment]
-	ReplicaSet              = Object[appsv1.ReplicaSet]
-	StatefulSet             = Object[appsv1.StatefulSet]
-	DaemonSet               = Object[appsv1.DaemonSet]
-	Job                     = Object[batchv1.Job]
-	CronJob                 = Object[batchv1.CronJob]
-	Node                    = Object[corev1.Node]
-	Lease                   = Object[coordinationv1.Lease]
-	Service                 = Object[corev1.Service]
-	EndpointSlice           = Object[discoveryv1.EndpointSlice]
-	PVC                     = Object[corev1.PersistentVolumeClaim]
-	PV                      = Object[corev1.PersistentVolume]
-	StorageClass            = Object[storagev1.StorageClass]
-	ResourceQuota           = Object[corev1.ResourceQuota]
-	LimitRange              = Object[corev1.LimitRange]
-	ServiceAccount          = Object[corev1.ServiceAccount]
-	ConfigMap               = Object[corev1.ConfigMap]
-	Secret                  = Object[corev1.Secret]
-	Namespace               = Object[corev1.Namespace]
-	PriorityClass           = Object[schedulingv1.PriorityClass]
+	// Pod is a Pod as the graph holds it, with its location.
+	Pod = Object[corev1.Pod]
+	// Deployment is a Deployment as the graph holds it, with its location.
+	Deployment = Object[appsv1.Deployment]
+	// ReplicaSet is a ReplicaSet as the graph holds it, with its location.
+	ReplicaSet = Object[appsv1.ReplicaSet]
+	// StatefulSet is a StatefulSet as the graph holds it, with its location.
+	StatefulSet = Object[appsv1.StatefulSet]
+	// DaemonSet is a DaemonSet as the graph holds it, with its location.
+	DaemonSet = Object[appsv1.DaemonSet]
+	// Job is a Job as the graph holds it, with its location.
+	Job = Object[batchv1.Job]
+	// CronJob is a CronJob as the graph holds it, with its location.
+	CronJob = Object[batchv1.CronJob]
+	// Node is a Node as the graph holds it, with its location.
+	Node = Object[corev1.Node]
+	// Lease is a Lease as the graph holds it, with its location.
+	Lease = Object[coordinationv1.Lease]
+	// Service is a Service as the graph holds it, with its location.
+	Service = Object[corev1.Service]
+	// EndpointSlice is a EndpointSlice as the graph holds it, with its location.
+	EndpointSlice = Object[discoveryv1.EndpointSlice]
+	// PVC is a PersistentVolumeClaim as the graph holds it, with its location.
+	PVC = Object[corev1.PersistentVolumeClaim]
+	// PV is a PersistentVolume as the graph holds it, with its location.
+	PV = Object[corev1.PersistentVolume]
+	// StorageClass is a StorageClass as the graph holds it, with its location.
+	StorageClass = Object[storagev1.StorageClass]
+	// ResourceQuota is a ResourceQuota as the graph holds it, with its location.
+	ResourceQuota = Object[corev1.ResourceQuota]
+	// LimitRange is a LimitRange as the graph holds it, with its location.
+	LimitRange = Object[corev1.LimitRange]
+	// ServiceAccount is a ServiceAccount as the graph holds it, with its location.
+	ServiceAccount = Object[corev1.ServiceAccount]
+	// ConfigMap is a ConfigMap as the graph holds it, with its location.
+	ConfigMap = Object[corev1.ConfigMap]
+	// Secret is a Secret as the graph holds it, with its location.
+	Secret = Object[corev1.Secret]
+	// Namespace is a Namespace as the graph holds it, with its location.
+	Namespace = Object[corev1.Namespace]
+	// PriorityClass is a PriorityClass as the graph holds it, with its location.
+	PriorityClass = Object[schedulingv1.PriorityClass]
+	// ValidatingWebhookConfig is a ValidatingWebhookConfiguration as the graph holds it, with its location.
 	ValidatingWebhookConfig = Object[admissionregistrationv1.ValidatingWebhookConfiguration]
-	MutatingWebhookConfig   = Object[admissionregistrationv1.MutatingWebhookConfiguration]
+	// MutatingWebhookConfig is a MutatingWebhookConfiguration as the graph holds it, with its location.
+	MutatingWebhookConfig = Object[admissionregistrationv1.MutatingWebhookConfiguration]
 )

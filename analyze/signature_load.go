@@ -73,7 +73,9 @@ func ParseSignatures(file string, data []byte) ([]*Signature, error) {
 		line := 0
 		var te *yamlv3.TypeError
 		if !errors.As(err, &te) {
-			fmt.Sscanf(strings.TrimPrefix(err.Error(), "yaml: "), "line %d:", &line)
+			// A message without a line number leaves line at 0, "unknown": the scan's
+			// own error says nothing more.
+			_, _ = fmt.Sscanf(strings.TrimPrefix(err.Error(), "yaml: "), "line %d:", &line)
 		}
 		return nil, &SignatureError{File: file, Line: line, Msg: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
 	}

@@ -277,7 +277,7 @@ func podTrouble(g *Graph, p *Pod, lines []*Line) []trouble {
 			if l.Reason == "CrashLoopBackOff" || l.Reason == "Error" {
 				st = exitStage(pod, l.Container, st)
 			}
-			out = append(out, trouble{stage: st, what: joinNonEmpty(": ", l.Reason, oneLine(l.Text)), ev: l.Evidence, weight: 20})
+			out = append(out, trouble{stage: st, what: joinNonEmpty(l.Reason, oneLine(l.Text)), ev: l.Evidence, weight: 20})
 		case TextJournal, TextText:
 			if l.Warning && looksLikeError(l.Text) {
 				out = append(out, trouble{stage: textStage(l.Text, StageNode), what: oneLine(l.Text), ev: l.Evidence, weight: 10})

@@ -31,7 +31,9 @@ func bombArchive(t *testing.T, size, body int64) string {
 	if err := tw.WriteHeader(&tar.Header{Name: "b/podflow-small.txt", Mode: 0o644, Size: 2, Typeflag: tar.TypeReg}); err != nil {
 		t.Fatal(err)
 	}
-	tw.Write([]byte("ok"))
+	if _, err := tw.Write([]byte("ok")); err != nil {
+		t.Fatal(err)
+	}
 	if err := tw.WriteHeader(&tar.Header{Name: "b/cluster-resources/pods/ns.json", Mode: 0o644, Size: size, Typeflag: tar.TypeReg}); err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +136,9 @@ func TestTotalLimitCountsKeptEntriesFromTheHeader(t *testing.T) {
 func TestDirectoryFileOverTheLimitIsRefusedFromItsSize(t *testing.T) {
 	dir := t.TempDir()
 	big := filepath.Join(dir, "cluster-resources", "pods", "big.json")
-	os.MkdirAll(filepath.Dir(big), 0o755)
+	if err := os.MkdirAll(filepath.Dir(big), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	f, err := os.Create(big)
 	if err != nil {
 		t.Fatal(err)
@@ -160,9 +164,15 @@ func TestScanVerifiesAndSummarizesLikeOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.WriteFile("cluster-resources/pods/a.json", []byte(`{"items":[{"metadata":{"name":"x"}},{}]}`))
-	w.WriteFile("cluster-resources/nodes.json", []byte(`{"items":[`))
-	w.WriteFile("nodes/n1/kubelet.log", []byte("line\n"))
+	for _, f := range [][2]string{
+		{"cluster-resources/pods/a.json", `{"items":[{"metadata":{"name":"x"}},{}]}`},
+		{"cluster-resources/nodes.json", `{"items":[`},
+		{"nodes/n1/kubelet.log", "line\n"},
+	} {
+		if err := w.WriteFile(f[0], []byte(f[1])); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err := w.Close(&Manifest{PodflowVersion: "test"}); err != nil {
 		t.Fatal(err)
 	}
@@ -196,8 +206,12 @@ func TestScanVerifiesAndSummarizesLikeOpen(t *testing.T) {
 		if n == "nodes/n1/kubelet.log" {
 			data = []byte("LINE\n")
 		}
-		os.MkdirAll(filepath.Join(dir, filepath.Dir(n)), 0o755)
-		os.WriteFile(filepath.Join(dir, n), data, 0o644)
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(n)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, n), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	scanned, err = Scan(dir, DefaultLimits(), ScanOptions{})
 	if err != nil {

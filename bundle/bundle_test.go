@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-func writeSample(t *testing.T, target string) *Manifest {
+func writeSample(t *testing.T, target string) {
 	t.Helper()
 	w, err := Create(target, WriterOptions{Root: "podflow-test-20261129T000000Z"})
 	if err != nil {
@@ -33,7 +33,6 @@ func writeSample(t *testing.T, target string) *Manifest {
 	if err := w.Close(m); err != nil {
 		t.Fatal(err)
 	}
-	return m
 }
 
 func TestWriteReadRoundTrip(t *testing.T) {
@@ -231,7 +230,9 @@ func TestOpenEnforcesLimits(t *testing.T) {
 func TestOpenBadInputs(t *testing.T) {
 	dir := t.TempDir()
 	garbage := filepath.Join(dir, "garbage.tar.gz")
-	os.WriteFile(garbage, []byte{0x1f, 0x8b, 1, 2, 3}, 0o644)
+	if err := os.WriteFile(garbage, []byte{0x1f, 0x8b, 1, 2, 3}, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := Open(garbage, DefaultLimits()); err == nil || !strings.Contains(err.Error(), "garbage.tar.gz") {
 		t.Fatalf("garbage archive: %v", err)
 	}
@@ -248,10 +249,18 @@ func TestOpenBadInputs(t *testing.T) {
 func TestVerifyFindsEveryProblem(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "b")
 	writeSample(t, dir)
-	os.WriteFile(filepath.Join(dir, "nodes/n1/kubelet.log"), []byte("tampered\n"), 0o644)
-	os.Remove(filepath.Join(dir, "cluster-resources/pods/shop.json"))
-	os.WriteFile(filepath.Join(dir, "extra.txt"), []byte("x"), 0o644)
-	os.WriteFile(filepath.Join(dir, "version.yaml"), []byte("a different body of same-ish size?"), 0o644)
+	for name, body := range map[string]string{
+		"nodes/n1/kubelet.log": "tampered\n",
+		"extra.txt":            "x",
+		"version.yaml":         "a different body of same-ish size?",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Remove(filepath.Join(dir, "cluster-resources/pods/shop.json")); err != nil {
+		t.Fatal(err)
+	}
 	b, err := Open(dir, DefaultLimits())
 	if err != nil {
 		t.Fatal(err)

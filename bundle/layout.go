@@ -4,7 +4,9 @@
 package bundle
 
 import (
+	"fmt"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -57,18 +59,140 @@ const (
 	KindNetworkPolicies      = "network-policy"
 )
 
-// ClusterScopedKinds lists the cluster-scoped lists in the order they are collected.
-var ClusterScopedKinds = []string{
-	KindNamespaces, KindNodes, KindPVs, KindStorageClasses, KindPriorityClasses,
-	KindValidatingWebhooks, KindMutatingWebhooks, KindCSIDrivers, KindNodeLeases, KindRuntimeClasses,
+// ListUse says who reads a resource list of a bundle.
+type ListUse int
+
+const (
+	// ReadByAnalyze lists are decoded into analyze's evidence graph.
+	ReadByAnalyze ListUse = iota + 1
+	// CompatibilityOnly lists are collected for people reading the bundle and for
+	// viewers of the Troubleshoot layout; analyze does not read them.
+	CompatibilityOnly
+)
+
+// NodeLeaseNamespace holds the Lease every kubelet renews as its heartbeat.
+const NodeLeaseNamespace = "kube-node-lease"
+
+// ResourceList describes one resource list of a bundle. Lists is the one table of
+// them: the collector, the importer, redaction and analyze derive theirs from it.
+type ResourceList struct {
+	// Name is the list's name in the layout, e.g. "storage-classes".
+	Name string
+	// Group, Version and Resource name the API resource it is listed from.
+	Group, Version, Resource string
+	// Kind is the API kind of its items, e.g. "StorageClass".
+	Kind string
+	// Namespaced lists are written one file per namespace under cluster-resources/<name>/.
+	Namespaced bool
+	// Namespace, for a cluster-level list, is the one namespace it is read from.
+	Namespace string
+	// Describe names what the list holds for people, in skip reasons and coverage.
+	Describe string
+	Use      ListUse
 }
 
+// APIVersion is the list's group/version as objects spell it, e.g. "storage.k8s.io/v1".
+func (l ResourceList) APIVersion() string {
+	if l.Group == "" {
+		return l.Version
+	}
+	return l.Group + "/" + l.Version
+}
+
+// lists is every resource list of the format, cluster-scoped ones first, each group in
+// the order it is collected.
+var lists = []ResourceList{
+	{Name: KindNamespaces, Version: "v1", Resource: "namespaces", Kind: "Namespace", Describe: "namespaces", Use: ReadByAnalyze},
+	{Name: KindNodes, Version: "v1", Resource: "nodes", Kind: "Node", Describe: "node objects", Use: ReadByAnalyze},
+	{Name: KindPVs, Version: "v1", Resource: "persistentvolumes", Kind: "PersistentVolume", Describe: "persistentvolumes", Use: ReadByAnalyze},
+	{Name: KindStorageClasses, Group: "storage.k8s.io", Version: "v1", Resource: "storageclasses", Kind: "StorageClass",
+		Describe: "storageclasses", Use: ReadByAnalyze},
+	{Name: KindPriorityClasses, Group: "scheduling.k8s.io", Version: "v1", Resource: "priorityclasses", Kind: "PriorityClass",
+		Describe: "priorityclasses", Use: ReadByAnalyze},
+	{Name: KindValidatingWebhooks, Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingwebhookconfigurations",
+		Kind: "ValidatingWebhookConfiguration", Describe: "validating webhook configurations", Use: ReadByAnalyze},
+	{Name: KindMutatingWebhooks, Group: "admissionregistration.k8s.io", Version: "v1", Resource: "mutatingwebhookconfigurations",
+		Kind: "MutatingWebhookConfiguration", Describe: "mutating webhook configurations", Use: ReadByAnalyze},
+	{Name: KindCSIDrivers, Group: "storage.k8s.io", Version: "v1", Resource: "csidrivers", Kind: "CSIDriver",
+		Describe: "CSI drivers", Use: CompatibilityOnly},
+	{Name: KindNodeLeases, Group: "coordination.k8s.io", Version: "v1", Resource: "leases", Kind: "Lease",
+		Namespace: NodeLeaseNamespace, Describe: "node leases", Use: ReadByAnalyze},
+	{Name: KindRuntimeClasses, Group: "node.k8s.io", Version: "v1", Resource: "runtimeclasses", Kind: "RuntimeClass",
+		Describe: "runtime classes", Use: CompatibilityOnly},
+
+	{Name: KindPods, Version: "v1", Resource: "pods", Kind: "Pod", Namespaced: true, Describe: "pods", Use: ReadByAnalyze},
+	{Name: KindDeployments, Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespaced: true,
+		Describe: "deployments", Use: ReadByAnalyze},
+	{Name: KindReplicaSets, Group: "apps", Version: "v1", Resource: "replicasets", Kind: "ReplicaSet", Namespaced: true,
+		Describe: "replicasets", Use: ReadByAnalyze},
+	{Name: KindStatefulSets, Group: "apps", Version: "v1", Resource: "statefulsets", Kind: "StatefulSet", Namespaced: true,
+		Describe: "statefulsets", Use: ReadByAnalyze},
+	{Name: KindDaemonSets, Group: "apps", Version: "v1", Resource: "daemonsets", Kind: "DaemonSet", Namespaced: true,
+		Describe: "daemonsets", Use: ReadByAnalyze},
+	{Name: KindJobs, Group: "batch", Version: "v1", Resource: "jobs", Kind: "Job", Namespaced: true, Describe: "jobs", Use: ReadByAnalyze},
+	{Name: KindCronJobs, Group: "batch", Version: "v1", Resource: "cronjobs", Kind: "CronJob", Namespaced: true,
+		Describe: "cronjobs", Use: ReadByAnalyze},
+	{Name: KindServices, Version: "v1", Resource: "services", Kind: "Service", Namespaced: true, Describe: "services", Use: ReadByAnalyze},
+	{Name: KindEndpointSlices, Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices", Kind: "EndpointSlice",
+		Namespaced: true, Describe: "endpointslices", Use: ReadByAnalyze},
+	{Name: KindEvents, Version: "v1", Resource: "events", Kind: "Event", Namespaced: true, Describe: "events", Use: ReadByAnalyze},
+	{Name: KindPVCs, Version: "v1", Resource: "persistentvolumeclaims", Kind: "PersistentVolumeClaim", Namespaced: true,
+		Describe: "persistentvolumeclaims", Use: ReadByAnalyze},
+	{Name: KindResourceQuotas, Version: "v1", Resource: "resourcequotas", Kind: "ResourceQuota", Namespaced: true,
+		Describe: "resourcequotas", Use: ReadByAnalyze},
+	{Name: KindLimitRanges, Version: "v1", Resource: "limitranges", Kind: "LimitRange", Namespaced: true,
+		Describe: "limitranges", Use: ReadByAnalyze},
+	{Name: KindServiceAccounts, Version: "v1", Resource: "serviceaccounts", Kind: "ServiceAccount", Namespaced: true,
+		Describe: "serviceaccounts", Use: ReadByAnalyze},
+	{Name: KindConfigMaps, Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Namespaced: true,
+		Describe: "configmaps", Use: ReadByAnalyze},
+	{Name: KindSecrets, Version: "v1", Resource: "secrets", Kind: "Secret", Namespaced: true,
+		Describe: "secrets (metadata)", Use: ReadByAnalyze},
+	{Name: KindLeases, Group: "coordination.k8s.io", Version: "v1", Resource: "leases", Kind: "Lease", Namespaced: true,
+		Describe: "leases", Use: CompatibilityOnly},
+	{Name: KindPodDisruptionBudgets, Group: "policy", Version: "v1", Resource: "poddisruptionbudgets", Kind: "PodDisruptionBudget",
+		Namespaced: true, Describe: "pod disruption budgets", Use: CompatibilityOnly},
+	{Name: KindNetworkPolicies, Group: "networking.k8s.io", Version: "v1", Resource: "networkpolicies", Kind: "NetworkPolicy",
+		Namespaced: true, Describe: "network policies", Use: CompatibilityOnly},
+}
+
+// Lists returns every resource list of the format, cluster-scoped ones first, each
+// group in the order it is collected.
+func Lists() []ResourceList { return slices.Clone(lists) }
+
+// ListNamed returns the list a layout name stands for, e.g. "pods".
+func ListNamed(name string) (ResourceList, bool) {
+	i := slices.IndexFunc(lists, func(l ResourceList) bool { return l.Name == name })
+	if i < 0 {
+		return ResourceList{}, false
+	}
+	return lists[i], true
+}
+
+// ListOfKind returns the list that holds objects of an API kind, e.g. "Pod". A list
+// read from one namespace only (node Leases) is a view of another and never the answer.
+func ListOfKind(kind string) (ResourceList, bool) {
+	i := slices.IndexFunc(lists, func(l ResourceList) bool { return l.Kind == kind && l.Namespace == "" })
+	if i < 0 {
+		return ResourceList{}, false
+	}
+	return lists[i], true
+}
+
+// ClusterScopedKinds lists the cluster-scoped lists in the order they are collected.
+var ClusterScopedKinds = listNames(false)
+
 // NamespacedKinds lists the per-namespace lists in the order they are collected.
-var NamespacedKinds = []string{
-	KindPods, KindDeployments, KindReplicaSets, KindStatefulSets, KindDaemonSets, KindJobs,
-	KindCronJobs, KindServices, KindEndpointSlices, KindEvents, KindPVCs, KindResourceQuotas,
-	KindLimitRanges, KindServiceAccounts, KindConfigMaps, KindSecrets, KindLeases,
-	KindPodDisruptionBudgets, KindNetworkPolicies,
+var NamespacedKinds = listNames(true)
+
+func listNames(namespaced bool) []string {
+	var out []string
+	for _, l := range lists {
+		if l.Namespaced == namespaced {
+			out = append(out, l.Name)
+		}
+	}
+	return out
 }
 
 // ClusterResourcePath is the path of a cluster-scoped list, e.g. cluster-resources/nodes.json.
@@ -149,6 +273,16 @@ func FragmentPath(kind, name string) string {
 // "namespace" (the namespace is a guess), "spec", "status". Analysis reasons only from
 // what is known and says what is not.
 const PartialAnnotation = "podflow.dev/partial"
+
+// SplitPodName parses the namespace/name form that names one pod in a bundle's scope
+// and in podflow's --pod flags.
+func SplitPodName(s string) (namespace, name string, err error) {
+	namespace, name, ok := strings.Cut(s, "/")
+	if !ok || namespace == "" || name == "" || strings.Contains(name, "/") {
+		return "", "", fmt.Errorf("pod %q: want namespace/name", s)
+	}
+	return namespace, name, nil
+}
 
 // PathInfo says what a bundle path holds, as parsed by ParsePath.
 type PathInfo struct {

@@ -456,7 +456,7 @@ func (b *Bundle) readArchive(ctx context.Context, p string, limits Limits) error
 // directories and metadata entries that carry no file.
 func entryName(hdr *tar.Header) (string, bool, error) {
 	switch hdr.Typeflag {
-	case tar.TypeReg, tar.TypeRegA:
+	case tar.TypeReg:
 	case tar.TypeDir, tar.TypeXGlobalHeader:
 		return "", true, checkName(strings.TrimSuffix(strings.TrimPrefix(hdr.Name, "./"), "/"))
 	case tar.TypeSymlink:

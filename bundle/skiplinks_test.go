@@ -27,7 +27,9 @@ func TestSkipLinks(t *testing.T) {
 			t.Fatal(err)
 		}
 		if h.Typeflag == tar.TypeReg {
-			w.Write(data)
+			if _, err := w.Write(data); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	w.Close()

@@ -40,7 +40,7 @@ func BenchmarkCollectNamespace(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if f := res.Failed(); len(f) > 0 {
+		if f := res.Incomplete(); len(f) > 0 {
 			b.Fatalf("failed sources: %v", f)
 		}
 	}

@@ -109,7 +109,7 @@ func TestCollectOverHTTP(t *testing.T) {
 		t.Errorf("kubelet-config/n1 = %+v", kc)
 	}
 	// A list that never answers fails on its own timeout; the rest is written.
-	failed := res.Failed()
+	failed := res.Incomplete()
 	if len(failed) != 1 || failed[0].Name != "deployments/shop" || !strings.Contains(failed[0].Error, "timed out after 500ms") {
 		t.Errorf("failed = %+v, want deployments/shop timed out", failed)
 	}

@@ -70,6 +70,12 @@ type Options struct {
 	Progress func(bundle.Source)
 }
 
+// The vocabulary both collectors share (this package's cluster collector and the node
+// collector of collect/node): Options name the bundle Target and take a Logger and a
+// Filter; a Filter that is a RedactionReporter fills the manifest's redaction record and
+// one that is a StringRedactor masks the error texts the manifest quotes; each returns a
+// Result.
+
 // RedactionReporter is implemented by filters that can say what they redacted; the
 // collector records the report in the manifest.
 type RedactionReporter interface {
@@ -82,14 +88,14 @@ type StringRedactor interface {
 	RedactString(file, s string) string
 }
 
-// Result is a finished collection.
+// Result is a finished collection: the bundle written and its manifest.
 type Result struct {
 	Target   string
 	Manifest *bundle.Manifest
 }
 
-// Failed lists the sources that failed or were only partly collected.
-func (r *Result) Failed() []bundle.Source { return r.Manifest.Incomplete() }
+// Incomplete lists the sources that failed or were only partly collected.
+func (r *Result) Incomplete() []bundle.Source { return r.Manifest.Incomplete() }
 
 func (o Options) withDefaults() Options {
 	if o.LogLines == 0 {
@@ -122,7 +128,7 @@ func (o Options) validate() error {
 	case o.Pod != "" && (o.AllNamespaces || o.LabelSelector != ""):
 		return errors.New("a pod's chain cannot be combined with all namespaces or a label selector")
 	case o.Pod != "":
-		ns, _, err := splitPod(o.Pod)
+		ns, _, err := bundle.SplitPodName(o.Pod)
 		if err != nil {
 			return err
 		}
@@ -143,14 +149,6 @@ func (o Options) validate() error {
 		return fmt.Errorf("log bounds must not be negative (lines %d, bytes %d)", o.LogLines, o.LogBytes)
 	}
 	return nil
-}
-
-func splitPod(s string) (string, string, error) {
-	ns, name, ok := strings.Cut(s, "/")
-	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
-		return "", "", fmt.Errorf("pod %q: want namespace/name", s)
-	}
-	return ns, name, nil
 }
 
 // collector is the state of one Run.
@@ -182,7 +180,7 @@ func Run(ctx context.Context, client *Client, opts Options) (*Result, error) {
 		return nil, errors.New("collect: no Kubernetes client")
 	}
 	if opts.Pod != "" {
-		ns, _, _ := splitPod(opts.Pod)
+		ns, _, _ := bundle.SplitPodName(opts.Pod)
 		opts.Namespaces, opts.AllNamespaces = []string{ns}, false
 	}
 	// Each namespace is one set of sources and files; naming it twice must not write twice.

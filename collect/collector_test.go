@@ -37,7 +37,7 @@ func TestCollectNamespace(t *testing.T) {
 	if m.Cluster.ServerVersion == "" {
 		t.Error("server version not recorded")
 	}
-	if got := res.Failed(); len(got) > 0 {
+	if got := res.Incomplete(); len(got) > 0 {
 		t.Errorf("failed sources: %+v", got)
 	}
 	// Every kind of the layout is written, except Secrets, which are not even a source.
@@ -260,7 +260,7 @@ func TestCollectLogBoundsAndErrors(t *testing.T) {
 			t.Errorf("%s written: a previous log the kubelet no longer has must not be saved", name)
 		}
 	}
-	failed := res.Failed()
+	failed := res.Incomplete()
 	if len(failed) != 1 || failed[0].Name != "logs/shop/batch-1/job" || !strings.Contains(failed[0].Error, "connection reset") {
 		t.Errorf("failed = %+v, want only logs/shop/batch-1/job", failed)
 	}
@@ -292,7 +292,7 @@ func TestCollectForbiddenSource(t *testing.T) {
 	if s.Status != bundle.StatusFailed || !strings.Contains(s.Error, "forbidden") || len(s.Files) != 0 {
 		t.Errorf("deployments/shop = %+v, want failed and forbidden", s)
 	}
-	if failed := res.Failed(); len(failed) != 1 || failed[0].Name != "deployments/shop" {
+	if failed := res.Incomplete(); len(failed) != 1 || failed[0].Name != "deployments/shop" {
 		t.Errorf("failed = %+v", failed)
 	}
 	if b.Has(bundle.NamespacedResourcePath(bundle.KindDeployments, "shop")) {
@@ -333,8 +333,8 @@ func TestCollectPodChain(t *testing.T) {
 	opts.Pod = "shop/web-abc-1"
 	opts.IncludeSecretKeys = true
 	res, b := collectBundle(t, client, opts)
-	if len(res.Failed()) > 0 {
-		t.Fatalf("failed sources: %+v", res.Failed())
+	if len(res.Incomplete()) > 0 {
+		t.Fatalf("failed sources: %+v", res.Incomplete())
 	}
 	if b.Manifest.Scope.Pod != "shop/web-abc-1" || !slices.Equal(b.Manifest.Scope.Namespaces, []string{"shop"}) {
 		t.Errorf("scope = %+v", b.Manifest.Scope)
@@ -410,8 +410,8 @@ func TestCollectAllNamespaces(t *testing.T) {
 	opts := testOptions(t)
 	opts.Namespaces, opts.AllNamespaces = nil, true
 	res, b := collectBundle(t, client, opts)
-	if len(res.Failed()) > 0 {
-		t.Fatalf("failed: %+v", res.Failed())
+	if len(res.Incomplete()) > 0 {
+		t.Fatalf("failed: %+v", res.Incomplete())
 	}
 	if !b.Manifest.Scope.AllNamespaces || sourceByName(t, b.Manifest, "pods").Status != bundle.StatusOK {
 		t.Errorf("scope %+v", b.Manifest.Scope)

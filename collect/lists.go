@@ -3,6 +3,8 @@ package collect
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -139,7 +141,7 @@ func (c *collector) writeLists(lists []*listing) error {
 		if err != nil {
 			return fmt.Errorf("split %s by namespace: %w", l.src.describe(l.namespace), err)
 		}
-		for _, ns := range sortedKeys(groups) {
+		for _, ns := range slices.Sorted(maps.Keys(groups)) {
 			if c.opts.AllNamespaces && l.src.kind == bundle.KindLeases && ns == NodeLeaseNamespace {
 				continue // already in node-leases.json
 			}

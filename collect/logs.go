@@ -154,7 +154,7 @@ func (c *collector) fetchLog(ctx context.Context, t logTarget, previous bool) ([
 		// The kubelet answers 400 when the container has no log to give (not started,
 		// previous instance already removed); the pod may also be gone since the list.
 		if apierrors.IsBadRequest(err) || apierrors.IsNotFound(err) {
-			return nil, fmt.Errorf("%w for the %s instance: %v", errNoLog, which, err)
+			return nil, fmt.Errorf("%w for the %s instance: %w", errNoLog, which, err)
 		}
 		return nil, fmt.Errorf("get %s log of container %q in pod %s/%s: %w", which, t.container, t.namespace, t.pod, err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
@@ -32,7 +31,7 @@ import (
 const pageSize = 500
 
 // NodeLeaseNamespace holds the Lease every kubelet renews as its heartbeat.
-const NodeLeaseNamespace = "kube-node-lease"
+const NodeLeaseNamespace = bundle.NodeLeaseNamespace
 
 // ValueSizesAnnotation is set on ConfigMaps and Secrets in a bundle: their values are
 // dropped, and this JSON object maps each key to the size of its value in bytes.
@@ -42,7 +41,7 @@ const ValueSizesAnnotation = "podflow.dev/value-sizes"
 // bundle, which API resource it reads (the shipped RBAC role is tested against this
 // table) and how to list it with a typed client.
 type resourceSource struct {
-	kind     string // bundle kind, one of bundle.ClusterScopedKinds or bundle.NamespacedKinds
+	kind     string // bundle list name, from bundle.Lists
 	resource schema.GroupVersionResource
 	itemKind string
 	// namespaced kinds are written one file per namespace.
@@ -73,121 +72,97 @@ func gvr(group, version, resource string) schema.GroupVersionResource {
 	return schema.GroupVersionResource{Group: group, Version: version, Resource: resource}
 }
 
-// resourceSources is every list the collector reads, in bundle.ClusterScopedKinds then
-// bundle.NamespacedKinds order.
-var resourceSources = []resourceSource{
-	{kind: bundle.KindNamespaces, resource: gvr("", "v1", "namespaces"), itemKind: "Namespace",
-		list: lister(func(c kubernetes.Interface, _ string) listCaller[*corev1.NamespaceList] {
-			return c.CoreV1().Namespaces()
-		})},
-	{kind: bundle.KindNodes, resource: gvr("", "v1", "nodes"), itemKind: "Node",
-		list: lister(func(c kubernetes.Interface, _ string) listCaller[*corev1.NodeList] { return c.CoreV1().Nodes() })},
-	{kind: bundle.KindPVs, resource: gvr("", "v1", "persistentvolumes"), itemKind: "PersistentVolume",
-		list: lister(func(c kubernetes.Interface, _ string) listCaller[*corev1.PersistentVolumeList] {
-			return c.CoreV1().PersistentVolumes()
-		})},
-	{kind: bundle.KindStorageClasses, resource: gvr("storage.k8s.io", "v1", "storageclasses"), itemKind: "StorageClass",
-		list: lister(func(c kubernetes.Interface, _ string) listCaller[*storagev1.StorageClassList] {
-			return c.StorageV1().StorageClasses()
-		})},
-	{kind: bundle.KindPriorityClasses, resource: gvr("scheduling.k8s.io", "v1", "priorityclasses"), itemKind: "PriorityClass",
-		list: lister(func(c kubernetes.Interface, _ string) listCaller[*schedulingv1.PriorityClassList] {
-			return c.SchedulingV1().PriorityClasses()
-		})},
-	{kind: bundle.KindValidatingWebhooks, resource: gvr("admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations"),
-		itemKind: "ValidatingWebhookConfiguration",
-		list: lister(func(c kubernetes.Interface, _ string) listCaller[*admissionregistrationv1.ValidatingWebhookConfigurationList] {
-			return c.AdmissionregistrationV1().ValidatingWebhookConfigurations()
-		})},
-	{kind: bundle.KindMutatingWebhooks, resource: gvr("admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations"),
-		itemKind: "MutatingWebhookConfiguration",
-		list: lister(func(c kubernetes.Interface, _ string) listCaller[*admissionregistrationv1.MutatingWebhookConfigurationList] {
-			return c.AdmissionregistrationV1().MutatingWebhookConfigurations()
-		})},
-	{kind: bundle.KindCSIDrivers, resource: gvr("storage.k8s.io", "v1", "csidrivers"), itemKind: "CSIDriver",
-		list: lister(func(c kubernetes.Interface, _ string) listCaller[*storagev1.CSIDriverList] {
-			return c.StorageV1().CSIDrivers()
-		})},
-	{kind: bundle.KindNodeLeases, resource: gvr("coordination.k8s.io", "v1", "leases"), itemKind: "Lease", namespace: NodeLeaseNamespace,
-		list: lister(func(c kubernetes.Interface, ns string) listCaller[*coordinationv1.LeaseList] {
-			return c.CoordinationV1().Leases(ns)
-		})},
-	{kind: bundle.KindRuntimeClasses, resource: gvr("node.k8s.io", "v1", "runtimeclasses"), itemKind: "RuntimeClass",
-		list: lister(func(c kubernetes.Interface, _ string) listCaller[*nodev1.RuntimeClassList] {
-			return c.NodeV1().RuntimeClasses()
-		})},
-
-	{kind: bundle.KindPods, resource: gvr("", "v1", "pods"), itemKind: "Pod", namespaced: true,
-		list: lister(func(c kubernetes.Interface, ns string) listCaller[*corev1.PodList] { return c.CoreV1().Pods(ns) })},
-	{kind: bundle.KindDeployments, resource: gvr("apps", "v1", "deployments"), itemKind: "Deployment", namespaced: true,
-		list: lister(func(c kubernetes.Interface, ns string) listCaller[*appsv1.DeploymentList] {
-			return c.AppsV1().Deployments(ns)
-		})},
-	{kind: bundle.KindReplicaSets, resource: gvr("apps", "v1", "replicasets"), itemKind: "ReplicaSet", namespaced: true,
-		list: lister(func(c kubernetes.Interface, ns string) listCaller[*appsv1.ReplicaSetList] {
-			return c.AppsV1().ReplicaSets(ns)
-		})},
-	{kind: bundle.KindStatefulSets, resource: gvr("apps", "v1", "statefulsets"), itemKind: "StatefulSet", namespaced: true,
-		list: lister(func(c kubernetes.Interface, ns string) listCaller[*appsv1.StatefulSetList] {
-			return c.AppsV1().StatefulSets(ns)
-		})},
-	{kind: bundle.KindDaemonSets, resource: gvr("apps", "v1", "daemonsets"), itemKind: "DaemonSet", namespaced: true,
-		list: lister(func(c kubernetes.Interface, ns string) listCaller[*appsv1.DaemonSetList] {
-			return c.AppsV1().DaemonSets(ns)
-		})},
-	{kind: bundle.KindJobs, resource: gvr("batch", "v1", "jobs"), itemKind: "Job", namespaced: true,
-		list: lister(func(c kubernetes.Interface, ns string) listCaller[*batchv1.JobList] { return c.BatchV1().Jobs(ns) })},
-	{kind: bundle.KindCronJobs, resource: gvr("batch", "v1", "cronjobs"), itemKind: "CronJob", namespaced: true,
-		list: lister(func(c kubernetes.Interface, ns string) listCaller[*batchv1.CronJobList] {
-			return c.BatchV1().CronJobs(ns)
-		})},
-	{kind: bundle.KindServices, resource: gvr("", "v1", "services"), itemKind: "Service", namespaced: true,
-		list: lister(func(c kubernetes.Interface, ns string) listCaller[*corev1.ServiceList] {
-			return c.CoreV1().Services(ns)
-		})},
-	{kind: bundle.KindEndpointSlices, resource: gvr("discovery.k8s.io", "v1", "endpointslices"), itemKind: "EndpointSlice", namespaced: true,
-		list: lister(func(c kubernetes.Interface, ns string) listCaller[*discoveryv1.EndpointSliceList] {
-			return c.DiscoveryV1().EndpointSlices(ns)
-		})},
-	{kind: bundle.KindEvents, resource: gvr("", "v1", "events"), itemKind: "Event", namespaced: true,
-		list: lister(func(c kubernetes.Interface, ns string) listCaller[*corev1.EventList] { return c.CoreV1().Events(ns) })},
-	{kind: bundle.KindPVCs, resource: gvr("", "v1", "persistentvolumeclaims"), itemKind: "PersistentVolumeClaim", namespaced: true,
-		list: lister(func(c kubernetes.Interface, ns string) listCaller[*corev1.PersistentVolumeClaimList] {
-			return c.CoreV1().PersistentVolumeClaims(ns)
-		})},
-	{kind: bundle.KindResourceQuotas, resource: gvr("", "v1", "resourcequotas"), itemKind: "ResourceQuota", namespaced: true,
-		list: lister(func(c kubernetes.Interface, ns string) listCaller[*corev1.ResourceQuotaList] {
-			return c.CoreV1().ResourceQuotas(ns)
-		})},
-	{kind: bundle.KindLimitRanges, resource: gvr("", "v1", "limitranges"), itemKind: "LimitRange", namespaced: true,
-		list: lister(func(c kubernetes.Interface, ns string) listCaller[*corev1.LimitRangeList] {
-			return c.CoreV1().LimitRanges(ns)
-		})},
-	{kind: bundle.KindServiceAccounts, resource: gvr("", "v1", "serviceaccounts"), itemKind: "ServiceAccount", namespaced: true,
-		list: lister(func(c kubernetes.Interface, ns string) listCaller[*corev1.ServiceAccountList] {
-			return c.CoreV1().ServiceAccounts(ns)
-		})},
-	{kind: bundle.KindConfigMaps, resource: gvr("", "v1", "configmaps"), itemKind: "ConfigMap", namespaced: true,
-		list: lister(func(c kubernetes.Interface, ns string) listCaller[*corev1.ConfigMapList] {
-			return c.CoreV1().ConfigMaps(ns)
-		})},
-	{kind: bundle.KindSecrets, resource: gvr("", "v1", "secrets"), itemKind: "Secret", namespaced: true,
-		list: lister(func(c kubernetes.Interface, ns string) listCaller[*corev1.SecretList] { return c.CoreV1().Secrets(ns) })},
-	{kind: bundle.KindLeases, resource: gvr("coordination.k8s.io", "v1", "leases"), itemKind: "Lease", namespaced: true,
-		list: lister(func(c kubernetes.Interface, ns string) listCaller[*coordinationv1.LeaseList] {
-			return c.CoordinationV1().Leases(ns)
-		})},
-	{kind: bundle.KindPodDisruptionBudgets, resource: gvr("policy", "v1", "poddisruptionbudgets"), itemKind: "PodDisruptionBudget",
-		namespaced: true,
-		list: lister(func(c kubernetes.Interface, ns string) listCaller[*policyv1.PodDisruptionBudgetList] {
-			return c.PolicyV1().PodDisruptionBudgets(ns)
-		})},
-	{kind: bundle.KindNetworkPolicies, resource: gvr("networking.k8s.io", "v1", "networkpolicies"), itemKind: "NetworkPolicy",
-		namespaced: true,
-		list: lister(func(c kubernetes.Interface, ns string) listCaller[*networkingv1.NetworkPolicyList] {
-			return c.NetworkingV1().NetworkPolicies(ns)
-		})},
+// listers lists each bundle list with a typed client, by list name; what each list
+// holds comes from bundle.Lists.
+var listers = map[string]listFunc{
+	bundle.KindNamespaces: lister(func(c kubernetes.Interface, _ string) listCaller[*corev1.NamespaceList] {
+		return c.CoreV1().Namespaces()
+	}),
+	bundle.KindNodes: lister(func(c kubernetes.Interface, _ string) listCaller[*corev1.NodeList] { return c.CoreV1().Nodes() }),
+	bundle.KindPVs: lister(func(c kubernetes.Interface, _ string) listCaller[*corev1.PersistentVolumeList] {
+		return c.CoreV1().PersistentVolumes()
+	}),
+	bundle.KindStorageClasses: lister(func(c kubernetes.Interface, _ string) listCaller[*storagev1.StorageClassList] {
+		return c.StorageV1().StorageClasses()
+	}),
+	bundle.KindPriorityClasses: lister(func(c kubernetes.Interface, _ string) listCaller[*schedulingv1.PriorityClassList] {
+		return c.SchedulingV1().PriorityClasses()
+	}),
+	bundle.KindValidatingWebhooks: lister(func(c kubernetes.Interface, _ string) listCaller[*admissionregistrationv1.ValidatingWebhookConfigurationList] {
+		return c.AdmissionregistrationV1().ValidatingWebhookConfigurations()
+	}),
+	bundle.KindMutatingWebhooks: lister(func(c kubernetes.Interface, _ string) listCaller[*admissionregistrationv1.MutatingWebhookConfigurationList] {
+		return c.AdmissionregistrationV1().MutatingWebhookConfigurations()
+	}),
+	bundle.KindCSIDrivers: lister(func(c kubernetes.Interface, _ string) listCaller[*storagev1.CSIDriverList] {
+		return c.StorageV1().CSIDrivers()
+	}),
+	bundle.KindNodeLeases: lister(func(c kubernetes.Interface, ns string) listCaller[*coordinationv1.LeaseList] {
+		return c.CoordinationV1().Leases(ns)
+	}),
+	bundle.KindRuntimeClasses: lister(func(c kubernetes.Interface, _ string) listCaller[*nodev1.RuntimeClassList] {
+		return c.NodeV1().RuntimeClasses()
+	}),
+	bundle.KindPods: lister(func(c kubernetes.Interface, ns string) listCaller[*corev1.PodList] { return c.CoreV1().Pods(ns) }),
+	bundle.KindDeployments: lister(func(c kubernetes.Interface, ns string) listCaller[*appsv1.DeploymentList] {
+		return c.AppsV1().Deployments(ns)
+	}),
+	bundle.KindReplicaSets: lister(func(c kubernetes.Interface, ns string) listCaller[*appsv1.ReplicaSetList] {
+		return c.AppsV1().ReplicaSets(ns)
+	}),
+	bundle.KindStatefulSets: lister(func(c kubernetes.Interface, ns string) listCaller[*appsv1.StatefulSetList] {
+		return c.AppsV1().StatefulSets(ns)
+	}),
+	bundle.KindDaemonSets: lister(func(c kubernetes.Interface, ns string) listCaller[*appsv1.DaemonSetList] {
+		return c.AppsV1().DaemonSets(ns)
+	}),
+	bundle.KindJobs: lister(func(c kubernetes.Interface, ns string) listCaller[*batchv1.JobList] { return c.BatchV1().Jobs(ns) }),
+	bundle.KindCronJobs: lister(func(c kubernetes.Interface, ns string) listCaller[*batchv1.CronJobList] {
+		return c.BatchV1().CronJobs(ns)
+	}),
+	bundle.KindServices: lister(func(c kubernetes.Interface, ns string) listCaller[*corev1.ServiceList] {
+		return c.CoreV1().Services(ns)
+	}),
+	bundle.KindEndpointSlices: lister(func(c kubernetes.Interface, ns string) listCaller[*discoveryv1.EndpointSliceList] {
+		return c.DiscoveryV1().EndpointSlices(ns)
+	}),
+	bundle.KindEvents: lister(func(c kubernetes.Interface, ns string) listCaller[*corev1.EventList] { return c.CoreV1().Events(ns) }),
+	bundle.KindPVCs: lister(func(c kubernetes.Interface, ns string) listCaller[*corev1.PersistentVolumeClaimList] {
+		return c.CoreV1().PersistentVolumeClaims(ns)
+	}),
+	bundle.KindResourceQuotas: lister(func(c kubernetes.Interface, ns string) listCaller[*corev1.ResourceQuotaList] {
+		return c.CoreV1().ResourceQuotas(ns)
+	}),
+	bundle.KindLimitRanges: lister(func(c kubernetes.Interface, ns string) listCaller[*corev1.LimitRangeList] {
+		return c.CoreV1().LimitRanges(ns)
+	}),
+	bundle.KindServiceAccounts: lister(func(c kubernetes.Interface, ns string) listCaller[*corev1.ServiceAccountList] {
+		return c.CoreV1().ServiceAccounts(ns)
+	}),
+	bundle.KindConfigMaps: lister(func(c kubernetes.Interface, ns string) listCaller[*corev1.ConfigMapList] {
+		return c.CoreV1().ConfigMaps(ns)
+	}),
+	bundle.KindSecrets: lister(func(c kubernetes.Interface, ns string) listCaller[*corev1.SecretList] { return c.CoreV1().Secrets(ns) }),
+	bundle.KindLeases: lister(func(c kubernetes.Interface, ns string) listCaller[*coordinationv1.LeaseList] {
+		return c.CoordinationV1().Leases(ns)
+	}),
+	bundle.KindPodDisruptionBudgets: lister(func(c kubernetes.Interface, ns string) listCaller[*policyv1.PodDisruptionBudgetList] {
+		return c.PolicyV1().PodDisruptionBudgets(ns)
+	}),
+	bundle.KindNetworkPolicies: lister(func(c kubernetes.Interface, ns string) listCaller[*networkingv1.NetworkPolicyList] {
+		return c.NetworkingV1().NetworkPolicies(ns)
+	}),
 }
+
+// resourceSources is every list the collector reads, in bundle.Lists order.
+var resourceSources = func() []resourceSource {
+	var out []resourceSource
+	for _, l := range bundle.Lists() {
+		out = append(out, resourceSource{kind: l.Name, resource: gvr(l.Group, l.Version, l.Resource), itemKind: l.Kind,
+			namespaced: l.Namespaced, namespace: l.Namespace, list: listers[l.Name]})
+	}
+	return out
+}()
 
 func (s *resourceSource) gvk() schema.GroupVersionKind {
 	return s.resource.GroupVersion().WithKind(s.itemKind)
@@ -357,13 +332,4 @@ func byNamespace(items []runtime.Object, want []string) (map[string][]runtime.Ob
 		out[m.GetNamespace()] = append(out[m.GetNamespace()], item)
 	}
 	return out, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -3,6 +3,7 @@ package collect
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -28,17 +29,36 @@ func sourceFor(t *testing.T, kind string) *resourceSource {
 	return nil
 }
 
-func TestSourceTableCoversLayout(t *testing.T) {
+// TestEveryBundleListHasACollector ties the collector to bundle.Lists: each list has a
+// lister, no lister is left without a list, and the lister returns a list of the kind
+// the layout says the file holds.
+func TestEveryBundleListHasACollector(t *testing.T) {
 	var got, want []string
+	for _, l := range bundle.Lists() {
+		want = append(want, l.Name)
+	}
 	for _, s := range resourceSources {
 		got = append(got, s.kind)
-		if s.namespaced != slices.Contains(bundle.NamespacedKinds, s.kind) {
-			t.Errorf("%s: namespaced = %v disagrees with bundle.NamespacedKinds", s.kind, s.namespaced)
+		if s.list == nil {
+			t.Errorf("bundle list %s has no lister in collect", s.kind)
+			continue
+		}
+		obj, err := s.list(context.Background(), fake.NewClientset(), "ns", metav1.ListOptions{})
+		if err != nil {
+			t.Errorf("%s: list: %v", s.kind, err)
+			continue
+		}
+		if name := reflect.TypeOf(obj).Elem().Name(); name != s.itemKind+"List" {
+			t.Errorf("%s: lister returns %s, want %sList as bundle.Lists says", s.kind, name, s.itemKind)
 		}
 	}
-	want = append(append(want, bundle.ClusterScopedKinds...), bundle.NamespacedKinds...)
 	if !slices.Equal(got, want) {
-		t.Errorf("source kinds = %v\nwant bundle layout kinds %v", got, want)
+		t.Errorf("source kinds = %v\nwant bundle.Lists %v", got, want)
+	}
+	for name := range listers {
+		if _, ok := bundle.ListNamed(name); !ok {
+			t.Errorf("lister for %s, which is not a bundle list", name)
+		}
 	}
 }
 

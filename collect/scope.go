@@ -35,7 +35,7 @@ type chain struct {
 // podChain reads the selected pod; a pod that cannot be read fails the collection,
 // since there would be nothing to scope by.
 func (c *collector) podChain(ctx context.Context) (*chain, error) {
-	ns, name, err := splitPod(c.opts.Pod)
+	ns, name, err := bundle.SplitPodName(c.opts.Pod)
 	if err != nil {
 		return nil, err
 	}

@@ -104,7 +104,7 @@ func (p *describeParser) line(l textLine) {
 	indent := len(s) - len(strings.TrimLeft(s, " "))
 	body := strings.TrimSpace(s)
 	if indent == 0 {
-		if m := reKey.FindStringSubmatch(body); m != nil && p.top(m[1], strings.TrimSpace(m[2]), l) {
+		if m := reKey.FindStringSubmatch(body); m != nil && p.top(m[1], strings.TrimSpace(m[2])) {
 			return
 		}
 	}
@@ -125,7 +125,7 @@ func (p *describeParser) line(l textLine) {
 }
 
 // top handles a key at the margin; false when it is no key describe prints there.
-func (p *describeParser) top(key, val string, l textLine) bool {
+func (p *describeParser) top(key, val string) bool {
 	pod := &p.d.pod
 	switch key {
 	case "Name":

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
 	"testing"
 	"text/tabwriter"
@@ -224,8 +225,10 @@ func humanDuration(d time.Duration) string {
 }
 
 func nanoTime(s string) time.Time {
-	var n int64
-	fmt.Sscan(s, &n)
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return time.Time{}
+	}
 	return time.Unix(0, n).UTC()
 }
 

@@ -2,7 +2,6 @@ package importer
 
 import (
 	"encoding/json"
-	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -79,7 +78,7 @@ var reAssigned = regexp.MustCompile(`^Successfully assigned ([a-z0-9][-a-z0-9.]*
 
 // eventRows reads a run of event rows without header. Rows naming their object are
 // events of that object; describe rows wait for the file's pod.
-func (li *looseImport) eventRows(ctx *fileCtx, name string, b segmentBlock, cmd string) (bool, []string) {
+func (li *looseImport) eventRows(ctx *fileCtx, name string, b segmentBlock, cmd string) bool {
 	ns := commandNamespace(cmd)
 	var pending *pendingFrag
 	var last *corev1.Event
@@ -132,7 +131,7 @@ func (li *looseImport) eventRows(ctx *fileCtx, name string, b segmentBlock, cmd 
 	if n > 0 {
 		li.found["events"] = true
 	}
-	return n > 0, nil
+	return n > 0
 }
 
 // splitFieldPathKeep takes the container field path from the message unless the row
@@ -440,11 +439,4 @@ func blockRange(b segmentBlock) (int, int) {
 		return 0, 0
 	}
 	return lines[0].n, lines[len(lines)-1].n
-}
-
-func describeBlock(first, last int, what string) string {
-	if first == last {
-		return fmt.Sprintf("line %d: %s", first, what)
-	}
-	return fmt.Sprintf("lines %d-%d: %s", first, last, what)
 }

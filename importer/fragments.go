@@ -339,12 +339,9 @@ func isSectionHead(t string) bool {
 
 // isNodeLogLine tells a line logline reads that is not a kubelet journal line segment
 // already takes: kernel lines, logrus and logfmt text, other programs' journal lines.
-func isNodeLogLine(s string) (logline.Entry, bool) {
+func isNodeLogLine(s string) bool {
 	e, kind, problem := logline.Parse(s, time.Time{})
-	if kind != logline.KindEntry || problem != nil || e.Format == logline.FormatStatus {
-		return e, false
-	}
-	return e, true
+	return kind == logline.KindEntry && problem == nil && e.Format != logline.FormatStatus
 }
 
 // isStatusHeader tells the first line of `systemctl status UNIT`.
@@ -403,7 +400,7 @@ func looksLikeLog(file, cmd string, lines []textLine) bool {
 		if reErrorWord.MatchString(l.s) {
 			return true
 		}
-		if _, ok := isNodeLogLine(l.s); ok {
+		if isNodeLogLine(l.s) {
 			return true
 		}
 	}

@@ -100,9 +100,9 @@ func jsonErr(data []byte, dec *json.Decoder, err error) error {
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		return fmt.Errorf("line %d: %v", lineAt(data, se.Offset), err)
+		return fmt.Errorf("line %d: %w", lineAt(data, se.Offset), err)
 	}
-	return fmt.Errorf("line %d: %v", lineAt(data, dec.InputOffset()), err)
+	return fmt.Errorf("line %d: %w", lineAt(data, dec.InputOffset()), err)
 }
 
 // yamlToJSON converts one YAML List document to JSON and returns the line of each item.

@@ -300,8 +300,7 @@ func isHeaderlessPod(s string) bool {
 }
 
 func isNodeLine(s string) bool {
-	_, ok := isNodeLogLine(s)
-	return ok
+	return isNodeLogLine(s)
 }
 
 func isJournalLine(s string) bool {
@@ -321,8 +320,7 @@ func isJournalLine(s string) bool {
 func (li *looseImport) block(ctx *fileCtx, name string, b segmentBlock, ns, cmd string) (string, bool, []string) {
 	switch b.kind {
 	case segEventRows:
-		ok, probs := li.eventRows(ctx, name, b, cmd)
-		return segEventRows, ok, probs
+		return segEventRows, li.eventRows(ctx, name, b, cmd), nil
 	case segPodRows:
 		return segPodRows, li.podRows(ctx, name, b, cmd), nil
 	case segDescribeFrag:
@@ -457,7 +455,7 @@ func (li *looseImport) put(list string, it *looseItem) {
 }
 
 func (li *looseImport) addObject(path string, o rawObject) bool {
-	k, ok := objectKinds[o.kind]
+	k, ok := bundle.ListOfKind(o.kind)
 	if !ok || o.name == "" {
 		return false
 	}
@@ -472,14 +470,14 @@ func (li *looseImport) addObject(path string, o rawObject) bool {
 	if o.kind == "Secret" {
 		data = withoutSecretValues(data)
 	}
-	list := bundle.ClusterResourcePath(k.list)
-	if k.namespaced {
-		list = bundle.NamespacedResourcePath(k.list, o.namespace)
+	list := bundle.ClusterResourcePath(k.Name)
+	if k.Namespaced {
+		list = bundle.NamespacedResourcePath(k.Name, o.namespace)
 	}
-	if o.kind == "Lease" && o.namespace == "kube-node-lease" {
+	if o.kind == "Lease" && o.namespace == bundle.NodeLeaseNamespace {
 		list = bundle.ClusterResourcePath(bundle.KindNodeLeases)
 	}
-	li.found[k.list] = true
+	li.found[k.Name] = true
 	if o.kind == "Pod" {
 		li.found["pod-objects"] = true
 	}

@@ -160,7 +160,7 @@ func (li *looseImport) objectFile(name string, data []byte) bool {
 	objs, err := parseObjects(fileLines(data))
 	var used, unknown []string
 	for _, o := range objs {
-		if _, ok := objectKinds[o.kind]; ok && o.name != "" {
+		if _, ok := bundle.ListOfKind(o.kind); ok && o.name != "" {
 			li.addObject(name, o)
 			used = append(used, o.kind)
 		} else {

@@ -10,8 +10,6 @@ import (
 
 	yamlv3 "go.yaml.in/yaml/v3"
 	"sigs.k8s.io/yaml"
-
-	"podflow.dev/podflow/bundle"
 )
 
 // rawObject is one object of `kubectl get -o json|yaml` output, with its original line.
@@ -19,30 +17,6 @@ type rawObject struct {
 	kind, namespace, name string
 	data                  json.RawMessage
 	line                  int
-}
-
-// objectKinds maps an object's kind to the bundle list it belongs in and whether it is
-// namespaced.
-var objectKinds = map[string]struct {
-	list       string
-	namespaced bool
-}{
-	"Pod": {bundle.KindPods, true}, "Deployment": {bundle.KindDeployments, true},
-	"ReplicaSet": {bundle.KindReplicaSets, true}, "StatefulSet": {bundle.KindStatefulSets, true},
-	"DaemonSet": {bundle.KindDaemonSets, true}, "Job": {bundle.KindJobs, true},
-	"CronJob": {bundle.KindCronJobs, true}, "Service": {bundle.KindServices, true},
-	"EndpointSlice": {bundle.KindEndpointSlices, true}, "Event": {bundle.KindEvents, true},
-	"PersistentVolumeClaim": {bundle.KindPVCs, true}, "ResourceQuota": {bundle.KindResourceQuotas, true},
-	"LimitRange": {bundle.KindLimitRanges, true}, "ServiceAccount": {bundle.KindServiceAccounts, true},
-	"ConfigMap": {bundle.KindConfigMaps, true}, "Secret": {bundle.KindSecrets, true},
-	"Lease": {bundle.KindLeases, true}, "PodDisruptionBudget": {bundle.KindPodDisruptionBudgets, true},
-	"NetworkPolicy": {bundle.KindNetworkPolicies, true},
-	"Namespace":     {bundle.KindNamespaces, false}, "Node": {bundle.KindNodes, false},
-	"PersistentVolume": {bundle.KindPVs, false}, "StorageClass": {bundle.KindStorageClasses, false},
-	"PriorityClass":                  {bundle.KindPriorityClasses, false},
-	"ValidatingWebhookConfiguration": {bundle.KindValidatingWebhooks, false},
-	"MutatingWebhookConfiguration":   {bundle.KindMutatingWebhooks, false},
-	"CSIDriver":                      {bundle.KindCSIDrivers, false}, "RuntimeClass": {bundle.KindRuntimeClasses, false},
 }
 
 // looksLikeObjects tells whether a chunk starts like kubectl's JSON or YAML output.

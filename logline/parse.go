@@ -49,7 +49,7 @@ func parseOther(line string, ref time.Time) (Entry, bool) {
 		if !ok {
 			return e, false
 		}
-		return e.journalBody(t, rest, ref)
+		return e.journalBody(t, rest)
 	case len(line) > 4 && isWeekday(line[:4]):
 		// short-full: "Sun 2026-11-29 19:00:01 UTC host prog[pid]: …"
 		f := strings.SplitN(line, " ", 5)
@@ -60,17 +60,17 @@ func parseOther(line string, ref time.Time) (Entry, bool) {
 		if err != nil {
 			return e, false
 		}
-		return e.journalBody(t, f[4], ref)
+		return e.journalBody(t, f[4])
 	case IsDigit(line[0]):
 		if t, rest, ok := parseISOPrefix(line); ok {
-			return e.journalBody(t, rest, ref)
+			return e.journalBody(t, rest)
 		}
 		if t, rest, ok := parseSpacedISO(line); ok {
 			if b, ok := parseBracketLevel(rest); ok {
 				b.Time = t
 				return b, true
 			}
-			return e.journalBody(t, rest, ref)
+			return e.journalBody(t, rest)
 		}
 	case line[0] == '[':
 		return parseKernel(line)
@@ -135,7 +135,7 @@ var weekdays = map[string]bool{"Mon ": true, "Tue ": true, "Wed ": true, "Thu ":
 func isWeekday(s string) bool { return weekdays[s] }
 
 // journalBody reads "host prog[pid]: body" or "prog[pid]: body" after a journal time.
-func (e Entry) journalBody(t time.Time, rest string, ref time.Time) (Entry, bool) {
+func (e Entry) journalBody(t time.Time, rest string) (Entry, bool) {
 	e.Time = t
 	first, _, _ := strings.Cut(rest, " ")
 	host := !(strings.HasSuffix(first, ":") && (strings.HasSuffix(first, "]:") || isProgram(first[:len(first)-1])))

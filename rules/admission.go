@@ -459,3 +459,62 @@ func replicas(n *int32) int32 {
 	}
 	return *n
 }
+
+func findQuota(v *analyze.View, ns, name string) *analyze.ResourceQuota {
+	for _, q := range v.ResourceQuotas() {
+		if q.Obj.Namespace == ns && q.Obj.Name == name {
+			return q
+		}
+	}
+	return nil
+}
+
+// templateResourceEvidence cites the requests and limits of the owner's pod template.
+func templateResourceEvidence(owners *podOwners, owner analyze.ObjectRef) []analyze.Evidence {
+	tmpl, loc, ok := owners.template(owner)
+	if !ok {
+		return nil
+	}
+	var out []analyze.Evidence
+	for i, c := range tmpl.Spec.Containers {
+		text := "container " + c.Name + " sets no requests or limits"
+		at := loc.At("spec", "containers", i)
+		if len(c.Resources.Requests) > 0 || len(c.Resources.Limits) > 0 {
+			text = "container " + c.Name + resourceText(" requests ", c.Resources.Requests) + resourceText(" limits ", c.Resources.Limits)
+			at = at.At("resources")
+		}
+		out = append(out, at.Evidence(text, time.Time{}))
+	}
+	return out
+}
+
+func resourceText(label string, list corev1.ResourceList) string {
+	if len(list) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(list))
+	for n := range list {
+		names = append(names, string(n))
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, n := range names {
+		q := list[corev1.ResourceName(n)]
+		parts[i] = n + "=" + q.String()
+	}
+	return label + strings.Join(parts, ",")
+}
+
+// templateFieldEvidence cites a field of the pod spec in the owner's template, with set
+// as the excerpt, or the pod spec itself with unset when the field is empty.
+func templateFieldEvidence(owners *podOwners, owner analyze.ObjectRef, field, set, unset string) []analyze.Evidence {
+	tmpl, loc, ok := owners.template(owner)
+	if !ok {
+		return nil
+	}
+	value := map[string]string{"serviceAccountName": tmpl.Spec.ServiceAccountName, "priorityClassName": tmpl.Spec.PriorityClassName}[field]
+	if value == "" {
+		return []analyze.Evidence{loc.At("spec").Evidence(unset, time.Time{})}
+	}
+	return []analyze.Evidence{loc.At("spec", field).Evidence(set, time.Time{})}
+}

@@ -3,9 +3,7 @@ package rules
 import (
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -95,15 +93,6 @@ func quotaFinding(v *analyze.View, owners *podOwners, g *admissionRefusal) analy
 	}
 }
 
-func findQuota(v *analyze.View, ns, name string) *analyze.ResourceQuota {
-	for _, q := range v.ResourceQuotas() {
-		if q.Obj.Namespace == ns && q.Obj.Name == name {
-			return q
-		}
-	}
-	return nil
-}
-
 // quotaUsage describes used against hard for each exceeded resource, from the quota's
 // status when the bundle has it, else from the refusal message.
 func quotaUsage(v *analyze.View, q *analyze.ResourceQuota, limitedList, usedList string) (string, *analyze.Evidence) {
@@ -155,40 +144,4 @@ func resourceNames(list string) string {
 		names = append(names, kv[0])
 	}
 	return strings.Join(names, ", ")
-}
-
-// templateResourceEvidence cites the requests and limits of the owner's pod template.
-func templateResourceEvidence(owners *podOwners, owner analyze.ObjectRef) []analyze.Evidence {
-	tmpl, loc, ok := owners.template(owner)
-	if !ok {
-		return nil
-	}
-	var out []analyze.Evidence
-	for i, c := range tmpl.Spec.Containers {
-		text := "container " + c.Name + " sets no requests or limits"
-		at := loc.At("spec", "containers", i)
-		if len(c.Resources.Requests) > 0 || len(c.Resources.Limits) > 0 {
-			text = "container " + c.Name + resourceText(" requests ", c.Resources.Requests) + resourceText(" limits ", c.Resources.Limits)
-			at = at.At("resources")
-		}
-		out = append(out, at.Evidence(text, time.Time{}))
-	}
-	return out
-}
-
-func resourceText(label string, list corev1.ResourceList) string {
-	if len(list) == 0 {
-		return ""
-	}
-	names := make([]string, 0, len(list))
-	for n := range list {
-		names = append(names, string(n))
-	}
-	sort.Strings(names)
-	parts := make([]string, len(names))
-	for i, n := range names {
-		q := list[corev1.ResourceName(n)]
-		parts[i] = n + "=" + q.String()
-	}
-	return label + strings.Join(parts, ",")
 }

@@ -3,7 +3,6 @@ package rules
 import (
 	"fmt"
 	"regexp"
-	"time"
 
 	"podflow.dev/podflow/analyze"
 )
@@ -83,18 +82,4 @@ func admissionServiceAccountMissing(v *analyze.View) []analyze.Finding {
 		})
 	}
 	return out
-}
-
-// templateFieldEvidence cites a field of the pod spec in the owner's template, with set
-// as the excerpt, or the pod spec itself with unset when the field is empty.
-func templateFieldEvidence(owners *podOwners, owner analyze.ObjectRef, field, set, unset string) []analyze.Evidence {
-	tmpl, loc, ok := owners.template(owner)
-	if !ok {
-		return nil
-	}
-	value := map[string]string{"serviceAccountName": tmpl.Spec.ServiceAccountName, "priorityClassName": tmpl.Spec.PriorityClassName}[field]
-	if value == "" {
-		return []analyze.Evidence{loc.At("spec").Evidence(unset, time.Time{})}
-	}
-	return []analyze.Evidence{loc.At("spec", field).Evidence(set, time.Time{})}
 }

@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -128,22 +129,6 @@ func parseEnvProblem(msg, namespace string) (envProblem, bool) {
 	return envProblem{}, false
 }
 
-// configError is the kubelet's refusal to create a container waiting in
-// CreateContainerConfigError: the status message, or the latest Error event's when the
-// status has none, and that event. It reports false for a container not in that state.
-func configError(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo) (string, *analyze.Event, bool) {
-	st := c.Status
-	if st == nil || st.State.Waiting == nil || st.State.Waiting.Reason != "CreateContainerConfigError" {
-		return "", nil, false
-	}
-	msg := st.State.Waiting.Message
-	event := latestContainerError(v.EventsFor(p.Ref()), c.Name)
-	if msg == "" && event != nil {
-		msg = event.Message
-	}
-	return msg, event, true
-}
-
 func configSecretKeyMissing(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
 	for _, p := range v.Pods() {
@@ -166,19 +151,6 @@ func configSecretKeyMissing(v *analyze.View) []analyze.Finding {
 		}
 	}
 	return out
-}
-
-// latestContainerError is the most recent kubelet "Failed" event of a container whose
-// message starts with "Error: " (pkg/kubelet/kuberuntime/kuberuntime_container.go,
-// startContainer), or nil.
-func latestContainerError(events []*analyze.Event, container string) *analyze.Event {
-	for i := len(events) - 1; i >= 0; i-- {
-		e := events[i]
-		if e.Reason == "Failed" && e.Container() == container && strings.HasPrefix(e.Message, "Error: ") {
-			return e
-		}
-	}
-	return nil
 }
 
 func envFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, prob envProblem, refs []envRef, event *analyze.Event) analyze.Finding {
@@ -213,7 +185,7 @@ func envFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, prob e
 	if known && keys != nil {
 		evidence = append(evidence, objLoc.Evidence(fmt.Sprintf("%s %s keys: %s", prob.kind, prob.name, strings.Join(keys, ", ")), time.Time{}))
 		switch {
-		case prob.key == "" || containsString(keys, prob.key):
+		case prob.key == "" || slices.Contains(keys, prob.key):
 			cause += "; the bundle holds it now, so it was fixed after the kubelet's last attempt"
 		default:
 			cause += "; it holds only the key(s) " + strings.Join(keys, ", ")
@@ -282,13 +254,4 @@ func configMapKeys(cm *corev1.ConfigMap) []string {
 		return []string{"(none)"}
 	}
 	return keys
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

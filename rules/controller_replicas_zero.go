@@ -176,7 +176,7 @@ func replicasManager(meta *metav1.ObjectMeta) (int, metav1.ManagedFieldsEntry, b
 			continue
 		}
 		var fields map[string]map[string]json.RawMessage
-		if json.Unmarshal(mf.FieldsV1.Raw, &fields) != nil {
+		if json.Unmarshal(mf.FieldsV1.GetRawBytes(), &fields) != nil {
 			continue
 		}
 		if _, ok := fields["f:spec"]["f:replicas"]; ok {

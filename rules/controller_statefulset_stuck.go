@@ -131,7 +131,7 @@ func statefulSetStuckFinding(v *analyze.View, s *analyze.StatefulSet, blocking *
 	text, ev := podStateText(v, blocking)
 	evidence = append(evidence, ev...)
 	cause := fmt.Sprintf("StatefulSet %s has %d of %d pod(s), %d ready: with podManagementPolicy OrderedReady it creates %s only after %s is Running and Ready, and %s %s",
-		s.Ref().NamespacedName(), have, want, sts.Status.ReadyReplicas, joinCapped(missing, 3, "pod(s)"), blocking.Obj.Name, blocking.Obj.Name, text)
+		s.Ref().NamespacedName(), have, want, sts.Status.ReadyReplicas, joinCapped(missing, "pod(s)"), blocking.Obj.Name, blocking.Obj.Name, text)
 	return analyze.Finding{
 		Subjects: []analyze.ObjectRef{blocking.Ref(), s.Ref()},
 		Cause:    cause,

@@ -3,9 +3,6 @@ package rules
 import (
 	"fmt"
 	"strings"
-	"time"
-
-	corev1 "k8s.io/api/core/v1"
 
 	"podflow.dev/podflow/analyze"
 )
@@ -45,71 +42,6 @@ the pod), or let the kubelet pull it: set imagePullPolicy to IfNotPresent (or Al
 and make sure a registry holds the image. Pin the pod to the nodes that have the image
 only as a stopgap.
 `
-
-// imageWait is a container waiting on an image error the kubelet raises before any pull
-// (pkg/kubelet/images/image_manager.go EnsureImageExists): its waiting status, the
-// kubelet's event about it and its "Error syncing pod" journal line.
-type imageWait struct {
-	pod       *analyze.Pod
-	container analyze.ContainerInfo
-	waiting   *corev1.ContainerStateWaiting
-	event     *analyze.Event
-	line      *analyze.JournalEntry
-}
-
-// imageWaits lists the containers of a pod that wait with reason; eventReason is the
-// kubelet's event for it (ErrImageNeverPull, InspectFailed) and match tells the event
-// about this failure of this image from others with the same reason.
-func imageWaits(v *analyze.View, p *analyze.Pod, reason, eventReason string, match func(image, msg string) bool) []imageWait {
-	var out []imageWait
-	for _, c := range analyze.Containers(p) {
-		st := c.Status
-		if st == nil || st.State.Waiting == nil || st.State.Waiting.Reason != reason {
-			continue
-		}
-		w := imageWait{pod: p, container: c, waiting: st.State.Waiting}
-		events := v.EventsFor(p.Ref())
-		for i := len(events) - 1; i >= 0; i-- {
-			e := events[i]
-			if e.Reason == eventReason && (e.Container() == c.Name || e.Container() == "") && match(c.Spec.Image, e.Message) {
-				w.event = e
-				break
-			}
-		}
-		// pod_workers.go: "Error syncing pod, skipping" err="failed to \"StartContainer\"
-		// for \"app\" with ErrImageNeverPull: …".
-		entries := v.JournalFor(p)
-		needle := fmt.Sprintf("for %q with %s", c.Name, reason)
-		for i := len(entries) - 1; i >= 0; i-- {
-			if err, ok := entries[i].Field("err"); ok && strings.Contains(err, needle) {
-				w.line = entries[i]
-				break
-			}
-		}
-		out = append(out, w)
-	}
-	return out
-}
-
-// evidence cites the waiting status, the event and the journal line, around needle.
-func (w imageWait) evidence(needle string) []analyze.Evidence {
-	out := []analyze.Evidence{w.container.StatusLoc.At("state", "waiting").EvidenceAround(w.waiting.Reason+": "+w.waiting.Message, needle, time.Time{})}
-	if w.event != nil {
-		out = append(out, w.event.EvidenceAround(needle))
-	}
-	if w.line != nil {
-		out = append(out, w.line.EvidenceAround(needle))
-	}
-	return out
-}
-
-// repeated says how often the kubelet reported it: " (ErrImageNeverPull x8)".
-func (w imageWait) repeated() string {
-	if w.event == nil || w.event.Count < 2 {
-		return ""
-	}
-	return fmt.Sprintf(" (%s x%d)", w.event.Reason, w.event.Count)
-}
 
 func imageNeverPull(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding

@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
@@ -43,41 +42,6 @@ it (a private zone, a split-horizon DNS record), or configure a registry mirror 
 container runtime.
 `
 
-var (
-	// DNS failures as Go's resolver words them inside the CRI pull error:
-	// "dial tcp: lookup registry.invalid on 10.96.0.10:53: no such host".
-	reLookup = regexp.MustCompile(`lookup ([^\s:]+)(?: on ([^\s]+))?: (no such host|server misbehaving|Temporary failure in name resolution|i/o timeout)`)
-)
-
-// pullFailure classifies a pull error: dns, x509, rate-limited, not-found, unauthorized
-// or other. DNS is checked first: a name that does not resolve reaches no registry to say
-// anything else; a TLS failure ends the conversation before the registry answers.
-func pullFailure(msg string) string {
-	switch {
-	case reLookup.MatchString(msg) || strings.Contains(msg, "dial tcp: lookup"):
-		return "dns"
-	case reX509.MatchString(msg):
-		return "x509"
-	case reRateLimited.MatchString(msg):
-		return "rate-limited"
-	case strings.Contains(msg, "401 Unauthorized") || strings.Contains(msg, "403 Forbidden") ||
-		strings.Contains(msg, "unauthorized") || strings.Contains(msg, "authorization failed"):
-		return "unauthorized"
-	case strings.Contains(msg, "not found") || strings.Contains(msg, "manifest unknown"):
-		return "not-found"
-	}
-	return "other"
-}
-
-// registryHost is the registry part of an image reference (docker.io when there is none).
-func registryHost(image string) string {
-	first, _, ok := strings.Cut(image, "/")
-	if ok && (strings.ContainsAny(first, ".:") || first == "localhost") {
-		return first
-	}
-	return "docker.io"
-}
-
 func imagePullDNS(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
 	pulls := &pullLines{byNode: map[string]map[string]*analyze.JournalEntry{}}
@@ -115,7 +79,7 @@ func dnsFinding(v *analyze.View, pulls *pullLines, p *analyze.Pod, c analyze.Con
 		texts = append(texts, err)
 	}
 	all := strings.Join(texts, "\n")
-	if pullFailure(all) != "dns" {
+	if pullFailure(all) != pullErrorDNS {
 		return analyze.Finding{}, false
 	}
 	const needle = "lookup "
@@ -164,53 +128,4 @@ func resolverNote(resolver string) string {
 		return ""
 	}
 	return ", here " + resolver
-}
-
-// latestPullFailure is the most recent "Failed to pull image" event of a container, or
-// of any container of the pod when container is "".
-func latestPullFailure(events []*analyze.Event, container string) *analyze.Event {
-	for i := len(events) - 1; i >= 0; i-- {
-		e := events[i]
-		if e.Reason == "Failed" && (container == "" || e.Container() == container) && strings.HasPrefix(e.Message, "Failed to pull image") {
-			return e
-		}
-	}
-	return nil
-}
-
-// pullLines indexes each node's "PullImage from image service failed" lines by image,
-// one pass per node, so many failing pods cost one scan of the journal.
-type pullLines struct {
-	byNode map[string]map[string]*analyze.JournalEntry
-}
-
-// failure finds the kubelet's own record of the failed pull: the pod's "Error syncing
-// pod" line, or else the image service's "PullImage from image service failed" line,
-// which names only the image (k8s.io/cri-client pkg/remote_image.go).
-func (pl *pullLines) failure(v *analyze.View, p *analyze.Pod, image string) *analyze.JournalEntry {
-	entries := v.JournalFor(p)
-	for i := len(entries) - 1; i >= 0; i-- {
-		e := entries[i]
-		if err, ok := e.Field("err"); ok && e.Severity == 'E' && strings.Contains(err, image) && pullFailure(err) != "other" {
-			return e
-		}
-	}
-	node := p.Obj.Spec.NodeName
-	if node == "" {
-		return nil
-	}
-	byImage, ok := pl.byNode[node]
-	if !ok {
-		byImage = map[string]*analyze.JournalEntry{}
-		for _, e := range v.Journal(node) {
-			if e.Severity != 'E' || e.Message != "PullImage from image service failed" {
-				continue
-			}
-			if img, ok := e.Field("image"); ok {
-				byImage[img] = e
-			}
-		}
-		pl.byNode[node] = byImage
-	}
-	return byImage[image]
 }

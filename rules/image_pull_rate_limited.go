@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"podflow.dev/podflow/analyze"
@@ -47,13 +46,9 @@ Use imagePullPolicy IfNotPresent with a fixed tag so running nodes do not pull a
 Pods recover by themselves once the limit's window resets.
 `
 
-// A 429 as containerd's resolver reports it ("...: 429 Too Many Requests") and the
-// distribution API's error code as CRI-O and Docker quote it ("toomanyrequests: ...").
-var reRateLimited = regexp.MustCompile(`(?i)429 Too Many Requests|toomanyrequests(?::[^"\\\n]*)?|pull rate limit`)
-
 func imagePullRateLimited(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, a := range failedPullsOf(v, "rate-limited") {
+	for _, a := range failedPullsOf(v, pullErrorRateLimited) {
 		out = append(out, rateLimitedFinding(v, a))
 	}
 	return out

@@ -3,7 +3,6 @@ package rules
 import (
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -53,28 +52,15 @@ ServiceAccount's imagePullSecrets (new pods pick those up). Renew expired tokens
 that the account may read the repository.
 `
 
-// The kubelet's event for pull secrets it cannot read (pkg/kubelet/kubelet.go,
-// SyncPod): "Unable to retrieve some image pull secrets (a, b); attempting to pull
-// the image may not succeed."
-var reMissingPullSecrets = regexp.MustCompile(`Unable to retrieve some image pull secrets \(([^)]*)\)`)
-
 // Where the refusal is said, in the order to quote it: the HTTP status line first.
 var reRefusal = regexp.MustCompile(`(?i)(\d{3} (?:Unauthorized|Forbidden)|pull access denied[^"\n]*|no basic auth credentials|requested access to the resource is denied|authentication required|authorization failed|unauthorized[^"\n]*)`)
 
 func imagePullUnauthorized(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, a := range failedPullsOf(v, "unauthorized") {
+	for _, a := range failedPullsOf(v, pullErrorUnauthorized) {
 		out = append(out, unauthorizedFinding(v, a))
 	}
 	return out
-}
-
-// pullSecret is one of the pod's imagePullSecrets and what the bundle says about it.
-type pullSecret struct {
-	name string
-	// state is "exists", "missing", "unusable" (wrong type or key) or "unknown".
-	state  string
-	detail string
 }
 
 func unauthorizedFinding(v *analyze.View, a pullAttempt) analyze.Finding {
@@ -151,87 +137,6 @@ func serviceAccountName(pod *corev1.Pod) string {
 		return pod.Spec.ServiceAccountName
 	}
 	return "default"
-}
-
-// pullSecrets says, for each of the pod's imagePullSecrets, whether it exists and can
-// be used: from the Secrets in the bundle when collected, else from the kubelet's
-// events. Before each pull the kubelet looks the pod's pull secrets up and reports the
-// ones it cannot get in a FailedToRetrieveImagePullSecret event (pkg/kubelet/kubelet.go,
-// SyncPod), so a failed pull with no such event naming a secret means the kubelet read it.
-func pullSecrets(v *analyze.View, p *analyze.Pod) ([]pullSecret, []analyze.Evidence) {
-	pod := p.Obj
-	var evidence []analyze.Evidence
-	unretrievable := map[string]bool{}
-	events := v.EventsFor(p.Ref())
-	pulled := latestPullFailure(events, "")
-	if e := analyze.LatestEvent(events, "", "FailedToRetrieveImagePullSecret"); e != nil {
-		if m := reMissingPullSecrets.FindStringSubmatch(e.Message); m != nil {
-			for _, name := range strings.Split(m[1], ",") {
-				unretrievable[strings.TrimSpace(name)] = true
-			}
-			evidence = append(evidence, e.Evidence())
-		}
-	}
-	out := make([]pullSecret, 0, len(pod.Spec.ImagePullSecrets))
-	for i, ref := range pod.Spec.ImagePullSecrets {
-		s := pullSecret{name: ref.Name, state: "unknown", detail: "(existence unknown: Secrets were not collected)"}
-		var obj *analyze.Secret
-		switch {
-		case v.Has(analyze.Secrets):
-			obj = v.Secret(pod.Namespace, ref.Name)
-			s.state, s.detail = secretUsability(obj)
-		case unretrievable[ref.Name]:
-			s.state, s.detail = "missing", "could not be retrieved by the kubelet"
-		case pulled != nil:
-			s.state, s.detail = "exists", "exists (the kubelet read it for the failed pull: it reported no FailedToRetrieveImagePullSecret)"
-		}
-		evidence = append(evidence, p.Loc.At("spec", "imagePullSecrets", i).Evidence(
-			"imagePullSecrets: "+ref.Name+" "+s.detail, pod.CreationTimestamp.Time))
-		if obj != nil {
-			evidence = append(evidence, obj.Loc.Evidence(fmt.Sprintf("secret %s: type %s, keys %s",
-				ref.Name, obj.Obj.Type, strings.Join(secretKeys(obj.Obj), ", ")), obj.Obj.CreationTimestamp.Time))
-		}
-		out = append(out, s)
-	}
-	return out, evidence
-}
-
-// secretUsability follows the kubelet's keyring (pkg/credentialprovider/secrets,
-// secretsToTrackedDockerConfigs): only a dockerconfigjson Secret with the
-// .dockerconfigjson key, or a dockercfg Secret with .dockercfg, gives credentials.
-func secretUsability(s *analyze.Secret) (state, detail string) {
-	if s == nil {
-		return "missing", "does not exist in the namespace"
-	}
-	typ := s.Obj.Type
-	switch typ {
-	case corev1.SecretTypeDockerConfigJson:
-		if _, ok := s.Obj.Data[corev1.DockerConfigJsonKey]; ok {
-			return "exists", "exists, type " + string(typ)
-		}
-		return "unusable", "has type " + string(typ) + " but no " + corev1.DockerConfigJsonKey + " key"
-	case corev1.SecretTypeDockercfg:
-		if _, ok := s.Obj.Data[corev1.DockerConfigKey]; ok {
-			return "exists", "exists, type " + string(typ)
-		}
-		return "unusable", "has type " + string(typ) + " but no " + corev1.DockerConfigKey + " key"
-	}
-	if typ == "" {
-		typ = corev1.SecretTypeOpaque
-	}
-	return "unusable", "has type " + string(typ) + ", which the kubelet does not read as pull credentials"
-}
-
-func secretKeys(s *corev1.Secret) []string {
-	keys := make([]string, 0, len(s.Data))
-	for k := range s.Data {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	if len(keys) == 0 {
-		return []string{"(none)"}
-	}
-	return keys
 }
 
 // describePullSecrets says which pull secrets the pod references and their state.

@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"podflow.dev/podflow/analyze"
@@ -48,15 +47,9 @@ expired certificate (and check the node's clock); reissue a certificate whose na
 not include the host in the image reference, or pull by a name it does include.
 `
 
-var (
-	// Go's crypto/x509 errors as the pull error carries them, with or without the
-	// "tls: failed to verify certificate: " prefix crypto/tls adds since Go 1.20.
-	reX509 = regexp.MustCompile(`(?:tls: failed to verify certificate: )?x509: [^"\\\n]+`)
-)
-
 func imagePullX509(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, a := range failedPullsOf(v, "x509") {
+	for _, a := range failedPullsOf(v, pullErrorX509) {
 		out = append(out, x509Finding(v, a))
 	}
 	return out

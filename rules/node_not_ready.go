@@ -226,24 +226,6 @@ func nodeRemediation(node string, ready *corev1.NodeCondition) string {
 		"restart it and read its journal for why it stopped. If the machine is gone for good, delete the node so its pods are recreated elsewhere.", node)
 }
 
-// nodeReady returns the node's Ready condition and its index, or nil.
-func nodeReady(node *corev1.Node) (int, *corev1.NodeCondition) {
-	for i := range node.Status.Conditions {
-		if node.Status.Conditions[i].Type == corev1.NodeReady {
-			return i, &node.Status.Conditions[i]
-		}
-	}
-	return -1, nil
-}
-
-// stamp renders a time for a cause: RFC 3339 in UTC, "never" when unset.
-func stamp(t time.Time) string {
-	if t.IsZero() {
-		return "never"
-	}
-	return t.UTC().Format(time.RFC3339)
-}
-
 func addedAt(t *metav1.Time) time.Time {
 	if t == nil {
 		return time.Time{}
@@ -290,13 +272,4 @@ func notReadyExplanation(ready *corev1.NodeCondition) string {
 func networkOnly(ready *corev1.NodeCondition) bool {
 	return ready != nil && ready.Status == corev1.ConditionFalse &&
 		strings.HasPrefix(strings.TrimSpace(ready.Message), "container runtime network not ready")
-}
-
-// runtimeNetworkMessage is containerd's own words from the condition
-// "NetworkReady=false reason:R message:M".
-func runtimeNetworkMessage(cond string) string {
-	if _, m, ok := strings.Cut(cond, " message:"); ok {
-		return strings.TrimPrefix(strings.TrimSpace(m), "Network plugin returns error: ")
-	}
-	return cond
 }

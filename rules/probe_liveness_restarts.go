@@ -1,8 +1,8 @@
 package rules
 
 import (
+	"cmp"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
@@ -50,106 +50,6 @@ doing its job). Otherwise make the probe check only that the process is alive (n
 dependencies), give it a realistic timeoutSeconds, and cover slow starts with a
 startupProbe or a longer initialDelaySeconds.
 `
-
-// The kubelet's kill message (pkg/kubelet/kuberuntime/kuberuntime_manager.go,
-// computePodActions): "Container %s failed liveness probe, will be restarted", also
-// logged as "Message for Container of pod" containerMessage="…".
-const (
-	livenessKill = "failed liveness probe"
-	startupKill  = "failed startup probe"
-)
-
-// probeKillRecord is the kubelet's record of killing a container for a failed probe.
-type probeKillRecord struct {
-	found bool
-	event *analyze.Event
-	line  *analyze.JournalEntry
-	// kills counts the kills the records show.
-	kills int32
-}
-
-// probeKill finds the kubelet's kills of a container for failing one of the probes
-// (livenessKill, startupKill). With a termination, only a kill of that instance counts.
-func probeKill(v *analyze.View, p *analyze.Pod, container string, t *corev1.ContainerStateTerminated, probes ...string) probeKillRecord {
-	if len(probes) == 0 {
-		probes = []string{livenessKill, startupKill}
-	}
-	says := func(msg string) bool {
-		for _, s := range probes {
-			if strings.Contains(msg, s) {
-				return true
-			}
-		}
-		return false
-	}
-	var since time.Time
-	var id string
-	if t != nil {
-		since, id = t.StartedAt.Add(-time.Second), analyze.ContainerID(t.ContainerID)
-	}
-	var r probeKillRecord
-	events := v.EventsFor(p.Ref())
-	for i := len(events) - 1; i >= 0; i-- {
-		e := events[i]
-		if e.Reason == "Killing" && e.Container() == container && says(e.Message) && !e.LastTime.Before(since) {
-			r.event, r.kills, r.found = e, e.Count, true
-			break
-		}
-	}
-	var lines int32
-	for _, e := range v.JournalFor(p) {
-		if e.Message != "Message for Container of pod" {
-			continue
-		}
-		name, _ := e.Field("containerName")
-		msg, _ := e.Field("containerMessage")
-		if name != container || !says(msg) {
-			continue
-		}
-		lines++
-		status, _ := e.Field("containerStatusID")
-		if t == nil || (id != "" && strings.Contains(status, id)) || (id == "" && !e.Time.Before(since)) {
-			r.line, r.found = e, true
-		}
-	}
-	if lines > r.kills {
-		r.kills = lines
-	}
-	return r
-}
-
-// evidence cites the Killing event and the kubelet's journal line, when found, the
-// line quoted with the kill message it carries.
-func (r probeKillRecord) evidence() []analyze.Evidence {
-	var out []analyze.Evidence
-	if r.event != nil {
-		out = append(out, r.event.Evidence())
-	}
-	if r.line != nil {
-		ev := r.line.Evidence()
-		msg, _ := r.line.Field("containerMessage")
-		ev.Excerpt = analyze.Excerpt(r.line.Message + ": " + msg)
-		out = append(out, ev)
-	}
-	return out
-}
-
-// probeKillEvidence finds the latest failure of a container's probe of type kind
-// ("Liveness", "Startup") and cites it, the kill, and the probe as the spec's field
-// ("livenessProbe", "startupProbe") sets it.
-func probeKillEvidence(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, kill probeKillRecord, kind, field string, pr *corev1.Probe) (probeFailure, []analyze.Evidence) {
-	fail := latestProbeFailure(v, p, c.Name, kind, time.Time{})
-	evidence := fail.evidence()
-	evidence = append(evidence, kill.evidence()...)
-	evidence = append(evidence, c.SpecLoc.At(field).Evidence(field+": "+probeAction(c.Spec, pr)+"; "+probeTiming(pr), p.Obj.CreationTimestamp.Time))
-	return fail, evidence
-}
-
-// Log lines that say an application finished starting.
-var (
-	reStartedLine = regexp.MustCompile(`(?i)\b(listening|serving|started|ready to|startup complete|up and running|accepting connections)\b`)
-	reNegated     = regexp.MustCompile(`(?i)\b(not|failed|error|unable|cannot)\b`)
-)
 
 func probeLivenessRestarts(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
@@ -203,7 +103,7 @@ func livenessFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, k
 	}
 	subjects, group := v.PodAndWorkload(p)
 	fix := fmt.Sprintf("If container %s really hangs, fix what its previous log shows; otherwise make the probe (%s) check only that "+
-		"the process is alive and answers within timeoutSeconds %d.", c.Name, action, orDefault(pr.TimeoutSeconds, 1))
+		"the process is alive and answers within timeoutSeconds %d.", c.Name, action, cmp.Or(pr.TimeoutSeconds, 1))
 	if slowStart {
 		fix = fmt.Sprintf("Add a startupProbe to container %s (or raise the liveness probe's initialDelaySeconds above its start time) "+
 			"so the liveness probe waits until the application is up.", c.Name)
@@ -250,13 +150,13 @@ func startupNote(pr *corev1.Probe, t *corev1.ContainerStateTerminated, log *anal
 	if kill.line != nil && kill.line.Time.After(t.StartedAt.Time) && kill.line.Time.Before(killedAt) {
 		killedAt = kill.line.Time
 	}
-	period := time.Duration(orDefault(pr.PeriodSeconds, 10)) * time.Second
-	window := delay + time.Duration(orDefault(pr.FailureThreshold, 3))*period
+	period := time.Duration(cmp.Or(pr.PeriodSeconds, 10)) * time.Second
+	window := delay + time.Duration(cmp.Or(pr.FailureThreshold, 3))*period
 	lived := killedAt.Sub(t.StartedAt.Time)
 	if killedAt.IsZero() || lived > window+period {
 		return "", nil
 	}
 	return fmt.Sprintf("it was killed %s after it started, as soon as initialDelaySeconds %d + failureThreshold %d × periodSeconds %d allowed, "+
 		"and its log shows no sign it had finished starting: initialDelaySeconds is likely shorter than its start time",
-		lived.Round(time.Second), pr.InitialDelaySeconds, orDefault(pr.FailureThreshold, 3), orDefault(pr.PeriodSeconds, 10)), nil
+		lived.Round(time.Second), pr.InitialDelaySeconds, cmp.Or(pr.FailureThreshold, 3), cmp.Or(pr.PeriodSeconds, 10)), nil
 }

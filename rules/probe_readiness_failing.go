@@ -1,15 +1,14 @@
 package rules
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"podflow.dev/podflow/analyze"
 )
@@ -52,183 +51,6 @@ must exist on the container), a status below 400, an answer within timeoutSecond
 down), fix the dependency.
 `
 
-// Probe event and journal wording (pkg/kubelet/prober/prober.go, probe): events
-// "<Type> probe failed: <output>" and "<Type> probe errored and resulted in <result>
-// state: <err>"; journal "Probe failed" probeType="<Type>" … output="…".
-const (
-	probeFailedSuffix  = " probe failed: "
-	probeErroredSuffix = " probe errored"
-)
-
-// probeFailure is the latest failure of one probe of one container, from the events and
-// the kubelet journal.
-type probeFailure struct {
-	event  *analyze.Event
-	line   *analyze.JournalEntry
-	output string
-	// lines counts the journal's "Probe failed" lines for the probe.
-	lines int32
-}
-
-func (f probeFailure) found() bool { return f.event != nil || f.line != nil }
-
-// latestProbeFailure finds the newest failure of a container's probe of type kind
-// ("Readiness", "Liveness", "Startup") seen at or after since.
-func latestProbeFailure(v *analyze.View, p *analyze.Pod, container, kind string, since time.Time) probeFailure {
-	var f probeFailure
-	events := v.EventsFor(p.Ref())
-	for i := len(events) - 1; i >= 0; i-- {
-		e := events[i]
-		if e.Reason != "Unhealthy" || e.Container() != container || e.LastTime.Before(since.Add(-time.Second)) {
-			continue
-		}
-		if out, ok := strings.CutPrefix(e.Message, kind+probeFailedSuffix); ok {
-			f.event, f.output = e, strings.TrimSpace(out)
-			break
-		}
-		if strings.HasPrefix(e.Message, kind+probeErroredSuffix) {
-			f.event, f.output = e, strings.TrimSpace(e.Message[len(kind+probeErroredSuffix):])
-			break
-		}
-	}
-	entries := v.JournalFor(p)
-	for i := len(entries) - 1; i >= 0; i-- {
-		e := entries[i]
-		if e.Message != "Probe failed" || e.Time.Before(since.Add(-time.Second)) {
-			continue
-		}
-		if t, _ := e.Field("probeType"); t != kind {
-			continue
-		}
-		if name, _ := e.Field("containerName"); name != container {
-			continue
-		}
-		f.lines++
-		if f.line == nil {
-			f.line = e
-		}
-	}
-	if f.line != nil && f.output == "" {
-		f.output = journalProbeOutput(v, f.line)
-	}
-	return f
-}
-
-// failures is how many failures the evidence shows: the event's count, or the journal's
-// lines when the event is gone.
-func (f probeFailure) failures() int32 {
-	if f.event != nil && f.event.Count > f.lines {
-		return f.event.Count
-	}
-	return f.lines
-}
-
-// journalProbeOutput is the output="…" of a "Probe failed" line. klog writes a
-// multi-line value as output=<, the lines indented, then " >"; the journal gives each
-// its own entry, so they are read back from the node's journal.
-func journalProbeOutput(v *analyze.View, e *analyze.JournalEntry) string {
-	out, _ := e.Field("output")
-	if out != "<" {
-		return out
-	}
-	entries := v.Journal(e.Node())
-	for i, x := range entries {
-		if x != e {
-			continue
-		}
-		var lines []string
-		for _, y := range entries[i+1:] {
-			if y.Severity != 0 || len(lines) > 20 {
-				break
-			}
-			text := strings.TrimSpace(y.Message)
-			if text == ">" {
-				break
-			}
-			lines = append(lines, text)
-		}
-		return strings.Join(lines, " ")
-	}
-	return ""
-}
-
-// evidence cites the event and the journal line.
-func (f probeFailure) evidence() []analyze.Evidence {
-	var out []analyze.Evidence
-	if f.event != nil {
-		out = append(out, f.event.Evidence())
-	}
-	if f.line != nil {
-		ev := f.line.Evidence()
-		if f.output != "" {
-			ev.Excerpt = analyze.Excerpt(f.line.Message + ": " + f.output)
-		}
-		out = append(out, ev)
-	}
-	return out
-}
-
-// count says how often the probe failed, when the event says.
-func (f probeFailure) count() string {
-	if f.event != nil && f.event.Count > 1 {
-		return fmt.Sprintf(" (x%d)", f.event.Count)
-	}
-	return ""
-}
-
-// probeAction says what a probe does, with a named port resolved against the
-// container's ports: "HTTP GET /healthz on port http (8080)".
-func probeAction(c *corev1.Container, pr *corev1.Probe) string {
-	switch h := pr.ProbeHandler; {
-	case h.Exec != nil:
-		return "exec " + strings.Join(h.Exec.Command, " ")
-	case h.HTTPGet != nil:
-		scheme := string(h.HTTPGet.Scheme)
-		if scheme == "" {
-			scheme = "HTTP"
-		}
-		path := h.HTTPGet.Path
-		if path == "" {
-			path = "/"
-		}
-		return fmt.Sprintf("%s GET %s on port %s", scheme, path, probePort(c, h.HTTPGet.Port))
-	case h.TCPSocket != nil:
-		return "TCP connect to port " + probePort(c, h.TCPSocket.Port)
-	case h.GRPC != nil:
-		s := fmt.Sprintf("gRPC health check on port %d", h.GRPC.Port)
-		if h.GRPC.Service != nil && *h.GRPC.Service != "" {
-			s += " for service " + *h.GRPC.Service
-		}
-		return s
-	}
-	return "no handler"
-}
-
-func probePort(c *corev1.Container, port intstr.IntOrString) string {
-	if port.Type == intstr.Int {
-		return strconv.Itoa(port.IntValue())
-	}
-	for _, p := range c.Ports {
-		if p.Name == port.StrVal {
-			return fmt.Sprintf("%s (%d)", port.StrVal, p.ContainerPort)
-		}
-	}
-	return port.StrVal + " (no such named port on the container)"
-}
-
-// probeTiming renders a probe's schedule; zero fields take the API's defaults.
-func probeTiming(pr *corev1.Probe) string {
-	return fmt.Sprintf("initialDelaySeconds %d, periodSeconds %d, timeoutSeconds %d, failureThreshold %d",
-		pr.InitialDelaySeconds, orDefault(pr.PeriodSeconds, 10), orDefault(pr.TimeoutSeconds, 1), orDefault(pr.FailureThreshold, 3))
-}
-
-func orDefault(v, def int32) int32 {
-	if v == 0 {
-		return def
-	}
-	return v
-}
-
 func probeReadinessFailing(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
 	for _, p := range v.Pods() {
@@ -242,7 +64,7 @@ func probeReadinessFailing(v *analyze.View) []analyze.Finding {
 			}
 			// Fewer failures than the threshold is a container still starting up.
 			f := latestProbeFailure(v, p, c.Name, "Readiness", st.State.Running.StartedAt.Time)
-			if !f.found() || f.failures() < orDefault(c.Spec.ReadinessProbe.FailureThreshold, 3) {
+			if !f.found() || f.failures() < cmp.Or(c.Spec.ReadinessProbe.FailureThreshold, 3) {
 				continue
 			}
 			out = append(out, readinessFinding(v, p, c, f))
@@ -358,7 +180,7 @@ func probeFix(c analyze.ContainerInfo, pr *corev1.Probe, output string) string {
 			"and bind 0.0.0.0 rather than 127.0.0.1.", c.Name)
 	case strings.Contains(lower, "deadline exceeded") || strings.Contains(lower, "timeout") || strings.Contains(lower, "timed out"):
 		return fmt.Sprintf("The probe of container %s gets no answer within timeoutSeconds %d: make the endpoint cheaper or raise timeoutSeconds.",
-			c.Name, orDefault(pr.TimeoutSeconds, 1))
+			c.Name, cmp.Or(pr.TimeoutSeconds, 1))
 	case strings.Contains(lower, "statuscode: 5"):
 		return fmt.Sprintf("Container %s reports itself unhealthy (a 5xx answer): its log says which dependency it waits for; fix that or the health check.", c.Name)
 	case h.Exec != nil:

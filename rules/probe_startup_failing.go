@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -76,7 +77,7 @@ func probeStartupFailing(v *analyze.View) []analyze.Finding {
 // startupBudget is the longest a startup probe lets a container take to start.
 func startupBudget(pr *corev1.Probe) time.Duration {
 	return time.Duration(pr.InitialDelaySeconds)*time.Second +
-		time.Duration(orDefault(pr.FailureThreshold, 3))*time.Duration(orDefault(pr.PeriodSeconds, 10))*time.Second
+		time.Duration(cmp.Or(pr.FailureThreshold, 3))*time.Duration(cmp.Or(pr.PeriodSeconds, 10))*time.Second
 }
 
 func startupFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, kill probeKillRecord) analyze.Finding {
@@ -91,7 +92,7 @@ func startupFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, ki
 		cause += fmt.Sprintf(", failing with %q", fail.output)
 	}
 	cause += fmt.Sprintf(": %d kill(s), %d restart(s); the probe allows it %s to start (initialDelaySeconds %d + failureThreshold %d × periodSeconds %d)",
-		kill.kills, st.RestartCount, budget, pr.InitialDelaySeconds, orDefault(pr.FailureThreshold, 3), orDefault(pr.PeriodSeconds, 10))
+		kill.kills, st.RestartCount, budget, pr.InitialDelaySeconds, cmp.Or(pr.FailureThreshold, 3), cmp.Or(pr.PeriodSeconds, 10))
 	fix := fmt.Sprintf("Raise the startup probe's failureThreshold so failureThreshold × periodSeconds exceeds the real start time of %s, "+
 		"or make it start faster; if it is up and the probe (%s) still fails, correct what the probe checks.", containerWord(c), action)
 	t, loc, log := crashTermination(v, p, c)

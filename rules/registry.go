@@ -17,6 +17,10 @@
 //     that share a cause share a GroupKey and become one finding.
 //   - List the pods a cause affects: the engine makes a pod's earliest-stage finding its
 //     root cause and its later-stage findings consequences, through shared pods.
+//   - The rule file holds the declaration, Doc, Run and finding builder only. Code two
+//     rules share goes in the family file named for what it holds (imagepull.go,
+//     sandbox.go, startfailure.go, probes.go, exitcode.go, scheduling.go, services.go, …);
+//     a failure kind is a constant there that one rule claims. structure_test.go checks both.
 //   - Add testdata/<id>/fires-*/ and testdata/<id>/quiet-*/ cases (a trimmed bundle
 //     directory each), one Test<Name> line in rules_test.go, run
 //     `go test ./rules -update` and read the want.golden it writes.

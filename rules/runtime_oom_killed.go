@@ -43,10 +43,6 @@ limit (-Xmx, --max-old-space-size, GOMEMLIMIT). A leak shows as memory growing u
 kill; the previous container's log often shows what it was doing.
 `
 
-// oomReason is the reason the kubelet copies from the runtime's container status
-// (pkg/kubelet/kuberuntime/helpers.go; k8s.io/api core/v1 ContainerStateTerminated).
-const oomReason = "OOMKilled"
-
 func runtimeOOMKilled(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
 	for _, p := range v.Pods() {

@@ -52,7 +52,7 @@ image; a manual removal is not prevented).
 func sandboxImagePullFailed(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
 	for _, s := range failedSandboxes(v) {
-		if s.part.kind != "pause-image" {
+		if s.part.kind != sandboxPauseImage {
 			continue
 		}
 		out = append(out, sandboxImageFinding(v, s.pod, s.failure, s.part))

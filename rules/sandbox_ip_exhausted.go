@@ -56,7 +56,7 @@ kubelet's maxPods to what the range holds.
 func sandboxIPExhausted(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
 	for _, s := range failedSandboxes(v) {
-		if s.part.kind != "ip-exhausted" {
+		if s.part.kind != sandboxIPRangeUsedUp {
 			continue
 		}
 		out = append(out, ipExhaustedFinding(v, s.pod, s.failure, s.part.detail))

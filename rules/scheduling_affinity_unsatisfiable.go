@@ -144,7 +144,7 @@ func affinityFinding(v *analyze.View, p *analyze.Pod, ev analyze.Evidence, total
 		cause = fmt.Sprintf("no node satisfies the pod's %s: 0/%s nodes are available: %s", strings.Join(termTexts, " and "), total, strings.Join(reasons, ", "))
 	}
 	if len(nodeTexts) > 0 {
-		cause += "; " + joinCapped(uniqueStrings(nodeTexts), 3, "node(s)")
+		cause += "; " + joinCapped(uniqueStrings(nodeTexts), "node(s)")
 	}
 	return analyze.Finding{
 		Subjects:    subjects,
@@ -157,16 +157,6 @@ func affinityFinding(v *analyze.View, p *analyze.Pod, ev analyze.Evidence, total
 		},
 		GroupKey: group + "\x00" + strings.Join(termTexts, ",") + "\x00" + strings.Join(matched, ","),
 	}
-}
-
-// schedulerEvidence cites the scheduler's message and, when it is a separate item, the
-// latest FailedScheduling event.
-func schedulerEvidence(v *analyze.View, p *analyze.Pod, ev analyze.Evidence) []analyze.Evidence {
-	evidence := []analyze.Evidence{ev}
-	if e := analyze.LatestEvent(v.EventsFor(p.Ref()), "", "FailedScheduling"); e != nil && e.Loc != ev.Location {
-		evidence = append(evidence, e.Evidence())
-	}
-	return evidence
 }
 
 // requiredPodTerms lists a pod's required pod affinity and anti-affinity terms.
@@ -241,7 +231,7 @@ func termOnNode(v *analyze.View, pod *corev1.Pod, t affinityTerm, n *analyze.Nod
 		for _, q := range matching {
 			names = append(names, q.Obj.Name)
 		}
-		return fmt.Sprintf("%s already runs %s", scope, joinCapped(names, 3, "pod(s)")), matching
+		return fmt.Sprintf("%s already runs %s", scope, joinCapped(names, "pod(s)")), matching
 	}
 	if !t.anti && len(matching) == 0 {
 		return fmt.Sprintf("%s runs no pod matching the affinity", scope), nil

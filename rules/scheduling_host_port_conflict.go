@@ -133,7 +133,7 @@ func schedulingHostPortConflict(v *analyze.View) []analyze.Finding {
 		cause := fmt.Sprintf("the pod asks for hostPort %s, which is taken on the nodes it could use: 0/%s nodes are available: %s",
 			strings.Join(ports, ", "), total, strings.Join(reasons, ", "))
 		if len(holders) > 0 {
-			cause += "; " + joinCapped(holders, 3, "pod(s)")
+			cause += "; " + joinCapped(holders, "pod(s)")
 		}
 		out = append(out, analyze.Finding{
 			Subjects: subjects,

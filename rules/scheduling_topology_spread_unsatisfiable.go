@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -131,7 +132,7 @@ func spreadString(c corev1.TopologySpreadConstraint) string {
 func spreadKeys(pod *corev1.Pod) []string {
 	var keys []string
 	for _, c := range pod.Spec.TopologySpreadConstraints {
-		if c.WhenUnsatisfiable == corev1.DoNotSchedule && !containsString(keys, c.TopologyKey) {
+		if c.WhenUnsatisfiable == corev1.DoNotSchedule && !slices.Contains(keys, c.TopologyKey) {
 			keys = append(keys, c.TopologyKey)
 		}
 	}
@@ -174,7 +175,7 @@ func spreadDomains(v *analyze.View, p *analyze.Pod, c corev1.TopologySpreadConst
 		if len(missing) == 0 {
 			return fmt.Sprintf("no node the pod may use carries %s", c.TopologyKey), evidence
 		}
-		return fmt.Sprintf("no node the pod may use carries %s (%s)", c.TopologyKey, joinCapped(missing, 3, "node(s)")), evidence
+		return fmt.Sprintf("no node the pod may use carries %s (%s)", c.TopologyKey, joinCapped(missing, "node(s)")), evidence
 	}
 	domains := make([]string, 0, len(counts))
 	for d := range counts {
@@ -191,7 +192,7 @@ func spreadDomains(v *analyze.View, p *analyze.Pod, c corev1.TopologySpreadConst
 	}
 	text := fmt.Sprintf("matching pods per domain: %s (the emptiest has %d, maxSkew %d)", strings.Join(parts, ", "), lowest, c.MaxSkew)
 	if len(missing) > 0 {
-		text += "; " + joinCapped(missing, 3, "node(s)")
+		text += "; " + joinCapped(missing, "node(s)")
 	}
 	return text, evidence
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -157,7 +156,7 @@ func taintFinding(v *analyze.View, p *analyze.Pod, ev analyze.Evidence, total st
 		if wants := nodeRequirements(pod); wants != "" {
 			where = fmt.Sprintf("the %d node(s) its %s allows", len(tainted), wants)
 		}
-		cause = fmt.Sprintf("the pod tolerates no taint on %s: %s (%s)", where, joinCapped(lines, 3, "tainted node(s)"), scheduler)
+		cause = fmt.Sprintf("the pod tolerates no taint on %s: %s (%s)", where, joinCapped(lines, "tainted node(s)"), scheduler)
 	case len(keys) > 0:
 		cause = fmt.Sprintf("the pod does not tolerate the %s %s (%s)", plural(len(keys), "taint", "taints"), strings.Join(keys, ", "), scheduler)
 	default:
@@ -221,29 +220,6 @@ func tolerationFor(t corev1.Taint) string {
 	return fmt.Sprintf("{key: %s, operator: Equal, value: %q, effect: %s}", t.Key, t.Value, t.Effect)
 }
 
-// reasonCount adds up the node counts of the fit reasons that contain substr: "3 node(s)
-// had untolerated taint(s)" counts 3.
-func reasonCount(reasons []string, substr string) int {
-	n := 0
-	for _, r := range reasons {
-		if !strings.Contains(r, substr) {
-			continue
-		}
-		count, _, _ := strings.Cut(r, " ")
-		n += atoi(count)
-	}
-	return n
-}
-
-// atoi reads a count, -1 when it is not a number (so it never equals a real count).
-func atoi(s string) int {
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		return -1
-	}
-	return n
-}
-
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return one
@@ -288,18 +264,6 @@ func tolerates(tol corev1.Toleration, t corev1.Taint) bool {
 		return integerCompare(t.Value, tol.Value, tol.Operator == corev1.TolerationOpGt)
 	}
 	return false
-}
-
-// taintString renders a taint as kubectl does: key=value:Effect, key:Effect without a value.
-func taintString(t corev1.Taint) string {
-	return taintKV(t.Key, t.Value) + ":" + string(t.Effect)
-}
-
-func taintKV(key, value string) string {
-	if value == "" {
-		return key
-	}
-	return key + "=" + value
 }
 
 func tolerationsString(tols []corev1.Toleration) string {

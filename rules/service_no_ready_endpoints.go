@@ -2,8 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"sort"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -124,17 +122,4 @@ func endpointState(v *analyze.View, s *analyze.Service) (string, []analyze.Evide
 			fmt.Sprintf("EndpointSlice %s: %d ready, %d not ready endpoint(s)", sl.Obj.Name, r, n), sl.Obj.CreationTimestamp.Time))
 	}
 	return fmt.Sprintf("its EndpointSlices list %d ready and %d not-ready endpoint(s)", ready, notReady), evidence, ready
-}
-
-func selectorString(sel map[string]string) string {
-	keys := make([]string, 0, len(sel))
-	for k := range sel {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + "=" + sel[k]
-	}
-	return strings.Join(parts, ",")
 }

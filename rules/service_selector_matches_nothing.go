@@ -44,18 +44,6 @@ to the labels the pods carry, or add the missing labels to the pod template (whi
 rolls the pods). Pods must also be in the Service's namespace.
 `
 
-// selectorServices lists the Services whose endpoints come from a pod selector: not
-// ExternalName, and with a selector (one without manages its endpoints by hand).
-func selectorServices(v *analyze.View) []*analyze.Service {
-	var out []*analyze.Service
-	for _, s := range v.Services() {
-		if s.Obj.Spec.Type != corev1.ServiceTypeExternalName && len(s.Obj.Spec.Selector) > 0 {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 func serviceSelectorMatchesNothing(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
 	for _, s := range selectorServices(v) {
@@ -106,11 +94,6 @@ func serviceSelectorMatchesNothing(v *analyze.View) []analyze.Finding {
 		})
 	}
 	return out
-}
-
-func podFinished(p *analyze.Pod) bool {
-	ph := p.Obj.Status.Phase
-	return ph == corev1.PodSucceeded || ph == corev1.PodFailed || p.Obj.DeletionTimestamp != nil
 }
 
 // sliceEndpoints counts the endpoints of a Service's EndpointSlices and cites the slices.

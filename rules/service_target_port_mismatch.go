@@ -118,18 +118,6 @@ func servesTarget(pod *corev1.Pod, sp corev1.ServicePort) (serves, known bool) {
 	return false, target.Type == intstr.String || len(ports) > 0
 }
 
-// readyPodsSelectedBy lists the ready pods, not finished, that a Service's selector
-// picks: the pods that should be its endpoints.
-func readyPodsSelectedBy(v *analyze.View, svc *corev1.Service) []*analyze.Pod {
-	var ready []*analyze.Pod
-	for _, p := range v.PodsSelectedBy(svc.Namespace, svc.Spec.Selector) {
-		if !podFinished(p) && analyze.IsReady(p) {
-			ready = append(ready, p)
-		}
-	}
-	return ready
-}
-
 func serviceTargetPortMismatch(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
 	for _, s := range selectorServices(v) {

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -51,13 +52,6 @@ for a dependency should retry until it is there rather than exit. The kubelet re
 init container by itself; a pod with restartPolicy Never must be recreated.
 `
 
-// blocksStart reports whether a container is an init container the pod's containers wait
-// for: every init container except a sidecar (restartPolicy Always), which keeps running
-// beside them.
-func blocksStart(c analyze.ContainerInfo) bool {
-	return c.Init && (c.Spec.RestartPolicy == nil || *c.Spec.RestartPolicy != corev1.ContainerRestartPolicyAlways)
-}
-
 func startInitContainerFailed(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
 	for _, p := range v.Pods() {
@@ -101,7 +95,7 @@ func initFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *co
 	case st.State.Running != nil:
 		state = "runs again for now"
 	case pod.Status.Phase == corev1.PodFailed:
-		state = fmt.Sprintf("restartPolicy %s ended the pod (phase Failed)", orText(string(pod.Spec.RestartPolicy), "Always"))
+		state = fmt.Sprintf("restartPolicy %s ended the pod (phase Failed)", cmp.Or(string(pod.Spec.RestartPolicy), "Always"))
 	default:
 		state = "has stopped again (Init:Error)"
 	}

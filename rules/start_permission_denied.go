@@ -63,10 +63,6 @@ var (
 	reShellDenied = regexp.MustCompile(`([^\s:]+): Permission denied\s*$`)
 )
 
-// exitCannotExecute is the POSIX shell's exit status for a command it found but cannot
-// execute.
-const exitCannotExecute = 126
-
 func matchExecDenied(msg string) (command, kind, said string, ok bool) {
 	if m := reExecDenied.FindStringSubmatch(msg); m != nil {
 		return m[1], "denied", m[0], true
@@ -221,22 +217,6 @@ func deniedFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, sf 
 		},
 		GroupKey: group + "\x00" + c.Name + "\x00" + sf.command,
 	}
-}
-
-// containerWord names a container for a cause: "container app", "init container migrate".
-func containerWord(c analyze.ContainerInfo) string {
-	if c.Init {
-		return "init container " + c.Name
-	}
-	return "container " + c.Name
-}
-
-// statusField is the pod status list that holds the container's status.
-func statusField(c analyze.ContainerInfo) string {
-	if c.Init {
-		return "initContainerStatuses"
-	}
-	return "containerStatuses"
 }
 
 func orDot(s string) string {

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"podflow.dev/podflow/analyze"
 )
 
@@ -88,16 +86,6 @@ func volumeRefs(p *analyze.Pod) []volumeRef {
 	return out
 }
 
-func isTrue(b *bool) bool { return b != nil && *b }
-
-// kindTitle is the API kind for people: ConfigMap, Secret.
-func kindTitle(kind string) string {
-	if kind == "configmap" {
-		return "ConfigMap"
-	}
-	return "Secret"
-}
-
 // notFoundText is the NotFound error as the kubelet's managers word it: `configmap
 // "app-config" not found`; an error straight from the API server says "configmaps".
 func notFoundText(msg, kind, name string) bool {
@@ -141,46 +129,6 @@ func (m *mountErrors) latest(v *analyze.View, node, kind, namespace, name string
 		m.byNode[node] = idx
 	}
 	return idx[kind+"/"+namespace+"/"+name]
-}
-
-// waitingToCreate reports whether the pod's containers have not been created yet: the
-// state a pod stays in while a volume cannot be set up.
-func waitingToCreate(p *analyze.Pod) (bool, []string) {
-	if p.Obj.Status.Phase != corev1.PodPending && p.Obj.Status.Phase != "" {
-		return false, nil
-	}
-	var names []string
-	for _, c := range analyze.Containers(p) {
-		if c.Init {
-			continue
-		}
-		if c.Status == nil || (c.Status.State.Waiting != nil && c.Status.State.Waiting.Reason == "ContainerCreating") {
-			names = append(names, c.Name)
-		}
-	}
-	return len(names) > 0, names
-}
-
-// creatingPod is a pod bound to a node, not being deleted, whose containers (waiting)
-// have not been created yet.
-type creatingPod struct {
-	pod     *analyze.Pod
-	waiting []string
-}
-
-// podsWaitingToCreate lists the bound pods stuck before their containers exist, the
-// pods a volume that cannot be attached or mounted holds up.
-func podsWaitingToCreate(v *analyze.View) []creatingPod {
-	var out []creatingPod
-	for _, p := range v.Pods() {
-		if p.Obj.Spec.NodeName == "" || p.Obj.DeletionTimestamp != nil {
-			continue
-		}
-		if stuck, waiting := waitingToCreate(p); stuck {
-			out = append(out, creatingPod{pod: p, waiting: waiting})
-		}
-	}
-	return out
 }
 
 func volumeConfigMapMissing(v *analyze.View) []analyze.Finding {

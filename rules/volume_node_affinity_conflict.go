@@ -91,7 +91,7 @@ func volumeNodeAffinityConflict(v *analyze.View) []analyze.Finding {
 		}
 		cause := fmt.Sprintf("%s, and no node the pod can use matches: 0/%s nodes are available: %s", strings.Join(volumes, "; "), total, strings.Join(reasons, ", "))
 		if len(details) > 0 {
-			cause += "; " + joinCapped(uniqueStrings(details), 3, "node(s)")
+			cause += "; " + joinCapped(uniqueStrings(details), "node(s)")
 		}
 		out = append(out, analyze.Finding{
 			Subjects: subjects,

@@ -196,21 +196,6 @@ func claimState(v *analyze.View, c *analyze.PVC) (text, fix, key string, evidenc
 	return text, fix, key, evidence
 }
 
-// podClaims lists the claims a pod mounts: its persistentVolumeClaim volumes and the
-// claims of its generic ephemeral volumes, named <pod>-<volume>.
-func podClaims(pod *corev1.Pod) []string {
-	var out []string
-	for _, vol := range pod.Spec.Volumes {
-		switch {
-		case vol.PersistentVolumeClaim != nil:
-			out = append(out, vol.PersistentVolumeClaim.ClaimName)
-		case vol.Ephemeral != nil:
-			out = append(out, pod.Name+"-"+vol.Name)
-		}
-	}
-	return out
-}
-
 // waitsForConsumer reports whether a claim's class binds only once a pod using it is
 // scheduled.
 func waitsForConsumer(v *analyze.View, c *analyze.PVC) bool {
@@ -276,25 +261,4 @@ func schedulerSummary(msg string) string {
 		msg = msg[:i]
 	}
 	return strings.TrimSpace(msg)
-}
-
-func containsAny(s string, subs []string) bool {
-	for _, sub := range subs {
-		if strings.Contains(s, sub) {
-			return true
-		}
-	}
-	return false
-}
-
-func uniqueStrings(in []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, s := range in {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/sirupsen/logrus"
-	"github.com/spf13/pflag"
 )
 
 // Flag names, shared by every command that writes a bundle.
@@ -15,33 +14,18 @@ const (
 	FlagContainsSecrets = "i-understand-bundle-contains-secrets"
 )
 
-// Flags are the redaction flags of a command that writes a bundle. Wire them with
+// Flags are the redaction flags of a command that writes a bundle; the command
+// registers them (flags live in cmd) under the Flag* names, then
 //
-//	o.redact.AddFlags(cmd.Flags())
 //	policy, err := o.redact.Policy(logger) // then WriterOptions.Filter = policy
 //
-// and record policy.Redaction() in the manifest once every file is written.
+// and records policy.Redaction() in the manifest once every file is written.
 type Flags struct {
 	ConfigFile      string
 	Key             string
 	NoRedact        bool
 	ContainsSecrets bool
 	SkipLeakScan    bool
-}
-
-// AddFlags adds the redaction flags to fs.
-func (f *Flags) AddFlags(fs *pflag.FlagSet) {
-	f.AddPolicyFlags(fs)
-	fs.BoolVar(&f.NoRedact, FlagNoRedact, false, "write secrets as found, unmasked; requires --"+FlagContainsSecrets)
-	fs.BoolVar(&f.ContainsSecrets, FlagContainsSecrets, false, "confirm that --"+FlagNoRedact+" is meant and the bundle will hold secrets")
-	fs.BoolVar(&f.SkipLeakScan, FlagSkipLeakScan, false, "keep the bundle even when the leak scan after writing still finds secrets")
-}
-
-// AddPolicyFlags adds only the flags that shape the policy, for commands where turning
-// redaction off makes no sense (podflow redact).
-func (f *Flags) AddPolicyFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&f.ConfigFile, FlagConfig, "", "YAML file of extra redaction rules: literal values, regexes, fields per kind")
-	fs.StringVar(&f.Key, FlagKey, "", "fixed key for the digests in masks, for reproducible output and digests comparable across bundles (default: a random key per bundle)")
 }
 
 // UsageError reports a misuse of the redaction flags; commands exit with their usage

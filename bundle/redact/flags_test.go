@@ -5,17 +5,26 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/spf13/pflag"
 )
 
 func parseFlags(t *testing.T, args ...string) (*Policy, error) {
 	t.Helper()
 	var f Flags
-	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
-	f.AddFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		t.Fatal(err)
+	for i := 0; i < len(args); i++ {
+		switch args[i] {
+		case "--" + FlagNoRedact:
+			f.NoRedact = true
+		case "--" + FlagContainsSecrets:
+			f.ContainsSecrets = true
+		case "--" + FlagKey:
+			i++
+			f.Key = args[i]
+		case "--" + FlagConfig:
+			i++
+			f.ConfigFile = args[i]
+		default:
+			t.Fatalf("unknown flag %s", args[i])
+		}
 	}
 	return f.Policy(nil)
 }

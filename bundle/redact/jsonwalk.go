@@ -363,28 +363,11 @@ func (w *walker) redactString(n *jnode, s []byte) (out []byte, retry bool) {
 		}
 		retry = true
 	}
-	edits := w.p.textEdits(s, 0, w.at(n), w.sink, nil)
+	edits := w.p.textEdits(s, w.at(n), w.sink)
 	if len(edits) == 0 {
 		return nil, false
 	}
 	return splice(s, edits), retry
-}
-
-// listKinds maps the bundle's per-namespace list names to the kind of their items, for
-// lists whose items carry no kind (typed client-go lists drop it).
-var listKinds = map[string]string{
-	bundle.KindPods: "Pod", bundle.KindDeployments: "Deployment", bundle.KindReplicaSets: "ReplicaSet",
-	bundle.KindStatefulSets: "StatefulSet", bundle.KindDaemonSets: "DaemonSet", bundle.KindJobs: "Job",
-	bundle.KindCronJobs: "CronJob", bundle.KindServices: "Service", bundle.KindEndpointSlices: "EndpointSlice",
-	bundle.KindEvents: "Event", bundle.KindPVCs: "PersistentVolumeClaim", bundle.KindResourceQuotas: "ResourceQuota",
-	bundle.KindLimitRanges: "LimitRange", bundle.KindServiceAccounts: "ServiceAccount",
-	bundle.KindConfigMaps: "ConfigMap", bundle.KindSecrets: "Secret", bundle.KindLeases: "Lease",
-	bundle.KindPodDisruptionBudgets: "PodDisruptionBudget", bundle.KindNetworkPolicies: "NetworkPolicy",
-	bundle.KindNamespaces: "Namespace", bundle.KindNodes: "Node", bundle.KindPVs: "PersistentVolume",
-	bundle.KindStorageClasses: "StorageClass", bundle.KindPriorityClasses: "PriorityClass",
-	bundle.KindValidatingWebhooks: "ValidatingWebhookConfiguration",
-	bundle.KindMutatingWebhooks:   "MutatingWebhookConfiguration",
-	bundle.KindCSIDrivers:         "CSIDriver", bundle.KindNodeLeases: "Lease", bundle.KindRuntimeClasses: "RuntimeClass",
 }
 
 // runtimeEnvFile reports whether a file is crictl inspect output of a container.
@@ -398,5 +381,6 @@ func fileItemKind(name string) string {
 	if info.Area != "cluster" && info.Area != "namespaced" {
 		return ""
 	}
-	return listKinds[info.Kind]
+	l, _ := bundle.ListNamed(info.Kind)
+	return l.Kind
 }

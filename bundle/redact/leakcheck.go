@@ -55,7 +55,7 @@ func (f *Flags) CheckWritten(path string, p *Policy, limits bundle.Limits) error
 	}
 	leak := &LeakError{Path: path, Hits: hits}
 	if err := os.RemoveAll(path); err != nil {
-		return fmt.Errorf("%w (removing it failed: %v)", leak, err)
+		return fmt.Errorf("%w (removing it failed: %w)", leak, err)
 	}
 	leak.Removed = true
 	return leak

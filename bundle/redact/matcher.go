@@ -34,17 +34,6 @@ type keywordHits struct {
 // none reports that no keyword was found.
 func (h *keywordHits) none() bool { return len(h.any) == 0 }
 
-// positions returns the offsets at which keywords of detector d end.
-func (h *keywordHits) positions(d int) []int {
-	i, ok := slices.BinarySearch(h.dets, int32(d))
-	if !ok {
-		return nil
-	}
-	return h.pos[i]
-}
-
-func (h *keywordHits) has(d int) bool { return len(h.positions(d)) > 0 }
-
 // lineStarts returns the starts of the distinct lines holding the offsets.
 func lineStarts(data []byte, offsets []int) []int {
 	var starts []int

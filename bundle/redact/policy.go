@@ -121,7 +121,7 @@ func (p *Policy) RedactString(file, s string) string {
 		return s
 	}
 	c := counter{}
-	out := splice([]byte(s), p.textEdits([]byte(s), 0, -1, c, nil))
+	out := splice([]byte(s), p.textEdits([]byte(s), -1, c))
 	p.record(file, c)
 	return string(out)
 }

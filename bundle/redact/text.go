@@ -170,17 +170,16 @@ func overlapsRegion(start, end int, regions [][2]int) bool {
 	return i < len(regions) && regions[i][0] < end
 }
 
-// textEdits masks the secrets found in free text. Hits are reported at base plus their
-// offset, or all at anchor when anchor >= 0 (text inside a JSON string). Spans touching
-// a skip region (sorted, disjoint) are left to whoever handles that region.
-func (p *Policy) textEdits(data []byte, base, anchor int, s sink, skip [][2]int) []edit {
+// textEdits masks the secrets found in free text. Hits are reported at their offset, or
+// all at anchor when anchor >= 0 (text inside a JSON string).
+func (p *Policy) textEdits(data []byte, anchor int, s sink) []edit {
 	if len(data) == 0 {
 		return nil
 	}
-	return p.textEditsWith(data, p.matcher.scan(data, len(p.detectors)), base, anchor, s, skip)
+	return p.textEditsWith(data, p.matcher.scan(data, len(p.detectors)), anchor, s, nil)
 }
 
-func (p *Policy) textEditsWith(data []byte, h keywordHits, base, anchor int, s sink, skip [][2]int) []edit {
+func (p *Policy) textEditsWith(data []byte, h keywordHits, anchor int, s sink, skip [][2]int) []edit {
 	if h.none() && !p.unkeyed {
 		return nil
 	}
@@ -193,7 +192,7 @@ func (p *Policy) textEditsWith(data []byte, h keywordHits, base, anchor int, s s
 	for _, k := range kept {
 		at := anchor
 		if at < 0 {
-			at = base + k.start
+			at = k.start
 		}
 		s.hit(k.rule, at)
 		edits = append(edits, edit{k.start, k.end, p.mask(k.rule, data[k.start:k.end])})
@@ -266,7 +265,7 @@ func (p *Policy) fileEdits(name string, data []byte, s sink) (edits []edit, retr
 		}
 		regions = append(regions, [2]int{ls, le})
 	}
-	return append(edits, p.textEditsWith(data, h, 0, -1, s, regions)...), retry
+	return append(edits, p.textEditsWith(data, h, -1, s, regions)...), retry
 }
 
 func allLineStarts(data []byte) []int {

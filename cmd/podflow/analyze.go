@@ -32,6 +32,7 @@ type analyzeOptions struct {
 	// signatures are files or directories of user signatures (--signatures).
 	signatures []string
 	wide       bool
+	timelines  bool
 }
 
 func newAnalyzeCmd(g *globalOptions) *cobra.Command {
@@ -61,7 +62,7 @@ Exit status: 0 when no finding is at or above --fail-on, 3 when one is, 1 on err
 2 on a usage error.`,
 		Example: `  podflow analyze shop.tar.gz
   podflow analyze cluster.tar.gz node-n1.tar.gz -n shop
-  podflow analyze shop.tar.gz --pod shop/web-7d9f8b6c5d-4xk2p -v
+  podflow analyze shop.tar.gz --pod shop/web-7d9f8b6c5d-4xk2p --timelines
   podflow analyze shop.tar.gz -o markdown > ticket.md
   podflow analyze shop.tar.gz -o html > report.html
   podflow analyze shop.tar.gz -o json --fail-on critical | jq '.findings[] | select(.root)'
@@ -87,6 +88,7 @@ Exit status: 0 when no finding is at or above --fail-on, 3 when one is, 1 on err
 	f.StringVarP(&o.namespace, "namespace", "n", "", "report only findings and pods of this namespace")
 	f.StringVar(&o.pod, "pod", "", "report only this pod (namespace/name) and the findings linked to it")
 	f.StringArrayVar(&o.signatures, "signatures", nil, "add your own signatures: a YAML file or a directory of them (repeatable; see docs/signatures.md)")
+	f.BoolVar(&o.timelines, "timelines", false, "add each reported pod's timeline and evidence coverage to the report")
 	addFormatFlag(f, &o.format)
 	o.open.add(f)
 	return cmd
@@ -123,11 +125,11 @@ func (o *analyzeOptions) validate() error {
 	return nil
 }
 
-// splitPod parses namespace/name.
+// splitPod parses a namespace/name argument; a malformed one is a usage error.
 func splitPod(s string) (string, string, error) {
-	ns, name, ok := strings.Cut(s, "/")
-	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
-		return "", "", usageError("pod %q: want namespace/name", s)
+	ns, name, err := bundle.SplitPodName(s)
+	if err != nil {
+		return "", "", usageError("%w", err)
 	}
 	return ns, name, nil
 }
@@ -164,10 +166,10 @@ func selectRules(only, skip, signatureFiles []string) ([]*analyze.Rule, error) {
 		if s := r.Signature(); s != nil && s.ForRule != "" {
 			ids = append(ids, s.ForRule)
 		}
-		if len(only) > 0 && !slices.ContainsFunc(ids, func(id string) bool { return contains(only, id) }) {
+		if len(only) > 0 && !slices.ContainsFunc(ids, func(id string) bool { return slices.Contains(only, id) }) {
 			continue
 		}
-		if slices.ContainsFunc(ids, func(id string) bool { return contains(skip, id) }) {
+		if slices.ContainsFunc(ids, func(id string) bool { return slices.Contains(skip, id) }) {
 			continue
 		}
 		out = append(out, r)
@@ -188,15 +190,6 @@ func checkScope(g *analyze.Graph, namespace, pod string) error {
 		return fmt.Errorf("namespace %q: the evidence holds no pod, event or object in it", namespace)
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // addFormatFlag adds --format, which names the input format instead of detecting it.
@@ -273,7 +266,7 @@ func runAnalyze(ctx context.Context, o *analyzeOptions) error {
 	// With --rule or --skip-rule the user chose the rules; what they left out would read
 	// as unexplained.
 	report, err := analyze.RunContext(ctx, graph, selected, analyze.Options{
-		Namespace: o.namespace, Pod: o.pod, Timelines: o.verbosity > 0, PodflowVersion: version,
+		Namespace: o.namespace, Pod: o.pod, Timelines: o.timelines, PodflowVersion: version,
 		Unexplained: len(o.rules) == 0 && len(o.skipRules) == 0,
 		RuleDone:    func(string) { t.inc() },
 	})
@@ -290,7 +283,7 @@ func runAnalyze(ctx context.Context, o *analyzeOptions) error {
 		return err // stopped before any of the report was printed
 	}
 	if err := analyze.Render(o.streams.Out, report, o.output, analyze.RenderOptions{
-		Unicode: o.streams.OutTTY, Timelines: o.verbosity > 0, Width: terminalWidth(o.streams), Wide: o.wide,
+		Unicode: o.streams.OutTTY, Timelines: o.timelines, Width: terminalWidth(o.streams), Wide: o.wide,
 	}); err != nil {
 		return err
 	}

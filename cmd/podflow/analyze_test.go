@@ -258,3 +258,27 @@ func TestReadmeListsEveryRule(t *testing.T) {
 		t.Errorf("README.md lists %d rules and %d signatures, podflow has %d and %d", listedRules, listedSigs, len(rules.All()), len(sigs))
 	}
 }
+
+// TestVerbosityChangesStderrOnly: -v and -vv add detail on stderr and never change the
+// report; --timelines is what adds every pod's timeline to it.
+func TestVerbosityChangesStderrOnly(t *testing.T) {
+	b := fixture("runtime-oom-killed", "fires-memory-limit")
+	_, plain, _ := runPodflow(t, "analyze", b, "-o", "json", "--fail-on", "none")
+	for _, v := range []string{"-v", "-vv"} {
+		if _, out, _ := runPodflow(t, "analyze", b, "-o", "json", "--fail-on", "none", v); out != plain {
+			t.Errorf("%s changed stdout:\n%s\nwant:\n%s", v, out, plain)
+		}
+	}
+	_, withTimelines, _ := runPodflow(t, "analyze", b, "-o", "json", "--fail-on", "none", "--timelines")
+	var r struct {
+		Pods []struct {
+			Timeline []json.RawMessage `json:"timeline"`
+		} `json:"pods"`
+	}
+	if err := json.Unmarshal([]byte(withTimelines), &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Pods) == 0 || len(r.Pods[0].Timeline) == 0 {
+		t.Errorf("--timelines: no pod timeline in the report:\n%s", withTimelines)
+	}
+}

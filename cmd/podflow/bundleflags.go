@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"podflow.dev/podflow/bundle"
+	"podflow.dev/podflow/bundle/redact"
 )
 
 // openFlags are the reader limits every command that opens bundles accepts.
@@ -27,4 +28,19 @@ func (o *openFlags) open(ctx context.Context, path string) (*bundle.Bundle, erro
 // stays at the largest file, whatever the bundle's size.
 func (o *openFlags) scan(ctx context.Context, path string, opts bundle.ScanOptions) (*bundle.Bundle, error) {
 	return bundle.ScanContext(ctx, path, o.limits, opts)
+}
+
+// addRedactFlags registers the redaction flags of a command that writes a bundle.
+func addRedactFlags(fs *pflag.FlagSet, f *redact.Flags) {
+	addRedactPolicyFlags(fs, f)
+	fs.BoolVar(&f.NoRedact, redact.FlagNoRedact, false, "write secrets as found, unmasked; requires --"+redact.FlagContainsSecrets)
+	fs.BoolVar(&f.ContainsSecrets, redact.FlagContainsSecrets, false, "confirm that --"+redact.FlagNoRedact+" is meant and the bundle will hold secrets")
+	fs.BoolVar(&f.SkipLeakScan, redact.FlagSkipLeakScan, false, "keep the bundle even when the leak scan after writing still finds secrets")
+}
+
+// addRedactPolicyFlags registers only the flags that shape the policy, for commands
+// where turning redaction off makes no sense (podflow redact).
+func addRedactPolicyFlags(fs *pflag.FlagSet, f *redact.Flags) {
+	fs.StringVar(&f.ConfigFile, redact.FlagConfig, "", "YAML file of extra redaction rules: literal values, regexes, fields per kind")
+	fs.StringVar(&f.Key, redact.FlagKey, "", "fixed key for the digests in masks, for reproducible output and digests comparable across bundles (default: a random key per bundle)")
 }

@@ -57,8 +57,8 @@ A source the API refuses or that times out is recorded in the bundle's manifest 
 rest is still collected; the exit code is then 4. An unreachable API server fails before
 anything is written, and an interrupted collection leaves nothing behind.
 
-'podflow collect --print-rbac' prints a least-privilege ServiceAccount, ClusterRole and
-binding that allow exactly what collect reads.`,
+'podflow collect rbac' prints a least-privilege ServiceAccount, ClusterRole and binding
+that allow exactly what collect reads.`,
 		Example: `  # The current context's namespace, to podflow-<cluster>-<time>.tar.gz
   podflow collect
 
@@ -69,7 +69,7 @@ binding that allow exactly what collect reads.`,
   podflow collect --pod shop/web-7d9c6b5f4-x2x8q
 
   # Grant podflow exactly what it reads, then collect as that ServiceAccount
-  podflow collect --print-rbac --rbac-namespace ops | kubectl apply -f -
+  podflow collect rbac -n ops | kubectl apply -f -
 
   # Collect node evidence on a node (see 'podflow collect node --help')
   sudo podflow collect node -o node-1.tar.gz`,
@@ -97,10 +97,17 @@ binding that allow exactly what collect reads.`,
 	f.IntVar(&o.concurrency, "concurrency", collect.DefaultConcurrency, "how many sources to read at once")
 	f.StringVarP(&o.output, "output", "o", "", "bundle to write: .tar.gz, .tgz, .tar, or a directory (default podflow-<cluster>-<UTC time>.tar.gz)")
 	f.BoolVar(&o.force, "force", false, "overwrite the output if it exists")
-	f.BoolVar(&o.printRBAC, "print-rbac", false, "print the least-privilege RBAC for collection as YAML and exit")
-	f.StringVar(&o.rbacNamespace, "rbac-namespace", collect.DefaultRBACNamespace, "namespace of the ServiceAccount that --print-rbac prints")
-	o.redact.AddFlags(f)
-	cmd.AddCommand(newCollectNodeCmd(g))
+	// --print-rbac and --rbac-namespace are the deprecated spelling of 'podflow collect rbac',
+	// kept for one release.
+	f.BoolVar(&o.printRBAC, "print-rbac", false, "deprecated: use 'podflow collect rbac'")
+	f.StringVar(&o.rbacNamespace, "rbac-namespace", collect.DefaultRBACNamespace, "deprecated: use 'podflow collect rbac -n'")
+	for _, name := range []string{"print-rbac", "rbac-namespace"} {
+		if err := f.MarkHidden(name); err != nil {
+			panic(err) // the flag was registered just above
+		}
+	}
+	addRedactFlags(f, &o.redact)
+	cmd.AddCommand(newCollectNodeCmd(g), newCollectRBACCmd(g))
 	return cmd
 }
 
@@ -135,12 +142,13 @@ func (o *collectOptions) validate() error {
 		return usageError("--concurrency must be positive, got %d", o.concurrency)
 	}
 	if o.pod != "" {
-		ns, name, hasNS := strings.Cut(o.pod, "/")
+		hasNS := strings.Contains(o.pod, "/")
+		ns, _, err := bundle.SplitPodName(o.pod)
 		switch {
 		case !hasNS && len(o.namespaces) > 1:
 			return usageError("--pod %q: give it as namespace/name when several namespaces are set", o.pod)
-		case hasNS && (ns == "" || name == "" || strings.Contains(name, "/")):
-			return usageError("--pod %q: want namespace/name", o.pod)
+		case hasNS && err != nil:
+			return usageError("--pod: %w", err)
 		case hasNS && len(o.namespaces) > 0 && (len(o.namespaces) > 1 || o.namespaces[0] != ns):
 			return usageError("--pod %q is in namespace %q, which --namespace does not name", o.pod, ns)
 		}
@@ -150,6 +158,7 @@ func (o *collectOptions) validate() error {
 
 func runCollect(ctx context.Context, o *collectOptions) error {
 	if o.printRBAC {
+		o.log().Warn("--print-rbac is deprecated and will be removed: use 'podflow collect rbac -n NAMESPACE'")
 		return collect.PrintRBAC(o.streams.Out, o.rbacNamespace)
 	}
 	policy, err := o.redact.Policy(o.log())
@@ -216,7 +225,7 @@ func runCollect(ctx context.Context, o *collectOptions) error {
 	if _, err := fmt.Fprintln(o.streams.Out, res.Target); err != nil {
 		return err
 	}
-	failed := res.Failed()
+	failed := res.Incomplete()
 	if len(failed) == 0 {
 		return nil
 	}

@@ -75,9 +75,9 @@ still collected; the exit code is then 4. Merge node bundles with a cluster bund
 	f.StringVar(&n.RuntimeEndpoint, "runtime-endpoint", node.DefaultRuntimeEndpoint, "CRI endpoint of the container runtime (a unix socket)")
 	f.StringVar(&n.KubeletConfig, "kubelet-config", node.DefaultKubeletConfig, "kubelet config file")
 	f.DurationVar(&n.StepTimeout, "timeout", node.DefaultStepTimeout, "time limit of each step (one journal, the CRI calls, dmesg)")
-	f.StringVarP(&n.Output, "output", "o", "", "bundle to write: .tar.gz, .tgz, .tar, or a directory (default podflow-node-<node>-<UTC time>.tar.gz)")
+	f.StringVarP(&n.Target, "output", "o", "", "bundle to write: .tar.gz, .tgz, .tar, or a directory (default podflow-node-<node>-<UTC time>.tar.gz)")
 	f.BoolVar(&n.Force, "force", false, "overwrite the output if it exists")
-	o.redact.AddFlags(f)
+	addRedactFlags(f, &o.redact)
 	return cmd
 }
 
@@ -116,8 +116,8 @@ func runCollectNode(ctx context.Context, o *collectNodeOptions) error {
 	if o.now != nil {
 		now = o.now
 	}
-	if opts.Output == "" {
-		opts.Output = fmt.Sprintf("podflow-node-%s-%s.tar.gz", opts.NodeName, now().UTC().Format("20060102T150405Z"))
+	if opts.Target == "" {
+		opts.Target = fmt.Sprintf("podflow-node-%s-%s.tar.gz", opts.NodeName, now().UTC().Format("20060102T150405Z"))
 	}
 	if o.filter != nil {
 		opts.Filter = o.filter
@@ -130,11 +130,11 @@ func runCollectNode(ctx context.Context, o *collectNodeOptions) error {
 			}
 			return err
 		}
-		opts.Filter, opts.Redaction = policy, policy.Redaction
+		opts.Filter = policy
 	}
 	opts.PodflowVersion = version
-	opts.Log = o.log()
-	o.log().WithFields(logrus.Fields{"node": opts.NodeName, "hostRoot": opts.HostRoot, "output": opts.Output}).Info("collecting node evidence")
+	opts.Logger = o.log()
+	o.log().WithFields(logrus.Fields{"node": opts.NodeName, "hostRoot": opts.HostRoot, "output": opts.Target}).Info("collecting node evidence")
 	res, err := node.Collect(ctx, opts)
 	if err != nil {
 		return err

@@ -76,13 +76,8 @@ func TestCollectNodeFlagErrorsAreUsage(t *testing.T) {
 		{"node", "extra-arg"},
 	} {
 		s, _, errOut := testStreams()
-		root, g := newRootCmd(s)
-		root.AddCommand(newCollectNodeCmd(g))
-		root.SetArgs(args)
-		err := root.ExecuteContext(context.Background())
-		var ce *codeError
-		if !(errors.As(err, &ce) && ce.code == exitUsage) && !isUsage(err) {
-			t.Errorf("%q: err = %v (stderr %q), want a usage error", args, err, errOut.String())
+		if code := run(context.Background(), append([]string{"collect"}, args...), s); code != exitUsage {
+			t.Errorf("%q: exit %d (stderr %q), want a usage error", args, code, errOut.String())
 		}
 	}
 }

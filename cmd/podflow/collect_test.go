@@ -177,15 +177,26 @@ func TestCollectInterruptedExits1(t *testing.T) {
 	}
 }
 
-func TestCollectPrintRBAC(t *testing.T) {
+func TestCollectRBAC(t *testing.T) {
 	s, out, errOut := testStreams()
-	if code := run(context.Background(), []string{"collect", "--print-rbac", "--rbac-namespace", "ops"}, s); code != exitOK {
+	if code := run(context.Background(), []string{"collect", "rbac", "-n", "ops"}, s); code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	for _, want := range []string{"kind: ClusterRole\n", "kind: ClusterRoleBinding\n", "namespace: ops\n", "pods/log"} {
 		if !strings.Contains(out.String(), want) {
-			t.Errorf("--print-rbac output lacks %q", want)
+			t.Errorf("collect rbac output lacks %q", want)
 		}
+	}
+	// The deprecated flag prints the same, and says on stderr that it is deprecated.
+	s2, out2, errOut2 := testStreams()
+	if code := run(context.Background(), []string{"collect", "--print-rbac", "--rbac-namespace", "ops"}, s2); code != exitOK {
+		t.Fatalf("--print-rbac: exit %d: %s", code, errOut2)
+	}
+	if out2.String() != out.String() {
+		t.Errorf("--print-rbac prints something else than collect rbac:\n%s", out2)
+	}
+	if !strings.Contains(errOut2.String(), "deprecated") {
+		t.Errorf("--print-rbac: no deprecation warning on stderr: %q", errOut2)
 	}
 }
 
@@ -198,6 +209,8 @@ func TestCollectUsageErrors(t *testing.T) {
 		{"collect", "--log-bytes", "0"},
 		{"collect", "--since", "-1h"},
 		{"collect", "--print-rbac", "--rbac-namespace", "Not_Valid"},
+		{"collect", "rbac", "-n", "Not_Valid"},
+		{"collect", "rbac", "extra-arg"},
 		{"collect", "--no-redact"},
 		{"collect", "extra-arg"},
 	} {
@@ -213,5 +226,27 @@ func TestCollectHasNodeSubcommand(t *testing.T) {
 	cmd, _, err := root.Find([]string{"collect", "node"})
 	if err != nil || cmd.Name() != "node" || cmd.Parent().Name() != "collect" {
 		t.Fatalf("collect node = %v, %v", cmd, err)
+	}
+}
+
+// TestArgumentErrorsAreUsage: cobra's argument and flag errors exit with the usage
+// code, by type, at every level of the command tree.
+func TestArgumentErrorsAreUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"no-such-command"},
+		{"bundle", "no-such-command"},
+		{"collect", "no-such-command"},
+		{"version", "extra"},
+		{"verify"},
+		{"analyze", "--no-such-flag", "x"},
+	} {
+		s, _, errOut := testStreams()
+		if code := run(context.Background(), args, s); code != exitUsage {
+			t.Errorf("%v: exit %d, want %d (stderr %q)", args, code, exitUsage, errOut)
+		}
+	}
+	s, out, _ := testStreams()
+	if code := run(context.Background(), []string{"bundle"}, s); code != exitOK || !strings.Contains(out.String(), "merge") {
+		t.Errorf("bundle alone: exit %d, want its help listing merge:\n%s", code, out)
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -41,7 +40,7 @@ func TestIncidents(t *testing.T) {
 	var results []caseResult
 	var failures []string
 	for _, c := range cases {
-		r := runCase(context.Background(), c, catalog)
+		r := runCase(c, catalog)
 		results = append(results, r)
 		name := filepath.Base(c.Dir)
 		switch {

@@ -81,7 +81,7 @@ bundle the same way.`,
 	f := cmd.Flags()
 	f.StringVarP(&o.output, "output", "o", "", "bundle to write: .tar.gz, .tgz or .tar for an archive, anything else for a directory")
 	f.BoolVar(&o.force, "force", false, "overwrite the output if it exists")
-	o.redact.AddPolicyFlags(f)
+	addRedactPolicyFlags(f, &o.redact)
 	o.pseudo.add(f)
 	o.open.add(f)
 	return cmd

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/mattn/go-isatty"
 	"github.com/sirupsen/logrus"
@@ -115,8 +114,32 @@ evidence that says so.`,
 		return &codeError{code: exitUsage, err: fmt.Errorf("%w\nSee '%s --help'", err, cmd.CommandPath())}
 	})
 	root.AddCommand(subcommands(g)...)
+	typedUsage(root)
 	registerCompletions(root)
 	return root, g
+}
+
+// typedUsage makes the argument errors of cmd and its subcommands usage errors. cobra
+// returns them untyped, and recognizing them by their wording would break with any
+// cobra release. A command that only groups others gets a RunE that prints its help, so
+// an unknown subcommand reaches the argument check instead of the help fallback.
+func typedUsage(cmd *cobra.Command) {
+	check := cmd.Args
+	if check == nil {
+		check = cobra.NoArgs // a positional argument would be an unknown subcommand
+	}
+	cmd.Args = func(c *cobra.Command, args []string) error {
+		if err := check(c, args); err != nil {
+			return &codeError{code: exitUsage, err: fmt.Errorf("%w\nSee '%s --help'", err, c.CommandPath())}
+		}
+		return nil
+	}
+	if !cmd.Runnable() {
+		cmd.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+	}
+	for _, sub := range cmd.Commands() {
+		typedUsage(sub)
+	}
 }
 
 // subcommands lists every verb; one file per verb builds its command.
@@ -170,19 +193,5 @@ func runAs(ctx context.Context, argv0 string, args []string, s streams) int {
 	if errors.As(err, &ee) {
 		return ee.code
 	}
-	if isUsage(err) {
-		return exitUsage
-	}
 	return exitError
-}
-
-// isUsage recognizes cobra's argument errors, which it does not type.
-func isUsage(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "accepts ", "requires at least", "requires at most", "unknown flag", "unknown shorthand"} {
-		if strings.Contains(msg, p) {
-			return true
-		}
-	}
-	return false
 }

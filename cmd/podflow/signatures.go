@@ -138,7 +138,7 @@ func evidenceDir(c *incidentCase) (string, func(), error) {
 
 // runCase imports an incident's evidence as pasted text and analyzes it with the
 // catalog.
-func runCase(ctx context.Context, c *incidentCase, catalog []*analyze.Rule) caseResult {
+func runCase(c *incidentCase, catalog []*analyze.Rule) caseResult {
 	res := caseResult{Case: c}
 	dir, cleanup, err := evidenceDir(c)
 	if err != nil {
@@ -321,7 +321,7 @@ func runSignaturesTest(ctx context.Context, o *signaturesTestOptions) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		r := runCase(ctx, c, catalog)
+		r := runCase(c, catalog)
 		results = append(results, r)
 		verdict := "ok"
 		if r.Err != nil || !r.CauseOK {

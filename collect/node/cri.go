@@ -310,7 +310,7 @@ func (c *collector) inspectOne(st *criState, id string, pathOf func(node, id str
 		// The kubelet removed it between the list and this call (a crash-looping
 		// container is replaced every few seconds): it is gone, not a failure. The list
 		// still names it, so readers see it existed.
-		c.opts.Log.WithField("id", id).Debug("CRI object removed before it could be inspected")
+		c.opts.Logger.WithField("id", id).Debug("CRI object removed before it could be inspected")
 		return 0, nil
 	}
 	if err != nil {

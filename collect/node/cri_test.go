@@ -227,7 +227,7 @@ func TestCRIWritesCrictlShapes(t *testing.T) {
 		}
 	}
 
-	coll := readCollection(t, b, node)
+	coll := readCollection(t, b)
 	if coll.Runtime == nil || coll.Runtime.RuntimeName != "containerd" || coll.Runtime.RuntimeVersion != "v2.2.0" {
 		t.Errorf("runtime = %+v", coll.Runtime)
 	}

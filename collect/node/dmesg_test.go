@@ -103,7 +103,7 @@ func TestDmesgFallsBackToPlainThenKmsg(t *testing.T) {
 	if string(got) != want {
 		t.Fatalf("dmesg.log =\n%s\nwant\n%s", got, want)
 	}
-	steps := stepsFor(readCollection(t, b, "worker-1"), SourceDmesg)
+	steps := stepsFor(readCollection(t, b), SourceDmesg)
 	if len(steps) != 3 || steps[0].Used || steps[1].Used || !steps[2].Used || steps[2].Read != opts.KmsgPath {
 		t.Errorf("dmesg steps = %+v", steps)
 	}

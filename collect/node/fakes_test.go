@@ -64,7 +64,7 @@ func testOptions(t *testing.T, r Runner) Options {
 	return Options{
 		NodeName:       "worker-1",
 		HostRoot:       root,
-		Output:         filepath.Join(t.TempDir(), "node.tar.gz"),
+		Target:         filepath.Join(t.TempDir(), "node.tar.gz"),
 		Runner:         r,
 		KmsgPath:       filepath.Join(root, "no-kmsg"),
 		PodflowVersion: "test",

@@ -20,9 +20,10 @@ const kubeletLines = `2026-11-29T10:01:02+0000 worker-1 kubelet[812]: E1129 10:0
 2026-11-29T10:01:03+0000 worker-1 kubelet[812]: I1129 10:01:03.000001     812 kubelet.go:2465] "SyncLoop (PLEG): event for pod" pod="shop/web-1"
 `
 
-func readCollection(t *testing.T, b *bundle.Bundle, node string) Collection {
+// readCollection reads the collection record of worker-1, the node every test collects.
+func readCollection(t *testing.T, b *bundle.Bundle) Collection {
 	t.Helper()
-	data, err := b.ReadFile(bundle.NodePath(node, bundle.NodeCollection))
+	data, err := b.ReadFile(bundle.NodePath("worker-1", bundle.NodeCollection))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +71,7 @@ func TestKubeletJournalFallsBackToIdentifier(t *testing.T) {
 		t.Errorf("runtime source = %+v", src)
 	}
 
-	steps := stepsFor(readCollection(t, b, "worker-1"), SourceKubeletJournal)
+	steps := stepsFor(readCollection(t, b), SourceKubeletJournal)
 	if len(steps) != 2 {
 		t.Fatalf("kubelet steps = %+v, want the unit query then the identifier query", steps)
 	}
@@ -110,7 +111,7 @@ func TestJournalMissingFallsBackToLogFile(t *testing.T) {
 		t.Error("containerd.log written although nothing was found")
 	}
 	// journalctl missing once means the identifier query is not tried.
-	steps := stepsFor(readCollection(t, b, "worker-1"), SourceKubeletJournal)
+	steps := stepsFor(readCollection(t, b), SourceKubeletJournal)
 	if len(steps) != 2 || steps[0].Error == "" || steps[1].Read != filepath.Join(opts.HostRoot, "var/log/kubelet.log") || !steps[1].Used {
 		t.Errorf("kubelet steps = %+v", steps)
 	}
@@ -186,7 +187,7 @@ func TestJournalByteCapKeepsNewestWholeLines(t *testing.T) {
 		t.Fatalf("kubelet.log = %q, want whole newest lines within 200 bytes", got)
 	}
 	mustContain(t, "kubelet.log", string(got), "line 19")
-	steps := stepsFor(readCollection(t, b, "worker-1"), SourceKubeletJournal)
+	steps := stepsFor(readCollection(t, b), SourceKubeletJournal)
 	if steps[0].TruncatedBytes != int64(len(full)-len(got)) {
 		t.Errorf("truncatedBytes = %d, want %d", steps[0].TruncatedBytes, len(full)-len(got))
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/sirupsen/logrus"
 
 	"podflow.dev/podflow/bundle"
+	"podflow.dev/podflow/collect"
 )
 
 // Source names recorded in the manifest of a node bundle.
@@ -68,14 +69,13 @@ type Options struct {
 	// StepTimeout bounds each step (one journal, the CRI calls, dmesg).
 	StepTimeout time.Duration
 
-	// Output is the bundle to write; see bundle.Create. Required.
-	Output string
+	// Target is the bundle to write; see bundle.Create. Required.
+	Target string
 	Force  bool
 	// Filter, when set, rewrites every file before it reaches the bundle (redaction).
+	// A collect.RedactionReporter fills the manifest's redaction record once every file
+	// is written; a collect.StringRedactor also masks the error texts the manifest quotes.
 	Filter bundle.Filter
-	// Redaction, when set, is called once every file is written and fills the
-	// manifest's redaction record (counts kept by Filter).
-	Redaction func() bundle.Redaction
 
 	PodflowVersion string
 	CommandLine    []string
@@ -85,8 +85,8 @@ type Options struct {
 	// DialCRI connects to the runtime; nil means DialCRI of this package.
 	DialCRI func(ctx context.Context, endpoint, socket string) (CRIClient, error)
 	// Now is the clock; nil means time.Now.
-	Now func() time.Time
-	Log logrus.FieldLogger
+	Now    func() time.Time
+	Logger logrus.FieldLogger
 }
 
 func (o *Options) defaults() {
@@ -133,10 +133,10 @@ func (o *Options) defaults() {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	if o.Log == nil {
+	if o.Logger == nil {
 		l := logrus.New()
 		l.SetOutput(io.Discard)
-		o.Log = l
+		o.Logger = l
 	}
 }
 
@@ -150,21 +150,6 @@ func ValidateNodeName(name string) error {
 	}
 	return nil
 }
-
-// stringRedactor is implemented by filters that can also redact free text, such as the
-// error messages recorded in the manifest.
-type stringRedactor interface {
-	RedactString(file, s string) string
-}
-
-// Result is what Collect wrote.
-type Result struct {
-	Target   string
-	Manifest *bundle.Manifest
-}
-
-// Incomplete lists the sources that failed or were only partly collected.
-func (r *Result) Incomplete() []bundle.Source { return r.Manifest.Incomplete() }
 
 // collector holds one run's state. Sources run one after another except the CRI
 // inspections, so only the writer and the step list are shared across goroutines.
@@ -194,13 +179,13 @@ func (c *collector) hostPath(p string) string {
 // recorded in the manifest and collection.json and the bundle is still written; the error
 // is for a bundle that could not be written at all, or a cancelled run, which leaves no
 // bundle behind.
-func Collect(ctx context.Context, opts Options) (*Result, error) {
+func Collect(ctx context.Context, opts Options) (*collect.Result, error) {
 	opts.defaults()
 	if err := ValidateNodeName(opts.NodeName); err != nil {
 		return nil, err
 	}
-	if opts.Output == "" {
-		return nil, errors.New("no output path given")
+	if opts.Target == "" {
+		return nil, errors.New("no target path for the bundle")
 	}
 	if st, err := os.Stat(opts.HostRoot); err != nil {
 		return nil, fmt.Errorf("host root %q: %w", opts.HostRoot, err)
@@ -208,11 +193,11 @@ func Collect(ctx context.Context, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("host root %q is not a directory", opts.HostRoot)
 	}
 	start := opts.Now()
-	w, err := bundle.Create(opts.Output, bundle.WriterOptions{Force: opts.Force, Filter: opts.Filter, ModTime: start.UTC()})
+	w, err := bundle.Create(opts.Target, bundle.WriterOptions{Force: opts.Force, Filter: opts.Filter, ModTime: start.UTC()})
 	if err != nil {
 		return nil, err
 	}
-	c := &collector{opts: opts, w: w, log: opts.Log.WithField("node", opts.NodeName), since: start.Add(-opts.Since)}
+	c := &collector{opts: opts, w: w, log: opts.Logger.WithField("node", opts.NodeName), since: start.Add(-opts.Since)}
 	m := &bundle.Manifest{
 		PodflowVersion: opts.PodflowVersion,
 		CollectedAt:    start.UTC(),
@@ -241,7 +226,7 @@ func Collect(ctx context.Context, opts Options) (*Result, error) {
 			w.Abort()
 			return nil, fmt.Errorf("collect node %s: %w", opts.NodeName, ctx.Err())
 		}
-		if r, ok := opts.Filter.(stringRedactor); ok {
+		if r, ok := opts.Filter.(collect.StringRedactor); ok {
 			// Errors quote command stderr, which can hold what the filter masks in files.
 			src.Error = r.RedactString(bundle.ManifestPath, src.Error)
 		}
@@ -252,13 +237,16 @@ func Collect(ctx context.Context, opts Options) (*Result, error) {
 		w.Abort()
 		return nil, err
 	}
-	if opts.Redaction != nil {
-		m.Redaction = opts.Redaction()
+	if opts.Filter != nil {
+		m.Redaction = bundle.Redaction{Policy: "unreported", Enabled: true}
+		if r, ok := opts.Filter.(collect.RedactionReporter); ok {
+			m.Redaction = r.Redaction()
+		}
 	}
 	if err := w.Close(m); err != nil {
 		return nil, err
 	}
-	return &Result{Target: opts.Output, Manifest: m}, nil
+	return &collect.Result{Target: opts.Target, Manifest: m}, nil
 }
 
 func (c *collector) logSource(s bundle.Source) {

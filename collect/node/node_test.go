@@ -64,7 +64,7 @@ func TestCollectWritesCompleteNodeBundle(t *testing.T) {
 	if string(cfg) != kubeletConfig {
 		t.Errorf("kubelet-config.yaml = %q", cfg)
 	}
-	coll := readCollection(t, b, "worker-1")
+	coll := readCollection(t, b)
 	if coll.Node != "worker-1" || coll.HostRoot != opts.HostRoot || !coll.Clock.Equal(testClock) || !coll.StartedAt.Equal(testClock) ||
 		!coll.Since.Equal(testClock.Add(-24*time.Hour)) || !slices.Equal(coll.CommandLine, opts.CommandLine) {
 		t.Errorf("collection = %+v", coll)
@@ -99,7 +99,7 @@ func TestCollectCancelledLeavesNoBundle(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "context canceled") {
 		t.Fatalf("err = %v, want cancellation", err)
 	}
-	entries, _ := os.ReadDir(filepath.Dir(opts.Output))
+	entries, _ := os.ReadDir(filepath.Dir(opts.Target))
 	if len(entries) != 0 {
 		t.Fatalf("cancelled collection left %v behind", entries)
 	}
@@ -130,7 +130,7 @@ func TestCollectRefusesBadInput(t *testing.T) {
 		t.Errorf("missing host root: %v", err)
 	}
 	opts = testOptions(t, &fakeRunner{})
-	if err := os.WriteFile(opts.Output, []byte("x"), 0o644); err != nil {
+	if err := os.WriteFile(opts.Target, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Collect(context.Background(), opts); err == nil || !strings.Contains(err.Error(), "already exists") {
@@ -156,6 +156,13 @@ func (f *secretFilter) Apply(name string, data []byte) ([]byte, error) {
 	return bytes.ReplaceAll(data, []byte("s3cr3t"), []byte("[REDACTED]")), nil
 }
 
+// Redaction reports what was masked, as the policy's does.
+func (f *secretFilter) Redaction() bundle.Redaction {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.r
+}
+
 func (f *secretFilter) RedactString(file, s string) string {
 	out, _ := f.Apply(file, []byte(s))
 	return string(out)
@@ -169,7 +176,6 @@ func TestCollectAppliesFilterAndRecordsRedaction(t *testing.T) {
 	opts := testOptions(t, r)
 	f := &secretFilter{r: bundle.Redaction{Policy: "test", Enabled: true}}
 	opts.Filter = f
-	opts.Redaction = func() bundle.Redaction { return f.r }
 	res, err := Collect(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,96 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"podflow.dev/podflow/analyze"
+)
+
+// What the controller-stage rules share: a Deployment's progress deadline, the pods that are
+// not ready and how their state reads, and a workload's latest warning event.
+
+// progressDeadlineReason is the Progressing condition's reason on a timeout
+// (pkg/controller/deployment/util TimedOutReason).
+const progressDeadlineReason = "ProgressDeadlineExceeded"
+
+// notReadyPods lists the ReplicaSet's pods that are not ready, sorted by name.
+func notReadyPods(v *analyze.View, rs *analyze.ReplicaSet) []*analyze.Pod {
+	var out []*analyze.Pod
+	for _, p := range v.Pods() {
+		owner := v.Controller(p.Meta())
+		if owner == nil || owner.Kind != "ReplicaSet" || owner.Namespace != rs.Obj.Namespace || owner.Name != rs.Obj.Name ||
+			p.Obj.DeletionTimestamp != nil || analyze.IsReady(p) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// firstPodState describes the first of a controller's troubled pods, which stands for
+// them all: "NAME (and N more <more>) STATE" when there are others, its state alone
+// (podStateText), and the evidence for it.
+func firstPodState(v *analyze.View, pods []*analyze.Pod, more string) (phrase, state string, evidence []analyze.Evidence) {
+	p := pods[0]
+	state, evidence = podStateText(v, p)
+	others := ""
+	if len(pods) > 1 {
+		others = fmt.Sprintf(" (and %d more %s)", len(pods)-1, more)
+	}
+	return fmt.Sprintf("%s%s %s", p.Obj.Name, others, state), state, evidence
+}
+
+// podStateText says what keeps a pod from being ready, from its status and its latest
+// warning event: "runs but is not ready: Readiness probe failed: … (x15)", "waits in
+// CrashLoopBackOff: …", "is not scheduled: …".
+func podStateText(v *analyze.View, p *analyze.Pod) (string, []analyze.Evidence) {
+	pod := p.Obj
+	if c, loc := analyze.PodCondition(p, corev1.PodScheduled); c != nil && c.Status == corev1.ConditionFalse {
+		text := "is not scheduled: " + firstLine(c.Message)
+		return text, []analyze.Evidence{loc.Evidence(text, c.LastTransitionTime.Time)}
+	}
+	for _, c := range analyze.Containers(p) {
+		if c.Status == nil {
+			continue
+		}
+		if w := c.Status.State.Waiting; w != nil && w.Reason != "ContainerCreating" && w.Reason != "PodInitializing" {
+			text := fmt.Sprintf("has container %s waiting in %s", c.Name, w.Reason)
+			if w.Message != "" {
+				text += ": " + firstLine(w.Message)
+			}
+			return text, []analyze.Evidence{c.StatusLoc.At("state", "waiting").Evidence(text, time.Time{})}
+		}
+	}
+	events := v.EventsFor(p.Ref())
+	if e := latestWarning(events); e != nil {
+		state := "is " + string(pod.Status.Phase)
+		if pod.Status.Phase == corev1.PodRunning {
+			state = "runs but is not ready"
+		}
+		text := fmt.Sprintf("%s: %s", state, strings.TrimSpace(firstLine(e.Message)))
+		if e.Count > 1 {
+			text += fmt.Sprintf(" (x%d)", e.Count)
+		}
+		return text, []analyze.Evidence{e.Evidence()}
+	}
+	if c, loc := analyze.PodCondition(p, corev1.PodReady); c != nil {
+		text := fmt.Sprintf("is %s and not ready: %s", pod.Status.Phase, c.Message)
+		return text, []analyze.Evidence{loc.Evidence(text, c.LastTransitionTime.Time)}
+	}
+	text := "is " + string(pod.Status.Phase)
+	return text, []analyze.Evidence{p.Loc.At("status").Evidence(text, v.CollectedAt())}
+}
+
+// latestWarning is the most recently seen Warning event, or nil.
+func latestWarning(events []*analyze.Event) *analyze.Event {
+	for i := len(events) - 1; i >= 0; i-- {
+		if events[i].Type == corev1.EventTypeWarning {
+			return events[i]
+		}
+	}
+	return nil
+}

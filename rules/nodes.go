@@ -1,0 +1,37 @@
+package rules
+
+import (
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Node state several stages read: the Ready condition and the runtime's network message.
+
+// nodeReady returns the node's Ready condition and its index, or nil.
+func nodeReady(node *corev1.Node) (int, *corev1.NodeCondition) {
+	for i := range node.Status.Conditions {
+		if node.Status.Conditions[i].Type == corev1.NodeReady {
+			return i, &node.Status.Conditions[i]
+		}
+	}
+	return -1, nil
+}
+
+// stamp renders a time for a cause: RFC 3339 in UTC, "never" when unset.
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return "never"
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+// runtimeNetworkMessage is containerd's own words from the condition
+// "NetworkReady=false reason:R message:M".
+func runtimeNetworkMessage(cond string) string {
+	if _, m, ok := strings.Cut(cond, " message:"); ok {
+		return strings.TrimPrefix(strings.TrimSpace(m), "Network plugin returns error: ")
+	}
+	return cond
+}
