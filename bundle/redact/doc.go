@@ -17,9 +17,10 @@
 //     STRIPE_KEY, GITLAB_PAT, SMTP_PW, SENTRY_DSN, SLACK_WEBHOOK_URL, DB_CONN_STRING,
 //     JWT_SECRET_BASE or API_TOKEN_PROD count unless the value is plain: a boolean, a
 //     short number, a path or a URL without credentials.
-//   - runtime-env: env values in crictl inspect output named like credentials. PATH,
-//     HOSTNAME, HOME, TERM, KUBERNETES_* and Service links stay; the other values go
-//     through the text detectors.
+//   - runtime-env: env values in crictl inspect output. PATH, HOSTNAME, HOME, TERM,
+//     KUBERNETES_* and Service links stay, and so does a plainly harmless value (a
+//     boolean, a short number, a path, a URL without credentials); the rest is masked,
+//     since the runtime holds the resolved values of Secret references under any name.
 //   - credential-field: any JSON member so named whose value is a string.
 //   - docker-config-auth, kubeconfig-credential, gcp-service-account-key: the secret
 //     fields of docker config auths, kubeconfig users and GCP service-account keys.

@@ -136,18 +136,22 @@ func TestCRIInspect(t *testing.T) {
 		`"runtimeSpec":{"process":{"env":["PATH=/usr/bin","STRIPE_API_KEY=sk_live_abc","UPSTREAM_REF=from-a-secret"],"args":["/app","--token","plain"]}}}}`
 	in = strings.Replace(in, `"env":["PATH=/usr/bin",`, `"env":["PATH=/usr/bin","HOSTNAME=web-0","KUBERNETES_SERVICE_HOST=10.96.0.1","DB_SERVICE_PORT_SQL=5432","DB_PORT_5432_TCP_ADDR=10.96.3.4","GH=ghp_`+"4Ug2kqb8fVsc5XjZrKm0TLaQpW3nYdE6HiRo"+`",`, 1)
 	out, rules := applyOnce(t, p, "nodes/n1/crictl/inspect/4f1a.json", in)
-	// The runtime's own variables, KUBERNETES_* and Service links are evidence; the
-	// others are judged by name and value like a Pod's env.
+	// The runtime's own variables, KUBERNETES_* and Service links are evidence; any
+	// other value that is not plainly harmless is masked: the runtime's env holds the
+	// values of Secret references resolved, under any name (UPSTREAM_REF here).
 	want := in
 	m := mask(p, RuleRuntimeEnv, "sk_live_abc")
 	want = strings.Replace(want, `"value":"sk_live_abc"`, `"value":"`+m+`"`, 1)
 	want = strings.Replace(want, `"STRIPE_API_KEY=sk_live_abc"`, `"STRIPE_API_KEY=`+m+`"`, 1)
-	want = strings.Replace(want, "ghp_4Ug2kqb8fVsc5XjZrKm0TLaQpW3nYdE6HiRo", mask(p, "github-pat", "ghp_4Ug2kqb8fVsc5XjZrKm0TLaQpW3nYdE6HiRo"), 1)
+	ref := mask(p, RuleRuntimeEnv, "from-a-secret")
+	want = strings.Replace(want, `"value":"from-a-secret"`, `"value":"`+ref+`"`, 1)
+	want = strings.Replace(want, `"UPSTREAM_REF=from-a-secret"`, `"UPSTREAM_REF=`+ref+`"`, 1)
+	want = strings.Replace(want, "ghp_4Ug2kqb8fVsc5XjZrKm0TLaQpW3nYdE6HiRo", mask(p, RuleRuntimeEnv, "ghp_4Ug2kqb8fVsc5XjZrKm0TLaQpW3nYdE6HiRo"), 1)
 	if out != want {
 		t.Fatalf("crictl inspect:\ngot:  %s\nwant: %s", out, want)
 	}
-	if rules[RuleRuntimeEnv] != 2 || rules["github-pat"] != 1 {
-		t.Fatalf("runtime-env fired %d times, want 2, github-pat %d, want 1: %v", rules[RuleRuntimeEnv], rules["github-pat"], rules)
+	if rules[RuleRuntimeEnv] != 5 {
+		t.Fatalf("runtime-env fired %d times, want 5: %v", rules[RuleRuntimeEnv], rules)
 	}
 	if again, _ := applyOnce(t, p, "nodes/n1/crictl/inspect/4f1a.json", out); again != out {
 		t.Fatalf("not idempotent:\n%s\n%s", out, again)

@@ -104,7 +104,9 @@ func (w *walker) value(n *jnode, c jctx) {
 // runtimeEnvValue redacts one environment entry of crictl inspect output, NAME=value
 // (OCI runtime spec) or {key, value} (CRI config). The runtime's own variables (PATH,
 // HOSTNAME, HOME, TERM) and the ones Kubernetes injects (KUBERNETES_*, Service links)
-// are evidence and stay; the others are judged by name and value like a Pod's env.
+// are evidence and stay. The others keep their value only when it is plainly not a
+// secret (a boolean, a short number, a path, a URL without credentials): unlike a Pod's
+// env, the runtime's holds the values of Secret references resolved, under any name.
 func (w *walker) runtimeEnvValue(n *jnode) {
 	switch n.kind {
 	case jString:
@@ -112,7 +114,7 @@ func (w *walker) runtimeEnvValue(n *jnode) {
 		if !ok || v == "" || isMask(v) || runtimeEnvName(name) {
 			return
 		}
-		if envCredential(name, v) {
+		if envCredential(name, v) || !plainValue(v) {
 			w.sink.hit(RuleRuntimeEnv, w.at(n))
 			w.replace(n, quoteJSON(name+"="+string(w.p.mask(RuleRuntimeEnv, []byte(v)))))
 			return
@@ -127,7 +129,7 @@ func (w *walker) runtimeEnvValue(n *jnode) {
 		if runtimeEnvName(name) {
 			return
 		}
-		if envCredential(name, v.str) {
+		if envCredential(name, v.str) || !plainValue(v.str) {
 			w.maskString(v, RuleRuntimeEnv)
 			return
 		}
