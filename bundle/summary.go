@@ -54,7 +54,7 @@ func Summarize(b *Bundle) Summary {
 			}
 			s.Kinds[info.Kind] += n
 			if info.Kind == KindNodes {
-				for _, node := range nodeNames(b.files[name]) {
+				for _, node := range NodeNames(b.files[name]) {
 					nodes[node] = true
 				}
 			}
@@ -91,8 +91,8 @@ func (b *Bundle) listItems(name string) (int, error) {
 	return countItems(b.files[name])
 }
 
-// nodeNames are the names of the nodes in a nodes list (a scanned bundle keeps it).
-func nodeNames(data []byte) []string {
+// NodeNames are the names of the nodes in a nodes list (cluster-resources/nodes.json).
+func NodeNames(data []byte) []string {
 	var list struct {
 		Items []struct {
 			Metadata struct {

@@ -152,22 +152,7 @@ func nodeNames(src *bundle.Bundle) []string {
 	if err != nil {
 		return nil
 	}
-	var list struct {
-		Items []struct {
-			Metadata struct {
-				Name string `json:"name"`
-			} `json:"metadata"`
-		} `json:"items"`
-	}
-	if json.Unmarshal(data, &list) != nil {
-		return nil
-	}
-	var out []string
-	for _, it := range list.Items {
-		if it.Metadata.Name != "" {
-			out = append(out, it.Metadata.Name)
-		}
-	}
+	out := bundle.NodeNames(data)
 	sort.Strings(out)
 	return out
 }
