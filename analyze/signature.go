@@ -21,12 +21,15 @@ type Signature struct {
 	PrintedBy string     `json:"printedBy"`
 	Where     []TextKind `json:"where"`
 	Patterns  []string   `json:"patterns"`
-	Cause     string     `json:"cause"`
-	Fix       string     `json:"fix"`
-	Confirm   []string   `json:"confirm,omitempty"`
-	Doc       string     `json:"doc,omitempty"`
-	Severity  Severity   `json:"severity"`
-	Examples  struct {
+	// Unless lists patterns that, matching the same text, mean the message is not this
+	// signature's case (a transient of a volume every pod has, a benign variant).
+	Unless   []string `json:"unless,omitempty"`
+	Cause    string   `json:"cause"`
+	Fix      string   `json:"fix"`
+	Confirm  []string `json:"confirm,omitempty"`
+	Doc      string   `json:"doc,omitempty"`
+	Severity Severity `json:"severity"`
+	Examples struct {
 		Fires []string `json:"fires"`
 		Quiet []string `json:"quiet"`
 	} `json:"examples"`
@@ -40,9 +43,10 @@ type Signature struct {
 	// Line is the signature's line in File.
 	Line int `json:"line"`
 
-	res   []*regexp.Regexp
-	lits  []string // per pattern, a literal every match contains (lower case), or ""
-	where map[TextKind]bool
+	res    []*regexp.Regexp
+	unless []*regexp.Regexp
+	lits   []string // per pattern, a literal every match contains (lower case), or ""
+	where  map[TextKind]bool
 }
 
 // Limits on what a signature file may ask of the matcher; Go's regexp is linear in the
@@ -125,6 +129,21 @@ func (s *Signature) compile() *FieldError {
 		}
 		s.res = append(s.res, re)
 		s.lits = append(s.lits, requiredLiteral(p))
+	}
+	if len(s.Unless) > maxPatternsPerSig {
+		return &FieldError{Field: "unless", Msg: "more than " + itoa(maxPatternsPerSig) + " patterns"}
+	}
+	s.unless = nil
+	for i, p := range s.Unless {
+		field := "unless[" + itoa(i) + "]"
+		if len(p) > maxPatternBytes {
+			return &FieldError{Field: field, Msg: "longer than " + itoa(maxPatternBytes) + " bytes"}
+		}
+		re, err := regexp.Compile(p)
+		if err != nil {
+			return &FieldError{Field: field, Msg: err.Error()}
+		}
+		s.unless = append(s.unless, re)
 	}
 	templates := map[string]string{"cause": s.Cause, "fix": s.Fix}
 	for i, c := range s.Confirm {
@@ -218,6 +237,9 @@ func (s *Signature) match(text, low string) (map[string]string, bool) {
 		if m == nil {
 			continue
 		}
+		if s.excluded(text) {
+			return nil, false
+		}
 		caps := map[string]string{}
 		for j, n := range re.SubexpNames() {
 			if n != "" && j < len(m) {
@@ -227,6 +249,16 @@ func (s *Signature) match(text, low string) (map[string]string, bool) {
 		return caps, true
 	}
 	return nil, false
+}
+
+// excluded reports whether one of the unless patterns matches text.
+func (s *Signature) excluded(text string) bool {
+	for _, re := range s.unless {
+		if re.MatchString(text) {
+			return true
+		}
+	}
+	return false
 }
 
 // fill replaces {name} placeholders with captures and subject values; in a command

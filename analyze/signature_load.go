@@ -45,6 +45,7 @@ type rawSignature struct {
 	PrintedBy string   `yaml:"printedBy"`
 	Where     []string `yaml:"where"`
 	Patterns  []string `yaml:"patterns"`
+	Unless    []string `yaml:"unless"`
 	Cause     string   `yaml:"cause"`
 	Fix       string   `yaml:"fix"`
 	Confirm   []string `yaml:"confirm"`
@@ -59,7 +60,7 @@ type rawSignature struct {
 }
 
 var signatureFields = map[string]bool{"id": true, "stage": true, "title": true, "component": true, "versions": true,
-	"printedBy": true, "where": true, "patterns": true, "cause": true, "fix": true, "confirm": true, "doc": true,
+	"printedBy": true, "where": true, "patterns": true, "unless": true, "cause": true, "fix": true, "confirm": true, "doc": true,
 	"severity": true, "examples": true, "incidents": true, "rule": true}
 
 // ParseSignatures reads one signature file (a YAML list of signatures). Every error
@@ -111,7 +112,7 @@ func parseSignature(file string, item *yamlv3.Node) (*Signature, error) {
 	for i := 0; i+1 < len(item.Content); i += 2 {
 		k := item.Content[i]
 		if !signatureFields[k.Value] {
-			return nil, &SignatureError{File: file, Line: k.Line, Field: k.Value, Msg: "unknown field (known: id, stage, title, component, versions, printedBy, where, patterns, cause, fix, confirm, doc, severity, examples, incidents, rule)"}
+			return nil, &SignatureError{File: file, Line: k.Line, Field: k.Value, Msg: "unknown field (known: id, stage, title, component, versions, printedBy, where, patterns, unless, cause, fix, confirm, doc, severity, examples, incidents, rule)"}
 		}
 		keyLine[k.Value] = k.Line
 	}
@@ -120,7 +121,7 @@ func parseSignature(file string, item *yamlv3.Node) (*Signature, error) {
 		return nil, &SignatureError{File: file, Line: item.Line, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
 	}
 	s := &Signature{ID: raw.ID, Stage: Stage(raw.Stage), Title: raw.Title, Component: raw.Component, Versions: raw.Versions,
-		PrintedBy: raw.PrintedBy, Patterns: raw.Patterns, Cause: raw.Cause, Fix: raw.Fix, Confirm: raw.Confirm,
+		PrintedBy: raw.PrintedBy, Patterns: raw.Patterns, Unless: raw.Unless, Cause: raw.Cause, Fix: raw.Fix, Confirm: raw.Confirm,
 		Doc: raw.Doc, Severity: Severity(raw.Severity), Incidents: raw.Incidents, ForRule: raw.Rule, File: file, Line: item.Line}
 	s.Examples.Fires, s.Examples.Quiet = raw.Examples.Fires, raw.Examples.Quiet
 	for _, w := range raw.Where {

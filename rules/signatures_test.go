@@ -58,14 +58,16 @@ func TestParseSignaturesErrors(t *testing.T) {
 	for name, tc := range map[string]struct {
 		text, want string
 	}{
-		"unknown field": {strings.Replace(good, "  fix: fix it", "  fixx: fix it", 1), "bad.yaml:8: field fixx: unknown field"},
-		"bad regexp":    {strings.Replace(good, "(?P<why>.+)", "(?P<why>.+", 1), "bad.yaml:6: field patterns[0]: error parsing regexp"},
-		"bad stage":     {strings.Replace(good, "stage: node", "stage: nodes", 1), `bad.yaml:2: field stage: unknown stage "nodes"`},
-		"placeholder":   {strings.Replace(good, "{why}", "{reason}", 1), "bad.yaml:7: field cause: {reason} is not a capture"},
-		"quiet fires":   {strings.Replace(good, "['kubelet started']", "['failed to run Kubelet: x']", 1), "bad.yaml:9: field examples.quiet[0]: a pattern matches it"},
-		"not a list":    {"id: x\n", "bad.yaml:1: a signature file is a YAML list"},
-		"bad yaml":      {"- id: [\n", "bad.yaml:"},
-		"huge pattern":  {strings.Replace(good, "(?P<why>.+)", "(?P<why>.+)"+strings.Repeat("a", 1001), 1), "longer than 1000 bytes"},
+		"unknown field":       {strings.Replace(good, "  fix: fix it", "  fixx: fix it", 1), "bad.yaml:8: field fixx: unknown field"},
+		"bad regexp":          {strings.Replace(good, "(?P<why>.+)", "(?P<why>.+", 1), "bad.yaml:6: field patterns[0]: error parsing regexp"},
+		"bad stage":           {strings.Replace(good, "stage: node", "stage: nodes", 1), `bad.yaml:2: field stage: unknown stage "nodes"`},
+		"placeholder":         {strings.Replace(good, "{why}", "{reason}", 1), "bad.yaml:7: field cause: {reason} is not a capture"},
+		"quiet fires":         {strings.Replace(good, "['kubelet started']", "['failed to run Kubelet: x']", 1), "bad.yaml:9: field examples.quiet[0]: a pattern matches it"},
+		"not a list":          {"id: x\n", "bad.yaml:1: a signature file is a YAML list"},
+		"bad yaml":            {"- id: [\n", "bad.yaml:"},
+		"bad unless":          {strings.Replace(good, "  cause:", "  unless: ['(']\n  cause:", 1), "bad.yaml:7: field unless[0]: error parsing regexp"},
+		"unless vetoes fires": {strings.Replace(good, "  cause:", "  unless: [': bad$']\n  cause:", 1), "field examples.fires[0]: no pattern matches it"},
+		"huge pattern":        {strings.Replace(good, "(?P<why>.+)", "(?P<why>.+)"+strings.Repeat("a", 1001), 1), "longer than 1000 bytes"},
 	} {
 		_, err := analyze.ParseSignatures("bad.yaml", []byte(tc.text))
 		var se *analyze.SignatureError
