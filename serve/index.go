@@ -95,12 +95,12 @@ var apiNames = map[string]struct {
 // metadata.name and metadata.namespace, by resource, and where each is in the object.
 var fieldPaths = map[string]map[string][]string{
 	"pods": {
-		"spec.nodeName":           {"spec", "nodeName"},
-		"spec.restartPolicy":      {"spec", "restartPolicy"},
-		"spec.schedulerName":      {"spec", "schedulerName"},
-		"spec.serviceAccountName": {"spec", "serviceAccountName"},
-		"status.phase":            {"status", "phase"},
-		"status.podIP":            {"status", "podIP"},
+		"spec.nodeName":            {"spec", "nodeName"},
+		"spec.restartPolicy":       {"spec", "restartPolicy"},
+		"spec.schedulerName":       {"spec", "schedulerName"},
+		"spec.serviceAccountName":  {"spec", "serviceAccountName"},
+		"status.phase":             {"status", "phase"},
+		"status.podIP":             {"status", "podIP"},
 		"status.nominatedNodeName": {"status", "nominatedNodeName"},
 	},
 	"events": {

@@ -416,9 +416,9 @@ func TestUntrustedBundle(t *testing.T) {
 		 "spec":{"containers":[{"name":"c"}]},"status":{"phase":"Running\u001b[2J"}}
 	]}`
 	b, err := bundle.New("hostile", map[string][]byte{
-		bundle.NamespacedResourcePath(bundle.KindPods, "ns"):           []byte(hostile),
-		bundle.NamespacedResourcePath(bundle.KindEvents, "ns"):         []byte(`not json`),
-		bundle.LogPath("ns", "evil", "c", false):                       []byte("line\n"),
+		bundle.NamespacedResourcePath(bundle.KindPods, "ns"):            []byte(hostile),
+		bundle.NamespacedResourcePath(bundle.KindEvents, "ns"):          []byte(`not json`),
+		bundle.LogPath("ns", "evil", "c", false):                        []byte("line\n"),
 		bundle.ClusterResources + "/pods/logs/ns/evil/../../secret.log": []byte("nope"),
 	})
 	if err != nil {
