@@ -57,8 +57,8 @@ type index struct {
 	resources []*resource // in the order of bundle.Lists
 	logs      map[logKey][]byte
 	version   version.Info
-	// now is the time ages are counted from: when the evidence was collected.
-	now time.Time
+	// now is the time ages are counted from.
+	now func() time.Time
 	// skipped counts list items that could not be served (not an object, no name).
 	skipped int
 }
@@ -123,7 +123,7 @@ var fieldPaths = map[string]map[string][]string{
 
 // newIndex reads every resource list and container log of the bundles. An object in
 // two bundles is served from the first.
-func newIndex(bundles []*bundle.Bundle, now time.Time) (*index, error) {
+func newIndex(bundles []*bundle.Bundle, now func() time.Time) (*index, error) {
 	ix := &index{logs: map[logKey][]byte{}, now: now}
 	byName := map[string]*resource{}
 	for _, b := range bundles {

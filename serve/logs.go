@@ -46,7 +46,7 @@ func (s *Server) logs(w http.ResponseWriter, r *http.Request, pods *resource, na
 		}
 		return
 	}
-	opts, err := parseLogOptions(q.Get, s.ix.now)
+	opts, err := parseLogOptions(q.Get, s.ix.now())
 	if err != nil {
 		writeStatus(w, err)
 		return

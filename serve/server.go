@@ -36,8 +36,9 @@ const (
 type Options struct {
 	// Token is the bearer token every request must carry.
 	Token string
-	// Now is the time ages in tables are counted from; zero means when the bundle was
-	// collected, or the current time for a bundle that does not say.
+	// Now is the time ages in tables are counted from; zero means the current time, as
+	// kubectl counts the ages it computes itself (describe's events) and as a live API
+	// server would.
 	Now time.Time
 	// Address is what discovery tells clients the server is reachable at (host:port).
 	Address string
@@ -56,17 +57,9 @@ func New(bundles []*bundle.Bundle, opts Options) (*Server, error) {
 	if opts.Token == "" {
 		return nil, fmt.Errorf("serve: a token is required")
 	}
-	now := opts.Now
-	if now.IsZero() {
-		for _, b := range bundles {
-			if b.Manifest != nil && !b.Manifest.CollectedAt.IsZero() {
-				now = b.Manifest.CollectedAt
-				break
-			}
-		}
-	}
-	if now.IsZero() {
-		now = time.Now()
+	now := time.Now
+	if !opts.Now.IsZero() {
+		now = func() time.Time { return opts.Now }
 	}
 	ix, err := newIndex(bundles, now)
 	if err != nil {

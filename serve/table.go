@@ -74,12 +74,12 @@ func (s *Server) table(res *resource, objs []*object, includeObject, cont string
 	return t
 }
 
-// age is how long before the bundle's time t was, as kubectl prints it.
+// age is how long ago t was, as kubectl prints it.
 func (ix *index) age(t time.Time) string {
 	if t.IsZero() {
 		return "<unknown>"
 	}
-	return duration.HumanDuration(ix.now.Sub(t))
+	return duration.HumanDuration(ix.now().Sub(t))
 }
 
 func (ix *index) ageOf(t metav1.Time) string { return ix.age(t.Time) }

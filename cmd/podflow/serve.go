@@ -3,9 +3,12 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"os"
@@ -51,9 +54,11 @@ Inputs are read as podflow analyze reads them: a podflow bundle or another tool'
 (Troubleshoot, must-gather, sosreport, cluster-info dump, pasted text), detected unless
 --format names it; several inputs are served together.
 
-Serve prints a kubeconfig for the server, with a random bearer token, to stdout, or writes
-it to --kubeconfig-out (mode 0600). Ages are counted from the time the bundle was
-collected. Ctrl-C stops the server.`,
+Serve prints a kubeconfig for the server to stdout, or writes it to --kubeconfig-out
+(mode 0600): a random bearer token, and the certificate of the server's TLS, made at
+start for 127.0.0.1 (kubectl sends a token only over TLS). Both last as long as the
+server. The bundle is a snapshot: ages count from now, as kubectl's own do, and the
+server says when the bundle was collected. Ctrl-C stops the server.`,
 		Example: `  podflow serve shop.tar.gz --kubeconfig-out shop.kubeconfig &
   kubectl --kubeconfig shop.kubeconfig get pods -A
   kubectl --kubeconfig shop.kubeconfig describe pod -n shop web-7d9f8b6c5d-4xk2p
@@ -98,7 +103,12 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	}
 	addr := ln.Addr().String()
 	srv.SetAddress(addr)
-	kubeconfig, err := clientcmd.Write(*kubeconfigFor("http://"+addr, token, defaultNamespace(bundles)))
+	tlsConfig, caPEM, err := serve.SelfSignedTLS(time.Now())
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	kubeconfig, err := clientcmd.Write(*kubeconfigFor("https://"+addr, caPEM, token, defaultNamespace(bundles)))
 	if err != nil {
 		ln.Close()
 		return err
@@ -118,15 +128,18 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	hs := &http.Server{
 		Handler: srv, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: serve.MaxHeaderBytes,
 		BaseContext: func(net.Listener) context.Context { return base },
+		// TLS handshake errors of clients that do not trust the certificate are theirs.
+		ErrorLog: log.New(io.Discard, "", 0),
 	}
 	done := make(chan error, 1)
-	go func() { done <- hs.Serve(ln) }()
+	go func() { done <- hs.Serve(tls.NewListener(ln, tlsConfig)) }()
 	how := "with the kubeconfig printed above"
 	if o.kubeconfigOut != "" {
 		how = "with --kubeconfig " + untrusted.ShellArg(o.kubeconfigOut)
 	}
-	o.log().Infof("serving %s read-only on http://%s (%v); use kubectl %s; stop with Ctrl-C",
-		untrusted.Text(inputNames(o.paths)), addr, srv.Resources(), how)
+	o.log().Infof("serving %s%s read-only on https://%s (%d kinds of object); use kubectl %s; stop with Ctrl-C",
+		untrusted.Text(inputNames(o.paths)), collectedText(bundles), addr, len(srv.Resources()), how)
+	o.log().Debugf("serving %v", srv.Resources())
 	if o.ready != nil {
 		o.ready(addr)
 	}
@@ -155,6 +168,16 @@ func inputNames(paths []string) string {
 	return fmt.Sprintf("%s and %d more", paths[0], len(paths)-1)
 }
 
+// collectedText says when the first bundle that records it was collected.
+func collectedText(bundles []*bundle.Bundle) string {
+	for _, b := range bundles {
+		if b.Manifest != nil && !b.Manifest.CollectedAt.IsZero() {
+			return ", collected " + b.Manifest.CollectedAt.UTC().Format(time.RFC3339)
+		}
+	}
+	return ""
+}
+
 func randomToken() (string, error) {
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {
@@ -176,9 +199,9 @@ func defaultNamespace(bundles []*bundle.Bundle) string {
 
 const serveContext = "podflow-serve"
 
-func kubeconfigFor(server, token, namespace string) *clientcmdapi.Config {
+func kubeconfigFor(server string, caPEM []byte, token, namespace string) *clientcmdapi.Config {
 	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters[serveContext] = &clientcmdapi.Cluster{Server: server}
+	cfg.Clusters[serveContext] = &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: caPEM}
 	cfg.AuthInfos[serveContext] = &clientcmdapi.AuthInfo{Token: token}
 	cfg.Contexts[serveContext] = &clientcmdapi.Context{Cluster: serveContext, AuthInfo: serveContext, Namespace: namespace}
 	cfg.CurrentContext = serveContext
