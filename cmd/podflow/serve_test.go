@@ -101,11 +101,56 @@ func TestServeBundleUntilStopped(t *testing.T) {
 	}
 }
 
-func TestServeImportedPaste(t *testing.T) {
-	kubeconfig, _ := serveInBackground(t, filepath.Join("..", "..", "importer", "testdata", "loose", "oom-killed"))
-	pods, err := clientFromKubeconfig(t, kubeconfig).CoreV1().Pods("").List(context.Background(), metav1.ListOptions{})
-	if err != nil || len(pods.Items) == 0 {
-		t.Fatalf("pods of a pasted describe: %v (%d)", err, len(pods.Items))
+// TestServeImportedFormats serves what other tools wrote, imported as analyze imports
+// it: a must-gather, a Troubleshoot support bundle, a cluster-info dump and a pasted
+// kubectl describe. The pod is listed, fetched by name, and its events are found with
+// the selector kubectl describe sends.
+func TestServeImportedFormats(t *testing.T) {
+	rec := filepath.Join("..", "..", "testdata", "bundles", "crash-exit-1")
+	res := filepath.Join(rec, "cluster-resources")
+	mustGather := copyTree(t, map[string]string{
+		"must-gather.local.1/image/timestamp":                                      filepath.Join(rec, "version.yaml"),
+		"must-gather.local.1/image/cluster-scoped-resources/core/nodes/nodes.yaml": filepath.Join(res, "nodes.json"),
+		"must-gather.local.1/image/namespaces/crash-exit-1/core/pods.yaml":         filepath.Join(res, "pods", "crash-exit-1.json"),
+		"must-gather.local.1/image/namespaces/crash-exit-1/core/events.yaml":       filepath.Join(res, "events", "crash-exit-1.json"),
+	})
+	troubleshoot := copyTree(t, map[string]string{
+		"support-bundle/cluster-resources/nodes.json":               filepath.Join(res, "nodes.json"),
+		"support-bundle/cluster-resources/pods/crash-exit-1.json":   filepath.Join(res, "pods", "crash-exit-1.json"),
+		"support-bundle/cluster-resources/events/crash-exit-1.json": filepath.Join(res, "events", "crash-exit-1.json"),
+		"support-bundle/cluster-resources/pods/logs/crash-exit-1/worker-89b5c5d5-chzvn/worker.log": filepath.Join(res, "pods", "logs", "crash-exit-1",
+			"worker-89b5c5d5-chzvn", "worker.log"),
+	})
+	if err := os.WriteFile(filepath.Join(troubleshoot, "support-bundle", "version.yaml"),
+		[]byte("apiVersion: troubleshoot.sh/v1beta2\nkind: SupportBundle\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, input, format string
+	}{
+		{"must-gather", mustGather, "must-gather"},
+		{"troubleshoot", troubleshoot, "auto"},
+		{"cluster-info-dump", writeDump(t), "cluster-info-dump"},
+		{"pasted describe", filepath.Join("..", "..", "importer", "testdata", "loose", "oom-killed"), "auto"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			kubeconfig, _ := serveInBackground(t, tc.input, "--format", tc.format)
+			cs := clientFromKubeconfig(t, kubeconfig)
+			ctx := context.Background()
+			pods, err := cs.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
+			if err != nil || len(pods.Items) == 0 {
+				t.Fatalf("pods: %v (%d)", err, len(pods.Items))
+			}
+			p := pods.Items[0]
+			if _, err := cs.CoreV1().Pods(p.Namespace).Get(ctx, p.Name, metav1.GetOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			events, err := cs.CoreV1().Events(p.Namespace).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=" + p.Name +
+				",involvedObject.namespace=" + p.Namespace + ",involvedObject.kind=Pod,involvedObject.uid=" + string(p.UID)})
+			if err != nil || len(events.Items) == 0 {
+				t.Errorf("events of %s/%s: %v (%d)", p.Namespace, p.Name, err, len(events.Items))
+			}
+		})
 	}
 }
 
