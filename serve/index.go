@@ -43,8 +43,6 @@ type resource struct {
 	byKey       map[string]*object
 }
 
-func (r *resource) groupVersion() string { return r.list.APIVersion() }
-
 // logKey names one container log of the bundle.
 type logKey struct {
 	namespace, pod, container string

@@ -4,6 +4,7 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -88,6 +89,8 @@ func (s *Server) Resources() []string {
 // listens.
 func (s *Server) SetAddress(addr string) { s.addr = addr }
 
+// ServeHTTP answers one request: after the token, only GET and HEAD, under /version,
+// /api and /apis, from the index.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !s.authorized(r) {
 		writeStatus(w, apierrors.NewUnauthorized("podflow serve: the bearer token is missing or wrong; use the kubeconfig podflow serve printed"))
@@ -440,10 +443,8 @@ func writeJSON(w http.ResponseWriter, v any) {
 }
 
 func writeStatus(w http.ResponseWriter, err error) {
-	st := apierrors.APIStatus(nil)
-	if se, ok := err.(apierrors.APIStatus); ok {
-		st = se
-	} else {
+	var st apierrors.APIStatus
+	if !errors.As(err, &st) {
 		st = apierrors.NewInternalError(err)
 	}
 	status := st.Status()

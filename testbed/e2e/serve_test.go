@@ -55,7 +55,9 @@ func TestServeWithKubectl(t *testing.T) {
 	defer func() {
 		if !stopped {
 			_ = srv.Process.Kill()
-			<-exited
+			if err := <-exited; err != nil {
+				t.Logf("podflow serve, killed: %v", err)
+			}
 		}
 	}()
 	for deadline := time.Now().Add(time.Minute); ; {
