@@ -109,7 +109,7 @@ func podVerdicts(r *Report, pr *PodReport, node func() (string, string, []Eviden
 	for _, cov := range pr.Coverage {
 		v := stageVerdict(r, pr, ids, cov, node)
 		if stopped && v.Status != VerdictBroken && v.Status != VerdictNotApplicable && len(v.Evidence) == 0 {
-			v = Verdict{Stage: cov.Stage, Status: VerdictNotReached, Summary: "not reached: an earlier stage has not completed", Missing: cov.Missing}
+			v = Verdict{Stage: cov.Stage, Status: VerdictNotReached, Summary: "not reached: an earlier stage has not completed"}
 		}
 		if v.Status == VerdictBroken || v.Status == VerdictPending {
 			stopped = true
