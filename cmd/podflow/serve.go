@@ -94,6 +94,9 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	if err != nil {
 		return err
 	}
+	if len(srv.Resources()) == 0 {
+		o.log().Warn("the inputs hold no API objects (a node bundle or sosreport alone?): kubectl will find no resource types; serve them with a cluster bundle")
+	}
 	if n := srv.Skipped(); n > 0 {
 		o.log().Warnf("%d list item(s) of the bundle are not objects with a name and are not served", n)
 	}

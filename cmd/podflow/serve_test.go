@@ -193,3 +193,14 @@ func TestServeUsage(t *testing.T) {
 		t.Errorf("missing input: exit %d, want %d: %s", code, exitError, stderr)
 	}
 }
+
+func TestServeSaysWhenThereIsNothingToServe(t *testing.T) {
+	node := copyTree(t, map[string]string{
+		"nodes/podflow-node/kubelet.log": filepath.Join("..", "..", "testdata", "bundles", "demo", "nodes", "podflow-node", "kubelet.log"),
+	})
+	_, stop := serveInBackground(t, node)
+	code, stderr := stop()
+	if code != exitOK || !strings.Contains(stderr, "the inputs hold no API objects") {
+		t.Errorf("exit %d, stderr:\n%s", code, stderr)
+	}
+}
