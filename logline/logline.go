@@ -120,6 +120,7 @@ func ScanFields(s string, fn func(key, raw string) bool) {
 }
 
 // valueLen is the length of the raw value at the start of s, or -1 when it is broken.
+// A quoted value cut before its closing quote runs to the end of s.
 func valueLen(s string) int {
 	if s == "" {
 		return 0
@@ -128,7 +129,9 @@ func valueLen(s string) int {
 	case '"':
 		q, err := strconv.QuotedPrefix(s)
 		if err != nil {
-			return -1
+			// A quote that never closes: a line a terminal or a paste cut. The rest of
+			// the line is what is left of the value (often the error that matters).
+			return len(s)
 		}
 		return len(q)
 	case '[', '{':
@@ -176,6 +179,10 @@ func FieldValue(raw string) string {
 
 // unquote removes Go quoting; it avoids a copy when there is nothing to unescape.
 func unquote(q string) string {
+	if closed := len(q) >= 2 && strings.HasSuffix(q, `"`) && !strings.HasSuffix(q, `\"`); !closed && strings.HasPrefix(q, `"`) {
+		// A value cut before its closing quote (valueLen): keep what there is.
+		return strings.ReplaceAll(strings.TrimPrefix(q, `"`), `\"`, `"`)
+	}
 	if len(q) >= 2 && strings.IndexByte(q, '\\') < 0 {
 		return q[1 : len(q)-1]
 	}
