@@ -55,7 +55,7 @@ func (l *loader) loadDmesg(src *sourceFile, data []byte) {
 			continue
 		}
 		t, uptime, msg := dmesgPrefix(line)
-		loc := Location{Bundle: src.bundle, Path: src.path, Line: lineNo}
+		loc := src.at.Lines(lineNo, 0)
 		if i := strings.Index(msg, "oom-kill:"); i >= 0 {
 			o := &OOMKill{Node: src.node, Loc: loc, Time: t, Uptime: uptime, Text: msg[i:]}
 			for _, kv := range strings.Split(msg[i+len("oom-kill:"):], ",") {
@@ -85,7 +85,7 @@ func (l *loader) loadDmesg(src *sourceFile, data []byte) {
 		pid, _ := strconv.Atoi(m[1])
 		if o, ok := byPID[pid]; ok && pid != 0 {
 			o.Text = strings.TrimSpace(msg)
-			o.Loc.EndLine = lineNo
+			o.Loc = o.Loc.Lines(o.Loc.inBundle().Line, lineNo)
 			delete(byPID, pid)
 			continue
 		}
