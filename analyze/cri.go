@@ -100,7 +100,7 @@ func (l *loader) loadCRIPods(lb *loadedBundle, src *sourceFile, data []byte) {
 	}
 	if fastUnmarshal(data, &typed) == nil {
 		for i := range typed.Items {
-			l.addSandbox(lb, src, &typed.Items[i], fmt.Sprintf("/items/%d", i))
+			l.addSandbox(src, &typed.Items[i], fmt.Sprintf("/items/%d", i))
 		}
 		return
 	}
@@ -118,11 +118,11 @@ func (l *loader) loadCRIPods(lb *loadedBundle, src *sourceFile, data []byte) {
 			l.warn(lb, src.path, 0, ptr, "unreadable sandbox: %v", err)
 			continue
 		}
-		l.addSandbox(lb, src, &s, ptr)
+		l.addSandbox(src, &s, ptr)
 	}
 }
 
-func (l *loader) addSandbox(lb *loadedBundle, src *sourceFile, s *criSandboxJSON, ptr string) {
+func (l *loader) addSandbox(src *sourceFile, s *criSandboxJSON, ptr string) {
 	sb := &CRISandbox{Node: src.node, ID: s.ID, Name: s.Metadata.Name, Namespace: s.Metadata.Namespace,
 		PodUID: firstNonEmpty(s.Labels[labelPodUID], s.Metadata.UID), Attempt: s.Metadata.Attempt,
 		State: s.State, CreatedAt: criTime(s.CreatedAt), Loc: src.at.withPointer(ptr)}
