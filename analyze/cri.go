@@ -100,7 +100,7 @@ func (l *loader) loadCRIPods(lb *loadedBundle, src *sourceFile, data []byte) {
 	}
 	if fastUnmarshal(data, &typed) == nil {
 		for i := range typed.Items {
-			l.addSandbox(lb, src, &typed.Items[i], fmt.Sprintf("/items/%d", i))
+			l.addSandbox(src, &typed.Items[i], fmt.Sprintf("/items/%d", i))
 		}
 		return
 	}
@@ -118,14 +118,14 @@ func (l *loader) loadCRIPods(lb *loadedBundle, src *sourceFile, data []byte) {
 			l.warn(lb, src.path, 0, ptr, "unreadable sandbox: %v", err)
 			continue
 		}
-		l.addSandbox(lb, src, &s, ptr)
+		l.addSandbox(src, &s, ptr)
 	}
 }
 
-func (l *loader) addSandbox(lb *loadedBundle, src *sourceFile, s *criSandboxJSON, ptr string) {
+func (l *loader) addSandbox(src *sourceFile, s *criSandboxJSON, ptr string) {
 	sb := &CRISandbox{Node: src.node, ID: s.ID, Name: s.Metadata.Name, Namespace: s.Metadata.Namespace,
 		PodUID: firstNonEmpty(s.Labels[labelPodUID], s.Metadata.UID), Attempt: s.Metadata.Attempt,
-		State: s.State, CreatedAt: criTime(s.CreatedAt), Loc: Location{Bundle: lb.label, Path: src.path, Pointer: ptr}}
+		State: s.State, CreatedAt: criTime(s.CreatedAt), Loc: src.at.withPointer(ptr)}
 	l.g.sandboxes = append(l.g.sandboxes, sb)
 }
 
@@ -136,7 +136,7 @@ func (l *loader) loadCRIContainers(lb *loadedBundle, src *sourceFile, data []byt
 	if fastUnmarshal(data, &typed) == nil {
 		for i := range typed.Containers {
 			ptr := fmt.Sprintf("/containers/%d", i)
-			l.g.containers = append(l.g.containers, criContainer(src.node, &typed.Containers[i], Location{Bundle: lb.label, Path: src.path, Pointer: ptr}))
+			l.g.containers = append(l.g.containers, criContainer(src.node, &typed.Containers[i], src.at.withPointer(ptr)))
 		}
 		return
 	}
@@ -154,7 +154,7 @@ func (l *loader) loadCRIContainers(lb *loadedBundle, src *sourceFile, data []byt
 			l.warn(lb, src.path, 0, ptr, "unreadable container: %v", err)
 			continue
 		}
-		l.g.containers = append(l.g.containers, criContainer(src.node, &c, Location{Bundle: lb.label, Path: src.path, Pointer: ptr}))
+		l.g.containers = append(l.g.containers, criContainer(src.node, &c, src.at.withPointer(ptr)))
 	}
 }
 
@@ -196,14 +196,14 @@ func inspectStatuses[T any](l *loader, lb *loadedBundle, src *sourceFile, data [
 		var all []doc
 		if fastUnmarshal(data, &all) == nil {
 			for i := range all {
-				add(&all[i].Status, Location{Bundle: lb.label, Path: src.path, Pointer: fmt.Sprintf("/%d/status", i)})
+				add(&all[i].Status, src.at.withPointer(fmt.Sprintf("/%d/status", i)))
 			}
 			return
 		}
 	} else {
 		var one doc
 		if fastUnmarshal(data, &one) == nil {
-			add(&one.Status, Location{Bundle: lb.label, Path: src.path, Pointer: "/status"})
+			add(&one.Status, src.at.withPointer("/status"))
 			return
 		}
 	}
@@ -222,7 +222,7 @@ func inspectStatuses[T any](l *loader, lb *loadedBundle, src *sourceFile, data [
 			l.warn(lb, src.path, 0, base, "unreadable %s status: %v", noun, err)
 			continue
 		}
-		add(&d.Status, Location{Bundle: lb.label, Path: src.path, Pointer: base + "/status"})
+		add(&d.Status, src.at.withPointer(base+"/status"))
 	}
 }
 

@@ -61,7 +61,7 @@ func (l *loader) loadDmesg(src *sourceFile, data []byte) {
 				l.g.ooms = append(l.g.ooms, invoked)
 			}
 			t, uptime, msg := dmesgPrefix(line)
-			invoked = &OOMKill{Node: src.node, Loc: Location{Bundle: src.bundle, Path: src.path, Line: lineNo}, Time: t, Uptime: uptime,
+			invoked = &OOMKill{Node: src.node, Loc: src.at.Lines(lineNo, 0), Time: t, Uptime: uptime,
 				Text: strings.TrimSpace(msg)}
 			continue
 		}
@@ -70,7 +70,7 @@ func (l *loader) loadDmesg(src *sourceFile, data []byte) {
 		}
 		invoked = nil
 		t, uptime, msg := dmesgPrefix(line)
-		loc := Location{Bundle: src.bundle, Path: src.path, Line: lineNo}
+		loc := src.at.Lines(lineNo, 0)
 		if i := strings.Index(msg, "oom-kill:"); i >= 0 {
 			o := &OOMKill{Node: src.node, Loc: loc, Time: t, Uptime: uptime, Text: msg[i:]}
 			for _, kv := range strings.Split(msg[i+len("oom-kill:"):], ",") {
@@ -100,7 +100,7 @@ func (l *loader) loadDmesg(src *sourceFile, data []byte) {
 		pid, _ := strconv.Atoi(m[1])
 		if o, ok := byPID[pid]; ok && pid != 0 {
 			o.Text = strings.TrimSpace(msg)
-			o.Loc.EndLine = lineNo
+			o.Loc = o.Loc.Lines(o.Loc.inBundle().Line, lineNo)
 			delete(byPID, pid)
 			continue
 		}

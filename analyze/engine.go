@@ -221,7 +221,7 @@ func normalizeEvidence(in []Evidence, omitted int) ([]Evidence, int) {
 	seen := map[string]bool{}
 	out := make([]Evidence, 0, len(in))
 	for _, e := range in {
-		k := e.Location.String() + "\x00" + e.Excerpt
+		k := e.Location.inBundle().String() + "\x00" + e.Excerpt
 		if seen[k] {
 			continue
 		}
@@ -487,7 +487,7 @@ func resolveSignatures(fs []*Finding) []*Finding {
 		if len(pods) == 0 {
 			k := string(f.Stage) + "\x00" + firstSubject(f)
 			if f.Subjects[0].Name == UnknownSubject && len(f.Evidence) > 0 {
-				k += "\x00" + f.Evidence[0].Path
+				k += "\x00" + f.Evidence[0].inBundle().Path
 			}
 			if byRule[string(f.Stage)+"\x00"+firstSubject(f)] || taken[k] {
 				continue

@@ -129,10 +129,11 @@ func eventLess(a, b *Event) bool {
 	if !a.LastTime.Equal(b.LastTime) {
 		return a.LastTime.Before(b.LastTime)
 	}
-	if a.Loc.Path != b.Loc.Path {
-		return a.Loc.Path < b.Loc.Path
+	al, bl := a.Loc.inBundle(), b.Loc.inBundle()
+	if al.Path != bl.Path {
+		return al.Path < bl.Path
 	}
-	return a.Loc.Pointer < b.Loc.Pointer
+	return al.Pointer < bl.Pointer
 }
 
 func firstNonZero(ts ...time.Time) time.Time {

@@ -172,9 +172,7 @@ func (g *Graph) buildLines() []Line {
 		lines, loc := c.Tail(logTailLines)
 		for i, s := range lines {
 			l := Line{Kind: TextLog, Text: s, Pod: p, Container: c.Container, Warning: looksLikeError(s)}
-			at := loc
-			at.Line, at.EndLine = loc.Line+i, 0
-			l.Evidence = at.Evidence(s, time.Time{})
+			l.Evidence = loc.lineBelow(i).Evidence(s, time.Time{})
 			if p != nil {
 				l.Node = p.Obj.Spec.NodeName
 			}
@@ -198,18 +196,14 @@ func (g *Graph) buildLines() []Line {
 					l.Warning = l.Warning || e.Severity == 'W' || e.Severity == 'E' || e.Severity == 'F'
 				}
 			}
-			at := f.loc
-			at.Line = i + 1
-			l.Evidence = at.Evidence(s, time.Time{})
+			l.Evidence = f.loc.Lines(i+1, 0).Evidence(s, time.Time{})
 			add(l)
 		}
 		// A message wrapped over several lines (a terminal's width, YAML folding) is
 		// also tried whole.
 		for _, p := range paragraphs(f.lines) {
 			text := strings.Join(fieldsOf(f.lines[p[0]:p[1]]), " ")
-			at := f.loc
-			at.Line, at.EndLine = p[0]+1, p[1]
-			add(Line{Kind: kind, Text: text, Fragment: true, Warning: looksLikeError(text), Evidence: at.Evidence(text, time.Time{})})
+			add(Line{Kind: kind, Text: text, Fragment: true, Warning: looksLikeError(text), Evidence: f.loc.Lines(p[0]+1, p[1]).Evidence(text, time.Time{})})
 		}
 	}
 	return out

@@ -23,6 +23,9 @@ type Graph struct {
 	collectedAt time.Time
 	clockSkew   time.Duration
 	warnings    []Warning
+	// origins holds, per bundle label, the origin of each file of an imported bundle:
+	// locations in those files cite the original.
+	origins map[string]map[string]*bundle.Origin
 	// present records which kinds of evidence any bundle held at all.
 	present map[Kind]bool
 	// failed records the collector's error files per kind.
@@ -146,6 +149,7 @@ func LoadContext(ctx context.Context, bundles []*bundle.Bundle, log logrus.Field
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	ld.importWarnings()
 	g.index()
 	log.WithFields(logrus.Fields{
 		"pods": len(g.pods), "events": len(g.events), "journalEntries": len(g.journal),
@@ -156,7 +160,7 @@ func LoadContext(ctx context.Context, bundles []*bundle.Bundle, log logrus.Field
 
 func newGraph() *Graph {
 	return &Graph{
-		present: map[Kind]bool{}, failed: map[Kind][]string{}, unreadable: map[Kind][]string{},
+		origins: map[string]map[string]*bundle.Origin{}, present: map[Kind]bool{}, failed: map[Kind][]string{}, unreadable: map[Kind][]string{},
 		byKey: map[string]any{}, byUID: map[string]any{}, podsByNode: map[string][]*Pod{}, podsByNS: map[string][]*Pod{}, rsByOwner: map[string][]*ReplicaSet{},
 		slicesBySv: map[string][]*EndpointSlice{}, endpointsByPod: map[string][]podEndpoint{},
 		servicesByNS: map[string][]*Service{}, eventNamespaces: map[string]bool{},

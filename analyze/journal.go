@@ -18,9 +18,10 @@ type JournalEntry struct {
 
 // sourceFile is a node file entries were read from; entries share it to stay small.
 type sourceFile struct {
-	bundle string
-	path   string
-	node   string
+	// at is the location of the whole file.
+	at   Location
+	path string
+	node string
 }
 
 // Node is the node whose journal holds the entry.
@@ -33,14 +34,11 @@ func (e *JournalEntry) Node() string {
 
 // Loc is where the entry is: journal path and line (range, for multi-line entries).
 func (e *JournalEntry) Loc() Location {
-	l := Location{Line: int(e.line)}
-	if e.endLine > e.line {
-		l.EndLine = int(e.endLine)
-	}
+	var at Location
 	if e.file != nil {
-		l.Bundle, l.Path = e.file.bundle, e.file.path
+		at = e.file.at
 	}
-	return l
+	return at.Lines(int(e.line), int(e.endLine))
 }
 
 // Evidence cites the entry with its message and error.

@@ -41,6 +41,8 @@ type loadedBundle struct {
 	b *bundle.Bundle
 	// label prefixes locations when several bundles are loaded together.
 	label string
+	// imported is the import report of a bundle made from another tool's output.
+	imported *bundle.ImportReport
 }
 
 func (l *loader) addManifest(b *bundle.Bundle, several bool) {
@@ -49,6 +51,7 @@ func (l *loader) addManifest(b *bundle.Bundle, several bool) {
 		lb.label = b.Source
 	}
 	l.bundles = append(l.bundles, lb)
+	l.readImport(lb)
 	info := BundleInfo{Source: b.Source}
 	if m := b.Manifest; m != nil {
 		info.FormatVersion, info.Type = m.FormatVersion, m.Type
@@ -72,7 +75,8 @@ func (l *loader) referenceTime() time.Time {
 }
 
 func (l *loader) warn(lb *loadedBundle, path string, line int, pointer, format string, args ...any) {
-	w := Warning{Bundle: lb.label, Path: path, Line: line, Pointer: pointer, Message: fmt.Sprintf(format, args...)}
+	at := l.loc(lb, path).withPointer(pointer).Lines(line, 0)
+	w := Warning{Bundle: at.Bundle, Path: at.Path, Line: at.Line, Pointer: at.Pointer, Message: fmt.Sprintf(format, args...)}
 	l.g.warnings = append(l.g.warnings, w)
 	l.log.WithField("file", path).Debug(w.Message)
 }
@@ -110,7 +114,7 @@ func (l *loader) loadObjects(lb *loadedBundle) {
 		}
 		l.g.present[kind] = true
 		l.log.WithField("file", name).Trace("loading list")
-		readable := l.decodeKind(lb, kind, Location{Bundle: lb.label, Path: name}, data)
+		readable := l.decodeKind(lb, kind, l.loc(lb, name), data)
 		if kind == Events {
 			if readable {
 				l.g.eventNamespaces[info.Namespace] = true
@@ -228,11 +232,11 @@ func decodeList[T any](l *loader, lb *loadedBundle, kind string, loc Location, d
 			// decodeItems keeps the zero value of an item it could not read; skip it quietly,
 			// the warning was already given.
 			if err == nil {
-				l.warn(lb, loc.Path, 0, ptr, "%s without metadata.name", strings.ToLower(kind))
+				l.warn(lb, loc.inBundle().Path, 0, ptr, "%s without metadata.name", strings.ToLower(kind))
 			}
 			continue
 		}
-		o := &Object[T]{Obj: obj, Loc: Location{Bundle: loc.Bundle, Path: loc.Path, Pointer: ptr}, kind: kind, meta: meta}
+		o := &Object[T]{Obj: obj, Loc: loc.withPointer(ptr), kind: kind, meta: meta}
 		if !l.register(kind, meta, o) {
 			continue
 		}
@@ -264,7 +268,7 @@ func decodeItems[T any](l *loader, lb *loadedBundle, loc Location, data []byte, 
 		raws = list.Items
 	}
 	if err != nil {
-		l.warn(lb, loc.Path, jsonErrorLine(data, err), "", "not a readable JSON list: %v", err)
+		l.warn(lb, loc.inBundle().Path, jsonErrorLine(data, err), "", "not a readable JSON list: %v", err)
 		return nil
 	}
 	base := "/items"
@@ -279,7 +283,7 @@ func decodeItems[T any](l *loader, lb *loadedBundle, loc Location, data []byte, 
 		if err := json.Unmarshal(raw, &items[i]); err != nil {
 			var zero T
 			items[i] = zero
-			l.warn(lb, loc.Path, 0, fmt.Sprintf("%s/%d", base, i), "unreadable item: %v", err)
+			l.warn(lb, loc.inBundle().Path, 0, fmt.Sprintf("%s/%d", base, i), "unreadable item: %v", err)
 		}
 	}
 	return items

@@ -43,12 +43,7 @@ func (c *ContainerLog) Tail(n int) ([]string, Location) {
 	if len(lines) > n {
 		first = len(lines) - n
 	}
-	loc := c.Loc
-	loc.Line, loc.EndLine = first+1, len(lines)
-	if loc.EndLine == loc.Line {
-		loc.EndLine = 0
-	}
-	return lines[first:], loc
+	return lines[first:], c.Loc.Lines(first+1, len(lines))
 }
 
 // Find returns the first line containing substr, with its location.
@@ -64,9 +59,7 @@ func (c *ContainerLog) Find(substr string) (string, Location, bool) {
 	} else {
 		end += i
 	}
-	loc := c.Loc
-	loc.Line = strings.Count(c.text[:start], "\n") + 1
-	return c.text[start:end], loc, true
+	return c.text[start:end], c.Loc.Lines(strings.Count(c.text[:start], "\n")+1, 0), true
 }
 
 // unparsedLine is a journal line no journal format reads (a calico agent's, one cut by
@@ -124,7 +117,7 @@ func (l *loader) loadNodeAndLogs(lb *loadedBundle) {
 			data, _ := lb.b.ReadFile(name) // listed by Names, so present
 			l.g.present[ContainerLogs] = true
 			c := &ContainerLog{Namespace: info.Namespace, Pod: info.Pod, Container: info.Container,
-				Previous: info.Previous, Loc: Location{Bundle: lb.label, Path: name}, text: bytesString(data)}
+				Previous: info.Previous, Loc: l.loc(lb, name), text: bytesString(data)}
 			l.g.logs[logKey(c.Namespace, c.Pod, c.Container, c.Previous)] = c
 			pk := c.Namespace + "/" + c.Pod
 			l.g.logsByPod[pk] = append(l.g.logsByPod[pk], c)
@@ -135,7 +128,7 @@ func (l *loader) loadNodeAndLogs(lb *loadedBundle) {
 			l.g.present[Fragments] = true
 			kind := map[string]TextKind{bundle.FragmentLog: TextLog, bundle.FragmentJournal: TextJournal, bundle.FragmentText: TextText}[info.Fragment]
 			text := strings.TrimRight(strings.ReplaceAll(bytesString(data), "\r\n", "\n"), "\n")
-			l.g.fragments = append(l.g.fragments, &fragmentFile{kind: kind, loc: Location{Bundle: lb.label, Path: name},
+			l.g.fragments = append(l.g.fragments, &fragmentFile{kind: kind, loc: l.loc(lb, name),
 				lines: strings.Split(text, "\n")})
 		}
 	}
@@ -143,7 +136,7 @@ func (l *loader) loadNodeAndLogs(lb *loadedBundle) {
 
 func (l *loader) loadNodeFile(lb *loadedBundle, name string, info bundle.PathInfo) {
 	data, _ := lb.b.ReadFile(name) // listed by Names, so present
-	src := &sourceFile{bundle: lb.label, path: name, node: info.Node}
+	src := &sourceFile{at: l.loc(lb, name), path: name, node: info.Node}
 	l.log.WithField("file", name).Trace("loading node evidence")
 	switch {
 	case info.NodeFile == bundle.NodeKubeletLog:
@@ -178,7 +171,7 @@ func (l *loader) loadNodeFile(lb *loadedBundle, name string, info bundle.PathInf
 		if inner, ok := cfg["kubeletconfig"].(map[string]any); ok {
 			cfg = inner
 		}
-		l.g.kubeletConfigs[info.Node] = &KubeletConfig{Node: info.Node, Loc: Location{Bundle: lb.label, Path: name}, Config: cfg}
+		l.g.kubeletConfigs[info.Node] = &KubeletConfig{Node: info.Node, Loc: l.loc(lb, name), Config: cfg}
 	}
 }
 
@@ -226,7 +219,7 @@ func (l *loader) loadJournal(lb *loadedBundle, src *sourceFile, data []byte, kub
 		if kind == LineGarbage {
 			// The rules cannot read it, but it is still evidence of its node: the facts
 			// layer keeps it as text.
-			l.g.unparsed = append(l.g.unparsed, unparsedLine{node: src.node, loc: Location{Bundle: src.bundle, Path: src.path, Line: int(lineNo)}, text: line})
+			l.g.unparsed = append(l.g.unparsed, unparsedLine{node: src.node, loc: src.at.Lines(int(lineNo), 0), text: line})
 			continue
 		}
 		e.file, e.line = src, lineNo

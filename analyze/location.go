@@ -5,10 +5,15 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"podflow.dev/podflow/bundle"
 )
 
-// Location says where in a bundle a piece of evidence is: a path plus a JSON pointer
-// (for objects in a List) or a line range (for logs and journals).
+// Location says where a piece of evidence is: a path plus a JSON pointer (for objects
+// in a List) or a line range (for logs and journals). In a bundle podflow collected
+// that is the bundle's own file; in a bundle imported from another tool's output, Load
+// stamps each location with the original file and line the import read it from (the
+// bundle's import report), so every citation leads to the user's own file.
 type Location struct {
 	// Bundle is the bundle the path belongs to; set only when several bundles were loaded.
 	Bundle string `json:"bundle,omitempty"`
@@ -18,12 +23,58 @@ type Location struct {
 	// Line and EndLine are 1-based; EndLine is set only for ranges of several lines.
 	Line    int `json:"line,omitempty"`
 	EndLine int `json:"endLine,omitempty"`
+	// in is, for a file an import produced, the place in it that the fields above cite
+	// in the original; nil for a bundle's own file.
+	in *produced
+}
+
+// produced is a place in a file an import produced: the file, where its content came
+// from, and the pointer and lines into it.
+type produced struct {
+	path    string
+	origin  *bundle.Origin
+	pointer string
+	line    int
+	endLine int
+}
+
+// stamped is the location of the whole of file path of an imported bundle.
+func stamped(bundleLabel, path string, origin *bundle.Origin) Location {
+	return Location{Bundle: bundleLabel, Path: path}.at(produced{path: path, origin: origin})
+}
+
+// at returns l at place p of its produced file, the exported fields citing the original.
+func (l Location) at(p produced) Location {
+	s := p.origin.Cite(p.pointer, p.line, p.endLine)
+	l.Path, l.Pointer, l.Line, l.EndLine = s.Path, s.Pointer, s.Line, s.EndLine
+	l.in = &p
+	return l
+}
+
+// inBundle is l as the place in the bundle's own file: what analysis groups and
+// de-duplicates evidence by, so that two places in an import's files stay apart even
+// where they cite the same original line.
+func (l Location) inBundle() Location {
+	if l.in == nil {
+		return l
+	}
+	return Location{Bundle: l.Bundle, Path: l.in.path, Pointer: l.in.pointer, Line: l.in.line, EndLine: l.in.endLine}
 }
 
 // At returns the location of a field below l: l.At("status", "containerStatuses", 0).
 func (l Location) At(parts ...any) Location {
+	if l.in != nil {
+		p := *l.in
+		p.pointer = appendPointer(p.pointer, parts)
+		return l.at(p)
+	}
+	l.Pointer = appendPointer(l.Pointer, parts)
+	return l
+}
+
+func appendPointer(pointer string, parts []any) string {
 	var b strings.Builder
-	b.WriteString(l.Pointer)
+	b.WriteString(pointer)
 	for _, p := range parts {
 		b.WriteByte('/')
 		switch v := p.(type) {
@@ -35,7 +86,37 @@ func (l Location) At(parts ...any) Location {
 			fmt.Fprint(&b, v)
 		}
 	}
-	l.Pointer = b.String()
+	return b.String()
+}
+
+// Lines returns the location of lines first to last (1-based) of l's file; last 0, or
+// not past first, means the single line first.
+func (l Location) Lines(first, last int) Location {
+	if last <= first {
+		last = 0
+	}
+	if l.in != nil {
+		p := *l.in
+		p.line, p.endLine = first, last
+		return l.at(p)
+	}
+	l.Line, l.EndLine = first, last
+	return l
+}
+
+// lineBelow returns the single line n lines below l's first line (n 0: that line).
+func (l Location) lineBelow(n int) Location {
+	return l.Lines(l.inBundle().Line+n, 0)
+}
+
+// withPointer returns l with pointer p into its file.
+func (l Location) withPointer(pointer string) Location {
+	if l.in != nil {
+		p := *l.in
+		p.pointer = pointer
+		return l.at(p)
+	}
+	l.Pointer = pointer
 	return l
 }
 

@@ -395,7 +395,7 @@ func (s *Signature) finding(l *Line, caps map[string]string) Finding {
 // engine's cause key.
 func subjectKey(l *Line) string {
 	if l.Pod == nil && l.Object.Kind == "" && l.Node == "" {
-		return l.Evidence.Bundle + "\x00" + l.Evidence.Path
+		return l.Evidence.Bundle + "\x00" + l.Evidence.inBundle().Path
 	}
 	return ""
 }

@@ -131,7 +131,7 @@ func unexplained(g *Graph, fs []*Finding, roots map[string]*Finding) []*Finding 
 			covered[s.key()] = true
 		}
 		for _, e := range f.Evidence {
-			citedFiles[e.Bundle+"\x00"+e.Path] = true
+			citedFiles[e.Bundle+"\x00"+e.inBundle().Path] = true
 		}
 	}
 	var out []*Finding
@@ -431,7 +431,7 @@ func unexplainedFragments(lines []*Line, cited map[string]bool) []*Finding {
 	byFile := map[string][]*Line{}
 	var files []string
 	for _, l := range lines {
-		k := l.Evidence.Bundle + "\x00" + l.Evidence.Path
+		k := l.Evidence.Bundle + "\x00" + l.Evidence.inBundle().Path
 		if cited[k] || !looksLikeError(l.Text) || !l.Warning && l.Kind != TextJournal && l.Kind != TextText {
 			continue
 		}

@@ -23,19 +23,6 @@ const (
 	partialStatus    = "status"
 )
 
-// BlockReport is what one contiguous block of lines of an input file was read as.
-type BlockReport struct {
-	// First and Last are the block's first and last lines in the input file.
-	First int `json:"first"`
-	Last  int `json:"last"`
-	// What the block was recognised as; "text" when nothing was.
-	What string `json:"what"`
-	// Used tells whether the block gave evidence (objects, events, logs, journals).
-	Used bool `json:"used"`
-	// Fragment is the fragment file the block's lines were kept in, if any.
-	Fragment string `json:"fragment,omitempty"`
-}
-
 // fileCtx is what one input file tells about the pod its fragments belong to.
 type fileCtx struct {
 	name string

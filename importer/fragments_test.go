@@ -120,7 +120,7 @@ func TestFragmentsOfOnePod(t *testing.T) {
 		"E0831 04:12:41.868086    3570 pod_workers.go:1301] \"Error syncing pod, skipping\" err=\"failed to \\\"StartContainer\\\"\" pod=\"shop/web-1\"",
 	}, "\r\n")
 	b, rep := importDir(t, map[string][]byte{"ticket": []byte(ticket)}, FormatAuto)
-	if rep.Format != FormatLoose {
+	if Format(rep.Format) != FormatLoose {
 		t.Fatalf("format %s", rep.Format)
 	}
 	pods := podsIn(t, b, "default")

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"podflow.dev/podflow/analyze"
 	"podflow.dev/podflow/bundle"
 )
 
@@ -101,10 +100,9 @@ func TestLogLinesMapToLogsTxt(t *testing.T) {
 	if f == nil || f.Status != StatusUsed || !strings.Contains(f.Reason, `container side: kubectl could not fetch the log: container "side"`) {
 		t.Fatalf("report entry = %+v", f)
 	}
-	reloc := &Relocator{reports: map[string]*Report{"": r}}
-	l, ok := reloc.Location(analyze.Location{Path: app, Line: 2})
-	if !ok || l.Path != "shop/web/logs.txt" || l.Line != 6 {
-		t.Errorf("line 2 of the app log maps to %v, want shop/web/logs.txt:6", l)
+	o, ok := r.Origins[app]
+	if l := o.Cite("", 2, 0); !ok || l.Path != "shop/web/logs.txt" || l.Line != 6 {
+		t.Errorf("line 2 of the app log maps to %+v, want shop/web/logs.txt:6", l)
 	}
 }
 
@@ -215,7 +213,7 @@ func TestDetect(t *testing.T) {
 			}
 			got := FormatPodflow
 			if rep != nil {
-				got = rep.Format
+				got = Format(rep.Format)
 			}
 			if got != tt.want {
 				t.Errorf("format %s, want %s", got, tt.want)
@@ -233,7 +231,7 @@ func TestDetect(t *testing.T) {
 	// Text is never refused: lines nothing recognises are kept as text.
 	prose := t.TempDir()
 	writeTree(t, prose, map[string][]byte{"notes.txt": []byte("kubectl describe pod output\n")})
-	if _, rep, err := Open(prose, Options{}); err != nil || rep.Format != FormatLoose {
+	if _, rep, err := Open(prose, Options{}); err != nil || Format(rep.Format) != FormatLoose {
 		t.Errorf("prose: %v", err)
 	}
 	if _, err := ParseFormat("supportconfig"); err == nil {

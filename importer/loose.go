@@ -644,14 +644,14 @@ func (li *looseImport) layoutJournals(files map[string][]byte) {
 		}
 		if _, dup := files[out]; node == "" || dup || j.status {
 			frag := li.keepFragment(bundle.FragmentJournal, j.path, lines)
-			f.setBlockFragment(lines[0].n, frag)
+			setBlockFragment(f, lines[0].n, frag)
 			li.found["journal"] = true
 			continue
 		}
 		files[out] = data
 		li.r.Origins[out] = Origin{Path: j.path, LineOffset: lines[0].n - 1}
 		f.Produced = append(f.Produced, out)
-		f.setBlockFragment(lines[0].n, out)
+		setBlockFragment(f, lines[0].n, out)
 		li.found["journal"] = true
 	}
 }
@@ -681,7 +681,7 @@ func blockHost(lines []textLine) (string, bool) {
 }
 
 // setBlockFragment records where the block starting at first went.
-func (f *FileReport) setBlockFragment(first int, out string) {
+func setBlockFragment(f *FileReport, first int, out string) {
 	if f == nil {
 		return
 	}

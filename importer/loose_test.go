@@ -56,7 +56,7 @@ func importLooseDir(t *testing.T, dir string) *bundle.Bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Format != FormatLoose {
+	if Format(rep.Format) != FormatLoose {
 		t.Fatalf("detected %s, want %s", rep.Format, FormatLoose)
 	}
 	for _, f := range rep.Files {
@@ -137,7 +137,7 @@ func TestLoosePasteDamage(t *testing.T) {
 		"crictl.txt": []byte("CONTAINER           IMAGE               CREATED             STATE               NAME                ATTEMPT             POD ID              POD\n" +
 			"8b7eb957baa20       cce7619cb8f38       3 minutes ago       Exited              app                 2                   10eea5390be3e       app\n"),
 	}, FormatAuto)
-	if rep.Format != FormatLoose {
+	if Format(rep.Format) != FormatLoose {
 		t.Fatalf("detected %s", rep.Format)
 	}
 	want := diagnosis(analyzeBundles(t, openScenario(t, "secret-key-missing")))

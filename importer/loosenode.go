@@ -258,7 +258,7 @@ func (li *looseImport) layoutLogs(files map[string][]byte) {
 		}
 		if c.container == "" {
 			frag := li.keepFragment(bundle.FragmentLog, l.path, l.lines)
-			f.setBlockFragment(l.lines[0].n, frag)
+			setBlockFragment(f, l.lines[0].n, frag)
 			f.Reason = joinReason(f.Reason, fmt.Sprintf("kubectl logs output for pod %s/%s kept as a container's log fragment: the command names no container (-c) and the input does not show the pod has only one", c.namespace, c.pod))
 			li.found["logs"] = true
 			continue

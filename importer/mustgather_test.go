@@ -63,7 +63,7 @@ func TestMustGatherLogsAndHostJournals(t *testing.T) {
 				"Nov 29 20:24:59 master-0 kubelet[11]: I1129 20:24:59.000000      11 kubelet.go:1] \"zero again\"\n"),
 	}
 	b, rep := importDir(t, files, FormatAuto)
-	if rep.Format != FormatMustGather {
+	if Format(rep.Format) != FormatMustGather {
 		t.Fatalf("detected %s", rep.Format)
 	}
 	read := func(name string) string {

@@ -38,7 +38,7 @@ func TestSosreportDiagnosis(t *testing.T) {
 		t.Run(s, func(t *testing.T) {
 			want := findingsText(analyzeBundles(t, openScenario(t, s)))
 			sos, rep := importDir(t, sosreportExport(t, s), FormatAuto)
-			if rep.Format != FormatSosreport {
+			if Format(rep.Format) != FormatSosreport {
 				t.Fatalf("detected %s, want %s", rep.Format, FormatSosreport)
 			}
 			for _, f := range rep.Files {
@@ -128,7 +128,7 @@ func TestSosreportTarXz(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Format != FormatSosreport {
+	if Format(rep.Format) != FormatSosreport {
 		t.Fatalf("detected %s", rep.Format)
 	}
 	if f := rep.File("hostname"); f == nil || !strings.Contains(f.Reason, "not followed") {

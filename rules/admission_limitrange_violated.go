@@ -92,10 +92,11 @@ func admissionLimitRangeViolated(v *analyze.View) []analyze.Finding {
 		for _, lv := range violations {
 			texts = append(texts, lv.text)
 			lr, ev := findLimitBound(v, ns, lv)
-			if lr == nil || seen[lr.Obj.Name+ev.Pointer] {
+			// One bound cites one item of the LimitRange: its excerpt names them all.
+			if lr == nil || seen[ev.Excerpt] {
 				continue
 			}
-			seen[lr.Obj.Name+ev.Pointer] = true
+			seen[ev.Excerpt] = true
 			bounds = append(bounds, ev)
 			if !seen[lr.Obj.Name] {
 				seen[lr.Obj.Name] = true

@@ -78,9 +78,7 @@ func lastLineMatching(l *analyze.ContainerLog, re *regexp.Regexp) (string, int, 
 
 // lineEvidence cites one line of a log by its number.
 func lineEvidence(l *analyze.ContainerLog, line logLine, prefix string, at time.Time) analyze.Evidence {
-	loc := l.Loc
-	loc.Line, loc.EndLine = line.n, 0
-	return loc.Evidence(prefix+stripLogTimestamp(line.text), at)
+	return l.Loc.Lines(line.n, 0).Evidence(prefix+stripLogTimestamp(line.text), at)
 }
 
 // crashLogEvidence cites the last error lines of the crashed instance's log (up to

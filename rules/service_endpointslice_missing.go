@@ -77,7 +77,7 @@ func sliceMissingFinding(v *analyze.View, s *analyze.Service, ready []*analyze.P
 	sel := selectorString(svc.Spec.Selector)
 	evidence := []analyze.Evidence{
 		s.Loc.At("spec", "selector").Evidence(fmt.Sprintf("service %s: selector %s, created %s", svc.Name, sel, stamp(svc.CreationTimestamp.Time)), svc.CreationTimestamp.Time),
-		analyze.Location{Path: strings.Replace(analyze.EndpointSlices.Where(), "<namespace>", svc.Namespace, 1), Pointer: "/items"}.Evidence(
+		v.ListLocation(analyze.EndpointSlices, svc.Namespace).Evidence(
 			fmt.Sprintf("no EndpointSlice labelled kubernetes.io/service-name=%s", svc.Name), v.CollectedAt()),
 	}
 	names := make([]string, 0, len(ready))

@@ -146,7 +146,7 @@ func claimState(v *analyze.View, c *analyze.PVC) (text, fix, key string, evidenc
 		text += ", sets no storageClassName"
 		if v.Has(analyze.StorageClasses) && defaultClass(v) == nil {
 			text += " and the cluster has no default StorageClass"
-			evidence = append(evidence, analyze.Location{Path: analyze.StorageClasses.Where(), Pointer: "/items"}.Evidence(
+			evidence = append(evidence, v.ListLocation(analyze.StorageClasses, "").Evidence(
 				fmt.Sprintf("%d StorageClass(es), none marked %s=true", len(v.StorageClasses()), isDefaultClassAnnotation), v.CollectedAt()))
 		}
 		fix = fmt.Sprintf("Mark a StorageClass as the default (annotation %s=true), set storageClassName on claim %s, or create a PersistentVolume that matches it.", isDefaultClassAnnotation, ref)
@@ -175,7 +175,7 @@ func claimState(v *analyze.View, c *analyze.PVC) (text, fix, key string, evidenc
 		case v.Has(analyze.StorageClasses):
 			text += fmt.Sprintf(" and asks for StorageClass %q, which does not exist", name)
 			key += " missing"
-			evidence = append(evidence, analyze.Location{Path: analyze.StorageClasses.Where(), Pointer: "/items"}.Evidence(
+			evidence = append(evidence, v.ListLocation(analyze.StorageClasses, "").Evidence(
 				fmt.Sprintf("%d StorageClass(es), none named %s", len(v.StorageClasses()), name), v.CollectedAt()))
 			fix = fmt.Sprintf("Create StorageClass %q, or recreate claim %s with a class that exists (kubectl get storageclass); storageClassName cannot be changed in place.", name, ref)
 		default:

@@ -202,30 +202,26 @@ func addFormatFlag(f *pflag.FlagSet, format *string) {
 }
 
 // loadGraph opens every input, importing those that are not podflow bundles, and loads
-// them into one evidence graph. The relocator maps citations back to the original files.
-func loadGraph(ctx context.Context, g *globalOptions, open *openFlags, format string, paths []string) (*analyze.Graph, *importer.Relocator, error) {
+// them into one evidence graph. An imported bundle carries the origin of its files, so
+// the graph's citations name the original files and lines.
+func loadGraph(ctx context.Context, g *globalOptions, open *openFlags, format string, paths []string) (*analyze.Graph, error) {
 	prog := g.progressFor(paths)
 	bundles, err := openInputs(ctx, g, open, format, paths, prog)
 	if err != nil {
-		return nil, nil, err
-	}
-	reloc, err := importer.NewRelocator(bundles)
-	if err != nil {
-		prog.wait()
-		return nil, nil, err
+		return nil, err
 	}
 	t := prog.spinner("decode")
 	graph, err := analyze.LoadContext(ctx, bundles, g.log())
 	t.done()
 	prog.wait()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	// The report lists load warnings itself; stderr gets them only with -v.
 	for _, w := range graph.Warnings() {
 		g.log().Debug(w.String())
 	}
-	return graph, reloc, nil
+	return graph, nil
 }
 
 // openInputs opens every input, importing those that are not podflow bundles, warning
@@ -262,7 +258,7 @@ func openInputs(ctx context.Context, g *globalOptions, open *openFlags, format s
 }
 
 func runAnalyze(ctx context.Context, o *analyzeOptions) error {
-	graph, reloc, err := loadGraph(ctx, o.globalOptions, &o.open, o.format, o.paths)
+	graph, err := loadGraph(ctx, o.globalOptions, &o.open, o.format, o.paths)
 	if err != nil {
 		return err
 	}
@@ -287,7 +283,6 @@ func runAnalyze(ctx context.Context, o *analyzeOptions) error {
 	if err != nil {
 		return err
 	}
-	reloc.Report(report)
 	for _, v := range report.Violations {
 		o.log().WithField("rule", v.Rule).Warn(v.Message)
 	}

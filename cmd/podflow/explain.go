@@ -51,7 +51,7 @@ func newExplainCmd(g *globalOptions) *cobra.Command {
 }
 
 func runExplain(ctx context.Context, o *explainOptions) error {
-	graph, reloc, err := loadGraph(ctx, o.globalOptions, &o.open, o.format, o.paths)
+	graph, err := loadGraph(ctx, o.globalOptions, &o.open, o.format, o.paths)
 	if err != nil {
 		return err
 	}
@@ -63,7 +63,6 @@ func runExplain(ctx context.Context, o *explainOptions) error {
 	if err != nil {
 		return err
 	}
-	reloc.Explanation(x)
 	if err := ctx.Err(); err != nil {
 		return err
 	}

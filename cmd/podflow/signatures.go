@@ -151,13 +151,7 @@ func runCase(c *incidentCase, catalog []*analyze.Rule) caseResult {
 		res.Err = err
 		return res
 	}
-	reloc, err := importer.NewRelocator([]*bundle.Bundle{b})
-	if err != nil {
-		res.Err = err
-		return res
-	}
 	rep := analyze.Run(analyze.Load([]*bundle.Bundle{b}, nil), catalog, analyze.Options{Unexplained: true})
-	reloc.Report(rep)
 	res.Findings = rep.Findings
 	res.Root = primaryRoot(rep.Findings)
 	if res.Root == nil {
