@@ -104,13 +104,9 @@ func (s *Signature) compile() *FieldError {
 	s.res, s.lits = nil, nil
 	var common map[string]bool
 	for i, p := range s.Patterns {
-		field := "patterns[" + itoa(i) + "]"
-		if len(p) > maxPatternBytes {
-			return &FieldError{Field: field, Msg: "longer than " + itoa(maxPatternBytes) + " bytes"}
-		}
-		re, err := regexp.Compile(p)
-		if err != nil {
-			return &FieldError{Field: field, Msg: err.Error()}
+		re, fe := compilePattern("patterns["+itoa(i)+"]", p)
+		if fe != nil {
+			return fe
 		}
 		names := map[string]bool{}
 		for _, n := range re.SubexpNames() {
@@ -135,13 +131,9 @@ func (s *Signature) compile() *FieldError {
 	}
 	s.unless = nil
 	for i, p := range s.Unless {
-		field := "unless[" + itoa(i) + "]"
-		if len(p) > maxPatternBytes {
-			return &FieldError{Field: field, Msg: "longer than " + itoa(maxPatternBytes) + " bytes"}
-		}
-		re, err := regexp.Compile(p)
-		if err != nil {
-			return &FieldError{Field: field, Msg: err.Error()}
+		re, fe := compilePattern("unless["+itoa(i)+"]", p)
+		if fe != nil {
+			return fe
 		}
 		s.unless = append(s.unless, re)
 	}
@@ -170,6 +162,18 @@ func (s *Signature) compile() *FieldError {
 		}
 	}
 	return nil
+}
+
+// compilePattern compiles one pattern of a signature within the size cap.
+func compilePattern(field, p string) (*regexp.Regexp, *FieldError) {
+	if len(p) > maxPatternBytes {
+		return nil, &FieldError{Field: field, Msg: "longer than " + itoa(maxPatternBytes) + " bytes"}
+	}
+	re, err := regexp.Compile(p)
+	if err != nil {
+		return nil, &FieldError{Field: field, Msg: err.Error()}
+	}
+	return re, nil
 }
 
 var reID = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
