@@ -1,8 +1,10 @@
 package redact
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -74,7 +76,7 @@ type jparser struct {
 	src   string
 	pos   int
 	depth int
-	slab  []jnode // nodes are carved from slabs: one allocation per 256 values
+	slab  []jnode // nodes are carved from slabs of slabNodes values
 	// stack collects the children of the containers being parsed, so each container
 	// gets one exactly sized slice instead of a growing one, carved from kidSlab.
 	stack   []*jnode
@@ -86,6 +88,61 @@ type jparser struct {
 	prune bool
 	hits  *keywordHits
 	base  int
+	// pool, when set, gives the slabs, and release gives them back with those made.
+	pool      *slabPool
+	nodeSlabs []*[slabNodes]jnode
+	kidSlabsT []*[slabKids]*jnode
+}
+
+const (
+	slabNodes = 256
+	slabKids  = 1024
+)
+
+// slabPool recycles the slabs of parsed documents: redaction parses one file after
+// another, and its trees are dead once the file's edits are made, so the next file
+// reuses their memory instead of making the collector reclaim it.
+type slabPool struct{ nodes, kids sync.Pool }
+
+func (p *jparser) newNodeSlab() []jnode {
+	if p.pool == nil {
+		return make([]jnode, slabNodes)
+	}
+	s, ok := p.pool.nodes.Get().(*[slabNodes]jnode)
+	if !ok {
+		s = new([slabNodes]jnode)
+	}
+	p.nodeSlabs = append(p.nodeSlabs, s)
+	return s[:]
+}
+
+func (p *jparser) newKidSlab(n int) []*jnode {
+	if p.pool == nil || n > slabKids {
+		return make([]*jnode, 0, max(slabKids, n))
+	}
+	s, ok := p.pool.kids.Get().(*[slabKids]*jnode)
+	if !ok {
+		s = new([slabKids]*jnode)
+	}
+	p.kidSlabsT = append(p.kidSlabsT, s)
+	return s[:0]
+}
+
+// release gives the pooled slabs back, cleared; no node of the document may be used
+// after it.
+func (p *jparser) release() {
+	if p == nil || p.pool == nil {
+		return
+	}
+	for _, s := range p.nodeSlabs {
+		clear(s[:])
+		p.pool.nodes.Put(s)
+	}
+	for _, s := range p.kidSlabsT {
+		clear(s[:])
+		p.pool.kids.Put(s)
+	}
+	p.nodeSlabs, p.kidSlabsT, p.slab, p.kidSlab = nil, nil, nil, nil
 }
 
 // slabMark is where the slabs were when a container started.
@@ -132,7 +189,7 @@ func (p *jparser) expand(n *jnode) {
 func (p *jparser) children(mark int) []*jnode {
 	n := len(p.stack) - mark
 	if cap(p.kidSlab)-len(p.kidSlab) < n {
-		p.kidSlab = make([]*jnode, 0, max(1024, n))
+		p.kidSlab = p.newKidSlab(n)
 		p.kidSlabs++
 	}
 	l := len(p.kidSlab)
@@ -146,7 +203,7 @@ func (p *jparser) children(mark int) []*jnode {
 
 func (p *jparser) node(kind jkind, start int) *jnode {
 	if len(p.slab) == 0 {
-		p.slab = make([]jnode, 256)
+		p.slab = p.newNodeSlab()
 		p.slabs++
 	}
 	n := &p.slab[0]
@@ -275,9 +332,7 @@ func (p *jparser) rawString() (string, bool, error) {
 		if p.pos >= len(p.data) {
 			return "", false, p.fail("unterminated string")
 		}
-		for p.pos < len(p.data) && !stringStop[p.data[p.pos]] {
-			p.pos++
-		}
+		p.pos = plainRun(p.data, p.pos)
 		if p.pos >= len(p.data) {
 			continue
 		}
@@ -315,6 +370,25 @@ func (p *jparser) rawString() (string, bool, error) {
 			p.pos++
 		}
 	}
+}
+
+// plainRun returns the offset of the first byte at or after i that ends the plain run
+// of a string literal (see stringStop), or len(b). It tests eight bytes at a time.
+func plainRun(b []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		q, bs := x^(ones*'"'), x^(ones*'\\')
+		// A byte below 0x20, or one that is zero after the xor: exact tests of
+		// whether the word holds such a byte, not of where.
+		if ((x-ones*0x20)&^x|(q-ones)&^q|(bs-ones)&^bs)&highs != 0 {
+			break
+		}
+	}
+	for i < len(b) && !stringStop[b[i]] {
+		i++
+	}
+	return i
 }
 
 // stringStop are the bytes that end the plain run of a string literal: its closing

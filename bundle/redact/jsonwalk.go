@@ -66,7 +66,7 @@ func (w *walker) hasKeyword(n *jnode) bool {
 // bytes hold neither keeps everything, unless what encloses it decides: items of a
 // Secret list, the user's paths, a runtime's env.
 func (w *walker) mayMask(n *jnode, c jctx) bool {
-	return w.p.unkeyed || len(w.p.paths) > 0 || w.runtimeEnv || n.esc || c.itemKind == "Secret" ||
+	return w.p.unkeyed || w.p.exhaustive || len(w.p.paths) > 0 || w.runtimeEnv || n.esc || c.itemKind == "Secret" ||
 		w.hits.within(w.base+n.start, w.base+n.end, true)
 }
 
@@ -81,13 +81,13 @@ func (w *walker) expand(n *jnode) {
 // is searched, the user's paths select values or a runtime's env is read, where what
 // the keywords miss matters.
 func (w *walker) prunes() bool {
-	return !w.p.unkeyed && len(w.p.paths) == 0 && !w.runtimeEnv
+	return !w.p.unkeyed && len(w.p.paths) == 0 && !w.runtimeEnv && !w.p.exhaustive
 }
 
 // stringHits returns the keyword hits of n's decoded string, taken from the text's
 // hits when the string is written as it decodes, else found again.
 func (w *walker) stringHits(n *jnode, s []byte) keywordHits {
-	if !n.esc && w.p.matcher.quoteSafe {
+	if !n.esc && w.p.matcher.quoteSafe && !w.p.exhaustive {
 		return w.hits.sub(w.base+n.start+1, w.base+n.end-1)
 	}
 	return w.p.matcher.scan(s)
@@ -426,7 +426,7 @@ func (w *walker) stringValue(n *jnode) {
 	if !w.hasKeyword(n) {
 		return
 	}
-	if w.memo == nil || n.esc || len(n.str) > maxMemoString {
+	if w.memo == nil || n.esc || len(n.str) > maxMemoString || w.p.exhaustive {
 		w.redactStringValue(n)
 		return
 	}
@@ -514,6 +514,7 @@ func (w *walker) redactString(n *jnode, s []byte, h *keywordHits) (out []byte, r
 		if err == nil {
 			sub := &walker{p: w.p, sink: w.sink, anchor: w.at(n), level: w.level + 1, hits: h, doc: doc}
 			sub.document(root, "")
+			doc.release()
 			if len(sub.edits) == 0 {
 				return nil, false
 			}
@@ -532,8 +533,15 @@ func (w *walker) redactString(n *jnode, s []byte, h *keywordHits) (out []byte, r
 }
 
 // parse parses a document of the text whose keyword hits are h, at offset base.
+// Its nodes come from the policy's slabs: the caller releases the parser when done.
 func (w *walker) parse(data []byte, h *keywordHits, base int) (*jnode, *jparser, error) {
-	return parse(&jparser{data: data, src: string(data), prune: w.prunes(), hits: h, base: base})
+	p := &jparser{data: data, src: string(data), prune: w.prunes(), hits: h, base: base, pool: &w.p.slabs}
+	root, _, err := parse(p)
+	if err != nil {
+		p.release()
+		return nil, nil, err
+	}
+	return root, p, nil
 }
 
 // runtimeEnvFile reports whether a file is crictl inspect output of a container.

@@ -22,8 +22,10 @@ type matcher struct {
 	// without one: then no keyword starts before a JSON string without escapes and
 	// ends inside it, and the hits inside the string are those of the string alone.
 	quoteSafe bool
-	next      [][256]uint16
-	hasOut    []bool // next and hasOut are used while building only
+	// longest is the length of the longest keyword.
+	longest int
+	next    [][256]uint16
+	hasOut  []bool // next and hasOut are used while building only
 }
 
 // keywordHits says where keywords are in one text. It is sparse: a text holds the
@@ -197,8 +199,10 @@ func newMatcher(detectors []detector, names [][]byte) *matcher {
 	}
 	sets = append(sets, names)
 	quoteSafe := true
+	longest := 0
 	for d, ks := range sets {
 		for _, k := range ks {
+			longest = max(longest, len(k))
 			for j, c := range k {
 				if c == '"' && j < len(k)-1 && bytes.IndexByte(k[j+1:], '"') < 0 {
 					quoteSafe = false
@@ -219,7 +223,7 @@ func newMatcher(detectors []detector, names [][]byte) *matcher {
 			}
 		}
 	}
-	m := &matcher{next: make([][256]uint16, len(nodes)), out: make([][]int32, len(nodes)), hasOut: make([]bool, len(nodes)), quoteSafe: quoteSafe}
+	m := &matcher{next: make([][256]uint16, len(nodes)), out: make([][]int32, len(nodes)), hasOut: make([]bool, len(nodes)), quoteSafe: quoteSafe, longest: longest}
 	// Breadth-first, so a state's fail state is complete before the state itself. A
 	// state moves as its fail state does, except on its own children.
 	queue := []int{0}
@@ -315,24 +319,113 @@ type hitPair struct {
 
 // scan finds the keywords in data. It allocates only when a keyword is present.
 func (m *matcher) scan(data []byte) keywordHits {
-	var h keywordHits
-	s, first, nclass := uint32(0), m.firstOut, uint32(m.nclass)
-	table, class := m.table, &m.class
-	for i, c := range data {
-		s = table[s+uint32(class[c])]
-		if s < first {
-			continue
+	if len(data) < minSplitScan {
+		var h keywordHits
+		m.scanRange(data, 0, 0, len(data), &h)
+		return h
+	}
+	return m.scan4(data)
+}
+
+// minSplitScan is the size from which scan4 runs.
+const minSplitScan = 16 << 10
+
+// scanRange records the hits at offsets from..to-1, running the automaton from the
+// start state at offset start.
+func (m *matcher) scanRange(data []byte, start, from, to int, h *keywordHits) {
+	nclass := uint32(m.nclass)
+	s := uint32(0)
+	for i := start; ; i++ {
+		if i, s = m.run(data[:to], i, s); i >= to {
+			return
 		}
-		st := s / nclass
-		if len(m.out[st]) > 0 {
-			h.any = append(h.any, i)
-			h.states = append(h.states, st)
-		}
-		if m.name[st] {
-			h.names = append(h.names, i)
+		if i >= from {
+			m.record(h, i, s/nclass)
 		}
 	}
+}
+
+func (m *matcher) record(h *keywordHits, i int, st uint32) {
+	if len(m.out[st]) > 0 {
+		h.any = append(h.any, i)
+		h.states = append(h.states, st)
+	}
+	if m.name[st] {
+		h.names = append(h.names, i)
+	}
+}
+
+// scan4 is scan for large data. A step of the automaton waits for the one before it,
+// so one pass over the data is bound by the latency of a table load per byte; scan4
+// runs four automata on four quarters of the data in the same loop, which the
+// processor overlaps. Each automaton but the first starts longest-1 bytes before its
+// quarter: the state an automaton is in depends on the last longest bytes only, so
+// from its quarter on it finds what one automaton over all the data would.
+func (m *matcher) scan4(data []byte) keywordHits {
+	const ways = 4
+	q := len(data) / ways
+	warm := m.longest - 1
+	var from, start, end [ways]int
+	for k := range ways {
+		from[k] = k * q
+		start[k] = max(0, from[k]-warm)
+		end[k] = from[k] + q
+	}
+	end[ways-1] = len(data)
+	n := end[0] - start[0] // the shortest stretch: the others start earlier
+	for k := range ways {
+		n = min(n, end[k]-start[k])
+	}
+	d0, d1, d2, d3 := data[start[0]:start[0]+n], data[start[1]:start[1]+n], data[start[2]:start[2]+n], data[start[3]:start[3]+n]
+	var hs [ways]keywordHits
+	table, class, first, nclass := m.table, &m.class, m.firstOut, uint32(m.nclass)
+	var s0, s1, s2, s3 uint32
+	for j := range d0 {
+		s0 = table[s0+uint32(class[d0[j]])]
+		s1 = table[s1+uint32(class[d1[j]])]
+		s2 = table[s2+uint32(class[d2[j]])]
+		s3 = table[s3+uint32(class[d3[j]])]
+		if s0 < first && s1 < first && s2 < first && s3 < first {
+			continue
+		}
+		for k, s := range [ways]uint32{s0, s1, s2, s3} {
+			if i := start[k] + j; s >= first && i >= from[k] {
+				m.record(&hs[k], i, s/nclass)
+			}
+		}
+	}
+	// Each automaton finishes its stretch alone.
+	for k, s := range [ways]uint32{s0, s1, s2, s3} {
+		for i := start[k] + n; ; i++ {
+			if i, s = m.run(data[:end[k]], i, s); i >= end[k] {
+				break
+			}
+			if i >= from[k] {
+				m.record(&hs[k], i, s/nclass)
+			}
+		}
+	}
+	h := hs[0]
+	for _, x := range hs[1:] {
+		h.any = append(h.any, x.any...)
+		h.states = append(h.states, x.states...)
+		h.names = append(h.names, x.names...)
+	}
 	return h
+}
+
+// run moves the automaton from row s over data[i:] until a state with output, and
+// returns where and the row; i is len(data) when none comes. It is the loop every
+// byte of a bundle goes through, kept small so that it stays in registers.
+func (m *matcher) run(data []byte, i int, s uint32) (int, uint32) {
+	table, class, first := m.table, &m.class, m.firstOut
+	for ; i < len(data); i++ {
+		s = table[s+uint32(class[data[i]])]
+		if s >= first {
+			return i, s
+		}
+	}
+	return i, s
 }
 
 func columnKey(col []uint16) []byte {
