@@ -48,13 +48,13 @@ func (n *jnode) member(name string) *jnode {
 	return nil
 }
 
-// memberString returns the named member when it is a string.
-func (n *jnode) memberString(name string) (string, bool) {
+// memberString returns the named member when it is a string, else "".
+func (n *jnode) memberString(name string) string {
 	m := n.member(name)
 	if m == nil || m.kind != jString {
-		return "", false
+		return ""
 	}
-	return m.str, true
+	return m.str
 }
 
 // maxJSONDepth matches encoding/json, so both agree on which documents are valid.

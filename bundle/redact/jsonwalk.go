@@ -165,7 +165,7 @@ func (w *walker) runtimeEnvValue(n *jnode) {
 		if v == nil || v.kind != jString || v.str == "" || isMask(v.str) {
 			return
 		}
-		name, _ := n.memberString("key")
+		name := n.memberString("key")
 		if runtimeEnvName(name) {
 			return
 		}
@@ -253,7 +253,7 @@ func findLookedUp(n *jnode) lookedUp {
 	return m
 }
 
-// str is the value of a member when it is a string, as jnode.memberString.
+// str is the value of member n when it is a string.
 func str(n *jnode) (string, bool) {
 	if n == nil || n.kind != jString {
 		return "", false
