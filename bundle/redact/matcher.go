@@ -405,8 +405,18 @@ func (m *matcher) scan4(data []byte) keywordHits {
 			}
 		}
 	}
-	h := hs[0]
-	for _, x := range hs[1:] {
+	var h keywordHits
+	var nany, nnames int
+	for _, x := range hs {
+		nany, nnames = nany+len(x.any), nnames+len(x.names)
+	}
+	if nany > 0 {
+		h.any, h.states = make([]int, 0, nany), make([]uint32, 0, nany)
+	}
+	if nnames > 0 {
+		h.names = make([]int, 0, nnames)
+	}
+	for _, x := range hs {
 		h.any = append(h.any, x.any...)
 		h.states = append(h.states, x.states...)
 		h.names = append(h.names, x.names...)
