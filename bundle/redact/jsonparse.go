@@ -28,7 +28,10 @@ type jnode struct {
 	esc bool
 	// pruned is set on an object or array whose members a pruning parse did not keep;
 	// see parse.
-	pruned     bool
+	pruned bool
+	// kw and nameKw are set when a detector keyword, or a name keyword, ends inside
+	// the value; the parser sets them when it has the text's hits.
+	kw, nameKw bool
 	start, end int    // byte span of the value in its document
 	key        string // member name when the parent is an object
 	str        string // decoded value of a string
@@ -156,11 +159,15 @@ func (p *jparser) mark() slabMark {
 	return slabMark{p.slabs, p.kidSlabs, p.slab, len(p.kidSlab)}
 }
 
-// done prunes container n, started at mark m, when pruning and nothing in it can
-// matter: no keyword ends inside it and nothing in it is escaped. Its members' nodes
-// are given back to the slabs when no slab was made since.
+// done sets the keyword flags of container n, started at mark m, and prunes it when
+// pruning and nothing in it can matter: no keyword ends inside it and nothing in it is
+// escaped. Its members' nodes are given back to the slabs when no slab was made since.
 func (p *jparser) done(n *jnode, m slabMark) {
-	if !p.prune || n.esc || len(n.kids) == 0 || p.hits.endsWithin(p.base+n.start, p.base+n.end, true) {
+	if p.hits == nil {
+		return
+	}
+	n.kw, n.nameKw = p.hits.endIn(p.base+n.start, p.base+n.end)
+	if !p.prune || n.esc || len(n.kids) == 0 || n.kw || n.nameKw {
 		return
 	}
 	n.kids, n.pruned = nil, true
@@ -418,6 +425,9 @@ func (p *jparser) string() (*jnode, error) {
 	}
 	n := p.node(jString, start)
 	n.end, n.str, n.esc = p.pos, s, esc
+	if p.hits != nil {
+		n.kw, n.nameKw = p.hits.endIn(p.base+n.start, p.base+n.end)
+	}
 	return n, nil
 }
 
@@ -442,6 +452,7 @@ func (p *jparser) object() (*jnode, error) {
 		p.pos++
 		n.end = p.pos
 		p.depth--
+		p.done(n, sm)
 		return n, nil
 	}
 	for {
@@ -500,6 +511,7 @@ func (p *jparser) array() (*jnode, error) {
 		p.pos++
 		n.end = p.pos
 		p.depth--
+		p.done(n, sm)
 		return n, nil
 	}
 	for {

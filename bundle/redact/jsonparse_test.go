@@ -86,13 +86,16 @@ func TestPrunedParseExpandsToTheFullTree(t *testing.T) {
 		same = func(a, b *jnode) {
 			if b.pruned {
 				prunedCount++
-				if b.esc || h.within(b.start, b.end, true) {
+				if kw, name := h.endIn(b.start, b.end); b.esc || kw || name {
 					t.Fatalf("pruned %s, which holds a keyword or an escape", in[b.start:b.end])
 				}
 				doc.expand(b)
 			}
 			if a.kind != b.kind || a.start != b.start || a.end != b.end || a.key != b.key || a.str != b.str || a.esc != b.esc || len(a.kids) != len(b.kids) {
 				t.Fatalf("pruned tree differs at %s", in[a.start:a.end])
+			}
+			if kw, name := h.endIn(a.start, a.end); b.kw != kw || b.nameKw != name {
+				t.Fatalf("keyword flags wrong at %s", in[a.start:a.end])
 			}
 			for i := range a.kids {
 				same(a.kids[i], b.kids[i])

@@ -55,7 +55,7 @@ type walker struct {
 
 // hasKeyword reports whether a detector keyword ends inside n.
 func (w *walker) hasKeyword(n *jnode) bool {
-	return w.p.unkeyed || w.hits.within(w.base+n.start, w.base+n.end, false)
+	return w.p.unkeyed || n.kw
 }
 
 // mayMask reports whether anything inside the object or array n can be masked, so
@@ -67,7 +67,7 @@ func (w *walker) hasKeyword(n *jnode) bool {
 // Secret list, the user's paths, a runtime's env.
 func (w *walker) mayMask(n *jnode, c jctx) bool {
 	return w.p.unkeyed || w.p.exhaustive || len(w.p.paths) > 0 || w.runtimeEnv || n.esc || c.itemKind == "Secret" ||
-		w.hits.within(w.base+n.start, w.base+n.end, true)
+		n.kw || n.nameKw
 }
 
 // expand gives a container the members a pruning parse left out.

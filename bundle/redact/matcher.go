@@ -50,32 +50,13 @@ type keywordHits struct {
 // none reports that no keyword was found.
 func (h *keywordHits) none() bool { return len(h.any) == 0 }
 
-// within reports whether a detector keyword (or, with names, a name keyword) ends at an
-// offset in (start, end): inside the value that spans start to end.
-// Values are asked about in the order they start, so each search goes on from the
-// last one.
-func (h *keywordHits) within(start, end int, names bool) bool {
-	if i := searchFrom(h.any, start+1, &h.anyAt); i < len(h.any) && h.any[i] < end {
-		return true
-	}
-	if !names {
-		return false
-	}
-	i := searchFrom(h.names, start+1, &h.namesAt)
-	return i < len(h.names) && h.names[i] < end
-}
-
-// endsWithin is within for values asked about in the order they end, as a parser
-// finishes them.
-func (h *keywordHits) endsWithin(start, end int, names bool) bool {
-	if i := searchFrom(h.any, end, &h.anyAt); i > 0 && h.any[i-1] > start {
-		return true
-	}
-	if !names {
-		return false
-	}
-	i := searchFrom(h.names, end, &h.namesAt)
-	return i > 0 && h.names[i-1] > start
+// endIn reports whether a detector keyword, and whether a name keyword, ends at an
+// offset in (start, end): inside the value that spans start to end. A parser asks
+// about values in the order they end, so each search goes on from the last one.
+func (h *keywordHits) endIn(start, end int) (kw, name bool) {
+	i := searchFrom(h.any, end, &h.anyAt)
+	j := searchFrom(h.names, end, &h.namesAt)
+	return i > 0 && h.any[i-1] > start, j > 0 && h.names[j-1] > start
 }
 
 // searchFrom returns the index of the first offset in list at or after x, like
