@@ -65,17 +65,25 @@ func (h *keywordHits) endIn(start, end int) (kw, name bool) {
 // about one step each.
 func searchFrom(list []int, x int, at *int) int {
 	i := min(*at, len(list))
-	if i > 0 && list[i-1] >= x {
+	switch {
+	case i > 0 && list[i-1] >= x:
 		i = sort.SearchInts(list[:i], x)
-	} else {
-		lo, step := i, 1
-		for i < len(list) && list[i] < x {
-			lo = i + 1
-			i += step
-			step *= 2
+	case i < len(list) && list[i] < x:
+		// A few steps, then strides that double.
+		for n := 0; i < len(list) && list[i] < x; n++ {
+			if n == 4 {
+				lo, step := i, 1
+				for i < len(list) && list[i] < x {
+					lo = i + 1
+					i += step
+					step *= 2
+				}
+				hi := min(i, len(list))
+				i = lo + sort.SearchInts(list[lo:hi], x)
+				break
+			}
+			i++
 		}
-		hi := min(i, len(list))
-		i = lo + sort.SearchInts(list[lo:hi], x)
 	}
 	*at = i
 	return i
