@@ -368,6 +368,7 @@ func (m *matcher) scan4(data []byte) keywordHits {
 	d0, d1, d2, d3 := data[start[0]:start[0]+n], data[start[1]:start[1]+n], data[start[2]:start[2]+n], data[start[3]:start[3]+n]
 	var hs [ways]keywordHits
 	table, class, first, nclass := m.table, &m.class, m.firstOut, uint32(m.nclass)
+	d1, d2, d3 = d1[:len(d0)], d2[:len(d0)], d3[:len(d0)] // one length, one bounds check
 	var s0, s1, s2, s3 uint32
 	for j := range d0 {
 		s0 = table[s0+uint32(class[d0[j]])]
