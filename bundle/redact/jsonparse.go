@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"sync"
 	"unicode/utf8"
 )
 
@@ -91,62 +90,12 @@ type jparser struct {
 	prune bool
 	hits  *keywordHits
 	base  int
-	// pool, when set, gives the slabs, and release gives them back with those made.
-	pool      *slabPool
-	nodeSlabs []*[slabNodes]jnode
-	kidSlabsT []*[slabKids]*jnode
 }
 
 const (
 	slabNodes = 256
 	slabKids  = 1024
 )
-
-// slabPool recycles the slabs of parsed documents: redaction parses one file after
-// another, and its trees are dead once the file's edits are made, so the next file
-// reuses their memory instead of making the collector reclaim it.
-type slabPool struct{ nodes, kids sync.Pool }
-
-func (p *jparser) newNodeSlab() []jnode {
-	if p.pool == nil {
-		return make([]jnode, slabNodes)
-	}
-	s, ok := p.pool.nodes.Get().(*[slabNodes]jnode)
-	if !ok {
-		s = new([slabNodes]jnode)
-	}
-	p.nodeSlabs = append(p.nodeSlabs, s)
-	return s[:]
-}
-
-func (p *jparser) newKidSlab(n int) []*jnode {
-	if p.pool == nil || n > slabKids {
-		return make([]*jnode, 0, max(slabKids, n))
-	}
-	s, ok := p.pool.kids.Get().(*[slabKids]*jnode)
-	if !ok {
-		s = new([slabKids]*jnode)
-	}
-	p.kidSlabsT = append(p.kidSlabsT, s)
-	return s[:0]
-}
-
-// release gives the pooled slabs back, cleared; no node of the document may be used
-// after it.
-func (p *jparser) release() {
-	if p == nil || p.pool == nil {
-		return
-	}
-	for _, s := range p.nodeSlabs {
-		clear(s[:])
-		p.pool.nodes.Put(s)
-	}
-	for _, s := range p.kidSlabsT {
-		clear(s[:])
-		p.pool.kids.Put(s)
-	}
-	p.nodeSlabs, p.kidSlabsT, p.slab, p.kidSlab = nil, nil, nil, nil
-}
 
 // slabMark is where the slabs were when a container started.
 type slabMark struct {
@@ -196,7 +145,7 @@ func (p *jparser) expand(n *jnode) {
 func (p *jparser) children(mark int) []*jnode {
 	n := len(p.stack) - mark
 	if cap(p.kidSlab)-len(p.kidSlab) < n {
-		p.kidSlab = p.newKidSlab(n)
+		p.kidSlab = make([]*jnode, 0, max(slabKids, n))
 		p.kidSlabs++
 	}
 	l := len(p.kidSlab)
@@ -210,7 +159,7 @@ func (p *jparser) children(mark int) []*jnode {
 
 func (p *jparser) node(kind jkind, start int) *jnode {
 	if len(p.slab) == 0 {
-		p.slab = p.newNodeSlab()
+		p.slab = make([]jnode, slabNodes)
 		p.slabs++
 	}
 	n := &p.slab[0]
@@ -333,6 +282,11 @@ func (p *jparser) number() (*jnode, error) {
 // written with escapes.
 func (p *jparser) rawString() (string, bool, error) {
 	start := p.pos
+	// Most strings hold nothing but plain bytes up to their closing quote.
+	if i := plainRun(p.data, start+1); i < len(p.data) && p.data[i] == '"' {
+		p.pos = i + 1
+		return p.src[start+1 : i], false, nil
+	}
 	p.pos++ // opening quote
 	escaped := false
 	for {

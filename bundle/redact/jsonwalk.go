@@ -514,7 +514,6 @@ func (w *walker) redactString(n *jnode, s []byte, h *keywordHits) (out []byte, r
 		if err == nil {
 			sub := &walker{p: w.p, sink: w.sink, anchor: w.at(n), level: w.level + 1, hits: h, doc: doc}
 			sub.document(root, "")
-			doc.release()
 			if len(sub.edits) == 0 {
 				return nil, false
 			}
@@ -533,15 +532,8 @@ func (w *walker) redactString(n *jnode, s []byte, h *keywordHits) (out []byte, r
 }
 
 // parse parses a document of the text whose keyword hits are h, at offset base.
-// Its nodes come from the policy's slabs: the caller releases the parser when done.
 func (w *walker) parse(data []byte, h *keywordHits, base int) (*jnode, *jparser, error) {
-	p := &jparser{data: data, src: string(data), prune: w.prunes(), hits: h, base: base, pool: &w.p.slabs}
-	root, _, err := parse(p)
-	if err != nil {
-		p.release()
-		return nil, nil, err
-	}
-	return root, p, nil
+	return parse(&jparser{data: data, src: string(data), prune: w.prunes(), hits: h, base: base})
 }
 
 // runtimeEnvFile reports whether a file is crictl inspect output of a container.

@@ -58,8 +58,6 @@ type Policy struct {
 	report bundle.Redaction
 	// macs holds keyed HMACs for digest to reuse.
 	macs sync.Pool
-	// slabs recycles the nodes of parsed documents.
-	slabs slabPool
 	// exhaustive turns off the shortcuts that make redaction fast: pruning, skipping
 	// containers without keywords, the string memo, reusing a file's keyword hits.
 	// Tests set it to check that the shortcuts change nothing.

@@ -235,7 +235,6 @@ func (p *Policy) fileEdits(name string, data []byte, s sink) (edits []edit, retr
 		if err == nil {
 			w.doc = doc
 			w.document(root, itemKind)
-			doc.release()
 			return w.edits, false
 		}
 		retry = true
@@ -265,7 +264,6 @@ func (p *Policy) fileEdits(name string, data []byte, s sink) (edits []edit, retr
 		}
 		w.doc = doc
 		w.document(root, "")
-		doc.release()
 		for _, e := range w.edits {
 			edits = append(edits, edit{ls + e.start, ls + e.end, e.repl})
 		}
