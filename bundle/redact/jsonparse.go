@@ -73,9 +73,12 @@ func (e *jsonSyntaxError) Error() string {
 
 type jparser struct {
 	data []byte
-	// src is data as a string, copied once: strings and member names without escapes
-	// are slices of it, so decoding them allocates nothing.
+	// src is a copy of data from srcAt on, a chunk at a time as the parse goes:
+	// strings and member names without escapes are slices of it, so decoding them
+	// allocates nothing, and a file that stops being JSON after its first line (a log
+	// of JSON lines) is not copied whole.
 	src   string
+	srcAt int
 	pos   int
 	depth int
 	slab  []jnode // nodes are carved from slabs of slabNodes values
@@ -96,6 +99,15 @@ const (
 	slabNodes = 256
 	slabKids  = 1024
 )
+
+// slabSize is the size of a new slab: the first is no larger than a small document
+// needs (a JSON line of a log), the others full.
+func (p *jparser) slabSize(full, made int) int {
+	if made > 0 {
+		return full
+	}
+	return min(full, len(p.data)/4+8)
+}
 
 // slabMark is where the slabs were when a container started.
 type slabMark struct {
@@ -136,7 +148,7 @@ func (p *jparser) expand(n *jnode) {
 		return
 	}
 	n.pruned = false
-	q := &jparser{data: p.data, src: p.src, pos: n.start}
+	q := &jparser{data: p.data, pos: n.start}
 	if m, err := q.value(); err == nil {
 		n.kids = m.kids
 	}
@@ -145,7 +157,7 @@ func (p *jparser) expand(n *jnode) {
 func (p *jparser) children(mark int) []*jnode {
 	n := len(p.stack) - mark
 	if cap(p.kidSlab)-len(p.kidSlab) < n {
-		p.kidSlab = make([]*jnode, 0, max(slabKids, n))
+		p.kidSlab = make([]*jnode, 0, max(p.slabSize(slabKids, p.kidSlabs), n))
 		p.kidSlabs++
 	}
 	l := len(p.kidSlab)
@@ -159,7 +171,7 @@ func (p *jparser) children(mark int) []*jnode {
 
 func (p *jparser) node(kind jkind, start int) *jnode {
 	if len(p.slab) == 0 {
-		p.slab = make([]jnode, slabNodes)
+		p.slab = make([]jnode, p.slabSize(slabNodes, p.slabs))
 		p.slabs++
 	}
 	n := &p.slab[0]
@@ -170,7 +182,7 @@ func (p *jparser) node(kind jkind, start int) *jnode {
 
 // parseJSON parses one complete JSON document.
 func parseJSON(data []byte) (*jnode, error) {
-	root, _, err := parse(&jparser{data: data, src: string(data)})
+	root, _, err := parse(&jparser{data: data})
 	return root, err
 }
 
@@ -285,7 +297,7 @@ func (p *jparser) rawString() (string, bool, error) {
 	// Most strings hold nothing but plain bytes up to their closing quote.
 	if i := plainRun(p.data, start+1); i < len(p.data) && p.data[i] == '"' {
 		p.pos = i + 1
-		return p.src[start+1 : i], false, nil
+		return p.text(start+1, i), false, nil
 	}
 	p.pos++ // opening quote
 	escaped := false
@@ -302,7 +314,7 @@ func (p *jparser) rawString() (string, bool, error) {
 		case c == '"':
 			p.pos++
 			if !escaped {
-				return p.src[start+1 : p.pos-1], false, nil
+				return p.text(start+1, p.pos-1), false, nil
 			}
 			var s string
 			if err := json.Unmarshal(p.data[start:p.pos], &s); err != nil {
@@ -331,6 +343,19 @@ func (p *jparser) rawString() (string, bool, error) {
 			p.pos++
 		}
 	}
+}
+
+// srcChunk is how much of a document is copied into src at a time.
+const srcChunk = 64 << 10
+
+// text returns data[a:b] as a string, a slice of src, which it moves on when the
+// text is past it. Strings are read in order, so a chunk is copied once.
+func (p *jparser) text(a, b int) string {
+	if a < p.srcAt || b > p.srcAt+len(p.src) {
+		p.srcAt = a
+		p.src = string(p.data[a:min(len(p.data), a+max(srcChunk, b-a))])
+	}
+	return p.src[a-p.srcAt : b-p.srcAt]
 }
 
 // plainRun returns the offset of the first byte at or after i that ends the plain run

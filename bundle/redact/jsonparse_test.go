@@ -77,7 +77,7 @@ func TestPrunedParseExpandsToTheFullTree(t *testing.T) {
 			t.Fatal(err)
 		}
 		h := p.matcher.scan(in)
-		pruned, doc, err := parse(&jparser{data: in, src: string(in), prune: true, hits: &h})
+		pruned, doc, err := parse(&jparser{data: in, prune: true, hits: &h})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -533,7 +533,7 @@ func (w *walker) redactString(n *jnode, s []byte, h *keywordHits) (out []byte, r
 
 // parse parses a document of the text whose keyword hits are h, at offset base.
 func (w *walker) parse(data []byte, h *keywordHits, base int) (*jnode, *jparser, error) {
-	return parse(&jparser{data: data, src: string(data), prune: w.prunes(), hits: h, base: base})
+	return parse(&jparser{data: data, prune: w.prunes(), hits: h, base: base})
 }
 
 // runtimeEnvFile reports whether a file is crictl inspect output of a container.
