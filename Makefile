@@ -16,7 +16,7 @@ CACHE_DIR             ?= $(or $(PODFLOW_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.c
 GOLANGCI_LINT_VERSION := v2.15.0
 GOLANGCI_LINT         := $(CACHE_DIR)/tools/golangci-lint-$(GOLANGCI_LINT_VERSION)/golangci-lint
 
-.PHONY: all build test bench bench-go e2e record demo release lint fmt clean incidents
+.PHONY: all build test bench bench-go bench-redact e2e record demo release lint fmt clean incidents
 
 all: build
 
@@ -47,6 +47,10 @@ bench: build
 ## bench-go: Go benchmarks for loading, analysis and redaction
 bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## bench-redact: redaction of logs, journals and Pod-list JSON timed in turns with gzip -6 of the same bytes
+bench-redact:
+	$(GO) test -run '^$$' -bench RedactVsGzip -count 3 ./bundle/redact
 
 ## e2e: start a real control plane and node on loopback, reproduce every scenario, collect and check
 e2e: build

@@ -192,7 +192,10 @@ func pickConnPassword(line []byte, m []int) (int, int, bool) {
 }
 
 // assignKeywords are in every name credentialName accepts.
-var assignKeywords = keywords("pass", "pwd", "secret", "token", "key", "cred", "auth", "private")
+var (
+	assignKeywords = keywords("pass", "pwd", "secret", "token", "key", "cred", "auth", "private")
+	assignSet      = newFoldSet(assignKeywords)
+)
 
 // scanAssignments masks the value of name=value, name: value, "name": "value" and
 // name=\"value\" when the name is a credential's. It reads every separator of the line
@@ -225,7 +228,7 @@ func scanAssignments(line []byte) [][2]int {
 		for j < nameEnd && !isNameStart(line[j]) {
 			j++
 		}
-		if j == nameEnd || !containsFold(line[j:nameEnd], assignKeywords) {
+		if j == nameEnd || !assignSet.inBytes(line[j:nameEnd]) {
 			continue
 		}
 		name := string(line[j:nameEnd])
@@ -293,24 +296,35 @@ func isNameByte(c byte) bool { return isWordByte(c) || c == '.' || c == '-' }
 
 func isNameStart(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' }
 
-// containsFold reports whether b holds one of the lower-case keywords, ignoring case.
-func containsFold(b []byte, ks [][]byte) bool {
-	var buf [64]byte
-	if len(b) > len(buf) {
-		return true // a long name is rare enough to classify the slow way
-	}
-	l := asciiLower(buf[:0], b)
-	return containsAny(l, ks)
-}
+// foldSet finds lower-case keywords in names, ignoring case: a quick test before a
+// name is split into words and classified.
+type foldSet struct{ m *matcher }
 
-func containsAny(b []byte, ks [][]byte) bool {
-	for _, k := range ks {
-		if bytes.Contains(b, k) {
+func newFoldSet(ks [][]byte) foldSet { return foldSet{newMatcher([]detector{{keywords: ks}}, nil)} }
+
+// maxFoldName is the longest name foldSet.in reads; a longer one is rare enough to be
+// classified the slow way.
+const maxFoldName = 64
+
+// in reports whether name holds one of the keywords, or is longer than maxFoldName.
+func (f foldSet) in(name string) bool { return foldIn(f.m, name) }
+
+func foldIn[T string | []byte](m *matcher, name T) bool {
+	if len(name) > maxFoldName {
+		return true
+	}
+	s, first := uint32(0), m.firstOut
+	for i := 0; i < len(name); i++ {
+		s = m.table[s+uint32(m.class[name[i]])]
+		if s >= first {
 			return true
 		}
 	}
 	return false
 }
+
+// inBytes is in for a name in a line.
+func (f foldSet) inBytes(name []byte) bool { return foldIn(f.m, name) }
 
 // assignedValue returns the span of the value that starts at i: the inside of a
 // "quoted", \"escaped\" or 'single-quoted' string, or a bare word.

@@ -98,7 +98,10 @@ func plainValue(v string) bool {
 
 // envNameKeywords are in every name looseEnvName accepts that holds none of
 // assignKeywords.
-var envNameKeywords = keywords("pat", "pw", "dsn", "webhook", "conn")
+var (
+	envNameKeywords = keywords("pat", "pw", "dsn", "webhook", "conn")
+	envNameSet      = newFoldSet(envNameKeywords)
+)
 
 // envKeywords are in every environment variable name envCredential accepts
 // beyond those credential-assignment finds.

@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -61,4 +62,87 @@ func FuzzParseJSON(f *testing.F) {
 			t.Fatalf("parseJSON(%q): err=%v, encoding/json valid=%v", in, err, valid)
 		}
 	})
+}
+
+// TestPrunedParseExpandsToTheFullTree checks that pruning keeps every container with
+// a keyword or an escape, and that expanding the pruned ones gives parseJSON's tree.
+func TestPrunedParseExpandsToTheFullTree(t *testing.T) {
+	p := testPolicy(t)
+	for _, in := range [][]byte{
+		syntheticPodList(256 << 10),
+		[]byte(`{"a":{"b":[1,{"c":"d"}],"e":"t\u006fken"},"f":[{"g":"h"},{"secret":"x"}],"i":{}}`),
+	} {
+		full, err := parseJSON(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := p.matcher.scan(in)
+		pruned, doc, err := parse(&jparser{data: in, prune: true, hits: &h})
+		if err != nil {
+			t.Fatal(err)
+		}
+		prunedCount := 0
+		var same func(a, b *jnode)
+		same = func(a, b *jnode) {
+			if b.pruned {
+				prunedCount++
+				if kw, name := h.endIn(b.start, b.end); b.esc || kw || name {
+					t.Fatalf("pruned %s, which holds a keyword or an escape", in[b.start:b.end])
+				}
+				doc.expand(b)
+			}
+			if a.kind != b.kind || a.start != b.start || a.end != b.end || a.key != b.key || a.str != b.str || a.esc != b.esc || len(a.kids) != len(b.kids) {
+				t.Fatalf("pruned tree differs at %s", in[a.start:a.end])
+			}
+			if kw, name := h.endIn(a.start, a.end); b.kw != kw || b.nameKw != name {
+				t.Fatalf("keyword flags wrong at %s", in[a.start:a.end])
+			}
+			for i := range a.kids {
+				same(a.kids[i], b.kids[i])
+			}
+		}
+		same(full, pruned)
+		if prunedCount == 0 {
+			t.Fatalf("nothing pruned in %.60s", in)
+		}
+	}
+}
+
+// TestShortcutsChangeNothing redacts documents with and without the shortcuts.
+func TestShortcutsChangeNothing(t *testing.T) {
+	fast := testPolicy(t)
+	slow := testPolicy(t)
+	slow.exhaustive = true
+	for name, in := range map[string][]byte{
+		"cluster-resources/pods/shop.json":             syntheticPodList(256 << 10),
+		"cluster-resources/pods/logs/shop/web/app.log": syntheticContainerLog(256<<10, true),
+		"nodes/node-1/kubelet.log":                     syntheticKubeletJournal(256 << 10),
+		"cluster-resources/secrets/shop.json":          []byte(`{"kind":"SecretList","items":[{"metadata":{"name":"a"},"data":{"k":"aHVudGVyMg=="}}]}`),
+		"cluster-resources/configmaps/shop.json":       []byte(`{"items":[{"data":{"cfg":"{\"env\":[{\"name\":\"gitlabPat\",\"value\":\"glx-1234567890abcdef\"}]}","dsn":"x"}}]}`),
+	} {
+		got, _ := fast.Apply(name, in)
+		want, _ := slow.Apply(name, in)
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: the shortcuts changed the output", name)
+		}
+	}
+	if fast.Redaction().Total != slow.Redaction().Total || fast.Redaction().Total == 0 {
+		t.Errorf("masks: %d with shortcuts, %d without", fast.Redaction().Total, slow.Redaction().Total)
+	}
+}
+
+func TestPlainRunStopsWhereTheByteLoopDoes(t *testing.T) {
+	for c := range 256 {
+		for at := range 20 {
+			b := bytes.Repeat([]byte("a\xffZ~"), 6)
+			b[at] = byte(c)
+			want := 0
+			for want < len(b) && !stringStop[b[want]] {
+				want++
+			}
+			if got := plainRun(b, 0); got != want {
+				t.Fatalf("byte %#x at %d: plainRun = %d, want %d", c, at, got, want)
+			}
+		}
+	}
 }

@@ -3,7 +3,6 @@ package redact
 import (
 	"bytes"
 	"encoding/base64"
-	"sort"
 	"strings"
 
 	"podflow.dev/podflow/bundle"
@@ -43,21 +42,55 @@ type walker struct {
 	level        int
 	edits        []edit
 	user         map[*jnode]string
-	// keywords are the offsets (in the file, like base) at which detector keywords
-	// end; a string holding none needs no text detection.
-	keywords []int
+	// hits are the keywords of the text the document is in, at offsets in that
+	// text like base; a string holding none needs no text detection.
+	hits *keywordHits
+	// doc is the parser of the document, which expands the containers it pruned.
+	doc *jparser
+	// memo, when set, remembers how strings were redacted; see stringValue.
+	memo stringMemo
 	// runtimeEnv is set for crictl inspect output, where every env value is masked.
 	runtimeEnv bool
 }
 
 // hasKeyword reports whether a detector keyword ends inside n.
 func (w *walker) hasKeyword(n *jnode) bool {
-	if w.p.unkeyed {
-		return true
+	return w.p.unkeyed || n.kw
+}
+
+// mayMask reports whether anything inside the object or array n can be masked, so
+// that one holding nothing to mask is not walked. Text detection masks only strings
+// that hold a detector keyword, and every name that makes a member, an env var or a
+// NAME=value a credential's holds a detector keyword or a name keyword (see
+// assignKeywords and envNameKeywords). So a container written without escapes whose
+// bytes hold neither keeps everything, unless what encloses it decides: items of a
+// Secret list, the user's paths, a runtime's env.
+func (w *walker) mayMask(n *jnode, c jctx) bool {
+	return w.p.unkeyed || w.p.exhaustive || len(w.p.paths) > 0 || w.runtimeEnv || n.esc || c.itemKind == "Secret" ||
+		n.kw || n.nameKw
+}
+
+// expand gives a container the members a pruning parse left out.
+func (w *walker) expand(n *jnode) {
+	if n.pruned {
+		w.doc.expand(n)
 	}
-	start, end := w.base+n.start, w.base+n.end
-	i := sort.SearchInts(w.keywords, start+1)
-	return i < len(w.keywords) && w.keywords[i] < end
+}
+
+// prunes reports whether documents are parsed pruned: not when text without keywords
+// is searched, the user's paths select values or a runtime's env is read, where what
+// the keywords miss matters.
+func (w *walker) prunes() bool {
+	return !w.p.unkeyed && len(w.p.paths) == 0 && !w.runtimeEnv && !w.p.exhaustive
+}
+
+// stringHits returns the keyword hits of n's decoded string, taken from the text's
+// hits when the string is written as it decodes, else found again.
+func (w *walker) stringHits(n *jnode, s []byte) keywordHits {
+	if !n.esc && w.p.matcher.quoteSafe && !w.p.exhaustive {
+		return w.hits.sub(w.base+n.start+1, w.base+n.end-1)
+	}
+	return w.p.matcher.scan(s)
 }
 
 func (w *walker) at(n *jnode) int {
@@ -76,6 +109,12 @@ func (w *walker) document(root *jnode, itemKind string) {
 }
 
 func (w *walker) value(n *jnode, c jctx) {
+	if n.kind == jObject || n.kind == jArray {
+		if !w.mayMask(n, c) {
+			return
+		}
+		w.expand(n)
+	}
 	switch n.kind {
 	case jObject:
 		w.object(n, c)
@@ -121,11 +160,12 @@ func (w *walker) runtimeEnvValue(n *jnode) {
 		}
 		w.stringValue(n)
 	case jObject:
+		w.expand(n)
 		v := n.member("value")
 		if v == nil || v.kind != jString || v.str == "" || isMask(v.str) {
 			return
 		}
-		name, _ := n.memberString("key")
+		name := n.memberString("key")
 		if runtimeEnvName(name) {
 			return
 		}
@@ -172,10 +212,60 @@ func (w *walker) element(n *jnode, c jctx) {
 	w.value(n, c)
 }
 
+// lookedUp are the members of an object that the walker looks up: the first member
+// of each name, whatever its kind, as jnode.member finds it.
+type lookedUp struct {
+	kind, items, typ, value, name, key *jnode
+}
+
+func findLookedUp(n *jnode) lookedUp {
+	var m lookedUp
+	first := func(slot **jnode, k *jnode) {
+		if *slot == nil {
+			*slot = k
+		}
+	}
+	for _, k := range n.kids {
+		// By length first: most names are none of these, and that is quick to tell.
+		switch key := k.key; len(key) {
+		case 3:
+			if key == "key" {
+				first(&m.key, k)
+			}
+		case 4:
+			switch key {
+			case "kind":
+				first(&m.kind, k)
+			case "type":
+				first(&m.typ, k)
+			case "name":
+				first(&m.name, k)
+			}
+		case 5:
+			switch key {
+			case "items":
+				first(&m.items, k)
+			case "value":
+				first(&m.value, k)
+			}
+		}
+	}
+	return m
+}
+
+// str is the value of member n when it is a string.
+func str(n *jnode) (string, bool) {
+	if n == nil || n.kind != jString {
+		return "", false
+	}
+	return n.str, true
+}
+
 func (w *walker) object(n *jnode, c jctx) {
-	kind, _ := n.memberString("kind")
+	known := findLookedUp(n)
+	kind, _ := str(known.kind)
 	self := kind
-	if self == "" && n.member("items") == nil {
+	if self == "" && known.items == nil {
 		self = c.itemKind
 	}
 	if self != "" {
@@ -187,10 +277,10 @@ func (w *walker) object(n *jnode, c jctx) {
 	}
 	secret := self == "Secret"
 	gcpKey := false
-	if t, _ := n.memberString("type"); t == "service_account" {
+	if t, _ := str(known.typ); t == "service_account" {
 		gcpKey = true
 	}
-	envValue := w.credentialPairValue(n)
+	envValue := w.credentialPairValue(known)
 	for _, k := range n.kids {
 		if rule, ok := w.user[k]; ok {
 			w.maskAll(k, rule)
@@ -246,7 +336,7 @@ func memberRule(key string, r role, gcpKey bool) string {
 		return RuleDockerConfigAuth
 	case gcpKey && key == "private_key":
 		return RuleGCPServiceAccount
-	case !containsFold([]byte(key), assignKeywords):
+	case !assignSet.in(key):
 		// Every credential name holds one of the keywords; most names hold none.
 		return ""
 	case r == roleUser && credentialName(key):
@@ -266,18 +356,18 @@ func headerName(name string) bool {
 // credentialPairValue finds the value of {name: DB_PASSWORD, value: ...} (Kubernetes
 // EnvVar) or {key: ..., value: ...} (CRI KeyValue, crictl inspect's envs) when the name
 // is a credential's.
-func (w *walker) credentialPairValue(n *jnode) *jnode {
-	v := n.member("value")
+func (w *walker) credentialPairValue(m lookedUp) *jnode {
+	v := m.value
 	if v == nil || v.kind != jString {
 		return nil
 	}
-	name, ok := n.memberString("name")
+	name, ok := str(m.name)
 	if !ok {
-		if name, ok = n.memberString("key"); !ok {
+		if name, ok = str(m.key); !ok {
 			return nil
 		}
 	}
-	if !containsFold([]byte(name), assignKeywords) && !containsFold([]byte(name), envNameKeywords) {
+	if !assignSet.in(name) && !envNameSet.in(name) {
 		return nil
 	}
 	if envCredential(name, v.str) || headerName(name) && plausibleSecret(name, v.str) {
@@ -290,6 +380,7 @@ func (w *walker) credentialPairValue(n *jnode) *jnode {
 // keys and sizes. The digest is of the decoded value, so it matches the same secret in
 // an env var or a log.
 func (w *walker) secretValues(m *jnode, encoded bool) {
+	w.expand(m)
 	for _, v := range m.kids {
 		if v.kind != jString || v.str == "" || isMask(v.str) {
 			continue
@@ -321,6 +412,7 @@ func (w *walker) maskAll(n *jnode, rule string) {
 			w.maskString(n, rule)
 		}
 	case jObject, jArray:
+		w.expand(n)
 		for _, k := range n.kids {
 			w.maskAll(k, rule)
 		}
@@ -334,10 +426,73 @@ func (w *walker) stringValue(n *jnode) {
 	if !w.hasKeyword(n) {
 		return
 	}
-	s := []byte(n.str)
+	if w.memo == nil || n.esc || len(n.str) > maxMemoString || w.p.exhaustive {
+		w.redactStringValue(n)
+		return
+	}
+	e, ok := w.memo[n.str]
+	if !ok {
+		rec := &ruleRecorder{}
+		sink, edits := w.sink, len(w.edits)
+		w.sink = rec
+		w.redactStringValue(n)
+		w.sink = sink
+		e = memoEntry{rules: rec.rules}
+		if len(w.edits) > edits {
+			e.repl = w.edits[len(w.edits)-1].repl
+			w.edits = w.edits[:edits]
+		}
+		if len(w.memo) < maxMemoEntries {
+			w.memo[n.str] = e
+		}
+	}
+	for _, r := range e.rules {
+		w.sink.hit(r, w.at(n))
+	}
+	if e.repl != nil {
+		w.replace(n, e.repl)
+	}
+}
+
+// A list repeats the same strings in every item (mount paths, env var names, probe
+// commands), so the strings of a file that need text detection are redacted once each
+// and remembered, up to these bounds.
+const (
+	maxMemoString  = 1 << 10
+	maxMemoEntries = 1 << 10
+)
+
+// stringMemo maps a string to how it was redacted. Only strings written without
+// escapes are remembered: their keyword hits, hence their redaction, depend on their
+// text alone.
+type stringMemo map[string]memoEntry
+
+type memoEntry struct {
+	repl  []byte   // the string's replacement, nil when it was kept
+	rules []string // the rules that masked something in it, one per mask
+}
+
+// ruleRecorder is the sink that records the hits of one string for its memo entry;
+// every hit in a string is reported at the string's offset.
+type ruleRecorder struct{ rules []string }
+
+func (r *ruleRecorder) hit(rule string, _ int) { r.rules = append(r.rules, rule) }
+
+// redactStringValue is stringValue without the memo.
+func (w *walker) redactStringValue(n *jnode) {
+	var s []byte
+	if n.esc {
+		s = []byte(n.str)
+	} else {
+		s = w.doc.data[n.start+1 : n.end-1] // read only: splice copies
+	}
+	h := w.stringHits(n, s)
 	changed := false
 	for round := 1; round <= maxRounds; round++ {
-		next, retry := w.redactString(n, s)
+		if round > 1 {
+			h = w.p.matcher.scan(s)
+		}
+		next, retry := w.redactString(n, s, &h)
 		if next == nil {
 			break
 		}
@@ -351,12 +506,13 @@ func (w *walker) stringValue(n *jnode) {
 	}
 }
 
-// redactString returns s redacted, or nil when nothing in it was masked.
-func (w *walker) redactString(n *jnode, s []byte) (out []byte, retry bool) {
+// redactString returns s, with keyword hits h, redacted, or nil when nothing in it was
+// masked.
+func (w *walker) redactString(n *jnode, s []byte, h *keywordHits) (out []byte, retry bool) {
 	if t := bytes.TrimLeft(s, " \t\r\n"); w.level < maxEmbedded && len(t) > 0 && (t[0] == '{' || t[0] == '[') {
-		root, err := parseJSON(s)
+		root, doc, err := w.parse(s, h, 0)
 		if err == nil {
-			sub := &walker{p: w.p, sink: w.sink, anchor: w.at(n), level: w.level + 1, keywords: w.p.matcher.scan(s, len(w.p.detectors)).any}
+			sub := &walker{p: w.p, sink: w.sink, anchor: w.at(n), level: w.level + 1, hits: h, doc: doc}
 			sub.document(root, "")
 			if len(sub.edits) == 0 {
 				return nil, false
@@ -365,11 +521,19 @@ func (w *walker) redactString(n *jnode, s []byte) (out []byte, retry bool) {
 		}
 		retry = true
 	}
-	edits := w.p.textEdits(s, w.at(n), w.sink)
+	if len(s) == 0 {
+		return nil, false
+	}
+	edits := w.p.textEditsWith(s, *h, w.at(n), w.sink, nil)
 	if len(edits) == 0 {
 		return nil, false
 	}
 	return splice(s, edits), retry
+}
+
+// parse parses a document of the text whose keyword hits are h, at offset base.
+func (w *walker) parse(data []byte, h *keywordHits, base int) (*jnode, *jparser, error) {
+	return parse(&jparser{data: data, prune: w.prunes(), hits: h, base: base})
 }
 
 // runtimeEnvFile reports whether a file is crictl inspect output of a container.

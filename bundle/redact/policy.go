@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"hash"
 	"io"
 	"regexp"
 	"sort"
@@ -55,6 +56,12 @@ type Policy struct {
 
 	mu     sync.Mutex
 	report bundle.Redaction
+	// macs holds keyed HMACs for digest to reuse.
+	macs sync.Pool
+	// exhaustive turns off the shortcuts that make redaction fast: pruning, skipping
+	// containers without keywords, the string memo, reusing a file's keyword hits.
+	// Tests set it to check that the shortcuts change nothing.
+	exhaustive bool
 }
 
 // New builds a policy from the built-in rules and the user rules of opts.Config.
@@ -95,7 +102,7 @@ func build(opts Options, key []byte) *Policy {
 			p.unkeyedDets = append(p.unkeyedDets, i)
 		}
 	}
-	p.matcher = newMatcher(p.detectors)
+	p.matcher = newMatcher(p.detectors, envNameKeywords)
 	return p
 }
 
@@ -164,9 +171,16 @@ func (p *Policy) Redaction() bundle.Redaction {
 
 // digest is the keyed short hash that keeps equal secrets equal in every file.
 func (p *Policy) digest(v []byte) string {
-	m := hmac.New(sha256.New, p.key)
+	m, ok := p.macs.Get().(hash.Hash)
+	if !ok {
+		m = hmac.New(sha256.New, p.key)
+	}
+	m.Reset()
 	m.Write(v)
-	return hex.EncodeToString(m.Sum(nil)[:3])
+	var sum [sha256.Size]byte
+	d := hex.EncodeToString(m.Sum(sum[:0])[:3])
+	p.macs.Put(m)
+	return d
 }
 
 func (p *Policy) mask(rule string, v []byte) []byte {

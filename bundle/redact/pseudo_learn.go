@@ -127,7 +127,7 @@ func (l *learner) json(n *jnode, itemKind string) {
 			l.json(k, itemKind)
 		}
 	case jObject:
-		kind, _ := n.memberString("kind")
+		kind := n.memberString("kind")
 		self := kind
 		if self == "" && n.member("items") == nil {
 			self = itemKind
@@ -152,8 +152,8 @@ func (l *learner) json(n *jnode, itemKind string) {
 // object collects what one Kubernetes object says about identities.
 func (l *learner) object(n *jnode, kind string) {
 	if md := n.member("metadata"); md != nil && md.kind == jObject {
-		name, _ := md.memberString("name")
-		ns, _ := md.memberString("namespace")
+		name := md.memberString("name")
+		ns := md.memberString("namespace")
 		// Objects of kube-system and the like are the same in every cluster.
 		if c, ok := kindCategory[kind]; ok && !wellKnown[ns] {
 			l.add(c, name)
@@ -170,7 +170,7 @@ func (l *learner) object(n *jnode, kind string) {
 		l.reference(n.member(field))
 	}
 	if spec := n.member("spec"); spec != nil {
-		nodeName, _ := spec.memberString("nodeName")
+		nodeName := spec.memberString("nodeName")
 		l.add("node", nodeName)
 		sel := spec.member("selector")
 		l.labels(sel)
@@ -179,8 +179,8 @@ func (l *learner) object(n *jnode, kind string) {
 	if kind == "Node" {
 		if addrs := n.member("status").member("addresses"); addrs != nil {
 			for _, a := range addrs.kids {
-				t, _ := a.memberString("type")
-				addr, _ := a.memberString("address")
+				t := a.memberString("type")
+				addr := a.memberString("address")
 				if t == "Hostname" || t == "InternalDNS" || t == "ExternalDNS" {
 					l.add("host", addr)
 				}
@@ -193,9 +193,9 @@ func (l *learner) reference(r *jnode) {
 	if r == nil || r.kind != jObject {
 		return
 	}
-	kind, _ := r.memberString("kind")
-	name, _ := r.memberString("name")
-	ns, _ := r.memberString("namespace")
+	kind := r.memberString("kind")
+	name := r.memberString("name")
+	ns := r.memberString("namespace")
 	if c, ok := kindCategory[kind]; ok && !wellKnown[ns] {
 		l.add(c, name)
 	}

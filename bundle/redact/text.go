@@ -27,6 +27,7 @@ func asciiLower(dst, src []byte) []byte {
 // data, and returns what they found, unsorted.
 func (p *Policy) detect(data []byte, h keywordHits) []span {
 	var spans []span
+	h.byDetector(p.matcher)
 	dets, poss := h.dets, h.pos
 	for _, d := range p.unkeyedDets {
 		dets, poss = append(dets, int32(d)), append(poss, nil)
@@ -176,7 +177,7 @@ func (p *Policy) textEdits(data []byte, anchor int, s sink) []edit {
 	if len(data) == 0 {
 		return nil
 	}
-	return p.textEditsWith(data, p.matcher.scan(data, len(p.detectors)), anchor, s, nil)
+	return p.textEditsWith(data, p.matcher.scan(data), anchor, s, nil)
 }
 
 func (p *Policy) textEditsWith(data []byte, h keywordHits, anchor int, s sink, skip [][2]int) []edit {
@@ -222,16 +223,17 @@ func (p *Policy) redactFile(name string, data []byte, s sink) []byte {
 // holding no keyword of any rule cannot hold anything to mask and is not parsed. retry
 // reports JSON-looking data that did not parse and was redacted as text.
 func (p *Policy) fileEdits(name string, data []byte, s sink) (edits []edit, retry bool) {
-	h := p.matcher.scan(data, len(p.detectors))
+	h := p.matcher.scan(data)
 	itemKind := fileItemKind(name)
 	runtimeEnv := runtimeEnvFile(name)
 	if h.none() && !p.unkeyed && len(p.paths) == 0 && itemKind != "Secret" && !runtimeEnv {
 		return nil, false
 	}
 	if looksLikeJSON(data) {
-		root, err := parseJSON(data)
+		w := &walker{p: p, sink: s, anchor: -1, hits: &h, runtimeEnv: runtimeEnv, memo: stringMemo{}}
+		root, doc, err := w.parse(data, &h, 0)
 		if err == nil {
-			w := &walker{p: p, sink: s, anchor: -1, keywords: h.any, runtimeEnv: runtimeEnv}
+			w.doc = doc
 			w.document(root, itemKind)
 			return w.edits, false
 		}
@@ -239,6 +241,7 @@ func (p *Policy) fileEdits(name string, data []byte, s sink) (edits []edit, retr
 		p.log.WithField("file", name).WithError(err).Debug("not a JSON document, redacting it as text")
 	}
 	var regions [][2]int
+	memo := stringMemo{}
 	candidates := lineStarts(data, h.any)
 	if p.unkeyed || len(p.paths) > 0 {
 		candidates = allLineStarts(data)
@@ -253,12 +256,13 @@ func (p *Policy) fileEdits(name string, data []byte, s sink) (edits []edit, retr
 		if len(t) < 2 || t[0] != '{' || t[len(t)-1] != '}' {
 			continue
 		}
-		root, err := parseJSON(line)
+		w := &walker{p: p, sink: s, base: ls, anchor: -1, hits: &h, memo: memo}
+		root, doc, err := w.parse(line, &h, ls)
 		if err != nil {
 			retry = true
 			continue
 		}
-		w := &walker{p: p, sink: s, base: ls, anchor: -1, keywords: h.any}
+		w.doc = doc
 		w.document(root, "")
 		for _, e := range w.edits {
 			edits = append(edits, edit{ls + e.start, ls + e.end, e.repl})

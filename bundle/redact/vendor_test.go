@@ -11,7 +11,7 @@ func TestVendorRulesFollowGitleaks(t *testing.T) {
 	for i, r := range gitleaksRules {
 		p := testPolicy(t)
 		p.detectors = vendorSet()[i : i+1]
-		p.matcher = newMatcher(p.detectors)
+		p.matcher = newMatcher(p.detectors, envNameKeywords)
 		s, ok := gitleaksSamples[r.id]
 		if !ok {
 			t.Errorf("%s: no samples", r.id)
