@@ -72,7 +72,10 @@ func probeKill(v *analyze.View, p *analyze.Pod, container string, t *corev1.Cont
 	events := v.EventsFor(p.Ref())
 	for i := len(events) - 1; i >= 0; i-- {
 		e := events[i]
-		if e.Reason == "Killing" && e.Container() == container && says(e.Message) && !e.LastTime.Before(since) {
+		// A pasted event has no time (kubectl printed an age): it cannot be dated
+		// against the termination, and a probe kill of this container is still the
+		// kubelet's word on why it stopped.
+		if e.Reason == "Killing" && e.Container() == container && says(e.Message) && (e.LastTime.IsZero() || !e.LastTime.Before(since)) {
 			r.event, r.kills, r.found = e, e.Count, true
 			break
 		}
