@@ -57,10 +57,38 @@ type Line struct {
 	Count int32
 	// Fragment is true for a line from evidence an import could not attribute.
 	Fragment bool
-	Evidence Evidence
+	// ev cites a line that is not a journal entry; entry is the journal entry a line
+	// is, whose evidence is built only when a finding cites it (see Evidence).
+	ev    *Evidence
+	entry *JournalEntry
 	// lower is Text in lower case, for the signatures' literal prefilter.
 	lower string
 }
+
+// Evidence cites the line. A journal entry's citation is built when asked: journals
+// run to millions of lines and few of them are ever cited.
+func (l *Line) Evidence() Evidence {
+	switch {
+	case l.entry != nil:
+		return l.entry.Evidence()
+	case l.ev != nil:
+		return *l.ev
+	}
+	return Evidence{}
+}
+
+// source is the bundle and path of the file the line comes from.
+func (l *Line) source() (string, string) {
+	switch {
+	case l.entry != nil && l.entry.file != nil:
+		return l.entry.file.bundle, l.entry.file.path
+	case l.ev != nil:
+		return l.ev.Bundle, l.ev.Path
+	}
+	return "", ""
+}
+
+func evidencePtr(e Evidence) *Evidence { return &e }
 
 // Subjects are the objects a finding about the line names: its pod, else the object
 // an event is about, else its node, else the unknown container or node a fragment came
@@ -100,7 +128,9 @@ func (g *Graph) Lines() []Line {
 }
 
 func (g *Graph) buildLines() []Line {
-	var out []Line
+	// Sized once: journals make this slice hundreds of megabytes, and growing it by
+	// appends would hold two copies at a time.
+	out := make([]Line, 0, g.linesEstimate())
 	add := func(l Line) {
 		l.Text = strings.TrimSpace(l.Text)
 		if l.Text == "" && l.Reason == "" {
@@ -112,7 +142,7 @@ func (g *Graph) buildLines() []Line {
 	for _, e := range g.events {
 		l := Line{Kind: TextEvent, Text: e.Message, Reason: e.Reason, Count: e.Count,
 			Warning: e.Type == corev1.EventTypeWarning || stuck(e.Reason, e.Count),
-			Node:    e.Host, Container: e.Container(), Evidence: e.Evidence()}
+			Node:    e.Host, Container: e.Container(), ev: evidencePtr(e.Evidence())}
 		if e.Regarding.Kind == "Pod" {
 			l.Pod = g.FindPod(e.Regarding.Namespace, e.Regarding.Name)
 		}
@@ -129,15 +159,14 @@ func (g *Graph) buildLines() []Line {
 	for _, p := range g.pods {
 		g.statusLines(p, add)
 	}
-	podOf := map[*JournalEntry]*Pod{}
+	podOf := make([]*Pod, len(g.journal))
 	for _, p := range g.pods {
-		for _, e := range g.journalFor(p.Obj) {
-			podOf[e] = p
+		for _, i := range g.journalIndexFor(p.Obj) {
+			podOf[i] = p
 		}
 	}
 	for i := range g.journal {
-		e := &g.journal[i]
-		add(journalLine(e, podOf[e]))
+		add(journalLine(&g.journal[i], podOf[i]))
 	}
 	for _, node := range sortedKeys(g.runtimeJournal) {
 		entries := g.runtimeJournal[node]
@@ -146,7 +175,7 @@ func (g *Graph) buildLines() []Line {
 		}
 	}
 	for _, u := range g.unparsed {
-		l := Line{Kind: TextJournal, Text: u.text, Node: u.node, Warning: looksLikeError(u.text), Evidence: u.loc.Evidence(u.text, time.Time{})}
+		l := Line{Kind: TextJournal, Text: u.text, Node: u.node, Warning: looksLikeError(u.text), ev: evidencePtr(u.loc.Evidence(u.text, time.Time{}))}
 		if e, k, _ := logline.Parse(u.text, g.collectedAt); k == logline.KindEntry && e.Message != "" {
 			l.Text = e.Message
 			if err, ok := e.Field("err"); ok {
@@ -157,7 +186,7 @@ func (g *Graph) buildLines() []Line {
 		add(l)
 	}
 	for _, o := range g.ooms {
-		l := Line{Kind: TextJournal, Text: o.Text, Node: o.Node, Warning: true, Evidence: o.Loc.Evidence(o.Text, o.Time)}
+		l := Line{Kind: TextJournal, Text: o.Text, Node: o.Node, Warning: true, ev: evidencePtr(o.Loc.Evidence(o.Text, o.Time))}
 		if o.PodUID != "" {
 			l.Pod, _ = g.byUID[o.PodUID].(*Pod)
 		}
@@ -171,7 +200,7 @@ func (g *Graph) buildLines() []Line {
 			l := Line{Kind: TextLog, Text: s, Pod: p, Container: c.Container, Warning: looksLikeError(s)}
 			at := loc
 			at.Line, at.EndLine = loc.Line+i, 0
-			l.Evidence = at.Evidence(s, time.Time{})
+			l.ev = evidencePtr(at.Evidence(s, time.Time{}))
 			if p != nil {
 				l.Node = p.Obj.Spec.NodeName
 			}
@@ -197,7 +226,7 @@ func (g *Graph) buildLines() []Line {
 			}
 			at := f.loc
 			at.Line = i + 1
-			l.Evidence = at.Evidence(s, time.Time{})
+			l.ev = evidencePtr(at.Evidence(s, time.Time{}))
 			add(l)
 		}
 		// A message wrapped over several lines (a terminal's width, YAML folding) is
@@ -206,10 +235,30 @@ func (g *Graph) buildLines() []Line {
 			text := strings.Join(fieldsOf(f.lines[p[0]:p[1]]), " ")
 			at := f.loc
 			at.Line, at.EndLine = p[0]+1, p[1]
-			add(Line{Kind: kind, Text: text, Fragment: true, Warning: looksLikeError(text), Evidence: at.Evidence(text, time.Time{})})
+			add(Line{Kind: kind, Text: text, Fragment: true, Warning: looksLikeError(text), ev: evidencePtr(at.Evidence(text, time.Time{}))})
 		}
 	}
 	return out
+}
+
+// linesEstimate is about how many lines buildLines adds: exact for journals, an upper
+// bound for the rest but fragment paragraphs.
+func (g *Graph) linesEstimate() int {
+	n := len(g.events) + len(g.journal) + len(g.unparsed) + len(g.ooms)
+	for _, entries := range g.runtimeJournal {
+		n += len(entries)
+	}
+	for _, p := range g.pods {
+		st := &p.Obj.Status
+		n += 1 + len(st.Conditions) + 2*(len(st.InitContainerStatuses)+len(st.ContainerStatuses))
+	}
+	for _, c := range g.logs {
+		n += min(strings.Count(c.text, "\n")+1, logTailLines)
+	}
+	for _, f := range g.fragments {
+		n += len(f.lines)
+	}
+	return n
 }
 
 // paragraphs returns [start, end) ranges of runs of two or more lines in which every
@@ -275,7 +324,7 @@ func journalLine(e *JournalEntry, p *Pod) Line {
 	if err, ok := e.Field("err"); ok {
 		text += ": " + err
 	}
-	l := Line{Kind: TextJournal, Text: text, Pod: p, Node: e.Node(), Evidence: e.Evidence(),
+	l := Line{Kind: TextJournal, Text: text, Pod: p, Node: e.Node(), entry: e,
 		Warning: e.Severity == 'W' || e.Severity == 'E' || e.Severity == 'F' || (e.Severity == 0 && looksLikeError(text))}
 	if c, ok := e.Field("containerName"); ok {
 		l.Container = c
@@ -302,8 +351,8 @@ func (g *Graph) statusLines(p *Pod, add func(Line)) {
 				switch {
 				case s.Waiting != nil:
 					add(Line{Kind: TextStatus, Text: s.Waiting.Message, Reason: s.Waiting.Reason, Pod: p, Node: node, Container: cs.Name,
-						Warning:  s.Waiting.Reason != "ContainerCreating" && s.Waiting.Reason != "PodInitializing",
-						Evidence: loc.At("waiting").Evidence(joinNonEmpty(s.Waiting.Reason, s.Waiting.Message), time.Time{})})
+						Warning: s.Waiting.Reason != "ContainerCreating" && s.Waiting.Reason != "PodInitializing",
+						ev:      evidencePtr(loc.At("waiting").Evidence(joinNonEmpty(s.Waiting.Reason, s.Waiting.Message), time.Time{}))})
 				case s.Terminated != nil:
 					t := s.Terminated
 					text := t.Message
@@ -311,8 +360,8 @@ func (g *Graph) statusLines(p *Pod, add func(Line)) {
 						text = t.Reason
 					}
 					add(Line{Kind: TextStatus, Text: text, Reason: t.Reason, Pod: p, Node: node, Container: cs.Name,
-						Warning:  t.ExitCode != 0,
-						Evidence: loc.At("terminated").Evidence(joinNonEmpty(t.Reason, "exit code "+strconv.Itoa(int(t.ExitCode)), t.Message), t.FinishedAt.Time)})
+						Warning: t.ExitCode != 0,
+						ev:      evidencePtr(loc.At("terminated").Evidence(joinNonEmpty(t.Reason, "exit code "+strconv.Itoa(int(t.ExitCode)), t.Message), t.FinishedAt.Time))})
 				}
 			}
 			state(cs.State, loc.At("state"))
@@ -322,14 +371,14 @@ func (g *Graph) statusLines(p *Pod, add func(Line)) {
 	st := p.Obj.Status
 	if st.Reason != "" || st.Message != "" {
 		add(Line{Kind: TextStatus, Text: st.Message, Reason: st.Reason, Pod: p, Node: node, Warning: true,
-			Evidence: p.Loc.At("status").Evidence(joinNonEmpty(st.Reason, st.Message), time.Time{})})
+			ev: evidencePtr(p.Loc.At("status").Evidence(joinNonEmpty(st.Reason, st.Message), time.Time{}))})
 	}
 	for i, c := range st.Conditions {
 		if c.Status != corev1.ConditionFalse || c.Message == "" {
 			continue
 		}
 		add(Line{Kind: TextStatus, Text: c.Message, Reason: c.Reason, Pod: p, Node: node, Warning: true,
-			Evidence: p.Loc.At("status", "conditions", i).Evidence(joinNonEmpty(string(c.Type)+" "+c.Reason, c.Message), c.LastTransitionTime.Time)})
+			ev: evidencePtr(p.Loc.At("status", "conditions", i).Evidence(joinNonEmpty(string(c.Type)+" "+c.Reason, c.Message), c.LastTransitionTime.Time))})
 	}
 }
 

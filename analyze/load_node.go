@@ -121,7 +121,7 @@ func (l *loader) loadNodeAndLogs(lb *loadedBundle) {
 		info := bundle.ParsePath(name)
 		switch info.Area {
 		case "log":
-			data, _ := lb.b.ReadFile(name) // listed by Names, so present
+			data, _ := lb.b.Take(name) // listed by Names, so present; read once
 			l.g.present[ContainerLogs] = true
 			c := &ContainerLog{Namespace: info.Namespace, Pod: info.Pod, Container: info.Container,
 				Previous: info.Previous, Loc: Location{Bundle: lb.label, Path: name}, text: bytesString(data)}
@@ -131,7 +131,7 @@ func (l *loader) loadNodeAndLogs(lb *loadedBundle) {
 		case "node":
 			l.loadNodeFile(lb, name, info)
 		case "fragment":
-			data, _ := lb.b.ReadFile(name) // listed by Names, so present
+			data, _ := lb.b.Take(name) // listed by Names, so present; read once
 			l.g.present[Fragments] = true
 			kind := map[string]TextKind{bundle.FragmentLog: TextLog, bundle.FragmentJournal: TextJournal, bundle.FragmentText: TextText}[info.Fragment]
 			text := strings.TrimRight(strings.ReplaceAll(bytesString(data), "\r\n", "\n"), "\n")
@@ -142,7 +142,7 @@ func (l *loader) loadNodeAndLogs(lb *loadedBundle) {
 }
 
 func (l *loader) loadNodeFile(lb *loadedBundle, name string, info bundle.PathInfo) {
-	data, _ := lb.b.ReadFile(name) // listed by Names, so present
+	data, _ := lb.b.Take(name) // listed by Names, so present; read once
 	src := &sourceFile{bundle: lb.label, path: name, node: info.Node}
 	l.log.WithField("file", name).Trace("loading node evidence")
 	switch {

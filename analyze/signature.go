@@ -344,7 +344,7 @@ func (s *Signature) run(v *View) []Finding {
 		if !ok {
 			continue
 		}
-		if l.Fragment && l.Evidence.EndLine == 0 && s.causeNeedsEmpty(caps) {
+		if l.Fragment && l.Evidence().EndLine == 0 && s.causeNeedsEmpty(caps) {
 			// A pasted message cut at the line's end: its joined paragraph gives the rest.
 			continue
 		}
@@ -384,7 +384,7 @@ func (s *Signature) finding(l *Line, caps map[string]string) Finding {
 		}
 		confirm = append(confirm, cmd)
 	}
-	ev := l.Evidence
+	ev := l.Evidence()
 	ev.Excerpt = Excerpt(ev.Excerpt)
 	return Finding{Subjects: l.Subjects(), Cause: cause, Remediation: fix, Confirm: confirm,
 		Evidence: []Evidence{ev}, GroupKey: cause + "\x00" + subjectKey(l)}
@@ -395,7 +395,8 @@ func (s *Signature) finding(l *Line, caps map[string]string) Finding {
 // engine's cause key.
 func subjectKey(l *Line) string {
 	if l.Pod == nil && l.Object.Kind == "" && l.Node == "" {
-		return l.Evidence.Bundle + "\x00" + l.Evidence.Path
+		b, p := l.source()
+		return b + "\x00" + p
 	}
 	return ""
 }

@@ -265,7 +265,7 @@ func podTrouble(g *Graph, p *Pod, lines []*Line) []trouble {
 			case !ok:
 				st = textStage(l.Reason+" "+l.Text, StageRuntime)
 			}
-			out = append(out, trouble{stage: st, what: l.Reason + ": " + oneLine(l.Text), ev: l.Evidence, weight: 30})
+			out = append(out, trouble{stage: st, what: l.Reason + ": " + oneLine(l.Text), ev: l.Evidence(), weight: 30})
 		case TextStatus:
 			if !l.Warning {
 				continue
@@ -277,14 +277,14 @@ func podTrouble(g *Graph, p *Pod, lines []*Line) []trouble {
 			if l.Reason == "CrashLoopBackOff" || l.Reason == "Error" {
 				st = exitStage(pod, l.Container, st)
 			}
-			out = append(out, trouble{stage: st, what: joinNonEmpty(l.Reason, oneLine(l.Text)), ev: l.Evidence, weight: 20})
+			out = append(out, trouble{stage: st, what: joinNonEmpty(l.Reason, oneLine(l.Text)), ev: l.Evidence(), weight: 20})
 		case TextJournal, TextText:
 			if l.Warning && looksLikeError(l.Text) {
-				out = append(out, trouble{stage: textStage(l.Text, StageNode), what: oneLine(l.Text), ev: l.Evidence, weight: 10})
+				out = append(out, trouble{stage: textStage(l.Text, StageNode), what: oneLine(l.Text), ev: l.Evidence(), weight: 10})
 			}
 		case TextLog:
 			if l.Warning {
-				out = append(out, trouble{stage: StageRuntime, what: "the container's log says " + oneLine(l.Text), ev: l.Evidence, weight: 5})
+				out = append(out, trouble{stage: StageRuntime, what: "the container's log says " + oneLine(l.Text), ev: l.Evidence(), weight: 5})
 			}
 		}
 	}
@@ -381,7 +381,7 @@ func unexplainedObjects(g *Graph, lines []Line, covered map[string]bool) []*Find
 		}
 		var ev []Evidence
 		for i := len(ls) - 1; i >= 0 && len(ev) < 3; i-- {
-			ev = append(ev, ls[i].Evidence)
+			ev = append(ev, ls[i].Evidence())
 		}
 		out = append(out, &Finding{Rule: UnexplainedRule, Stage: st, Severity: SeverityError, Title: "trouble no rule explains",
 			Subjects: []ObjectRef{l.Object}, Evidence: ev, Remediation: wouldExplain[st],
@@ -425,7 +425,8 @@ func unexplainedFragments(lines []*Line, cited map[string]bool) []*Finding {
 	byFile := map[string][]*Line{}
 	var files []string
 	for _, l := range lines {
-		k := l.Evidence.Bundle + "\x00" + l.Evidence.Path
+		b, p := l.source()
+		k := b + "\x00" + p
 		if cited[k] || !looksLikeError(l.Text) || !l.Warning && l.Kind != TextJournal && l.Kind != TextText {
 			continue
 		}
@@ -446,7 +447,7 @@ func unexplainedFragments(lines []*Line, cited map[string]bool) []*Finding {
 		stage := textStage(best.Text, def)
 		var ev []Evidence
 		for _, l := range pick {
-			ev = append(ev, l.Evidence)
+			ev = append(ev, l.Evidence())
 		}
 		subj := ls[0].Subjects()
 		what := "the node this journal came from"

@@ -235,6 +235,10 @@ func loadGraph(ctx context.Context, g *globalOptions, open *openFlags, format st
 		prog.wait()
 		return nil, nil, err
 	}
+	for _, b := range bundles {
+		// Nothing reads the files again once they are decoded: the load lets go of each.
+		b.ReadOnce()
+	}
 	t := prog.spinner("decode")
 	graph, err := analyze.LoadContext(ctx, bundles, g.log())
 	t.done()
