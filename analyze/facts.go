@@ -42,37 +42,99 @@ type Line struct {
 	// Text is the message: an event's message, a status message (or reason), a journal
 	// entry's message with its err= value, a log line.
 	Text string
-	// Reason is the event or status reason ("FailedMount", "CrashLoopBackOff").
-	Reason string
-	// Warning is true for Warning events and for lines whose severity is W, E or F.
-	Warning bool
 	// Pod is the pod the line is about, or nil when it is not known.
 	Pod *Pod
-	// Object is the object an event is about when it is not a pod (a ReplicaSet's
-	// FailedCreate, a Node's NodeNotReady).
-	Object    ObjectRef
-	Node      string
-	Container string
-	// Count is how often an event was seen (1 for other lines).
-	Count int32
+	// Warning is true for Warning events and for lines whose severity is W, E or F.
+	Warning bool
 	// Fragment is true for a line from evidence an import could not attribute.
 	Fragment bool
-	// ev cites a line that is not a journal entry; entry is the journal entry a line
-	// is, whose evidence is built only when a finding cites it (see Evidence).
-	ev    *Evidence
+	// A journal entry's line keeps only the entry, and reads its node, container and
+	// citation from it when asked: journals make millions of lines, and few are ever
+	// cited. Any other line keeps what it knows in more.
 	entry *JournalEntry
+	more  *lineMore
 	// lower is Text in lower case, for the signatures' literal prefilter.
 	lower string
 }
 
-// Evidence cites the line. A journal entry's citation is built when asked: journals
-// run to millions of lines and few of them are ever cited.
+// lineMore is what a line that is not a journal entry's knows besides its text.
+type lineMore struct {
+	reason string
+	// object is the object an event is about when it is not a pod.
+	object          ObjectRef
+	node, container string
+	count           int32
+	ev              Evidence
+}
+
+// lineIn is a line as buildLines puts it together, before it is stored compactly.
+type lineIn struct {
+	Kind              TextKind
+	Text, Reason      string
+	Warning, Fragment bool
+	Pod               *Pod
+	Object            ObjectRef
+	Node, Container   string
+	Count             int32
+	ev                *Evidence
+	entry             *JournalEntry
+}
+
+// Reason is the event or status reason ("FailedMount", "CrashLoopBackOff").
+func (l *Line) Reason() string {
+	if l.more == nil {
+		return ""
+	}
+	return l.more.reason
+}
+
+// Object is the object an event is about when it is not a pod (a ReplicaSet's
+// FailedCreate, a Node's NodeNotReady).
+func (l *Line) Object() ObjectRef {
+	if l.more == nil {
+		return ObjectRef{}
+	}
+	return l.more.object
+}
+
+// Node is the node the line is about, when known.
+func (l *Line) Node() string {
+	if l.entry != nil {
+		return l.entry.Node()
+	}
+	if l.more == nil {
+		return ""
+	}
+	return l.more.node
+}
+
+// Container is the container the line is about, when known.
+func (l *Line) Container() string {
+	if l.entry != nil {
+		c, _ := l.entry.Field("containerName")
+		return c
+	}
+	if l.more == nil {
+		return ""
+	}
+	return l.more.container
+}
+
+// Count is how often an event was seen (0 for other lines).
+func (l *Line) Count() int32 {
+	if l.more == nil {
+		return 0
+	}
+	return l.more.count
+}
+
+// Evidence cites the line.
 func (l *Line) Evidence() Evidence {
 	switch {
 	case l.entry != nil:
 		return l.entry.Evidence()
-	case l.ev != nil:
-		return *l.ev
+	case l.more != nil:
+		return l.more.ev
 	}
 	return Evidence{}
 }
@@ -82,8 +144,8 @@ func (l *Line) source() (string, string) {
 	switch {
 	case l.entry != nil && l.entry.file != nil:
 		return l.entry.file.bundle, l.entry.file.path
-	case l.ev != nil:
-		return l.ev.Bundle, l.ev.Path
+	case l.more != nil:
+		return l.more.ev.Bundle, l.more.ev.Path
 	}
 	return "", ""
 }
@@ -101,10 +163,10 @@ func (l *Line) Subjects() []ObjectRef {
 		if l.Pod.Obj.Spec.NodeName != "" {
 			out = append(out, NodeRef(l.Pod.Obj.Spec.NodeName))
 		}
-	case l.Object.Kind != "":
-		out = append(out, l.Object)
-	case l.Node != "":
-		out = append(out, NodeRef(l.Node))
+	case l.Object().Kind != "":
+		out = append(out, l.Object())
+	case l.Node() != "":
+		out = append(out, NodeRef(l.Node()))
 	case l.Kind == TextLog:
 		out = append(out, ObjectRef{Kind: "Container", Name: UnknownSubject})
 	default:
@@ -131,16 +193,22 @@ func (g *Graph) buildLines() []Line {
 	// Sized once: journals make this slice hundreds of megabytes, and growing it by
 	// appends would hold two copies at a time.
 	out := make([]Line, 0, g.linesEstimate())
-	add := func(l Line) {
-		l.Text = strings.TrimSpace(l.Text)
-		if l.Text == "" && l.Reason == "" {
+	add := func(in lineIn) {
+		text := strings.TrimSpace(in.Text)
+		if text == "" && in.Reason == "" {
 			return
 		}
-		l.lower = strings.ToLower(l.Text)
+		l := Line{Kind: in.Kind, Text: text, Pod: in.Pod, Warning: in.Warning, Fragment: in.Fragment, entry: in.entry, lower: strings.ToLower(text)}
+		if in.entry == nil {
+			l.more = &lineMore{reason: in.Reason, object: in.Object, node: in.Node, container: in.Container, count: in.Count}
+			if in.ev != nil {
+				l.more.ev = *in.ev
+			}
+		}
 		out = append(out, l)
 	}
 	for _, e := range g.events {
-		l := Line{Kind: TextEvent, Text: e.Message, Reason: e.Reason, Count: e.Count,
+		l := lineIn{Kind: TextEvent, Text: e.Message, Reason: e.Reason, Count: e.Count,
 			Warning: e.Type == corev1.EventTypeWarning || stuck(e.Reason, e.Count),
 			Node:    e.Host, Container: e.Container(), ev: evidencePtr(e.Evidence())}
 		if e.Regarding.Kind == "Pod" {
@@ -175,7 +243,7 @@ func (g *Graph) buildLines() []Line {
 		}
 	}
 	for _, u := range g.unparsed {
-		l := Line{Kind: TextJournal, Text: u.text, Node: u.node, Warning: looksLikeError(u.text), ev: evidencePtr(u.loc.Evidence(u.text, time.Time{}))}
+		l := lineIn{Kind: TextJournal, Text: u.text, Node: u.node, Warning: looksLikeError(u.text), ev: evidencePtr(u.loc.Evidence(u.text, time.Time{}))}
 		if e, k, _ := logline.Parse(u.text, g.collectedAt); k == logline.KindEntry && e.Message != "" {
 			l.Text = e.Message
 			if err, ok := e.Field("err"); ok {
@@ -186,7 +254,7 @@ func (g *Graph) buildLines() []Line {
 		add(l)
 	}
 	for _, o := range g.ooms {
-		l := Line{Kind: TextJournal, Text: o.Text, Node: o.Node, Warning: true, ev: evidencePtr(o.Loc.Evidence(o.Text, o.Time))}
+		l := lineIn{Kind: TextJournal, Text: o.Text, Node: o.Node, Warning: true, ev: evidencePtr(o.Loc.Evidence(o.Text, o.Time))}
 		if o.PodUID != "" {
 			l.Pod, _ = g.byUID[o.PodUID].(*Pod)
 		}
@@ -197,7 +265,7 @@ func (g *Graph) buildLines() []Line {
 		p := g.FindPod(c.Namespace, c.Pod)
 		lines, loc := c.Tail(logTailLines)
 		for i, s := range lines {
-			l := Line{Kind: TextLog, Text: s, Pod: p, Container: c.Container, Warning: looksLikeError(s)}
+			l := lineIn{Kind: TextLog, Text: s, Pod: p, Container: c.Container, Warning: looksLikeError(s)}
 			at := loc
 			at.Line, at.EndLine = loc.Line+i, 0
 			l.ev = evidencePtr(at.Evidence(s, time.Time{}))
@@ -214,7 +282,7 @@ func (g *Graph) buildLines() []Line {
 			kind = TextJournal
 		}
 		for i, s := range f.lines {
-			l := Line{Kind: kind, Text: s, Fragment: true, Warning: looksLikeError(s)}
+			l := lineIn{Kind: kind, Text: s, Fragment: true, Warning: looksLikeError(s)}
 			if kind == TextJournal {
 				if e, k, _ := ParseJournalLine(s, g.collectedAt); k == LineEntry {
 					l.Text = e.Message
@@ -235,7 +303,7 @@ func (g *Graph) buildLines() []Line {
 			text := strings.Join(fieldsOf(f.lines[p[0]:p[1]]), " ")
 			at := f.loc
 			at.Line, at.EndLine = p[0]+1, p[1]
-			add(Line{Kind: kind, Text: text, Fragment: true, Warning: looksLikeError(text), ev: evidencePtr(at.Evidence(text, time.Time{}))})
+			add(lineIn{Kind: kind, Text: text, Fragment: true, Warning: looksLikeError(text), ev: evidencePtr(at.Evidence(text, time.Time{}))})
 		}
 	}
 	return out
@@ -319,23 +387,20 @@ func mostlyNodeAgent(lines []string) bool {
 	return all > 0 && 2*agent > all
 }
 
-func journalLine(e *JournalEntry, p *Pod) Line {
+func journalLine(e *JournalEntry, p *Pod) lineIn {
 	text := e.Message
 	if err, ok := e.Field("err"); ok {
 		text += ": " + err
 	}
-	l := Line{Kind: TextJournal, Text: text, Pod: p, Node: e.Node(), entry: e,
+	// Node and container are read from the entry when asked (Line.Node, Line.Container).
+	return lineIn{Kind: TextJournal, Text: text, Pod: p, entry: e,
 		Warning: e.Severity == 'W' || e.Severity == 'E' || e.Severity == 'F' || (e.Severity == 0 && looksLikeError(text))}
-	if c, ok := e.Field("containerName"); ok {
-		l.Container = c
-	}
-	return l
 }
 
 // statusLines adds what a pod's status says in words: container waiting and terminated
 // states (current and last), the pod's own reason and message, and conditions that
 // are False with a message.
-func (g *Graph) statusLines(p *Pod, add func(Line)) {
+func (g *Graph) statusLines(p *Pod, add func(lineIn)) {
 	node := p.Obj.Spec.NodeName
 	// Statuses are read directly, not through the spec: a pod an import built from a
 	// pasted status block has statuses and no spec.
@@ -350,7 +415,7 @@ func (g *Graph) statusLines(p *Pod, add func(Line)) {
 			state := func(s corev1.ContainerState, loc Location) {
 				switch {
 				case s.Waiting != nil:
-					add(Line{Kind: TextStatus, Text: s.Waiting.Message, Reason: s.Waiting.Reason, Pod: p, Node: node, Container: cs.Name,
+					add(lineIn{Kind: TextStatus, Text: s.Waiting.Message, Reason: s.Waiting.Reason, Pod: p, Node: node, Container: cs.Name,
 						Warning: s.Waiting.Reason != "ContainerCreating" && s.Waiting.Reason != "PodInitializing",
 						ev:      evidencePtr(loc.At("waiting").Evidence(joinNonEmpty(s.Waiting.Reason, s.Waiting.Message), time.Time{}))})
 				case s.Terminated != nil:
@@ -359,7 +424,7 @@ func (g *Graph) statusLines(p *Pod, add func(Line)) {
 					if text == "" {
 						text = t.Reason
 					}
-					add(Line{Kind: TextStatus, Text: text, Reason: t.Reason, Pod: p, Node: node, Container: cs.Name,
+					add(lineIn{Kind: TextStatus, Text: text, Reason: t.Reason, Pod: p, Node: node, Container: cs.Name,
 						Warning: t.ExitCode != 0,
 						ev:      evidencePtr(loc.At("terminated").Evidence(joinNonEmpty(t.Reason, "exit code "+strconv.Itoa(int(t.ExitCode)), t.Message), t.FinishedAt.Time))})
 				}
@@ -370,14 +435,14 @@ func (g *Graph) statusLines(p *Pod, add func(Line)) {
 	}
 	st := p.Obj.Status
 	if st.Reason != "" || st.Message != "" {
-		add(Line{Kind: TextStatus, Text: st.Message, Reason: st.Reason, Pod: p, Node: node, Warning: true,
+		add(lineIn{Kind: TextStatus, Text: st.Message, Reason: st.Reason, Pod: p, Node: node, Warning: true,
 			ev: evidencePtr(p.Loc.At("status").Evidence(joinNonEmpty(st.Reason, st.Message), time.Time{}))})
 	}
 	for i, c := range st.Conditions {
 		if c.Status != corev1.ConditionFalse || c.Message == "" {
 			continue
 		}
-		add(Line{Kind: TextStatus, Text: c.Message, Reason: c.Reason, Pod: p, Node: node, Warning: true,
+		add(lineIn{Kind: TextStatus, Text: c.Message, Reason: c.Reason, Pod: p, Node: node, Warning: true,
 			ev: evidencePtr(p.Loc.At("status", "conditions", i).Evidence(joinNonEmpty(string(c.Type)+" "+c.Reason, c.Message), c.LastTransitionTime.Time))})
 	}
 }

@@ -337,9 +337,9 @@ func (s *Signature) run(v *View) []Finding {
 			continue
 		}
 		caps, ok := s.match(l.Text, l.lower)
-		if !ok && l.Reason != "" && l.Kind != TextLog {
+		if !ok && l.Reason() != "" && l.Kind != TextLog {
 			// A status or event whose reason alone says it ("NodeLost", "Evicted").
-			caps, ok = s.match(l.Reason+": "+l.Text, strings.ToLower(l.Reason+": "+l.Text))
+			caps, ok = s.match(l.Reason()+": "+l.Text, strings.ToLower(l.Reason()+": "+l.Text))
 		}
 		if !ok {
 			continue
@@ -365,11 +365,11 @@ func (s *Signature) causeNeedsEmpty(caps map[string]string) bool {
 }
 
 func (s *Signature) finding(l *Line, caps map[string]string) Finding {
-	vals := map[string]string{"node": l.Node, "container": l.Container}
+	vals := map[string]string{"node": l.Node(), "container": l.Container()}
 	if l.Pod != nil {
 		vals["pod"], vals["namespace"] = l.Pod.meta.Name, l.Pod.meta.Namespace
-	} else if l.Object.Kind != "" {
-		vals["namespace"] = l.Object.Namespace
+	} else if l.Object().Kind != "" {
+		vals["namespace"] = l.Object().Namespace
 	}
 	for k, v := range caps {
 		vals[k] = v
@@ -394,7 +394,7 @@ func (s *Signature) finding(l *Line, caps map[string]string) Finding {
 // source file) with one cause are one finding; pods sharing a cause are grouped by the
 // engine's cause key.
 func subjectKey(l *Line) string {
-	if l.Pod == nil && l.Object.Kind == "" && l.Node == "" {
+	if l.Pod == nil && l.Object().Kind == "" && l.Node() == "" {
 		b, p := l.source()
 		return b + "\x00" + p
 	}
