@@ -195,6 +195,10 @@ func (l *loader) loadJournal(lb *loadedBundle, src *sourceFile, data []byte, kub
 	var entries []JournalEntry
 	if kubelet {
 		entries = l.g.journal
+	} else {
+		// Sized from the line count, like the kubelet journal: growing by appends would
+		// copy a node's whole runtime journal over and over.
+		entries = make([]JournalEntry, 0, strings.Count(text, "\n")+1)
 	}
 	bad, firstBad, firstProblem := 0, 0, ""
 	lineNo := int32(0)
@@ -239,7 +243,10 @@ func (l *loader) loadJournal(lb *loadedBundle, src *sourceFile, data []byte, kub
 	if kubelet {
 		l.g.journal = entries
 	} else {
-		l.g.runtimeJournal[src.node] = append(l.g.runtimeJournal[src.node], entries...)
+		if prev := l.g.runtimeJournal[src.node]; len(prev) > 0 {
+			entries = append(prev, entries...)
+		}
+		l.g.runtimeJournal[src.node] = entries
 	}
 }
 
