@@ -53,8 +53,6 @@ type Line struct {
 	// cited. Any other line keeps what it knows in more.
 	entry *JournalEntry
 	more  *lineMore
-	// lower is Text in lower case, for the signatures' literal prefilter.
-	lower string
 }
 
 // lineMore is what a line that is not a journal entry's knows besides its text.
@@ -198,7 +196,7 @@ func (g *Graph) buildLines() []Line {
 		if text == "" && in.Reason == "" {
 			return
 		}
-		l := Line{Kind: in.Kind, Text: text, Pod: in.Pod, Warning: in.Warning, Fragment: in.Fragment, entry: in.entry, lower: strings.ToLower(text)}
+		l := Line{Kind: in.Kind, Text: text, Pod: in.Pod, Warning: in.Warning, Fragment: in.Fragment, entry: in.entry}
 		if in.entry == nil {
 			l.more = &lineMore{reason: in.Reason, object: in.Object, node: in.Node, container: in.Container, count: in.Count}
 			if in.ev != nil {
