@@ -316,7 +316,7 @@ func podTrouble(g *Graph, p *Pod, lines []*Line) []trouble {
 // positivelyHealthy reports whether the pod's status shows it well: Succeeded, or
 // Running and Ready with no container restarted.
 func positivelyHealthy(p *Pod) bool {
-	st := p.Obj.Status
+	st := &p.Obj.Status // not a copy: this runs for every line of every signature
 	if st.Phase == corev1.PodSucceeded {
 		return true
 	}
