@@ -21,7 +21,9 @@ type OOMKill struct {
 	Memcg       string
 	PodUID      string
 	ContainerID string
-	// Text is the "Killed process …" line, or the oom-kill line when that is all there is.
+	// Text is the "Killed process …" line, or the oom-kill line when that is all there
+	// is, or the "… invoked oom-killer" line when the paste holds no kill line (Process
+	// is then unknown: the invoking task is not the one killed).
 	Text string
 }
 
@@ -41,6 +43,7 @@ var (
 func (l *loader) loadDmesg(src *sourceFile, data []byte) {
 	text := bytesString(data)
 	byPID := map[int]*OOMKill{}
+	var invoked *OOMKill
 	lineNo := 0
 	for len(text) > 0 {
 		nl := strings.IndexByte(text, '\n')
@@ -51,9 +54,21 @@ func (l *loader) loadDmesg(src *sourceFile, data []byte) {
 			line, text = text[:nl], text[nl+1:]
 		}
 		lineNo++
+		if strings.Contains(line, " invoked oom-killer:") {
+			// The first line of every OOM kill; the kill itself follows unless the paste
+			// cut it (or an old kernel printed it in a form read below).
+			if invoked != nil {
+				l.g.ooms = append(l.g.ooms, invoked)
+			}
+			t, uptime, msg := dmesgPrefix(line)
+			invoked = &OOMKill{Node: src.node, Loc: Location{Bundle: src.bundle, Path: src.path, Line: lineNo}, Time: t, Uptime: uptime,
+				Text: strings.TrimSpace(msg)}
+			continue
+		}
 		if !strings.Contains(line, "oom-kill:") && !strings.Contains(line, "Killed process") {
 			continue
 		}
+		invoked = nil
 		t, uptime, msg := dmesgPrefix(line)
 		loc := Location{Bundle: src.bundle, Path: src.path, Line: lineNo}
 		if i := strings.Index(msg, "oom-kill:"); i >= 0 {
@@ -91,6 +106,9 @@ func (l *loader) loadDmesg(src *sourceFile, data []byte) {
 		}
 		l.g.ooms = append(l.g.ooms, &OOMKill{Node: src.node, Loc: loc, Time: t, Uptime: uptime,
 			PID: pid, Process: m[2], Text: strings.TrimSpace(msg)})
+	}
+	if invoked != nil {
+		l.g.ooms = append(l.g.ooms, invoked)
 	}
 }
 

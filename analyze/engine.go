@@ -3,6 +3,7 @@ package analyze
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -113,6 +114,13 @@ func missingInputs(g *Graph, rule *Rule) string {
 			continue
 		}
 		reasons = append(reasons, fmt.Sprintf("%s: not in bundle (%s)", k.Description(), k.Where()))
+	}
+	if any := rule.Needs.AnyOf; len(any) > 0 && !slices.ContainsFunc(any, func(k Kind) bool { return g.present[k] }) {
+		var alts []string
+		for _, k := range any {
+			alts = append(alts, fmt.Sprintf("%s (%s)", k.Description(), k.Where()))
+		}
+		reasons = append(reasons, "one of "+strings.Join(alts, " or ")+": none in bundle")
 	}
 	if len(reasons) == 0 {
 		return ""

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -22,6 +23,8 @@ type Explanation struct {
 	Stages        []Verdict  `json:"stages"`
 	Findings      []*Finding `json:"findings"`
 	Warnings      []Warning  `json:"warnings"`
+	// report is the pod's report the explanation was made from, for the HTML format.
+	report *Report
 }
 
 // Verdict is what the evidence says about one stage of one pod.
@@ -80,25 +83,47 @@ func ExplainContext(ctx context.Context, g *Graph, rules []*Rule, namespace, nam
 	if pr.RootCause != "" {
 		x.RootCause = r.Finding(pr.RootCause)
 	}
+	var node func() (string, string, []Evidence)
+	if name := p.Obj.Spec.NodeName; name != "" {
+		node = func() (string, string, []Evidence) { return g.nodeHealth(name) }
+	}
+	x.Stages = podVerdicts(r, pr, node)
+	x.report = r
+	return x, nil
+}
+
+// podVerdicts walks one pod's chain from its report, stage by stage: a finding at the
+// stage makes it broken (the pod's root cause first: it may not name the pod, as a quota
+// refusal that explains its stalled rollout); otherwise the timeline's steps there
+// decide; otherwise the coverage says whether there was evidence. After a broken or
+// pending stage, stages without evidence of their own were not reached. node, when
+// set, tells the health of the pod's node for the node stage. explain and the HTML
+// report's chains both come from here.
+func podVerdicts(r *Report, pr *PodReport, node func() (string, string, []Evidence)) []Verdict {
+	ids := pr.Findings
+	if pr.RootCause != "" && !slices.Contains(ids, pr.RootCause) {
+		ids = append([]string{pr.RootCause}, ids...)
+	}
+	var out []Verdict
 	stopped := false
 	for _, cov := range pr.Coverage {
-		v := g.verdict(p, pr, r, cov)
+		v := stageVerdict(r, pr, ids, cov, node)
 		if stopped && v.Status != VerdictBroken && v.Status != VerdictNotApplicable && len(v.Evidence) == 0 {
 			v = Verdict{Stage: cov.Stage, Status: VerdictNotReached, Summary: "not reached: an earlier stage has not completed"}
 		}
 		if v.Status == VerdictBroken || v.Status == VerdictPending {
 			stopped = true
 		}
-		x.Stages = append(x.Stages, v)
+		out = append(out, v)
 	}
-	return x, nil
+	return out
 }
 
-func (g *Graph) verdict(p *Pod, pr *PodReport, r *Report, cov StageCoverage) Verdict {
+func stageVerdict(r *Report, pr *PodReport, ids []string, cov StageCoverage, node func() (string, string, []Evidence)) Verdict {
 	v := Verdict{Stage: cov.Stage, Missing: cov.Missing}
-	key := pr.Namespace + "/" + pr.Name
-	for _, f := range r.Findings {
-		if f.Stage != cov.Stage || !hasPod(f, key) {
+	for _, id := range ids {
+		f := r.Finding(id)
+		if f == nil || f.Stage != cov.Stage {
 			continue
 		}
 		v.Findings = append(v.Findings, f.ID)
@@ -127,8 +152,8 @@ func (g *Graph) verdict(p *Pod, pr *PodReport, r *Report, cov StageCoverage) Ver
 		details = append(details, stepName(s)+": "+s.Detail)
 		v.Evidence = append(v.Evidence, firstN(s.Evidence, 2)...)
 	}
-	if cov.Stage == StageNode && p.Obj.Spec.NodeName != "" {
-		if st, detail, ev := g.nodeHealth(p.Obj.Spec.NodeName); st != "" {
+	if cov.Stage == StageNode && node != nil {
+		if st, detail, ev := node(); st != "" {
 			details = append(details, detail)
 			v.Evidence = append(v.Evidence, ev...)
 			if st == VerdictBroken {
@@ -177,15 +202,6 @@ func (g *Graph) nodeHealth(name string) (string, string, []Evidence) {
 	return "", "", nil
 }
 
-func hasPod(f *Finding, key string) bool {
-	for _, s := range f.Subjects {
-		if s.Kind == "Pod" && s.NamespacedName() == key {
-			return true
-		}
-	}
-	return false
-}
-
 func firstN(ev []Evidence, n int) []Evidence {
 	if len(ev) > n {
 		return ev[:n]
@@ -193,9 +209,11 @@ func firstN(ev []Evidence, n int) []Evidence {
 	return ev
 }
 
-// RenderExplanation writes an explanation as text, or as JSON or YAML.
+// RenderExplanation writes an explanation as text, or as JSON, YAML or HTML.
 func RenderExplanation(w io.Writer, x *Explanation, format string) error {
 	switch format {
+	case FormatHTML:
+		return renderExplanationHTML(w, x)
 	case FormatJSON:
 		return writeJSON(w, x)
 	case FormatYAML:

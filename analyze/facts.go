@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -225,6 +227,7 @@ func (g *Graph) buildLines() []Line {
 	for _, p := range g.pods {
 		g.statusLines(p, add)
 	}
+	g.workloadConditionLines(add)
 	podOf := make([]*Pod, len(g.journal))
 	for _, p := range g.pods {
 		for _, i := range g.journalIndexFor(p.Obj) {
@@ -320,6 +323,15 @@ func (g *Graph) linesEstimate() int {
 	}
 	for _, c := range g.logs {
 		n += min(strings.Count(c.text, "\n")+1, logTailLines)
+	}
+	for _, rs := range g.replicaSets {
+		n += len(rs.Obj.Status.Conditions)
+	}
+	for _, d := range g.deployments {
+		n += len(d.Obj.Status.Conditions)
+	}
+	for _, j := range g.jobs {
+		n += len(j.Obj.Status.Conditions)
 	}
 	for _, f := range g.fragments {
 		n += len(f.lines)
@@ -420,7 +432,11 @@ func (g *Graph) statusLines(p *Pod, add func(lineIn)) {
 					t := s.Terminated
 					text := t.Message
 					if text == "" {
-						text = t.Reason
+						// Reason is kept apart; the exit code is what the status says.
+						text = "exit code " + strconv.Itoa(int(t.ExitCode))
+						if t.Signal != 0 {
+							text += ", signal " + strconv.Itoa(int(t.Signal))
+						}
 					}
 					add(lineIn{Kind: TextStatus, Text: text, Reason: t.Reason, Pod: p, Node: node, Container: cs.Name,
 						Warning: t.ExitCode != 0,
@@ -442,6 +458,38 @@ func (g *Graph) statusLines(p *Pod, add func(lineIn)) {
 		}
 		add(lineIn{Kind: TextStatus, Text: c.Message, Reason: c.Reason, Pod: p, Node: node, Warning: true,
 			ev: evidencePtr(p.Loc.At("status", "conditions", i).Evidence(joinNonEmpty(string(c.Type)+" "+c.Reason, c.Message), c.LastTransitionTime.Time))})
+	}
+}
+
+// workloadConditionLines adds the failure conditions of ReplicaSets, Deployments and
+// Jobs: a ReplicaFailure condition carries the API server's refusal of the pods the
+// controller tried to create (quota, webhook, policy) after its events are gone, and a
+// Job's Failed condition says why it gave up.
+func (g *Graph) workloadConditionLines(add func(lineIn)) {
+	cond := func(ref ObjectRef, loc Location, i int, typ, status, reason, msg string, at time.Time) {
+		add(lineIn{Kind: TextStatus, Text: msg, Reason: reason, Object: ref, Warning: true,
+			ev: evidencePtr(loc.At("status", "conditions", i).Evidence(joinNonEmpty(typ+" "+reason, msg), at))})
+	}
+	for _, rs := range g.replicaSets {
+		for i, c := range rs.Obj.Status.Conditions {
+			if c.Type == appsv1.ReplicaSetReplicaFailure && c.Status == corev1.ConditionTrue {
+				cond(rs.Ref(), rs.Loc, i, string(c.Type), string(c.Status), c.Reason, c.Message, c.LastTransitionTime.Time)
+			}
+		}
+	}
+	for _, d := range g.deployments {
+		for i, c := range d.Obj.Status.Conditions {
+			if c.Type == appsv1.DeploymentReplicaFailure && c.Status == corev1.ConditionTrue {
+				cond(d.Ref(), d.Loc, i, string(c.Type), string(c.Status), c.Reason, c.Message, c.LastTransitionTime.Time)
+			}
+		}
+	}
+	for _, j := range g.jobs {
+		for i, c := range j.Obj.Status.Conditions {
+			if c.Type == batchv1.JobFailed && c.Status == corev1.ConditionTrue {
+				cond(j.Ref(), j.Loc, i, string(c.Type), string(c.Status), c.Reason, c.Message, c.LastTransitionTime.Time)
+			}
+		}
 	}
 }
 

@@ -173,8 +173,15 @@ func headline(r *Report) string {
 			when = ", latest evidence from " + r.CollectedAt.UTC().Format(time.RFC3339)
 		}
 	}
-	if s.Findings == 0 {
+	switch {
+	case s.Findings == 0 && s.Pods > 0 && s.healthy == s.Pods:
 		return fmt.Sprintf("No problems found in %d pod(s)%s.", s.Pods, when)
+	case s.Findings == 0 && s.Pods == 0:
+		// Never "no problems" about evidence that shows nothing either way.
+		return fmt.Sprintf("No finding, and no pod in the evidence%s: nothing here shows health or trouble (see the load warnings for what was read).", when)
+	case s.Findings == 0:
+		return fmt.Sprintf("No finding, but only %d of %d pod(s) positively show health (running and ready, or succeeded)%s; "+
+			"the others' evidence says nothing either way.", s.healthy, s.Pods, when)
 	}
 	return fmt.Sprintf("%d root cause(s), %d finding(s) in all, affecting %d of %d pod(s)%s.",
 		s.RootCauses, s.Findings, s.PodsWithFindings, s.Pods, when)

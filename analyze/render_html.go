@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"slices"
-	"strings"
 	"time"
 
 	"podflow.dev/podflow/untrusted"
@@ -68,6 +66,15 @@ type htmlStage struct {
 }
 
 func renderHTML(w io.Writer, r *Report) error {
+	pods := make([]htmlPod, 0, len(r.Pods))
+	for i := range r.Pods {
+		pods = append(pods, podChain(r, &r.Pods[i]))
+	}
+	return renderHTMLPods(w, r, pods)
+}
+
+// renderHTMLPods writes the report with the given pod chains.
+func renderHTMLPods(w io.Writer, r *Report, pods []htmlPod) error {
 	v := htmlReport{Headline: headline(r), Version: r.PodflowVersion}
 	for _, b := range r.Bundles {
 		v.Bundles = append(v.Bundles, b.Source)
@@ -87,9 +94,7 @@ func renderHTML(w io.Writer, r *Report) error {
 		hf.Evidence = htmlEvidenceOf(row.f.Evidence)
 		v.Findings = append(v.Findings, hf)
 	}
-	for i := range r.Pods {
-		v.Pods = append(v.Pods, podChain(r, &r.Pods[i]))
-	}
+	v.Pods = pods
 	// The closing sections are built for the text formats, already escaped for a
 	// terminal; html/template escapes them again for HTML, which is what we want.
 	v.Sections = trailerSections(r)
@@ -111,78 +116,32 @@ func htmlEvidenceOf(list []Evidence) []htmlEvidence {
 	return out
 }
 
-// podChain derives one pod's chain from the report alone, stage by stage, as explain
-// does from the graph: a finding at the stage makes it broken; otherwise the timeline's
-// steps there decide; otherwise the coverage says whether there was evidence. After a
-// broken or pending stage, stages without evidence of their own were not reached.
+// podChain is one pod's chain as boxes, walked as explain walks it (podVerdicts) from
+// the report alone.
 func podChain(r *Report, pr *PodReport) htmlPod {
-	hp := htmlPod{Name: pr.Namespace + "/" + pr.Name, Node: pr.Node, Phase: pr.Phase, RootCause: pr.RootCause}
-	// The root may not name the pod (a quota refusal that explains its stalled rollout).
-	ids := pr.Findings
-	if pr.RootCause != "" && !slices.Contains(ids, pr.RootCause) {
-		ids = append([]string{pr.RootCause}, ids...)
-	}
-	stopped := false
-	for _, cov := range pr.Coverage {
-		st := htmlStage{Stage: cov.Stage, Missing: cov.Missing}
-		for _, id := range ids {
-			f := r.Finding(id)
-			if f == nil || f.Stage != cov.Stage {
-				continue
-			}
-			st.Findings = append(st.Findings, f.ID)
-			if st.Status == "" {
-				st.Status, st.Summary = VerdictBroken, f.Cause
-				st.Evidence = htmlEvidenceOf(firstN(f.Evidence, 3))
-			}
-		}
-		if st.Status == "" {
-			stageFromTimeline(&st, pr.Timeline, cov)
-		}
-		if stopped && st.Status != VerdictBroken && st.Status != VerdictNotApplicable && len(st.Evidence) == 0 {
-			st.Status, st.Summary = VerdictNotReached, "not reached: an earlier stage has not completed"
-		}
-		if st.Status == VerdictBroken || st.Status == VerdictPending {
-			stopped = true
-		}
-		hp.Chain = append(hp.Chain, st)
+	return htmlPodOf(pr.Namespace+"/"+pr.Name, pr.Node, pr.Phase, pr.RootCause, podVerdicts(r, pr, nil))
+}
+
+func htmlPodOf(name, node, phase, root string, verdicts []Verdict) htmlPod {
+	hp := htmlPod{Name: name, Node: node, Phase: phase, RootCause: root}
+	for _, v := range verdicts {
+		hp.Chain = append(hp.Chain, htmlStage{Stage: v.Stage, Status: v.Status, Summary: v.Summary,
+			Findings: v.Findings, Evidence: htmlEvidenceOf(v.Evidence), Missing: v.Missing})
 	}
 	return hp
 }
 
-func stageFromTimeline(st *htmlStage, timeline []Step, cov StageCoverage) {
-	var details []string
-	failed, pending, ok := 0, 0, 0
-	for _, s := range timeline {
-		if s.Stage != cov.Stage {
-			continue
-		}
-		switch s.Status {
-		case StepFailed:
-			failed++
-		case StepPending:
-			pending++
-		default:
-			ok++
-		}
-		details = append(details, stepName(s)+": "+s.Detail)
-		st.Evidence = append(st.Evidence, htmlEvidenceOf(firstN(s.Evidence, 2))...)
+// renderExplanationHTML is the HTML report of one pod's explanation: its findings and
+// its chain as explain walked it, with the node's health, and the warnings of its inputs.
+func renderExplanationHTML(w io.Writer, x *Explanation) error {
+	if x.report == nil {
+		return fmt.Errorf("render html: the explanation carries no report")
 	}
-	st.Summary = strings.Join(details, "; ")
-	switch {
-	case failed > 0:
-		st.Status = VerdictBroken
-	case pending > 0:
-		st.Status = VerdictPending
-	case ok > 0:
-		st.Status = VerdictOK
-	case cov.Status == CoverageNotApplicable:
-		st.Status, st.Summary = VerdictNotApplicable, "does not apply to this pod"
-	case cov.Status == CoverageNotReached:
-		st.Status, st.Summary = VerdictNotReached, "not reached: the pod is not scheduled"
-	case cov.Status == CoverageNone:
-		st.Status, st.Summary = VerdictNoEvidence, "no evidence in the bundle"
-	default:
-		st.Status, st.Summary = VerdictOK, "no sign of trouble in "+strings.Join(cov.Sources, ", ")
+	r := *x.report
+	r.Warnings = x.Warnings
+	root := ""
+	if x.RootCause != nil {
+		root = x.RootCause.ID
 	}
+	return renderHTMLPods(w, &r, []htmlPod{htmlPodOf(x.Namespace+"/"+x.Name, x.Node, x.Phase, root, x.Stages)})
 }

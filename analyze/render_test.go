@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"html/template"
 	"os"
 	"path/filepath"
@@ -242,5 +243,41 @@ func TestHTMLReportIsSelfContainedAndComplete(t *testing.T) {
 		if !strings.Contains(page, w) {
 			t.Errorf("the page lacks %q", w)
 		}
+	}
+}
+
+// TestExplainHTMLShowsTheWalkedChain renders an explanation as HTML: its chain is the
+// one explain walked, the node's health included, box by box; names are escaped.
+func TestExplainHTMLShowsTheWalkedChain(t *testing.T) {
+	g := load(t, map[string]any{
+		"cluster-resources/nodes.json":     list(nodeObj("n1", "Unknown")),
+		"cluster-resources/pods/shop.json": list(pullFailing("shop", "web-1", "n1", dnsError)),
+	})
+	x, err := analyze.Explain(g, []*analyze.Rule{nodeNotReady, rules.ImagePullDNS}, "shop", "web-1", analyze.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := analyze.RenderExplanation(&out, x, analyze.FormatHTML); err != nil {
+		t.Fatal(err)
+	}
+	html := out.String()
+	for _, v := range x.Stages {
+		box := fmt.Sprintf(`data-stage="%s" data-status="%s"`, v.Stage, v.Status)
+		if !strings.Contains(html, box) {
+			t.Errorf("HTML lacks the %s box (%s)", v.Stage, v.Status)
+		}
+	}
+	for _, want := range []string{
+		`data-pod="shop/web-1"`,
+		"cluster-resources/nodes.json:/items/0/status/conditions/0",
+		`id="` + x.RootCause.ID + `"`,
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("HTML lacks %q", want)
+		}
+	}
+	if strings.Count(html, `<div class="pod"`) != 1 {
+		t.Errorf("want the one pod's chain, got %d", strings.Count(html, `<div class="pod"`))
 	}
 }

@@ -46,6 +46,9 @@ type Summary struct {
 	BySeverity       map[Severity]int `json:"bySeverity"`
 	// Highest is the most severe finding's severity, empty without findings.
 	Highest Severity `json:"highestSeverity,omitempty"`
+	// healthy counts the pods whose evidence positively shows health (running and
+	// ready without restarts, or succeeded): only then is "no problems" said.
+	healthy int
 }
 
 // PodReport is one pod's chain: its root cause, findings, timeline and coverage.
@@ -108,6 +111,9 @@ func (r *Report) buildPods(g *Graph, roots map[string]*Finding, opts Options) {
 			continue
 		}
 		r.Summary.Pods++
+		if positivelyHealthy(p) {
+			r.Summary.healthy++
+		}
 		f := g.factsFor(p)
 		cov := g.coverage(f)
 		for _, c := range cov {

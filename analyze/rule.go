@@ -51,6 +51,9 @@ func (r *Rule) Signature() *Signature { return r.signature }
 // hands out only declared kinds.
 type Needs struct {
 	Required []Kind
+	// AnyOf, when set, skips the rule unless at least one of its kinds is present (a
+	// Service's trouble shows in the Service or in its Endpoints alone).
+	AnyOf    []Kind
 	Optional []Kind
 }
 

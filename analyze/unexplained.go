@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // UnexplainedRule is the rule ID of findings about trouble no rule or signature
@@ -230,8 +231,13 @@ func unexplainedPod(g *Graph, p *Pod, lines []*Line) *Finding {
 func SpecKnown(p *Pod) bool { return !isPartial(p, "spec") }
 
 // isPartial reports whether the import that built the pod did not know what.
-func isPartial(p *Pod, what string) bool {
-	v, ok := p.meta.Annotations[partialAnnotation]
+func isPartial(p *Pod, what string) bool { return Partial(*p.meta, what) }
+
+// Partial reports whether the import that built an object from a fragment did not know
+// what of it ("spec", "name", "namespace", "status"): a rule must not read a default
+// into a field the evidence never showed.
+func Partial(meta metav1.ObjectMeta, what string) bool {
+	v, ok := meta.Annotations[partialAnnotation]
 	return ok && slices.Contains(strings.Split(v, ","), what)
 }
 

@@ -28,6 +28,9 @@ func newView(g *Graph, r *Rule) *View {
 	for _, k := range r.Needs.Optional {
 		v.declared[k] = true
 	}
+	for _, k := range r.Needs.AnyOf {
+		v.declared[k] = true
+	}
 	return v
 }
 
@@ -180,6 +183,9 @@ func (v *View) NodeLease(node string) *Lease {
 
 // Services lists every Service.
 func (v *View) Services() []*Service { return only(v, Services, v.g.services) }
+
+// EndpointSlices lists every EndpointSlice of the evidence.
+func (v *View) EndpointSlices() []*EndpointSlice { return only(v, EndpointSlices, v.g.endpointSlices) }
 
 // EndpointSlicesFor lists the EndpointSlices of a Service (by kubernetes.io/service-name).
 func (v *View) EndpointSlicesFor(namespace, service string) []*EndpointSlice {

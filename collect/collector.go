@@ -66,6 +66,9 @@ type Options struct {
 	// Filter, when set, rewrites every file before it is written (redaction).
 	Filter bundle.Filter
 	Logger logrus.FieldLogger
+	// Planned, when set, is called with the number of sources just planned: sources are
+	// planned as collection learns of them (a pod's logs once the pods are listed).
+	Planned func(n int)
 	// Progress, when set, is called once per finished source.
 	Progress func(bundle.Source)
 }
@@ -296,6 +299,9 @@ func (c *collector) reserve(name string) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.sources = append(c.sources, bundle.Source{Name: name, Status: bundle.StatusFailed, Error: "not run"})
+	if c.opts.Planned != nil {
+		c.opts.Planned(1)
+	}
 	return len(c.sources) - 1
 }
 

@@ -289,13 +289,14 @@ func (p *describeParser) containerKey(key, val string) bool {
 		p.state = &st.State
 		setState(p.state, val)
 	case "Last State":
+		p.hasStat = true
 		p.state = &st.LastTerminationState
 		setState(p.state, val)
 	case "Ready":
 		st.Ready, p.hasStat = val == "True", true
 	case "Restart Count":
 		if n, err := strconv.ParseInt(val, 10, 32); err == nil {
-			st.RestartCount = int32(n)
+			st.RestartCount, p.hasStat = int32(n), true
 		}
 	case "Liveness", "Readiness", "Startup":
 		pr := parseProbe(val)

@@ -3,6 +3,7 @@ package importer
 import (
 	"fmt"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -127,6 +128,13 @@ func (t *describeEventTable) row(s string) (ev corev1.Event, ok bool, problem st
 	if strings.Trim(body, "- ") == "" {
 		return ev, false, ""
 	}
+	if strings.HasPrefix(body, "FirstSeen") && strings.Contains(body, "Count") {
+		// The Events table of Kubernetes 1.2 to 1.9 (tab-separated, aligned or not).
+		return ev, false, ""
+	}
+	if ev, ok := oldDescribeEventRow(s); ok {
+		return ev, true, ""
+	}
 	cells, ok := describeEventCells(s, t.cols)
 	if !ok {
 		if t.last != nil {
@@ -155,8 +163,12 @@ func (p *describeParser) eventLine(s string, l textLine) {
 		return
 	}
 	pod := &p.d.pod
+	fieldPath := ev.InvolvedObject.FieldPath
 	ev.InvolvedObject = corev1.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: pod.Namespace, Name: pod.Name}
 	ev.InvolvedObject.FieldPath, ev.Message = splitFieldPath(ev.Message)
+	if fieldPath != "" {
+		ev.InvolvedObject.FieldPath = fieldPath
+	}
 	ev.Namespace = pod.Namespace
 	p.d.events = append(p.d.events, parsedEvent{ev: ev, line: l.n})
 	p.events.last = &p.d.events[len(p.d.events)-1]
@@ -180,6 +192,46 @@ func describeEventCells(s string, cols []int) ([]string, bool) {
 		return []string{cells[0], cells[1], cells[2], "", cells[3]}, true
 	}
 	return nil, false
+}
+
+// reOldDescribeEvent reads a row of the Events table kubectl describe printed up to
+// Kubernetes 1.9: FirstSeen, LastSeen, Count, From, SubObjectPath, Type, Reason,
+// Message (1.2 has no Type), tab-separated, so a paste rarely keeps its alignment. From
+// is "{component host}" up to 1.5 and "component, host" after; SubObjectPath may be
+// empty.
+var reOldDescribeEvent = regexp.MustCompile(`^\s*(?P<first>` + ageExpr + `)\s+(?P<last>` + ageExpr + `)\s+(?P<count>\d+)\s+` +
+	`(?P<from>\{[^}]*\}|\S(?:[^\t]*?\S)?)\s+(?:(?P<sub>spec\.[A-Za-z]+\{[^}]*\}|[a-z]+\.[A-Za-z.]+\{[^}]*\})\s+)?` +
+	`(?:(?P<type>Normal|Warning)\s+)?(?P<reason>[A-Z][A-Za-z]+)\s+(?P<msg>\S.*)$`)
+
+// ageExpr is the body of reAge: a human duration or a placeholder for a missing time.
+const ageExpr = `\d+[smhdy](?:\d+[smhd])?|<unknown>|<invalid>|unknown`
+
+// oldDescribeEventRow reads a row of the old Events table into an event with its count,
+// source and the container field path.
+func oldDescribeEventRow(s string) (corev1.Event, bool) {
+	m := reOldDescribeEvent.FindStringSubmatch(s)
+	if m == nil {
+		return corev1.Event{}, false
+	}
+	g := func(name string) string { return strings.TrimSpace(m[reOldDescribeEvent.SubexpIndex(name)]) }
+	ev := corev1.Event{Type: g("type"), Reason: g("reason"), Message: g("msg"), Count: 1}
+	if ev.Type == "" {
+		ev.Type = "Normal"
+		if strings.HasPrefix(ev.Reason, "Failed") || strings.HasPrefix(ev.Reason, "Error") || strings.Contains(ev.Reason, "BackOff") {
+			ev.Type = "Warning"
+		}
+	}
+	if n, err := strconv.ParseInt(g("count"), 10, 32); err == nil && n > 0 {
+		ev.Count = int32(n)
+	}
+	from := strings.Trim(g("from"), "{}")
+	comp, host, _ := strings.Cut(strings.TrimSpace(from), " ")
+	if c, h, ok := strings.Cut(from, ", "); ok {
+		comp, host = c, h
+	}
+	ev.Source.Component, ev.Source.Host = strings.TrimSpace(comp), strings.TrimSpace(host)
+	ev.InvolvedObject.FieldPath = g("sub")
+	return ev, true
 }
 
 func isEventType(s string) bool { return s == "Normal" || s == "Warning" }

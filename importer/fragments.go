@@ -164,7 +164,7 @@ func eventSource(s string) corev1.EventSource {
 }
 
 // reReady is the READY cell of get pods: ready/total containers.
-var reReady = regexp.MustCompile(`^\d+/\d+$`)
+var reReady = regexp.MustCompile(`^(\d+)/(\d+)$`)
 
 // reStatusWord is a STATUS cell of get pods: a phase or a container reason.
 var reStatusWord = regexp.MustCompile(`^[A-Za-z][A-Za-z:]*(?:\(\S+\))?$`)
@@ -195,6 +195,11 @@ func headerlessPod(s string) (p corev1.Pod, nsKnown, ok bool) {
 		p.Namespace, nsKnown = cells[0], true
 	}
 	p.Status.Phase, p.Status.Reason = statusPhase(cells[ri+1])
+	restarts := ""
+	if ri+2 < len(cells) {
+		restarts = cells[ri+2]
+	}
+	setRowReadiness(&p, cells[ri], restarts)
 	if len(cells) >= ri+6 {
 		if ip := cells[ri+4]; ip != "<none>" {
 			p.Status.PodIP = ip
@@ -204,6 +209,27 @@ func headerlessPod(s string) (p corev1.Pod, nsKnown, ok bool) {
 		}
 	}
 	return p, nsKnown, true
+}
+
+// setRowReadiness records what a pod row's READY and RESTARTS cells say: all
+// containers ready (n/n) makes the Ready condition true, fewer makes it false. A row
+// with restarts gets no Ready=True, so the pod is never taken for positively healthy:
+// the row does not say which container restarted or why.
+func setRowReadiness(p *corev1.Pod, ready, restarts string) {
+	m := reReady.FindStringSubmatch(ready)
+	if m == nil || p.Status.Phase != corev1.PodRunning {
+		return
+	}
+	n, _ := strconv.Atoi(m[1])
+	of, _ := strconv.Atoi(m[2])
+	restarted := restarts != "" && !strings.HasPrefix(restarts, "0")
+	switch {
+	case of > 0 && n == of && !restarted:
+		p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: corev1.PodReady, Status: corev1.ConditionTrue})
+	case n < of:
+		p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: corev1.PodReady, Status: corev1.ConditionFalse,
+			Reason: "ContainersNotReady", Message: fmt.Sprintf("%d of %d containers ready (kubectl get pods READY %s)", n, of, ready)})
+	}
 }
 
 // reRestarts is the RESTARTS cell: "3" or, since 1.22, "3 (2m ago)".

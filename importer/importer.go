@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
 	"strings"
 
 	"github.com/sirupsen/logrus"
@@ -158,8 +159,9 @@ func OpenContext(ctx context.Context, input string, opts Options) (*bundle.Bundl
 	for _, f := range rep.Files {
 		log.WithFields(logrus.Fields{"file": f.Path, "status": f.Status, "detected": f.Detected}).Trace(f.Reason)
 	}
-	if len(files) == 0 {
-		return nil, rep, fmt.Errorf("import %q as %s: no file holds evidence podflow reads (%d files looked at)", input, format, len(rep.Files))
+	if !holdsEvidence(files) {
+		return nil, rep, fmt.Errorf("import %q as %s: no file holds evidence podflow reads (%d files looked at)%s",
+			input, format, len(rep.Files), rep.whyNothing())
 	}
 	data, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
@@ -239,3 +241,13 @@ var knownKinds = func() map[string]bool {
 	}
 	return m
 }()
+
+// holdsEvidence reports whether an import produced anything beyond its format marker.
+func holdsEvidence(files map[string][]byte) bool {
+	for name := range files {
+		if path.Base(name) != bundle.VersionMarkerPath {
+			return true
+		}
+	}
+	return false
+}

@@ -265,7 +265,8 @@ func segment(lines []textLine) []segmentBlock {
 		case isDescribeFragStart(lines, i) && cur.kind != segDescribeFrag:
 			start(segDescribeFrag)
 		case cur.kind == segDescribeFrag && (indented || describeFragKey(l.s)):
-		case cur.kind == tableEvents || cur.kind == tablePods || cur.kind == tableCRIPods || cur.kind == tableCRIContainers:
+		case cur.kind == tableEvents || cur.kind == tablePods || cur.kind == tableCRIPods || cur.kind == tableCRIContainers ||
+			cur.kind == tableEndpoints && !blank:
 			// Rows, wrapped messages and blank lines of a table with its header.
 		case isHeaderlessEvent(l.s):
 			into(segEventRows)
@@ -397,6 +398,12 @@ func (li *looseImport) block(ctx *fileCtx, name string, b segmentBlock, ns, cmd 
 		}
 		li.found["events"] = li.found["events"] || len(evs) > 0
 		return tableEvents, len(evs) > 0, probs
+	case tableEndpoints:
+		objs, probs := parseEndpointsTable(b.lines, nsOr(ns))
+		for _, o := range objs {
+			li.addObject(name, o)
+		}
+		return tableEndpoints, len(objs) > 0, probs
 	case tablePods:
 		pods, probs := parsePodsTable(b.lines, nsOr(ns))
 		for _, p := range pods {
@@ -455,6 +462,13 @@ func (li *looseImport) put(list string, it *looseItem) {
 }
 
 func (li *looseImport) addObject(path string, o rawObject) bool {
+	if o.kind == "Endpoints" && o.name != "" {
+		// The v1 Endpoints of older clusters (and of `kubectl get endpoints -o yaml`)
+		// carry what the bundle keeps as EndpointSlices.
+		if conv, ok := endpointsAsSlice(o); ok {
+			o = conv
+		}
+	}
 	k, ok := bundle.ListOfKind(o.kind)
 	if !ok || o.name == "" {
 		return false

@@ -35,6 +35,7 @@ func looksLikeObjects(lines []textLine) bool {
 // parseObjects reads JSON (one or several documents) or YAML (one or several documents)
 // and flattens Lists into their items.
 func parseObjects(lines []textLine) ([]rawObject, error) {
+	lines = withoutElisions(lines)
 	var buf strings.Builder
 	for _, l := range lines {
 		buf.WriteString(l.s)
@@ -46,6 +47,32 @@ func parseObjects(lines []textLine) ([]rawObject, error) {
 		return jsonObjects([]byte(text), lineOf)
 	}
 	return yamlObjects([]byte(text), lineOf)
+}
+
+// withoutElisions drops the lines a ticket puts where it cut an object short ("  ...",
+// "[...]", "<snip>"): indented, they break YAML that is otherwise whole. Line numbers
+// stay those of the input.
+func withoutElisions(lines []textLine) []textLine {
+	var out []textLine
+	for i, l := range lines {
+		t := strings.TrimSpace(l.s)
+		indented := len(l.s) > len(strings.TrimLeft(l.s, " \t"))
+		switch {
+		case t == "[...]" || t == "[…]" || t == "<snip>" || t == "<snipped>" || t == "# ..." || t == "…" ||
+			(t == "..." && indented):
+			if out == nil {
+				out = append([]textLine(nil), lines[:i]...)
+			}
+			continue
+		}
+		if out != nil {
+			out = append(out, l)
+		}
+	}
+	if out == nil {
+		return lines
+	}
+	return out
 }
 
 func jsonObjects(data []byte, lineOf func(int) int) ([]rawObject, error) {

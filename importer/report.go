@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io/fs"
 	"sort"
+	"strings"
 	"time"
 
 	"podflow.dev/podflow/bundle"
+	"podflow.dev/podflow/untrusted"
 )
 
 // ReportVersion versions import-report.json; readers accept any 1.x.
@@ -106,6 +108,28 @@ func (r *Report) ignored(path, detected, reason string) {
 
 func (r *Report) unreadable(path, detected string, err error) {
 	r.add(FileReport{Path: path, Detected: detected, Status: StatusUnreadable, Reason: err.Error()})
+}
+
+// whyNothing says, per file looked at (the first few), what it looked like and why
+// nothing in it was usable, for the error of an import that read nothing.
+func (r *Report) whyNothing() string {
+	const most = 5
+	var b strings.Builder
+	for i, f := range r.Files {
+		if i == most {
+			fmt.Fprintf(&b, "\n  ... and %d more (podflow convert writes the import report)", len(r.Files)-most)
+			break
+		}
+		what := f.Detected
+		if what == "" {
+			what = "unrecognized"
+		}
+		fmt.Fprintf(&b, "\n  %s: %s, %s", untrusted.Text(f.Path), what, f.Status)
+		if f.Reason != "" {
+			fmt.Fprintf(&b, ": %s", untrusted.Text(f.Reason))
+		}
+	}
+	return b.String()
 }
 
 func (r *Report) sort() {

@@ -1,11 +1,14 @@
 package importer
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"podflow.dev/podflow/bundle"
 )
 
 // Table kinds a header line announces.
@@ -14,6 +17,7 @@ const (
 	tablePods          = "kubectl get pods table"
 	tableCRIPods       = "crictl pods table"
 	tableCRIContainers = "crictl ps table"
+	tableEndpoints     = "kubectl get endpoints table"
 )
 
 // tableKind tells which table a header line starts, or "".
@@ -38,6 +42,8 @@ func tableKind(line string) string {
 		return tableEvents
 	case has("NAME", "READY", "STATUS", "RESTARTS", "AGE"):
 		return tablePods
+	case has("NAME", "ENDPOINTS", "AGE"):
+		return tableEndpoints
 	// crictl ps prints POD ID and NAMESPACE too, so it is told apart first.
 	case has("CONTAINER", "IMAGE", "CREATED", "STATE", "NAME", "ATTEMPT"):
 		return tableCRIContainers
@@ -200,6 +206,15 @@ func parsePodsTable(lines []textLine, namespace string) ([]tablePod, []string) {
 			p.Status.NominatedNodeName = n
 		}
 		p.Status.Phase, p.Status.Reason = statusPhase(cells["STATUS"])
+		setRowReadiness(&p, cells["READY"], cells["RESTARTS"])
+		if labels := cells["LABELS"]; labels != "" && labels != "<none>" {
+			p.Labels = map[string]string{}
+			for _, kv := range strings.Split(labels, ",") {
+				if k, v, ok := strings.Cut(kv, "="); ok {
+					p.Labels[k] = v
+				}
+			}
+		}
 		out = append(out, tablePod{pod: p, line: l.n})
 	}
 	return out, problems
@@ -233,4 +248,150 @@ func statusPhase(s string) (corev1.PodPhase, string) {
 	// terminated reason (CrashLoopBackOff, ImagePullBackOff, OOMKilled, Error), the
 	// pod's own (NodeLost), or Terminating. The phase it hides is not known.
 	return "", s
+}
+
+// parseEndpointsTable reads `kubectl get endpoints` (-A too): per Service, the ready
+// addresses kubectl lists ("10.1.0.5:8080,10.1.0.6:8080 + 3 more...", or <none>), as
+// EndpointSlices marked partial: kubectl lists ready addresses only and cuts long lists
+// ("+ 3 more..."), and the addresses it left out are not invented.
+func parseEndpointsTable(lines []textLine, namespace string) ([]rawObject, []string) {
+	t := newTable(lines[0].s)
+	var out []rawObject
+	var problems []string
+	for _, l := range lines[1:] {
+		if strings.TrimSpace(l.s) == "" {
+			continue
+		}
+		cells, ok := t.row(l.s, "")
+		name := cells["NAME"]
+		if !ok || !isDNSName(name) || cells["ENDPOINTS"] == "" {
+			problems = append(problems, fmt.Sprintf("line %d: not an endpoints row", l.n))
+			continue
+		}
+		ns := namespace
+		if v, ok := cells["NAMESPACE"]; ok && v != "" {
+			ns = v
+		}
+		var addrs []endpointAddr
+		for _, a := range strings.Split(cells["ENDPOINTS"], ",") {
+			a = strings.TrimSpace(a)
+			if i := strings.Index(a, " + "); i >= 0 {
+				a = strings.TrimSpace(a[:i])
+			}
+			if a == "" || a == "<none>" {
+				continue
+			}
+			host, port, _ := strings.Cut(a, ":")
+			addrs = append(addrs, endpointAddr{ip: host, port: port, ready: true})
+		}
+		o, err := endpointSliceObject(ns, name, addrs, true)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("line %d: %v", l.n, err))
+			continue
+		}
+		o.line = l.n
+		out = append(out, o)
+	}
+	return out, problems
+}
+
+// endpointAddr is one address of a Service's endpoints.
+type endpointAddr struct {
+	ip, port, portName, protocol, target string
+	ready                                bool
+}
+
+// endpointsAsSlice turns a v1 Endpoints object into the EndpointSlice the mirroring
+// controller would make of it: same name, the kubernetes.io/service-name label, ready
+// and not-ready addresses with the subset's ports.
+func endpointsAsSlice(o rawObject) (rawObject, bool) {
+	var ep struct {
+		Subsets []struct {
+			Addresses         []endpointsAddress `json:"addresses"`
+			NotReadyAddresses []endpointsAddress `json:"notReadyAddresses"`
+			Ports             []struct {
+				Name     string `json:"name"`
+				Port     int32  `json:"port"`
+				Protocol string `json:"protocol"`
+			} `json:"ports"`
+		} `json:"subsets"`
+	}
+	if json.Unmarshal(o.data, &ep) != nil {
+		return o, false
+	}
+	var addrs []endpointAddr
+	for _, ss := range ep.Subsets {
+		port, portName, proto := "", "", ""
+		if len(ss.Ports) > 0 {
+			port, portName, proto = strconv.Itoa(int(ss.Ports[0].Port)), ss.Ports[0].Name, ss.Ports[0].Protocol
+		}
+		for _, a := range ss.Addresses {
+			addrs = append(addrs, endpointAddr{ip: a.IP, port: port, portName: portName, protocol: proto, target: a.TargetRef.Name, ready: true})
+		}
+		for _, a := range ss.NotReadyAddresses {
+			addrs = append(addrs, endpointAddr{ip: a.IP, port: port, portName: portName, protocol: proto, target: a.TargetRef.Name})
+		}
+	}
+	conv, err := endpointSliceObject(o.namespace, o.name, addrs, false)
+	if err != nil {
+		return o, false
+	}
+	conv.line = o.line
+	return conv, true
+}
+
+type endpointsAddress struct {
+	IP        string `json:"ip"`
+	TargetRef struct {
+		Kind string `json:"kind"`
+		Name string `json:"name"`
+	} `json:"targetRef"`
+}
+
+// endpointSliceObject builds the EndpointSlice of a Service's addresses, marked as
+// converted from Endpoints (and partial when the source listed only some addresses).
+func endpointSliceObject(ns, service string, addrs []endpointAddr, partial bool) (rawObject, error) {
+	type port struct {
+		Name     string `json:"name,omitempty"`
+		Port     *int32 `json:"port,omitempty"`
+		Protocol string `json:"protocol,omitempty"`
+	}
+	type endpoint struct {
+		Addresses  []string          `json:"addresses"`
+		Conditions map[string]bool   `json:"conditions"`
+		TargetRef  map[string]string `json:"targetRef,omitempty"`
+	}
+	annotations := map[string]string{"podflow.dev/converted-from": "v1 Endpoints " + service}
+	if partial {
+		// kubectl get endpoints lists ready addresses only, and cuts long lists.
+		annotations[bundle.PartialAnnotation] = "notReadyEndpoints"
+	}
+	eps := []endpoint{}
+	var ports []port
+	seenPort := map[string]bool{}
+	for _, a := range addrs {
+		e := endpoint{Addresses: []string{a.ip}, Conditions: map[string]bool{"ready": a.ready}}
+		if a.target != "" {
+			e.TargetRef = map[string]string{"kind": "Pod", "name": a.target, "namespace": ns}
+		}
+		eps = append(eps, e)
+		if a.port != "" && !seenPort[a.port+a.portName] {
+			seenPort[a.port+a.portName] = true
+			if n, err := strconv.ParseInt(a.port, 10, 32); err == nil {
+				v := int32(n)
+				ports = append(ports, port{Name: a.portName, Port: &v, Protocol: a.protocol})
+			}
+		}
+	}
+	obj := map[string]any{
+		"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice", "addressType": "IPv4",
+		"metadata": map[string]any{"name": service, "namespace": ns, "annotations": annotations,
+			"labels": map[string]string{"kubernetes.io/service-name": service}},
+		"endpoints": eps, "ports": ports,
+	}
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return rawObject{}, err
+	}
+	return rawObject{kind: "EndpointSlice", namespace: ns, name: service, data: data}, nil
 }

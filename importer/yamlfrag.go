@@ -1,10 +1,13 @@
 package importer
 
 import (
+	"encoding/json"
 	"regexp"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"podflow.dev/podflow/bundle"
 	"sigs.k8s.io/yaml"
 )
 
@@ -13,7 +16,7 @@ import (
 const segYAMLFrag = "kubectl get pod -o yaml fragment"
 
 // reYAMLFragStart opens such a piece at the margin.
-var reYAMLFragStart = regexp.MustCompile(`^(?:status|containerStatuses|initContainerStatuses|state|lastState):\s*$|^- (?:containerID|image|imageID|lastState|name|ready|restartCount|state):`)
+var reYAMLFragStart = regexp.MustCompile(`^ *(?:status|containerStatuses|initContainerStatuses|state|lastState):\s*$|^ *- (?:containerID|image|imageID|lastState|name|ready|restartCount|state):`)
 
 // reYAMLLine continues it: indented lines, list items and keys at the margin.
 var reYAMLLine = regexp.MustCompile(`^(?:\s+\S|- |[a-zA-Z][a-zA-Z0-9]*:(?:\s|$))`)
@@ -78,6 +81,9 @@ func yamlFragment(lines []textLine) (corev1.Pod, bool) {
 
 // yamlFrag reads a -o yaml fragment; its pod is decided at the end of the file.
 func (li *looseImport) yamlFrag(ctx *fileCtx, b segmentBlock, cmd string) bool {
+	if o, ok := workloadStatus(ctx.name, b.lines, cmd); ok {
+		return li.addObject(ctx.name, o)
+	}
 	pod, ok := yamlFragment(b.lines)
 	if !ok {
 		return false
@@ -86,3 +92,88 @@ func (li *looseImport) yamlFrag(ctx *fileCtx, b segmentBlock, cmd string) bool {
 	ctx.pending = append(ctx.pending, pendingFrag{d: &describedPod{pod: pod, line: b.lines[0].n}, pod: commandPod(cmd), ns: ns, nsKnown: ns != "", fragment: true})
 	return true
 }
+
+// workloadKindFields tell a workload's status from a pod's: fields and condition types
+// only that kind's status has, most telling kind first.
+var workloadKindFields = []struct {
+	kind, apiVersion string
+	fields           []string
+	conditions       []string
+}{
+	{"Job", "batch/v1", []string{"failed", "succeeded", "active", "completionTime", "uncountedTerminatedPods", "terminating"},
+		[]string{"Failed", "Complete", "FailureTarget", "SuccessCriteriaMet", "Suspended"}},
+	{"DaemonSet", "apps/v1", []string{"currentNumberScheduled", "desiredNumberScheduled", "numberMisscheduled", "numberReady", "numberUnavailable"}, nil},
+	{"StatefulSet", "apps/v1", []string{"currentRevision", "updateRevision", "currentReplicas"}, nil},
+	{"Deployment", "apps/v1", []string{"updatedReplicas", "unavailableReplicas"}, []string{"Progressing"}},
+	{"ReplicaSet", "apps/v1", []string{"fullyLabeledReplicas", "replicas", "readyReplicas", "availableReplicas"}, []string{"ReplicaFailure"}},
+}
+
+// workloadStatus reads a pasted status block of a Job, DaemonSet, StatefulSet,
+// Deployment or ReplicaSet (their conditions carry the controller's refusals and
+// failures) into a partial object of that kind, named by the command before it or
+// after the file.
+func workloadStatus(file string, lines []textLine, cmd string) (rawObject, bool) {
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString(detab(l.s))
+		b.WriteByte('\n')
+	}
+	var doc map[string]any
+	if yaml.Unmarshal([]byte(b.String()), &doc) != nil {
+		return rawObject{}, false
+	}
+	st, ok := doc["status"].(map[string]any)
+	if !ok {
+		return rawObject{}, false
+	}
+	if _, ok := st["containerStatuses"]; ok {
+		return rawObject{}, false
+	}
+	if _, ok := st["phase"]; ok {
+		return rawObject{}, false
+	}
+	types := map[string]bool{}
+	if conds, ok := st["conditions"].([]any); ok {
+		for _, c := range conds {
+			if m, ok := c.(map[string]any); ok {
+				if t, ok := m["type"].(string); ok {
+					types[t] = true
+				}
+			}
+		}
+	}
+	for _, k := range workloadKindFields {
+		hit := false
+		for _, f := range k.fields {
+			if _, ok := st[f]; ok {
+				hit = true
+			}
+		}
+		for _, c := range k.conditions {
+			hit = hit || types[c]
+		}
+		if !hit {
+			continue
+		}
+		name := reCmdWorkload.FindStringSubmatch(cmd)
+		obj := map[string]any{"apiVersion": k.apiVersion, "kind": k.kind, "status": st}
+		meta := map[string]any{"annotations": map[string]string{bundle.PartialAnnotation: "name,namespace,spec"}}
+		o := rawObject{kind: k.kind, namespace: nsOr(commandNamespace(cmd)), name: placeholderPod(file), line: lines[0].n}
+		if name != nil {
+			o.name = name[1]
+			meta["annotations"] = map[string]string{bundle.PartialAnnotation: "spec"}
+		}
+		meta["name"], meta["namespace"] = o.name, o.namespace
+		obj["metadata"] = meta
+		data, err := json.Marshal(obj)
+		if err != nil {
+			return rawObject{}, false
+		}
+		o.data = data
+		return o, true
+	}
+	return rawObject{}, false
+}
+
+// reCmdWorkload names the object of `kubectl get job NAME -o yaml` and the like.
+var reCmdWorkload = regexp.MustCompile(`\bget\s+(?:jobs?(?:\.batch)?|ds|daemonsets?(?:\.apps)?|sts|statefulsets?(?:\.apps)?|deploy|deployments?(?:\.apps)?|rs|replicasets?(?:\.apps)?)(?:\s+|/)([a-z0-9][-a-z0-9.]*)`)

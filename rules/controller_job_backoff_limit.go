@@ -2,7 +2,9 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -124,8 +126,14 @@ func jobBackoffFinding(v *analyze.View, j *analyze.Job, i int, c *batchv1.JobCon
 	for _, f := range failed {
 		subjects = append(subjects, f.pod.Ref())
 	}
-	cause := fmt.Sprintf("Job %s failed with BackoffLimitExceeded at %s: %d of its pods failed, more than its backoffLimit of %d allows, so it creates no more pods",
-		j.Ref().NamespacedName(), c.LastTransitionTime.UTC().Format(time.RFC3339), job.Status.Failed, limit)
+	allows := fmt.Sprintf("more than its backoffLimit of %d allows", limit)
+	if job.Spec.BackoffLimit == nil && analyze.Partial(job.ObjectMeta, "spec") {
+		// A pasted status block: the limit is not in the evidence, only that it was hit.
+		allows = "as many as its backoffLimit (not in the evidence) allows"
+		evidence = slices.DeleteFunc(evidence, func(e analyze.Evidence) bool { return strings.HasPrefix(e.Excerpt, "backoffLimit ") })
+	}
+	cause := fmt.Sprintf("Job %s failed with BackoffLimitExceeded at %s: %d of its pods failed, %s, so it creates no more pods",
+		j.Ref().NamespacedName(), c.LastTransitionTime.UTC().Format(time.RFC3339), job.Status.Failed, allows)
 	why := "the pods' failure"
 	if len(failed) > 0 {
 		last := failed[len(failed)-1]

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -227,10 +228,10 @@ func TestRegistry(t *testing.T) {
 		if !strings.Contains(r.Doc, "## Confirm on a live cluster") || !strings.Contains(r.Doc, "## Fix") {
 			t.Errorf("%s: doc needs its meaning, a \"## Confirm on a live cluster\" and a \"## Fix\" section", r.ID)
 		}
-		if len(r.Needs.Required) == 0 {
+		if len(r.Needs.Required) == 0 && len(r.Needs.AnyOf) == 0 {
 			t.Errorf("%s: declares no required input", r.ID)
 		}
-		for _, k := range append(append([]analyze.Kind{}, r.Needs.Required...), r.Needs.Optional...) {
+		for _, k := range slices.Concat(r.Needs.Required, r.Needs.AnyOf, r.Needs.Optional) {
 			if !k.Valid() {
 				t.Errorf("%s: unknown input kind %q", r.ID, k)
 			}

@@ -18,8 +18,8 @@ var ServiceSelectorMatchesNothing = &analyze.Rule{
 	Doc:      serviceSelectorMatchesNothingDoc,
 	Severity: analyze.SeverityError,
 	Needs: analyze.Needs{
-		Required: []analyze.Kind{analyze.Services, analyze.Pods},
-		Optional: []analyze.Kind{analyze.EndpointSlices},
+		AnyOf:    []analyze.Kind{analyze.Services, analyze.EndpointSlices},
+		Optional: []analyze.Kind{analyze.Pods},
 	},
 	Run: serviceSelectorMatchesNothing,
 }
@@ -45,7 +45,10 @@ rolls the pods). Pods must also be in the Service's namespace.
 `
 
 func serviceSelectorMatchesNothing(v *analyze.View) []analyze.Finding {
-	var out []analyze.Finding
+	out := emptyEndpointsWithoutService(v)
+	if !v.Has(analyze.Pods) {
+		return out
+	}
 	for _, s := range selectorServices(v) {
 		svc := s.Obj
 		live, finished := 0, 0
@@ -90,6 +93,90 @@ func serviceSelectorMatchesNothing(v *analyze.View) []analyze.Finding {
 				analyze.Command("kubectl get pods -n %s -l %s", svc.Namespace, analyze.Value(sel)),
 				analyze.Command("kubectl get pods -n %s --show-labels", svc.Namespace),
 				analyze.Command("kubectl get endpointslices -n %s -l kubernetes.io/service-name=%s", svc.Namespace, svc.Name),
+			},
+		})
+	}
+	return out
+}
+
+// emptyEndpointsWithoutService reads a Service's trouble from its Endpoints alone, when
+// the evidence holds no Service object of that name (a pasted `kubectl get endpoints`
+// or Endpoints YAML): no address at all, ready or not, means its selector matches no
+// running pod, for the endpoints controller lists the pods it selects, ready or not.
+// kubectl's table lists ready addresses only, so from it the cause is said with that
+// doubt.
+func emptyEndpointsWithoutService(v *analyze.View) []analyze.Finding {
+	if !v.Has(analyze.EndpointSlices) {
+		return nil
+	}
+	known := map[string]bool{}
+	for _, s := range v.Services() {
+		known[s.Obj.Namespace+"/"+s.Obj.Name] = true
+	}
+	type svc struct {
+		ns, name string
+		slices   []*analyze.EndpointSlice
+	}
+	var order []string
+	bySvc := map[string]*svc{}
+	for _, sl := range v.EndpointSlices() {
+		name := sl.Obj.Labels["kubernetes.io/service-name"]
+		key := sl.Obj.Namespace + "/" + name
+		if name == "" || known[key] {
+			continue
+		}
+		if bySvc[key] == nil {
+			bySvc[key] = &svc{ns: sl.Obj.Namespace, name: name}
+			order = append(order, key)
+		}
+		bySvc[key].slices = append(bySvc[key].slices, sl)
+	}
+	var out []analyze.Finding
+	for _, key := range order {
+		s := bySvc[key]
+		n, readyOnly := 0, false
+		var evidence []analyze.Evidence
+		for _, sl := range s.slices {
+			n += len(sl.Obj.Endpoints)
+			readyOnly = readyOnly || analyze.Partial(sl.Obj.ObjectMeta, "notReadyEndpoints")
+			what := "Endpoints " + s.name + ": no address"
+			if sl.Obj.Annotations["podflow.dev/converted-from"] == "" {
+				what = fmt.Sprintf("EndpointSlice %s: no endpoint", sl.Obj.Name)
+			}
+			evidence = append(evidence, sl.Loc.Evidence(what, sl.Obj.CreationTimestamp.Time))
+		}
+		if n > 0 {
+			continue
+		}
+		ref := analyze.ObjectRef{Kind: "Service", Namespace: s.ns, Name: s.name}
+		cause := fmt.Sprintf("service %s has no endpoints, so every connection to it fails", ref.NamespacedName())
+		var ready []*analyze.Pod
+		for _, p := range podsInNamespace(v, s.ns) {
+			if !podFinished(p) && analyze.IsReady(p) {
+				ready = append(ready, p)
+			}
+		}
+		switch {
+		case len(ready) > 0:
+			cause += fmt.Sprintf(", although %d pod(s) of namespace %s are running and ready (%s): its selector matches none of them",
+				len(ready), s.ns, ready[0].Obj.Name)
+			evidence = append(evidence, ready[0].Loc.At("metadata").Evidence("pod "+ready[0].Obj.Name+" labels "+selectorString(ready[0].Obj.Labels), ready[0].Obj.CreationTimestamp.Time))
+		case readyOnly:
+			cause += ": its selector matches no pod, or only pods that are not ready (kubectl get endpoints lists ready addresses only)"
+		default:
+			cause += ": its Endpoints list no address, ready or not, so its selector matches no running pod"
+		}
+		cause += "; the Service object is not in the evidence, so its selector is not known"
+		out = append(out, analyze.Finding{
+			Subjects: []analyze.ObjectRef{ref},
+			Cause:    cause,
+			Evidence: evidence,
+			Remediation: fmt.Sprintf("Compare the selector of service %s with the labels of the pods meant to serve it, and make them agree "+
+				"(change the selector or the pod template's labels); if they agree, make the pods ready.", s.name),
+			Confirm: []string{
+				analyze.Command("kubectl get service -n %s %s -o jsonpath='{.spec.selector}'", s.ns, s.name),
+				analyze.Command("kubectl get pods -n %s --show-labels", s.ns),
+				analyze.Command("kubectl get endpoints -n %s %s -o yaml", s.ns, s.name),
 			},
 		})
 	}

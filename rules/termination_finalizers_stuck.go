@@ -7,6 +7,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"podflow.dev/podflow/analyze"
 )
@@ -64,7 +65,13 @@ func terminationFinalizersStuck(v *analyze.View) []analyze.Finding {
 	now := v.CollectedAt().Add(v.ClockSkew())
 	for _, p := range v.Pods() {
 		pod := p.Obj
-		if pod.DeletionTimestamp == nil || len(pod.Finalizers) == 0 {
+		if pod.DeletionTimestamp == nil {
+			if f := deletionFinalizer(pod.Finalizers); f != "" {
+				out = append(out, deletingByFinalizer(v, p, f))
+			}
+			continue
+		}
+		if len(pod.Finalizers) == 0 {
 			continue
 		}
 		overdue := now.Sub(pod.DeletionTimestamp.Time)
@@ -106,6 +113,41 @@ func terminationFinalizersStuck(v *analyze.View) []analyze.Finding {
 		})
 	}
 	return out
+}
+
+// deletionFinalizer returns the finalizer the API server adds only when an object is
+// deleted with propagation Foreground ("foregroundDeletion") or Orphan ("orphan")
+// (k8s.io/apimachinery metav1.FinalizerDeleteDependents, FinalizerOrphanDependents).
+func deletionFinalizer(fins []string) string {
+	for _, f := range fins {
+		if f == metav1.FinalizerDeleteDependents || f == metav1.FinalizerOrphanDependents {
+			return f
+		}
+	}
+	return ""
+}
+
+// deletingByFinalizer reports a pod whose deletion shows only in its finalizers: a
+// paste that kept the finalizers and cut the deletionTimestamp.
+func deletingByFinalizer(v *analyze.View, p *analyze.Pod, fin string) analyze.Finding {
+	pod := p.Obj
+	what := "foreground deletion: the garbage collector removes it only once every object it owns is gone"
+	if fin == metav1.FinalizerOrphanDependents {
+		what = "orphaning deletion: the garbage collector removes it once it has released the objects it owns"
+	}
+	cause := fmt.Sprintf("pod %s carries the %s finalizer, which the API server adds only when the pod is deleted, so it is being deleted "+
+		"(its deletionTimestamp is not in the evidence) and waits for %s", p.Ref().NamespacedName(), fin, what)
+	subjects, group := v.PodAndWorkload(p)
+	return analyze.Finding{
+		Subjects:    subjects,
+		Cause:       cause,
+		Evidence:    []analyze.Evidence{p.Loc.At("metadata", "finalizers").Evidence("finalizers "+strings.Join(pod.Finalizers, ", "), time.Time{})},
+		Remediation: finalizerRemediation(pod, []string{fin}),
+		Confirm: []string{
+			analyze.Command("kubectl get pod -n %s %s -o jsonpath='{.metadata.deletionTimestamp}{\" \"}{.metadata.finalizers}'", pod.Namespace, pod.Name),
+		},
+		GroupKey: group + "\x00" + fin,
+	}
 }
 
 // containerStops counts a pod's containers that still run and those that stopped, and

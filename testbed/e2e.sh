@@ -85,5 +85,10 @@ echo "e2e: HTML reports in headless chromium (screenshots in bin/artifacts)"
 PODFLOW_BROWSER=chromium PODFLOW_ARTIFACTS="$repo/bin/artifacts" \
   go test -count=1 -run '^TestHTMLReportInBrowser$' -v ./analyze/ | grep -E '^(=== RUN|--- |\s+render_browser_test|PASS|FAIL|ok)'
 
+# The pinned kubectl against podflow serve on a recorded bundle: no cluster needed, so it
+# runs before the test bed comes up (and alone: go test ./testbed/e2e -run Serve).
+echo "e2e: kubectl against podflow serve"
+go test -count=1 -run '^TestServeWithKubectl$' -v ./testbed/e2e/ | grep -E '^(=== RUN|--- |\s+serve_test|PASS|FAIL|ok)'
+
 # Scenarios wait side by side, so parallelism is about waiting, not CPU.
-go test -tags e2e -count=1 -timeout 45m -v -parallel 32 ./testbed/e2e/
+go test -tags e2e -count=1 -timeout 45m -v -parallel 32 -skip '^TestServeWithKubectl$' ./testbed/e2e/

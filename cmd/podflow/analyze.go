@@ -219,31 +219,10 @@ func evidenceGC() {
 // them into one evidence graph. The relocator maps citations back to the original files.
 func loadGraph(ctx context.Context, g *globalOptions, open *openFlags, format string, paths []string) (*analyze.Graph, *importer.Relocator, error) {
 	evidenceGC()
-	f, err := importer.ParseFormat(format)
-	if err != nil {
-		return nil, nil, usageError("--format: %v", err)
-	}
 	prog := g.progressFor(paths)
-	var bundles []*bundle.Bundle
-	for _, p := range paths {
-		t := prog.spinner(fmt.Sprintf("read %s (%s)", filepath.Base(p), sizeText(inputSize([]string{p}))))
-		b, rep, err := importer.OpenContext(ctx, p, importer.Options{Format: f, Limits: open.limits, Log: g.log(), Stdin: g.streams.In})
-		t.done()
-		if err != nil {
-			prog.wait()
-			return nil, nil, err
-		}
-		if err := warnUnverified(ctx, g.log(), p, b); err != nil {
-			return nil, nil, err
-		}
-		fields := logrus.Fields{"input": p}
-		if rep != nil {
-			fields["format"], fields["used"], fields["ignored"], fields["unreadable"] = rep.Format,
-				rep.Count(importer.StatusUsed)+rep.Count(importer.StatusFailed), rep.Count(importer.StatusIgnored), rep.Count(importer.StatusUnreadable)
-		}
-		g.log().WithFields(fields).Debug("input opened")
-		warnUnreadable(g.log(), p, rep)
-		bundles = append(bundles, b)
+	bundles, err := openInputs(ctx, g, open, format, paths, prog)
+	if err != nil {
+		return nil, nil, err
 	}
 	reloc, err := importer.NewRelocator(bundles)
 	if err != nil {
@@ -266,6 +245,39 @@ func loadGraph(ctx context.Context, g *globalOptions, open *openFlags, format st
 		g.log().Debug(w.String())
 	}
 	return graph, reloc, nil
+}
+
+// openInputs opens every input, importing those that are not podflow bundles, warning
+// of a bundle that does not verify and of input files that could not be read.
+func openInputs(ctx context.Context, g *globalOptions, open *openFlags, format string, paths []string, prog *progress) ([]*bundle.Bundle, error) {
+	f, err := importer.ParseFormat(format)
+	if err != nil {
+		prog.wait()
+		return nil, usageError("--format: %v", err)
+	}
+	var bundles []*bundle.Bundle
+	for _, p := range paths {
+		t := prog.spinner(fmt.Sprintf("read %s (%s)", filepath.Base(p), sizeText(inputSize([]string{p}))))
+		b, rep, err := importer.OpenContext(ctx, p, importer.Options{Format: f, Limits: open.limits, Log: g.log(), Stdin: g.streams.In})
+		t.done()
+		if err != nil {
+			prog.wait()
+			return nil, err
+		}
+		if err := warnUnverified(ctx, g.log(), p, b); err != nil {
+			prog.wait()
+			return nil, err
+		}
+		fields := logrus.Fields{"input": p}
+		if rep != nil {
+			fields["format"], fields["used"], fields["ignored"], fields["unreadable"] = rep.Format,
+				rep.Count(importer.StatusUsed)+rep.Count(importer.StatusFailed), rep.Count(importer.StatusIgnored), rep.Count(importer.StatusUnreadable)
+		}
+		g.log().WithFields(fields).Debug("input opened")
+		warnUnreadable(g.log(), p, rep)
+		bundles = append(bundles, b)
+	}
+	return bundles, nil
 }
 
 func runAnalyze(ctx context.Context, o *analyzeOptions) error {

@@ -12,6 +12,7 @@ import (
 	"podflow.dev/podflow/bundle"
 	"podflow.dev/podflow/bundle/redact"
 	"podflow.dev/podflow/collect"
+	"podflow.dev/podflow/untrusted"
 )
 
 type collectOptions struct {
@@ -212,10 +213,10 @@ func runCollect(ctx context.Context, o *collectOptions) error {
 		opts.Target = collect.DefaultTarget(kc.Cluster, now())
 	}
 	opts.Filter = policy
-	if o.streams.ErrTTY {
-		opts.Progress = func(s bundle.Source) { printProgress(o, s) }
-	}
+	var end func()
+	opts.Planned, opts.Progress, end = sourceProgress(newProgress(ctx, o.globalOptions), "sources")
 	res, err := collect.Run(ctx, client, opts)
+	end()
 	if err != nil {
 		return err
 	}
@@ -236,11 +237,27 @@ func runCollect(ctx context.Context, o *collectOptions) error {
 	return &silentExit{code: exitPartial}
 }
 
-// printProgress shows one finished source on a terminal.
-func printProgress(o *collectOptions, s bundle.Source) {
-	line := fmt.Sprintf("%-8s %-48s %6dms", s.Status, s.Name, s.DurationMS)
-	if s.Error != "" && s.Status != bundle.StatusOK {
-		line += "  " + s.Error
+// sourceProgress shows a collection on a terminal: a line per finished source (its
+// status, name, time and how many files it wrote) above a bar of the sources done out
+// of those planned so far. The callbacks are nil when prog is (not a terminal, -q); end
+// completes the display before results are written.
+func sourceProgress(prog *progress, name string) (planned func(int), finished func(bundle.Source), end func()) {
+	if prog == nil {
+		return nil, nil, func() {}
 	}
-	fmt.Fprintln(o.streams.ErrOut, line)
+	bar := prog.growing(name)
+	planned = bar.grow
+	finished = func(s bundle.Source) {
+		line := fmt.Sprintf("%-8s %-48s %6dms %4d files", s.Status, untrusted.Text(s.Name), s.DurationMS, len(s.Files))
+		if s.Error != "" && s.Status != bundle.StatusOK {
+			line += "  " + untrusted.Text(s.Error)
+		}
+		prog.printf("%s\n", line)
+		bar.inc()
+	}
+	end = func() {
+		bar.done()
+		prog.wait()
+	}
+	return planned, finished, end
 }

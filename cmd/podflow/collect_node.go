@@ -135,7 +135,10 @@ func runCollectNode(ctx context.Context, o *collectNodeOptions) error {
 	opts.PodflowVersion = version
 	opts.Logger = o.log()
 	o.log().WithFields(logrus.Fields{"node": opts.NodeName, "hostRoot": opts.HostRoot, "output": opts.Target}).Info("collecting node evidence")
+	var end func()
+	opts.Planned, opts.Progress, end = sourceProgress(newProgress(ctx, o.globalOptions), "node sources")
 	res, err := node.Collect(ctx, opts)
+	end()
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,7 @@ func registerCompletions(root *cobra.Command) {
 	structured := []string{"text", "json", "yaml"}
 	outputs := map[string][]string{
 		"analyze": analyze.Formats,
-		"explain": structured,
+		"explain": {"text", "json", "yaml", analyze.FormatHTML},
 		"rules":   structured,
 		"version": {"text", "json"},
 	}

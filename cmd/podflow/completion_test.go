@@ -34,7 +34,7 @@ func TestCompletion(t *testing.T) {
 		{"rule IDs for --skip-rule", []string{"analyze", demo, "--skip-rule", "runtime-oom"}, []string{"runtime-oom-killed"}, noFiles},
 		{"rule IDs for rules ID", []string{"rules", "volume-pvc"}, []string{"volume-pvc-unbound"}, noFiles},
 		{"report formats", []string{"analyze", demo, "-o", ""}, []string{"table", "json", "yaml", "markdown", "html"}, noFiles},
-		{"explain formats", []string{"explain", demo, "x/y", "-o", ""}, []string{"text", "json", "yaml"}, noFiles},
+		{"explain formats", []string{"explain", demo, "x/y", "-o", ""}, []string{"text", "json", "yaml", "html"}, noFiles},
 		{"input formats", []string{"analyze", demo, "--format", "s"}, []string{"sosreport"}, noFiles},
 		{"severities", []string{"analyze", demo, "--fail-on", ""}, []string{"info", "warning", "error", "critical", "none"}, noFiles},
 		{"pods of the bundle for --pod", []string{"analyze", demo, "--pod", ""}, demoPods, noFiles},

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -10,6 +12,7 @@ import (
 
 	"podflow.dev/podflow/bundle"
 	"podflow.dev/podflow/importer"
+	"podflow.dev/podflow/untrusted"
 )
 
 // convertOptions are the inputs of `podflow convert`.
@@ -73,10 +76,21 @@ const manifestTypeConverted = "converted"
 
 func runConvert(ctx context.Context, o *convertOptions) error {
 	format, _ := importer.ParseFormat(o.format) // validated
+	prog := newProgress(ctx, o.globalOptions)
+	t := prog.spinner(fmt.Sprintf("import %s (%s)", untrusted.Text(filepath.Base(o.input)), sizeText(inputSize([]string{o.input}))))
 	b, rep, err := importer.OpenContext(ctx, o.input, importer.Options{Format: format, Limits: o.open.limits, Log: o.log(), Stdin: o.streams.In})
+	t.done()
 	if err != nil {
+		prog.wait()
 		return err
 	}
+	written := prog.counter("write", len(b.Names()))
+	// The display ends before the result is logged, and on every early return.
+	endProgress := sync.OnceFunc(func() {
+		written.done()
+		prog.wait()
+	})
+	defer endProgress()
 	if err := warnUnverified(ctx, o.log(), o.input, b); err != nil {
 		return err
 	}
@@ -101,6 +115,7 @@ func runConvert(ctx context.Context, o *convertOptions) error {
 			w.Abort()
 			return err
 		}
+		written.inc()
 	}
 	m := b.Manifest
 	if m == nil {
@@ -118,6 +133,7 @@ func runConvert(ctx context.Context, o *convertOptions) error {
 	if err := w.Close(m); err != nil {
 		return err
 	}
+	endProgress()
 	fields := logrus.Fields{"input": o.input, "files": len(b.Names())}
 	if rep != nil {
 		fields["format"], fields["ignored"], fields["unreadable"] = rep.Format, rep.Count(importer.StatusIgnored), rep.Count(importer.StatusUnreadable)

@@ -37,13 +37,13 @@ func newExplainCmd(g *globalOptions) *cobra.Command {
 				return err
 			}
 			o.namespace, o.name = ns, name
-			if err := checkOutput(o.output, "text", analyze.FormatJSON, analyze.FormatYAML); err != nil {
+			if err := checkOutput(o.output, "text", analyze.FormatJSON, analyze.FormatYAML, analyze.FormatHTML); err != nil {
 				return err
 			}
 			return runExplain(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().StringVarP(&o.output, "output", "o", "text", "output format: text, json or yaml")
+	cmd.Flags().StringVarP(&o.output, "output", "o", "text", "output format: text, json, yaml or html (one self-contained file for a ticket)")
 	cmd.Flags().StringArrayVar(&o.signatures, "signatures", nil, "add your own signatures: a YAML file or a directory of them (repeatable)")
 	addFormatFlag(cmd.Flags(), &o.format)
 	o.open.add(cmd.Flags())

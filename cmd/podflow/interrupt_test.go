@@ -99,6 +99,37 @@ func partialExists(target string) func(string) bool {
 	}
 }
 
+// atWork reports whether process pid is reading its input: it has path (or a file
+// under it) open, or has read more than a start-up's worth of bytes. Where /proc is
+// not there to tell, it says yes.
+func atWork(pid int, path string) bool {
+	io, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
+	if err != nil {
+		return true
+	}
+	for _, l := range strings.Split(string(io), "\n") {
+		var n int64
+		if _, err := fmt.Sscanf(l, "rchar: %d", &n); err == nil && n > 1<<20 {
+			return true
+		}
+	}
+	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	if err != nil {
+		return true
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return true
+	}
+	for _, fd := range fds {
+		target, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name()))
+		if err == nil && (target == abs || strings.HasPrefix(target, abs+string(filepath.Separator))) {
+			return true
+		}
+	}
+	return false
+}
+
 // runInterrupted starts podflow, signals it once it is at work, and checks that it
 // stops with the signal's exit status, one line on stderr, and nothing written.
 func runInterrupted(t *testing.T, bin string, tc interruptCase, delay time.Duration) {
@@ -125,6 +156,11 @@ wait:
 		case <-deadline:
 			if tc.ready != nil {
 				t.Fatalf("%s never got ready to interrupt\n%s", tc.name, errOut.String())
+			}
+			// On a loaded machine the process may not have reached main yet: wait
+			// until it reads its input (its signal handler is in place by then).
+			for until := time.Now().Add(time.Minute); !atWork(cmd.Process.Pid, tc.args[1]) && time.Now().Before(until); {
+				time.Sleep(2 * time.Millisecond)
 			}
 			break wait
 		case <-tick.C:

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
@@ -47,6 +48,9 @@ func (g *globalOptions) progressFor(paths []string) *progress {
 // counts for work that is counted.
 type task struct {
 	bar *mpb.Bar
+	// total is the work planned so far, for a bar that grows (growing).
+	mu    sync.Mutex
+	total int64
 }
 
 // spinner starts a line for work whose length is unknown.
@@ -69,6 +73,50 @@ func (p *progress) counter(name string, total int) *task {
 		mpb.PrependDecorators(decor.Name(name, decor.WCSyncSpaceR), decor.CountersNoUnit("%d/%d", decor.WCSyncSpace)),
 		mpb.AppendDecorators(decor.Elapsed(decor.ET_STYLE_GO)))
 	return &task{bar: b}
+}
+
+// growing starts a bar whose total grows as the work is planned (a collection plans a
+// pod's log sources once it has listed the pods), showing done/planned so far.
+func (p *progress) growing(name string) *task {
+	if p == nil {
+		return nil
+	}
+	// A total of 0 leaves completion to done: reaching the total planned so far is not
+	// the end.
+	b := p.p.New(0, mpb.BarStyle(),
+		mpb.PrependDecorators(decor.Name(name, decor.WCSyncSpaceR), decor.CountersNoUnit("%d/%d", decor.WCSyncSpace)),
+		mpb.AppendDecorators(decor.Elapsed(decor.ET_STYLE_GO)))
+	return &task{bar: b}
+}
+
+// tally starts a spinner that counts units of work whose number is not known ahead:
+// "redact  412 files".
+func (p *progress) tally(name, unit string) *task {
+	if p == nil {
+		return nil
+	}
+	b := p.p.New(0, mpb.SpinnerStyle(), mpb.BarFillerOnComplete("done"),
+		mpb.PrependDecorators(decor.Name(name, decor.WCSyncSpaceR), decor.CurrentNoUnit("%d "+unit, decor.WCSyncSpace)),
+		mpb.AppendDecorators(decor.Elapsed(decor.ET_STYLE_GO)))
+	return &task{bar: b}
+}
+
+// grow adds n units to the work planned.
+func (t *task) grow(n int) {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.total += int64(n)
+	t.bar.SetTotal(t.total, false)
+}
+
+// printf writes a line above the bars, which keep drawing below it.
+func (p *progress) printf(format string, args ...any) {
+	if p != nil {
+		fmt.Fprintf(p.p, format, args...)
+	}
 }
 
 // inc counts one unit done.

@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"podflow.dev/podflow/collect/node"
 )
 
 // largeBundle is the demo bundle with a sparse log that takes it past largeInput.
@@ -54,5 +57,82 @@ func TestProgressOnlyOnATerminalAndNeverOnStdout(t *testing.T) {
 	}
 	if _, smallErr := analyzeOn(true, filepath.Join("..", "..", "testdata", "bundles", "demo")); strings.Contains(smallErr, "rules") {
 		t.Errorf("progress for a small bundle:\n%s", smallErr)
+	}
+}
+
+// runOn runs podflow with stderr taken for a terminal or not (ErrTTY is the forced
+// terminal of the tests) and returns its exit code, stdout and stderr.
+func runOn(errTTY bool, args ...string) (int, string, string) {
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), args, streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut, ErrTTY: errTTY})
+	return code, out.String(), errOut.String()
+}
+
+// TestWriteProgressOnlyOnATerminal drives collect, redact and convert with stderr a
+// terminal, then piped, then with -q: the display (a line per finished source with its
+// file count, bars with counts) shows only in the first case, and stdout is the same.
+func TestWriteProgressOnlyOnATerminal(t *testing.T) {
+	kubeconfig := writeKubeconfig(t, fakeAPI(t, false))
+	demo := filepath.Join("..", "..", "testdata", "bundles", "demo")
+	dump := writeDump(t)
+	cases := []struct {
+		name string
+		args func(out string) []string
+		// shown is what the display holds; silent is the part that must not be there
+		// without it.
+		shown  []string
+		silent string
+	}{
+		{"collect", func(out string) []string { return []string{"collect", "--kubeconfig", kubeconfig, "-o", out} },
+			[]string{"sources", "pods/shop", "logs/shop/web-1/app", " files"}, " files"},
+		{"redact", func(out string) []string { return []string{"redact", demo, "-o", out} },
+			[]string{"redact", " files"}, " files"},
+		{"convert", func(out string) []string { return []string{"convert", dump, "-o", out} },
+			[]string{"import ", "write"}, "write"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			code, ttyOut, ttyErr := runOn(true, tc.args(filepath.Join(dir, "tty.tar.gz"))...)
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, ttyErr)
+			}
+			for _, want := range tc.shown {
+				if !strings.Contains(ttyErr, want) {
+					t.Errorf("stderr on a terminal lacks %q:\n%s", want, ttyErr)
+				}
+			}
+			code, pipedOut, pipedErr := runOn(false, tc.args(filepath.Join(dir, "piped.tar.gz"))...)
+			if code != exitOK || strings.Contains(pipedErr, tc.silent) {
+				t.Errorf("piped: exit %d, progress on stderr:\n%s", code, pipedErr)
+			}
+			code, _, quietErr := runOn(true, append(tc.args(filepath.Join(dir, "quiet.tar.gz")), "-q")...)
+			if code != exitOK || strings.Contains(quietErr, tc.silent) {
+				t.Errorf("-q: exit %d, progress on stderr:\n%s", code, quietErr)
+			}
+			if strings.ReplaceAll(ttyOut, "tty", "piped") != pipedOut {
+				t.Errorf("progress changed stdout: %q vs %q", ttyOut, pipedOut)
+			}
+		})
+	}
+}
+
+func TestCollectNodeProgressOnlyOnATerminal(t *testing.T) {
+	for _, tty := range []bool{true, false} {
+		s, _, errOut := testStreams()
+		s.ErrTTY = tty
+		_, g := newRootCmd(s)
+		g.logger.SetOutput(errOut)
+		root := t.TempDir()
+		o := &collectNodeOptions{globalOptions: g, node: node.Options{
+			NodeName: "w1", HostRoot: root, Since: time.Hour, MaxLogBytes: 1 << 20, StepTimeout: time.Minute,
+			Runner: journalOnlyRunner{}, KmsgPath: filepath.Join(root, "kmsg"), Target: filepath.Join(t.TempDir(), "node.tar.gz"),
+		}}
+		_ = runCollectNode(context.Background(), o) // exit 4: the runtime and dmesg are missing
+		shown := strings.Contains(errOut.String(), "node sources") && strings.Contains(errOut.String(), "5/5") &&
+			strings.Contains(errOut.String(), "kubelet")
+		if shown != tty {
+			t.Errorf("stderr a terminal: %v; progress shown: %v:\n%s", tty, shown, errOut.String())
+		}
 	}
 }

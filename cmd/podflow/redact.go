@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sirupsen/logrus"
@@ -192,6 +193,13 @@ func runRedact(ctx context.Context, o *redactOptions) error {
 	if err != nil {
 		return err
 	}
+	prog := newProgress(ctx, o.globalOptions)
+	redacted := prog.counter("redact", len(b.Names()))
+	endProgress := sync.OnceFunc(func() {
+		redacted.done()
+		prog.wait()
+	})
+	defer endProgress()
 	for _, name := range b.Names() {
 		if name == bundle.ManifestPath {
 			continue
@@ -205,6 +213,7 @@ func runRedact(ctx context.Context, o *redactOptions) error {
 			w.Abort()
 			return fmt.Errorf("redact %q: %w", o.path, err)
 		}
+		redacted.inc()
 	}
 	m := redactedManifest(b, policy, time.Since(start))
 	if pseudo != nil {
@@ -218,6 +227,7 @@ func runRedact(ctx context.Context, o *redactOptions) error {
 	if err := w.Close(m); err != nil {
 		return err
 	}
+	endProgress()
 	return writeRedactSummary(o, m.Redaction, len(m.Files))
 }
 
@@ -233,13 +243,25 @@ func streamRedact(ctx context.Context, o *redactOptions, start time.Time) error 
 	if err != nil {
 		return err
 	}
+	prog := newProgress(ctx, o.globalOptions)
+	redacted := prog.tally("redact", "files")
+	endProgress := sync.OnceFunc(func() {
+		redacted.done()
+		prog.wait()
+	})
+	defer endProgress()
 	b, err := o.open.scan(ctx, o.path, bundle.ScanOptions{Each: func(name string, data []byte) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		o.log().WithField("file", name).Trace("redacting")
-		return w.WriteFile(name, data)
+		if err := w.WriteFile(name, data); err != nil {
+			return err
+		}
+		redacted.inc()
+		return nil
 	}})
+	endProgress()
 	if err != nil {
 		w.Abort()
 		if errors.Is(err, bundle.ErrMixedRoot) {

@@ -157,6 +157,7 @@ func subcommands(g *globalOptions) []*cobra.Command {
 		newSignaturesCmd(g),
 		newBundleCmd(g),
 		newConvertCmd(g),
+		newServeCmd(g),
 	}
 }
 

@@ -76,6 +76,11 @@ type Options struct {
 	// A collect.RedactionReporter fills the manifest's redaction record once every file
 	// is written; a collect.StringRedactor also masks the error texts the manifest quotes.
 	Filter bundle.Filter
+	// Planned, when set, is told how many sources the collection runs, before the first;
+	// Progress, when set, is called once per finished source. The vocabulary of the
+	// cluster collector's Options.
+	Planned  func(n int)
+	Progress func(bundle.Source)
 
 	PodflowVersion string
 	CommandLine    []string
@@ -216,6 +221,9 @@ func Collect(ctx context.Context, opts Options) (*collect.Result, error) {
 		c.collectKubeletConfig,
 		c.collectDmesg,
 	}
+	if opts.Planned != nil {
+		opts.Planned(len(steps))
+	}
 	for _, run := range steps {
 		stepCtx, cancel := context.WithTimeout(ctx, opts.StepTimeout)
 		t0 := time.Now()
@@ -232,6 +240,9 @@ func Collect(ctx context.Context, opts Options) (*collect.Result, error) {
 		}
 		c.logSource(src)
 		m.Sources = append(m.Sources, src)
+		if opts.Progress != nil {
+			opts.Progress(src)
+		}
 	}
 	if err := c.writeCollection(start); err != nil {
 		w.Abort()

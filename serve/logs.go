@@ -1,0 +1,170 @@
+package serve
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// logs answers GET .../namespaces/NS/pods/NAME/log from the container logs of the
+// bundle. The bundle's logs were collected with timestamps: they are kept with
+// ?timestamps=true and taken off otherwise, as kubelet would.
+func (s *Server) logs(w http.ResponseWriter, r *http.Request, pods *resource, namespace, pod string) {
+	q := r.URL.Query()
+	container := q.Get("container")
+	previous := q.Get("previous") == "true" || q.Get("previous") == "1"
+	o := pods.byKey[namespace+"/"+pod]
+	names := s.containers(o, namespace, pod)
+	if o == nil && len(names) == 0 {
+		writeStatus(w, apierrors.NewNotFound(schema.GroupResource{Resource: "pods"}, pod))
+		return
+	}
+	if container == "" {
+		if len(names) != 1 {
+			writeStatus(w, apierrors.NewBadRequest(fmt.Sprintf("a container name must be specified for pod %s, choose one of: %v", pod, names)))
+			return
+		}
+		container = names[0]
+	}
+	data, ok := s.ix.logs[logKey{namespace, pod, container, previous}]
+	if !ok {
+		switch {
+		case !slices.Contains(names, container):
+			writeStatus(w, apierrors.NewBadRequest(fmt.Sprintf("container %q is not valid for pod %q", container, pod)))
+		case previous:
+			writeStatus(w, apierrors.NewBadRequest(fmt.Sprintf("previous terminated container %q in pod %q not found in the bundle", container, pod)))
+		default:
+			writeStatus(w, apierrors.NewNotFound(schema.GroupResource{Resource: "pods/log"}, pod+"/"+container))
+		}
+		return
+	}
+	opts, err := parseLogOptions(q.Get, s.ix.now())
+	if err != nil {
+		writeStatus(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain")
+	_, _ = w.Write(opts.apply(data))
+}
+
+// containers are the container names a pod's log may be asked for: its spec's, or,
+// for a pod the bundle holds logs of but not the object, those of its logs.
+func (s *Server) containers(o *object, namespace, pod string) []string {
+	var names []string
+	if o != nil {
+		spec, _ := o.item["spec"].(map[string]any)
+		for _, field := range []string{"containers", "initContainers", "ephemeralContainers"} {
+			list, _ := spec[field].([]any)
+			for _, c := range list {
+				if m, ok := c.(map[string]any); ok {
+					if n, ok := m["name"].(string); ok && n != "" && !slices.Contains(names, n) {
+						names = append(names, n)
+					}
+				}
+			}
+		}
+		if len(names) > 0 {
+			return names
+		}
+	}
+	for k := range s.ix.logs {
+		if k.namespace == namespace && k.pod == pod && !slices.Contains(names, k.container) {
+			names = append(names, k.container)
+		}
+	}
+	return names
+}
+
+// logOptions are the query parameters of a log request podflow honours; follow has
+// nothing to wait for in a bundle and returns the whole log.
+type logOptions struct {
+	timestamps bool
+	tail       int // -1: all
+	limitBytes int // 0: no limit
+	since      time.Time
+}
+
+func parseLogOptions(get func(string) string, now time.Time) (logOptions, error) {
+	o := logOptions{tail: -1, timestamps: get("timestamps") == "true" || get("timestamps") == "1"}
+	for _, p := range []struct {
+		name string
+		into *int
+	}{{"tailLines", &o.tail}, {"limitBytes", &o.limitBytes}} {
+		v := get(p.name)
+		if v == "" {
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return o, apierrors.NewBadRequest(fmt.Sprintf("%s: want a count, got %q", p.name, v))
+		}
+		*p.into = n
+	}
+	if v := get("sinceSeconds"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n <= 0 || n > 1<<40 {
+			return o, apierrors.NewBadRequest(fmt.Sprintf("sinceSeconds: want a positive count, got %q", v))
+		}
+		o.since = now.Add(-time.Duration(n) * time.Second)
+	}
+	if v := get("sinceTime"); v != "" {
+		t, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			return o, apierrors.NewBadRequest(fmt.Sprintf("sinceTime: %v", err))
+		}
+		o.since = t
+	}
+	return o, nil
+}
+
+// apply selects and shapes the lines of a log: since, then the tail, then the byte
+// limit, as the kubelet applies them.
+func (o logOptions) apply(data []byte) []byte {
+	var lines [][]byte
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64<<10), len(data)+1)
+	for sc.Scan() {
+		line := sc.Bytes()
+		ts, rest, stamped := splitTimestamp(line)
+		if !o.since.IsZero() && stamped && ts.Before(o.since) {
+			continue
+		}
+		if !o.timestamps && stamped {
+			line = rest
+		}
+		lines = append(lines, line)
+	}
+	if o.tail >= 0 && o.tail < len(lines) {
+		lines = lines[len(lines)-o.tail:]
+	}
+	var out bytes.Buffer
+	for _, l := range lines {
+		out.Write(l)
+		out.WriteByte('\n')
+		if o.limitBytes > 0 && out.Len() >= o.limitBytes {
+			return out.Bytes()[:o.limitBytes]
+		}
+	}
+	return out.Bytes()
+}
+
+// splitTimestamp splits the RFC 3339 timestamp kubelet puts before a log line.
+func splitTimestamp(line []byte) (time.Time, []byte, bool) {
+	sp := bytes.IndexByte(line, ' ')
+	if sp < len("2006-01-02T15:04:05Z") || sp > len(time.RFC3339Nano)+6 {
+		return time.Time{}, line, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, string(line[:sp]))
+	if err != nil || !strings.Contains(string(line[:sp]), "T") {
+		return time.Time{}, line, false
+	}
+	return t, line[sp+1:], true
+}
