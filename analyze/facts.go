@@ -466,28 +466,28 @@ func (g *Graph) statusLines(p *Pod, add func(lineIn)) {
 // controller tried to create (quota, webhook, policy) after its events are gone, and a
 // Job's Failed condition says why it gave up.
 func (g *Graph) workloadConditionLines(add func(lineIn)) {
-	cond := func(ref ObjectRef, loc Location, i int, typ, status, reason, msg string, at time.Time) {
+	cond := func(ref ObjectRef, loc Location, i int, typ, reason, msg string, at time.Time) {
 		add(lineIn{Kind: TextStatus, Text: msg, Reason: reason, Object: ref, Warning: true,
 			ev: evidencePtr(loc.At("status", "conditions", i).Evidence(joinNonEmpty(typ+" "+reason, msg), at))})
 	}
 	for _, rs := range g.replicaSets {
 		for i, c := range rs.Obj.Status.Conditions {
 			if c.Type == appsv1.ReplicaSetReplicaFailure && c.Status == corev1.ConditionTrue {
-				cond(rs.Ref(), rs.Loc, i, string(c.Type), string(c.Status), c.Reason, c.Message, c.LastTransitionTime.Time)
+				cond(rs.Ref(), rs.Loc, i, string(c.Type), c.Reason, c.Message, c.LastTransitionTime.Time)
 			}
 		}
 	}
 	for _, d := range g.deployments {
 		for i, c := range d.Obj.Status.Conditions {
 			if c.Type == appsv1.DeploymentReplicaFailure && c.Status == corev1.ConditionTrue {
-				cond(d.Ref(), d.Loc, i, string(c.Type), string(c.Status), c.Reason, c.Message, c.LastTransitionTime.Time)
+				cond(d.Ref(), d.Loc, i, string(c.Type), c.Reason, c.Message, c.LastTransitionTime.Time)
 			}
 		}
 	}
 	for _, j := range g.jobs {
 		for i, c := range j.Obj.Status.Conditions {
 			if c.Type == batchv1.JobFailed && c.Status == corev1.ConditionTrue {
-				cond(j.Ref(), j.Loc, i, string(c.Type), string(c.Status), c.Reason, c.Message, c.LastTransitionTime.Time)
+				cond(j.Ref(), j.Loc, i, string(c.Type), c.Reason, c.Message, c.LastTransitionTime.Time)
 			}
 		}
 	}
