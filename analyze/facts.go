@@ -44,25 +44,113 @@ type Line struct {
 	// Text is the message: an event's message, a status message (or reason), a journal
 	// entry's message with its err= value, a log line.
 	Text string
-	// Reason is the event or status reason ("FailedMount", "CrashLoopBackOff").
-	Reason string
-	// Warning is true for Warning events and for lines whose severity is W, E or F.
-	Warning bool
 	// Pod is the pod the line is about, or nil when it is not known.
 	Pod *Pod
-	// Object is the object an event is about when it is not a pod (a ReplicaSet's
-	// FailedCreate, a Node's NodeNotReady).
-	Object    ObjectRef
-	Node      string
-	Container string
-	// Count is how often an event was seen (1 for other lines).
-	Count int32
+	// Warning is true for Warning events and for lines whose severity is W, E or F.
+	Warning bool
 	// Fragment is true for a line from evidence an import could not attribute.
 	Fragment bool
-	Evidence Evidence
-	// lower is Text in lower case, for the signatures' literal prefilter.
-	lower string
+	// A journal entry's line keeps only the entry, and reads its node, container and
+	// citation from it when asked: journals make millions of lines, and few are ever
+	// cited. Any other line keeps what it knows in more.
+	entry *JournalEntry
+	more  *lineMore
 }
+
+// lineMore is what a line that is not a journal entry's knows besides its text.
+type lineMore struct {
+	reason string
+	// object is the object an event is about when it is not a pod.
+	object          ObjectRef
+	node, container string
+	count           int32
+	ev              Evidence
+}
+
+// lineIn is a line as buildLines puts it together, before it is stored compactly.
+type lineIn struct {
+	Kind              TextKind
+	Text, Reason      string
+	Warning, Fragment bool
+	Pod               *Pod
+	Object            ObjectRef
+	Node, Container   string
+	Count             int32
+	ev                *Evidence
+	entry             *JournalEntry
+}
+
+// Reason is the event or status reason ("FailedMount", "CrashLoopBackOff").
+func (l *Line) Reason() string {
+	if l.more == nil {
+		return ""
+	}
+	return l.more.reason
+}
+
+// Object is the object an event is about when it is not a pod (a ReplicaSet's
+// FailedCreate, a Node's NodeNotReady).
+func (l *Line) Object() ObjectRef {
+	if l.more == nil {
+		return ObjectRef{}
+	}
+	return l.more.object
+}
+
+// Node is the node the line is about, when known.
+func (l *Line) Node() string {
+	if l.entry != nil {
+		return l.entry.Node()
+	}
+	if l.more == nil {
+		return ""
+	}
+	return l.more.node
+}
+
+// Container is the container the line is about, when known.
+func (l *Line) Container() string {
+	if l.entry != nil {
+		c, _ := l.entry.Field("containerName")
+		return c
+	}
+	if l.more == nil {
+		return ""
+	}
+	return l.more.container
+}
+
+// Count is how often an event was seen (0 for other lines).
+func (l *Line) Count() int32 {
+	if l.more == nil {
+		return 0
+	}
+	return l.more.count
+}
+
+// Evidence cites the line.
+func (l *Line) Evidence() Evidence {
+	switch {
+	case l.entry != nil:
+		return l.entry.Evidence()
+	case l.more != nil:
+		return l.more.ev
+	}
+	return Evidence{}
+}
+
+// source is the bundle and path of the file the line comes from.
+func (l *Line) source() (string, string) {
+	switch {
+	case l.entry != nil && l.entry.file != nil:
+		return l.entry.file.at.Bundle, l.entry.file.path
+	case l.more != nil:
+		return l.more.ev.Bundle, l.more.ev.inBundle().Path
+	}
+	return "", ""
+}
+
+func evidencePtr(e Evidence) *Evidence { return &e }
 
 // Subjects are the objects a finding about the line names: its pod, else the object
 // an event is about, else its node, else the unknown container or node a fragment came
@@ -75,10 +163,10 @@ func (l *Line) Subjects() []ObjectRef {
 		if l.Pod.Obj.Spec.NodeName != "" {
 			out = append(out, NodeRef(l.Pod.Obj.Spec.NodeName))
 		}
-	case l.Object.Kind != "":
-		out = append(out, l.Object)
-	case l.Node != "":
-		out = append(out, NodeRef(l.Node))
+	case l.Object().Kind != "":
+		out = append(out, l.Object())
+	case l.Node() != "":
+		out = append(out, NodeRef(l.Node()))
 	case l.Kind == TextLog:
 		out = append(out, ObjectRef{Kind: "Container", Name: UnknownSubject})
 	default:
@@ -102,19 +190,27 @@ func (g *Graph) Lines() []Line {
 }
 
 func (g *Graph) buildLines() []Line {
-	var out []Line
-	add := func(l Line) {
-		l.Text = strings.TrimSpace(l.Text)
-		if l.Text == "" && l.Reason == "" {
+	// Sized once: journals make this slice hundreds of megabytes, and growing it by
+	// appends would hold two copies at a time.
+	out := make([]Line, 0, g.linesEstimate())
+	add := func(in lineIn) {
+		text := strings.TrimSpace(in.Text)
+		if text == "" && in.Reason == "" {
 			return
 		}
-		l.lower = strings.ToLower(l.Text)
+		l := Line{Kind: in.Kind, Text: text, Pod: in.Pod, Warning: in.Warning, Fragment: in.Fragment, entry: in.entry}
+		if in.entry == nil {
+			l.more = &lineMore{reason: in.Reason, object: in.Object, node: in.Node, container: in.Container, count: in.Count}
+			if in.ev != nil {
+				l.more.ev = *in.ev
+			}
+		}
 		out = append(out, l)
 	}
 	for _, e := range g.events {
-		l := Line{Kind: TextEvent, Text: e.Message, Reason: e.Reason, Count: e.Count,
+		l := lineIn{Kind: TextEvent, Text: e.Message, Reason: e.Reason, Count: e.Count,
 			Warning: e.Type == corev1.EventTypeWarning || stuck(e.Reason, e.Count),
-			Node:    e.Host, Container: e.Container(), Evidence: e.Evidence()}
+			Node:    e.Host, Container: e.Container(), ev: evidencePtr(e.Evidence())}
 		if e.Regarding.Kind == "Pod" {
 			l.Pod = g.FindPod(e.Regarding.Namespace, e.Regarding.Name)
 		}
@@ -132,15 +228,14 @@ func (g *Graph) buildLines() []Line {
 		g.statusLines(p, add)
 	}
 	g.workloadConditionLines(add)
-	podOf := map[*JournalEntry]*Pod{}
+	podOf := make([]*Pod, len(g.journal))
 	for _, p := range g.pods {
-		for _, e := range g.journalFor(p.Obj) {
-			podOf[e] = p
+		for _, i := range g.journalIndexFor(p.Obj) {
+			podOf[i] = p
 		}
 	}
 	for i := range g.journal {
-		e := &g.journal[i]
-		add(journalLine(e, podOf[e]))
+		add(journalLine(&g.journal[i], podOf[i]))
 	}
 	for _, node := range sortedKeys(g.runtimeJournal) {
 		entries := g.runtimeJournal[node]
@@ -149,7 +244,7 @@ func (g *Graph) buildLines() []Line {
 		}
 	}
 	for _, u := range g.unparsed {
-		l := Line{Kind: TextJournal, Text: u.text, Node: u.node, Warning: looksLikeError(u.text), Evidence: u.loc.Evidence(u.text, time.Time{})}
+		l := lineIn{Kind: TextJournal, Text: u.text, Node: u.node, Warning: looksLikeError(u.text), ev: evidencePtr(u.loc.Evidence(u.text, time.Time{}))}
 		if e, k, _ := logline.Parse(u.text, g.collectedAt); k == logline.KindEntry && e.Message != "" {
 			l.Text = e.Message
 			if err, ok := e.Field("err"); ok {
@@ -160,7 +255,7 @@ func (g *Graph) buildLines() []Line {
 		add(l)
 	}
 	for _, o := range g.ooms {
-		l := Line{Kind: TextJournal, Text: o.Text, Node: o.Node, Warning: true, Evidence: o.Loc.Evidence(o.Text, o.Time)}
+		l := lineIn{Kind: TextJournal, Text: o.Text, Node: o.Node, Warning: true, ev: evidencePtr(o.Loc.Evidence(o.Text, o.Time))}
 		if o.PodUID != "" {
 			l.Pod, _ = g.byUID[o.PodUID].(*Pod)
 		}
@@ -171,8 +266,8 @@ func (g *Graph) buildLines() []Line {
 		p := g.FindPod(c.Namespace, c.Pod)
 		lines, loc := c.Tail(logTailLines)
 		for i, s := range lines {
-			l := Line{Kind: TextLog, Text: s, Pod: p, Container: c.Container, Warning: looksLikeError(s)}
-			l.Evidence = loc.lineBelow(i).Evidence(s, time.Time{})
+			l := lineIn{Kind: TextLog, Text: s, Pod: p, Container: c.Container, Warning: looksLikeError(s)}
+			l.ev = evidencePtr(loc.lineBelow(i).Evidence(s, time.Time{}))
 			if p != nil {
 				l.Node = p.Obj.Spec.NodeName
 			}
@@ -186,7 +281,7 @@ func (g *Graph) buildLines() []Line {
 			kind = TextJournal
 		}
 		for i, s := range f.lines {
-			l := Line{Kind: kind, Text: s, Fragment: true, Warning: looksLikeError(s)}
+			l := lineIn{Kind: kind, Text: s, Fragment: true, Warning: looksLikeError(s)}
 			if kind == TextJournal {
 				if e, k, _ := ParseJournalLine(s, g.collectedAt); k == LineEntry {
 					l.Text = e.Message
@@ -196,17 +291,46 @@ func (g *Graph) buildLines() []Line {
 					l.Warning = l.Warning || e.Severity == 'W' || e.Severity == 'E' || e.Severity == 'F'
 				}
 			}
-			l.Evidence = f.loc.Lines(i+1, 0).Evidence(s, time.Time{})
+			l.ev = evidencePtr(f.loc.Lines(i+1, 0).Evidence(s, time.Time{}))
 			add(l)
 		}
 		// A message wrapped over several lines (a terminal's width, YAML folding) is
 		// also tried whole.
 		for _, p := range paragraphs(f.lines) {
 			text := strings.Join(fieldsOf(f.lines[p[0]:p[1]]), " ")
-			add(Line{Kind: kind, Text: text, Fragment: true, Warning: looksLikeError(text), Evidence: f.loc.Lines(p[0]+1, p[1]).Evidence(text, time.Time{})})
+			add(lineIn{Kind: kind, Text: text, Fragment: true, Warning: looksLikeError(text), ev: evidencePtr(f.loc.Lines(p[0]+1, p[1]).Evidence(text, time.Time{}))})
 		}
 	}
 	return out
+}
+
+// linesEstimate is about how many lines buildLines adds: exact for journals, an upper
+// bound for the rest but fragment paragraphs.
+func (g *Graph) linesEstimate() int {
+	n := len(g.events) + len(g.journal) + len(g.unparsed) + len(g.ooms)
+	for _, entries := range g.runtimeJournal {
+		n += len(entries)
+	}
+	for _, p := range g.pods {
+		st := &p.Obj.Status
+		n += 1 + len(st.Conditions) + 2*(len(st.InitContainerStatuses)+len(st.ContainerStatuses))
+	}
+	for _, c := range g.logs {
+		n += min(strings.Count(c.text, "\n")+1, logTailLines)
+	}
+	for _, rs := range g.replicaSets {
+		n += len(rs.Obj.Status.Conditions)
+	}
+	for _, d := range g.deployments {
+		n += len(d.Obj.Status.Conditions)
+	}
+	for _, j := range g.jobs {
+		n += len(j.Obj.Status.Conditions)
+	}
+	for _, f := range g.fragments {
+		n += len(f.lines)
+	}
+	return n
 }
 
 // paragraphs returns [start, end) ranges of runs of two or more lines in which every
@@ -267,23 +391,20 @@ func mostlyNodeAgent(lines []string) bool {
 	return all > 0 && 2*agent > all
 }
 
-func journalLine(e *JournalEntry, p *Pod) Line {
+func journalLine(e *JournalEntry, p *Pod) lineIn {
 	text := e.Message
 	if err, ok := e.Field("err"); ok {
 		text += ": " + err
 	}
-	l := Line{Kind: TextJournal, Text: text, Pod: p, Node: e.Node(), Evidence: e.Evidence(),
+	// Node and container are read from the entry when asked (Line.Node, Line.Container).
+	return lineIn{Kind: TextJournal, Text: text, Pod: p, entry: e,
 		Warning: e.Severity == 'W' || e.Severity == 'E' || e.Severity == 'F' || (e.Severity == 0 && looksLikeError(text))}
-	if c, ok := e.Field("containerName"); ok {
-		l.Container = c
-	}
-	return l
 }
 
 // statusLines adds what a pod's status says in words: container waiting and terminated
 // states (current and last), the pod's own reason and message, and conditions that
 // are False with a message.
-func (g *Graph) statusLines(p *Pod, add func(Line)) {
+func (g *Graph) statusLines(p *Pod, add func(lineIn)) {
 	node := p.Obj.Spec.NodeName
 	// Statuses are read directly, not through the spec: a pod an import built from a
 	// pasted status block has statuses and no spec.
@@ -298,9 +419,9 @@ func (g *Graph) statusLines(p *Pod, add func(Line)) {
 			state := func(s corev1.ContainerState, loc Location) {
 				switch {
 				case s.Waiting != nil:
-					add(Line{Kind: TextStatus, Text: s.Waiting.Message, Reason: s.Waiting.Reason, Pod: p, Node: node, Container: cs.Name,
-						Warning:  s.Waiting.Reason != "ContainerCreating" && s.Waiting.Reason != "PodInitializing",
-						Evidence: loc.At("waiting").Evidence(joinNonEmpty(s.Waiting.Reason, s.Waiting.Message), time.Time{})})
+					add(lineIn{Kind: TextStatus, Text: s.Waiting.Message, Reason: s.Waiting.Reason, Pod: p, Node: node, Container: cs.Name,
+						Warning: s.Waiting.Reason != "ContainerCreating" && s.Waiting.Reason != "PodInitializing",
+						ev:      evidencePtr(loc.At("waiting").Evidence(joinNonEmpty(s.Waiting.Reason, s.Waiting.Message), time.Time{}))})
 				case s.Terminated != nil:
 					t := s.Terminated
 					text := t.Message
@@ -311,9 +432,9 @@ func (g *Graph) statusLines(p *Pod, add func(Line)) {
 							text += ", signal " + strconv.Itoa(int(t.Signal))
 						}
 					}
-					add(Line{Kind: TextStatus, Text: text, Reason: t.Reason, Pod: p, Node: node, Container: cs.Name,
-						Warning:  t.ExitCode != 0,
-						Evidence: loc.At("terminated").Evidence(joinNonEmpty(t.Reason, "exit code "+strconv.Itoa(int(t.ExitCode)), t.Message), t.FinishedAt.Time)})
+					add(lineIn{Kind: TextStatus, Text: text, Reason: t.Reason, Pod: p, Node: node, Container: cs.Name,
+						Warning: t.ExitCode != 0,
+						ev:      evidencePtr(loc.At("terminated").Evidence(joinNonEmpty(t.Reason, "exit code "+strconv.Itoa(int(t.ExitCode)), t.Message), t.FinishedAt.Time))})
 				}
 			}
 			state(cs.State, loc.At("state"))
@@ -322,15 +443,15 @@ func (g *Graph) statusLines(p *Pod, add func(Line)) {
 	}
 	st := p.Obj.Status
 	if st.Reason != "" || st.Message != "" {
-		add(Line{Kind: TextStatus, Text: st.Message, Reason: st.Reason, Pod: p, Node: node, Warning: true,
-			Evidence: p.Loc.At("status").Evidence(joinNonEmpty(st.Reason, st.Message), time.Time{})})
+		add(lineIn{Kind: TextStatus, Text: st.Message, Reason: st.Reason, Pod: p, Node: node, Warning: true,
+			ev: evidencePtr(p.Loc.At("status").Evidence(joinNonEmpty(st.Reason, st.Message), time.Time{}))})
 	}
 	for i, c := range st.Conditions {
 		if c.Status != corev1.ConditionFalse || c.Message == "" {
 			continue
 		}
-		add(Line{Kind: TextStatus, Text: c.Message, Reason: c.Reason, Pod: p, Node: node, Warning: true,
-			Evidence: p.Loc.At("status", "conditions", i).Evidence(joinNonEmpty(string(c.Type)+" "+c.Reason, c.Message), c.LastTransitionTime.Time)})
+		add(lineIn{Kind: TextStatus, Text: c.Message, Reason: c.Reason, Pod: p, Node: node, Warning: true,
+			ev: evidencePtr(p.Loc.At("status", "conditions", i).Evidence(joinNonEmpty(string(c.Type)+" "+c.Reason, c.Message), c.LastTransitionTime.Time))})
 	}
 }
 
@@ -338,29 +459,29 @@ func (g *Graph) statusLines(p *Pod, add func(Line)) {
 // Jobs: a ReplicaFailure condition carries the API server's refusal of the pods the
 // controller tried to create (quota, webhook, policy) after its events are gone, and a
 // Job's Failed condition says why it gave up.
-func (g *Graph) workloadConditionLines(add func(Line)) {
-	cond := func(ref ObjectRef, loc Location, i int, typ, status, reason, msg string, at time.Time) {
-		add(Line{Kind: TextStatus, Text: msg, Reason: reason, Object: ref, Warning: true,
-			Evidence: loc.At("status", "conditions", i).Evidence(joinNonEmpty(typ+" "+reason, msg), at)})
+func (g *Graph) workloadConditionLines(add func(lineIn)) {
+	cond := func(ref ObjectRef, loc Location, i int, typ, reason, msg string, at time.Time) {
+		add(lineIn{Kind: TextStatus, Text: msg, Reason: reason, Object: ref, Warning: true,
+			ev: evidencePtr(loc.At("status", "conditions", i).Evidence(joinNonEmpty(typ+" "+reason, msg), at))})
 	}
 	for _, rs := range g.replicaSets {
 		for i, c := range rs.Obj.Status.Conditions {
 			if c.Type == appsv1.ReplicaSetReplicaFailure && c.Status == corev1.ConditionTrue {
-				cond(rs.Ref(), rs.Loc, i, string(c.Type), string(c.Status), c.Reason, c.Message, c.LastTransitionTime.Time)
+				cond(rs.Ref(), rs.Loc, i, string(c.Type), c.Reason, c.Message, c.LastTransitionTime.Time)
 			}
 		}
 	}
 	for _, d := range g.deployments {
 		for i, c := range d.Obj.Status.Conditions {
 			if c.Type == appsv1.DeploymentReplicaFailure && c.Status == corev1.ConditionTrue {
-				cond(d.Ref(), d.Loc, i, string(c.Type), string(c.Status), c.Reason, c.Message, c.LastTransitionTime.Time)
+				cond(d.Ref(), d.Loc, i, string(c.Type), c.Reason, c.Message, c.LastTransitionTime.Time)
 			}
 		}
 	}
 	for _, j := range g.jobs {
 		for i, c := range j.Obj.Status.Conditions {
 			if c.Type == batchv1.JobFailed && c.Status == corev1.ConditionTrue {
-				cond(j.Ref(), j.Loc, i, string(c.Type), string(c.Status), c.Reason, c.Message, c.LastTransitionTime.Time)
+				cond(j.Ref(), j.Loc, i, string(c.Type), c.Reason, c.Message, c.LastTransitionTime.Time)
 			}
 		}
 	}

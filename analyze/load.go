@@ -107,7 +107,7 @@ func (l *loader) loadObjects(lb *loadedBundle) {
 		if !ok {
 			continue
 		}
-		data, err := lb.b.ReadFile(name)
+		data, err := lb.b.Take(name) // decoded once; a bundle read once lets go of it
 		if err != nil {
 			l.warn(lb, name, 0, "", "read: %v", err)
 			continue

@@ -114,7 +114,7 @@ func (l *loader) loadNodeAndLogs(lb *loadedBundle) {
 		info := bundle.ParsePath(name)
 		switch info.Area {
 		case "log":
-			data, _ := lb.b.ReadFile(name) // listed by Names, so present
+			data, _ := lb.b.Take(name) // listed by Names, so present; read once
 			l.g.present[ContainerLogs] = true
 			c := &ContainerLog{Namespace: info.Namespace, Pod: info.Pod, Container: info.Container,
 				Previous: info.Previous, Loc: l.loc(lb, name), text: bytesString(data)}
@@ -124,7 +124,7 @@ func (l *loader) loadNodeAndLogs(lb *loadedBundle) {
 		case "node":
 			l.loadNodeFile(lb, name, info)
 		case "fragment":
-			data, _ := lb.b.ReadFile(name) // listed by Names, so present
+			data, _ := lb.b.Take(name) // listed by Names, so present; read once
 			l.g.present[Fragments] = true
 			kind := map[string]TextKind{bundle.FragmentLog: TextLog, bundle.FragmentJournal: TextJournal, bundle.FragmentText: TextText}[info.Fragment]
 			text := strings.TrimRight(strings.ReplaceAll(bytesString(data), "\r\n", "\n"), "\n")
@@ -135,7 +135,7 @@ func (l *loader) loadNodeAndLogs(lb *loadedBundle) {
 }
 
 func (l *loader) loadNodeFile(lb *loadedBundle, name string, info bundle.PathInfo) {
-	data, _ := lb.b.ReadFile(name) // listed by Names, so present
+	data, _ := lb.b.Take(name) // listed by Names, so present; read once
 	src := &sourceFile{at: l.loc(lb, name), path: name, node: info.Node}
 	l.log.WithField("file", name).Trace("loading node evidence")
 	switch {
@@ -188,6 +188,10 @@ func (l *loader) loadJournal(lb *loadedBundle, src *sourceFile, data []byte, kub
 	var entries []JournalEntry
 	if kubelet {
 		entries = l.g.journal
+	} else {
+		// Sized from the line count, like the kubelet journal: growing by appends would
+		// copy a node's whole runtime journal over and over.
+		entries = make([]JournalEntry, 0, strings.Count(text, "\n")+1)
 	}
 	bad, firstBad, firstProblem := 0, 0, ""
 	lineNo := int32(0)
@@ -232,7 +236,10 @@ func (l *loader) loadJournal(lb *loadedBundle, src *sourceFile, data []byte, kub
 	if kubelet {
 		l.g.journal = entries
 	} else {
-		l.g.runtimeJournal[src.node] = append(l.g.runtimeJournal[src.node], entries...)
+		if prev := l.g.runtimeJournal[src.node]; len(prev) > 0 {
+			entries = append(prev, entries...)
+		}
+		l.g.runtimeJournal[src.node] = entries
 	}
 }
 

@@ -1,11 +1,16 @@
 package analyze_test
 
 import (
+	"encoding/json"
+	"errors"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"podflow.dev/podflow/analyze"
+	"podflow.dev/podflow/bundle"
+	"podflow.dev/podflow/rules"
 )
 
 func TestLoadMalformedFilesWarnAndTheRestLoads(t *testing.T) {
@@ -174,5 +179,45 @@ func TestNodeEvidenceLinksToPods(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("linked evidence:\n got %q\nwant %q", got, want)
+	}
+}
+
+// A bundle marked ReadOnce lets go of every file the load decodes, and the analysis
+// of it is the same.
+func TestLoadOfAReadOnceBundleReleasesFilesAndFindsTheSame(t *testing.T) {
+	cat, err := rules.Catalog(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"demo", "crash-exit-1", "image-pull-dns"} {
+		report := func(once bool) ([]byte, *bundle.Bundle) {
+			b, err := bundle.Open(filepath.Join("..", "testdata", "bundles", name), bundle.DefaultLimits())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if once {
+				b.ReadOnce()
+			}
+			rep := analyze.Run(analyze.Load([]*bundle.Bundle{b}, nil), cat, analyze.Options{Unexplained: true})
+			data, err := json.Marshal(rep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return data, b
+		}
+		want, _ := report(false)
+		got, b := report(true)
+		if string(got) != string(want) {
+			t.Errorf("%s: the report of the read-once bundle differs:\n%s\nwant\n%s", name, got, want)
+		}
+		pods := b.Names()[0]
+		for _, n := range b.Names() {
+			if strings.HasPrefix(n, "cluster-resources/pods/") {
+				pods = n
+			}
+		}
+		if _, err := b.ReadFile(pods); !errors.Is(err, bundle.ErrTaken) {
+			t.Errorf("%s: %s still held after the load: %v", name, pods, err)
+		}
 	}
 }

@@ -65,7 +65,7 @@ func TestLoadStampsImportedLocationsWithTheirOrigin(t *testing.T) {
 
 	lines := map[string]string{}
 	for _, l := range g.Lines() {
-		lines[l.Text] = l.Evidence.Location.String()
+		lines[l.Text] = l.Evidence().Location.String()
 	}
 	for text, want := range map[string]string{
 		"panic: boom": "ticket.txt:102", // line 2 of the log, 100 lines into the ticket

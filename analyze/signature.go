@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
+	"unicode/utf8"
 
 	"podflow.dev/podflow/untrusted"
 )
@@ -45,7 +46,7 @@ type Signature struct {
 
 	res    []*regexp.Regexp
 	unless []*regexp.Regexp
-	lits   []string // per pattern, a literal every match contains (lower case), or ""
+	lits   []literal // per pattern, a literal every match contains, or ""
 	where  map[TextKind]bool
 }
 
@@ -152,12 +153,12 @@ func (s *Signature) compile() *FieldError {
 		return &FieldError{Field: "examples", Msg: "needs at least one fires and one quiet example"}
 	}
 	for i, ex := range s.Examples.Fires {
-		if _, ok := s.match(ex, strings.ToLower(ex)); !ok {
+		if _, ok := s.match(ex); !ok {
 			return &FieldError{Field: "examples.fires[" + itoa(i) + "]", Msg: "no pattern matches it"}
 		}
 	}
 	for i, ex := range s.Examples.Quiet {
-		if _, ok := s.match(ex, strings.ToLower(ex)); ok {
+		if _, ok := s.match(ex); ok {
 			return &FieldError{Field: "examples.quiet[" + itoa(i) + "]", Msg: "a pattern matches it"}
 		}
 	}
@@ -197,21 +198,73 @@ func stageList() string {
 
 func quote(s string) string { return `"` + untrusted.Text(s) + `"` }
 
-// requiredLiteral returns, in lower case, the longest literal that every match of the
-// pattern contains, or "" when none can be told: a cheap test that rules out most
-// lines before the regexp runs.
-func requiredLiteral(pattern string) string {
+// literal is a string every match of a pattern contains: as written, or, for a pattern
+// that ignores case, in lower case and compared with the text in lower case.
+type literal struct {
+	s    string
+	fold bool
+}
+
+// in reports whether text holds the literal. A literal as written is looked for as
+// is: a match holds it exactly, so no lower-case copy of every line is needed.
+func (l literal) in(text string) bool {
+	if l.fold {
+		return containsLower(text, l.s)
+	}
+	return strings.Contains(text, l.s)
+}
+
+// containsLower reports whether strings.ToLower(s) contains lit, which is in lower
+// case, without building that copy when s is ASCII.
+func containsLower(s, lit string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return strings.Contains(strings.ToLower(s), lit)
+		}
+	}
+	n := len(lit)
+	for i := 0; i+n <= len(s); i++ {
+		if lowerASCII(s[i]) != lit[0] {
+			continue
+		}
+		j := 1
+		for j < n && lowerASCII(s[i+j]) == lit[j] {
+			j++
+		}
+		if j == n {
+			return true
+		}
+	}
+	return false
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// requiredLiteral returns the longest literal that every match of the pattern
+// contains (a top-level literal or concatenation element), or an empty literal when
+// there is none.
+func requiredLiteral(pattern string) literal {
 	re, err := syntax.Parse(pattern, syntax.Perl)
 	if err != nil {
-		return ""
+		return literal{}
 	}
 	re = re.Simplify()
-	best := ""
+	best := literal{}
 	consider := func(r *syntax.Regexp) {
-		if r.Op == syntax.OpLiteral {
-			if lit := strings.ToLower(string(r.Rune)); len(lit) > len(best) {
-				best = lit
-			}
+		if r.Op != syntax.OpLiteral {
+			return
+		}
+		lit := literal{s: string(r.Rune), fold: r.Flags&syntax.FoldCase != 0}
+		if lit.fold {
+			lit.s = strings.ToLower(lit.s)
+		}
+		if len(lit.s) > len(best.s) {
+			best = lit
 		}
 	}
 	for re.Op == syntax.OpCapture && len(re.Sub) == 1 {
@@ -231,10 +284,10 @@ func requiredLiteral(pattern string) string {
 	return best
 }
 
-// match tries the patterns in order on one text; low is text in lower case.
-func (s *Signature) match(text, low string) (map[string]string, bool) {
+// match tries the patterns in order on one text.
+func (s *Signature) match(text string) (map[string]string, bool) {
 	for i, re := range s.res {
-		if lit := s.lits[i]; lit != "" && !strings.Contains(low, lit) {
+		if lit := s.lits[i]; lit.s != "" && !lit.in(text) {
 			continue
 		}
 		m := re.FindStringSubmatch(text)
@@ -340,15 +393,15 @@ func (s *Signature) run(v *View) []Finding {
 			// reported is history, not its cause of trouble.
 			continue
 		}
-		caps, ok := s.match(l.Text, l.lower)
-		if !ok && l.Reason != "" && l.Kind != TextLog {
+		caps, ok := s.match(l.Text)
+		if !ok && l.Reason() != "" && l.Kind != TextLog {
 			// A status or event whose reason alone says it ("NodeLost", "Evicted").
-			caps, ok = s.match(l.Reason+": "+l.Text, strings.ToLower(l.Reason+": "+l.Text))
+			caps, ok = s.match(l.Reason() + ": " + l.Text)
 		}
 		if !ok {
 			continue
 		}
-		if l.Fragment && l.Evidence.EndLine == 0 && s.causeNeedsEmpty(caps) {
+		if l.Fragment && l.Evidence().EndLine == 0 && s.causeNeedsEmpty(caps) {
 			// A pasted message cut at the line's end: its joined paragraph gives the rest.
 			continue
 		}
@@ -369,11 +422,11 @@ func (s *Signature) causeNeedsEmpty(caps map[string]string) bool {
 }
 
 func (s *Signature) finding(l *Line, caps map[string]string) Finding {
-	vals := map[string]string{"node": l.Node, "container": l.Container}
+	vals := map[string]string{"node": l.Node(), "container": l.Container()}
 	if l.Pod != nil {
 		vals["pod"], vals["namespace"] = l.Pod.meta.Name, l.Pod.meta.Namespace
-	} else if l.Object.Kind != "" {
-		vals["namespace"] = l.Object.Namespace
+	} else if l.Object().Kind != "" {
+		vals["namespace"] = l.Object().Namespace
 	}
 	for k, v := range caps {
 		vals[k] = v
@@ -388,7 +441,7 @@ func (s *Signature) finding(l *Line, caps map[string]string) Finding {
 		}
 		confirm = append(confirm, cmd)
 	}
-	ev := l.Evidence
+	ev := l.Evidence()
 	ev.Excerpt = Excerpt(ev.Excerpt)
 	return Finding{Subjects: l.Subjects(), Cause: cause, Remediation: fix, Confirm: confirm,
 		Evidence: []Evidence{ev}, GroupKey: cause + "\x00" + subjectKey(l)}
@@ -398,8 +451,9 @@ func (s *Signature) finding(l *Line, caps map[string]string) Finding {
 // source file) with one cause are one finding; pods sharing a cause are grouped by the
 // engine's cause key.
 func subjectKey(l *Line) string {
-	if l.Pod == nil && l.Object.Kind == "" && l.Node == "" {
-		return l.Evidence.Bundle + "\x00" + l.Evidence.inBundle().Path
+	if l.Pod == nil && l.Object().Kind == "" && l.Node() == "" {
+		b, p := l.source()
+		return b + "\x00" + p
 	}
 	return ""
 }

@@ -258,39 +258,39 @@ func podTrouble(g *Graph, p *Pod, lines []*Line) []trouble {
 		}
 		switch l.Kind {
 		case TextEvent:
-			if !l.Warning && !strings.HasPrefix(l.Reason, "Failed") {
+			if !l.Warning && !strings.HasPrefix(l.Reason(), "Failed") {
 				continue
 			}
-			st, ok := eventStages[l.Reason]
+			st, ok := eventStages[l.Reason()]
 			switch {
-			case l.Reason == "Failed" || l.Reason == "BackOff":
+			case l.Reason() == "Failed" || l.Reason() == "BackOff":
 				st = textStage(l.Text, StageRuntime)
 				if strings.Contains(strings.ToLower(l.Text), "restarting failed container") {
 					st = StageRuntime
 				}
 			case !ok:
-				st = textStage(l.Reason+" "+l.Text, StageRuntime)
+				st = textStage(l.Reason()+" "+l.Text, StageRuntime)
 			}
-			out = append(out, trouble{stage: st, what: l.Reason + ": " + oneLine(l.Text), ev: l.Evidence, weight: 30})
+			out = append(out, trouble{stage: st, what: l.Reason() + ": " + oneLine(l.Text), ev: l.Evidence(), weight: 30})
 		case TextStatus:
 			if !l.Warning {
 				continue
 			}
-			st, ok := waitingStages[l.Reason]
+			st, ok := waitingStages[l.Reason()]
 			if !ok {
-				st = textStage(l.Reason+" "+l.Text, StageRuntime)
+				st = textStage(l.Reason()+" "+l.Text, StageRuntime)
 			}
-			if l.Reason == "CrashLoopBackOff" || l.Reason == "Error" {
-				st = exitStage(pod, l.Container, st)
+			if l.Reason() == "CrashLoopBackOff" || l.Reason() == "Error" {
+				st = exitStage(pod, l.Container(), st)
 			}
-			out = append(out, trouble{stage: st, what: joinNonEmpty(l.Reason, oneLine(l.Text)), ev: l.Evidence, weight: 20})
+			out = append(out, trouble{stage: st, what: joinNonEmpty(l.Reason(), oneLine(l.Text)), ev: l.Evidence(), weight: 20})
 		case TextJournal, TextText:
 			if l.Warning && looksLikeError(l.Text) {
-				out = append(out, trouble{stage: textStage(l.Text, StageNode), what: oneLine(l.Text), ev: l.Evidence, weight: 10})
+				out = append(out, trouble{stage: textStage(l.Text, StageNode), what: oneLine(l.Text), ev: l.Evidence(), weight: 10})
 			}
 		case TextLog:
 			if l.Warning {
-				out = append(out, trouble{stage: StageRuntime, what: "the container's log says " + oneLine(l.Text), ev: l.Evidence, weight: 5})
+				out = append(out, trouble{stage: StageRuntime, what: "the container's log says " + oneLine(l.Text), ev: l.Evidence(), weight: 5})
 			}
 		}
 	}
@@ -322,7 +322,7 @@ func podTrouble(g *Graph, p *Pod, lines []*Line) []trouble {
 // positivelyHealthy reports whether the pod's status shows it well: Succeeded, or
 // Running and Ready with no container restarted.
 func positivelyHealthy(p *Pod) bool {
-	st := p.Obj.Status
+	st := &p.Obj.Status // not a copy: this runs for every line of every signature
 	if st.Phase == corev1.PodSucceeded {
 		return true
 	}
@@ -365,10 +365,10 @@ func unexplainedObjects(g *Graph, lines []Line, covered map[string]bool) []*Find
 	var keys []string
 	for i := range lines {
 		l := &lines[i]
-		if l.Kind != TextEvent || l.Pod != nil || !l.Warning && !strings.HasPrefix(l.Reason, "Failed") || l.Object.Kind == "" || l.Object.Kind == "Pod" && g.FindPod(l.Object.Namespace, l.Object.Name) != nil {
+		if l.Kind != TextEvent || l.Pod != nil || !l.Warning && !strings.HasPrefix(l.Reason(), "Failed") || l.Object().Kind == "" || l.Object().Kind == "Pod" && g.FindPod(l.Object().Namespace, l.Object().Name) != nil {
 			continue
 		}
-		k := l.Object.key()
+		k := l.Object().key()
 		if covered[k] {
 			continue
 		}
@@ -381,17 +381,17 @@ func unexplainedObjects(g *Graph, lines []Line, covered map[string]bool) []*Find
 	for _, k := range keys {
 		ls := byObj[k]
 		l := ls[len(ls)-1]
-		st, ok := eventStages[l.Reason]
+		st, ok := eventStages[l.Reason()]
 		if !ok {
-			st = textStage(l.Reason+" "+l.Text, StageController)
+			st = textStage(l.Reason()+" "+l.Text, StageController)
 		}
 		var ev []Evidence
 		for i := len(ls) - 1; i >= 0 && len(ev) < 3; i-- {
-			ev = append(ev, ls[i].Evidence)
+			ev = append(ev, ls[i].Evidence())
 		}
 		out = append(out, &Finding{Rule: UnexplainedRule, Stage: st, Severity: SeverityError, Title: "trouble no rule explains",
-			Subjects: []ObjectRef{l.Object}, Evidence: ev, Remediation: wouldExplain[st],
-			Cause: strings.ToLower(l.Object.Kind) + " " + l.Object.NamespacedName() + " reports " + l.Reason + ": " + oneLine(l.Text) +
+			Subjects: []ObjectRef{l.Object()}, Evidence: ev, Remediation: wouldExplain[st],
+			Cause: strings.ToLower(l.Object().Kind) + " " + l.Object().NamespacedName() + " reports " + l.Reason() + ": " + oneLine(l.Text) +
 				"; no podflow rule or signature knows this evidence"})
 	}
 	return out
@@ -431,7 +431,8 @@ func unexplainedFragments(lines []*Line, cited map[string]bool) []*Finding {
 	byFile := map[string][]*Line{}
 	var files []string
 	for _, l := range lines {
-		k := l.Evidence.Bundle + "\x00" + l.Evidence.inBundle().Path
+		b, p := l.source()
+		k := b + "\x00" + p
 		if cited[k] || !looksLikeError(l.Text) || !l.Warning && l.Kind != TextJournal && l.Kind != TextText {
 			continue
 		}
@@ -452,7 +453,7 @@ func unexplainedFragments(lines []*Line, cited map[string]bool) []*Finding {
 		stage := textStage(best.Text, def)
 		var ev []Evidence
 		for _, l := range pick {
-			ev = append(ev, l.Evidence)
+			ev = append(ev, l.Evidence())
 		}
 		subj := ls[0].Subjects()
 		what := "the node this journal came from"

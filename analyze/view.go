@@ -305,8 +305,13 @@ func (v *View) JournalFor(p *Pod) []*JournalEntry {
 }
 
 func (g *Graph) journalFor(p *corev1.Pod) []*JournalEntry {
-	a, b := g.journalByPod[podKey(p)], g.journalByUID[string(p.UID)]
-	return g.entries(mergeSorted(a, b))
+	return g.entries(g.journalIndexFor(p))
+}
+
+// journalIndexFor lists the indexes into the kubelet journal of the entries that name a
+// pod, ascending.
+func (g *Graph) journalIndexFor(p *corev1.Pod) []int32 {
+	return mergeSorted(g.journalByPod[podKey(p)], g.journalByUID[string(p.UID)])
 }
 
 func (g *Graph) entries(idx []int32) []*JournalEntry {

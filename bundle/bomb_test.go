@@ -244,3 +244,44 @@ func TestScanEachHandsOnFilesUnderOpensNames(t *testing.T) {
 		t.Fatalf("unrooted: %v, %v", got, err)
 	}
 }
+
+// Every reader (Open for analyze, Scan for verify, inspect and redact) refuses a member
+// from its header, for the per-file and for the total limit, before reading its body.
+func TestBombRefusedByEveryReaderFromItsHeader(t *testing.T) {
+	const declared = 3 << 30
+	p := bombArchive(t, declared, 8<<20)
+	readers := map[string]func(Limits) error{
+		"open": func(l Limits) error { _, err := Open(p, l); return err },
+		"scan": func(l Limits) error { _, err := Scan(p, l, ScanOptions{CountItems: true}); return err },
+		"scan-each": func(l Limits) error {
+			_, err := Scan(p, l, ScanOptions{Each: func(string, []byte) error { return nil }})
+			return err
+		},
+	}
+	for _, c := range []struct {
+		name   string
+		limits Limits
+		total  bool
+		flag   string
+	}{
+		{"per-file", DefaultLimits(), false, "--max-file-size"},
+		{"total", Limits{MaxFileSize: 4 << 30, MaxTotalSize: 2 << 30}, true, "--max-total-size"},
+	} {
+		for name, read := range readers {
+			var err error
+			peak, allocated := peakHeap(func() { err = read(c.limits) })
+			var le *LimitError
+			if !errors.As(err, &le) || le.Total != c.total || le.Size != declared {
+				t.Fatalf("%s, %s: %v, want the %s limit refusing the big member", c.name, name, err, c.name)
+			}
+			for _, want := range []string{"cluster-resources/pods/ns.json", fmt.Sprint(declared), c.flag} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("%s, %s: error %q does not name %q", c.name, name, err, want)
+				}
+			}
+			if peak > 100<<20 || allocated > 100<<20 {
+				t.Errorf("%s, %s: %d MB of live heap and %d MB allocated, want under 100 MB", c.name, name, peak>>20, allocated>>20)
+			}
+		}
+	}
+}

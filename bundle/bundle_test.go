@@ -306,3 +306,32 @@ func FuzzCheckName(f *testing.F) {
 		}
 	})
 }
+
+func TestTakeLetsGoOnlyOfAReadOnceBundle(t *testing.T) {
+	files := map[string][]byte{"cluster-resources/pods/a.json": []byte(`{"items":[]}`), "nodes/n1/kubelet.log": []byte("x\n")}
+	b, err := New("mem", files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if data, err := b.Take("cluster-resources/pods/a.json"); err != nil || string(data) != `{"items":[]}` {
+			t.Fatalf("Take on a plain bundle = %q, %v; it must keep the file", data, err)
+		}
+	}
+	b.ReadOnce()
+	if data, err := b.Take("cluster-resources/pods/a.json"); err != nil || string(data) != `{"items":[]}` {
+		t.Fatalf("Take = %q, %v", data, err)
+	}
+	if _, err := b.ReadFile("cluster-resources/pods/a.json"); !errors.Is(err, ErrTaken) {
+		t.Fatalf("ReadFile after Take = %v, want ErrTaken", err)
+	}
+	if !b.Has("cluster-resources/pods/a.json") || len(b.Names()) != 2 || b.Size() != int64(len(`{"items":[]}`)+2) {
+		t.Fatalf("a taken file is still listed: has %v, names %v, size %d", b.Has("cluster-resources/pods/a.json"), b.Names(), b.Size())
+	}
+	if _, err := b.ReadFile("nodes/n1/kubelet.log"); err != nil {
+		t.Fatalf("a file not taken: %v", err)
+	}
+	if _, err := b.Take("missing"); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Take of a missing file = %v", err)
+	}
+}

@@ -62,6 +62,9 @@ type Bundle struct {
 	// visitRoot is the top directory visit names are stripped of, decided on the
 	// first entry; "-" once decided that there is none.
 	visitRoot string
+	// readOnce is set by ReadOnce; taken lists the files Take let go of.
+	readOnce bool
+	taken    map[string]bool
 }
 
 // ErrMixedRoot is returned by Scan with ScanOptions.Each when the archive's entries turn out not to share
@@ -579,10 +582,36 @@ func (c ctxReader) Read(p []byte) (int, error) {
 func (b *Bundle) ReadFile(name string) ([]byte, error) {
 	data, ok := b.files[name]
 	if !ok {
+		if b.taken[name] {
+			return nil, &fs.PathError{Op: "read", Path: name, Err: ErrTaken}
+		}
 		return nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrNotExist}
 	}
 	return data, nil
 }
+
+// ReadOnce marks the bundle as read by one consumer that needs each file's bytes only
+// until it has decoded them (one analysis): Take then lets go of them, so the bundle
+// stops holding what is already decoded. ReadFile of a taken file fails.
+func (b *Bundle) ReadOnce() { b.readOnce = true }
+
+// Take is ReadFile for a consumer that reads name once: on a bundle marked ReadOnce
+// the bundle lets go of the bytes; the caller holds the only reference.
+func (b *Bundle) Take(name string) ([]byte, error) {
+	data, err := b.ReadFile(name)
+	if err != nil || !b.readOnce {
+		return data, err
+	}
+	if b.taken == nil {
+		b.taken = map[string]bool{}
+	}
+	delete(b.files, name)
+	b.taken[name] = true
+	return data, nil
+}
+
+// ErrTaken is the error of ReadFile for a file Take handed out of a ReadOnce bundle.
+var ErrTaken = errors.New("already read once and released")
 
 // Has reports whether the bundle holds name.
 func (b *Bundle) Has(name string) bool {
@@ -590,7 +619,7 @@ func (b *Bundle) Has(name string) bool {
 	if !ok {
 		_, ok = b.digests[name]
 	}
-	return ok
+	return ok || b.taken[name]
 }
 
 // Names lists every file, sorted.

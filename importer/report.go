@@ -1,8 +1,8 @@
 package importer
 
 import (
-	"sort"
 	"fmt"
+	"sort"
 	"strings"
 
 	"podflow.dev/podflow/bundle"

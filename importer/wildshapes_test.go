@@ -87,7 +87,7 @@ func TestWorkloadStatusFragment(t *testing.T) {
 // do not break the object.
 func TestEndpointsRowsReadinessAndElisions(t *testing.T) {
 	files := map[string][]byte{
-		"ep.txt": []byte("kubectl get endpoints\nNAME                  ENDPOINTS          AGE\npostgres-torus        <none>             48m\nweb                   10.1.0.5:8080,10.1.0.6:8080 + 1 more...   2d\n"),
+		"ep.txt":   []byte("kubectl get endpoints\nNAME                  ENDPOINTS          AGE\npostgres-torus        <none>             48m\nweb                   10.1.0.5:8080,10.1.0.6:8080 + 1 more...   2d\n"),
 		"pods.txt": []byte("NAME     READY   STATUS    RESTARTS   AGE\nweb-1    1/1     Running   0          3m\nweb-2    1/2     Running   0          3m\nweb-3    1/1     Running   4          3m\n"),
 		"ep.yaml":  []byte("apiVersion: v1\nkind: Endpoints\nmetadata:\n  name: api\n  namespace: default\n  ...\nsubsets:\n- notReadyAddresses:\n  - ip: 10.1.0.9\n    targetRef:\n      kind: Pod\n      name: api-1\n  ports:\n  - port: 80\n    protocol: TCP\n"),
 	}
