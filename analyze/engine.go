@@ -160,6 +160,7 @@ func runRule(g *Graph, rule *Rule) (found []*Finding, violations []Violation) {
 		if f.signature && rule.signature.ForRule != "" {
 			f.Rule, f.ruleBacked = rule.signature.ForRule, true
 		}
+		f.fallback = f.signature && rule.signature.Fallback
 		if f.catchall {
 			for _, s := range f.Subjects {
 				if s.Kind == "Pod" {
@@ -449,12 +450,15 @@ func resolveSignatures(fs []*Finding) []*Finding {
 			f.Subjects = keep
 		}
 	}
+	// A fallback signature yields a pod to a Go rule at any stage.
+	byRulePod := map[string]bool{}
 	for _, f := range fs {
 		if f.signature || f.catchall {
 			continue
 		}
 		for _, s := range f.Subjects {
 			byRule[string(f.Stage)+"\x00"+s.key()] = true
+			byRulePod[s.key()] = true
 		}
 	}
 	taken := map[string]bool{}
@@ -470,7 +474,7 @@ func resolveSignatures(fs []*Finding) []*Finding {
 		var keep []ObjectRef
 		for _, s := range f.Subjects {
 			k := string(f.Stage) + "\x00" + s.key()
-			if s.Kind == "Pod" && (byRule[k] || taken[k]) {
+			if s.Kind == "Pod" && (byRule[k] || taken[k] || f.fallback && byRulePod[s.key()]) {
 				continue
 			}
 			keep = append(keep, s)

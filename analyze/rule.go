@@ -93,6 +93,8 @@ type Finding struct {
 	// signature is true for a finding a signature made; ruleBacked when that signature
 	// holds a Go rule's message knowledge.
 	signature, ruleBacked bool
+	// fallback is copied from Signature.Fallback.
+	fallback bool
 	// catchall is copied from Rule.Catchall; catchallPods counts the pods it had.
 	catchall     bool
 	catchallPods int

@@ -39,6 +39,9 @@ type Signature struct {
 	// rule's, made from the message alone when the evidence lacks the structure the rule
 	// reasons over (a pasted event row without the objects). The rule wins where it fires.
 	ForRule string `json:"rule,omitempty"`
+	// Fallback marks a reading of last resort (exit code 137 without a reason): it
+	// yields a pod to any Go rule's finding about it, at whatever stage.
+	Fallback bool `json:"fallback,omitempty"`
 	// File is where the signature was read from ("built-in" for podflow's own).
 	File string `json:"file"`
 	// Line is the signature's line in File.

@@ -57,11 +57,12 @@ type rawSignature struct {
 	} `yaml:"examples"`
 	Incidents []string `yaml:"incidents"`
 	Rule      string   `yaml:"rule"`
+	Fallback  bool     `yaml:"fallback"`
 }
 
 var signatureFields = map[string]bool{"id": true, "stage": true, "title": true, "component": true, "versions": true,
 	"printedBy": true, "where": true, "patterns": true, "unless": true, "cause": true, "fix": true, "confirm": true, "doc": true,
-	"severity": true, "examples": true, "incidents": true, "rule": true}
+	"severity": true, "examples": true, "incidents": true, "rule": true, "fallback": true}
 
 // ParseSignatures reads one signature file (a YAML list of signatures). Every error
 // names the file, the line and the field.
@@ -112,7 +113,7 @@ func parseSignature(file string, item *yamlv3.Node) (*Signature, error) {
 	for i := 0; i+1 < len(item.Content); i += 2 {
 		k := item.Content[i]
 		if !signatureFields[k.Value] {
-			return nil, &SignatureError{File: file, Line: k.Line, Field: k.Value, Msg: "unknown field (known: id, stage, title, component, versions, printedBy, where, patterns, unless, cause, fix, confirm, doc, severity, examples, incidents, rule)"}
+			return nil, &SignatureError{File: file, Line: k.Line, Field: k.Value, Msg: "unknown field (known: id, stage, title, component, versions, printedBy, where, patterns, unless, cause, fix, confirm, doc, severity, examples, incidents, rule, fallback)"}
 		}
 		keyLine[k.Value] = k.Line
 	}
@@ -122,7 +123,7 @@ func parseSignature(file string, item *yamlv3.Node) (*Signature, error) {
 	}
 	s := &Signature{ID: raw.ID, Stage: Stage(raw.Stage), Title: raw.Title, Component: raw.Component, Versions: raw.Versions,
 		PrintedBy: raw.PrintedBy, Patterns: raw.Patterns, Unless: raw.Unless, Cause: raw.Cause, Fix: raw.Fix, Confirm: raw.Confirm,
-		Doc: raw.Doc, Severity: Severity(raw.Severity), Incidents: raw.Incidents, ForRule: raw.Rule, File: file, Line: item.Line}
+		Doc: raw.Doc, Severity: Severity(raw.Severity), Incidents: raw.Incidents, ForRule: raw.Rule, Fallback: raw.Fallback, File: file, Line: item.Line}
 	s.Examples.Fires, s.Examples.Quiet = raw.Examples.Fires, raw.Examples.Quiet
 	for _, w := range raw.Where {
 		s.Where = append(s.Where, TextKind(w))

@@ -108,6 +108,13 @@ func (p *describeParser) line(l textLine) {
 			return
 		}
 	}
+	if p.sec != secEvents && indent > 0 {
+		// An Events table whose "Events:" title and header a paste cut: its rows
+		// still read as describe's (Type, Reason, Age, From, Message).
+		if _, ok := describeEventCells(s, nil); ok && p.sec != secContainers && p.sec != secVolumes {
+			p.sec = secEvents
+		}
+	}
 	switch p.sec {
 	case secLabels:
 		if k, v, ok := strings.Cut(body, "="); ok && p.labels != nil {

@@ -101,6 +101,7 @@ func (li *looseImport) eventRows(ctx *fileCtx, name string, b segmentBlock, cmd 
 			}
 			kept = append(kept, parsedEvent{ev: ev, line: l.n})
 			last = &kept[len(kept)-1].ev
+			n++
 			continue
 		}
 		n++

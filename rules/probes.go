@@ -179,7 +179,8 @@ func latestProbeFailure(v *analyze.View, p *analyze.Pod, container, kind string,
 	events := v.EventsFor(p.Ref())
 	for i := len(events) - 1; i >= 0; i-- {
 		e := events[i]
-		if e.Reason != "Unhealthy" || e.Container() != container || e.LastTime.Before(since.Add(-time.Second)) {
+		// A pasted event has no time to compare (kubectl printed an age): it counts.
+		if e.Reason != "Unhealthy" || e.Container() != container || (!e.LastTime.IsZero() && e.LastTime.Before(since.Add(-time.Second))) {
 			continue
 		}
 		if out, ok := strings.CutPrefix(e.Message, kind+probeFailedSuffix); ok {

@@ -70,15 +70,15 @@ func terminationGracePeriodOverrun(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
 	for _, p := range v.Pods() {
 		pod := p.Obj
-		if pod.DeletionTimestamp == nil {
-			continue
-		}
 		for _, c := range analyze.Containers(p) {
 			if c.Init || c.Status == nil {
 				continue
 			}
 			t := c.Status.State.Terminated
 			if t == nil || t.ExitCode != 137 || t.Reason == "OOMKilled" {
+				continue
+			}
+			if pod.DeletionTimestamp == nil && !pastedStop(v, p, c.Name) {
 				continue
 			}
 			if f, ok := overrunFinding(v, p, c, t); ok {
@@ -135,8 +135,13 @@ func overrunFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t 
 			}
 		}
 	}
-	if r.asked.IsZero() && r.runtime == nil {
+	if r.asked.IsZero() && r.runtime == nil && (r.event == nil || !r.event.LastTime.IsZero()) {
 		return analyze.Finding{}, false // nothing says the kubelet stopped it: killed some other way
+	}
+	if r.asked.IsZero() && r.runtime == nil {
+		// A pasted Killing event, without a time: the kubelet stopped the container and
+		// it ended on SIGKILL, but how long it ran on is not in the evidence.
+		return graceFinding(v, p, c, t, r, 0), true
 	}
 	took := r.killed.Sub(r.asked)
 	// A SIGKILL the runtime logged after its SIGTERM is proof enough; otherwise the
@@ -169,6 +174,10 @@ func graceFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *c
 			fmt.Sprintf("terminationGracePeriodSeconds %d", *g), pod.CreationTimestamp.Time))
 	}
 	cause := fmt.Sprintf("container %s of deleted pod %s did not stop on SIGTERM", c.Name, p.Ref().NamespacedName())
+	if pod.DeletionTimestamp == nil {
+		cause = fmt.Sprintf("container %s of pod %s did not stop on SIGTERM when the kubelet stopped it (%s: %s)",
+			c.Name, p.Ref().NamespacedName(), r.event.Reason, r.event.Message)
+	}
 	if !r.asked.IsZero() {
 		cause += fmt.Sprintf(": the kubelet asked it to stop at %s with a %ds grace period", stamp(r.asked), r.grace)
 		if took > 0 && (r.runtime == nil || r.sigterm == nil) {
@@ -193,6 +202,16 @@ func graceFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *c
 		},
 		GroupKey: group + "\x00" + c.Name,
 	}
+}
+
+// pastedStop reports whether a pod without a deletionTimestamp in the evidence shows
+// the kubelet stopping the container for another reason than a probe: a pasted
+// describe or get events (they print a deleted pod's terminal phase, not Terminating)
+// with a Killing "Stopping container" event that has no time.
+func pastedStop(v *analyze.View, p *analyze.Pod, container string) bool {
+	e := analyze.LatestEvent(v.EventsFor(p.Ref()), container, "Killing")
+	return e != nil && e.LastTime.IsZero() && strings.HasPrefix(e.Message, "Stopping container") &&
+		!strings.Contains(e.Message, livenessKill) && !strings.Contains(e.Message, startupKill)
 }
 
 // logfmtTime is a runtime journal entry's own time= field, finer than the journal's
