@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 	"time"
 
@@ -23,8 +24,8 @@ var ControllerReplicasZero = &analyze.Rule{
 	Doc:      controllerReplicasZeroDoc,
 	Severity: analyze.SeverityWarning,
 	Needs: analyze.Needs{
-		Required: []analyze.Kind{analyze.Deployments},
-		Optional: []analyze.Kind{analyze.StatefulSets, analyze.Services, analyze.Events, analyze.ReplicaSets},
+		AnyOf:    []analyze.Kind{analyze.Deployments, analyze.Events},
+		Optional: []analyze.Kind{analyze.StatefulSets, analyze.Services, analyze.ReplicaSets, analyze.Pods},
 	},
 	Run: controllerReplicasZero,
 }
@@ -90,6 +91,100 @@ func controllerReplicasZero(v *analyze.View) []analyze.Finding {
 		if f, ok := replicasZeroFinding(v, w); ok {
 			out = append(out, f)
 		}
+	}
+	return append(out, scaledToZeroFromEvents(v)...)
+}
+
+// reScaled reads every ScalingReplicaSet message of the Deployment controller.
+var reScaled = regexp.MustCompile(`^Scaled (?:up|down) replica set (\S+) (?:from \d+ )?to (\d+)$`)
+
+// scaledToZeroFromEvents reads a Deployment scaled to zero from its events alone, when
+// the evidence lacks the Deployment object (a pasted get events): every ReplicaSet its
+// events name was last scaled to 0, and the evidence holds no running pod of it. Pasted
+// events carry no times, so "last" is the smallest count each ReplicaSet was given
+// after a scale-down to 0; a rollout leaves its new ReplicaSet scaled up, so it is not
+// read as zero.
+func scaledToZeroFromEvents(v *analyze.View) []analyze.Finding {
+	if !v.Has(analyze.Events) {
+		return nil
+	}
+	known := map[string]bool{}
+	for _, d := range v.Deployments() {
+		known[d.Obj.Namespace+"/"+d.Obj.Name] = true
+	}
+	type dep struct {
+		ref    analyze.ObjectRef
+		zeroed map[string]*analyze.Event
+		up     map[string]bool
+	}
+	var order []string
+	deps := map[string]*dep{}
+	for _, e := range v.Events() {
+		if e.Reason != "ScalingReplicaSet" || e.Regarding.Kind != "Deployment" || known[e.Regarding.Namespace+"/"+e.Regarding.Name] {
+			continue
+		}
+		m := reScaled.FindStringSubmatch(e.Message)
+		if m == nil {
+			continue
+		}
+		key := e.Regarding.Namespace + "/" + e.Regarding.Name
+		d := deps[key]
+		if d == nil {
+			d = &dep{ref: e.Regarding, zeroed: map[string]*analyze.Event{}, up: map[string]bool{}}
+			deps[key] = d
+			order = append(order, key)
+		}
+		if m[2] == "0" {
+			d.zeroed[m[1]] = e
+		} else {
+			d.up[m[1]] = true
+		}
+	}
+	var out []analyze.Finding
+	for _, key := range order {
+		d := deps[key]
+		if len(d.zeroed) == 0 {
+			continue
+		}
+		live := false
+		for rs := range d.up {
+			if d.zeroed[rs] == nil {
+				live = true // a ReplicaSet scaled up and never down: a rollout's new one
+			}
+		}
+		for _, p := range v.Pods() {
+			// A pod known only from its events (no phase) may be long gone.
+			ph := p.Obj.Status.Phase
+			if p.Obj.Namespace == d.ref.Namespace && (ph == corev1.PodRunning || ph == corev1.PodPending) && p.Obj.DeletionTimestamp == nil &&
+				strings.HasPrefix(p.Obj.Name, d.ref.Name+"-") {
+				live = true
+			}
+		}
+		if live {
+			continue
+		}
+		var rss []string
+		var evidence []analyze.Evidence
+		for rs, e := range d.zeroed {
+			rss = append(rss, rs)
+			evidence = append(evidence, e.Evidence())
+		}
+		sort.Strings(rss)
+		sort.Slice(evidence, func(i, j int) bool { return evidence[i].Location.String() < evidence[j].Location.String() })
+		name := "Deployment " + d.ref.NamespacedName()
+		out = append(out, analyze.Finding{
+			Subjects: []analyze.ObjectRef{d.ref},
+			Cause: fmt.Sprintf("%s was scaled down to 0 replicas (its controller scaled ReplicaSet %s to 0 and no ReplicaSet of it back up), so it runs no pod; "+
+				"the Deployment object is not in the evidence, so who set replicas to 0 is not known", name, strings.Join(rss, ", ")),
+			Evidence: evidence,
+			Remediation: fmt.Sprintf("If %s should run, scale it back (kubectl scale deployment/%s -n %s --replicas=N) and fix the replicas in its manifest, "+
+				"Helm values or autoscaler minimum.", name, d.ref.Name, d.ref.Namespace),
+			Confirm: []string{
+				analyze.Command("kubectl get deployment -n %s %s --show-managed-fields -o yaml", d.ref.Namespace, d.ref.Name),
+				analyze.Command("kubectl get events -n %s --field-selector involvedObject.name=%s", d.ref.Namespace, d.ref.Name),
+			},
+			GroupKey: d.ref.String(),
+		})
 	}
 	return out
 }
