@@ -144,7 +144,7 @@ func (t *describeEventTable) row(s string) (ev corev1.Event, ok bool, problem st
 		return ev, false, fmt.Sprintf("not an event row: %q", body)
 	}
 	ev = corev1.Event{Type: cells[0], Reason: cells[1], Message: cells[4], Count: 1}
-	ev.Source.Component = cells[3]
+	ev.Source = eventSource(cells[3]) // "kubelet, node-1" before 1.14, "{kubelet node-1}" before 1.6
 	if m := reInterval.FindStringSubmatch(cells[2]); m != nil && m[2] != "" {
 		n, _ := strconv.ParseInt(m[2], 10, 32)
 		ev.Count = int32(n)
@@ -224,12 +224,7 @@ func oldDescribeEventRow(s string) (corev1.Event, bool) {
 	if n, err := strconv.ParseInt(g("count"), 10, 32); err == nil && n > 0 {
 		ev.Count = int32(n)
 	}
-	from := strings.Trim(g("from"), "{}")
-	comp, host, _ := strings.Cut(strings.TrimSpace(from), " ")
-	if c, h, ok := strings.Cut(from, ", "); ok {
-		comp, host = c, h
-	}
-	ev.Source.Component, ev.Source.Host = strings.TrimSpace(comp), strings.TrimSpace(host)
+	ev.Source = eventSource(g("from"))
 	ev.InvolvedObject.FieldPath = g("sub")
 	return ev, true
 }
