@@ -18,6 +18,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
+
+	"podflow.dev/podflow/testbed/scenario"
 )
 
 const journalStdout = "/run/systemd/journal/stdout"
@@ -300,27 +302,10 @@ func (b *bed) kubeletConfig() map[string]any {
 }
 
 func (b *bed) startKubelet(ctx context.Context) error {
-	data, err := yaml.Marshal(b.kubeletConfig())
-	if err != nil {
-		return fmt.Errorf("encode kubelet config: %w", err)
-	}
-	cfgPath := b.path("kubelet", "config.yaml")
-	if err := os.WriteFile(cfgPath, data, 0o644); err != nil {
-		return fmt.Errorf("write kubelet config: %w", err)
-	}
-	argv, logFile := b.journaled("kubelet", []string{b.bin("kubelet"),
-		"--config", cfgPath,
-		"--kubeconfig", creds.kubeconfigs["kubelet"],
-		"--root-dir", b.path("kubelet"),
-		"--hostname-override", nodeName,
-		"--node-ip", nodeIP,
-		"--v=2",
-	})
-	p, err := b.startProc("kubelet", logFile, b.componentEnv(), argv...)
+	p, err := b.launchKubelet(kubeletStart{})
 	if err != nil {
 		return err
 	}
-	b.kubelet = p
 	return waitFor(ctx, "node "+nodeName+" Ready", 2*time.Minute, []*proc{b.apiserver, b.containerd, p}, func(ctx context.Context) (bool, error) {
 		n, err := b.client.CoreV1().Nodes().Get(ctx, nodeName, metav1.GetOptions{})
 		if err != nil {
@@ -336,6 +321,74 @@ func (b *bed) startKubelet(ctx context.Context) error {
 		}
 		return false, errors.New("node has no Ready condition yet")
 	})
+}
+
+// kubeletStart changes how the kubelet is started, for node faults that start it
+// misconfigured. The zero value is the test bed's own kubelet.
+type kubeletStart struct {
+	// config edits the KubeletConfiguration.
+	config func(map[string]any)
+	// kubeconfig replaces the kubelet's kubeconfig when set.
+	kubeconfig string
+	// flags are added to the command line.
+	flags []string
+}
+
+// launchKubelet starts the kubelet (b.kubelet) without waiting for it.
+func (b *bed) launchKubelet(k kubeletStart) (*proc, error) {
+	cfg := b.kubeletConfig()
+	if k.config != nil {
+		k.config(cfg)
+	}
+	data, err := yaml.Marshal(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("encode kubelet config: %w", err)
+	}
+	cfgPath := b.path("kubelet", "config.yaml")
+	if err := os.WriteFile(cfgPath, data, 0o644); err != nil {
+		return nil, fmt.Errorf("write kubelet config: %w", err)
+	}
+	kubeconfig := creds.kubeconfigs["kubelet"]
+	if k.kubeconfig != "" {
+		kubeconfig = k.kubeconfig
+	}
+	argv, logFile := b.journaled("kubelet", append([]string{b.bin("kubelet"),
+		"--config", cfgPath,
+		"--kubeconfig", kubeconfig,
+		"--root-dir", b.path("kubelet"),
+		"--hostname-override", nodeName,
+		"--node-ip", nodeIP,
+		"--v=2",
+	}, k.flags...))
+	p, err := b.startProc("kubelet", logFile, b.componentEnv(), argv...)
+	if err != nil {
+		return nil, err
+	}
+	b.kubelet = p
+	return p, nil
+}
+
+// hostDir is the run directory's folder for scenarios' hostPath volumes
+// (${PODFLOW_HOST_DIR}).
+const hostDir = "host"
+
+// seccompDir is the kubelet's seccomp directory: Localhost profiles are named relative
+// to it (<root-dir>/seccomp).
+func (b *bed) seccompDir() string { return b.path("kubelet", "seccomp") }
+
+// installSeccomp writes a scenario's seccomp profiles where its pods' localhostProfile
+// <scenario>/<file> finds them.
+func (b *bed) installSeccomp(s *scenario.Scenario) error {
+	for name, data := range s.Seccomp {
+		dst := filepath.Join(b.seccompDir(), s.Name, name)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return fmt.Errorf("install seccomp profile %s: %w", name, err)
+		}
+		if err := os.WriteFile(dst, data, 0o644); err != nil {
+			return fmt.Errorf("install seccomp profile %s: %w", name, err)
+		}
+	}
+	return nil
 }
 
 // namespaceReady reports whether pods can be created in ns without transient errors:
