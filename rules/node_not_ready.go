@@ -164,7 +164,6 @@ func nodeFinding(v *analyze.View, n *analyze.Node, idx int, ready *corev1.NodeCo
 		}
 	}
 	if exit != nil {
-		facts = append(facts, "the kubelet exits at start: "+exit.cause)
 		evidence = append(evidence, exit.evidence...)
 	}
 	subjects := []analyze.ObjectRef{n.Ref()}
@@ -194,6 +193,9 @@ func nodeFinding(v *analyze.View, n *analyze.Node, idx int, ready *corev1.NodeCo
 	cause := fmt.Sprintf("node %s %s", node.Name, state)
 	if len(facts) > 0 {
 		cause += "; " + strings.Join(facts, ", ")
+	}
+	if exit != nil {
+		cause += "; the kubelet exits at start: " + exit.cause
 	}
 	if len(pods) > 0 {
 		shown := pods
