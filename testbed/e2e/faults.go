@@ -154,11 +154,25 @@ func init() {
 			c["containerRuntimeEndpoint"] = "unix://" + b.path("crio", "crio.sock")
 		}}, nil
 	})
-	// kubelet-cgroup-driver-mismatch: the kubelet uses the systemd cgroup driver while
-	// containerd (SystemdCgroup = false) and the node use cgroupfs.
-	nodeFaults["kubelet-cgroup-driver-mismatch"] = kubeletMisconfigured(func(b *bed) (kubeletStart, error) {
-		return kubeletStart{config: func(c map[string]any) { c["cgroupDriver"] = "systemd" }}, nil
-	})
+	// runtime-systemd-cgroup: containerd is restarted with its runc runtime on the
+	// systemd cgroup driver (SystemdCgroup = true, what kubeadm recommends), while the
+	// kubelet keeps cgroupfs: every new pod sandbox gets a cgroupfs path that runc's
+	// systemd driver refuses.
+	nodeFaults["runtime-systemd-cgroup"] = nodeFault{
+		inject: func(ctx context.Context, b *bed) error {
+			b.containerd.stop(10 * time.Second)
+			return b.launchContainerd(ctx, true)
+		},
+		revert: func(ctx context.Context, b *bed) error {
+			if uses, err := b.runtimeUsesSystemdCgroup(ctx); err == nil && !uses {
+				return nil
+			}
+			b.containerd.stop(10 * time.Second)
+			return b.launchContainerd(ctx, false)
+		},
+		effective: func(ctx context.Context, b *bed) (bool, error) { return b.runtimeUsesSystemdCgroup(ctx) },
+		watch:     allComponents,
+	}
 	// kubelet-client-cert-expired: kubelet.conf holds a client certificate of the node's
 	// identity, issued by the cluster CA, that expired a day ago, and the bootstrap
 	// kubeconfig it could get a new one with is gone (kubeadm deletes it after the join).
@@ -238,6 +252,16 @@ func (b *bed) ctr(ctx context.Context, args ...string) (string, error) {
 
 func (b *bed) crictl(ctx context.Context, args ...string) (string, error) {
 	return run(ctx, b.componentEnv(), append([]string{b.bin("crictl"), "--runtime-endpoint", "unix://" + b.containerdSock, "--timeout", "20s"}, args...)...)
+}
+
+// runtimeUsesSystemdCgroup reports whether containerd's loaded configuration has its
+// runc runtime on the systemd cgroup driver.
+func (b *bed) runtimeUsesSystemdCgroup(ctx context.Context) (bool, error) {
+	out, err := b.crictl(ctx, "info")
+	if err != nil {
+		return false, err
+	}
+	return strings.Contains(out, `"SystemdCgroup": true`), nil
 }
 
 // runtimeUsesNetwork reports whether containerd's loaded CNI configuration is network.

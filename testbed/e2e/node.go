@@ -170,7 +170,7 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
           # runcwrap raises negative oomScoreAdj values the kernel refuses here; see its doc.
           BinaryName = "{{runc}}"
           Root = "{{runcroot}}"
-          SystemdCgroup = false
+          SystemdCgroup = {{systemdcgroup}}
     [plugins."io.containerd.grpc.v1.cri".registry]
       config_path = "{{registries}}"
     [plugins."io.containerd.grpc.v1.cri".cni]
@@ -214,48 +214,24 @@ func (b *bed) startContainerd(ctx context.Context) error {
 		b.snapshotter = "native"
 		b.logf("overlay mounts do not work under %s: containerd uses the native snapshotter", b.dir)
 	}
-	cfg := fill(containerdConfig,
-		"{{root}}", b.path("containerd", "root"), "{{state}}", b.path("containerd", "state"),
-		"{{sock}}", b.containerdSock, "{{opt}}", b.path("containerd", "opt"), "{{pause}}", pauseImage,
-		"{{snapshotter}}", b.snapshotter, "{{runc}}", b.path("bin", "runc"), "{{runcroot}}", b.path("containerd", "runc"), "{{cniconf}}", b.path("cni", "net.d"), "{{registries}}", b.registryConfigDir())
-	if err := os.WriteFile(b.path("containerd", "config.toml"), []byte(cfg), 0o644); err != nil {
-		return fmt.Errorf("write containerd config: %w", err)
-	}
 	cni := fill(cniConfig, "{{bridge}}", bridgeName, "{{subnet}}", podSubnet, "{{ipam}}", b.path("cni", "ipam"))
 	if err := os.WriteFile(b.path("cni", "net.d", "10-podflow.conflist"), []byte(cni), 0o644); err != nil {
 		return fmt.Errorf("write CNI config: %w", err)
 	}
-	realRunc, err := lookPath("runc")
-	if err != nil {
-		return err
-	}
 	// The wrapper's path shows in runtime errors and crictl inspect output, which end up
 	// in recorded fixtures; under the run directory it names no checkout.
-	runc := b.path("bin", "runc")
-	if err := copyFile(b.bin("runcwrap"), runc, 0o755); err != nil {
+	if err := copyFile(b.bin("runcwrap"), b.path("bin", "runc"), 0o755); err != nil {
 		return err
 	}
-	argv, logFile := b.journaled("containerd", []string{"containerd", "--config", b.path("containerd", "config.toml")})
-	p, err := b.startProc("containerd", logFile, b.componentEnv("PODFLOW_REAL_RUNC="+realRunc), argv...)
-	if err != nil {
-		return err
-	}
-	b.containerd = p
-	ctr := func(ctx context.Context, args ...string) (string, error) {
-		return run(ctx, b.componentEnv(), append([]string{"ctr", "--address", b.containerdSock, "--namespace", "k8s.io"}, args...)...)
-	}
-	if err := waitFor(ctx, "containerd", time.Minute, []*proc{p}, func(ctx context.Context) (bool, error) {
-		_, err := ctr(ctx, "version")
-		return err == nil, err
-	}); err != nil {
+	if err := b.launchContainerd(ctx, false); err != nil {
 		return err
 	}
 	for _, img := range []string{"busybox.tar", "pause.tar"} {
-		if out, err := ctr(ctx, "images", "import", "--snapshotter", b.snapshotter, filepath.Join(b.imagesDir, img)); err != nil {
+		if out, err := b.ctr(ctx, "images", "import", "--snapshotter", b.snapshotter, filepath.Join(b.imagesDir, img)); err != nil {
 			return fmt.Errorf("import %s: %w (%s)", img, err, out)
 		}
 	}
-	out, err := ctr(ctx, "images", "list", "--quiet")
+	out, err := b.ctr(ctx, "images", "list", "--quiet")
 	if err != nil {
 		return err
 	}
@@ -265,6 +241,35 @@ func (b *bed) startContainerd(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// launchContainerd writes containerd's configuration, its runc runtime using the systemd
+// cgroup driver when systemdCgroup is set (the node's and the kubelet's is cgroupfs), and
+// starts containerd (b.containerd), waiting until it answers.
+func (b *bed) launchContainerd(ctx context.Context, systemdCgroup bool) error {
+	cfg := fill(containerdConfig,
+		"{{root}}", b.path("containerd", "root"), "{{state}}", b.path("containerd", "state"),
+		"{{sock}}", b.containerdSock, "{{opt}}", b.path("containerd", "opt"), "{{pause}}", pauseImage,
+		"{{snapshotter}}", b.snapshotter, "{{runc}}", b.path("bin", "runc"), "{{runcroot}}", b.path("containerd", "runc"),
+		"{{systemdcgroup}}", strconv.FormatBool(systemdCgroup),
+		"{{cniconf}}", b.path("cni", "net.d"), "{{registries}}", b.registryConfigDir())
+	if err := os.WriteFile(b.path("containerd", "config.toml"), []byte(cfg), 0o644); err != nil {
+		return fmt.Errorf("write containerd config: %w", err)
+	}
+	realRunc, err := lookPath("runc")
+	if err != nil {
+		return err
+	}
+	argv, logFile := b.journaled("containerd", []string{"containerd", "--config", b.path("containerd", "config.toml")})
+	p, err := b.startProc("containerd", logFile, b.componentEnv("PODFLOW_REAL_RUNC="+realRunc), argv...)
+	if err != nil {
+		return err
+	}
+	b.containerd = p
+	return waitFor(ctx, "containerd", time.Minute, []*proc{p}, func(ctx context.Context) (bool, error) {
+		_, err := b.ctr(ctx, "version")
+		return err == nil, err
+	})
 }
 
 // kubeletConfig is the node's KubeletConfiguration. It differs from a kubeadm node only
