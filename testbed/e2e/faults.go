@@ -141,42 +141,21 @@ var nodeFaults = map[string]nodeFault{
 		// Container logs are read through the kubelet, which is gone.
 		expectFailed: func(source string) bool { return strings.HasPrefix(source, "logs/") },
 	},
-}
-
-// The kubelet restarted misconfigured, as after an upgrade, a reinstall or a node left
-// off for a year: it exits at start, logging why, and the node controller stops hearing
-// from it.
-func init() {
+	// The kubelet restarted misconfigured, as after an upgrade, a reinstall or a node left
+	// off for a year: it exits at start, logging why, and the node controller stops
+	// hearing from it.
+	//
 	// kubelet-runtime-endpoint-missing: containerRuntimeEndpoint names CRI-O's socket on
 	// a node that runs containerd.
-	nodeFaults["kubelet-runtime-endpoint-missing"] = kubeletMisconfigured(func(b *bed) (kubeletStart, error) {
+	"kubelet-runtime-endpoint-missing": kubeletMisconfigured(func(b *bed) (kubeletStart, error) {
 		return kubeletStart{config: func(c map[string]any) {
 			c["containerRuntimeEndpoint"] = "unix://" + b.path("crio", "crio.sock")
 		}}, nil
-	})
-	// runtime-systemd-cgroup: containerd is restarted with its runc runtime on the
-	// systemd cgroup driver (SystemdCgroup = true, what kubeadm recommends), while the
-	// kubelet keeps cgroupfs: every new pod sandbox gets a cgroupfs path that runc's
-	// systemd driver refuses.
-	nodeFaults["runtime-systemd-cgroup"] = nodeFault{
-		inject: func(ctx context.Context, b *bed) error {
-			b.containerd.stop(10 * time.Second)
-			return b.launchContainerd(ctx, true)
-		},
-		revert: func(ctx context.Context, b *bed) error {
-			if uses, err := b.runtimeUsesSystemdCgroup(ctx); err == nil && !uses {
-				return nil
-			}
-			b.containerd.stop(10 * time.Second)
-			return b.launchContainerd(ctx, false)
-		},
-		effective: func(ctx context.Context, b *bed) (bool, error) { return b.runtimeUsesSystemdCgroup(ctx) },
-		watch:     allComponents,
-	}
+	}),
 	// kubelet-client-cert-expired: kubelet.conf holds a client certificate of the node's
 	// identity, issued by the cluster CA, that expired a day ago, and the bootstrap
 	// kubeconfig it could get a new one with is gone (kubeadm deletes it after the join).
-	nodeFaults["kubelet-client-cert-expired"] = kubeletMisconfigured(func(b *bed) (kubeletStart, error) {
+	"kubelet-client-cert-expired": kubeletMisconfigured(func(b *bed) (kubeletStart, error) {
 		now := time.Now()
 		cert, key, err := b.pki.issueValid("kubelet-client-expired", "system:node:"+nodeName, []string{"system:nodes"}, false, nil, nil,
 			now.Add(-366*24*time.Hour), now.Add(-24*time.Hour))
@@ -192,7 +171,26 @@ func init() {
 			"--bootstrap-kubeconfig", b.path("pki", "bootstrap-kubelet.kubeconfig"),
 			"--cert-dir", b.path("kubelet", "pki"),
 		}}, nil
-	})
+	}),
+	// runtime-systemd-cgroup: containerd is restarted with its runc runtime on the
+	// systemd cgroup driver (SystemdCgroup = true, what kubeadm recommends), while the
+	// kubelet keeps cgroupfs: every new pod sandbox gets a cgroupfs path that runc's
+	// systemd driver refuses.
+	"runtime-systemd-cgroup": {
+		inject: func(ctx context.Context, b *bed) error {
+			b.containerd.stop(10 * time.Second)
+			return b.launchContainerd(ctx, true)
+		},
+		revert: func(ctx context.Context, b *bed) error {
+			if uses, err := b.runtimeUsesSystemdCgroup(ctx); err == nil && !uses {
+				return nil
+			}
+			b.containerd.stop(10 * time.Second)
+			return b.launchContainerd(ctx, false)
+		},
+		effective: func(ctx context.Context, b *bed) (bool, error) { return b.runtimeUsesSystemdCgroup(ctx) },
+		watch:     allComponents,
+	},
 }
 
 // kubeletMisconfigured is the node fault of a kubelet restarted as start says: it must
