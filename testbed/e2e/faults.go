@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -252,6 +253,8 @@ func (b *bed) crictl(ctx context.Context, args ...string) (string, error) {
 	return run(ctx, b.componentEnv(), append([]string{b.bin("crictl"), "--runtime-endpoint", "unix://" + b.containerdSock, "--timeout", "20s"}, args...)...)
 }
 
+var reSystemdCgroupOn = regexp.MustCompile(`"SystemdCgroup":\s*true`)
+
 // runtimeUsesSystemdCgroup reports whether containerd's loaded configuration has its
 // runc runtime on the systemd cgroup driver.
 func (b *bed) runtimeUsesSystemdCgroup(ctx context.Context) (bool, error) {
@@ -259,7 +262,7 @@ func (b *bed) runtimeUsesSystemdCgroup(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return strings.Contains(out, `"SystemdCgroup": true`), nil
+	return reSystemdCgroupOn.MatchString(out), nil
 }
 
 // runtimeUsesNetwork reports whether containerd's loaded CNI configuration is network.
