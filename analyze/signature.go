@@ -311,6 +311,26 @@ func (s *Signature) match(text string) (map[string]string, bool) {
 	return nil, false
 }
 
+// Explain tries the signature on one text, as a Go rule that reasons over a node's or a
+// pod's history may (the line a kubelet exited on): on a match it returns the cause and
+// fix filled from the captures, with vals ({node}, {pod}, ...) for the rest.
+func (s *Signature) Explain(text string, vals map[string]string) (cause, fix string, ok bool) {
+	caps, ok := s.match(text)
+	if !ok {
+		return "", "", false
+	}
+	all := map[string]string{}
+	for k, v := range vals {
+		all[k] = v
+	}
+	for k, v := range caps {
+		all[k] = v
+	}
+	cause, _ = fill(s.Cause, all, false)
+	fix, _ = fill(s.Fix, all, false)
+	return cause, fix, true
+}
+
 // excluded reports whether one of the unless patterns matches text.
 func (s *Signature) excluded(text string) bool {
 	for _, re := range s.unless {

@@ -30,11 +30,45 @@ func exitMeaning(code int32) string {
 		return "SIGSEGV: the process crashed on an invalid memory access"
 	case 143:
 		return "SIGTERM: the process was asked to stop"
+	case exitSIGSYS:
+		return "SIGSYS: the kernel killed it for a system call its seccomp profile forbids"
 	}
 	if code > 128 && code < 160 {
 		return fmt.Sprintf("killed by signal %d", code-128)
 	}
 	return "an error code of the application's own"
+}
+
+// exitSIGSYS is 128+SIGSYS: the kernel sends SIGSYS to a process whose seccomp filter
+// answers a system call with SECCOMP_RET_KILL_PROCESS, SECCOMP_RET_KILL_THREAD or
+// SECCOMP_RET_TRAP (kernel/seccomp.c; SCMP_ACT_KILL_PROCESS, SCMP_ACT_KILL and
+// SCMP_ACT_TRAP in an OCI profile).
+const exitSIGSYS = 159
+
+// seccompProfile says which seccomp profile a container runs under, from its own
+// securityContext, else the pod's, else the annotations clusters before 1.27 read, with
+// the field that says so. It returns "" when the spec names none (the runtime's default
+// then applies only if the kubelet's seccompDefault is on).
+func seccompProfile(p *analyze.Pod, c analyze.ContainerInfo) (string, analyze.Location) {
+	describe := func(sp *corev1.SeccompProfile) string {
+		if sp.Type == corev1.SeccompProfileTypeLocalhost && sp.LocalhostProfile != nil {
+			return fmt.Sprintf("Localhost %q", *sp.LocalhostProfile)
+		}
+		return string(sp.Type)
+	}
+	if c.Spec != nil && c.Spec.SecurityContext != nil && c.Spec.SecurityContext.SeccompProfile != nil {
+		return describe(c.Spec.SecurityContext.SeccompProfile), c.SpecLoc.At("securityContext", "seccompProfile")
+	}
+	pod := p.Obj
+	if sc := pod.Spec.SecurityContext; sc != nil && sc.SeccompProfile != nil {
+		return describe(sc.SeccompProfile), p.Loc.At("spec", "securityContext", "seccompProfile")
+	}
+	for _, key := range []string{corev1.SeccompContainerAnnotationKeyPrefix + c.Name, corev1.SeccompPodAnnotationKey} {
+		if v, ok := pod.Annotations[key]; ok && v != "" {
+			return fmt.Sprintf("%q (annotation %s)", v, key), p.Loc.At("metadata", "annotations", key)
+		}
+	}
+	return "", analyze.Location{}
 }
 
 // crashTermination picks the termination to explain: the current one when the

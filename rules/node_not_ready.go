@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"strings"
@@ -53,6 +54,14 @@ wording:
 - "container runtime network not ready: NetworkReady=false ...": the pod network
   (CNI) is not ready. Pods that run keep running, so the finding then names the node
   only; pods waiting for a sandbox are sandbox-network-not-ready's.
+
+When the kubelet's journal shows that its last run exited at start (it ends in the
+kubelet's exit line, "command failed" with "failed to run Kubelet: ...", or "Failed to
+start ContainerManager"), the finding says why: in the words of the node signature that
+explains the first telling line of that run (the runtime endpoint unreachable, an
+expired client certificate, a cgroup controller missing, ...), with its fix, else the
+exit line's own error. A kubelet that exits at start never reports, so the node is
+Unknown, not False, and only its journal says why.
 
 Pods bound to a node that stopped reporting and that were deleted (by a user, a
 controller, or the taint eviction controller once their toleration of the unreachable
@@ -146,10 +155,16 @@ func nodeFinding(v *analyze.View, n *analyze.Node, idx int, ready *corev1.NodeCo
 	if e := analyze.LatestEvent(v.EventsFor(n.Ref()), "", "NodeNotReady"); e != nil {
 		evidence = append(evidence, e.Evidence())
 	}
+	exit := kubeletExit(v, node.Name)
 	if entries := v.Journal(node.Name); len(entries) > 0 {
 		last := entries[len(entries)-1]
 		facts = append(facts, "the kubelet journal's last entry is at "+stamp(last.Time))
-		evidence = append(evidence, last.Evidence())
+		if exit == nil {
+			evidence = append(evidence, last.Evidence())
+		}
+	}
+	if exit != nil {
+		evidence = append(evidence, exit.evidence...)
 	}
 	subjects := []analyze.ObjectRef{n.Ref()}
 	var pods, stuck []string
@@ -179,6 +194,9 @@ func nodeFinding(v *analyze.View, n *analyze.Node, idx int, ready *corev1.NodeCo
 	if len(facts) > 0 {
 		cause += "; " + strings.Join(facts, ", ")
 	}
+	if exit != nil {
+		cause += "; the kubelet exits at start: " + exit.cause
+	}
 	if len(pods) > 0 {
 		shown := pods
 		if len(shown) > 5 {
@@ -197,7 +215,7 @@ func nodeFinding(v *analyze.View, n *analyze.Node, idx int, ready *corev1.NodeCo
 		Subjects:    subjects,
 		Cause:       cause,
 		Evidence:    evidence,
-		Remediation: nodeRemediation(node.Name, ready),
+		Remediation: cmp.Or(exit.fixText(), nodeRemediation(node.Name, ready)),
 		Confirm: []string{
 			analyze.Command("kubectl describe node %s", node.Name),
 			analyze.Command("kubectl get lease -n kube-node-lease %s -o jsonpath='{.spec.renewTime}'", node.Name),
@@ -205,6 +223,89 @@ func nodeFinding(v *analyze.View, n *analyze.Node, idx int, ready *corev1.NodeCo
 		},
 		GroupKey: "node\x00" + node.Name,
 	}
+}
+
+// kubeletExited is what a kubelet that exits at start said: why, in a node signature's
+// words when one explains a line of its last run, the fix, and the lines that say so.
+type kubeletExited struct {
+	cause, fix string
+	evidence   []analyze.Evidence
+}
+
+func (k *kubeletExited) fixText() string {
+	if k == nil {
+		return ""
+	}
+	return k.fix
+}
+
+// kubeletExitMessages are the messages the kubelet logs (with err) right before it
+// exits: k8s.io/component-base/cli/run.go for an error of its start-up
+// (cmd/kubelet/app/server.go run: "failed to run Kubelet: ..."), and
+// pkg/kubelet/kubelet.go initializeModules and initializeRuntimeDependentModules, which
+// exit "and rely on the babysitter to retry starting kubelet".
+var kubeletExitMessages = map[string]bool{
+	"command failed":                        true,
+	"Failed to start ContainerManager":      true,
+	"Failed to start cAdvisor":              true,
+	"Kubelet failed to get node info":       true,
+	"Failed to initialize internal modules": true,
+}
+
+// kubeletExit reads a node's kubelet journal for a kubelet that exits at start: its last
+// run (the entries of the last entry's process, or since the last "Kubelet version" line
+// when the journal gives no process IDs) ends in one of kubeletExitMessages (a klog F
+// line "failed to run Kubelet" before 1.20). The first entry of the run that a built-in node signature
+// explains says why (an expired client certificate comes before the bootstrap
+// kubeconfig the kubelet then misses); without one the exit line's error does. It
+// returns nil when the kubelet's last run did not end so.
+func kubeletExit(v *analyze.View, node string) *kubeletExited {
+	entries := v.Journal(node)
+	if len(entries) == 0 {
+		return nil
+	}
+	last := entries[len(entries)-1]
+	exitErr, hasErr := last.Field("err")
+	switch {
+	case last.Message == "command failed" && hasErr:
+	case kubeletExitMessages[last.Message] && hasErr:
+		exitErr = last.Message + ": " + exitErr
+	case last.Severity == 'F' && strings.Contains(last.Message, "failed to run Kubelet"):
+		exitErr = last.Message
+	default:
+		return nil
+	}
+	start := len(entries) - 1
+	for start > 0 {
+		prev := entries[start-1]
+		if last.PID != 0 && prev.PID != last.PID || last.PID == 0 && entries[start].Message == "Kubelet version" {
+			break
+		}
+		start--
+	}
+	exitEv := last.Evidence()
+	sigs, err := builtinSignatureList()
+	if err == nil {
+		for _, e := range entries[start:] {
+			text := e.Message
+			if err, ok := e.Field("err"); ok {
+				text += ": " + err
+			}
+			for _, sig := range sigs {
+				if sig.Stage != analyze.StageNode || sig.ForRule != "" {
+					continue
+				}
+				if cause, fix, ok := sig.Explain(text, map[string]string{"node": node}); ok {
+					evidence := []analyze.Evidence{e.Evidence()}
+					if e != last {
+						evidence = append(evidence, exitEv)
+					}
+					return &kubeletExited{cause: cause + " (" + sig.ID + ")", fix: fix, evidence: evidence}
+				}
+			}
+		}
+	}
+	return &kubeletExited{cause: firstLine(exitErr), evidence: []analyze.Evidence{exitEv}}
 }
 
 func nodeRemediation(node string, ready *corev1.NodeCondition) string {

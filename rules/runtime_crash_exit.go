@@ -29,8 +29,10 @@ const runtimeCrashExitDoc = `The container's process started and then exited wit
 restarts it with a growing back-off (CrashLoopBackOff: 10s, 20s, … up to 5 minutes).
 The exit code says how it ended: 1 and 2 are the application's own errors (2 is also
 what a Go panic and a shell's usage error return), 128+N means it was killed by signal
-N: 137 SIGKILL, 139 SIGSEGV (invalid memory access), 143 SIGTERM (asked to stop). The
-last lines of the previous container's log usually say why.
+N: 137 SIGKILL, 139 SIGSEGV (invalid memory access), 143 SIGTERM (asked to stop), 159
+SIGSYS (the kernel killed it for a system call its seccomp profile forbids; the finding
+names the profile from the pod spec). The last lines of the previous container's log
+usually say why.
 
 Kills by the OOM killer (reason OOMKilled), by a failing liveness or startup probe,
 processes that never started (StartError, exit 126 and 127) and failing init containers
@@ -47,7 +49,10 @@ runtime after a stop's grace period ran out, a kill -9 on the node, a supervisor
 Fix what the log reports: a missing or wrong setting, a dependency (database, service,
 file) that is unreachable or absent, a bug. A process that must wait for a dependency
 should retry rather than exit. For 137 without OOMKilled look for what sent SIGKILL; for
-139, a native crash (check the binary's architecture and libraries).
+139, a native crash (check the binary's architecture and libraries). For 159, allow the
+system call in the seccomp profile: the kernel's audit record on the node (dmesg or
+journalctl -k, type=1326, sig=31) names its number; running the pod once with
+seccompProfile Unconfined confirms the profile is the cause.
 `
 
 // crashExitMeaning explains an exit code the rule reports, where the rule's own
@@ -103,6 +108,14 @@ func crashFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *c
 		evidence = append(evidence, e.Evidence())
 	}
 	cause := fmt.Sprintf("container %s exits with code %d (%s) after %d restart(s) and %s", c.Name, t.ExitCode, meaning, st.RestartCount, state)
+	profile := ""
+	if t.ExitCode == exitSIGSYS {
+		var at analyze.Location
+		if profile, at = seccompProfile(p, c); profile != "" {
+			cause += "; it runs under seccomp profile " + profile
+			evidence = append(evidence, at.Evidence("seccompProfile "+profile, time.Time{}))
+		}
+	}
 	note, cl := exitNotes(v, t, log, "the crashed instance")
 	cause += note
 	logText := cl.text
@@ -112,7 +125,7 @@ func crashFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *c
 		Subjects:    subjects,
 		Cause:       cause,
 		Evidence:    evidence,
-		Remediation: crashFix(c.Name, t.ExitCode, logText),
+		Remediation: crashFix(c.Name, t.ExitCode, logText, profile),
 		Confirm: []string{
 			analyze.Command("kubectl logs -n %s %s -c %s --previous --tail=50", pod.Namespace, pod.Name, c.Name),
 			analyze.Command("kubectl get pod -n %s %s -o jsonpath='{.status.containerStatuses[?(@.name==\"%s\")].lastState.terminated}'", pod.Namespace, pod.Name, c.Name),
@@ -121,7 +134,7 @@ func crashFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *c
 	}
 }
 
-func crashFix(container string, code int32, logText string) string {
+func crashFix(container string, code int32, logText, profile string) string {
 	quote := ""
 	if logText != "" {
 		quote = fmt.Sprintf(" (its log: %q)", logText)
@@ -136,6 +149,14 @@ func crashFix(container string, code int32, logText string) string {
 	case 143:
 		return fmt.Sprintf("Find what asked container %s to stop%s (a deletion, a preStop hook, a supervisor inside the image) "+
 			"and keep the process running.", container, quote)
+	case exitSIGSYS:
+		in := "its seccomp profile"
+		if profile != "" {
+			in = "its seccomp profile (" + profile + ")"
+		}
+		return fmt.Sprintf("Allow the system call container %s needs in %s%s: the kernel's audit record on the node "+
+			"(dmesg or journalctl -k, type=1326 with sig=31) names the syscall number; running the pod once with "+
+			"seccompProfile Unconfined confirms the profile is the cause.", container, in, quote)
 	}
 	return fmt.Sprintf("Fix the error container %s reports before it exits%s; a process that depends on another service should "+
 		"retry rather than exit. The kubelet restarts it on its own.", container, quote)

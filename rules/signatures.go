@@ -23,15 +23,31 @@ var (
 	builtinOnce sync.Once
 	builtinSigs []*analyze.Signature
 	builtinErr  error
+
+	parseOnce  sync.Once
+	parsedSigs []*analyze.Signature
+	parsedErr  error
 )
 
 // Signatures returns podflow's built-in signatures, in chain order (by stage, then as
 // listed in each file). They are checked by the tests, so an error here is a bug.
 func Signatures() ([]*analyze.Signature, error) {
 	builtinOnce.Do(func() {
+		builtinSigs, builtinErr = builtinSignatureList()
+		if builtinErr == nil {
+			builtinErr = analyze.CheckSignatureSet(builtinSigs, All())
+		}
+	})
+	return builtinSigs, builtinErr
+}
+
+// builtinSignatureList parses the built-in signatures without checking them against the
+// rules, for rules that read their knowledge (Signatures depends on every rule).
+func builtinSignatureList() ([]*analyze.Signature, error) {
+	parseOnce.Do(func() {
 		entries, err := fs.ReadDir(builtinSignatures, "signatures")
 		if err != nil {
-			builtinErr = err
+			parsedErr = err
 			return
 		}
 		var files []string
@@ -54,19 +70,18 @@ func Signatures() ([]*analyze.Signature, error) {
 		for _, name := range files {
 			data, err := builtinSignatures.ReadFile(path.Join("signatures", name))
 			if err != nil {
-				builtinErr = err
+				parsedErr = err
 				return
 			}
 			sigs, err := analyze.ParseSignatures(path.Join("rules/signatures", name), data)
 			if err != nil {
-				builtinErr = err
+				parsedErr = err
 				return
 			}
-			builtinSigs = append(builtinSigs, sigs...)
+			parsedSigs = append(parsedSigs, sigs...)
 		}
-		builtinErr = analyze.CheckSignatureSet(builtinSigs, All())
 	})
-	return builtinSigs, builtinErr
+	return parsedSigs, parsedErr
 }
 
 // LoadSignatures reads user signatures from files or directories (every *.yaml and

@@ -112,6 +112,24 @@ func writeKubeconfig(path, server, caFile, user, token string) error {
 	return nil
 }
 
+// writeCertKubeconfig writes a kubeconfig that authenticates with a client certificate
+// (as kubeadm's kubelet.conf does).
+func writeCertKubeconfig(path, server, caFile, user, certFile, keyFile string) error {
+	ca, err := os.ReadFile(caFile)
+	if err != nil {
+		return fmt.Errorf("read CA: %w", err)
+	}
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters[clusterName] = &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: ca}
+	cfg.AuthInfos[user] = &clientcmdapi.AuthInfo{ClientCertificate: certFile, ClientKey: keyFile}
+	cfg.Contexts[clusterName] = &clientcmdapi.Context{Cluster: clusterName, AuthInfo: user}
+	cfg.CurrentContext = clusterName
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		return fmt.Errorf("write kubeconfig %s: %w", path, err)
+	}
+	return nil
+}
+
 func restConfigFromKubeconfig(path string) (*rest.Config, error) {
 	cfg, err := clientcmd.BuildConfigFromFlags("", path)
 	if err != nil {

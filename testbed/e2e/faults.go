@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -122,13 +123,7 @@ var nodeFaults = map[string]nodeFault{
 	// sets Ready=Unknown, marks its pods not ready and taints the node.
 	"kubelet-stopped": {
 		inject: func(ctx context.Context, b *bed) error {
-			// A kubelet that just started may not have created its Lease yet (it waits
-			// for its Node to own it); stopped then, the node would have none at all.
-			err := waitFor(ctx, "the node's Lease", time.Minute, allComponents(b), func(ctx context.Context) (bool, error) {
-				l, err := b.client.CoordinationV1().Leases(corev1.NamespaceNodeLease).Get(ctx, nodeName, metav1.GetOptions{})
-				return err == nil && l.Spec.RenewTime != nil, err
-			})
-			if err != nil {
+			if err := b.waitNodeLease(ctx); err != nil {
 				return err
 			}
 			b.kubelet.stop(10 * time.Second)
@@ -147,6 +142,100 @@ var nodeFaults = map[string]nodeFault{
 		// Container logs are read through the kubelet, which is gone.
 		expectFailed: func(source string) bool { return strings.HasPrefix(source, "logs/") },
 	},
+	// The kubelet restarted misconfigured, as after an upgrade, a reinstall or a node left
+	// off for a year: it exits at start, logging why, and the node controller stops
+	// hearing from it.
+	//
+	// kubelet-runtime-endpoint-missing: containerRuntimeEndpoint names CRI-O's socket on
+	// a node that runs containerd.
+	"kubelet-runtime-endpoint-missing": kubeletMisconfigured(func(b *bed) (kubeletStart, error) {
+		return kubeletStart{config: func(c map[string]any) {
+			c["containerRuntimeEndpoint"] = "unix://" + b.path("crio", "crio.sock")
+		}}, nil
+	}),
+	// kubelet-client-cert-expired: kubelet.conf holds a client certificate of the node's
+	// identity, issued by the cluster CA, that expired a day ago, and the bootstrap
+	// kubeconfig it could get a new one with is gone (kubeadm deletes it after the join).
+	"kubelet-client-cert-expired": kubeletMisconfigured(func(b *bed) (kubeletStart, error) {
+		now := time.Now()
+		cert, key, err := b.pki.issueValid("kubelet-client-expired", "system:node:"+nodeName, []string{"system:nodes"}, false, nil, nil,
+			now.Add(-366*24*time.Hour), now.Add(-24*time.Hour))
+		if err != nil {
+			return kubeletStart{}, err
+		}
+		kc := b.path("pki", "kubelet-expired.kubeconfig")
+		server := fmt.Sprintf("https://127.0.0.1:%d", b.ports.apiserver)
+		if err := writeCertKubeconfig(kc, server, b.pki.CAFile, "system:node:"+nodeName, cert, key); err != nil {
+			return kubeletStart{}, err
+		}
+		return kubeletStart{kubeconfig: kc, flags: []string{
+			"--bootstrap-kubeconfig", b.path("pki", "bootstrap-kubelet.kubeconfig"),
+			"--cert-dir", b.path("kubelet", "pki"),
+		}}, nil
+	}),
+	// runtime-systemd-cgroup: containerd is restarted with its runc runtime on the
+	// systemd cgroup driver (SystemdCgroup = true, what kubeadm recommends), while the
+	// kubelet keeps cgroupfs: every new pod sandbox gets a cgroupfs path that runc's
+	// systemd driver refuses.
+	"runtime-systemd-cgroup": {
+		inject: func(ctx context.Context, b *bed) error {
+			b.containerd.stop(10 * time.Second)
+			return b.launchContainerd(ctx, true)
+		},
+		revert: func(ctx context.Context, b *bed) error {
+			if uses, err := b.runtimeUsesSystemdCgroup(ctx); err == nil && !uses {
+				return nil
+			}
+			b.containerd.stop(10 * time.Second)
+			return b.launchContainerd(ctx, false)
+		},
+		effective: func(ctx context.Context, b *bed) (bool, error) { return b.runtimeUsesSystemdCgroup(ctx) },
+		watch:     allComponents,
+	},
+}
+
+// kubeletMisconfigured is the node fault of a kubelet restarted as start says: it must
+// exit at start; the fault holds once it has and the node is Ready=Unknown.
+func kubeletMisconfigured(start func(b *bed) (kubeletStart, error)) nodeFault {
+	return nodeFault{
+		inject: func(ctx context.Context, b *bed) error {
+			k, err := start(b)
+			if err != nil {
+				return err
+			}
+			if err := b.waitNodeLease(ctx); err != nil {
+				return err
+			}
+			b.kubelet.stop(10 * time.Second)
+			_, err = b.launchKubelet(k)
+			return err
+		},
+		revert: func(ctx context.Context, b *bed) error {
+			// Whether or not the misconfigured kubelet ever started, the test bed's
+			// own replaces it.
+			b.kubelet.stop(10 * time.Second)
+			return b.startKubelet(ctx)
+		},
+		effective: func(ctx context.Context, b *bed) (bool, error) {
+			if gone, _ := b.kubelet.exited(); !gone {
+				return false, errors.New("the misconfigured kubelet still runs")
+			}
+			return b.nodeReadyIs(ctx, corev1.ConditionUnknown, "Kubelet stopped posting node status")
+		},
+		watch: func(b *bed) []*proc { return []*proc{b.apiserver, b.controllerManager, b.containerd} },
+		// Container logs are read through the kubelet, which is gone.
+		expectFailed: func(source string) bool { return strings.HasPrefix(source, "logs/") },
+	}
+}
+
+// waitNodeLease waits until the node's Lease has been renewed: a kubelet that just
+// started may not have created it yet (it waits for its Node to own it); stopped then,
+// the node would have none at all.
+func (b *bed) waitNodeLease(ctx context.Context) error {
+	return waitFor(ctx, "the node's Lease", time.Minute, allComponents(b), func(ctx context.Context) (bool, error) {
+		l, err := b.client.CoordinationV1().Leases(corev1.NamespaceNodeLease).Get(ctx, nodeName, metav1.GetOptions{})
+		return err == nil && l.Spec.RenewTime != nil, err
+	})
 }
 
 func allComponents(b *bed) []*proc {
@@ -162,6 +251,18 @@ func (b *bed) ctr(ctx context.Context, args ...string) (string, error) {
 
 func (b *bed) crictl(ctx context.Context, args ...string) (string, error) {
 	return run(ctx, b.componentEnv(), append([]string{b.bin("crictl"), "--runtime-endpoint", "unix://" + b.containerdSock, "--timeout", "20s"}, args...)...)
+}
+
+var reSystemdCgroupOn = regexp.MustCompile(`"SystemdCgroup":\s*true`)
+
+// runtimeUsesSystemdCgroup reports whether containerd's loaded configuration has its
+// runc runtime on the systemd cgroup driver.
+func (b *bed) runtimeUsesSystemdCgroup(ctx context.Context) (bool, error) {
+	out, err := b.crictl(ctx, "info")
+	if err != nil {
+		return false, err
+	}
+	return reSystemdCgroupOn.MatchString(out), nil
 }
 
 // runtimeUsesNetwork reports whether containerd's loaded CNI configuration is network.
@@ -276,6 +377,9 @@ func runNodeFault(t *testing.T, cli *podflowCLI, r *scenarioRun) {
 		t.Fatal(err)
 	}
 	t0 := time.Now()
+	if err := tb.installSeccomp(s); err != nil {
+		t.Fatalf("scenario %s: %v", s.Name, err)
+	}
 	if len(s.Expect.Before) > 0 {
 		if err := tb.apply(ctx, objs); err != nil {
 			t.Fatalf("scenario %s: %v", s.Name, err)
@@ -309,7 +413,7 @@ func runNodeFault(t *testing.T, cli *podflowCLI, r *scenarioRun) {
 	r.reproduced = time.Since(t0)
 	t.Logf("scenario %s reproduced in %s", s.Name, r.reproduced.Round(100*time.Millisecond))
 	fcli := &podflowCLI{bin: cli.bin, expectFailed: f.expectFailed}
-	node := collectNodeTo(t, fcli, tb.path("bundles", "node-"+s.Name+".tar.gz"))
+	node := collectNodeTo(t, fcli, tb.path("bundles", "node-"+s.Name+".tar.gz"), t0)
 	collectScenario(t, fcli, r, collectorKubeconfig(t, s.Name), node)
 }
 

@@ -18,6 +18,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
+
+	"podflow.dev/podflow/testbed/scenario"
 )
 
 const journalStdout = "/run/systemd/journal/stdout"
@@ -168,7 +170,7 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
           # runcwrap raises negative oomScoreAdj values the kernel refuses here; see its doc.
           BinaryName = "{{runc}}"
           Root = "{{runcroot}}"
-          SystemdCgroup = false
+          SystemdCgroup = {{systemdcgroup}}
     [plugins."io.containerd.grpc.v1.cri".registry]
       config_path = "{{registries}}"
     [plugins."io.containerd.grpc.v1.cri".cni]
@@ -212,48 +214,24 @@ func (b *bed) startContainerd(ctx context.Context) error {
 		b.snapshotter = "native"
 		b.logf("overlay mounts do not work under %s: containerd uses the native snapshotter", b.dir)
 	}
-	cfg := fill(containerdConfig,
-		"{{root}}", b.path("containerd", "root"), "{{state}}", b.path("containerd", "state"),
-		"{{sock}}", b.containerdSock, "{{opt}}", b.path("containerd", "opt"), "{{pause}}", pauseImage,
-		"{{snapshotter}}", b.snapshotter, "{{runc}}", b.path("bin", "runc"), "{{runcroot}}", b.path("containerd", "runc"), "{{cniconf}}", b.path("cni", "net.d"), "{{registries}}", b.registryConfigDir())
-	if err := os.WriteFile(b.path("containerd", "config.toml"), []byte(cfg), 0o644); err != nil {
-		return fmt.Errorf("write containerd config: %w", err)
-	}
 	cni := fill(cniConfig, "{{bridge}}", bridgeName, "{{subnet}}", podSubnet, "{{ipam}}", b.path("cni", "ipam"))
 	if err := os.WriteFile(b.path("cni", "net.d", "10-podflow.conflist"), []byte(cni), 0o644); err != nil {
 		return fmt.Errorf("write CNI config: %w", err)
 	}
-	realRunc, err := lookPath("runc")
-	if err != nil {
-		return err
-	}
 	// The wrapper's path shows in runtime errors and crictl inspect output, which end up
 	// in recorded fixtures; under the run directory it names no checkout.
-	runc := b.path("bin", "runc")
-	if err := copyFile(b.bin("runcwrap"), runc, 0o755); err != nil {
+	if err := copyFile(b.bin("runcwrap"), b.path("bin", "runc"), 0o755); err != nil {
 		return err
 	}
-	argv, logFile := b.journaled("containerd", []string{"containerd", "--config", b.path("containerd", "config.toml")})
-	p, err := b.startProc("containerd", logFile, b.componentEnv("PODFLOW_REAL_RUNC="+realRunc), argv...)
-	if err != nil {
-		return err
-	}
-	b.containerd = p
-	ctr := func(ctx context.Context, args ...string) (string, error) {
-		return run(ctx, b.componentEnv(), append([]string{"ctr", "--address", b.containerdSock, "--namespace", "k8s.io"}, args...)...)
-	}
-	if err := waitFor(ctx, "containerd", time.Minute, []*proc{p}, func(ctx context.Context) (bool, error) {
-		_, err := ctr(ctx, "version")
-		return err == nil, err
-	}); err != nil {
+	if err := b.launchContainerd(ctx, false); err != nil {
 		return err
 	}
 	for _, img := range []string{"busybox.tar", "pause.tar"} {
-		if out, err := ctr(ctx, "images", "import", "--snapshotter", b.snapshotter, filepath.Join(b.imagesDir, img)); err != nil {
+		if out, err := b.ctr(ctx, "images", "import", "--snapshotter", b.snapshotter, filepath.Join(b.imagesDir, img)); err != nil {
 			return fmt.Errorf("import %s: %w (%s)", img, err, out)
 		}
 	}
-	out, err := ctr(ctx, "images", "list", "--quiet")
+	out, err := b.ctr(ctx, "images", "list", "--quiet")
 	if err != nil {
 		return err
 	}
@@ -263,6 +241,35 @@ func (b *bed) startContainerd(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// launchContainerd writes containerd's configuration, its runc runtime using the systemd
+// cgroup driver when systemdCgroup is set (the node's and the kubelet's is cgroupfs), and
+// starts containerd (b.containerd), waiting until it answers.
+func (b *bed) launchContainerd(ctx context.Context, systemdCgroup bool) error {
+	cfg := fill(containerdConfig,
+		"{{root}}", b.path("containerd", "root"), "{{state}}", b.path("containerd", "state"),
+		"{{sock}}", b.containerdSock, "{{opt}}", b.path("containerd", "opt"), "{{pause}}", pauseImage,
+		"{{snapshotter}}", b.snapshotter, "{{runc}}", b.path("bin", "runc"), "{{runcroot}}", b.path("containerd", "runc"),
+		"{{systemdcgroup}}", strconv.FormatBool(systemdCgroup),
+		"{{cniconf}}", b.path("cni", "net.d"), "{{registries}}", b.registryConfigDir())
+	if err := os.WriteFile(b.path("containerd", "config.toml"), []byte(cfg), 0o644); err != nil {
+		return fmt.Errorf("write containerd config: %w", err)
+	}
+	realRunc, err := lookPath("runc")
+	if err != nil {
+		return err
+	}
+	argv, logFile := b.journaled("containerd", []string{"containerd", "--config", b.path("containerd", "config.toml")})
+	p, err := b.startProc("containerd", logFile, b.componentEnv("PODFLOW_REAL_RUNC="+realRunc), argv...)
+	if err != nil {
+		return err
+	}
+	b.containerd = p
+	return waitFor(ctx, "containerd", time.Minute, []*proc{p}, func(ctx context.Context) (bool, error) {
+		_, err := b.ctr(ctx, "version")
+		return err == nil, err
+	})
 }
 
 // kubeletConfig is the node's KubeletConfiguration. It differs from a kubeadm node only
@@ -300,27 +307,10 @@ func (b *bed) kubeletConfig() map[string]any {
 }
 
 func (b *bed) startKubelet(ctx context.Context) error {
-	data, err := yaml.Marshal(b.kubeletConfig())
-	if err != nil {
-		return fmt.Errorf("encode kubelet config: %w", err)
-	}
-	cfgPath := b.path("kubelet", "config.yaml")
-	if err := os.WriteFile(cfgPath, data, 0o644); err != nil {
-		return fmt.Errorf("write kubelet config: %w", err)
-	}
-	argv, logFile := b.journaled("kubelet", []string{b.bin("kubelet"),
-		"--config", cfgPath,
-		"--kubeconfig", creds.kubeconfigs["kubelet"],
-		"--root-dir", b.path("kubelet"),
-		"--hostname-override", nodeName,
-		"--node-ip", nodeIP,
-		"--v=2",
-	})
-	p, err := b.startProc("kubelet", logFile, b.componentEnv(), argv...)
+	p, err := b.launchKubelet(kubeletStart{})
 	if err != nil {
 		return err
 	}
-	b.kubelet = p
 	return waitFor(ctx, "node "+nodeName+" Ready", 2*time.Minute, []*proc{b.apiserver, b.containerd, p}, func(ctx context.Context) (bool, error) {
 		n, err := b.client.CoreV1().Nodes().Get(ctx, nodeName, metav1.GetOptions{})
 		if err != nil {
@@ -336,6 +326,74 @@ func (b *bed) startKubelet(ctx context.Context) error {
 		}
 		return false, errors.New("node has no Ready condition yet")
 	})
+}
+
+// kubeletStart changes how the kubelet is started, for node faults that start it
+// misconfigured. The zero value is the test bed's own kubelet.
+type kubeletStart struct {
+	// config edits the KubeletConfiguration.
+	config func(map[string]any)
+	// kubeconfig replaces the kubelet's kubeconfig when set.
+	kubeconfig string
+	// flags are added to the command line.
+	flags []string
+}
+
+// launchKubelet starts the kubelet (b.kubelet) without waiting for it.
+func (b *bed) launchKubelet(k kubeletStart) (*proc, error) {
+	cfg := b.kubeletConfig()
+	if k.config != nil {
+		k.config(cfg)
+	}
+	data, err := yaml.Marshal(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("encode kubelet config: %w", err)
+	}
+	cfgPath := b.path("kubelet", "config.yaml")
+	if err := os.WriteFile(cfgPath, data, 0o644); err != nil {
+		return nil, fmt.Errorf("write kubelet config: %w", err)
+	}
+	kubeconfig := creds.kubeconfigs["kubelet"]
+	if k.kubeconfig != "" {
+		kubeconfig = k.kubeconfig
+	}
+	argv, logFile := b.journaled("kubelet", append([]string{b.bin("kubelet"),
+		"--config", cfgPath,
+		"--kubeconfig", kubeconfig,
+		"--root-dir", b.path("kubelet"),
+		"--hostname-override", nodeName,
+		"--node-ip", nodeIP,
+		"--v=2",
+	}, k.flags...))
+	p, err := b.startProc("kubelet", logFile, b.componentEnv(), argv...)
+	if err != nil {
+		return nil, err
+	}
+	b.kubelet = p
+	return p, nil
+}
+
+// hostDir is the run directory's folder for scenarios' hostPath volumes
+// (${PODFLOW_HOST_DIR}).
+const hostDir = "host"
+
+// seccompDir is the kubelet's seccomp directory: Localhost profiles are named relative
+// to it (<root-dir>/seccomp).
+func (b *bed) seccompDir() string { return b.path("kubelet", "seccomp") }
+
+// installSeccomp writes a scenario's seccomp profiles where its pods' localhostProfile
+// <scenario>/<file> finds them.
+func (b *bed) installSeccomp(s *scenario.Scenario) error {
+	for name, data := range s.Seccomp {
+		dst := filepath.Join(b.seccompDir(), s.Name, name)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return fmt.Errorf("install seccomp profile %s: %w", name, err)
+		}
+		if err := os.WriteFile(dst, data, 0o644); err != nil {
+			return fmt.Errorf("install seccomp profile %s: %w", name, err)
+		}
+	}
+	return nil
 }
 
 // namespaceReady reports whether pods can be created in ns without transient errors:

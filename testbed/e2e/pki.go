@@ -61,6 +61,12 @@ func newPKI(dir string) (*pki, error) {
 // issue writes name.crt and name.key, signed by the CA. Server certificates get the
 // given DNS names and IPs; client certificates carry the user in CN and groups in O.
 func (p *pki) issue(name, cn string, orgs []string, server bool, dns []string, ips []net.IP) (certFile, keyFile string, err error) {
+	return p.issueValid(name, cn, orgs, server, dns, ips, time.Now().Add(-time.Hour), time.Now().Add(24*time.Hour))
+}
+
+// issueValid is issue with the given validity period: a NotAfter in the past gives an
+// expired certificate, as a node left off for a year has.
+func (p *pki) issueValid(name, cn string, orgs []string, server bool, dns []string, ips []net.IP, notBefore, notAfter time.Time) (certFile, keyFile string, err error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return "", "", fmt.Errorf("generate key for %s: %w", name, err)
@@ -72,8 +78,8 @@ func (p *pki) issue(name, cn string, orgs []string, server bool, dns []string, i
 	tmpl := &x509.Certificate{
 		SerialNumber: serial,
 		Subject:      pkix.Name{CommonName: cn, Organization: orgs},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(24 * time.Hour),
+		NotBefore:    notBefore,
+		NotAfter:     notAfter,
 		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
 		DNSNames:     dns,

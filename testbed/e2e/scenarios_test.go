@@ -139,6 +139,9 @@ func reproduce(t *testing.T, s *scenario.Scenario) time.Duration {
 		t.Fatal(err)
 	}
 	t0 := time.Now()
+	if err := tb.installSeccomp(s); err != nil {
+		t.Fatalf("scenario %s: %v", s.Name, err)
+	}
 	if err := tb.apply(ctx, objs); err != nil {
 		t.Fatalf("scenario %s: %v", s.Name, err)
 	}
@@ -256,16 +259,17 @@ func stateText(s corev1.ContainerState) string {
 
 // collectNode runs the node collector as root against the real runtime and journal.
 func collectNode(t *testing.T, cli *podflowCLI) string {
-	return collectNodeTo(t, cli, tb.path("bundles", "node.tar.gz"))
+	return collectNodeTo(t, cli, tb.path("bundles", "node.tar.gz"), tb.startedAt)
 }
 
-// collectNodeTo collects the node into the bundle out.
-func collectNodeTo(t *testing.T, cli *podflowCLI, out string) string {
+// collectNodeTo collects the node into the bundle out, its journals from from on.
+func collectNodeTo(t *testing.T, cli *podflowCLI, out string, from time.Time) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	// Bound the journal to this run: the machine's journal holds earlier runs, whose
-	// pods had the same names.
-	since := time.Since(tb.startedAt).Truncate(time.Second) + 2*time.Second
+	// Bound the journal to this run (the machine's journal holds earlier runs, whose
+	// pods had the same names), or to a node fault's scenario (earlier faults' kubelets
+	// exited with errors of their own).
+	since := time.Since(from).Truncate(time.Second) + 2*time.Second
 	args := []string{"collect", "node", "--node-name", nodeName,
 		"--runtime-endpoint", "unix://" + tb.containerdSock,
 		"--kubelet-config", tb.path("kubelet", "config.yaml"),

@@ -41,6 +41,10 @@ const (
 	// placeholderClosedURL stands for https://127.0.0.1:PORT where nothing listens, so
 	// the API server's connection is refused (a webhook whose server is gone).
 	placeholderClosedURL = "${PODFLOW_WEBHOOK_CLOSED_URL}"
+	// placeholderHostDir stands for a directory of the node under the run directory that
+	// scenarios' hostPath volumes may use (each under its own scenario's name), so a
+	// volume whose directory the kubelet creates lives and goes with the run.
+	placeholderHostDir = "${PODFLOW_HOST_DIR}"
 	// webhookApprovedLabel exempts a pod from /deny.
 	webhookApprovedLabel = "podflow.test/approved"
 )
@@ -166,8 +170,10 @@ func (b *bed) placeholder(p string) (string, error) {
 			return "", err
 		}
 		return fmt.Sprintf("https://127.0.0.1:%d", port), nil
+	case placeholderHostDir:
+		return b.path(hostDir), nil
 	}
-	return "", fmt.Errorf("unknown placeholder %s (known: %s, %s, %s)", p, placeholderWebhookURL, placeholderCABundle, placeholderClosedURL)
+	return "", fmt.Errorf("unknown placeholder %s (known: %s, %s, %s, %s)", p, placeholderWebhookURL, placeholderCABundle, placeholderClosedURL, placeholderHostDir)
 }
 
 // waitWebhookActive waits until the API server calls a just-applied webhook

@@ -28,6 +28,10 @@ import (
 const (
 	ManifestsFile = "manifests.yaml"
 	ExpectFile    = "expect.yaml"
+	// SeccompDir holds the scenario's seccomp profiles (optional). The test bed installs
+	// each as <scenario>/<file> under the kubelet's seccomp directory, which is what a
+	// pod's seccompProfile {type: Localhost, localhostProfile: <scenario>/<file>} names.
+	SeccompDir = "seccomp"
 )
 
 // DefaultTimeout bounds the wait for a scenario's until conditions.
@@ -39,6 +43,8 @@ type Scenario struct {
 	Dir       string
 	Manifests []byte
 	Expect    Expect
+	// Seccomp maps the file names of SeccompDir to their contents.
+	Seccomp map[string][]byte
 }
 
 // Expect is expect.yaml.
@@ -224,8 +230,12 @@ func LoadOne(dir string) (*Scenario, error) {
 	if err := s.validate(); err != nil {
 		return nil, fmt.Errorf("scenario %s: %s: %w", s.Name, ExpectFile, err)
 	}
-	if _, err := s.Objects(); err != nil {
+	objs, err := s.Objects()
+	if err != nil {
 		return nil, err
+	}
+	if err := s.loadSeccomp(objs); err != nil {
+		return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
 	}
 	if _, err := s.DeleteObjects(); err != nil {
 		return nil, err
@@ -383,4 +393,65 @@ func stripComments(doc []byte) []byte {
 		}
 	}
 	return bytes.Join(out, []byte("\n"))
+}
+
+var seccompFileRE = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]*\.json$`)
+
+// loadSeccomp reads SeccompDir and checks that every Localhost profile the manifests
+// name is one of them, named <scenario>/<file>, so a scenario cannot depend on a profile
+// another scenario (or the machine) provides.
+func (s *Scenario) loadSeccomp(objs []*unstructured.Unstructured) error {
+	dir := filepath.Join(s.Dir, SeccompDir)
+	entries, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	for _, e := range entries {
+		if e.IsDir() || !seccompFileRE.MatchString(e.Name()) {
+			return fmt.Errorf("%s/%s: want only profile files named like deny-mkdir.json", SeccompDir, e.Name())
+		}
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return err
+		}
+		var profile struct {
+			DefaultAction string `json:"defaultAction"`
+		}
+		if err := json.Unmarshal(data, &profile); err != nil || profile.DefaultAction == "" {
+			return fmt.Errorf("%s/%s: not a seccomp profile (want a JSON object with defaultAction)", SeccompDir, e.Name())
+		}
+		if s.Seccomp == nil {
+			s.Seccomp = map[string][]byte{}
+		}
+		s.Seccomp[e.Name()] = data
+	}
+	for _, obj := range objs {
+		for _, ref := range localhostProfiles(obj.Object) {
+			file, ok := strings.CutPrefix(ref, s.Name+"/")
+			if !ok || s.Seccomp[file] == nil {
+				return fmt.Errorf("%s %s: localhostProfile %q: want %s/<file> with the file in %s/", obj.GetKind(), obj.GetName(), ref, s.Name, SeccompDir)
+			}
+		}
+	}
+	return nil
+}
+
+// localhostProfiles lists every localhostProfile value in an object.
+func localhostProfiles(v any) []string {
+	var out []string
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if s, ok := e.(string); ok && k == "localhostProfile" {
+				out = append(out, s)
+				continue
+			}
+			out = append(out, localhostProfiles(e)...)
+		}
+	case []any:
+		for _, e := range x {
+			out = append(out, localhostProfiles(e)...)
+		}
+	}
+	return out
 }

@@ -199,3 +199,54 @@ func TestRecordedBundlesHoldTheEvidence(t *testing.T) {
 		t.Skip("no fixture recorded in testdata/bundles")
 	}
 }
+
+// seccompManifests is okManifests with a pod under the Localhost profile ref.
+func seccompManifests(ref string) string {
+	return strings.Replace(okManifests, "spec: {containers:", "spec: {securityContext: {seccompProfile: {type: Localhost, localhostProfile: "+ref+"}}, containers:", 1)
+}
+
+func writeProfile(t *testing.T, dir, name, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(dir, SeccompDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, SeccompDir, name), []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLoadOneReadsTheSeccompProfilesItsPodsName(t *testing.T) {
+	const profile = `{"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [{"names": ["mkdir"], "action": "SCMP_ACT_KILL_PROCESS"}]}`
+	dir := writeScenario(t, "demo", seccompManifests("demo/deny.json"), okExpect)
+	writeProfile(t, dir, "deny.json", profile)
+	s, err := LoadOne(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(s.Seccomp["deny.json"]); got != profile {
+		t.Errorf("profile deny.json = %q, want %q", got, profile)
+	}
+}
+
+func TestLoadOneRefusesSeccompProfilesItDoesNotHold(t *testing.T) {
+	cases := []struct {
+		name, ref, file, data, want string
+	}{
+		{"missing file", "demo/deny.json", "", "", `localhostProfile "demo/deny.json"`},
+		{"another scenario's", "other/deny.json", "deny.json", `{"defaultAction": "SCMP_ACT_ALLOW"}`, `localhostProfile "other/deny.json"`},
+		{"not a profile", "demo/deny.json", "deny.json", `{"syscalls": []}`, "not a seccomp profile"},
+		{"bad file name", "demo/deny.json", "Deny.JSON", `{"defaultAction": "SCMP_ACT_ALLOW"}`, "want only profile files"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := writeScenario(t, "demo", seccompManifests(c.ref), okExpect)
+			if c.file != "" {
+				writeProfile(t, dir, c.file, c.data)
+			}
+			_, err := LoadOne(dir)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want one saying %q", err, c.want)
+			}
+		})
+	}
+}
