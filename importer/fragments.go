@@ -64,7 +64,7 @@ func headerlessEvent(s string) (ev corev1.Event, known, nsKnown, ok bool) {
 			}
 		}
 		if len(after) >= 4 {
-			ev.Source.Component, ev.Message = after[2], join(after[3:])
+			ev.Source, ev.Message = eventSource(after[2]), join(after[3:])
 		} else {
 			ev.Message = after[2]
 		}
