@@ -126,7 +126,10 @@ func TestRenderedReportsAreStable(t *testing.T) {
 	}
 }
 
-func TestExplainTextCitesFiles(t *testing.T) {
+// explainPullFailing renders the explanation of a pod whose image pull fails on DNS,
+// on a node whose health is Unknown.
+func explainPullFailing(t *testing.T, format string) (*analyze.Graph, *analyze.Explanation, *bytes.Buffer) {
+	t.Helper()
 	g := load(t, map[string]any{
 		"cluster-resources/nodes.json":     list(nodeObj("n1", "Unknown")),
 		"cluster-resources/pods/shop.json": list(pullFailing("shop", "web-1", "n1", dnsError)),
@@ -136,9 +139,14 @@ func TestExplainTextCitesFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := analyze.RenderExplanation(&out, x, "text"); err != nil {
+	if err := analyze.RenderExplanation(&out, x, format); err != nil {
 		t.Fatal(err)
 	}
+	return g, x, &out
+}
+
+func TestExplainTextCitesFiles(t *testing.T) {
+	g, _, out := explainPullFailing(t, "text")
 	for _, want := range []string{
 		"Root cause: [node] node n1 is NotReady (node-not-ready-test#1)",
 		"node         broken         node n1 is NotReady",
@@ -249,18 +257,7 @@ func TestHTMLReportIsSelfContainedAndComplete(t *testing.T) {
 // TestExplainHTMLShowsTheWalkedChain renders an explanation as HTML: its chain is the
 // one explain walked, the node's health included, box by box; names are escaped.
 func TestExplainHTMLShowsTheWalkedChain(t *testing.T) {
-	g := load(t, map[string]any{
-		"cluster-resources/nodes.json":     list(nodeObj("n1", "Unknown")),
-		"cluster-resources/pods/shop.json": list(pullFailing("shop", "web-1", "n1", dnsError)),
-	})
-	x, err := analyze.Explain(g, []*analyze.Rule{nodeNotReady, rules.ImagePullDNS}, "shop", "web-1", analyze.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	if err := analyze.RenderExplanation(&out, x, analyze.FormatHTML); err != nil {
-		t.Fatal(err)
-	}
+	_, x, out := explainPullFailing(t, analyze.FormatHTML)
 	html := out.String()
 	for _, v := range x.Stages {
 		box := fmt.Sprintf(`data-stage="%s" data-status="%s"`, v.Stage, v.Status)

@@ -49,6 +49,12 @@ func (r probeKillRecord) evidence() []analyze.Evidence {
 	return out
 }
 
+// notBefore reports whether an event was last seen at or after t. A pasted event has
+// no time (kubectl printed an age), so it cannot be dated out: it counts.
+func notBefore(e *analyze.Event, t time.Time) bool {
+	return e.LastTime.IsZero() || !e.LastTime.Before(t)
+}
+
 // probeKill finds the kubelet's kills of a container for failing one of the probes
 // (livenessKill, startupKill). With a termination, only a kill of that instance counts.
 func probeKill(v *analyze.View, p *analyze.Pod, container string, t *corev1.ContainerStateTerminated, probes ...string) probeKillRecord {
@@ -72,10 +78,7 @@ func probeKill(v *analyze.View, p *analyze.Pod, container string, t *corev1.Cont
 	events := v.EventsFor(p.Ref())
 	for i := len(events) - 1; i >= 0; i-- {
 		e := events[i]
-		// A pasted event has no time (kubectl printed an age): it cannot be dated
-		// against the termination, and a probe kill of this container is still the
-		// kubelet's word on why it stopped.
-		if e.Reason == "Killing" && e.Container() == container && says(e.Message) && (e.LastTime.IsZero() || !e.LastTime.Before(since)) {
+		if e.Reason == "Killing" && e.Container() == container && says(e.Message) && notBefore(e, since) {
 			r.event, r.kills, r.found = e, e.Count, true
 			break
 		}
@@ -179,8 +182,7 @@ func latestProbeFailure(v *analyze.View, p *analyze.Pod, container, kind string,
 	events := v.EventsFor(p.Ref())
 	for i := len(events) - 1; i >= 0; i-- {
 		e := events[i]
-		// A pasted event has no time to compare (kubectl printed an age): it counts.
-		if e.Reason != "Unhealthy" || e.Container() != container || (!e.LastTime.IsZero() && e.LastTime.Before(since.Add(-time.Second))) {
+		if e.Reason != "Unhealthy" || e.Container() != container || !notBefore(e, since.Add(-time.Second)) {
 			continue
 		}
 		if out, ok := strings.CutPrefix(e.Message, kind+probeFailedSuffix); ok {
