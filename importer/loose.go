@@ -238,12 +238,14 @@ func segment(lines []textLine) []segmentBlock {
 	for i, l := range lines {
 		blank := strings.TrimSpace(l.s) == ""
 		indented := strings.HasPrefix(l.s, " ") || strings.HasPrefix(l.s, "\t")
-		inDescribe := cur.kind == segDescribe || cur.kind == segDescribeNode
+		inDescribe := cur.kind == segDescribe || cur.kind == segDescribeNode || cur.kind == segDescribePVC
 		k := ""
 		if !strings.HasPrefix(l.s, "  ") {
 			k = tableKind(l.s)
 		}
 		switch {
+		case isDescribePVCStart(lines, i):
+			start(segDescribePVC)
 		case isDescribeStart(lines, i):
 			start(segDescribe)
 		case isDescribeNodeStart(lines, i):
@@ -266,7 +268,7 @@ func segment(lines []textLine) []segmentBlock {
 			start(segDescribeFrag)
 		case cur.kind == segDescribeFrag && (indented || describeFragKey(l.s)):
 		case cur.kind == tableEvents || cur.kind == tablePods || cur.kind == tableCRIPods || cur.kind == tableCRIContainers ||
-			cur.kind == tableEndpoints && !blank:
+			(cur.kind == tableEndpoints || cur.kind == tablePVCs || cur.kind == tablePVs) && !blank:
 			// Rows, wrapped messages and blank lines of a table with its header.
 		case isHeaderlessEvent(l.s):
 			into(segEventRows)
@@ -357,6 +359,25 @@ func (li *looseImport) block(ctx *fileCtx, name string, b segmentBlock, ns, cmd 
 		}
 		li.found["pods"], li.found["events"] = true, true
 		return segDescribe, true, d.problems
+	case segDescribePVC:
+		d := parseDescribePVC(b.lines)
+		if d.pvc.Name == "" || d.pvc.Namespace == "" {
+			return segDescribePVC, false, append(d.problems, fmt.Sprintf("line %d: describe pvc output without Name and Namespace", b.lines[0].n))
+		}
+		li.addPVC(name, &d.pvc, d.line, d.events)
+		return segDescribePVC, true, d.problems
+	case tablePVCs:
+		pvcs, at, probs := parsePVCTable(b.lines, nsOr(ns))
+		for i, c := range pvcs {
+			li.addPVC(name, c, at[i], nil)
+		}
+		return tablePVCs, len(pvcs) > 0, probs
+	case tablePVs:
+		objs, probs := parsePVTable(b.lines)
+		for _, o := range objs {
+			li.addObject(name, o)
+		}
+		return tablePVs, len(objs) > 0, probs
 	case segDescribeNode:
 		d := parseDescribeNode(b.lines)
 		if d.node.Name == "" {

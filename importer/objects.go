@@ -27,7 +27,9 @@ func looksLikeObjects(lines []textLine) bool {
 			continue
 		}
 		return strings.HasPrefix(s, "{") || isJSONArrayStart(s) ||
-			strings.HasPrefix(l.s, "apiVersion:") || strings.HasPrefix(l.s, "kind:") || strings.HasPrefix(l.s, "items:")
+			strings.HasPrefix(l.s, "apiVersion:") || strings.HasPrefix(l.s, "kind:") || strings.HasPrefix(l.s, "items:") ||
+			// A YAML list of objects, as `-o yaml` of a List's items is pasted.
+			strings.HasPrefix(l.s, "- apiVersion:") || strings.HasPrefix(l.s, "- kind:")
 	}
 	return false
 }
@@ -123,6 +125,9 @@ func yamlObjects(data []byte, lineOf func(int) int) ([]rawObject, error) {
 		}
 		root := doc.Content[0]
 		var items []int
+		if root.Kind == yamlv3.SequenceNode {
+			items = nodeLines(root)
+		}
 		for i := 0; root.Kind == yamlv3.MappingNode && i+1 < len(root.Content); i += 2 {
 			if root.Content[i].Value == "items" && root.Content[i+1].Kind == yamlv3.SequenceNode {
 				items = nodeLines(root.Content[i+1])

@@ -37,6 +37,9 @@ func tableKind(line string) string {
 		}
 		return true
 	}
+	if k := pvcTableKind(f); k != "" {
+		return k
+	}
 	switch {
 	case has("LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"):
 		return tableEvents
