@@ -19,8 +19,8 @@ var VolumePVCUnbound = &analyze.Rule{
 	Doc:      volumePVCUnboundDoc,
 	Severity: analyze.SeverityError,
 	Needs: analyze.Needs{
-		Required: []analyze.Kind{analyze.Pods, analyze.PVCs},
-		Optional: []analyze.Kind{analyze.Events, analyze.StorageClasses, analyze.PVs, analyze.ReplicaSets, analyze.Jobs},
+		Required: []analyze.Kind{analyze.PVCs},
+		Optional: []analyze.Kind{analyze.Pods, analyze.Events, analyze.StorageClasses, analyze.PVs, analyze.ReplicaSets, analyze.Jobs},
 	},
 	Run: volumePVCUnbound,
 }
@@ -88,6 +88,54 @@ func volumePVCUnbound(v *analyze.View) []analyze.Finding {
 		}
 		out = append(out, unboundFinding(v, p, msg, ev, pending))
 	}
+	return append(out, lonelyClaims(v)...)
+}
+
+// stuckClaimReasons are the volume controller's events that say a claim will not bind
+// by itself: no volume matches and nothing will provision one.
+var stuckClaimReasons = []string{"ProvisioningFailed", "FailedBinding", "VolumeMismatch"}
+
+// lonelyClaims are Pending claims no pod of the evidence uses, as a ticket shows them
+// (`kubectl get pvc`, `kubectl describe pvc` without the pods): the claim is the
+// subject, and the pods that wait on it are what the evidence does not hold. A claim
+// fires when its events say it will not bind, or when no pod of the evidence has a known
+// spec (none at all, or only pods known from events and rows, whose volumes could be
+// it) and the claim does not wait for its first consumer by design.
+func lonelyClaims(v *analyze.View) []analyze.Finding {
+	used := map[string]bool{}
+	specs := 0
+	for _, p := range v.Pods() {
+		if analyze.SpecKnown(p) {
+			specs++
+		}
+		for _, name := range podClaims(p.Obj) {
+			used[p.Obj.Namespace+"/"+name] = true
+		}
+	}
+	var out []analyze.Finding
+	for _, c := range v.PVCs() {
+		claim := c.Obj
+		if claim.Status.Phase != corev1.ClaimPending || used[claim.Namespace+"/"+claim.Name] || waitsForConsumer(v, c) {
+			continue
+		}
+		stuck := analyze.LatestEvent(v.EventsFor(c.Ref()), "", stuckClaimReasons...) != nil
+		if !stuck && specs > 0 {
+			continue
+		}
+		text, fix, key, evidence := claimState(v, c)
+		out = append(out, analyze.Finding{
+			Subjects:    []analyze.ObjectRef{c.Ref()},
+			Cause:       "no pod can start with claim " + claim.Namespace + "/" + claim.Name + " while it stays Pending: " + text + " (the evidence holds no pod that uses it)",
+			Evidence:    evidence,
+			Remediation: fix,
+			Confirm: []string{
+				analyze.Command("kubectl describe pvc -n %s %s", claim.Namespace, claim.Name),
+				"kubectl get storageclass",
+				"kubectl get pv",
+			},
+			GroupKey: "claims\x00" + key,
+		})
+	}
 	return out
 }
 
@@ -138,7 +186,11 @@ func claimState(v *analyze.View, c *analyze.PVC) (text, fix, key string, evidenc
 	claim := c.Obj
 	ref := claim.Namespace + "/" + claim.Name
 	size := analyze.Quantity(claim.Spec.Resources.Requests, corev1.ResourceStorage)
-	evidence = append(evidence, c.Loc.At("status").Evidence(fmt.Sprintf("PersistentVolumeClaim %s: %s, requests storage %s", claim.Name, claim.Status.Phase, size.String()), claim.CreationTimestamp.Time))
+	requests := ", requests storage " + size.String()
+	if size.IsZero() {
+		requests = "" // a claim read from `kubectl get pvc` does not show its request
+	}
+	evidence = append(evidence, c.Loc.At("status").Evidence(fmt.Sprintf("PersistentVolumeClaim %s: %s%s", claim.Name, claim.Status.Phase, requests), claim.CreationTimestamp.Time))
 	text = "claim " + ref + " is Pending"
 	switch {
 	case claim.Spec.StorageClassName == nil:
@@ -149,6 +201,7 @@ func claimState(v *analyze.View, c *analyze.PVC) (text, fix, key string, evidenc
 			evidence = append(evidence, v.ListLocation(analyze.StorageClasses, "").Evidence(
 				fmt.Sprintf("%d StorageClass(es), none marked %s=true", len(v.StorageClasses()), isDefaultClassAnnotation), v.CollectedAt()))
 		}
+		text += classlessSupply(v)
 		fix = fmt.Sprintf("Mark a StorageClass as the default (annotation %s=true), set storageClassName on claim %s, or create a PersistentVolume that matches it.", isDefaultClassAnnotation, ref)
 	case *claim.Spec.StorageClassName == "":
 		key = `""`
@@ -227,6 +280,29 @@ func pvSupply(v *analyze.View, class string) string {
 		return ", and no PersistentVolume of that class is Available"
 	}
 	return fmt.Sprintf(", and none of the %d Available PersistentVolume(s) of that class matches its size and access modes", n)
+}
+
+// classlessSupply says, for a claim without a class, which Available volumes the
+// evidence shows: without a default StorageClass such a claim binds only to a volume
+// without a class, and a volume of another class stays Available beside it.
+func classlessSupply(v *analyze.View) string {
+	if !v.Has(analyze.PVs) {
+		return ""
+	}
+	var other []string
+	for _, pv := range v.PVs() {
+		if pv.Obj.Status.Phase != corev1.VolumeAvailable {
+			continue
+		}
+		if pv.Obj.Spec.StorageClassName == "" {
+			return ""
+		}
+		other = append(other, pv.Obj.Name+" of class "+pv.Obj.Spec.StorageClassName)
+	}
+	if len(other) == 0 {
+		return ", and no PersistentVolume is Available"
+	}
+	return ", and the Available PersistentVolume(s) have a class it does not ask for (" + strings.Join(other, ", ") + ")"
 }
 
 func storageClass(v *analyze.View, name string) *analyze.StorageClass {
