@@ -48,7 +48,7 @@ or deleting other workloads in the namespace.
 // The quota admission error (k8s.io/apiserver/pkg/admission/plugin/resourcequota/
 // controller.go, checkRequest: "exceeded quota: %s, requested: %s, used: %s, limited: %s"
 // with prettyPrint's "name=quantity,..." lists).
-var reQuotaExceeded = regexp.MustCompile(`exceeded quota: ([^,\s]+), requested: (\S+), used: (\S+), limited: (\S+)`)
+var reQuotaExceeded = regexp.MustCompile(`[Ee]xceeded quota: ([^,\s]+), requested: (\S+), used: (\S+), limited: (\S+)`)
 
 func admissionQuotaExceeded(v *analyze.View) []analyze.Finding {
 	owners := indexPodOwners(v)

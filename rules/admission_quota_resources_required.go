@@ -49,7 +49,7 @@ fill them in for containers that do not state them.
 // "failed quota: %s: %v" around pkg/quota/v1/evaluator/core/pods.go
 // podEvaluator.Constraints' "must specify %s", a "resource for: c1,c2; ..." list).
 var (
-	reQuotaMustSpecify  = regexp.MustCompile(`failed quota: ([^:\s]+): must specify (.+)$`)
+	reQuotaMustSpecify  = regexp.MustCompile(`[Ff]ailed quota: ([^:\s]+): must specify (.+)$`)
 	reMustSpecifyMissed = regexp.MustCompile(`([a-z0-9./-]+) for: ([^;]+)`)
 )
 
