@@ -452,10 +452,14 @@ func resolveSignatures(fs []*Finding) []*Finding {
 	}
 	// A fallback signature yields a pod to a Go rule at any stage.
 	byRulePod := map[string]bool{}
+	// A rule's message knowledge about an unknown subject yields to the rule's own
+	// finding: the rule read the same failure from the objects and names them.
+	ruleFired := map[string]bool{}
 	for _, f := range fs {
 		if f.signature || f.catchall {
 			continue
 		}
+		ruleFired[string(f.Stage)+"\x00"+f.Rule] = true
 		for _, s := range f.Subjects {
 			byRule[string(f.Stage)+"\x00"+s.key()] = true
 			byRulePod[s.key()] = true
@@ -493,7 +497,8 @@ func resolveSignatures(fs []*Finding) []*Finding {
 			if f.Subjects[0].Name == UnknownSubject && len(f.Evidence) > 0 {
 				k += "\x00" + f.Evidence[0].inBundle().Path
 			}
-			if byRule[string(f.Stage)+"\x00"+firstSubject(f)] || taken[k] {
+			if byRule[string(f.Stage)+"\x00"+firstSubject(f)] || taken[k] ||
+				f.Subjects[0].Name == UnknownSubject && ruleFired[string(f.Stage)+"\x00"+f.Rule] {
 				continue
 			}
 			taken[k] = true
