@@ -54,7 +54,7 @@ func headerlessEvent(s string) (ev corev1.Event, known, nsKnown, ok bool) {
 	switch {
 	case ti == 0:
 		// describe: Reason Age From Message; From is empty for some events.
-		if !reInterval.MatchString(after[1]) || !isAgeInterval(after[1]) {
+		if len(after) < 3 || !reInterval.MatchString(after[1]) || !isAgeInterval(after[1]) {
 			return ev, false, false, false
 		}
 		ev.Reason = after[0]

@@ -23,6 +23,8 @@ func addLooseSeeds(f *testing.F) {
 	f.Add([]byte("  Warning  BackOff  2m (x21 over 133m)  kubelet  (combined from similar events): x\n    State:  Waiting\n      Reason:  X\n    Ready:  False\n"))
 	f.Add([]byte("a   0/1   Init:CrashLoopBackOff\nshop  b  1/1  Running  3 (2m ago)  1m\nEvents:\n  Type  Reason  Age  From  Message\n"))
 	f.Add([]byte("[root@m ~]# systemctl status kubelet\n● kubelet.service - x\n   Active: failed\n\nApr 05 05:33:40 m kubelet[1]: F0405 05:33:40.5 1 s.go:1] x\n[ 12.5] oom-kill:task=j,pid=1\n"))
+	f.Add([]byte("Name: c\nNamespace: n\nStorageClass:\nStatus: Pending\nCapacity: 1Zi\nAccess Modes: RWO,X\nEvents:\n  Type  Reason  Age  From  Message\n  Normal  FailedBinding  3m (x3 over 1h)  pv  no\n"))
+	f.Add([]byte("NAME   STATUS   VOLUME   CAPACITY   ACCESS MODES   STORAGECLASS   AGE\nc/x   Pending\nNAME  CAPACITY  ACCESS MODES  RECLAIM POLICY  STATUS  CLAIM  STORAGECLASS\np  1Gi  RWX  Retain  Bound  a/  m\n- kind: Event\n  x: [\n"))
 	f.Add([]byte("│ ```x y```\n│ time=\"2025-01-01T00:00:00Z\" level=error msg=\"x\"\nkubectl get pods -n a\nERRO[0001] x\n"))
 }
 
