@@ -300,7 +300,7 @@ func classlessSupply(v *analyze.View) string {
 		other = append(other, pv.Obj.Name+" of class "+pv.Obj.Spec.StorageClassName)
 	}
 	if len(other) == 0 {
-		return ", and no PersistentVolume is Available"
+		return ""
 	}
 	return ", and the Available PersistentVolume(s) have a class it does not ask for (" + strings.Join(other, ", ") + ")"
 }
