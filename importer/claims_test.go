@@ -98,3 +98,23 @@ func TestYAMLSequenceOfObjects(t *testing.T) {
 		t.Fatalf("%d events, want 2 (report %+v)", len(evs), rep.Files)
 	}
 }
+
+// Describe event rows after `kubectl describe pvc NAME -n NS` (cut by grep, without the
+// Name line) are the claim's events (cdk-eks-blueprints#561).
+func TestDescribePVCCommandOwnsEventRows(t *testing.T) {
+	paste := "kubectl describe pvc kubecost-cost-analyzer -n kubecost | grep \"ebs.csi.aws.com\"\n" +
+		"               volume.kubernetes.io/storage-provisioner: ebs.csi.aws.com\n" +
+		"  Normal  ExternalProvisioning  2m7s (x2222 over 9h)  persistentvolume-controller  waiting for a volume to be created, either by external provisioner \"ebs.csi.aws.com\" or manually created by system administrator\n"
+	b, rep := importDir(t, map[string][]byte{"describe-pvc.txt": []byte(paste)}, FormatLoose)
+	evs := readList(t, b, bundle.NamespacedResourcePath(bundle.KindEvents, "kubecost"))
+	if len(evs) != 1 {
+		t.Fatalf("%d events in kubecost, want 1 (report %+v)", len(evs), rep.Files)
+	}
+	var ev corev1.Event
+	if err := json.Unmarshal(evs[0], &ev); err != nil {
+		t.Fatal(err)
+	}
+	if o := ev.InvolvedObject; o.Kind != "PersistentVolumeClaim" || o.Name != "kubecost-cost-analyzer" || ev.Count != 2222 {
+		t.Errorf("event: %+v", ev)
+	}
+}

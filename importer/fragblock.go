@@ -51,6 +51,16 @@ var (
 	reCmdObj  = regexp.MustCompile(`involvedObject\.name=([a-z0-9][-a-z0-9.]*)`)
 )
 
+// reCmdClaim finds the claim a command describes: describe pvc NAME.
+var reCmdClaim = regexp.MustCompile(`\bdescribe\s+(?:pvc|persistentvolumeclaims?)(?:\s+|/)([a-z0-9][-a-z0-9.]*)`)
+
+func commandClaim(cmd string) string {
+	if m := reCmdClaim.FindStringSubmatch(cmd); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
 func commandPod(cmd string) string {
 	for _, re := range []*regexp.Regexp{reCmdPod2, reCmdPod, reCmdObj} {
 		if m := re.FindStringSubmatch(cmd); m != nil && !strings.HasPrefix(m[1], "-") {
@@ -105,6 +115,14 @@ func (li *looseImport) eventRows(ctx *fileCtx, name string, b segmentBlock, cmd 
 			continue
 		}
 		n++
+		if claim := commandClaim(cmd); claim != "" {
+			// describe pvc NAME: its Events rows are the claim's.
+			ev.Namespace = nsOr(ns)
+			ev.InvolvedObject = corev1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: ev.Namespace, Name: claim}
+			kept = append(kept, parsedEvent{ev: ev, line: l.n})
+			last = &kept[len(kept)-1].ev
+			continue
+		}
 		if pending == nil {
 			ctx.pending = append(ctx.pending, pendingFrag{d: &describedPod{line: l.n}, pod: commandPod(cmd), ns: ns, nsKnown: ns != ""})
 			pending = &ctx.pending[len(ctx.pending)-1]
