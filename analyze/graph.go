@@ -21,6 +21,9 @@ import (
 type Graph struct {
 	bundles     []BundleInfo
 	collectedAt time.Time
+	// collectedInferred is true when no manifest gave a collection time and collectedAt
+	// is only the latest time the evidence carries (a paste, a converted dump).
+	collectedInferred bool
 	clockSkew   time.Duration
 	warnings    []Warning
 	// origins holds, per bundle label, the origin of each file of an imported bundle:
@@ -141,6 +144,7 @@ func LoadContext(ctx context.Context, bundles []*bundle.Bundle, log logrus.Field
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	g.collectedInferred = g.collectedAt.IsZero()
 	g.collectedAt = ld.referenceTime()
 	ld.reserveJournal()
 	for _, b := range ld.bundles {

@@ -50,6 +50,11 @@ func (v *View) allow(k Kind) bool {
 // CollectedAt is when the evidence was collected: a rule's "now".
 func (v *View) CollectedAt() time.Time { return v.g.collectedAt }
 
+// CollectedAtInferred reports whether CollectedAt is only the latest time the evidence
+// carries, with no recorded collection time: how long a state lasted until the evidence
+// was taken is then not known.
+func (v *View) CollectedAtInferred() bool { return v.g.collectedInferred }
+
 // ClockSkew is the API server's clock minus the collector's.
 func (v *View) ClockSkew() time.Duration { return v.g.clockSkew }
 

@@ -118,3 +118,24 @@ func TestDescribePVCCommandOwnsEventRows(t *testing.T) {
 		t.Errorf("event: %+v", ev)
 	}
 }
+
+// A pasted Pod object whose name the paste cut (only generateName shows) is kept, named
+// after its generateName and marked as not knowing its name and namespace
+// (kubernetes#65569).
+func TestUnnamedPodObject(t *testing.T) {
+	paste := "apiVersion: v1\nkind: Pod\nmetadata:\n  deletionGracePeriodSeconds: 0\n  deletionTimestamp: \"2020-08-17T03:01:04Z\"\n" +
+		"  finalizers:\n  - foregroundDeletion\n  generateName: webhook-test-79fbccfb66-\n  labels:\n    app: webhook-test\n"
+	b, rep := importDir(t, map[string][]byte{"pod.yaml": []byte(paste)}, FormatLoose)
+	items := readList(t, b, bundle.NamespacedResourcePath(bundle.KindPods, "default"))
+	if len(items) != 1 {
+		t.Fatalf("%d pods, want 1 (report %+v)", len(items), rep.Files)
+	}
+	var p corev1.Pod
+	if err := json.Unmarshal(items[0], &p); err != nil {
+		t.Fatal(err)
+	}
+	if p.Name != "webhook-test-79fbccfb66-unnamed" || p.DeletionTimestamp == nil || len(p.Finalizers) != 1 ||
+		p.Annotations[bundle.PartialAnnotation] != "name,namespace,spec,status" {
+		t.Errorf("pod: %s %v %v %q", p.Name, p.DeletionTimestamp, p.Finalizers, p.Annotations[bundle.PartialAnnotation])
+	}
+}

@@ -490,6 +490,9 @@ func (li *looseImport) addObject(path string, o rawObject) bool {
 			o = conv
 		}
 	}
+	if o.kind == "Pod" && o.name == "" {
+		return li.unnamedPodObject(path, o)
+	}
 	k, ok := bundle.ListOfKind(o.kind)
 	if !ok || o.name == "" {
 		return false
@@ -548,6 +551,35 @@ func (li *looseImport) addEvent(path string, e parsedEvent) {
 	li.eventOps++
 	li.eventIndex[key] = append(li.eventIndex[key], len(li.events[ns]))
 	li.events[ns] = append(li.events[ns], parsedEventAt{parsedEvent: e, path: path})
+}
+
+// unnamedPodObject keeps a pasted Pod object whose name the paste cut (only its
+// generateName, or neither, shows): it is named after its generateName or the file and
+// marked as not knowing its name, and its namespace when that is cut too.
+func (li *looseImport) unnamedPodObject(path string, o rawObject) bool {
+	var pod corev1.Pod
+	if json.Unmarshal(o.data, &pod) != nil {
+		return false
+	}
+	missing := []string{partialName}
+	if g := strings.TrimRight(pod.GenerateName, "-"); g != "" && isDNSName(g) {
+		pod.Name = g + "-unnamed"
+	} else {
+		pod.Name = placeholderPod(path)
+	}
+	if pod.Namespace == "" {
+		pod.Namespace = "default"
+		missing = append(missing, partialNamespace)
+	}
+	if len(pod.Spec.Containers) == 0 {
+		missing = append(missing, partialSpec)
+	}
+	if pod.Status.Phase == "" && len(pod.Status.ContainerStatuses) == 0 {
+		missing = append(missing, partialStatus)
+	}
+	li.addPartialPod(path, pod, o.line, rankPartial+1, missing)
+	li.found["pods"] = true
+	return true
 }
 
 // eventKey is what two rows of the same event share.

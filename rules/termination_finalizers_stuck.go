@@ -75,7 +75,15 @@ func terminationFinalizersStuck(v *analyze.View) []analyze.Finding {
 			continue
 		}
 		overdue := now.Sub(pod.DeletionTimestamp.Time)
-		if overdue <= finalizerSlack {
+		running, stopped, runningEv := containerStops(p)
+		kubeletDone := pod.DeletionGracePeriodSeconds != nil && *pod.DeletionGracePeriodSeconds == 0
+		// Without a collection time, and with nothing in the evidence dated after the
+		// deletion (a pasted object alone), how long the pod has waited is not known; the
+		// kubelet's grace 0 still shows that it has confirmed termination and only the
+		// finalizers hold the pod. Evidence dated within the slack after the deletion
+		// stays quiet, as a collected bundle does.
+		untimed := v.CollectedAtInferred() && overdue < 0 && kubeletDone
+		if overdue <= finalizerSlack && !untimed {
 			continue
 		}
 		fins := append([]string(nil), pod.Finalizers...)
@@ -88,12 +96,15 @@ func terminationFinalizersStuck(v *analyze.View) []analyze.Finding {
 			p.Loc.At("metadata", "deletionTimestamp").Evidence(fmt.Sprintf("deletionTimestamp %s (%s)", stamp(pod.DeletionTimestamp.Time), grace), pod.DeletionTimestamp.Time),
 			p.Loc.At("metadata", "finalizers").Evidence("finalizers "+strings.Join(pod.Finalizers, ", "), pod.DeletionTimestamp.Time),
 		}
-		running, stopped, runningEv := containerStops(p)
 		evidence = append(evidence, runningEv...)
 		cause := fmt.Sprintf("pod %s was deleted and should have been gone at %s, %s before collection, but finalizer(s) %s keep it",
 			p.Ref().NamespacedName(), stamp(pod.DeletionTimestamp.Time), overdue.Round(time.Second), strings.Join(fins, ", "))
+		if untimed {
+			cause = fmt.Sprintf("pod %s was deleted (due at %s; the evidence does not say how long ago), but finalizer(s) %s keep it",
+				p.Ref().NamespacedName(), stamp(pod.DeletionTimestamp.Time), strings.Join(fins, ", "))
+		}
 		switch {
-		case pod.DeletionGracePeriodSeconds != nil && *pod.DeletionGracePeriodSeconds == 0:
+		case kubeletDone:
 			cause += "; the kubelet has already confirmed termination (grace period now 0)"
 		case running > 0:
 			cause += fmt.Sprintf("; %d of its %d container(s) still report running, so the kubelet has not finished either", running, running+stopped)
