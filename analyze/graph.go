@@ -24,8 +24,8 @@ type Graph struct {
 	// collectedInferred is true when no manifest gave a collection time and collectedAt
 	// is only the latest time the evidence carries (a paste, a converted dump).
 	collectedInferred bool
-	clockSkew   time.Duration
-	warnings    []Warning
+	clockSkew         time.Duration
+	warnings          []Warning
 	// origins holds, per bundle label, the origin of each file of an imported bundle:
 	// locations in those files cite the original.
 	origins map[string]map[string]*bundle.Origin
