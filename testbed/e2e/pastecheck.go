@@ -23,15 +23,20 @@ var pasteVariants = []string{"paste", "paste-no-headers"}
 var reHeaderLine = regexp.MustCompile(`^\s*(LAST SEEN|NAMESPACE\s+LAST SEEN|Type\s+Reason\s+Age\s+From\s+Message|----\s+------)`)
 
 // pasteTicket runs the kubectl commands a user runs about a scenario's namespace and
-// returns their output behind `$ command` prompts.
+// returns their output behind `$ command` prompts: the pods and their events, and the
+// Services, which a user asked why a Service answers nothing pastes (a namespace
+// without Services prints nothing on standard output).
 func pasteTicket(ctx context.Context, ns string) (string, error) {
 	kubectl := []string{tb.bin("kubectl"), "--kubeconfig", tb.adminKubeconfig}
 	var b strings.Builder
-	for _, step := range [][]string{{"describe", "pods", "-n", ns}, {"get", "events", "-n", ns}} {
+	for _, step := range [][]string{{"describe", "pods", "-n", ns}, {"get", "events", "-n", ns}, {"describe", "services", "-n", ns}} {
 		cmd := exec.CommandContext(ctx, kubectl[0], append(kubectl[1:], step...)...)
 		out, err := cmd.Output()
 		if err != nil {
 			return "", fmt.Errorf("kubectl %s: %w", strings.Join(step, " "), err)
+		}
+		if len(out) == 0 {
+			continue
 		}
 		fmt.Fprintf(&b, "$ kubectl %s\n%s\n", strings.Join(step, " "), out)
 	}
