@@ -290,7 +290,11 @@ func (p *describeParser) containerKey(key, val string) bool {
 		c.Image, st.Image = val, val
 	case "Image ID":
 		st.ImageID, p.hasStat = val, true
-	case "Port", "Ports", "Host Port", "Host Ports", "SeccompProfile":
+	case "Port", "Ports":
+		c.Ports = containerPorts(val, c.Ports)
+	case "Host Port", "Host Ports":
+		setHostPorts(c.Ports, val)
+	case "SeccompProfile":
 	case "State":
 		p.hasStat = true
 		p.state = &st.State
@@ -332,6 +336,44 @@ func (p *describeParser) containerKey(key, val string) bool {
 		p.sub = ""
 	}
 	return true
+}
+
+// reContainerPort is one port of describe's Port(s) line, "80/TCP" or "80/TCP (web)"
+// (describeContainerPorts); kubectl before 1.8 printed the number alone.
+var reContainerPort = regexp.MustCompile(`^(\d+)(?:/([A-Z]+))?(?: \(([^)]*)\))?$`)
+
+// containerPorts reads describe's Port or Ports value ("<none>" for none).
+func containerPorts(val string, ports []corev1.ContainerPort) []corev1.ContainerPort {
+	for _, p := range strings.Split(val, ",") {
+		m := reContainerPort.FindStringSubmatch(strings.TrimSpace(p))
+		if m == nil {
+			continue
+		}
+		n, err := strconv.ParseInt(m[1], 10, 32)
+		if err != nil || n <= 0 || n > 65535 {
+			continue
+		}
+		proto := corev1.Protocol(m[2])
+		if proto == "" {
+			proto = corev1.ProtocolTCP
+		}
+		ports = append(ports, corev1.ContainerPort{ContainerPort: int32(n), Protocol: proto, Name: m[3]})
+	}
+	return ports
+}
+
+// setHostPorts reads describe's Host Port(s) value, one per container port in order
+// ("0/TCP (web)" when the port has no host port).
+func setHostPorts(ports []corev1.ContainerPort, val string) {
+	for i, p := range strings.Split(val, ",") {
+		m := reContainerPort.FindStringSubmatch(strings.TrimSpace(p))
+		if m == nil || i >= len(ports) {
+			continue
+		}
+		if n, err := strconv.ParseInt(m[1], 10, 32); err == nil && n > 0 && n <= 65535 {
+			ports[i].HostPort = int32(n)
+		}
+	}
 }
 
 func setState(s *corev1.ContainerState, val string) {

@@ -238,12 +238,14 @@ func segment(lines []textLine) []segmentBlock {
 	for i, l := range lines {
 		blank := strings.TrimSpace(l.s) == ""
 		indented := strings.HasPrefix(l.s, " ") || strings.HasPrefix(l.s, "\t")
-		inDescribe := cur.kind == segDescribe || cur.kind == segDescribeNode
+		inDescribe := cur.kind == segDescribe || cur.kind == segDescribeNode || cur.kind == segDescribeService
 		k := ""
 		if !strings.HasPrefix(l.s, "  ") {
 			k = tableKind(l.s)
 		}
 		switch {
+		case isDescribeServiceStart(lines, i):
+			start(segDescribeService)
 		case isDescribeStart(lines, i):
 			start(segDescribe)
 		case isDescribeNodeStart(lines, i):
@@ -357,6 +359,13 @@ func (li *looseImport) block(ctx *fileCtx, name string, b segmentBlock, ns, cmd 
 		}
 		li.found["pods"], li.found["events"] = true, true
 		return segDescribe, true, d.problems
+	case segDescribeService:
+		d := parseDescribeService(b.lines)
+		if d.svc.Name == "" || d.svc.Namespace == "" {
+			return segDescribeService, false, append(d.problems, fmt.Sprintf("line %d: describe service output without Name and Namespace", b.lines[0].n))
+		}
+		li.addService(name, d)
+		return segDescribeService, true, d.problems
 	case segDescribeNode:
 		d := parseDescribeNode(b.lines)
 		if d.node.Name == "" {

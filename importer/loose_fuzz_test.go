@@ -23,6 +23,9 @@ func addLooseSeeds(f *testing.F) {
 	f.Add([]byte("  Warning  BackOff  2m (x21 over 133m)  kubelet  (combined from similar events): x\n    State:  Waiting\n      Reason:  X\n    Ready:  False\n"))
 	f.Add([]byte("a   0/1   Init:CrashLoopBackOff\nshop  b  1/1  Running  3 (2m ago)  1m\nEvents:\n  Type  Reason  Age  From  Message\n"))
 	f.Add([]byte("[root@m ~]# systemctl status kubelet\n● kubelet.service - x\n   Active: failed\n\nApr 05 05:33:40 m kubelet[1]: F0405 05:33:40.5 1 s.go:1] x\n[ 12.5] oom-kill:task=j,pid=1\n"))
+	f.Add([]byte(describeServicesTargetPort))
+	f.Add([]byte("Name: s\nNamespace: n\nSelector: a=b,c\nType: NodePort\nPort: <unset>  x/TCP\nTargetPort: /\nNodePort: <unset>  3/UDP\nEndpoints: [::1]:80,1.2.3.4 + 9 more...\nEvents:\n  Type  Reason  Age  From  Message\n  Warning  X  1s  c  m\n"))
+	f.Add([]byte("    Port:  80/TCP (web), 9/UDP, x\n    Host Port:  0/TCP (web), 70000\n    Readiness:  http-get http://[::1:x/ delay=0s timeout=1s period=2s successThreshold=1 failureThreshold=3\n"))
 	f.Add([]byte("│ ```x y```\n│ time=\"2025-01-01T00:00:00Z\" level=error msg=\"x\"\nkubectl get pods -n a\nERRO[0001] x\n"))
 }
 
@@ -52,6 +55,7 @@ func FuzzDescribe(f *testing.F) {
 				parseEventsTable(c.lines, "ns")
 				parsePodsTable(c.lines, "ns")
 				parseDescribeNode(c.lines)
+				parseDescribeService(c.lines).endpointSlices()
 				parseCRIContainers(c.lines)
 				parseCRISandboxes(c.lines)
 				_, _ = parseObjects(c.lines)
