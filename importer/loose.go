@@ -95,6 +95,7 @@ func importLoose(src *bundle.Bundle, r *Report) map[string][]byte {
 	}
 	files := li.files
 	li.eventPods()
+	li.notReadyNodes()
 	li.layoutEvents()
 	li.layoutLists(files)
 	li.layoutJournals(files)
