@@ -10,6 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"podflow.dev/podflow/bundle"
 )
 
 // describedPod is one pod read back from `kubectl describe pod`, with the events its
@@ -175,9 +177,17 @@ func (p *describeParser) top(key, val string) bool {
 		}
 		return true
 	case "Status":
-		// "Terminating (lasts 5m)" has no time to set deletionTimestamp from.
+		// "Terminating (lasts 5m)" has no time to set deletionTimestamp from, and hides
+		// the phase; a terminal phase hides whether the pod is being deleted.
 		if ph := corev1.PodPhase(val); isPhase(ph) {
 			pod.Status.Phase = ph
+			if ph == corev1.PodSucceeded || ph == corev1.PodFailed {
+				setAnnotation(&pod.ObjectMeta, bundle.DeletionAnnotation, "not shown")
+			}
+		} else if m := reTerminating.FindStringSubmatch(val); m != nil {
+			if d, ok := parseHumanAge(m[1]); ok {
+				setAnnotation(&pod.ObjectMeta, bundle.DeletionAnnotation, "terminating "+d.String())
+			}
 		}
 	case "Reason":
 		pod.Status.Reason = val
@@ -212,13 +222,53 @@ func (p *describeParser) top(key, val string) bool {
 		p.endContainer()
 		p.sec = secSkip
 		return true
-	case "QoS Class", "Termination Grace Period", "SeccompProfile", "Runtime Class Name", "LocalhostProfile":
+	case "Termination Grace Period":
+		if d, ok := parseHumanAge(val); ok {
+			g := int64(d / time.Second)
+			pod.DeletionGracePeriodSeconds = &g
+		}
+	case "QoS Class", "SeccompProfile", "Runtime Class Name", "LocalhostProfile":
 	default:
 		return false
 	}
 	p.endContainer()
 	p.sec = secNone
 	return true
+}
+
+// reTerminating is describe's status of a deleted pod: "Terminating (lasts 5m16s)", the
+// time since its deletionTimestamp (translateTimestampSince).
+var reTerminating = regexp.MustCompile(`^Terminating \(lasts (\S+)\)$`)
+
+// reHumanAge is kubectl's short duration (k8s.io/apimachinery duration.HumanDuration):
+// "45s", "5m16s", "3h", "2d3h", "4y10d".
+var reHumanAge = regexp.MustCompile(`^(?:(\d+)y)?(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$`)
+
+// parseHumanAge reads a kubectl duration; false for "<invalid>", "<unknown>" and text.
+func parseHumanAge(s string) (time.Duration, bool) {
+	m := reHumanAge.FindStringSubmatch(s)
+	if m == nil || s == "" {
+		return 0, false
+	}
+	var d time.Duration
+	for i, unit := range []time.Duration{365 * 24 * time.Hour, 24 * time.Hour, time.Hour, time.Minute, time.Second} {
+		if m[i+1] == "" {
+			continue
+		}
+		n, err := strconv.ParseInt(m[i+1], 10, 32)
+		if err != nil {
+			return 0, false
+		}
+		d += time.Duration(n) * unit
+	}
+	return d, true
+}
+
+func setAnnotation(meta *metav1.ObjectMeta, key, val string) {
+	if meta.Annotations == nil {
+		meta.Annotations = map[string]string{}
+	}
+	meta.Annotations[key] = val
 }
 
 func isPhase(ph corev1.PodPhase) bool {
