@@ -121,3 +121,25 @@ func TestNotReadyNodeFromPodEvents(t *testing.T) {
 		t.Error("a node without NodeNotReady events was made")
 	}
 }
+
+// A pod a kubelet journal names only as pod="ns/name" (incident 150's kubelet log, as
+// pasted) becomes a partial pod bound to the node the journal is placed at.
+func TestJournalPod(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "incidents", "150-capa-e2e-zeroed-csi-credentials-attach", "kubelet.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := importDir(t, map[string][]byte{"kubelet.log": data}, FormatLoose)
+	var pods struct{ Items []corev1.Pod }
+	raw, err := b.ReadFile(bundle.NamespacedResourcePath(bundle.KindPods, "default"))
+	if err != nil || json.Unmarshal(raw, &pods) != nil || len(pods.Items) != 1 {
+		t.Fatalf("pods: %v %s", err, raw)
+	}
+	p := pods.Items[0]
+	if p.Name != "intree-nginx-statefulset-0" || p.Spec.NodeName != "ip-10-0-116-133" || p.Annotations[bundle.PartialAnnotation] != "spec,status" {
+		t.Errorf("pod %+v", p.ObjectMeta)
+	}
+	if _, err := b.ReadFile(bundle.NodePath("ip-10-0-116-133", bundle.NodeKubeletLog)); err != nil {
+		t.Errorf("the journal is not at the pod's node: %v", err)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -65,12 +66,14 @@ type looseImport struct {
 	guessedPods map[string]bool
 	// fragments are blocks kept as they were pasted, for the analysis to cite.
 	fragments []fragment
+	// journalPods are the pods (namespace/name) known only from node log lines.
+	journalPodSet map[string]bool
 }
 
 func newLooseImport(r *Report) *looseImport {
 	return &looseImport{r: r, lists: map[string][]*looseItem{}, byKey: map[string]*looseItem{},
 		events: map[string][]parsedEventAt{}, eventIndex: map[string][]int{}, found: map[string]bool{}, files: map[string][]byte{},
-		guessedNS: map[string]bool{}, guessedPods: map[string]bool{}}
+		guessedNS: map[string]bool{}, guessedPods: map[string]bool{}, journalPodSet: map[string]bool{}}
 }
 
 type parsedEventAt struct {
@@ -95,6 +98,7 @@ func importLoose(src *bundle.Bundle, r *Report) map[string][]byte {
 	}
 	files := li.files
 	li.eventPods()
+	li.journalPods()
 	li.notReadyNodes()
 	li.layoutEvents()
 	li.layoutLists(files)
@@ -622,6 +626,10 @@ func contains(list []string, s string) bool {
 // journal fragment.
 func (li *looseImport) layoutJournals(files map[string][]byte) {
 	podNodes := li.podNodes()
+	for p := range li.journalPodSet {
+		// Bound to the node their own block was placed at: they vote for nothing else.
+		delete(podNodes, p)
+	}
 	nodes := map[string]bool{}
 	for _, n := range podNodes {
 		nodes[n] = true
@@ -631,22 +639,8 @@ func (li *looseImport) layoutJournals(files map[string][]byte) {
 		if len(lines) == 0 {
 			continue
 		}
-		var buf strings.Builder
-		for _, l := range lines {
-			buf.WriteString(l.s)
-			buf.WriteByte('\n')
-		}
-		data := []byte(buf.String())
-		host, kernel := blockHost(lines)
-		node := journalNode(data, podNodes)
-		if node == "" {
-			node = host
-		}
-		if node == "" && len(nodes) == 1 {
-			for n := range nodes {
-				node = n
-			}
-		}
+		data := joinLines(lines)
+		node, kernel := journalBlockNode(data, lines, podNodes, nodes)
 		f := li.r.File(j.path)
 		out := bundle.NodePath(node, bundle.NodeKubeletLog)
 		if kernel {
@@ -663,6 +657,76 @@ func (li *looseImport) layoutJournals(files map[string][]byte) {
 		f.Produced = append(f.Produced, out)
 		setBlockFragment(f, lines[0].n, out)
 		li.found["journal"] = true
+	}
+}
+
+func joinLines(lines []textLine) []byte {
+	var buf strings.Builder
+	for _, l := range lines {
+		buf.WriteString(l.s)
+		buf.WriteByte('\n')
+	}
+	return []byte(buf.String())
+}
+
+// journalBlockNode is the node a block of node log lines belongs to: the node the pods it
+// names are bound to, else the host its journal prefix names, else the only node the
+// pods name; and whether every line is a kernel line.
+func journalBlockNode(data []byte, lines []textLine, podNodes map[string]string, nodes map[string]bool) (string, bool) {
+	host, kernel := blockHost(lines)
+	node := journalNode(data, podNodes)
+	if node == "" {
+		node = host
+	}
+	if node == "" && len(nodes) == 1 {
+		for n := range nodes {
+			node = n
+		}
+	}
+	return node, kernel
+}
+
+// reJournalPod is the kubelet's structured pod="namespace/name" (klog.KObj).
+var reJournalPod = regexp.MustCompile(`(?:^|[\s"])pod="([a-z0-9][-a-z0-9.]*)/([a-z0-9][-a-z0-9.]*)"`)
+
+// journalPods adds a partial pod for every pod a node log line names as pod="ns/name"
+// (the kubelet's structured logging) and no output shows: its namespace and name are
+// known, bound to the node the block's lines are placed at; its spec and status are not.
+func (li *looseImport) journalPods() {
+	podNodes := li.podNodes()
+	nodes := map[string]bool{}
+	for _, n := range podNodes {
+		nodes[n] = true
+	}
+	for _, j := range li.journals {
+		lines := trimBlank(j.lines)
+		if len(lines) == 0 {
+			continue
+		}
+		node := ""
+		nodeKnown := false
+		for _, l := range lines {
+			// Read from the text, as journalNode does: a pasted line whose quoting broke
+			// still names its pod.
+			m := reJournalPod.FindStringSubmatch(l.s)
+			if m == nil || !isDNSName(m[1]) || !isDNSName(m[2]) {
+				continue
+			}
+			ns, name := m[1], m[2]
+			if _, ok := li.byKey["Pod/"+ns+"/"+name]; ok {
+				continue
+			}
+			if !nodeKnown {
+				node, _ = journalBlockNode(joinLines(lines), lines, podNodes, nodes)
+				nodeKnown = true
+			}
+			var p corev1.Pod
+			p.APIVersion, p.Kind = "v1", "Pod"
+			p.Name, p.Namespace, p.Spec.NodeName = name, ns, node
+			li.addPartialPod(j.path, p, l.n, rankPartial, []string{partialSpec, partialStatus})
+			li.journalPodSet[ns+"/"+name] = true
+			li.found["pods"] = true
+		}
 	}
 }
 
