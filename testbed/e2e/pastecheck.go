@@ -131,7 +131,12 @@ func logPasteSummary(t *testing.T, runs []*scenarioRun) {
 		if len(differ) > 0 {
 			t.Logf("%s differs:\n  %s", v, strings.Join(differ, "\n  "))
 		}
-		if 10*same < 9*total {
+		switch {
+		case 10*same >= 9*total:
+		case os.Getenv("PODFLOW_SCENARIOS") != "":
+			// A chosen few scenarios are no sample of the goal.
+			t.Logf("%s: the same root cause as the bundle for %d of %d chosen scenarios", v, same, total)
+		default:
 			t.Errorf("%s: the same root cause as the bundle for %d of %d scenarios, under the 90%% goal", v, same, total)
 		}
 	}
