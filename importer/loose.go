@@ -66,6 +66,8 @@ type looseImport struct {
 	guessedPods map[string]bool
 	// fragments are blocks kept as they were pasted, for the analysis to cite.
 	fragments []fragment
+	// nodeFrags are describe node fragments, given their node once every file is read.
+	nodeFrags []pendingNode
 	// journalPods are the pods (namespace/name) known only from node log lines.
 	journalPodSet map[string]bool
 }
@@ -98,6 +100,7 @@ func importLoose(src *bundle.Bundle, r *Report) map[string][]byte {
 	}
 	files := li.files
 	li.eventPods()
+	li.resolveNodeFrags()
 	li.journalPods()
 	li.notReadyNodes()
 	li.layoutEvents()
@@ -269,6 +272,10 @@ func segment(lines []textLine) []segmentBlock {
 		case isYAMLFragStart(l.s) && cur.kind != segYAMLFrag:
 			start(segYAMLFrag)
 		case cur.kind == segYAMLFrag && (blank || reYAMLLine.MatchString(l.s)):
+		case isDescribeNodeFragStart(lines, i) && cur.kind != segDescribeNodeFrag:
+			start(segDescribeNodeFrag)
+		case cur.kind == segDescribeNodeFrag && (indented || isNodeFragKey(l.s) ||
+			blank && i+1 < len(lines) && (strings.HasPrefix(lines[i+1].s, " ") || isNodeFragKey(lines[i+1].s))):
 		case isDescribeFragStart(lines, i) && cur.kind != segDescribeFrag:
 			start(segDescribeFrag)
 		case cur.kind == segDescribeFrag && (indented || describeFragKey(l.s)):
@@ -331,6 +338,9 @@ func (li *looseImport) block(ctx *fileCtx, name string, b segmentBlock, ns, cmd 
 		return segEventRows, li.eventRows(ctx, name, b, cmd), nil
 	case segPodRows:
 		return segPodRows, li.podRows(ctx, name, b, cmd), nil
+	case segDescribeNodeFrag:
+		ok, probs := li.describeNodeFragment(name, b, cmd)
+		return segDescribeNodeFrag, ok, probs
 	case segDescribeFrag:
 		ok, probs := li.describeFragment(ctx, b, cmd)
 		return segDescribeFrag, ok, probs

@@ -24,6 +24,7 @@ func addLooseSeeds(f *testing.F) {
 	f.Add([]byte("a   0/1   Init:CrashLoopBackOff\nshop  b  1/1  Running  3 (2m ago)  1m\nEvents:\n  Type  Reason  Age  From  Message\n"))
 	f.Add([]byte("[root@m ~]# systemctl status kubelet\n● kubelet.service - x\n   Active: failed\n\nApr 05 05:33:40 m kubelet[1]: F0405 05:33:40.5 1 s.go:1] x\n[ 12.5] oom-kill:task=j,pid=1\n"))
 	f.Add([]byte(describeServicesTargetPort))
+	f.Add([]byte("$ kubectl describe node n1\nTaints: a=b:NoSchedule\n  c:Bogus\n\nConditions:\n  Type  Status  LastHeartbeatTime  LastTransitionTime  Reason  Message\n  Ready  Unknown  x  y  z  w\n  Type Status LastHeartbeatTime LastTransitionTime\nAllocatable:\n  cpu: 2x\n"))
 	f.Add([]byte("Nov 29 20:24:58 n1 kubelet[12]: E1129 20:24:58.000000 12 k.go:1] \"x\" pod=\"a/b\"\n5s  Warning  NodeNotReady  pod/b  Node is not ready\nName: b\nNamespace: a\nNode: n1/10.0.0.1\nStatus: Terminating (lasts 3d4h)\nTermination Grace Period: 30s\n"))
 	f.Add([]byte("Name: s\nNamespace: n\nSelector: a=b,c\nType: NodePort\nPort: <unset>  x/TCP\nTargetPort: /\nNodePort: <unset>  3/UDP\nEndpoints: [::1]:80,1.2.3.4 + 9 more...\nEvents:\n  Type  Reason  Age  From  Message\n  Warning  X  1s  c  m\n"))
 	f.Add([]byte("    Port:  80/TCP (web), 9/UDP, x\n    Host Port:  0/TCP (web), 70000\n    Readiness:  http-get http://[::1:x/ delay=0s timeout=1s period=2s successThreshold=1 failureThreshold=3\n"))
@@ -39,6 +40,7 @@ func FuzzLooseImport(f *testing.F) {
 		li.file("f.txt", data)
 		files := map[string][]byte{}
 		li.eventPods()
+		li.resolveNodeFrags()
 		li.journalPods()
 		li.notReadyNodes()
 		li.layoutEvents()

@@ -205,7 +205,12 @@ func nodeFinding(v *analyze.View, n *analyze.Node, idx int, ready *corev1.NodeCo
 	if len(evidence) == 0 {
 		evidence = append(evidence, n.Loc.At("status").Evidence("node "+node.Name+": no Ready condition", node.CreationTimestamp.Time))
 	}
-	cause := fmt.Sprintf("node %s %s", node.Name, state)
+	name := "node " + node.Name
+	if analyze.Partial(node.ObjectMeta, "name") {
+		// A describe node fragment without its Name line.
+		name = "a node whose name the evidence does not hold"
+	}
+	cause := fmt.Sprintf("%s %s", name, state)
 	if len(facts) > 0 {
 		cause += "; " + strings.Join(facts, ", ")
 	}
