@@ -274,6 +274,13 @@ func FragmentPath(kind, name string) string {
 // what is known and says what is not.
 const PartialAnnotation = "podflow.dev/partial"
 
+// DeletionAnnotation says what an import from `kubectl describe pod` knows of a pod's
+// deletion, which describe prints without the deletionTimestamp: "terminating 5m16s"
+// for "Status: Terminating (lasts 5m16s)", the pod deleted and that long past its
+// deletionTimestamp (the moment it should have been gone); "not shown" for a pod in a
+// terminal phase, whose phase describe prints whether or not it is being deleted.
+const DeletionAnnotation = "podflow.dev/deletion"
+
 // SplitPodName parses the namespace/name form that names one pod in a bundle's scope
 // and in podflow's --pod flags.
 func SplitPodName(s string) (namespace, name string, err error) {

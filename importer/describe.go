@@ -10,6 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"podflow.dev/podflow/bundle"
 )
 
 // describedPod is one pod read back from `kubectl describe pod`, with the events its
@@ -175,9 +177,17 @@ func (p *describeParser) top(key, val string) bool {
 		}
 		return true
 	case "Status":
-		// "Terminating (lasts 5m)" has no time to set deletionTimestamp from.
+		// "Terminating (lasts 5m)" has no time to set deletionTimestamp from, and hides
+		// the phase; a terminal phase hides whether the pod is being deleted.
 		if ph := corev1.PodPhase(val); isPhase(ph) {
 			pod.Status.Phase = ph
+			if ph == corev1.PodSucceeded || ph == corev1.PodFailed {
+				setAnnotation(&pod.ObjectMeta, bundle.DeletionAnnotation, "not shown")
+			}
+		} else if m := reTerminating.FindStringSubmatch(val); m != nil {
+			if d, ok := parseHumanAge(m[1]); ok {
+				setAnnotation(&pod.ObjectMeta, bundle.DeletionAnnotation, "terminating "+d.String())
+			}
 		}
 	case "Reason":
 		pod.Status.Reason = val
@@ -212,13 +222,53 @@ func (p *describeParser) top(key, val string) bool {
 		p.endContainer()
 		p.sec = secSkip
 		return true
-	case "QoS Class", "Termination Grace Period", "SeccompProfile", "Runtime Class Name", "LocalhostProfile":
+	case "Termination Grace Period":
+		if d, ok := parseHumanAge(val); ok {
+			g := int64(d / time.Second)
+			pod.DeletionGracePeriodSeconds = &g
+		}
+	case "QoS Class", "SeccompProfile", "Runtime Class Name", "LocalhostProfile":
 	default:
 		return false
 	}
 	p.endContainer()
 	p.sec = secNone
 	return true
+}
+
+// reTerminating is describe's status of a deleted pod: "Terminating (lasts 5m16s)", the
+// time since its deletionTimestamp (translateTimestampSince).
+var reTerminating = regexp.MustCompile(`^Terminating \(lasts (\S+)\)$`)
+
+// reHumanAge is kubectl's short duration (k8s.io/apimachinery duration.HumanDuration):
+// "45s", "5m16s", "3h", "2d3h", "4y10d".
+var reHumanAge = regexp.MustCompile(`^(?:(\d+)y)?(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$`)
+
+// parseHumanAge reads a kubectl duration; false for "<invalid>", "<unknown>" and text.
+func parseHumanAge(s string) (time.Duration, bool) {
+	m := reHumanAge.FindStringSubmatch(s)
+	if m == nil || s == "" {
+		return 0, false
+	}
+	var d time.Duration
+	for i, unit := range []time.Duration{365 * 24 * time.Hour, 24 * time.Hour, time.Hour, time.Minute, time.Second} {
+		if m[i+1] == "" {
+			continue
+		}
+		n, err := strconv.ParseInt(m[i+1], 10, 32)
+		if err != nil {
+			return 0, false
+		}
+		d += time.Duration(n) * unit
+	}
+	return d, true
+}
+
+func setAnnotation(meta *metav1.ObjectMeta, key, val string) {
+	if meta.Annotations == nil {
+		meta.Annotations = map[string]string{}
+	}
+	meta.Annotations[key] = val
 }
 
 func isPhase(ph corev1.PodPhase) bool {
@@ -290,7 +340,11 @@ func (p *describeParser) containerKey(key, val string) bool {
 		c.Image, st.Image = val, val
 	case "Image ID":
 		st.ImageID, p.hasStat = val, true
-	case "Port", "Ports", "Host Port", "Host Ports", "SeccompProfile":
+	case "Port", "Ports":
+		c.Ports = containerPorts(val, c.Ports)
+	case "Host Port", "Host Ports":
+		setHostPorts(c.Ports, val)
+	case "SeccompProfile":
 	case "State":
 		p.hasStat = true
 		p.state = &st.State
@@ -332,6 +386,44 @@ func (p *describeParser) containerKey(key, val string) bool {
 		p.sub = ""
 	}
 	return true
+}
+
+// reContainerPort is one port of describe's Port(s) line, "80/TCP" or "80/TCP (web)"
+// (describeContainerPorts); kubectl before 1.8 printed the number alone.
+var reContainerPort = regexp.MustCompile(`^(\d+)(?:/([A-Z]+))?(?: \(([^)]*)\))?$`)
+
+// containerPorts reads describe's Port or Ports value ("<none>" for none).
+func containerPorts(val string, ports []corev1.ContainerPort) []corev1.ContainerPort {
+	for _, p := range strings.Split(val, ",") {
+		m := reContainerPort.FindStringSubmatch(strings.TrimSpace(p))
+		if m == nil {
+			continue
+		}
+		n, err := strconv.ParseInt(m[1], 10, 32)
+		if err != nil || n <= 0 || n > 65535 {
+			continue
+		}
+		proto := corev1.Protocol(m[2])
+		if proto == "" {
+			proto = corev1.ProtocolTCP
+		}
+		ports = append(ports, corev1.ContainerPort{ContainerPort: int32(n), Protocol: proto, Name: m[3]})
+	}
+	return ports
+}
+
+// setHostPorts reads describe's Host Port(s) value, one per container port in order
+// ("0/TCP (web)" when the port has no host port).
+func setHostPorts(ports []corev1.ContainerPort, val string) {
+	for i, p := range strings.Split(val, ",") {
+		m := reContainerPort.FindStringSubmatch(strings.TrimSpace(p))
+		if m == nil || i >= len(ports) {
+			continue
+		}
+		if n, err := strconv.ParseInt(m[1], 10, 32); err == nil && n > 0 && n <= 65535 {
+			ports[i].HostPort = int32(n)
+		}
+	}
 }
 
 func setState(s *corev1.ContainerState, val string) {

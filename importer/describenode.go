@@ -31,6 +31,8 @@ type describedNode struct {
 	pods     []tablePod
 	events   []parsedEvent
 	problems []string
+	// sawTaints is whether the Taints line was read ("<none>" included).
+	sawTaints bool
 }
 
 // describe node sections.
@@ -124,6 +126,7 @@ func (d *describedNode) top(key, val string, l textLine) int {
 		}
 		return nsecLabels
 	case "Taints":
+		d.sawTaints = true
 		d.taint(val, l)
 		return nsecTaints
 	case "Unschedulable":
@@ -273,11 +276,15 @@ func (d *describedNode) pod(body string, l textLine) {
 
 // addNode adds a described node, the pods it lists as running there and its events.
 func (li *looseImport) addNode(path string, d *describedNode) {
+	li.addNodeRank(path, d, rankDescribe)
+}
+
+func (li *looseImport) addNodeRank(path string, d *describedNode, rank int) {
 	data, err := json.Marshal(d.node)
 	if err != nil {
 		return
 	}
-	li.put(bundle.ClusterResourcePath(bundle.KindNodes), &looseItem{data: data, path: path, line: d.line, rank: rankDescribe,
+	li.put(bundle.ClusterResourcePath(bundle.KindNodes), &looseItem{data: data, path: path, line: d.line, rank: rank,
 		key: "Node//" + d.node.Name})
 	for _, p := range d.pods {
 		li.addPod(path, p.pod, p.line, rankTable)

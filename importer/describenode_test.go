@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -280,6 +281,57 @@ func TestLooseDescribeNode(t *testing.T) {
 					fmt.Sprint(r.Labels, r.Spec.Taints, r.Spec.Unschedulable, r.Status.Allocatable.Cpu(), r.Status.Allocatable.Memory(), len(r.Status.Conditions)) {
 					t.Errorf("node %s: imported %v %v %v, recorded %v %v %v", n.Name, n.Labels, n.Spec.Taints, n.Status.Allocatable, r.Labels, r.Spec.Taints, r.Status.Allocatable)
 				}
+			}
+		})
+	}
+}
+
+// Parts of `kubectl describe node` pasted without the Name line (the test bed's
+// untolerated-taint capture, cut as users cut it): a Node named by the command, by the
+// only node the pods name, or not at all, marked with what the fragment does not show.
+func TestDescribeNodeFragment(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "captured", "untolerated-taint", "ticket.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	i := strings.Index(text, "Taints:             node.kubernetes.io/unreachable:NoExecute")
+	j := strings.Index(text, "Addresses:")
+	if i < 0 || j < i {
+		t.Fatal("the capture changed")
+	}
+	frag := text[i:j]
+	cond := frag[strings.Index(frag, "  Type "):]
+	for _, tc := range []struct{ name, paste, node, partial string }{
+		{"named by the command", "$ kubectl describe node podflow-gpu-node | grep -A12 Taints\n" + frag, "podflow-gpu-node", "labels,allocatable"},
+		{"conditions alone", cond, "unnamed-node-t-txt", "name,labels,taints,allocatable"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, rep := importDir(t, map[string][]byte{"t.txt": []byte(tc.paste)}, FormatLoose)
+			if f := rep.Files[0]; f.Status != StatusUsed || f.Detected != segDescribeNodeFrag {
+				t.Errorf("%s %q: %s", f.Status, f.Detected, f.Reason)
+			}
+			var nodes []corev1.Node
+			for _, raw := range readList(t, b, bundle.ClusterResourcePath(bundle.KindNodes)) {
+				var n corev1.Node
+				if err := json.Unmarshal(raw, &n); err != nil {
+					t.Fatal(err)
+				}
+				nodes = append(nodes, n)
+			}
+			if len(nodes) != 1 {
+				t.Fatalf("nodes: %+v", nodes)
+			}
+			n := nodes[0]
+			if n.Name != tc.node || n.Annotations[bundle.PartialAnnotation] != tc.partial || len(n.Status.Conditions) != 4 ||
+				n.Status.Conditions[0].Type != corev1.NodeReady || n.Status.Conditions[0].Status != corev1.ConditionUnknown {
+				t.Errorf("node %s %v %+v", n.Name, n.Annotations, n.Status.Conditions)
+			}
+			if tc.partial == "labels,allocatable" && len(n.Spec.Taints) != 3 {
+				t.Errorf("taints %+v", n.Spec.Taints)
+			}
+			if got := diagnosis(analyzeBundles(t, b)); !strings.HasPrefix(got, "node node-not-ready [Node /"+tc.node+"]") {
+				t.Errorf("diagnosis %s", got)
 			}
 		})
 	}

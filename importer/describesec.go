@@ -2,7 +2,6 @@ package importer
 
 import (
 	"fmt"
-	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -11,15 +10,30 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
+// httpProbe reads describe's http-get target, scheme://host:port/path, where the port
+// may be a container port's name ("http://:http/healthz", which url.Parse refuses).
 func httpProbe(target string) *corev1.HTTPGetAction {
 	a := &corev1.HTTPGetAction{}
-	u, err := url.Parse(target)
-	if err != nil {
+	scheme, rest, ok := strings.Cut(target, "://")
+	if !ok {
 		return a
 	}
-	a.Scheme = corev1.URIScheme(strings.ToUpper(u.Scheme))
-	a.Host, a.Path = u.Hostname(), u.Path
-	a.Port = intOrString(u.Port())
+	hostPort, path, slash := strings.Cut(rest, "/")
+	host, port, _ := cutLast(hostPort, ":")
+	if strings.HasPrefix(hostPort, "[") {
+		// An IPv6 host, [::1]:8080.
+		if i := strings.LastIndex(hostPort, "]"); i >= 0 {
+			host, port = strings.Trim(hostPort[:i+1], "[]"), strings.TrimPrefix(hostPort[i+1:], ":")
+		}
+	}
+	a.Scheme = corev1.URIScheme(strings.ToUpper(scheme))
+	a.Host = host
+	if slash {
+		a.Path = "/" + path
+	}
+	if port != "" {
+		a.Port = intOrString(port)
+	}
 	return a
 }
 

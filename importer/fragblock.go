@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"slices"
+	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -389,6 +390,52 @@ func (li *looseImport) eventPods() {
 				p.Spec.NodeName = m[3]
 			}
 			li.addPartialPod(e.path, p, e.line, rankPartial, missing)
+		}
+	}
+}
+
+// reasonNodeNotReady is the event the node controller records on every pod of a node
+// whose Ready condition stops being True (pkg/controller/nodelifecycle, MarkPodsNotReady:
+// "Node is not ready"), and the kubelet on its Node ("Node X status is now: NodeNotReady").
+const reasonNodeNotReady = "NodeNotReady"
+
+// notReadyNodes adds a partial Node for every node the evidence shows not Ready only
+// through NodeNotReady events, on the node or on a pod bound to it, when no output
+// shows the Node itself: its name is known, its spec and status are not.
+func (li *looseImport) notReadyNodes() {
+	podNodes := li.podNodes()
+	nss := make([]string, 0, len(li.events))
+	for ns := range li.events {
+		nss = append(nss, ns)
+	}
+	sort.Strings(nss)
+	for _, ns := range nss {
+		for _, e := range li.events[ns] {
+			if e.ev.Reason != reasonNodeNotReady {
+				continue
+			}
+			o := e.ev.InvolvedObject
+			node := ""
+			switch o.Kind {
+			case "Pod":
+				node = podNodes[ns+"/"+o.Name]
+			case "Node":
+				node = o.Name
+			}
+			if node == "" || !isDNSName(node) {
+				continue
+			}
+			if _, ok := li.byKey["Node//"+node]; ok {
+				continue
+			}
+			var n corev1.Node
+			n.APIVersion, n.Kind, n.Name = "v1", "Node", node
+			n.Annotations = map[string]string{bundle.PartialAnnotation: partialSpec + "," + partialStatus}
+			data, err := json.Marshal(n)
+			if err != nil {
+				continue
+			}
+			li.put(bundle.ClusterResourcePath(bundle.KindNodes), &looseItem{data: data, path: e.path, line: e.line, rank: rankPartial, key: "Node//" + node})
 		}
 	}
 }

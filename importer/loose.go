@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -65,12 +66,16 @@ type looseImport struct {
 	guessedPods map[string]bool
 	// fragments are blocks kept as they were pasted, for the analysis to cite.
 	fragments []fragment
+	// nodeFrags are describe node fragments, given their node once every file is read.
+	nodeFrags []pendingNode
+	// journalPods are the pods (namespace/name) known only from node log lines.
+	journalPodSet map[string]bool
 }
 
 func newLooseImport(r *Report) *looseImport {
 	return &looseImport{r: r, lists: map[string][]*looseItem{}, byKey: map[string]*looseItem{},
 		events: map[string][]parsedEventAt{}, eventIndex: map[string][]int{}, found: map[string]bool{}, files: map[string][]byte{},
-		guessedNS: map[string]bool{}, guessedPods: map[string]bool{}}
+		guessedNS: map[string]bool{}, guessedPods: map[string]bool{}, journalPodSet: map[string]bool{}}
 }
 
 type parsedEventAt struct {
@@ -95,6 +100,9 @@ func importLoose(src *bundle.Bundle, r *Report) map[string][]byte {
 	}
 	files := li.files
 	li.eventPods()
+	li.resolveNodeFrags()
+	li.journalPods()
+	li.notReadyNodes()
 	li.layoutEvents()
 	li.layoutLists(files)
 	li.layoutJournals(files)
@@ -238,7 +246,7 @@ func segment(lines []textLine) []segmentBlock {
 	for i, l := range lines {
 		blank := strings.TrimSpace(l.s) == ""
 		indented := strings.HasPrefix(l.s, " ") || strings.HasPrefix(l.s, "\t")
-		inDescribe := cur.kind == segDescribe || cur.kind == segDescribeNode || cur.kind == segDescribePVC
+		inDescribe := cur.kind == segDescribe || cur.kind == segDescribeNode || cur.kind == segDescribePVC || cur.kind == segDescribeService
 		k := ""
 		if !strings.HasPrefix(l.s, "  ") {
 			k = tableKind(l.s)
@@ -246,6 +254,8 @@ func segment(lines []textLine) []segmentBlock {
 		switch {
 		case isDescribePVCStart(lines, i):
 			start(segDescribePVC)
+		case isDescribeServiceStart(lines, i):
+			start(segDescribeService)
 		case isDescribeStart(lines, i):
 			start(segDescribe)
 		case isDescribeNodeStart(lines, i):
@@ -264,6 +274,10 @@ func segment(lines []textLine) []segmentBlock {
 		case isYAMLFragStart(l.s) && cur.kind != segYAMLFrag:
 			start(segYAMLFrag)
 		case cur.kind == segYAMLFrag && (blank || reYAMLLine.MatchString(l.s)):
+		case isDescribeNodeFragStart(lines, i) && cur.kind != segDescribeNodeFrag:
+			start(segDescribeNodeFrag)
+		case cur.kind == segDescribeNodeFrag && (indented || isNodeFragKey(l.s) ||
+			blank && i+1 < len(lines) && (strings.HasPrefix(lines[i+1].s, " ") || isNodeFragKey(lines[i+1].s))):
 		case isDescribeFragStart(lines, i) && cur.kind != segDescribeFrag:
 			start(segDescribeFrag)
 		case cur.kind == segDescribeFrag && (indented || describeFragKey(l.s)):
@@ -326,6 +340,9 @@ func (li *looseImport) block(ctx *fileCtx, name string, b segmentBlock, ns, cmd 
 		return segEventRows, li.eventRows(ctx, name, b, cmd), nil
 	case segPodRows:
 		return segPodRows, li.podRows(ctx, name, b, cmd), nil
+	case segDescribeNodeFrag:
+		ok, probs := li.describeNodeFragment(name, b, cmd)
+		return segDescribeNodeFrag, ok, probs
 	case segDescribeFrag:
 		ok, probs := li.describeFragment(ctx, b, cmd)
 		return segDescribeFrag, ok, probs
@@ -378,6 +395,13 @@ func (li *looseImport) block(ctx *fileCtx, name string, b segmentBlock, ns, cmd 
 			li.addObject(name, o)
 		}
 		return tablePVs, len(objs) > 0, probs
+	case segDescribeService:
+		d := parseDescribeService(b.lines)
+		if d.svc.Name == "" || d.svc.Namespace == "" {
+			return segDescribeService, false, append(d.problems, fmt.Sprintf("line %d: describe service output without Name and Namespace", b.lines[0].n))
+		}
+		li.addService(name, d)
+		return segDescribeService, true, d.problems
 	case segDescribeNode:
 		d := parseDescribeNode(b.lines)
 		if d.node.Name == "" {
@@ -665,6 +689,10 @@ func contains(list []string, s string) bool {
 // journal fragment.
 func (li *looseImport) layoutJournals(files map[string][]byte) {
 	podNodes := li.podNodes()
+	for p := range li.journalPodSet {
+		// Bound to the node their own block was placed at: they vote for nothing else.
+		delete(podNodes, p)
+	}
 	nodes := map[string]bool{}
 	for _, n := range podNodes {
 		nodes[n] = true
@@ -674,22 +702,8 @@ func (li *looseImport) layoutJournals(files map[string][]byte) {
 		if len(lines) == 0 {
 			continue
 		}
-		var buf strings.Builder
-		for _, l := range lines {
-			buf.WriteString(l.s)
-			buf.WriteByte('\n')
-		}
-		data := []byte(buf.String())
-		host, kernel := blockHost(lines)
-		node := journalNode(data, podNodes)
-		if node == "" {
-			node = host
-		}
-		if node == "" && len(nodes) == 1 {
-			for n := range nodes {
-				node = n
-			}
-		}
+		data := joinLines(lines)
+		node, kernel := journalBlockNode(data, lines, podNodes, nodes)
 		f := li.r.File(j.path)
 		out := bundle.NodePath(node, bundle.NodeKubeletLog)
 		if kernel {
@@ -706,6 +720,76 @@ func (li *looseImport) layoutJournals(files map[string][]byte) {
 		f.Produced = append(f.Produced, out)
 		setBlockFragment(f, lines[0].n, out)
 		li.found["journal"] = true
+	}
+}
+
+func joinLines(lines []textLine) []byte {
+	var buf strings.Builder
+	for _, l := range lines {
+		buf.WriteString(l.s)
+		buf.WriteByte('\n')
+	}
+	return []byte(buf.String())
+}
+
+// journalBlockNode is the node a block of node log lines belongs to: the node the pods it
+// names are bound to, else the host its journal prefix names, else the only node the
+// pods name; and whether every line is a kernel line.
+func journalBlockNode(data []byte, lines []textLine, podNodes map[string]string, nodes map[string]bool) (string, bool) {
+	host, kernel := blockHost(lines)
+	node := journalNode(data, podNodes)
+	if node == "" {
+		node = host
+	}
+	if node == "" && len(nodes) == 1 {
+		for n := range nodes {
+			node = n
+		}
+	}
+	return node, kernel
+}
+
+// reJournalPod is the kubelet's structured pod="namespace/name" (klog.KObj).
+var reJournalPod = regexp.MustCompile(`(?:^|[\s"])pod="([a-z0-9][-a-z0-9.]*)/([a-z0-9][-a-z0-9.]*)"`)
+
+// journalPods adds a partial pod for every pod a node log line names as pod="ns/name"
+// (the kubelet's structured logging) and no output shows: its namespace and name are
+// known, bound to the node the block's lines are placed at; its spec and status are not.
+func (li *looseImport) journalPods() {
+	podNodes := li.podNodes()
+	nodes := map[string]bool{}
+	for _, n := range podNodes {
+		nodes[n] = true
+	}
+	for _, j := range li.journals {
+		lines := trimBlank(j.lines)
+		if len(lines) == 0 {
+			continue
+		}
+		node := ""
+		nodeKnown := false
+		for _, l := range lines {
+			// Read from the text, as journalNode does: a pasted line whose quoting broke
+			// still names its pod.
+			m := reJournalPod.FindStringSubmatch(l.s)
+			if m == nil || !isDNSName(m[1]) || !isDNSName(m[2]) {
+				continue
+			}
+			ns, name := m[1], m[2]
+			if _, ok := li.byKey["Pod/"+ns+"/"+name]; ok {
+				continue
+			}
+			if !nodeKnown {
+				node, _ = journalBlockNode(joinLines(lines), lines, podNodes, nodes)
+				nodeKnown = true
+			}
+			var p corev1.Pod
+			p.APIVersion, p.Kind = "v1", "Pod"
+			p.Name, p.Namespace, p.Spec.NodeName = name, ns, node
+			li.addPartialPod(j.path, p, l.n, rankPartial, []string{partialSpec, partialStatus})
+			li.journalPodSet[ns+"/"+name] = true
+			li.found["pods"] = true
+		}
 	}
 }
 

@@ -25,6 +25,11 @@ func addLooseSeeds(f *testing.F) {
 	f.Add([]byte("[root@m ~]# systemctl status kubelet\n● kubelet.service - x\n   Active: failed\n\nApr 05 05:33:40 m kubelet[1]: F0405 05:33:40.5 1 s.go:1] x\n[ 12.5] oom-kill:task=j,pid=1\n"))
 	f.Add([]byte("Name: c\nNamespace: n\nStorageClass:\nStatus: Pending\nCapacity: 1Zi\nAccess Modes: RWO,X\nEvents:\n  Type  Reason  Age  From  Message\n  Normal  FailedBinding  3m (x3 over 1h)  pv  no\n"))
 	f.Add([]byte("NAME   STATUS   VOLUME   CAPACITY   ACCESS MODES   STORAGECLASS   AGE\nc/x   Pending\nNAME  CAPACITY  ACCESS MODES  RECLAIM POLICY  STATUS  CLAIM  STORAGECLASS\np  1Gi  RWX  Retain  Bound  a/  m\n- kind: Event\n  x: [\n"))
+	f.Add([]byte(describeServicesTargetPort))
+	f.Add([]byte("$ kubectl describe node n1\nTaints: a=b:NoSchedule\n  c:Bogus\n\nConditions:\n  Type  Status  LastHeartbeatTime  LastTransitionTime  Reason  Message\n  Ready  Unknown  x  y  z  w\n  Type Status LastHeartbeatTime LastTransitionTime\nAllocatable:\n  cpu: 2x\n"))
+	f.Add([]byte("Nov 29 20:24:58 n1 kubelet[12]: E1129 20:24:58.000000 12 k.go:1] \"x\" pod=\"a/b\"\n5s  Warning  NodeNotReady  pod/b  Node is not ready\nName: b\nNamespace: a\nNode: n1/10.0.0.1\nStatus: Terminating (lasts 3d4h)\nTermination Grace Period: 30s\n"))
+	f.Add([]byte("Name: s\nNamespace: n\nSelector: a=b,c\nType: NodePort\nPort: <unset>  x/TCP\nTargetPort: /\nNodePort: <unset>  3/UDP\nEndpoints: [::1]:80,1.2.3.4 + 9 more...\nEvents:\n  Type  Reason  Age  From  Message\n  Warning  X  1s  c  m\n"))
+	f.Add([]byte("    Port:  80/TCP (web), 9/UDP, x\n    Host Port:  0/TCP (web), 70000\n    Readiness:  http-get http://[::1:x/ delay=0s timeout=1s period=2s successThreshold=1 failureThreshold=3\n"))
 	f.Add([]byte("│ ```x y```\n│ time=\"2025-01-01T00:00:00Z\" level=error msg=\"x\"\nkubectl get pods -n a\nERRO[0001] x\n"))
 }
 
@@ -36,6 +41,10 @@ func FuzzLooseImport(f *testing.F) {
 		li := newLooseImport(r)
 		li.file("f.txt", data)
 		files := map[string][]byte{}
+		li.eventPods()
+		li.resolveNodeFrags()
+		li.journalPods()
+		li.notReadyNodes()
 		li.layoutEvents()
 		li.layoutLists(files)
 		li.layoutJournals(files)
@@ -54,6 +63,7 @@ func FuzzDescribe(f *testing.F) {
 				parseEventsTable(c.lines, "ns")
 				parsePodsTable(c.lines, "ns")
 				parseDescribeNode(c.lines)
+				parseDescribeService(c.lines).endpointSlices()
 				parseCRIContainers(c.lines)
 				parseCRISandboxes(c.lines)
 				_, _ = parseObjects(c.lines)

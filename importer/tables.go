@@ -354,6 +354,12 @@ type endpointsAddress struct {
 // endpointSliceObject builds the EndpointSlice of a Service's addresses, marked as
 // converted from Endpoints (and partial when the source listed only some addresses).
 func endpointSliceObject(ns, service string, addrs []endpointAddr, partial bool) (rawObject, error) {
+	return endpointSliceNamed(ns, service, service, "v1 Endpoints "+service, addrs, partial)
+}
+
+// endpointSliceNamed builds the EndpointSlice name of a Service's addresses, its
+// podflow.dev/converted-from annotation saying what it was read from.
+func endpointSliceNamed(ns, service, name, from string, addrs []endpointAddr, partial bool) (rawObject, error) {
 	type port struct {
 		Name     string `json:"name,omitempty"`
 		Port     *int32 `json:"port,omitempty"`
@@ -364,7 +370,7 @@ func endpointSliceObject(ns, service string, addrs []endpointAddr, partial bool)
 		Conditions map[string]bool   `json:"conditions"`
 		TargetRef  map[string]string `json:"targetRef,omitempty"`
 	}
-	annotations := map[string]string{"podflow.dev/converted-from": "v1 Endpoints " + service}
+	annotations := map[string]string{"podflow.dev/converted-from": from}
 	if partial {
 		// kubectl get endpoints lists ready addresses only, and cuts long lists.
 		annotations[bundle.PartialAnnotation] = "notReadyEndpoints"
@@ -388,7 +394,7 @@ func endpointSliceObject(ns, service string, addrs []endpointAddr, partial bool)
 	}
 	obj := map[string]any{
 		"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice", "addressType": "IPv4",
-		"metadata": map[string]any{"name": service, "namespace": ns, "annotations": annotations,
+		"metadata": map[string]any{"name": name, "namespace": ns, "annotations": annotations,
 			"labels": map[string]string{"kubernetes.io/service-name": service}},
 		"endpoints": eps, "ports": ports,
 	}
@@ -396,5 +402,5 @@ func endpointSliceObject(ns, service string, addrs []endpointAddr, partial bool)
 	if err != nil {
 		return rawObject{}, err
 	}
-	return rawObject{kind: "EndpointSlice", namespace: ns, name: service, data: data}, nil
+	return rawObject{kind: "EndpointSlice", namespace: ns, name: name, data: data}, nil
 }

@@ -145,6 +145,9 @@ func exitNotes(v *analyze.View, t *corev1.ContainerStateTerminated, log *analyze
 		note += "; " + cl.phrase()
 	case log == nil && v.Has(analyze.ContainerLogs):
 		note += "; " + instance + "'s log is not in the bundle"
+	case log == nil:
+		// A paste of describe and events: the exit code is all there is.
+		note += "; the evidence holds no container log, which would say why it exits (kubectl logs --previous)"
 	}
 	return note, cl
 }

@@ -107,6 +107,19 @@ func nodeNotReady(v *analyze.View) []analyze.Finding {
 		var state string
 		verb := "is not Ready"
 		switch {
+		case ready == nil && analyze.Partial(node.ObjectMeta, "status"):
+			// A Node known only by its name (a paste of pods and events): its pods'
+			// NodeNotReady events are what shows it not Ready.
+			e := analyze.LatestEvent(v.EventsFor(n.Ref()), "", "NodeNotReady")
+			what := "the Node's NodeNotReady event says so"
+			if e == nil {
+				if e = podNodeNotReady(v, node.Name); e == nil {
+					continue
+				}
+				what = fmt.Sprintf("the node controller marked pod %s not ready because of it (%s: %s)", e.Regarding.NamespacedName(), e.Reason, firstLine(e.Message))
+			}
+			state = what + "; the evidence holds no Node object, so whether Ready is False (the kubelet reports a problem) " +
+				"or Unknown (the node controller no longer hears from the kubelet), and why, is not known: kubectl describe node " + node.Name + " shows it"
 		case ready != nil && ready.Status != corev1.ConditionTrue:
 			state = fmt.Sprintf("Ready=%s since %s (%s: %s)", ready.Status, stamp(ready.LastTransitionTime.Time), ready.Reason, strings.TrimSpace(ready.Message))
 		case ready == nil && now.Sub(node.CreationTimestamp.Time) > nodeMonitorGracePeriod && (!leaseKnown || leaseAge > nodeMonitorGracePeriod):
@@ -154,6 +167,8 @@ func nodeFinding(v *analyze.View, n *analyze.Node, idx int, ready *corev1.NodeCo
 	}
 	if e := analyze.LatestEvent(v.EventsFor(n.Ref()), "", "NodeNotReady"); e != nil {
 		evidence = append(evidence, e.Evidence())
+	} else if e := podNodeNotReady(v, node.Name); e != nil && analyze.Partial(node.ObjectMeta, "status") {
+		evidence = append(evidence, e.Evidence())
 	}
 	exit := kubeletExit(v, node.Name)
 	if entries := v.Journal(node.Name); len(entries) > 0 {
@@ -190,7 +205,12 @@ func nodeFinding(v *analyze.View, n *analyze.Node, idx int, ready *corev1.NodeCo
 	if len(evidence) == 0 {
 		evidence = append(evidence, n.Loc.At("status").Evidence("node "+node.Name+": no Ready condition", node.CreationTimestamp.Time))
 	}
-	cause := fmt.Sprintf("node %s %s", node.Name, state)
+	name := "node " + node.Name
+	if analyze.Partial(node.ObjectMeta, "name") {
+		// A describe node fragment without its Name line.
+		name = "a node whose name the evidence does not hold"
+	}
+	cause := fmt.Sprintf("%s %s", name, state)
 	if len(facts) > 0 {
 		cause += "; " + strings.Join(facts, ", ")
 	}
@@ -223,6 +243,19 @@ func nodeFinding(v *analyze.View, n *analyze.Node, idx int, ready *corev1.NodeCo
 		},
 		GroupKey: "node\x00" + node.Name,
 	}
+}
+
+// podNodeNotReady returns the latest NodeNotReady event the node controller recorded on
+// a pod bound to the node (pkg/controller/nodelifecycle MarkPodsNotReady, "Node is not
+// ready"), or nil.
+func podNodeNotReady(v *analyze.View, node string) *analyze.Event {
+	var latest *analyze.Event
+	for _, p := range v.PodsOnNode(node) {
+		if e := analyze.LatestEvent(v.EventsFor(p.Ref()), "", "NodeNotReady"); e != nil && (latest == nil || e.LastTime.After(latest.LastTime)) {
+			latest = e
+		}
+	}
+	return latest
 }
 
 // kubeletExited is what a kubelet that exits at start said: why, in a node signature's

@@ -138,7 +138,9 @@ func serviceEffect(v *analyze.View, p *analyze.Pod) (string, []analyze.Evidence,
 		refs = append(refs, s.Ref())
 		text := svc.Name
 		ready, total := 0, 0
+		readyOnly := false
 		for _, sl := range v.EndpointSlicesFor(svc.Namespace, svc.Name) {
+			readyOnly = readyOnly || analyze.Partial(sl.Obj.ObjectMeta, "notReadyEndpoints")
 			for i, ep := range sl.Obj.Endpoints {
 				total++
 				isReady := ep.Conditions.Ready == nil || *ep.Conditions.Ready
@@ -151,7 +153,10 @@ func serviceEffect(v *analyze.View, p *analyze.Pod) (string, []analyze.Evidence,
 				}
 			}
 		}
-		if v.Has(analyze.EndpointSlices) {
+		switch {
+		case readyOnly:
+			text += fmt.Sprintf(" (%d ready endpoint(s))", ready)
+		case v.Has(analyze.EndpointSlices):
 			text += fmt.Sprintf(" (%d of %d endpoint(s) ready)", ready, total)
 		}
 		names = append(names, text)

@@ -107,8 +107,10 @@ func endpointState(v *analyze.View, s *analyze.Service) (string, []analyze.Evide
 		return "it has no EndpointSlice", nil, 0
 	}
 	ready, notReady := 0, 0
+	readyOnly := false
 	var evidence []analyze.Evidence
 	for _, sl := range slices {
+		readyOnly = readyOnly || analyze.Partial(sl.Obj.ObjectMeta, "notReadyEndpoints")
 		r, n := 0, 0
 		for _, ep := range sl.Obj.Endpoints {
 			if ep.Conditions.Ready == nil || *ep.Conditions.Ready {
@@ -120,6 +122,10 @@ func endpointState(v *analyze.View, s *analyze.Service) (string, []analyze.Evide
 		ready, notReady = ready+r, notReady+n
 		evidence = append(evidence, sl.Loc.At("endpoints").Evidence(
 			fmt.Sprintf("EndpointSlice %s: %d ready, %d not ready endpoint(s)", sl.Obj.Name, r, n), sl.Obj.CreationTimestamp.Time))
+	}
+	if readyOnly {
+		// kubectl get endpoints and describe service print ready endpoints only.
+		return fmt.Sprintf("its endpoints list %d ready endpoint(s) (the evidence shows no not-ready ones)", ready), evidence, ready
 	}
 	return fmt.Sprintf("its EndpointSlices list %d ready and %d not-ready endpoint(s)", ready, notReady), evidence, ready
 }

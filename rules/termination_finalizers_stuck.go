@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -22,7 +23,7 @@ var TerminationFinalizersStuck = &analyze.Rule{
 	Severity: analyze.SeverityWarning,
 	Needs: analyze.Needs{
 		Required: []analyze.Kind{analyze.Pods},
-		Optional: []analyze.Kind{analyze.ReplicaSets, analyze.Jobs},
+		Optional: []analyze.Kind{analyze.ReplicaSets, analyze.Jobs, analyze.Events},
 	},
 	Run: terminationFinalizersStuck,
 }
@@ -68,6 +69,8 @@ func terminationFinalizersStuck(v *analyze.View) []analyze.Finding {
 		if pod.DeletionTimestamp == nil {
 			if f := deletionFinalizer(pod.Finalizers); f != "" {
 				out = append(out, deletingByFinalizer(v, p, f))
+			} else if f, ok := describedDeletionHeld(v, p); ok {
+				out = append(out, f)
 			}
 			continue
 		}
@@ -159,6 +162,88 @@ func deletingByFinalizer(v *analyze.View, p *analyze.Pod, fin string) analyze.Fi
 		},
 		GroupKey: group + "\x00" + fin,
 	}
+}
+
+// deletionAnnotation mirrors bundle.DeletionAnnotation: what a describe paste showed of
+// a pod's deletion, which it prints without the deletionTimestamp.
+const deletionAnnotation = "podflow.dev/deletion"
+
+// describedDeletionHeld reports a pod read from `kubectl describe` that is being deleted
+// and that something, most likely a finalizer, keeps in the API once its containers
+// have stopped. describe prints neither finalizers nor the deletionTimestamp, so the
+// deletion shows either as "Terminating (lasts 5m)", that long past the deletionTimestamp,
+// or, for a pod the kubelet has already moved to Succeeded, in the kubelet's Killing
+// events ("Stopping container app"): the kubelet stops a pod's regular containers
+// without a failure only when the pod is deleted (eviction, a deadline and node shutdown
+// make it Failed), and it removes a deleted pod as soon as they have stopped
+// (pkg/kubelet/status/status_manager.go, canBeDeleted).
+func describedDeletionHeld(v *analyze.View, p *analyze.Pod) (analyze.Finding, bool) {
+	pod := p.Obj
+	shown, ok := pod.Annotations[deletionAnnotation]
+	if !ok {
+		return analyze.Finding{}, false
+	}
+	running, stopped, _ := containerStops(p)
+	if running > 0 || stopped == 0 {
+		return analyze.Finding{}, false
+	}
+	var cause string
+	var evidence []analyze.Evidence
+	if lasts, ok := strings.CutPrefix(shown, "terminating "); ok {
+		overdue, err := time.ParseDuration(lasts)
+		if err != nil || overdue <= finalizerSlack {
+			return analyze.Finding{}, false
+		}
+		grace := ""
+		if g := pod.DeletionGracePeriodSeconds; g != nil {
+			grace = fmt.Sprintf(" (grace period %ds)", *g)
+		}
+		cause = fmt.Sprintf("pod %s was deleted and has been Terminating for %s past the moment it should have been gone%s, though all %d of its container(s) have stopped",
+			p.Ref().NamespacedName(), overdue, grace, stopped)
+		evidence = append(evidence, p.Loc.At("status").Evidence("Status: Terminating (lasts "+lasts+")", time.Time{}))
+	} else {
+		if pod.Status.Phase != corev1.PodSucceeded {
+			return analyze.Finding{}, false
+		}
+		regular := map[string]bool{}
+		for _, c := range pod.Spec.Containers {
+			regular[c.Name] = true
+		}
+		var killed []string
+		for _, e := range v.EventsFor(p.Ref()) {
+			name, ok := strings.CutPrefix(e.Message, "Stopping container ")
+			if e.Reason != "Killing" || !ok || !regular[name] || slices.Contains(killed, name) {
+				continue
+			}
+			if c := e.Container(); c != "" && c != name {
+				continue
+			}
+			killed = append(killed, name)
+			evidence = append(evidence, e.Evidence())
+		}
+		if len(killed) == 0 {
+			return analyze.Finding{}, false
+		}
+		evidence = append([]analyze.Evidence{p.Loc.At("status", "phase").Evidence("Status: Succeeded", time.Time{})}, evidence...)
+		cause = fmt.Sprintf("pod %s reports Succeeded after the kubelet stopped its container(s) %s (Killing: Stopping container), which it does without a failure only "+
+			"for a deleted pod, yet the pod is still there: the kubelet removes a deleted pod once its containers have stopped",
+			p.Ref().NamespacedName(), strings.Join(killed, ", "))
+	}
+	cause += "; what keeps it is most likely a finalizer, which kubectl describe does not print (nor the deletionTimestamp)"
+	subjects, group := v.PodAndWorkload(p)
+	return analyze.Finding{
+		Subjects: subjects,
+		Cause:    cause,
+		Evidence: evidence,
+		Remediation: fmt.Sprintf("Read the pod's finalizers (kubectl get pod -n %s %s -o jsonpath='{.metadata.finalizers}'): the controller that owns each "+
+			"(its domain says whose) must run and finish its clean-up, which removes the finalizer and lets the pod go. If that controller is gone for good, "+
+			"remove the finalizers by hand (their clean-up will not happen): "+
+			"kubectl patch pod -n %s %s --type=json -p '[{\"op\":\"remove\",\"path\":\"/metadata/finalizers\"}]'", pod.Namespace, pod.Name, pod.Namespace, pod.Name),
+		Confirm: []string{
+			analyze.Command("kubectl get pod -n %s %s -o jsonpath='{.metadata.deletionTimestamp}{\" \"}{.metadata.finalizers}'", pod.Namespace, pod.Name),
+		},
+		GroupKey: group + "\x00described",
+	}, true
 }
 
 // containerStops counts a pod's containers that still run and those that stopped, and
