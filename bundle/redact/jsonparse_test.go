@@ -16,7 +16,7 @@ func TestParseJSONAgreesWithEncodingJSON(t *testing.T) {
 		strings.Repeat("[", maxJSONDepth) + strings.Repeat("]", maxJSONDepth),
 		strings.Repeat("[", maxJSONDepth+1) + strings.Repeat("]", maxJSONDepth+1),
 	} {
-		_, err := parseJSON([]byte(in))
+		_, _, err := parseJSON([]byte(in))
 		if valid := json.Valid([]byte(in)); valid != (err == nil) {
 			t.Errorf("parseJSON(%.40q): err=%v, encoding/json valid=%v", in, err, valid)
 		}
@@ -25,16 +25,16 @@ func TestParseJSONAgreesWithEncodingJSON(t *testing.T) {
 
 func TestParseJSONSpansAndStrings(t *testing.T) {
 	in := `{"a": "x\ny", "b": [1, "z"]}`
-	root, err := parseJSON([]byte(in))
+	root, doc, err := parseJSON([]byte(in))
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := root.member("a")
-	if a.str != "x\ny" || in[a.start:a.end] != `"x\ny"` {
-		t.Fatalf("a = %q span %q", a.str, in[a.start:a.end])
+	a := doc.member(root, "a")
+	if doc.str(a) != "x\ny" || in[a.start:a.end] != `"x\ny"` {
+		t.Fatalf("a = %q span %q", doc.str(a), in[a.start:a.end])
 	}
-	b := root.member("b")
-	if in[b.start:b.end] != `[1, "z"]` || b.kids[1].str != "z" {
+	b := doc.member(root, "b")
+	if in[b.start:b.end] != `[1, "z"]` || doc.str(&doc.kids(b)[1]) != "z" {
 		t.Fatalf("b span %q", in[b.start:b.end])
 	}
 }
@@ -57,7 +57,7 @@ func FuzzParseJSON(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
-		_, err := parseJSON(in)
+		_, _, err := parseJSON(in)
 		if valid := json.Valid(in); valid != (err == nil) {
 			t.Fatalf("parseJSON(%q): err=%v, encoding/json valid=%v", in, err, valid)
 		}
@@ -72,7 +72,7 @@ func TestPrunedParseExpandsToTheFullTree(t *testing.T) {
 		syntheticPodList(256 << 10),
 		[]byte(`{"a":{"b":[1,{"c":"d"}],"e":"t\u006fken"},"f":[{"g":"h"},{"secret":"x"}],"i":{}}`),
 	} {
-		full, err := parseJSON(in)
+		full, fullDoc, err := parseJSON(in)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,14 +91,15 @@ func TestPrunedParseExpandsToTheFullTree(t *testing.T) {
 				}
 				doc.expand(b)
 			}
-			if a.kind != b.kind || a.start != b.start || a.end != b.end || a.key != b.key || a.str != b.str || a.esc != b.esc || len(a.kids) != len(b.kids) {
+			ak, bk := fullDoc.kids(a), doc.kids(b)
+			if a.kind != b.kind || a.start != b.start || a.end != b.end || fullDoc.key(a) != doc.key(b) || fullDoc.str(a) != doc.str(b) || a.esc != b.esc || len(ak) != len(bk) {
 				t.Fatalf("pruned tree differs at %s", in[a.start:a.end])
 			}
 			if kw, name := h.endIn(a.start, a.end); b.kw != kw || b.nameKw != name {
 				t.Fatalf("keyword flags wrong at %s", in[a.start:a.end])
 			}
-			for i := range a.kids {
-				same(a.kids[i], b.kids[i])
+			for i := range ak {
+				same(&ak[i], &bk[i])
 			}
 		}
 		same(full, pruned)
