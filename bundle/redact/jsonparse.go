@@ -41,9 +41,9 @@ type jnode struct {
 	// keyAt and keyLen place the member name's text in the document, when the parent
 	// is an object; keyDec and strDec are 1 + the index of the decoded member name or
 	// string in the parser's decoded list when they were written with escapes, else 0.
-	keyAt                 int
-	keyLen                int32
-	keyDec, strDec        int32
+	keyAt                  int
+	keyLen                 int32
+	keyDec, strDec         int32
 	kidChunk, kidOff, kidN int32 // the children: chunks[kidChunk][kidOff:kidOff+kidN]
 }
 
