@@ -35,8 +35,16 @@ type jnode struct {
 	// see parse.
 	pruned bool
 	// kw and nameKw are set when a detector keyword, or a name keyword, ends inside
-	// the value; the parser sets them when it has the text's hits.
+	// the value; the parser sets them when it has the text's hits. In an object or an
+	// array they count the keywords that can make something inside masked: those in
+	// its strings, and in its member names that can make a value a credential's (see
+	// nameMatters), not those in other names (secretKeyRef, mountPath, topologyKey) nor
+	// between values.
 	kw, nameKw bool
+	// keyInert is set on a member whose name can make nothing of its value: the
+	// parser had the text's hits, the name is written without escapes and holds no
+	// keyword that matters.
+	keyInert bool
 	start, end int // byte span of the value in its document
 	// keyAt and keyLen place the member name's text in the document, when the parent
 	// is an object; keyDec and strDec are 1 + the index of the decoded member name or
@@ -129,6 +137,8 @@ type jparser struct {
 	prune bool
 	hits  *keywordHits
 	base  int
+	// names remembers nameMatters of the member names holding a keyword.
+	names map[string]bool
 }
 
 // chunkNodes is the size of a node chunk; the first is no larger than a small
@@ -146,14 +156,11 @@ func (p *jparser) mark() chunkMark {
 	return m
 }
 
-// done sets the keyword flags of container n, started at mark m with its children on
-// the stack from mark, and either keeps its children or, when pruning and nothing in
-// it can matter (no keyword ends inside it and nothing in it is escaped), drops them
-// and the nodes made since m, which are all inside n.
+// done takes container n, started at mark m with its children on the stack from
+// mark, and either keeps its children or, when pruning and nothing in it can matter
+// (no keyword that counts, see jnode.kw, and no escape), drops them and the nodes made
+// since m, which are all inside n.
 func (p *jparser) done(n *jnode, m chunkMark, mark int) {
-	if p.hits != nil {
-		n.kw, n.nameKw = p.hits.endIn(p.base+n.start, p.base+n.end)
-	}
 	if p.hits == nil || !p.prune || n.esc || len(p.stack) == mark || n.kw || n.nameKw {
 		p.children(n, mark)
 		return
@@ -194,6 +201,20 @@ func (p *jparser) children(n *jnode, mark int) {
 	n.kidChunk, n.kidOff, n.kidN = int32(last), int32(len(p.chunks[last])), int32(k)
 	p.chunks[last] = append(p.chunks[last], p.stack[mark:]...)
 	p.stack = p.stack[:mark]
+}
+
+// nameMatters reports whether the member name data[a:b], written without escapes,
+// can make its value masked; see nameMatters in jsonwalk.go.
+func (p *jparser) nameMatters(a, b int) bool {
+	m, ok := p.names[string(p.data[a:b])]
+	if !ok {
+		if p.names == nil {
+			p.names = map[string]bool{}
+		}
+		m = nameMatters(string(p.data[a:b]))
+		p.names[string(p.data[a:b])] = m
+	}
+	return m
 }
 
 // expand parses the members of a pruned container again, keeping them all.
@@ -462,6 +483,11 @@ func (p *jparser) object() (jnode, error) {
 			return jnode{}, err
 		}
 		keyEnd := p.pos
+		keyKw := false
+		if p.hits != nil {
+			// Before the value's: the hits are asked for in the order values end.
+			keyKw, _ = p.hits.endIn(p.base+keyStart, p.base+keyEnd)
+		}
 		p.ws()
 		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
 			return jnode{}, p.fail("expected ':' after a member name")
@@ -475,6 +501,12 @@ func (p *jparser) object() (jnode, error) {
 		v.keyAt, v.keyLen, v.keyDec = keyStart+1, int32(keyEnd-keyStart-2), keyDec
 		v.esc = v.esc || keyDec != 0
 		n.esc = n.esc || v.esc
+		if p.hits != nil {
+			named := keyKw && (keyDec != 0 || p.nameMatters(keyStart+1, keyEnd-1))
+			v.keyInert = keyDec == 0 && !named
+			n.kw = n.kw || v.kw || named
+			n.nameKw = n.nameKw || v.nameKw
+		}
 		p.stack = append(p.stack, v)
 		p.ws()
 		if p.pos >= len(p.data) {
@@ -518,6 +550,7 @@ func (p *jparser) array() (jnode, error) {
 			return jnode{}, err
 		}
 		n.esc = n.esc || v.esc
+		n.kw, n.nameKw = n.kw || v.kw, n.nameKw || v.nameKw
 		p.stack = append(p.stack, v)
 		p.ws()
 		if p.pos >= len(p.data) {

@@ -65,12 +65,14 @@ func FuzzParseJSON(f *testing.F) {
 }
 
 // TestPrunedParseExpandsToTheFullTree checks that pruning keeps every container with
-// a keyword or an escape, and that expanding the pruned ones gives parseJSON's tree.
+// a keyword that counts or an escape, and that expanding the pruned ones gives
+// parseJSON's tree. The keywords that count are those in strings and in member names
+// that can make a value masked.
 func TestPrunedParseExpandsToTheFullTree(t *testing.T) {
 	p := testPolicy(t)
 	for _, in := range [][]byte{
 		syntheticPodList(256 << 10),
-		[]byte(`{"a":{"b":[1,{"c":"d"}],"e":"t\u006fken"},"f":[{"g":"h"},{"secret":"x"}],"i":{}}`),
+		[]byte(`{"a":{"b":[1,{"c":"d"}],"e":"t\u006fken"},"f":[{"g":"h"},{"secret":"x"}],"i":{},"j":{"mountPath":"/x","topologyKey":"zone","secretKeyRef":{"name":"db"}}}`),
 	} {
 		full, fullDoc, err := parseJSON(in)
 		if err != nil {
@@ -81,31 +83,75 @@ func TestPrunedParseExpandsToTheFullTree(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// counts says whether a keyword ends in the member name of a, and whether it
+		// is one that counts.
+		counts := func(a *jnode) (inName, counted bool) {
+			inName, _ = h.endIn(a.keyAt-1, a.keyAt+int(a.keyLen)+1)
+			return inName, inName && (a.keyDec != 0 || nameMatters(fullDoc.key(a)))
+		}
+		var flags func(a *jnode) (kw, name bool)
+		flags = func(a *jnode) (kw, name bool) {
+			switch a.kind {
+			case jString:
+				return h.endIn(a.start, a.end)
+			case jObject, jArray:
+				kids := fullDoc.kids(a)
+				for i := range kids {
+					k, n := flags(&kids[i])
+					_, c := counts(&kids[i])
+					kw, name = kw || k || a.kind == jObject && c, name || n
+				}
+			}
+			return kw, name
+		}
 		prunedCount := 0
-		var same func(a, b *jnode)
-		same = func(a, b *jnode) {
+		// An expanded container is parsed again without the hits: its members' flags
+		// are not set.
+		var same func(a, b *jnode, member, expanded bool)
+		same = func(a, b *jnode, member, expanded bool) {
+			kw, name := flags(a)
+			if expanded {
+				kw, name = false, false
+			}
 			if b.pruned {
 				prunedCount++
-				if kw, name := h.endIn(b.start, b.end); b.esc || kw || name {
+				if b.esc || kw || name {
 					t.Fatalf("pruned %s, which holds a keyword or an escape", in[b.start:b.end])
 				}
 				doc.expand(b)
+				expanded = true
 			}
 			ak, bk := fullDoc.kids(a), doc.kids(b)
 			if a.kind != b.kind || a.start != b.start || a.end != b.end || fullDoc.key(a) != doc.key(b) || fullDoc.str(a) != doc.str(b) || a.esc != b.esc || len(ak) != len(bk) {
 				t.Fatalf("pruned tree differs at %s", in[a.start:a.end])
 			}
-			if kw, name := h.endIn(a.start, a.end); b.kw != kw || b.nameKw != name {
+			if !b.pruned && (b.kw != kw || b.nameKw != name) {
 				t.Fatalf("keyword flags wrong at %s", in[a.start:a.end])
 			}
+			if _, c := counts(a); member && !expanded && b.keyInert != (a.keyDec == 0 && !c) {
+				t.Fatalf("keyInert wrong at %q", fullDoc.key(a))
+			}
 			for i := range ak {
-				same(&ak[i], &bk[i])
+				same(&ak[i], &bk[i], a.kind == jObject, expanded)
 			}
 		}
-		same(full, pruned)
+		same(full, pruned, false, false)
 		if prunedCount == 0 {
 			t.Fatalf("nothing pruned in %.60s", in)
 		}
+	}
+	// Keywords in names that make nothing of their values do not keep a container.
+	in := []byte(`{"j":{"mountPath":"/x","topologyKey":"zone","secretKeyRef":{"name":"db"}},"k":{"dbPassword":"x"}}`)
+	h := p.matcher.scan(in)
+	root, doc, err := parse(&jparser{data: in, prune: true, hits: &h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j := doc.member(root, "j"); !j.pruned {
+		t.Errorf("kept %s", in[j.start:j.end])
+	}
+	if k := doc.member(root, "k"); k.pruned {
+		t.Errorf("pruned %s", in[k.start:k.end])
 	}
 }
 

@@ -327,12 +327,22 @@ var dockerAuthKeys = map[string]bool{"auth": true, "password": true, "identityto
 // member handles a string member of an object, where the member's name is the best
 // evidence of what the value is.
 func (w *walker) member(k *jnode, r role, gcpKey bool) {
-	key := w.doc.key(k)
-	if rule := memberRule(key, r, gcpKey); rule != "" && plausibleSecret(key, w.doc.str(k)) {
-		w.maskString(k, rule)
-		return
+	// A name without a keyword that matters makes nothing of its value.
+	if !k.keyInert || w.p.exhaustive {
+		key := w.doc.key(k)
+		if rule := memberRule(key, r, gcpKey); rule != "" && plausibleSecret(key, w.doc.str(k)) {
+			w.maskString(k, rule)
+			return
+		}
 	}
 	w.stringValue(k)
+}
+
+// nameMatters reports whether a member name can make its value masked, inside some
+// structure: memberRule returns a rule for it in the auths of a docker config, beside a
+// service account key's type, and wherever a credential's name does.
+func nameMatters(key string) bool {
+	return memberRule(key, roleAuthEntry, true) != ""
 }
 
 // memberRule names the rule that masks a member's whole value, or "".
