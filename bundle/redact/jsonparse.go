@@ -44,7 +44,7 @@ type jnode struct {
 	// keyInert is set on a member whose name can make nothing of its value: the
 	// parser had the text's hits, the name is written without escapes and holds no
 	// keyword that matters.
-	keyInert bool
+	keyInert   bool
 	start, end int // byte span of the value in its document
 	// keyAt and keyLen place the member name's text in the document, when the parent
 	// is an object; keyDec and strDec are 1 + the index of the decoded member name or
