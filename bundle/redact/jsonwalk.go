@@ -1,7 +1,6 @@
 package redact
 
 import (
-	"bytes"
 	"encoding/base64"
 	"strings"
 
@@ -531,7 +530,7 @@ func (w *walker) redactStringValue(n *jnode) {
 // redactString returns s, with keyword hits h, redacted, or nil when nothing in it was
 // masked.
 func (w *walker) redactString(n *jnode, s []byte, h *keywordHits) (out []byte, retry bool) {
-	if t := bytes.TrimLeft(s, " \t\r\n"); w.level < maxEmbedded && len(t) > 0 && (t[0] == '{' || t[0] == '[') {
+	if c := firstNonSpace(s); w.level < maxEmbedded && (c == '{' || c == '[') {
 		root, doc, err := w.parse(s, h, 0)
 		if err == nil {
 			sub := &walker{p: w.p, sink: w.sink, anchor: w.at(n), level: w.level + 1, hits: h, doc: doc}
@@ -551,6 +550,18 @@ func (w *walker) redactString(n *jnode, s []byte, h *keywordHits) (out []byte, r
 		return nil, false
 	}
 	return splice(s, edits), retry
+}
+
+// firstNonSpace returns the first byte of s that is no JSON white space, or 0.
+func firstNonSpace(s []byte) byte {
+	for _, c := range s {
+		switch c {
+		case ' ', '\t', '\r', '\n':
+		default:
+			return c
+		}
+	}
+	return 0
 }
 
 // parse parses a document of the text whose keyword hits are h, at offset base.
