@@ -53,13 +53,19 @@ func TestQuoteJSONRoundTrips(t *testing.T) {
 }
 
 func FuzzParseJSON(f *testing.F) {
-	for _, s := range []string{`{"a":[1,"b",null]}`, `"\u00e9"`, `[1e5,-0]`, `{"a":}`} {
+	for _, s := range []string{`{"a":[1,"b",null]}`, `"\u00e9"`, `[1e5,-0]`, `{"a":}`, `{"a":{"b":[1,2]},"c":{"token":[1,]}}`, `[[1],[2,{"x":"secret"}],[3]]`} {
 		f.Add([]byte(s))
 	}
+	p := testPolicy(f)
 	f.Fuzz(func(t *testing.T, in []byte) {
 		_, _, err := parseJSON(in)
-		if valid := json.Valid(in); valid != (err == nil) {
+		valid := json.Valid(in)
+		if valid != (err == nil) {
 			t.Fatalf("parseJSON(%q): err=%v, encoding/json valid=%v", in, err, valid)
+		}
+		h := p.matcher.scan(in)
+		if _, _, err := parse(&jparser{data: in, prune: true, hits: &h}); valid != (err == nil) {
+			t.Fatalf("pruning parse(%q): err=%v, encoding/json valid=%v", in, err, valid)
 		}
 	})
 }
