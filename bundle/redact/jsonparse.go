@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // A JSON document is parsed into a light tree that remembers where every value sits in
@@ -119,10 +120,12 @@ func (e *jsonSyntaxError) Error() string {
 
 type jparser struct {
 	data []byte
-	// src is data as a string, copied once the parse succeeded: names and strings
-	// without escapes are slices of it, so reading them allocates nothing, and a file
-	// that stops being JSON after its first line (a log of JSON lines) is not copied.
+	// src is data as a string, made once the parse succeeded: names and strings
+	// without escapes are slices of it, so reading them allocates nothing. It is a
+	// copy, or with alias data itself, for a reader whose strings die with the read
+	// and whose data nothing changes meanwhile (redaction); see parse.
 	src   string
+	alias bool
 	pos   int
 	depth int
 	// stack holds the children of the containers being parsed; a container's are
@@ -253,7 +256,11 @@ func parse(p *jparser) (*jnode, *jparser, error) {
 	if p.pos != len(data) {
 		return nil, nil, p.fail("data after the top-level value")
 	}
-	p.src = string(data)
+	if p.alias {
+		p.src = unsafe.String(unsafe.SliceData(data), len(data))
+	} else {
+		p.src = string(data)
+	}
 	p.root = n
 	p.stack = nil
 	return &p.root, p, nil

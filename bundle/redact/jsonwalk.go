@@ -566,7 +566,9 @@ func firstNonSpace(s []byte) byte {
 
 // parse parses a document of the text whose keyword hits are h, at offset base.
 func (w *walker) parse(data []byte, h *keywordHits, base int) (*jnode, *jparser, error) {
-	return parse(&jparser{data: data, prune: w.prunes(), hits: h, base: base})
+	// Redaction reads its input and never writes it, and no string of the tree
+	// outlives the file's redaction: the tree's strings may be the data itself.
+	return parse(&jparser{data: data, prune: w.prunes(), hits: h, base: base, alias: true})
 }
 
 // runtimeEnvFile reports whether a file is crictl inspect output of a container.

@@ -137,6 +137,15 @@ func (h *keywordHits) byDetector(m *matcher) {
 	if n == 0 {
 		return
 	}
+	if n == 1 {
+		// One keyword of one detector, as in most strings that hold one.
+		for i, r := range h.states {
+			if len(m.out[r]) == 1 {
+				h.dets, h.pos = []int32{m.out[r][0]}, [][]int{h.any[i : i+1 : i+1]}
+				return
+			}
+		}
+	}
 	pairs := make([]hitPair, 0, n)
 	for i, r := range h.states {
 		for _, d := range m.out[r] {
@@ -154,6 +163,7 @@ func (h *keywordHits) byDetector(m *matcher) {
 		slices.SortStableFunc(pairs, func(a, b hitPair) int { return int(a.det) - int(b.det) })
 	}
 	all := make([]int, len(pairs))
+	h.dets, h.pos = make([]int32, 0, len(pairs)), make([][]int, 0, len(pairs))
 	for i, p := range pairs {
 		all[i] = p.pos
 		if i == 0 || p.det != pairs[i-1].det {
