@@ -50,6 +50,16 @@ type walker struct {
 	memo stringMemo
 	// runtimeEnv is set for crictl inspect output, where every env value is masked.
 	runtimeEnv bool
+	// names, when set, remembers the judgements of names; see nameJudgements.
+	names nameJudgements
+}
+
+// judge judges a name, once per file when the walker remembers.
+func (w *walker) judge(name string) nameJudgement {
+	if w.names == nil || w.p.exhaustive {
+		return judgeName(name)
+	}
+	return w.names.judge(name)
 }
 
 // hasKeyword reports whether a detector keyword ends inside n.
@@ -203,7 +213,7 @@ func (w *walker) element(n *jnode, c jctx) {
 		return
 	}
 	if n.kind == jString {
-		if name, v, ok := envAssignment(w.doc.str(n)); ok && envCredential(name, v) {
+		if name, v, ok := envAssignment(w.doc.str(n)); ok && w.judge(name).envCredential(v) {
 			w.sink.hit(RuleCredentialEnv, w.at(n))
 			w.replace(n, quoteJSON(name+"="+string(w.p.mask(RuleCredentialEnv, []byte(v)))))
 			return
@@ -329,7 +339,7 @@ func (w *walker) member(k *jnode, r role, gcpKey bool) {
 	// A name without a keyword that matters makes nothing of its value.
 	if !k.keyInert || w.p.exhaustive {
 		key := w.doc.key(k)
-		if rule := memberRule(key, r, gcpKey); rule != "" && plausibleSecret(key, w.doc.str(k)) {
+		if rule := memberRule(key, r, gcpKey); rule != "" && w.judge(key).plausibleSecret(w.doc.str(k)) {
 			w.maskString(k, rule)
 			return
 		}
@@ -385,7 +395,7 @@ func (w *walker) credentialPairValue(m lookedUp) *jnode {
 	if !assignSet.in(name) && !envNameSet.in(name) {
 		return nil
 	}
-	if vs := w.doc.str(v); envCredential(name, vs) || headerName(name) && plausibleSecret(name, vs) {
+	if vs, j := w.doc.str(v), w.judge(name); j.envCredential(vs) || headerName(name) && j.plausibleSecret(vs) {
 		return v
 	}
 	return nil
@@ -533,7 +543,7 @@ func (w *walker) redactString(n *jnode, s []byte, h *keywordHits) (out []byte, r
 	if c := firstNonSpace(s); w.level < maxEmbedded && (c == '{' || c == '[') {
 		root, doc, err := w.parse(s, h, 0)
 		if err == nil {
-			sub := &walker{p: w.p, sink: w.sink, anchor: w.at(n), level: w.level + 1, hits: h, doc: doc}
+			sub := &walker{p: w.p, sink: w.sink, anchor: w.at(n), level: w.level + 1, hits: h, doc: doc, names: w.names}
 			sub.document(root, "")
 			if len(sub.edits) == 0 {
 				return nil, false
