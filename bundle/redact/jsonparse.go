@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -142,6 +143,9 @@ type jparser struct {
 	base  int
 	// names remembers nameMatters of the member names holding a keyword.
 	names map[string]bool
+	// nextHit is the offset in the text of the first hit at or after the end of the
+	// last string asked about; see keywordsIn.
+	nextHit int
 }
 
 // chunkNodes is the size of a node chunk; the first is no larger than a small
@@ -204,6 +208,26 @@ func (p *jparser) children(n *jnode, mark int) {
 	n.kidChunk, n.kidOff, n.kidN = int32(last), int32(len(p.chunks[last])), int32(k)
 	p.chunks[last] = append(p.chunks[last], p.stack[mark:]...)
 	p.stack = p.stack[:mark]
+}
+
+// keywordsIn is hits.endIn for the string at start to end, which starts at or after
+// the end of the last string asked about: most strings end before the next hit,
+// which one comparison tells.
+func (p *jparser) keywordsIn(start, end int) (kw, name bool) {
+	h := p.hits
+	if p.base+end <= p.nextHit {
+		return false, false
+	}
+	kw, name = h.endIn(p.base+start, p.base+end)
+	// endIn left its searches at the first hits at or after end.
+	p.nextHit = math.MaxInt
+	if h.anyAt < len(h.any) {
+		p.nextHit = h.any[h.anyAt]
+	}
+	if h.namesAt < len(h.names) {
+		p.nextHit = min(p.nextHit, h.names[h.namesAt])
+	}
+	return kw, name
 }
 
 // nameMatters reports whether the member name data[a:b], written without escapes,
@@ -451,7 +475,7 @@ func (p *jparser) string() (jnode, error) {
 	}
 	n := jnode{kind: jString, start: start, end: p.pos, strDec: dec, esc: dec != 0}
 	if p.hits != nil {
-		n.kw, n.nameKw = p.hits.endIn(p.base+n.start, p.base+n.end)
+		n.kw, n.nameKw = p.keywordsIn(n.start, n.end)
 	}
 	return n, nil
 }
@@ -493,7 +517,7 @@ func (p *jparser) object() (jnode, error) {
 		keyKw := false
 		if p.hits != nil {
 			// Before the value's: the hits are asked for in the order values end.
-			keyKw, _ = p.hits.endIn(p.base+keyStart, p.base+keyEnd)
+			keyKw, _ = p.keywordsIn(keyStart, keyEnd)
 		}
 		p.ws()
 		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
