@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"sync"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -152,6 +153,22 @@ type jparser struct {
 // document needs (a JSON line of a log).
 const chunkNodes = 4096
 
+// chunkPool holds full chunks that documents read before gave back (see release), so
+// a large document's nodes do not cost a fresh, cleared allocation each.
+var chunkPool sync.Pool
+
+// release gives the document's full chunks to the next documents read. The caller is
+// done with the document: no node of it is read after.
+func (p *jparser) release() {
+	for _, c := range append(p.chunks, p.spare) {
+		if cap(c) == chunkNodes {
+			c = c[:0]
+			chunkPool.Put(&c)
+		}
+	}
+	p.chunks, p.spare = nil, nil
+}
+
 // chunkMark is where the chunks were when a container started.
 type chunkMark struct{ chunks, len int }
 
@@ -198,6 +215,11 @@ func (p *jparser) children(n *jnode, mark int) {
 			size = min(size, len(p.data)/8+8)
 		}
 		c := p.spare
+		if cap(c) < k && size == chunkNodes && k <= chunkNodes {
+			if v, ok := chunkPool.Get().(*[]jnode); ok {
+				c = (*v)[:0]
+			}
+		}
 		if cap(c) < k {
 			c = make([]jnode, 0, max(size, k))
 		}

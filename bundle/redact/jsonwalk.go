@@ -545,6 +545,7 @@ func (w *walker) redactString(n *jnode, s []byte, h *keywordHits) (out []byte, r
 		if err == nil {
 			sub := &walker{p: w.p, sink: w.sink, anchor: w.at(n), level: w.level + 1, hits: h, doc: doc, names: w.names}
 			sub.document(root, "")
+			doc.release()
 			if len(sub.edits) == 0 {
 				return nil, false
 			}

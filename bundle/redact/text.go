@@ -235,6 +235,7 @@ func (p *Policy) fileEdits(name string, data []byte, s sink) (edits []edit, retr
 		if err == nil {
 			w.doc = doc
 			w.document(root, itemKind)
+			doc.release()
 			return w.edits, false
 		}
 		retry = true
