@@ -168,6 +168,7 @@ func TestShortcutsChangeNothing(t *testing.T) {
 	slow.exhaustive = true
 	for name, in := range map[string][]byte{
 		"cluster-resources/pods/shop.json":             syntheticPodList(256 << 10),
+		"cluster-resources/pods/recorded.json":         recordedPodList(t, 256<<10),
 		"cluster-resources/pods/logs/shop/web/app.log": syntheticContainerLog(256<<10, true),
 		"nodes/node-1/kubelet.log":                     syntheticKubeletJournal(256 << 10),
 		"cluster-resources/secrets/shop.json":          []byte(`{"kind":"SecretList","items":[{"metadata":{"name":"a"},"data":{"k":"aHVudGVyMg=="}}]}`),
