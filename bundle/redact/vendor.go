@@ -110,8 +110,8 @@ type vendorDetector struct {
 	// prefix is the ASCII text every match starts with, matched case-sensitively
 	// (API- of API-[A-Z0-9]{26}), or nil: where a keyword found case-insensitively
 	// does not start it, an anchored pattern is not run.
-	prefix []byte
-	keywords  [][]byte
+	prefix   []byte
+	keywords [][]byte
 }
 
 var (
