@@ -325,9 +325,23 @@ func (p *jparser) ws() {
 	}
 }
 
+// value parses the value at p.pos and returns its node.
 func (p *jparser) value() (jnode, error) {
+	i := len(p.stack)
+	err := p.push()
+	var n jnode
+	if err == nil {
+		n = p.stack[i]
+	}
+	p.stack = p.stack[:i]
+	return n, err
+}
+
+// push parses the value at p.pos onto the stack: its node is made in place there,
+// which spares copying it, and its children go to the chunks when it closes.
+func (p *jparser) push() error {
 	if p.pos >= len(p.data) {
-		return jnode{}, p.fail("unexpected end of input")
+		return p.fail("unexpected end of input")
 	}
 	switch c := p.data[p.pos]; {
 	case c == '{':
@@ -345,17 +359,17 @@ func (p *jparser) value() (jnode, error) {
 	case c == '-' || (c >= '0' && c <= '9'):
 		return p.number()
 	}
-	return jnode{}, p.fail("unexpected character")
+	return p.fail("unexpected character")
 }
 
-func (p *jparser) literal(word string) (jnode, error) {
+func (p *jparser) literal(word string) error {
 	end := p.pos + len(word)
 	if end > len(p.data) || string(p.data[p.pos:end]) != word {
-		return jnode{}, p.fail("invalid literal")
+		return p.fail("invalid literal")
 	}
-	n := jnode{kind: jScalar, start: p.pos, end: end}
+	p.stack = append(p.stack, jnode{kind: jScalar, start: p.pos, end: end})
 	p.pos = end
-	return n, nil
+	return nil
 }
 
 func (p *jparser) digits() int {
@@ -366,7 +380,7 @@ func (p *jparser) digits() int {
 	return p.pos - start
 }
 
-func (p *jparser) number() (jnode, error) {
+func (p *jparser) number() error {
 	start := p.pos
 	if p.data[p.pos] == '-' {
 		p.pos++
@@ -374,12 +388,12 @@ func (p *jparser) number() (jnode, error) {
 	if p.pos < len(p.data) && p.data[p.pos] == '0' {
 		p.pos++
 	} else if p.digits() == 0 {
-		return jnode{}, p.fail("invalid number")
+		return p.fail("invalid number")
 	}
 	if p.pos < len(p.data) && p.data[p.pos] == '.' {
 		p.pos++
 		if p.digits() == 0 {
-			return jnode{}, p.fail("invalid number fraction")
+			return p.fail("invalid number fraction")
 		}
 	}
 	if p.pos < len(p.data) && (p.data[p.pos] == 'e' || p.data[p.pos] == 'E') {
@@ -388,10 +402,11 @@ func (p *jparser) number() (jnode, error) {
 			p.pos++
 		}
 		if p.digits() == 0 {
-			return jnode{}, p.fail("invalid number exponent")
+			return p.fail("invalid number exponent")
 		}
 	}
-	return jnode{kind: jScalar, start: start, end: p.pos}, nil
+	p.stack = append(p.stack, jnode{kind: jScalar, start: start, end: p.pos})
+	return nil
 }
 
 // rawString scans a string literal. It returns 0 when the string was written without
@@ -489,17 +504,18 @@ func isHex4(b []byte) bool {
 	return true
 }
 
-func (p *jparser) string() (jnode, error) {
+func (p *jparser) string() error {
 	start := p.pos
 	dec, err := p.rawString()
 	if err != nil {
-		return jnode{}, err
+		return err
 	}
 	n := jnode{kind: jString, start: start, end: p.pos, strDec: dec, esc: dec != 0}
 	if p.hits != nil {
 		n.kw, n.nameKw = p.keywordsIn(n.start, n.end)
 	}
-	return n, nil
+	p.stack = append(p.stack, n)
+	return nil
 }
 
 func (p *jparser) enter() error {
@@ -510,30 +526,31 @@ func (p *jparser) enter() error {
 	return nil
 }
 
-func (p *jparser) object() (jnode, error) {
+func (p *jparser) object() error {
 	if err := p.enter(); err != nil {
-		return jnode{}, err
+		return err
 	}
-	n := jnode{kind: jObject, start: p.pos}
+	at := len(p.stack)
+	p.stack = append(p.stack, jnode{kind: jObject, start: p.pos})
 	cm := p.mark()
-	mark := len(p.stack)
 	p.pos++
 	p.ws()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
-		n.end = p.pos
 		p.depth--
-		p.done(&n, cm, mark)
-		return n, nil
+		n := &p.stack[at]
+		n.end = p.pos
+		p.done(n, cm, at+1)
+		return nil
 	}
 	for {
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
-			return jnode{}, p.fail("expected a member name")
+			return p.fail("expected a member name")
 		}
 		keyStart := p.pos
 		keyDec, err := p.rawString()
 		if err != nil {
-			return jnode{}, err
+			return err
 		}
 		keyEnd := p.pos
 		keyKw := false
@@ -543,14 +560,15 @@ func (p *jparser) object() (jnode, error) {
 		}
 		p.ws()
 		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
-			return jnode{}, p.fail("expected ':' after a member name")
+			return p.fail("expected ':' after a member name")
 		}
 		p.pos++
 		p.ws()
-		v, err := p.value()
-		if err != nil {
-			return jnode{}, err
+		vi := len(p.stack)
+		if err := p.push(); err != nil {
+			return err
 		}
+		v, n := &p.stack[vi], &p.stack[at]
 		v.keyAt, v.keyLen, v.keyDec = keyStart+1, int32(keyEnd-keyStart-2), keyDec
 		v.esc = v.esc || keyDec != 0
 		n.esc = n.esc || v.esc
@@ -560,10 +578,9 @@ func (p *jparser) object() (jnode, error) {
 			n.kw = n.kw || v.kw || named
 			n.nameKw = n.nameKw || v.nameKw
 		}
-		p.stack = append(p.stack, v)
 		p.ws()
 		if p.pos >= len(p.data) {
-			return jnode{}, p.fail("unterminated object")
+			return p.fail("unterminated object")
 		}
 		switch p.data[p.pos] {
 		case ',':
@@ -571,43 +588,44 @@ func (p *jparser) object() (jnode, error) {
 			p.ws()
 		case '}':
 			p.pos++
-			n.end = p.pos
 			p.depth--
-			p.done(&n, cm, mark)
-			return n, nil
+			n.end = p.pos
+			p.done(n, cm, at+1)
+			return nil
 		default:
-			return jnode{}, p.fail("expected ',' or '}' in object")
+			return p.fail("expected ',' or '}' in object")
 		}
 	}
 }
 
-func (p *jparser) array() (jnode, error) {
+func (p *jparser) array() error {
 	if err := p.enter(); err != nil {
-		return jnode{}, err
+		return err
 	}
-	n := jnode{kind: jArray, start: p.pos}
+	at := len(p.stack)
+	p.stack = append(p.stack, jnode{kind: jArray, start: p.pos})
 	cm := p.mark()
-	mark := len(p.stack)
 	p.pos++
 	p.ws()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
 		p.pos++
-		n.end = p.pos
 		p.depth--
-		p.done(&n, cm, mark)
-		return n, nil
+		n := &p.stack[at]
+		n.end = p.pos
+		p.done(n, cm, at+1)
+		return nil
 	}
 	for {
-		v, err := p.value()
-		if err != nil {
-			return jnode{}, err
+		vi := len(p.stack)
+		if err := p.push(); err != nil {
+			return err
 		}
+		v, n := &p.stack[vi], &p.stack[at]
 		n.esc = n.esc || v.esc
 		n.kw, n.nameKw = n.kw || v.kw, n.nameKw || v.nameKw
-		p.stack = append(p.stack, v)
 		p.ws()
 		if p.pos >= len(p.data) {
-			return jnode{}, p.fail("unterminated array")
+			return p.fail("unterminated array")
 		}
 		switch p.data[p.pos] {
 		case ',':
@@ -615,12 +633,12 @@ func (p *jparser) array() (jnode, error) {
 			p.ws()
 		case ']':
 			p.pos++
-			n.end = p.pos
 			p.depth--
-			p.done(&n, cm, mark)
-			return n, nil
+			n.end = p.pos
+			p.done(n, cm, at+1)
+			return nil
 		default:
-			return jnode{}, p.fail("expected ',' or ']' in array")
+			return p.fail("expected ',' or ']' in array")
 		}
 	}
 }
