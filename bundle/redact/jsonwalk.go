@@ -238,6 +238,10 @@ func findLookedUp(d *jparser, kids []jnode) lookedUp {
 	for i := range kids {
 		k := &kids[i]
 		// By length first: most names are none of these, and that is quick to tell.
+		// A name's text is that long unless written with escapes.
+		if k.keyDec == 0 && (k.keyLen < 3 || k.keyLen > 5) {
+			continue
+		}
 		switch key := d.key(k); len(key) {
 		case 3:
 			if key == "key" {
