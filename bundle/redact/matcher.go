@@ -163,7 +163,13 @@ func (h *keywordHits) byDetector(m *matcher) {
 		slices.SortStableFunc(pairs, func(a, b hitPair) int { return int(a.det) - int(b.det) })
 	}
 	all := make([]int, len(pairs))
-	h.dets, h.pos = make([]int32, 0, len(pairs)), make([][]int, 0, len(pairs))
+	distinct := 1
+	for i := 1; i < len(pairs); i++ {
+		if pairs[i].det != pairs[i-1].det {
+			distinct++
+		}
+	}
+	h.dets, h.pos = make([]int32, 0, distinct), make([][]int, 0, distinct)
 	for i, p := range pairs {
 		all[i] = p.pos
 		if i == 0 || p.det != pairs[i-1].det {
