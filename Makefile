@@ -50,7 +50,7 @@ bench-go:
 
 ## bench-redact: redaction of logs, journals and Pod-list JSON timed in turns with gzip -6 of the same bytes
 bench-redact:
-	$(GO) test -run '^$$' -bench RedactVsGzip -count 3 ./bundle/redact
+	$(GO) test -run '^$$' -bench RedactVsGzip -benchmem -count 3 ./bundle/redact
 
 ## e2e: start a real control plane and node on loopback, reproduce every scenario, collect and check
 e2e: build

@@ -237,7 +237,7 @@ func (w *walker) markUserPaths(n *jnode, kind string) {
 		if !strings.EqualFold(r.kind, kind) {
 			continue
 		}
-		selectPath(n, r.path, func(m *jnode) {
+		selectPath(w.doc, n, r.path, func(m *jnode) {
 			if w.user == nil {
 				w.user = map[*jnode]string{}
 			}
@@ -248,7 +248,7 @@ func (w *walker) markUserPaths(n *jnode, kind string) {
 	}
 }
 
-func selectPath(n *jnode, path []string, visit func(*jnode)) {
+func selectPath(d *jparser, n *jnode, path []string, visit func(*jnode)) {
 	if len(path) == 0 {
 		visit(n)
 		return
@@ -256,15 +256,17 @@ func selectPath(n *jnode, path []string, visit func(*jnode)) {
 	seg, rest := path[0], path[1:]
 	switch n.kind {
 	case jObject:
-		for _, k := range n.kids {
-			if seg == "*" || k.key == seg {
-				selectPath(k, rest, visit)
+		kids := d.kids(n)
+		for i := range kids {
+			if seg == "*" || d.key(&kids[i]) == seg {
+				selectPath(d, &kids[i], rest, visit)
 			}
 		}
 	case jArray:
-		for i, k := range n.kids {
+		kids := d.kids(n)
+		for i := range kids {
 			if seg == "*" || seg == strconv.Itoa(i) {
-				selectPath(k, rest, visit)
+				selectPath(d, &kids[i], rest, visit)
 			}
 		}
 	}

@@ -64,14 +64,17 @@ func looseEnvName(name string) bool {
 }
 
 // envCredential reports whether an environment variable's value is to be masked.
-func envCredential(name, v string) bool {
-	if !plausibleSecret(name, v) {
+func envCredential(name, v string) bool { return judgeName(name).envCredential(v) }
+
+// envCredential is envCredential of a name judged j.
+func (j nameJudgement) envCredential(v string) bool {
+	if !j.plausibleSecret(v) {
 		return false
 	}
-	if credentialEnvName(name) {
+	if j.credentialEnv {
 		return true
 	}
-	return looseEnvName(name) && !plainValue(v)
+	return j.looseEnv && !plainValue(v)
 }
 
 // plainValue reports values that cannot be a credential whatever the name: booleans,

@@ -38,6 +38,9 @@ func FuzzRedact(f *testing.F) {
 		`{"info":{"runtimeSpec":{"process":{"env":["PATH=/bin","STRIPE_KEY=rk_x1","A_SERVICE_HOST=1.2.3.4","REF=AKIAZ3MHKQ7XW2PLNB4R"]}}}}`,
 		"STRIPE_KEY=abc SENTRY_DSN=https://k@o1.ingest.sentry.io/1 curl -H \"Authorization: Bearer abcdefgh12\" x",
 		strings.Repeat("ey", 3000) + strings.Repeat("s.", 3000) + strings.Repeat("api-", 2000),
+		// Keywords in member names that make nothing of their values, next to names
+		// that make a credential of theirs.
+		`{"a":{"topologyKey":"zone","mountPath":"/p","secretKeyRef":{"name":"db","key":"x"}},"b":{"dbPassword":"x1","apiKey":"y2"},"c":{"auths":{"r":{"identitytoken":"t1"}}}}`,
 	} {
 		f.Add([]byte(seed))
 	}

@@ -4,12 +4,21 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
+	"sync"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // A JSON document is parsed into a light tree that remembers where every value sits in
 // the source, so redaction can splice masks into the original bytes: key order,
 // indentation and number spelling survive, and untouched files stay byte-identical.
+//
+// The tree holds no pointers: a node names its member name and string by offsets into
+// the document, and its children by their place in the parser's node chunks, where the
+// children of one container lie side by side. So a large document is a few allocations
+// the garbage collector need not scan, and building it writes no pointers. The parser
+// is the document: it reads a node's name, string and children (key, str, kids).
 
 type jkind uint8
 
@@ -29,34 +38,74 @@ type jnode struct {
 	// see parse.
 	pruned bool
 	// kw and nameKw are set when a detector keyword, or a name keyword, ends inside
-	// the value; the parser sets them when it has the text's hits.
+	// the value; the parser sets them when it has the text's hits. In an object or an
+	// array they count the keywords that can make something inside masked: those in
+	// its strings, and in its member names that can make a value a credential's (see
+	// nameMatters), not those in other names (secretKeyRef, mountPath, topologyKey) nor
+	// between values.
 	kw, nameKw bool
-	start, end int    // byte span of the value in its document
-	key        string // member name when the parent is an object
-	str        string // decoded value of a string
-	kids       []*jnode
+	// keyInert is set on a member whose name can make nothing of its value: the
+	// parser had the text's hits, the name is written without escapes and holds no
+	// keyword that matters.
+	keyInert   bool
+	start, end int // byte span of the value in its document
+	// keyAt and keyLen place the member name's text in the document, when the parent
+	// is an object; keyDec and strDec are 1 + the index of the decoded member name or
+	// string in the parser's decoded list when they were written with escapes, else 0.
+	keyAt                  int
+	keyLen                 int32
+	keyDec, strDec         int32
+	kidChunk, kidOff, kidN int32 // the children: chunks[kidChunk][kidOff:kidOff+kidN]
+}
+
+// key returns the member name of n, "" when n is no object's member.
+func (p *jparser) key(n *jnode) string {
+	if n.keyDec != 0 {
+		return p.decoded[n.keyDec-1]
+	}
+	return p.src[n.keyAt : n.keyAt+int(n.keyLen)]
+}
+
+// str returns the decoded value of a string, "" for any other node.
+func (p *jparser) str(n *jnode) string {
+	switch {
+	case n.kind != jString:
+		return ""
+	case n.strDec != 0:
+		return p.decoded[n.strDec-1]
+	}
+	return p.src[n.start+1 : n.end-1]
+}
+
+// kids returns the members of an object or the elements of an array.
+func (p *jparser) kids(n *jnode) []jnode {
+	if n.kidN == 0 {
+		return nil
+	}
+	return p.chunks[n.kidChunk][n.kidOff : n.kidOff+n.kidN : n.kidOff+n.kidN]
 }
 
 // member returns the value of the named member of an object, or nil.
-func (n *jnode) member(name string) *jnode {
+func (p *jparser) member(n *jnode, name string) *jnode {
 	if n == nil || n.kind != jObject {
 		return nil
 	}
-	for _, k := range n.kids {
-		if k.key == name {
-			return k
+	kids := p.kids(n)
+	for i := range kids {
+		if p.key(&kids[i]) == name {
+			return &kids[i]
 		}
 	}
 	return nil
 }
 
 // memberString returns the named member when it is a string, else "".
-func (n *jnode) memberString(name string) string {
-	m := n.member(name)
+func (p *jparser) memberString(n *jnode, name string) string {
+	m := p.member(n, name)
 	if m == nil || m.kind != jString {
 		return ""
 	}
-	return m.str
+	return p.str(m)
 }
 
 // maxJSONDepth matches encoding/json, so both agree on which documents are valid.
@@ -73,73 +122,148 @@ func (e *jsonSyntaxError) Error() string {
 
 type jparser struct {
 	data []byte
-	// src is a copy of data from srcAt on, a chunk at a time as the parse goes:
-	// strings and member names without escapes are slices of it, so decoding them
-	// allocates nothing, and a file that stops being JSON after its first line (a log
-	// of JSON lines) is not copied whole.
+	// src is data as a string, made once the parse succeeded: names and strings
+	// without escapes are slices of it, so reading them allocates nothing. It is a
+	// copy, or with alias data itself, for a reader whose strings die with the read
+	// and whose data nothing changes meanwhile (redaction); see parse.
 	src   string
-	srcAt int
+	alias bool
 	pos   int
 	depth int
-	slab  []jnode // nodes are carved from slabs of slabNodes values
-	// stack collects the children of the containers being parsed, so each container
-	// gets one exactly sized slice instead of a growing one, carved from kidSlab.
-	stack   []*jnode
-	kidSlab []*jnode
-	// slabs and kidSlabs count the slabs made, so pruning knows whether the nodes made
-	// since a mark are still at the end of the current slab.
-	slabs, kidSlabs int
+	// stack holds the children of the containers being parsed; a container's are
+	// copied side by side into the last of chunks when it closes. spare is a chunk a
+	// pruned container gave back.
+	stack   []jnode
+	chunks  [][]jnode
+	spare   []jnode
+	decoded []string
+	root    jnode
 	// prune, hits and base: see parse.
 	prune bool
 	hits  *keywordHits
 	base  int
+	// names remembers nameMatters of the member names holding a keyword.
+	names map[string]bool
+	// nextHit is the offset in the text of the first hit at or after the end of the
+	// last string asked about; see keywordsIn.
+	nextHit int
 }
 
-const (
-	slabNodes = 256
-	slabKids  = 1024
-)
+// chunkNodes is the size of a node chunk; the first is no larger than a small
+// document needs (a JSON line of a log).
+const chunkNodes = 4096
 
-// slabSize is the size of a new slab: the first is no larger than a small document
-// needs (a JSON line of a log), the others full.
-func (p *jparser) slabSize(full, made int) int {
-	if made > 0 {
-		return full
+// chunkPool holds full chunks that documents read before gave back (see release), so
+// a large document's nodes do not cost a fresh, cleared allocation each.
+var chunkPool sync.Pool
+
+// release gives the document's full chunks to the next documents read. The caller is
+// done with the document: no node of it is read after.
+func (p *jparser) release() {
+	for _, c := range append(p.chunks, p.spare) {
+		if cap(c) == chunkNodes {
+			c = c[:0]
+			chunkPool.Put(&c)
+		}
 	}
-	return min(full, len(p.data)/4+8)
+	p.chunks, p.spare = nil, nil
 }
 
-// slabMark is where the slabs were when a container started.
-type slabMark struct {
-	slabs, kidSlabs int
-	slab            []jnode
-	kidLen          int
+// chunkMark is where the chunks were when a container started.
+type chunkMark struct{ chunks, len int }
+
+func (p *jparser) mark() chunkMark {
+	m := chunkMark{chunks: len(p.chunks)}
+	if m.chunks > 0 {
+		m.len = len(p.chunks[m.chunks-1])
+	}
+	return m
 }
 
-func (p *jparser) mark() slabMark {
-	return slabMark{p.slabs, p.kidSlabs, p.slab, len(p.kidSlab)}
-}
-
-// done sets the keyword flags of container n, started at mark m, and prunes it when
-// pruning and nothing in it can matter: no keyword ends inside it and nothing in it is
-// escaped. Its members' nodes are given back to the slabs when no slab was made since.
-func (p *jparser) done(n *jnode, m slabMark) {
-	if p.hits == nil {
+// done takes container n, started at mark m with its children on the stack from
+// mark, and either keeps its children or, when pruning and nothing in it can matter
+// (no keyword that counts, see jnode.kw, and no escape), drops them and the nodes made
+// since m, which are all inside n.
+func (p *jparser) done(n *jnode, m chunkMark, mark int) {
+	if p.hits == nil || !p.prune || n.esc || len(p.stack) == mark || n.kw || n.nameKw {
+		p.children(n, mark)
 		return
 	}
-	n.kw, n.nameKw = p.hits.endIn(p.base+n.start, p.base+n.end)
-	if !p.prune || n.esc || len(n.kids) == 0 || n.kw || n.nameKw {
+	n.pruned = true
+	p.stack = p.stack[:mark]
+	if len(p.chunks) > m.chunks {
+		if last := p.chunks[len(p.chunks)-1]; cap(last) > cap(p.spare) {
+			p.spare = last[:0]
+		}
+		p.chunks = p.chunks[:m.chunks]
+	}
+	if m.chunks > 0 {
+		p.chunks[m.chunks-1] = p.chunks[m.chunks-1][:m.len]
+	}
+}
+
+// children moves the children of n, on the stack from mark, into the last chunk.
+func (p *jparser) children(n *jnode, mark int) {
+	k := len(p.stack) - mark
+	if k == 0 {
 		return
 	}
-	n.kids, n.pruned = nil, true
-	if p.slabs == m.slabs {
-		clear(m.slab[:len(m.slab)-len(p.slab)])
-		p.slab = m.slab
+	last := len(p.chunks) - 1
+	if last < 0 || cap(p.chunks[last])-len(p.chunks[last]) < k {
+		size := chunkNodes
+		if len(p.chunks) == 0 {
+			size = min(size, len(p.data)/8+8)
+		}
+		c := p.spare
+		if cap(c) < k && size == chunkNodes && k <= chunkNodes {
+			if v, ok := chunkPool.Get().(*[]jnode); ok {
+				c = (*v)[:0]
+			}
+		}
+		if cap(c) < k {
+			c = make([]jnode, 0, max(size, k))
+		}
+		p.spare = nil
+		p.chunks = append(p.chunks, c)
+		last++
 	}
-	if p.kidSlabs == m.kidSlabs {
-		clear(p.kidSlab[m.kidLen:])
-		p.kidSlab = p.kidSlab[:m.kidLen]
+	n.kidChunk, n.kidOff, n.kidN = int32(last), int32(len(p.chunks[last])), int32(k)
+	p.chunks[last] = append(p.chunks[last], p.stack[mark:]...)
+	p.stack = p.stack[:mark]
+}
+
+// keywordsIn is hits.endIn for the string at start to end, which starts at or after
+// the end of the last string asked about: most strings end before the next hit,
+// which one comparison tells.
+func (p *jparser) keywordsIn(start, end int) (kw, name bool) {
+	h := p.hits
+	if p.base+end <= p.nextHit {
+		return false, false
 	}
+	kw, name = h.endIn(p.base+start, p.base+end)
+	// endIn left its searches at the first hits at or after end.
+	p.nextHit = math.MaxInt
+	if h.anyAt < len(h.any) {
+		p.nextHit = h.any[h.anyAt]
+	}
+	if h.namesAt < len(h.names) {
+		p.nextHit = min(p.nextHit, h.names[h.namesAt])
+	}
+	return kw, name
+}
+
+// nameMatters reports whether the member name data[a:b], written without escapes,
+// can make its value masked; see nameMatters in jsonwalk.go.
+func (p *jparser) nameMatters(a, b int) bool {
+	m, ok := p.names[string(p.data[a:b])]
+	if !ok {
+		if p.names == nil {
+			p.names = map[string]bool{}
+		}
+		m = nameMatters(string(p.data[a:b]))
+		p.names[string(p.data[a:b])] = m
+	}
+	return m
 }
 
 // expand parses the members of a pruned container again, keeping them all.
@@ -148,42 +272,18 @@ func (p *jparser) expand(n *jnode) {
 		return
 	}
 	n.pruned = false
-	q := &jparser{data: p.data, pos: n.start}
-	if m, err := q.value(); err == nil {
-		n.kids = m.kids
+	pos, depth, prune, hits := p.pos, p.depth, p.prune, p.hits
+	p.pos, p.depth, p.prune, p.hits = n.start, 0, false, nil
+	m, err := p.value()
+	p.pos, p.depth, p.prune, p.hits = pos, depth, prune, hits
+	if err == nil {
+		n.kidChunk, n.kidOff, n.kidN = m.kidChunk, m.kidOff, m.kidN
 	}
-}
-
-func (p *jparser) children(mark int) []*jnode {
-	n := len(p.stack) - mark
-	if cap(p.kidSlab)-len(p.kidSlab) < n {
-		p.kidSlab = make([]*jnode, 0, max(p.slabSize(slabKids, p.kidSlabs), n))
-		p.kidSlabs++
-	}
-	l := len(p.kidSlab)
-	kids := p.kidSlab[l : l+n : l+n]
-	p.kidSlab = p.kidSlab[:l+n]
-	copy(kids, p.stack[mark:])
-	clear(p.stack[mark:])
-	p.stack = p.stack[:mark]
-	return kids
-}
-
-func (p *jparser) node(kind jkind, start int) *jnode {
-	if len(p.slab) == 0 {
-		p.slab = make([]jnode, p.slabSize(slabNodes, p.slabs))
-		p.slabs++
-	}
-	n := &p.slab[0]
-	p.slab = p.slab[1:]
-	n.kind, n.start = kind, start // the slab is zero: new, or cleared by done
-	return n
 }
 
 // parseJSON parses one complete JSON document.
-func parseJSON(data []byte) (*jnode, error) {
-	root, _, err := parse(&jparser{data: data})
-	return root, err
+func parseJSON(data []byte) (*jnode, *jparser, error) {
+	return parse(&jparser{data: data})
 }
 
 // parse parses the document p.data. With p.prune it keeps only the members of the
@@ -202,7 +302,14 @@ func parse(p *jparser) (*jnode, *jparser, error) {
 	if p.pos != len(data) {
 		return nil, nil, p.fail("data after the top-level value")
 	}
-	return n, p, nil
+	if p.alias {
+		p.src = unsafe.String(unsafe.SliceData(data), len(data))
+	} else {
+		p.src = string(data)
+	}
+	p.root = n
+	p.stack = nil
+	return &p.root, p, nil
 }
 
 func (p *jparser) fail(msg string) error { return &jsonSyntaxError{Offset: p.pos, Msg: msg} }
@@ -218,9 +325,23 @@ func (p *jparser) ws() {
 	}
 }
 
-func (p *jparser) value() (*jnode, error) {
+// value parses the value at p.pos and returns its node.
+func (p *jparser) value() (jnode, error) {
+	i := len(p.stack)
+	err := p.push()
+	var n jnode
+	if err == nil {
+		n = p.stack[i]
+	}
+	p.stack = p.stack[:i]
+	return n, err
+}
+
+// push parses the value at p.pos onto the stack: its node is made in place there,
+// which spares copying it, and its children go to the chunks when it closes.
+func (p *jparser) push() error {
 	if p.pos >= len(p.data) {
-		return nil, p.fail("unexpected end of input")
+		return p.fail("unexpected end of input")
 	}
 	switch c := p.data[p.pos]; {
 	case c == '{':
@@ -238,18 +359,17 @@ func (p *jparser) value() (*jnode, error) {
 	case c == '-' || (c >= '0' && c <= '9'):
 		return p.number()
 	}
-	return nil, p.fail("unexpected character")
+	return p.fail("unexpected character")
 }
 
-func (p *jparser) literal(word string) (*jnode, error) {
+func (p *jparser) literal(word string) error {
 	end := p.pos + len(word)
 	if end > len(p.data) || string(p.data[p.pos:end]) != word {
-		return nil, p.fail("invalid literal")
+		return p.fail("invalid literal")
 	}
-	n := p.node(jScalar, p.pos)
-	n.end = end
+	p.stack = append(p.stack, jnode{kind: jScalar, start: p.pos, end: end})
 	p.pos = end
-	return n, nil
+	return nil
 }
 
 func (p *jparser) digits() int {
@@ -260,7 +380,7 @@ func (p *jparser) digits() int {
 	return p.pos - start
 }
 
-func (p *jparser) number() (*jnode, error) {
+func (p *jparser) number() error {
 	start := p.pos
 	if p.data[p.pos] == '-' {
 		p.pos++
@@ -268,12 +388,12 @@ func (p *jparser) number() (*jnode, error) {
 	if p.pos < len(p.data) && p.data[p.pos] == '0' {
 		p.pos++
 	} else if p.digits() == 0 {
-		return nil, p.fail("invalid number")
+		return p.fail("invalid number")
 	}
 	if p.pos < len(p.data) && p.data[p.pos] == '.' {
 		p.pos++
 		if p.digits() == 0 {
-			return nil, p.fail("invalid number fraction")
+			return p.fail("invalid number fraction")
 		}
 	}
 	if p.pos < len(p.data) && (p.data[p.pos] == 'e' || p.data[p.pos] == 'E') {
@@ -282,28 +402,28 @@ func (p *jparser) number() (*jnode, error) {
 			p.pos++
 		}
 		if p.digits() == 0 {
-			return nil, p.fail("invalid number exponent")
+			return p.fail("invalid number exponent")
 		}
 	}
-	n := p.node(jScalar, start)
-	n.end = p.pos
-	return n, nil
+	p.stack = append(p.stack, jnode{kind: jScalar, start: start, end: p.pos})
+	return nil
 }
 
-// rawString scans a string literal and returns its decoded value, and whether it was
-// written with escapes.
-func (p *jparser) rawString() (string, bool, error) {
+// rawString scans a string literal. It returns 0 when the string was written without
+// escapes, its text being the bytes between its quotes, else 1 + the index of its
+// decoded value in p.decoded.
+func (p *jparser) rawString() (int32, error) {
 	start := p.pos
 	// Most strings hold nothing but plain bytes up to their closing quote.
 	if i := plainRun(p.data, start+1); i < len(p.data) && p.data[i] == '"' {
 		p.pos = i + 1
-		return p.text(start+1, i), false, nil
+		return 0, nil
 	}
 	p.pos++ // opening quote
 	escaped := false
 	for {
 		if p.pos >= len(p.data) {
-			return "", false, p.fail("unterminated string")
+			return 0, p.fail("unterminated string")
 		}
 		p.pos = plainRun(p.data, p.pos)
 		if p.pos >= len(p.data) {
@@ -314,48 +434,36 @@ func (p *jparser) rawString() (string, bool, error) {
 		case c == '"':
 			p.pos++
 			if !escaped {
-				return p.text(start+1, p.pos-1), false, nil
+				return 0, nil
 			}
 			var s string
 			if err := json.Unmarshal(p.data[start:p.pos], &s); err != nil {
-				return "", false, &jsonSyntaxError{Offset: start, Msg: "invalid string: " + err.Error()}
+				return 0, &jsonSyntaxError{Offset: start, Msg: "invalid string: " + err.Error()}
 			}
-			return s, true, nil
+			p.decoded = append(p.decoded, s)
+			return int32(len(p.decoded)), nil
 		case c == '\\':
 			escaped = true
 			if p.pos+1 >= len(p.data) {
-				return "", false, p.fail("unterminated escape")
+				return 0, p.fail("unterminated escape")
 			}
 			switch p.data[p.pos+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				p.pos += 2
 			case 'u':
 				if p.pos+6 > len(p.data) || !isHex4(p.data[p.pos+2:p.pos+6]) {
-					return "", false, p.fail("invalid unicode escape")
+					return 0, p.fail("invalid unicode escape")
 				}
 				p.pos += 6
 			default:
-				return "", false, p.fail("invalid escape")
+				return 0, p.fail("invalid escape")
 			}
 		case c < 0x20:
-			return "", false, p.fail("control character in string")
+			return 0, p.fail("control character in string")
 		default:
 			p.pos++
 		}
 	}
-}
-
-// srcChunk is how much of a document is copied into src at a time.
-const srcChunk = 64 << 10
-
-// text returns data[a:b] as a string, a slice of src, which it moves on when the
-// text is past it. Strings are read in order, so a chunk is copied once.
-func (p *jparser) text(a, b int) string {
-	if a < p.srcAt || b > p.srcAt+len(p.src) {
-		p.srcAt = a
-		p.src = string(p.data[a:min(len(p.data), a+max(srcChunk, b-a))])
-	}
-	return p.src[a-p.srcAt : b-p.srcAt]
 }
 
 // plainRun returns the offset of the first byte at or after i that ends the plain run
@@ -396,18 +504,18 @@ func isHex4(b []byte) bool {
 	return true
 }
 
-func (p *jparser) string() (*jnode, error) {
+func (p *jparser) string() error {
 	start := p.pos
-	s, esc, err := p.rawString()
+	dec, err := p.rawString()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	n := p.node(jString, start)
-	n.end, n.str, n.esc = p.pos, s, esc
+	n := jnode{kind: jString, start: start, end: p.pos, strDec: dec, esc: dec != 0}
 	if p.hits != nil {
-		n.kw, n.nameKw = p.hits.endIn(p.base+n.start, p.base+n.end)
+		n.kw, n.nameKw = p.keywordsIn(n.start, n.end)
 	}
-	return n, nil
+	p.stack = append(p.stack, n)
+	return nil
 }
 
 func (p *jparser) enter() error {
@@ -418,47 +526,61 @@ func (p *jparser) enter() error {
 	return nil
 }
 
-func (p *jparser) object() (*jnode, error) {
+func (p *jparser) object() error {
 	if err := p.enter(); err != nil {
-		return nil, err
+		return err
 	}
-	n := p.node(jObject, p.pos)
-	sm := p.mark()
-	mark := len(p.stack)
+	at := len(p.stack)
+	p.stack = append(p.stack, jnode{kind: jObject, start: p.pos})
+	cm := p.mark()
 	p.pos++
 	p.ws()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
-		n.end = p.pos
 		p.depth--
-		p.done(n, sm)
-		return n, nil
+		n := &p.stack[at]
+		n.end = p.pos
+		p.done(n, cm, at+1)
+		return nil
 	}
 	for {
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
-			return nil, p.fail("expected a member name")
+			return p.fail("expected a member name")
 		}
-		key, keyEsc, err := p.rawString()
+		keyStart := p.pos
+		keyDec, err := p.rawString()
 		if err != nil {
-			return nil, err
+			return err
+		}
+		keyEnd := p.pos
+		keyKw := false
+		if p.hits != nil {
+			// Before the value's: the hits are asked for in the order values end.
+			keyKw, _ = p.keywordsIn(keyStart, keyEnd)
 		}
 		p.ws()
 		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
-			return nil, p.fail("expected ':' after a member name")
+			return p.fail("expected ':' after a member name")
 		}
 		p.pos++
 		p.ws()
-		v, err := p.value()
-		if err != nil {
-			return nil, err
+		vi := len(p.stack)
+		if err := p.push(); err != nil {
+			return err
 		}
-		v.key = key
-		v.esc = v.esc || keyEsc
+		v, n := &p.stack[vi], &p.stack[at]
+		v.keyAt, v.keyLen, v.keyDec = keyStart+1, int32(keyEnd-keyStart-2), keyDec
+		v.esc = v.esc || keyDec != 0
 		n.esc = n.esc || v.esc
-		p.stack = append(p.stack, v)
+		if p.hits != nil {
+			named := keyKw && (keyDec != 0 || p.nameMatters(keyStart+1, keyEnd-1))
+			v.keyInert = keyDec == 0 && !named
+			n.kw = n.kw || v.kw || named
+			n.nameKw = n.nameKw || v.nameKw
+		}
 		p.ws()
 		if p.pos >= len(p.data) {
-			return nil, p.fail("unterminated object")
+			return p.fail("unterminated object")
 		}
 		switch p.data[p.pos] {
 		case ',':
@@ -466,43 +588,44 @@ func (p *jparser) object() (*jnode, error) {
 			p.ws()
 		case '}':
 			p.pos++
-			n.end = p.pos
-			n.kids = p.children(mark)
 			p.depth--
-			p.done(n, sm)
-			return n, nil
+			n.end = p.pos
+			p.done(n, cm, at+1)
+			return nil
 		default:
-			return nil, p.fail("expected ',' or '}' in object")
+			return p.fail("expected ',' or '}' in object")
 		}
 	}
 }
 
-func (p *jparser) array() (*jnode, error) {
+func (p *jparser) array() error {
 	if err := p.enter(); err != nil {
-		return nil, err
+		return err
 	}
-	n := p.node(jArray, p.pos)
-	sm := p.mark()
-	mark := len(p.stack)
+	at := len(p.stack)
+	p.stack = append(p.stack, jnode{kind: jArray, start: p.pos})
+	cm := p.mark()
 	p.pos++
 	p.ws()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
 		p.pos++
-		n.end = p.pos
 		p.depth--
-		p.done(n, sm)
-		return n, nil
+		n := &p.stack[at]
+		n.end = p.pos
+		p.done(n, cm, at+1)
+		return nil
 	}
 	for {
-		v, err := p.value()
-		if err != nil {
-			return nil, err
+		vi := len(p.stack)
+		if err := p.push(); err != nil {
+			return err
 		}
+		v, n := &p.stack[vi], &p.stack[at]
 		n.esc = n.esc || v.esc
-		p.stack = append(p.stack, v)
+		n.kw, n.nameKw = n.kw || v.kw, n.nameKw || v.nameKw
 		p.ws()
 		if p.pos >= len(p.data) {
-			return nil, p.fail("unterminated array")
+			return p.fail("unterminated array")
 		}
 		switch p.data[p.pos] {
 		case ',':
@@ -510,13 +633,12 @@ func (p *jparser) array() (*jnode, error) {
 			p.ws()
 		case ']':
 			p.pos++
-			n.end = p.pos
-			n.kids = p.children(mark)
 			p.depth--
-			p.done(n, sm)
-			return n, nil
+			n.end = p.pos
+			p.done(n, cm, at+1)
+			return nil
 		default:
-			return nil, p.fail("expected ',' or ']' in array")
+			return p.fail("expected ',' or ']' in array")
 		}
 	}
 }

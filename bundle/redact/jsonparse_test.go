@@ -16,7 +16,7 @@ func TestParseJSONAgreesWithEncodingJSON(t *testing.T) {
 		strings.Repeat("[", maxJSONDepth) + strings.Repeat("]", maxJSONDepth),
 		strings.Repeat("[", maxJSONDepth+1) + strings.Repeat("]", maxJSONDepth+1),
 	} {
-		_, err := parseJSON([]byte(in))
+		_, _, err := parseJSON([]byte(in))
 		if valid := json.Valid([]byte(in)); valid != (err == nil) {
 			t.Errorf("parseJSON(%.40q): err=%v, encoding/json valid=%v", in, err, valid)
 		}
@@ -25,16 +25,16 @@ func TestParseJSONAgreesWithEncodingJSON(t *testing.T) {
 
 func TestParseJSONSpansAndStrings(t *testing.T) {
 	in := `{"a": "x\ny", "b": [1, "z"]}`
-	root, err := parseJSON([]byte(in))
+	root, doc, err := parseJSON([]byte(in))
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := root.member("a")
-	if a.str != "x\ny" || in[a.start:a.end] != `"x\ny"` {
-		t.Fatalf("a = %q span %q", a.str, in[a.start:a.end])
+	a := doc.member(root, "a")
+	if doc.str(a) != "x\ny" || in[a.start:a.end] != `"x\ny"` {
+		t.Fatalf("a = %q span %q", doc.str(a), in[a.start:a.end])
 	}
-	b := root.member("b")
-	if in[b.start:b.end] != `[1, "z"]` || b.kids[1].str != "z" {
+	b := doc.member(root, "b")
+	if in[b.start:b.end] != `[1, "z"]` || doc.str(&doc.kids(b)[1]) != "z" {
 		t.Fatalf("b span %q", in[b.start:b.end])
 	}
 }
@@ -53,26 +53,34 @@ func TestQuoteJSONRoundTrips(t *testing.T) {
 }
 
 func FuzzParseJSON(f *testing.F) {
-	for _, s := range []string{`{"a":[1,"b",null]}`, `"\u00e9"`, `[1e5,-0]`, `{"a":}`} {
+	for _, s := range []string{`{"a":[1,"b",null]}`, `"\u00e9"`, `[1e5,-0]`, `{"a":}`, `{"a":{"b":[1,2]},"c":{"token":[1,]}}`, `[[1],[2,{"x":"secret"}],[3]]`} {
 		f.Add([]byte(s))
 	}
+	p := testPolicy(f)
 	f.Fuzz(func(t *testing.T, in []byte) {
-		_, err := parseJSON(in)
-		if valid := json.Valid(in); valid != (err == nil) {
+		_, _, err := parseJSON(in)
+		valid := json.Valid(in)
+		if valid != (err == nil) {
 			t.Fatalf("parseJSON(%q): err=%v, encoding/json valid=%v", in, err, valid)
+		}
+		h := p.matcher.scan(in)
+		if _, _, err := parse(&jparser{data: in, prune: true, hits: &h}); valid != (err == nil) {
+			t.Fatalf("pruning parse(%q): err=%v, encoding/json valid=%v", in, err, valid)
 		}
 	})
 }
 
 // TestPrunedParseExpandsToTheFullTree checks that pruning keeps every container with
-// a keyword or an escape, and that expanding the pruned ones gives parseJSON's tree.
+// a keyword that counts or an escape, and that expanding the pruned ones gives
+// parseJSON's tree. The keywords that count are those in strings and in member names
+// that can make a value masked.
 func TestPrunedParseExpandsToTheFullTree(t *testing.T) {
 	p := testPolicy(t)
 	for _, in := range [][]byte{
 		syntheticPodList(256 << 10),
-		[]byte(`{"a":{"b":[1,{"c":"d"}],"e":"t\u006fken"},"f":[{"g":"h"},{"secret":"x"}],"i":{}}`),
+		[]byte(`{"a":{"b":[1,{"c":"d"}],"e":"t\u006fken"},"f":[{"g":"h"},{"secret":"x"}],"i":{},"j":{"mountPath":"/x","topologyKey":"zone","secretKeyRef":{"name":"db"}}}`),
 	} {
-		full, err := parseJSON(in)
+		full, fullDoc, err := parseJSON(in)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,30 +89,75 @@ func TestPrunedParseExpandsToTheFullTree(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// counts says whether a keyword ends in the member name of a, and whether it
+		// is one that counts.
+		counts := func(a *jnode) (inName, counted bool) {
+			inName, _ = h.endIn(a.keyAt-1, a.keyAt+int(a.keyLen)+1)
+			return inName, inName && (a.keyDec != 0 || nameMatters(fullDoc.key(a)))
+		}
+		var flags func(a *jnode) (kw, name bool)
+		flags = func(a *jnode) (kw, name bool) {
+			switch a.kind {
+			case jString:
+				return h.endIn(a.start, a.end)
+			case jObject, jArray:
+				kids := fullDoc.kids(a)
+				for i := range kids {
+					k, n := flags(&kids[i])
+					_, c := counts(&kids[i])
+					kw, name = kw || k || a.kind == jObject && c, name || n
+				}
+			}
+			return kw, name
+		}
 		prunedCount := 0
-		var same func(a, b *jnode)
-		same = func(a, b *jnode) {
+		// An expanded container is parsed again without the hits: its members' flags
+		// are not set.
+		var same func(a, b *jnode, member, expanded bool)
+		same = func(a, b *jnode, member, expanded bool) {
+			kw, name := flags(a)
+			if expanded {
+				kw, name = false, false
+			}
 			if b.pruned {
 				prunedCount++
-				if kw, name := h.endIn(b.start, b.end); b.esc || kw || name {
+				if b.esc || kw || name {
 					t.Fatalf("pruned %s, which holds a keyword or an escape", in[b.start:b.end])
 				}
 				doc.expand(b)
+				expanded = true
 			}
-			if a.kind != b.kind || a.start != b.start || a.end != b.end || a.key != b.key || a.str != b.str || a.esc != b.esc || len(a.kids) != len(b.kids) {
+			ak, bk := fullDoc.kids(a), doc.kids(b)
+			if a.kind != b.kind || a.start != b.start || a.end != b.end || fullDoc.key(a) != doc.key(b) || fullDoc.str(a) != doc.str(b) || a.esc != b.esc || len(ak) != len(bk) {
 				t.Fatalf("pruned tree differs at %s", in[a.start:a.end])
 			}
-			if kw, name := h.endIn(a.start, a.end); b.kw != kw || b.nameKw != name {
+			if !b.pruned && (b.kw != kw || b.nameKw != name) {
 				t.Fatalf("keyword flags wrong at %s", in[a.start:a.end])
 			}
-			for i := range a.kids {
-				same(a.kids[i], b.kids[i])
+			if _, c := counts(a); member && !expanded && b.keyInert != (a.keyDec == 0 && !c) {
+				t.Fatalf("keyInert wrong at %q", fullDoc.key(a))
+			}
+			for i := range ak {
+				same(&ak[i], &bk[i], a.kind == jObject, expanded)
 			}
 		}
-		same(full, pruned)
+		same(full, pruned, false, false)
 		if prunedCount == 0 {
 			t.Fatalf("nothing pruned in %.60s", in)
 		}
+	}
+	// Keywords in names that make nothing of their values do not keep a container.
+	in := []byte(`{"j":{"mountPath":"/x","topologyKey":"zone","secretKeyRef":{"name":"db"}},"k":{"dbPassword":"x"}}`)
+	h := p.matcher.scan(in)
+	root, doc, err := parse(&jparser{data: in, prune: true, hits: &h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j := doc.member(root, "j"); !j.pruned {
+		t.Errorf("kept %s", in[j.start:j.end])
+	}
+	if k := doc.member(root, "k"); k.pruned {
+		t.Errorf("pruned %s", in[k.start:k.end])
 	}
 }
 
@@ -115,6 +168,7 @@ func TestShortcutsChangeNothing(t *testing.T) {
 	slow.exhaustive = true
 	for name, in := range map[string][]byte{
 		"cluster-resources/pods/shop.json":             syntheticPodList(256 << 10),
+		"cluster-resources/pods/recorded.json":         recordedPodList(t, 256<<10),
 		"cluster-resources/pods/logs/shop/web/app.log": syntheticContainerLog(256<<10, true),
 		"nodes/node-1/kubelet.log":                     syntheticKubeletJournal(256 << 10),
 		"cluster-resources/secrets/shop.json":          []byte(`{"kind":"SecretList","items":[{"metadata":{"name":"a"},"data":{"k":"aHVudGVyMg=="}}]}`),

@@ -1,7 +1,6 @@
 package redact
 
 import (
-	"bytes"
 	"encoding/base64"
 	"strings"
 
@@ -51,6 +50,16 @@ type walker struct {
 	memo stringMemo
 	// runtimeEnv is set for crictl inspect output, where every env value is masked.
 	runtimeEnv bool
+	// names, when set, remembers the judgements of names; see nameJudgements.
+	names nameJudgements
+}
+
+// judge judges a name, once per file when the walker remembers.
+func (w *walker) judge(name string) nameJudgement {
+	if w.names == nil || w.p.exhaustive {
+		return judgeName(name)
+	}
+	return w.names.judge(name)
 }
 
 // hasKeyword reports whether a detector keyword ends inside n.
@@ -126,14 +135,15 @@ func (w *walker) value(n *jnode, c jctx) {
 		case roleUser:
 			ec.role = roleUser
 		}
+		kids := w.doc.kids(n)
 		if c.role == roleRuntimeEnv {
-			for _, k := range n.kids {
-				w.runtimeEnvValue(k)
+			for i := range kids {
+				w.runtimeEnvValue(&kids[i])
 			}
 			return
 		}
-		for _, k := range n.kids {
-			w.element(k, ec)
+		for i := range kids {
+			w.element(&kids[i], ec)
 		}
 	case jString:
 		w.stringValue(n)
@@ -149,7 +159,7 @@ func (w *walker) value(n *jnode, c jctx) {
 func (w *walker) runtimeEnvValue(n *jnode) {
 	switch n.kind {
 	case jString:
-		name, v, ok := envAssignment(n.str)
+		name, v, ok := envAssignment(w.doc.str(n))
 		if !ok || v == "" || isMask(v) || runtimeEnvName(name) {
 			return
 		}
@@ -161,15 +171,15 @@ func (w *walker) runtimeEnvValue(n *jnode) {
 		w.stringValue(n)
 	case jObject:
 		w.expand(n)
-		v := n.member("value")
-		if v == nil || v.kind != jString || v.str == "" || isMask(v.str) {
+		v := w.doc.member(n, "value")
+		if v == nil || v.kind != jString || w.doc.str(v) == "" || isMask(w.doc.str(v)) {
 			return
 		}
-		name := n.memberString("key")
+		name := w.doc.memberString(n, "key")
 		if runtimeEnvName(name) {
 			return
 		}
-		if envCredential(name, v.str) || !plainValue(v.str) {
+		if vs := w.doc.str(v); envCredential(name, vs) || !plainValue(vs) {
 			w.maskString(v, RuleRuntimeEnv)
 			return
 		}
@@ -203,7 +213,7 @@ func (w *walker) element(n *jnode, c jctx) {
 		return
 	}
 	if n.kind == jString {
-		if name, v, ok := envAssignment(n.str); ok && envCredential(name, v) {
+		if name, v, ok := envAssignment(w.doc.str(n)); ok && w.judge(name).envCredential(v) {
 			w.sink.hit(RuleCredentialEnv, w.at(n))
 			w.replace(n, quoteJSON(name+"="+string(w.p.mask(RuleCredentialEnv, []byte(v)))))
 			return
@@ -218,16 +228,21 @@ type lookedUp struct {
 	kind, items, typ, value, name, key *jnode
 }
 
-func findLookedUp(n *jnode) lookedUp {
+func findLookedUp(d *jparser, kids []jnode) lookedUp {
 	var m lookedUp
 	first := func(slot **jnode, k *jnode) {
 		if *slot == nil {
 			*slot = k
 		}
 	}
-	for _, k := range n.kids {
+	for i := range kids {
+		k := &kids[i]
 		// By length first: most names are none of these, and that is quick to tell.
-		switch key := k.key; len(key) {
+		// A name's text is that long unless written with escapes.
+		if k.keyDec == 0 && (k.keyLen < 3 || k.keyLen > 5) {
+			continue
+		}
+		switch key := d.key(k); len(key) {
 		case 3:
 			if key == "key" {
 				first(&m.key, k)
@@ -254,16 +269,17 @@ func findLookedUp(n *jnode) lookedUp {
 }
 
 // str is the value of member n when it is a string.
-func str(n *jnode) (string, bool) {
+func (w *walker) str(n *jnode) (string, bool) {
 	if n == nil || n.kind != jString {
 		return "", false
 	}
-	return n.str, true
+	return w.doc.str(n), true
 }
 
 func (w *walker) object(n *jnode, c jctx) {
-	known := findLookedUp(n)
-	kind, _ := str(known.kind)
+	kids := w.doc.kids(n)
+	known := findLookedUp(w.doc, kids)
+	kind, _ := w.str(known.kind)
 	self := kind
 	if self == "" && known.items == nil {
 		self = c.itemKind
@@ -277,17 +293,19 @@ func (w *walker) object(n *jnode, c jctx) {
 	}
 	secret := self == "Secret"
 	gcpKey := false
-	if t, _ := str(known.typ); t == "service_account" {
+	if t, _ := w.str(known.typ); t == "service_account" {
 		gcpKey = true
 	}
 	envValue := w.credentialPairValue(known)
-	for _, k := range n.kids {
+	for i := range kids {
+		k := &kids[i]
 		if rule, ok := w.user[k]; ok {
 			w.maskAll(k, rule)
 			continue
 		}
-		if secret && (k.key == "data" || k.key == "stringData") && k.kind == jObject {
-			w.secretValues(k, k.key == "data")
+		key := w.doc.key(k)
+		if secret && (key == "data" || key == "stringData") && k.kind == jObject {
+			w.secretValues(k, key == "data")
 			continue
 		}
 		if k == envValue {
@@ -300,17 +318,17 @@ func (w *walker) object(n *jnode, c jctx) {
 		}
 		kc := jctx{}
 		switch {
-		case k.key == "items" && k.kind == jArray:
+		case key == "items" && k.kind == jArray:
 			kc.itemKind = itemKind
 		case c.role == roleAuths:
 			kc.role = roleAuthEntry
-		case c.role == roleUserItem && k.key == "user", c.role == roleUser:
+		case c.role == roleUserItem && key == "user", c.role == roleUser:
 			kc.role = roleUser
-		case k.key == "auths" && k.kind == jObject:
+		case key == "auths" && k.kind == jObject:
 			kc.role = roleAuths
-		case k.key == "users" && k.kind == jArray:
+		case key == "users" && k.kind == jArray:
 			kc.role = roleUsers
-		case w.runtimeEnv && (k.key == "envs" || k.key == "env") && k.kind == jArray:
+		case w.runtimeEnv && (key == "envs" || key == "env") && k.kind == jArray:
 			kc.role = roleRuntimeEnv
 		}
 		w.value(k, kc)
@@ -322,11 +340,22 @@ var dockerAuthKeys = map[string]bool{"auth": true, "password": true, "identityto
 // member handles a string member of an object, where the member's name is the best
 // evidence of what the value is.
 func (w *walker) member(k *jnode, r role, gcpKey bool) {
-	if rule := memberRule(k.key, r, gcpKey); rule != "" && plausibleSecret(k.key, k.str) {
-		w.maskString(k, rule)
-		return
+	// A name without a keyword that matters makes nothing of its value.
+	if !k.keyInert || w.p.exhaustive {
+		key := w.doc.key(k)
+		if rule := memberRule(key, r, gcpKey); rule != "" && w.judge(key).plausibleSecret(w.doc.str(k)) {
+			w.maskString(k, rule)
+			return
+		}
 	}
 	w.stringValue(k)
+}
+
+// nameMatters reports whether a member name can make its value masked, inside some
+// structure: memberRule returns a rule for it in the auths of a docker config, beside a
+// service account key's type, and wherever a credential's name does.
+func nameMatters(key string) bool {
+	return memberRule(key, roleAuthEntry, true) != ""
 }
 
 // memberRule names the rule that masks a member's whole value, or "".
@@ -361,16 +390,16 @@ func (w *walker) credentialPairValue(m lookedUp) *jnode {
 	if v == nil || v.kind != jString {
 		return nil
 	}
-	name, ok := str(m.name)
+	name, ok := w.str(m.name)
 	if !ok {
-		if name, ok = str(m.key); !ok {
+		if name, ok = w.str(m.key); !ok {
 			return nil
 		}
 	}
 	if !assignSet.in(name) && !envNameSet.in(name) {
 		return nil
 	}
-	if envCredential(name, v.str) || headerName(name) && plausibleSecret(name, v.str) {
+	if vs, j := w.doc.str(v), w.judge(name); j.envCredential(vs) || headerName(name) && j.plausibleSecret(vs) {
 		return v
 	}
 	return nil
@@ -381,13 +410,16 @@ func (w *walker) credentialPairValue(m lookedUp) *jnode {
 // an env var or a log.
 func (w *walker) secretValues(m *jnode, encoded bool) {
 	w.expand(m)
-	for _, v := range m.kids {
-		if v.kind != jString || v.str == "" || isMask(v.str) {
+	kids := w.doc.kids(m)
+	for i := range kids {
+		v := &kids[i]
+		s := w.doc.str(v)
+		if v.kind != jString || s == "" || isMask(s) {
 			continue
 		}
-		raw := []byte(v.str)
+		raw := []byte(s)
 		if encoded {
-			if d, err := base64.StdEncoding.DecodeString(v.str); err == nil {
+			if d, err := base64.StdEncoding.DecodeString(s); err == nil {
 				raw = d
 			}
 		}
@@ -397,24 +429,26 @@ func (w *walker) secretValues(m *jnode, encoded bool) {
 }
 
 func (w *walker) maskString(n *jnode, rule string) {
-	if isMask(n.str) {
+	s := w.doc.str(n)
+	if isMask(s) {
 		return
 	}
 	w.sink.hit(rule, w.at(n))
-	w.replace(n, quoteJSON(string(w.p.mask(rule, []byte(n.str)))))
+	w.replace(n, quoteJSON(string(w.p.mask(rule, []byte(s)))))
 }
 
 // maskAll masks every non-empty string at or under n.
 func (w *walker) maskAll(n *jnode, rule string) {
 	switch n.kind {
 	case jString:
-		if n.str != "" {
+		if w.doc.str(n) != "" {
 			w.maskString(n, rule)
 		}
 	case jObject, jArray:
 		w.expand(n)
-		for _, k := range n.kids {
-			w.maskAll(k, rule)
+		kids := w.doc.kids(n)
+		for i := range kids {
+			w.maskAll(&kids[i], rule)
 		}
 	}
 }
@@ -426,11 +460,12 @@ func (w *walker) stringValue(n *jnode) {
 	if !w.hasKeyword(n) {
 		return
 	}
-	if w.memo == nil || n.esc || len(n.str) > maxMemoString || w.p.exhaustive {
+	s := w.doc.str(n)
+	if w.memo == nil || n.esc || len(s) > maxMemoString || w.p.exhaustive {
 		w.redactStringValue(n)
 		return
 	}
-	e, ok := w.memo[n.str]
+	e, ok := w.memo[s]
 	if !ok {
 		rec := &ruleRecorder{}
 		sink, edits := w.sink, len(w.edits)
@@ -443,7 +478,7 @@ func (w *walker) stringValue(n *jnode) {
 			w.edits = w.edits[:edits]
 		}
 		if len(w.memo) < maxMemoEntries {
-			w.memo[n.str] = e
+			w.memo[s] = e
 		}
 	}
 	for _, r := range e.rules {
@@ -482,7 +517,7 @@ func (r *ruleRecorder) hit(rule string, _ int) { r.rules = append(r.rules, rule)
 func (w *walker) redactStringValue(n *jnode) {
 	var s []byte
 	if n.esc {
-		s = []byte(n.str)
+		s = []byte(w.doc.str(n))
 	} else {
 		s = w.doc.data[n.start+1 : n.end-1] // read only: splice copies
 	}
@@ -509,11 +544,12 @@ func (w *walker) redactStringValue(n *jnode) {
 // redactString returns s, with keyword hits h, redacted, or nil when nothing in it was
 // masked.
 func (w *walker) redactString(n *jnode, s []byte, h *keywordHits) (out []byte, retry bool) {
-	if t := bytes.TrimLeft(s, " \t\r\n"); w.level < maxEmbedded && len(t) > 0 && (t[0] == '{' || t[0] == '[') {
+	if c := firstNonSpace(s); w.level < maxEmbedded && (c == '{' || c == '[') {
 		root, doc, err := w.parse(s, h, 0)
 		if err == nil {
-			sub := &walker{p: w.p, sink: w.sink, anchor: w.at(n), level: w.level + 1, hits: h, doc: doc}
+			sub := &walker{p: w.p, sink: w.sink, anchor: w.at(n), level: w.level + 1, hits: h, doc: doc, names: w.names}
 			sub.document(root, "")
+			doc.release()
 			if len(sub.edits) == 0 {
 				return nil, false
 			}
@@ -531,9 +567,23 @@ func (w *walker) redactString(n *jnode, s []byte, h *keywordHits) (out []byte, r
 	return splice(s, edits), retry
 }
 
+// firstNonSpace returns the first byte of s that is no JSON white space, or 0.
+func firstNonSpace(s []byte) byte {
+	for _, c := range s {
+		switch c {
+		case ' ', '\t', '\r', '\n':
+		default:
+			return c
+		}
+	}
+	return 0
+}
+
 // parse parses a document of the text whose keyword hits are h, at offset base.
 func (w *walker) parse(data []byte, h *keywordHits, base int) (*jnode, *jparser, error) {
-	return parse(&jparser{data: data, prune: w.prunes(), hits: h, base: base})
+	// Redaction reads its input and never writes it, and no string of the tree
+	// outlives the file's redaction: the tree's strings may be the data itself.
+	return parse(&jparser{data: data, prune: w.prunes(), hits: h, base: base, alias: true})
 }
 
 // runtimeEnvFile reports whether a file is crictl inspect output of a container.

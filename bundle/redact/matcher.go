@@ -93,9 +93,16 @@ func searchFrom(list []int, x int, at *int) int {
 // the hits a scan of data[start:end] alone finds when no keyword can start before
 // start and end inside: the caller knows data[start-1] is a byte the keywords do not
 // hold there (see matcher.quoteSafe).
+//
+// A walker asks for the strings of a document in order, so each search goes on from
+// the last one (see searchFrom), and the few hits of one string are stepped over.
 func (h *keywordHits) sub(start, end int) keywordHits {
 	var s keywordHits
-	i, j := sort.SearchInts(h.any, start), sort.SearchInts(h.any, end)
+	i := searchFrom(h.any, start, &h.anyAt)
+	j := i
+	for j < len(h.any) && h.any[j] < end {
+		j++
+	}
 	if i < j {
 		s.any = make([]int, j-i)
 		for k, o := range h.any[i:j] {
@@ -103,7 +110,11 @@ func (h *keywordHits) sub(start, end int) keywordHits {
 		}
 		s.states = h.states[i:j:j]
 	}
-	i, j = sort.SearchInts(h.names, start), sort.SearchInts(h.names, end)
+	i = searchFrom(h.names, start, &h.namesAt)
+	j = i
+	for j < len(h.names) && h.names[j] < end {
+		j++
+	}
 	if i < j {
 		s.names = make([]int, j-i)
 		for k, o := range h.names[i:j] {
@@ -126,6 +137,15 @@ func (h *keywordHits) byDetector(m *matcher) {
 	if n == 0 {
 		return
 	}
+	if n == 1 {
+		// One keyword of one detector, as in most strings that hold one.
+		for i, r := range h.states {
+			if len(m.out[r]) == 1 {
+				h.dets, h.pos = []int32{m.out[r][0]}, [][]int{h.any[i : i+1 : i+1]}
+				return
+			}
+		}
+	}
 	pairs := make([]hitPair, 0, n)
 	for i, r := range h.states {
 		for _, d := range m.out[r] {
@@ -143,6 +163,13 @@ func (h *keywordHits) byDetector(m *matcher) {
 		slices.SortStableFunc(pairs, func(a, b hitPair) int { return int(a.det) - int(b.det) })
 	}
 	all := make([]int, len(pairs))
+	distinct := 1
+	for i := 1; i < len(pairs); i++ {
+		if pairs[i].det != pairs[i-1].det {
+			distinct++
+		}
+	}
+	h.dets, h.pos = make([]int32, 0, distinct), make([][]int, 0, distinct)
 	for i, p := range pairs {
 		all[i] = p.pos
 		if i == 0 || p.det != pairs[i-1].det {

@@ -66,7 +66,7 @@ func TestSubHitsAreTheStringsOwn(t *testing.T) {
 		t.Fatal("the built-in keywords are expected to be quote-safe")
 	}
 	data := syntheticPodList(64 << 10)
-	root, err := parseJSON(data)
+	root, doc, err := parseJSON(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,8 +74,9 @@ func TestSubHitsAreTheStringsOwn(t *testing.T) {
 	n := 0
 	var visit func(*jnode)
 	visit = func(v *jnode) {
-		for _, k := range v.kids {
-			visit(k)
+		kids := doc.kids(v)
+		for i := range kids {
+			visit(&kids[i])
 		}
 		if v.kind != jString || v.esc {
 			return

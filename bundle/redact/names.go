@@ -146,6 +146,11 @@ func referenceName(name string) bool {
 // empty, already masked, booleans and nulls, absolute file paths (tokenFile-like
 // settings and projected token paths), and references to environment variables.
 func plausibleSecret(name, v string) bool {
+	return plausibleValue(v) && !(referenceName(name) && isObjectRef(strings.TrimSpace(v)))
+}
+
+// plausibleValue is plausibleSecret without what the name says.
+func plausibleValue(v string) bool {
 	v = strings.TrimSpace(v)
 	if v == "" || isMask(v) {
 		return false
@@ -154,13 +159,34 @@ func plausibleSecret(name, v string) bool {
 	case "null", "nil", "<nil>", "none", "true", "false", "undefined", "[]", "{}", `""`, "''":
 		return false
 	}
-	if isAbsPath(v) || isEnvReference(v) || strings.Trim(v, "*xX") == "" {
-		return false
+	return !isAbsPath(v) && !isEnvReference(v) && strings.Trim(v, "*xX") != ""
+}
+
+// nameJudgement is what a variable's or a member's name says of its value, judged
+// once for a name that recurs (the env var names of every Pod in a list).
+type nameJudgement struct{ reference, credentialEnv, looseEnv bool }
+
+func judgeName(name string) nameJudgement {
+	return nameJudgement{referenceName(name), credentialEnvName(name), looseEnvName(name)}
+}
+
+// plausibleSecret is plausibleSecret of a name judged j.
+func (j nameJudgement) plausibleSecret(v string) bool {
+	return plausibleValue(v) && !(j.reference && isObjectRef(strings.TrimSpace(v)))
+}
+
+// nameJudgements remembers the judgements of one file's names.
+type nameJudgements map[string]nameJudgement
+
+func (m nameJudgements) judge(name string) nameJudgement {
+	j, ok := m[name]
+	if !ok {
+		j = judgeName(name)
+		if len(m) < maxMemoEntries {
+			m[name] = j
+		}
 	}
-	if referenceName(name) && isObjectRef(v) {
-		return false
-	}
-	return true
+	return j
 }
 
 func isAbsPath(v string) bool {

@@ -207,8 +207,8 @@ const encodedMaskPrefix = "PHJlZGFjdGVkO"
 
 // isMask reports whether v is exactly one mask, plain or base64-encoded.
 func isMask(v string) bool {
-	if exactMask.MatchString(v) {
-		return true
+	if strings.HasPrefix(v, "<redacted:") {
+		return exactMask.MatchString(v)
 	}
 	if !strings.HasPrefix(v, encodedMaskPrefix) {
 		return false

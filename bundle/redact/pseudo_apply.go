@@ -156,24 +156,26 @@ func (p *Pseudonymizer) text(data []byte) []byte {
 // Apply pseudonymizes one file; it implements bundle.Filter. JSON stays valid JSON.
 func (p *Pseudonymizer) Apply(_ string, data []byte) ([]byte, error) {
 	if looksLikeJSON(data) {
-		if root, err := parseJSON(data); err == nil {
+		if root, doc, err := parseJSON(data); err == nil {
 			var edits []edit
-			p.jsonStrings(root, &edits)
+			p.jsonStrings(doc, root, &edits)
 			return splice(data, edits), nil
 		}
 	}
 	return p.text(data), nil
 }
 
-func (p *Pseudonymizer) jsonStrings(n *jnode, edits *[]edit) {
+func (p *Pseudonymizer) jsonStrings(d *jparser, n *jnode, edits *[]edit) {
 	switch n.kind {
 	case jString:
-		if out := p.text([]byte(n.str)); string(out) != n.str {
+		s := d.str(n)
+		if out := p.text([]byte(s)); string(out) != s {
 			*edits = append(*edits, edit{n.start, n.end, quoteJSON(string(out))})
 		}
 	case jObject, jArray:
-		for _, k := range n.kids {
-			p.jsonStrings(k, edits)
+		kids := d.kids(n)
+		for i := range kids {
+			p.jsonStrings(d, &kids[i], edits)
 		}
 	}
 }

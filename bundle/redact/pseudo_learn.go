@@ -25,6 +25,8 @@ type learner struct {
 	names map[string]map[string]bool
 	ips   map[string]bool
 	uids  map[string]bool
+	// doc is the JSON document being read.
+	doc *jparser
 }
 
 func (l *learner) add(category, s string) {
@@ -56,7 +58,8 @@ func (p *Pseudonymizer) Learn(files map[string][]byte, m *bundle.Manifest) {
 		}
 		l.add("node", info.Node)
 		if looksLikeJSON(data) {
-			if root, err := parseJSON(data); err == nil {
+			if root, doc, err := parseJSON(data); err == nil {
+				l.doc = doc
 				l.json(root, fileItemKind(name))
 				continue
 			}
@@ -121,15 +124,16 @@ func (l *learner) text(data []byte) {
 func (l *learner) json(n *jnode, itemKind string) {
 	switch n.kind {
 	case jString:
-		l.text([]byte(n.str))
+		l.text([]byte(l.doc.str(n)))
 	case jArray:
-		for _, k := range n.kids {
-			l.json(k, itemKind)
+		kids := l.doc.kids(n)
+		for i := range kids {
+			l.json(&kids[i], itemKind)
 		}
 	case jObject:
-		kind := n.memberString("kind")
+		kind := l.doc.memberString(n, "kind")
 		self := kind
-		if self == "" && n.member("items") == nil {
+		if self == "" && l.doc.member(n, "items") == nil {
 			self = itemKind
 		}
 		l.object(n, self)
@@ -139,11 +143,12 @@ func (l *learner) json(n *jnode, itemKind string) {
 		} else if kind == "" {
 			childKind = itemKind
 		}
-		for _, k := range n.kids {
-			if k.key == "items" {
-				l.json(k, childKind)
+		kids := l.doc.kids(n)
+		for i := range kids {
+			if l.doc.key(&kids[i]) == "items" {
+				l.json(&kids[i], childKind)
 			} else {
-				l.json(k, "")
+				l.json(&kids[i], "")
 			}
 		}
 	}
@@ -151,36 +156,39 @@ func (l *learner) json(n *jnode, itemKind string) {
 
 // object collects what one Kubernetes object says about identities.
 func (l *learner) object(n *jnode, kind string) {
-	if md := n.member("metadata"); md != nil && md.kind == jObject {
-		name := md.memberString("name")
-		ns := md.memberString("namespace")
+	if md := l.doc.member(n, "metadata"); md != nil && md.kind == jObject {
+		name := l.doc.memberString(md, "name")
+		ns := l.doc.memberString(md, "namespace")
 		// Objects of kube-system and the like are the same in every cluster.
 		if c, ok := kindCategory[kind]; ok && !wellKnown[ns] {
 			l.add(c, name)
 		}
 		l.add("namespace", ns)
-		l.labels(md.member("labels"))
-		if refs := md.member("ownerReferences"); refs != nil {
-			for _, r := range refs.kids {
-				l.reference(r)
+		l.labels(l.doc.member(md, "labels"))
+		if refs := l.doc.member(md, "ownerReferences"); refs != nil {
+			kids := l.doc.kids(refs)
+			for i := range kids {
+				l.reference(&kids[i])
 			}
 		}
 	}
 	for _, field := range []string{"involvedObject", "regarding", "related"} {
-		l.reference(n.member(field))
+		l.reference(l.doc.member(n, field))
 	}
-	if spec := n.member("spec"); spec != nil {
-		nodeName := spec.memberString("nodeName")
+	if spec := l.doc.member(n, "spec"); spec != nil {
+		nodeName := l.doc.memberString(spec, "nodeName")
 		l.add("node", nodeName)
-		sel := spec.member("selector")
+		sel := l.doc.member(spec, "selector")
 		l.labels(sel)
-		l.labels(sel.member("matchLabels"))
+		l.labels(l.doc.member(sel, "matchLabels"))
 	}
 	if kind == "Node" {
-		if addrs := n.member("status").member("addresses"); addrs != nil {
-			for _, a := range addrs.kids {
-				t := a.memberString("type")
-				addr := a.memberString("address")
+		if addrs := l.doc.member(l.doc.member(n, "status"), "addresses"); addrs != nil {
+			kids := l.doc.kids(addrs)
+			for i := range kids {
+				a := &kids[i]
+				t := l.doc.memberString(a, "type")
+				addr := l.doc.memberString(a, "address")
 				if t == "Hostname" || t == "InternalDNS" || t == "ExternalDNS" {
 					l.add("host", addr)
 				}
@@ -193,9 +201,9 @@ func (l *learner) reference(r *jnode) {
 	if r == nil || r.kind != jObject {
 		return
 	}
-	kind := r.memberString("kind")
-	name := r.memberString("name")
-	ns := r.memberString("namespace")
+	kind := l.doc.memberString(r, "kind")
+	name := l.doc.memberString(r, "name")
+	ns := l.doc.memberString(r, "namespace")
 	if c, ok := kindCategory[kind]; ok && !wellKnown[ns] {
 		l.add(c, name)
 	}
@@ -208,9 +216,10 @@ func (l *learner) labels(m *jnode) {
 	if m == nil || m.kind != jObject {
 		return
 	}
-	for _, v := range m.kids {
-		if v.kind == jString && !systemLabel(v.key) {
-			l.add("label", v.str)
+	kids := l.doc.kids(m)
+	for i := range kids {
+		if v := &kids[i]; v.kind == jString && !systemLabel(l.doc.key(v)) {
+			l.add("label", l.doc.str(v))
 		}
 	}
 }

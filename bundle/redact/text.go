@@ -230,18 +230,19 @@ func (p *Policy) fileEdits(name string, data []byte, s sink) (edits []edit, retr
 		return nil, false
 	}
 	if looksLikeJSON(data) {
-		w := &walker{p: p, sink: s, anchor: -1, hits: &h, runtimeEnv: runtimeEnv, memo: stringMemo{}}
+		w := &walker{p: p, sink: s, anchor: -1, hits: &h, runtimeEnv: runtimeEnv, memo: stringMemo{}, names: nameJudgements{}}
 		root, doc, err := w.parse(data, &h, 0)
 		if err == nil {
 			w.doc = doc
 			w.document(root, itemKind)
+			doc.release()
 			return w.edits, false
 		}
 		retry = true
 		p.log.WithField("file", name).WithError(err).Debug("not a JSON document, redacting it as text")
 	}
 	var regions [][2]int
-	memo := stringMemo{}
+	memo, names := stringMemo{}, nameJudgements{}
 	candidates := lineStarts(data, h.any)
 	if p.unkeyed || len(p.paths) > 0 {
 		candidates = allLineStarts(data)
@@ -256,7 +257,7 @@ func (p *Policy) fileEdits(name string, data []byte, s sink) (edits []edit, retr
 		if len(t) < 2 || t[0] != '{' || t[len(t)-1] != '}' {
 			continue
 		}
-		w := &walker{p: p, sink: s, base: ls, anchor: -1, hits: &h, memo: memo}
+		w := &walker{p: p, sink: s, base: ls, anchor: -1, hits: &h, memo: memo, names: names}
 		root, doc, err := w.parse(line, &h, ls)
 		if err != nil {
 			retry = true

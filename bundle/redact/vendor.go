@@ -107,7 +107,11 @@ type vendorDetector struct {
 	anchoredRE *regexp.Regexp
 	// wordStart is set when the pattern starts with \b, which anchoring checks by hand.
 	wordStart bool
-	keywords  [][]byte
+	// prefix is the ASCII text every match starts with, matched case-sensitively
+	// (API- of API-[A-Z0-9]{26}), or nil: where a keyword found case-insensitively
+	// does not start it, an anchored pattern is not run.
+	prefix   []byte
+	keywords [][]byte
 }
 
 var (
@@ -121,6 +125,7 @@ func (v *vendorDetector) compile() {
 		v.anchored, v.wordStart = startsWithKeyword(v.rule.re, v.rule.keywords)
 		if v.anchored {
 			v.anchoredRE = regexp.MustCompile(`^(?:` + v.rule.re + `)`)
+			v.prefix = literalPrefix(v.rule.re)
 		}
 		v.allow = compileAllow(v.rule.allow)
 		globalAllowOnce.Do(func() { globalAllow = compileAllow(gitleaksGlobalAllow) })
@@ -142,6 +147,9 @@ func (v *vendorDetector) hits(line []byte, ends []int) [][2]int {
 				continue
 			}
 			if v.wordStart && st > 0 && isWordByte(line[st-1]) && isWordByte(line[st]) {
+				continue
+			}
+			if !bytes.HasPrefix(line[st:], v.prefix) {
 				continue
 			}
 			m := v.anchoredRE.FindSubmatchIndex(line[st:])
@@ -232,6 +240,47 @@ func startsWithKeyword(re string, kws []string) (anchored, wordStart bool) {
 		break
 	}
 	return leadsWithKeyword(t, kws), wordStart
+}
+
+// literalPrefix returns the ASCII text every match of re starts with when re is
+// matched case-sensitively there, or nil.
+func literalPrefix(re string) []byte {
+	t, err := syntax.Parse(re, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	t = t.Simplify()
+	var lit []byte
+	var walk func(t *syntax.Regexp) bool // reports whether t is a literal only
+	walk = func(t *syntax.Regexp) bool {
+		switch t.Op {
+		case syntax.OpCapture:
+			return walk(t.Sub[0])
+		case syntax.OpWordBoundary:
+			return len(lit) == 0
+		case syntax.OpLiteral:
+			if t.Flags&syntax.FoldCase != 0 {
+				return false
+			}
+			for _, r := range t.Rune {
+				if r >= 0x80 {
+					return false
+				}
+				lit = append(lit, byte(r))
+			}
+			return true
+		case syntax.OpConcat:
+			for _, s := range t.Sub {
+				if !walk(s) {
+					return false
+				}
+			}
+			return true
+		}
+		return false
+	}
+	walk(t)
+	return lit
 }
 
 // leadsWithKeyword reports whether every string t matches starts with a keyword.

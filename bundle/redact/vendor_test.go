@@ -66,3 +66,22 @@ func TestVendorTokensInPlaces(t *testing.T) {
 		t.Errorf("plain values masked:\n%s\n%v", out, rules)
 	}
 }
+
+// TestLiteralPrefix checks the case-sensitive start an anchored pattern's matches
+// share, which decides where the pattern is not run.
+func TestLiteralPrefix(t *testing.T) {
+	for re, want := range map[string]string{
+		`\b(API-[A-Z0-9]{26})(?:[\x60'"\s;]|\\[nr]|$)`:          "API-",
+		`ghp_[0-9a-zA-Z]{36}`:                                   "ghp_",
+		`(?:ghp|gho)_x`:                                         "gh",
+		`\b((?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16})\b`: "A",
+		`(?i)\b(api-[a-z]{3})`:                                  "",
+		`(a|b)c`:                                                "",
+		`é_x`:                                                   "",
+		`^abc`:                                                  "",
+	} {
+		if got := string(literalPrefix(re)); got != want {
+			t.Errorf("literalPrefix(%q) = %q, want %q", re, got, want)
+		}
+	}
+}
