@@ -102,8 +102,9 @@ func isDigit(b byte) bool { return logline.IsDigit(b) }
 // few distinct programs, hosts and klog sources are shared. On generated bundles it
 // keeps about two thirds of the journal's bytes, and the file's bytes go.
 type journalText struct {
-	block  []byte
-	common map[string]string
+	block    []byte
+	common   map[string]string
+	messages map[string]string
 }
 
 const (
@@ -116,6 +117,11 @@ const (
 // keep rewrites e's strings (parsed from line) to point into the blocks instead of line.
 func (t *journalText) keep(e *logline.Entry, line string) {
 	e.Program, e.Host, e.Source = t.shared(e.Program, line), t.shared(e.Host, line), t.shared(e.Source, line)
+	if e.FieldText != "" {
+		// A structured line's message is a constant of the code that logged it
+		// ("Pod update broadcasted"); what varies is in its fields.
+		e.Message = t.sharedMessage(e.Message, line)
+	}
 	lo, hi, ok := span(line, e.Message)
 	if l2, h2, ok2 := span(line, e.FieldText); ok2 {
 		if !ok || l2 < lo {
@@ -150,6 +156,26 @@ func (t *journalText) shared(s, line string) string {
 	if len(t.common) < journalTextCommon {
 		t.common[c] = c
 	}
+	return c
+}
+
+// sharedMessage is shared for messages, which have a map of their own so that varied
+// messages do not crowd out the few programs, hosts and sources.
+func (t *journalText) sharedMessage(s, line string) string {
+	if _, _, in := span(line, s); !in {
+		return s
+	}
+	if c, ok := t.messages[s]; ok {
+		return c
+	}
+	if len(t.messages) >= journalTextCommon {
+		return s
+	}
+	c := t.copy(s)
+	if t.messages == nil {
+		t.messages = map[string]string{}
+	}
+	t.messages[c] = c
 	return c
 }
 
