@@ -293,6 +293,11 @@ func (s *Signature) match(text string) (map[string]string, bool) {
 		if lit := s.lits[i]; lit.s != "" && !lit.in(text) {
 			continue
 		}
+		// Nearly every line that holds the literal still does not match: finding that
+		// out without tracking captures is the cheaper search.
+		if !re.MatchString(text) {
+			continue
+		}
 		m := re.FindStringSubmatch(text)
 		if m == nil {
 			continue
@@ -404,6 +409,7 @@ func (s *Signature) doc() string {
 func (s *Signature) run(v *View) []Finding {
 	var out []Finding
 	lines := v.g.Lines()
+	healthy := v.g.healthyLines()
 	for i := range lines {
 		l := &lines[i]
 		// What kind of text a pasted fragment holds is a guess, so a fragment is tried
@@ -411,7 +417,7 @@ func (s *Signature) run(v *View) []Finding {
 		if !s.where[l.Kind] && !l.Fragment {
 			continue
 		}
-		if l.Pod != nil && positivelyHealthy(l.Pod) {
+		if healthy[i] {
 			// A pod that runs, is ready and never restarted: what it logged or once
 			// reported is history, not its cause of trouble.
 			continue
@@ -431,6 +437,29 @@ func (s *Signature) run(v *View) []Finding {
 		out = append(out, s.finding(l, caps))
 	}
 	return out
+}
+
+// healthyLines marks, once for every signature, the lines about a positively healthy
+// pod (positivelyHealthy), which signatures pass over.
+func (g *Graph) healthyLines() []bool {
+	g.healthyOnce.Do(func() {
+		lines := g.Lines()
+		g.healthy = make([]bool, len(lines))
+		byPod := map[*Pod]bool{}
+		for i := range lines {
+			p := lines[i].Pod
+			if p == nil {
+				continue
+			}
+			h, ok := byPod[p]
+			if !ok {
+				h = positivelyHealthy(p)
+				byPod[p] = h
+			}
+			g.healthy[i] = h
+		}
+	})
+	return g.healthy
 }
 
 // causeNeedsEmpty reports whether the cause template uses a capture that matched
