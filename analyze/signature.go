@@ -270,20 +270,21 @@ func requiredLiteral(pattern string) literal {
 			best = lit
 		}
 	}
-	for re.Op == syntax.OpCapture && len(re.Sub) == 1 {
-		re = re.Sub[0]
-	}
-	switch re.Op {
-	case syntax.OpLiteral:
-		consider(re)
-	case syntax.OpConcat:
-		for _, sub := range re.Sub {
-			for sub.Op == syntax.OpCapture && len(sub.Sub) == 1 {
-				sub = sub.Sub[0]
+	// Every element of a concatenation is in every match, and so is what a capture
+	// holds: the walk goes down through both (a named capture often wraps the whole
+	// message) and stops at anything that may match without its parts.
+	var walk func(r *syntax.Regexp)
+	walk = func(r *syntax.Regexp) {
+		switch r.Op {
+		case syntax.OpLiteral:
+			consider(r)
+		case syntax.OpCapture, syntax.OpConcat:
+			for _, sub := range r.Sub {
+				walk(sub)
 			}
-			consider(sub)
 		}
 	}
+	walk(re)
 	return best
 }
 
