@@ -507,14 +507,54 @@ var errorWords = []string{"error", "fail", "fatal", "panic", "exception", "denie
 	"unbound", "oom-killer", "expired", "avc:  denied", "avc: denied", "not ready", "notready", "deadline", "x509", "unreachable", "illegal instruction"}
 
 // looksLikeError reports whether a line without a severity reads as a failure report.
+// It runs on every journal line without a severity and every log line, so ASCII text
+// (nearly all of it) is scanned once for all words, case-folded in place; other text
+// is lowered first, as strings.ToLower folds more than ASCII.
 func looksLikeError(s string) bool {
-	low := strings.ToLower(s)
-	for _, w := range errorWords {
-		if strings.Contains(low, w) {
-			return true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			low := strings.ToLower(s)
+			for _, w := range errorWords {
+				if strings.Contains(low, w) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	for i := 0; i+1 < len(s); i++ {
+		a, b := lowerASCII(s[i]), lowerASCII(s[i+1])
+		if !errorPairs[a][b] {
+			continue
+		}
+		for _, w := range errorWordsByFirst[a] {
+			if len(s)-i >= len(w) && hasPrefixFoldASCII(s[i:], w) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// errorWordsByFirst lists errorWords by first byte; errorPairs marks the first two
+// bytes of any of them, so most positions of a line are passed over at one look-up.
+var errorWordsByFirst, errorPairs = func() (by [256][]string, pairs [256][256]bool) {
+	for _, w := range errorWords {
+		by[w[0]] = append(by[w[0]], w)
+		pairs[w[0]][w[1]] = true
+	}
+	return by, pairs
+}()
+
+// hasPrefixFoldASCII reports whether s starts with the lower-case ASCII word w, ignoring
+// the case of s.
+func hasPrefixFoldASCII(s, w string) bool {
+	for j := 0; j < len(w); j++ {
+		if lowerASCII(s[j]) != w[j] {
+			return false
+		}
+	}
+	return true
 }
 
 func sortedKeys[V any](m map[string]V) []string {

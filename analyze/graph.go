@@ -107,6 +107,9 @@ type Graph struct {
 	// lines are every line of evidence text (Lines), built once on first use.
 	linesOnce sync.Once
 	lines     []Line
+	// healthy marks the lines about positively healthy pods (healthyLines).
+	healthyOnce sync.Once
+	healthy     []bool
 }
 
 // BundleInfo describes one loaded bundle.

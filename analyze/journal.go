@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"time"
+	"unsafe"
 
 	"podflow.dev/podflow/logline"
 )
@@ -94,3 +95,122 @@ func scanFields(s string, fn func(key, raw string) bool) { logline.ScanFields(s,
 func fieldValue(raw string) string { return logline.FieldValue(raw) }
 
 func isDigit(b byte) bool { return logline.IsDigit(b) }
+
+// journalText keeps what journal entries say once their file's bytes are let go of: the
+// text an entry's strings point into is copied into large shared blocks, without the
+// journal prefix (time, host, program, klog header) that the entry holds parsed, and the
+// few distinct programs, hosts and klog sources are shared. On generated bundles it
+// keeps about two thirds of the journal's bytes, and the file's bytes go.
+type journalText struct {
+	block    []byte
+	common   map[string]string
+	messages map[string]string
+}
+
+const (
+	journalTextBlock = 1 << 20
+	// journalTextCommon caps the shared strings: a journal of unique sources (hostile or
+	// odd) copies them instead of growing the map without end.
+	journalTextCommon = 1 << 14
+)
+
+// keep rewrites e's strings (parsed from line) to point into the blocks instead of line.
+func (t *journalText) keep(e *logline.Entry, line string) {
+	e.Program, e.Host, e.Source = t.shared(e.Program, line), t.shared(e.Host, line), t.shared(e.Source, line)
+	if e.FieldText != "" {
+		// A structured line's message is a constant of the code that logged it
+		// ("Pod update broadcasted"); what varies is in its fields.
+		e.Message = t.sharedMessage(e.Message, line)
+	}
+	lo, hi, ok := span(line, e.Message)
+	if l2, h2, ok2 := span(line, e.FieldText); ok2 {
+		if !ok || l2 < lo {
+			lo = l2
+		}
+		if !ok || h2 > hi {
+			hi = h2
+		}
+		ok = true
+	}
+	if !ok {
+		return
+	}
+	kept := t.copy(line[lo:hi])
+	e.Message = rebase(e.Message, line, lo, kept)
+	e.FieldText = rebase(e.FieldText, line, lo, kept)
+}
+
+// shared returns s from the shared strings when it points into line, adding it when
+// there is room; s is returned as it is when it does not point into line.
+func (t *journalText) shared(s, line string) string {
+	if _, _, in := span(line, s); !in {
+		return s
+	}
+	if c, ok := t.common[s]; ok {
+		return c
+	}
+	c := t.copy(s)
+	if t.common == nil {
+		t.common = map[string]string{}
+	}
+	if len(t.common) < journalTextCommon {
+		t.common[c] = c
+	}
+	return c
+}
+
+// sharedMessage is shared for messages, which have a map of their own so that varied
+// messages do not crowd out the few programs, hosts and sources.
+func (t *journalText) sharedMessage(s, line string) string {
+	if _, _, in := span(line, s); !in {
+		return s
+	}
+	if c, ok := t.messages[s]; ok {
+		return c
+	}
+	if len(t.messages) >= journalTextCommon {
+		return s
+	}
+	c := t.copy(s)
+	if t.messages == nil {
+		t.messages = map[string]string{}
+	}
+	t.messages[c] = c
+	return c
+}
+
+// copy copies s into the current block, starting a new one when it is full. Blocks are
+// only ever appended to: the strings handed out stay as they are.
+func (t *journalText) copy(s string) string {
+	if s == "" {
+		return ""
+	}
+	if cap(t.block)-len(t.block) < len(s) {
+		t.block = make([]byte, 0, max(journalTextBlock, len(s)))
+	}
+	at := len(t.block)
+	t.block = append(t.block, s...)
+	return unsafe.String(&t.block[at], len(s))
+}
+
+// span is where s lies in line, when it is a non-empty part of it.
+func span(line, s string) (lo, hi int, ok bool) {
+	if s == "" || line == "" {
+		return 0, 0, false
+	}
+	base, p := uintptr(unsafe.Pointer(unsafe.StringData(line))), uintptr(unsafe.Pointer(unsafe.StringData(s)))
+	if p < base || p+uintptr(len(s)) > base+uintptr(len(line)) {
+		return 0, 0, false
+	}
+	lo = int(p - base)
+	return lo, lo + len(s), true
+}
+
+// rebase moves s, a part of line, to the same place in kept, the copy of line from lo.
+func rebase(s, line string, lo int, kept string) string {
+	l, h, ok := span(line, s)
+	if !ok {
+		return s
+	}
+	return kept[l-lo : h-lo]
+}

@@ -35,6 +35,8 @@ type loader struct {
 	// for bundles without a manifest.
 	latest     time.Time
 	seenEvents map[string]bool
+	// text holds the journal text of bundles read once (see loadJournal).
+	text journalText
 }
 
 type loadedBundle struct {

@@ -184,6 +184,10 @@ func criIDFromPath(name string) string {
 // memory; unreadable lines are counted into one warning per file.
 func (l *loader) loadJournal(lb *loadedBundle, src *sourceFile, data []byte, kubelet bool) {
 	text := bytesString(data)
+	// A bundle read once hands over its only copy of the journal: entries then keep
+	// their text in l.text and the file's bytes go once parsed. Otherwise the bundle
+	// keeps the bytes anyway and entries point into them.
+	compact := lb.b.ReadsOnce()
 	ref := l.g.collectedAt
 	var entries []JournalEntry
 	if kubelet {
@@ -223,8 +227,15 @@ func (l *loader) loadJournal(lb *loadedBundle, src *sourceFile, data []byte, kub
 		if kind == LineGarbage {
 			// The rules cannot read it, but it is still evidence of its node: the facts
 			// layer keeps it as text.
-			l.g.unparsed = append(l.g.unparsed, unparsedLine{node: src.node, loc: src.at.Lines(int(lineNo), 0), text: line})
+			kept := line
+			if compact {
+				kept = l.text.copy(line)
+			}
+			l.g.unparsed = append(l.g.unparsed, unparsedLine{node: src.node, loc: src.at.Lines(int(lineNo), 0), text: kept})
 			continue
+		}
+		if compact {
+			l.text.keep(&e.Entry, line)
 		}
 		e.file, e.line = src, lineNo
 		entries = append(entries, e)

@@ -270,20 +270,21 @@ func requiredLiteral(pattern string) literal {
 			best = lit
 		}
 	}
-	for re.Op == syntax.OpCapture && len(re.Sub) == 1 {
-		re = re.Sub[0]
-	}
-	switch re.Op {
-	case syntax.OpLiteral:
-		consider(re)
-	case syntax.OpConcat:
-		for _, sub := range re.Sub {
-			for sub.Op == syntax.OpCapture && len(sub.Sub) == 1 {
-				sub = sub.Sub[0]
+	// Every element of a concatenation is in every match, and so is what a capture
+	// holds: the walk goes down through both (a named capture often wraps the whole
+	// message) and stops at anything that may match without its parts.
+	var walk func(r *syntax.Regexp)
+	walk = func(r *syntax.Regexp) {
+		switch r.Op {
+		case syntax.OpLiteral:
+			consider(r)
+		case syntax.OpCapture, syntax.OpConcat:
+			for _, sub := range r.Sub {
+				walk(sub)
 			}
-			consider(sub)
 		}
 	}
+	walk(re)
 	return best
 }
 
@@ -291,6 +292,11 @@ func requiredLiteral(pattern string) literal {
 func (s *Signature) match(text string) (map[string]string, bool) {
 	for i, re := range s.res {
 		if lit := s.lits[i]; lit.s != "" && !lit.in(text) {
+			continue
+		}
+		// Nearly every line that holds the literal still does not match: finding that
+		// out without tracking captures is the cheaper search.
+		if !re.MatchString(text) {
 			continue
 		}
 		m := re.FindStringSubmatch(text)
@@ -404,6 +410,7 @@ func (s *Signature) doc() string {
 func (s *Signature) run(v *View) []Finding {
 	var out []Finding
 	lines := v.g.Lines()
+	healthy := v.g.healthyLines()
 	for i := range lines {
 		l := &lines[i]
 		// What kind of text a pasted fragment holds is a guess, so a fragment is tried
@@ -411,7 +418,7 @@ func (s *Signature) run(v *View) []Finding {
 		if !s.where[l.Kind] && !l.Fragment {
 			continue
 		}
-		if l.Pod != nil && positivelyHealthy(l.Pod) {
+		if healthy[i] {
 			// A pod that runs, is ready and never restarted: what it logged or once
 			// reported is history, not its cause of trouble.
 			continue
@@ -431,6 +438,29 @@ func (s *Signature) run(v *View) []Finding {
 		out = append(out, s.finding(l, caps))
 	}
 	return out
+}
+
+// healthyLines marks, once for every signature, the lines about a positively healthy
+// pod (positivelyHealthy), which signatures pass over.
+func (g *Graph) healthyLines() []bool {
+	g.healthyOnce.Do(func() {
+		lines := g.Lines()
+		g.healthy = make([]bool, len(lines))
+		byPod := map[*Pod]bool{}
+		for i := range lines {
+			p := lines[i].Pod
+			if p == nil {
+				continue
+			}
+			h, ok := byPod[p]
+			if !ok {
+				h = positivelyHealthy(p)
+				byPod[p] = h
+			}
+			g.healthy[i] = h
+		}
+	})
+	return g.healthy
 }
 
 // causeNeedsEmpty reports whether the cause template uses a capture that matched

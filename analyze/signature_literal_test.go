@@ -14,6 +14,12 @@ func TestRequiredLiteralKeepsCaseUnlessThePatternIgnoresIt(t *testing.T) {
 		{`(?i)failed quota: (?P<quota>\S+)`, literal{s: "failed quota: ", fold: true}},
 		{`(?i)Cannot Determine`, literal{s: "cannot determine", fold: true}},
 		{`a|b`, literal{}},
+		// A named capture that wraps the message still holds its literal parts.
+		{`(?P<detail>Node \S+ which was running pod \S+)(?: is unresponsive|\s*$)`, literal{s: " which was running pod "}},
+		{`^(?P<detail>rbd: map failed: \(\d+\) [A-Za-z ]+)`, literal{s: "rbd: map failed: ("}},
+		// What an optional or repeated group holds is not in every match.
+		{`x(?:optional literal)?`, literal{s: "x"}},
+		{`(?:a|long alternative)b`, literal{s: "b"}},
 	} {
 		if got := requiredLiteral(c.pattern); got != c.want {
 			t.Errorf("requiredLiteral(%q) = %+v, want %+v", c.pattern, got, c.want)

@@ -595,6 +595,10 @@ func (b *Bundle) ReadFile(name string) ([]byte, error) {
 // stops holding what is already decoded. ReadFile of a taken file fails.
 func (b *Bundle) ReadOnce() { b.readOnce = true }
 
+// ReadsOnce reports whether the bundle was marked ReadOnce: Take then hands over the
+// only reference to a file's bytes.
+func (b *Bundle) ReadsOnce() bool { return b.readOnce }
+
 // Take is ReadFile for a consumer that reads name once: on a bundle marked ReadOnce
 // the bundle lets go of the bytes; the caller holds the only reference.
 func (b *Bundle) Take(name string) ([]byte, error) {

@@ -1,0 +1,90 @@
+package analyze
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"podflow.dev/podflow/bundle"
+)
+
+// A bundle read once keeps its journal entries' text in journalText: every entry, line
+// and unreadable line must read as it does from a bundle that keeps its bytes.
+func TestJournalTextKeepsWhatEntriesSay(t *testing.T) {
+	kubelet := strings.Join([]string{
+		`2026-11-29T10:00:01+0000 n1 kubelet[9]: I1129 10:00:01.000001       9 kubelet.go:1] "Pod update" pod="shop/a" podUID="u-a"`,
+		`2026-11-29T10:00:02+0000 n1 kubelet[9]: E1129 10:00:02.000002       9 pod_workers.go:1301] "Error syncing pod, skipping" err="failed to \"StartContainer\" for \"app\"" pod="shop/a"`,
+		`2026-11-29T10:00:03+0000 n1 kubelet[9]: I1129 10:00:03.000003       9 kubelet.go:1] "Pod update" pod="shop/b" podUID="u-b"`,
+		`2026-11-29T10:00:04+0000 n1 kubelet[9]: W1129 10:00:04.000004       9 reconciler.go:7] "operationExecutor.MountVolume started for volume \"cfg\"" pod="shop/b"`,
+		`	continued value`,
+		`2026-11-29T10:00:0`,
+		`-- Boot 3f2a --`,
+		`2026-11-29T10:00:05+0000 n1 kubelet[9]: I1129 10:00:05.000005       9 server.go:3] Started kubelet`,
+	}, "\n")
+	runtime := strings.Join([]string{
+		`2026-11-29T10:00:06+0000 n1 containerd[7]: time="2026-11-29T10:00:06.000000000Z" level=error msg="RunPodSandbox for &PodSandboxMetadata{Name:a,Uid:u-a,Namespace:shop,Attempt:0,} failed" error="boom"`,
+		`2026-11-29T10:00:07+0000 n1 containerd[7]: time="2026-11-29T10:00:07.000000000Z" level=info msg="StartContainer for \"abc\" returns successfully"`,
+	}, "\n")
+	files := map[string][]byte{
+		bundle.NodePath("n1", bundle.NodeKubeletLog): []byte(kubelet),
+		bundle.NodePath("n1", bundle.NodeRuntimeLog): []byte(runtime),
+	}
+	open := func(once bool) *Graph {
+		copied := map[string][]byte{}
+		for k, v := range files {
+			copied[k] = append([]byte(nil), v...)
+		}
+		b, err := bundle.New("mem", copied)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if once {
+			b.ReadOnce()
+		}
+		return Load([]*bundle.Bundle{b}, nil)
+	}
+	kept, compact := open(false), open(true)
+	if len(kept.journal) != 5 || len(kept.runtimeJournal["n1"]) != 2 || len(kept.unparsed) != 1 {
+		t.Fatalf("journal %d, runtime %d, unparsed %d entries", len(kept.journal), len(kept.runtimeJournal["n1"]), len(kept.unparsed))
+	}
+	if !reflect.DeepEqual(kept.journal, compact.journal) {
+		t.Errorf("kubelet entries differ:\n%+v\n%+v", kept.journal, compact.journal)
+	}
+	if !reflect.DeepEqual(kept.runtimeJournal, compact.runtimeJournal) {
+		t.Errorf("runtime entries differ:\n%+v\n%+v", kept.runtimeJournal, compact.runtimeJournal)
+	}
+	if !reflect.DeepEqual(kept.unparsed, compact.unparsed) {
+		t.Errorf("unparsed lines differ:\n%+v\n%+v", kept.unparsed, compact.unparsed)
+	}
+	if !reflect.DeepEqual(kept.journalByPod, compact.journalByPod) || !reflect.DeepEqual(kept.journalByUID, compact.journalByUID) {
+		t.Errorf("journal indexes differ")
+	}
+	// The compact copy no longer points into the file's bytes, and shares repeated
+	// messages and sources.
+	raw := string(files[bundle.NodePath("n1", bundle.NodeKubeletLog)])
+	for _, e := range compact.journal {
+		for _, s := range []string{e.Message, e.FieldText, e.Source, e.Program, e.Host} {
+			if _, _, in := span(raw, s); in {
+				t.Errorf("%q points into the journal's bytes", s)
+			}
+		}
+	}
+	a, b := compact.journal[0], compact.journal[2]
+	if _, _, same := span(a.Message, b.Message); !same || a.Source != b.Source {
+		t.Errorf("repeated message %q and source %q are not shared", a.Message, a.Source)
+	}
+}
+
+func TestJournalTextBlocksAreNeverRewritten(t *testing.T) {
+	var jt journalText
+	long := strings.Repeat("x", journalTextBlock+10)
+	a := jt.copy("first")
+	b := jt.copy(long)
+	c := jt.copy("after")
+	if a != "first" || b != long || c != "after" {
+		t.Fatalf("copies changed: %q, %d bytes, %q", a, len(b), c)
+	}
+	if jt.copy("") != "" {
+		t.Fatal("an empty string copies as empty")
+	}
+}
