@@ -104,6 +104,9 @@ type Graph struct {
 	// lines are every line of evidence text (Lines), built once on first use.
 	linesOnce sync.Once
 	lines     []Line
+	// facts are the typed facts rules read (Facts), built once on first use.
+	factsOnce sync.Once
+	facts     *facts
 }
 
 // BundleInfo describes one loaded bundle.
