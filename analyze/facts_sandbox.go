@@ -14,6 +14,11 @@ type SandboxFailure struct {
 	// Runtime is containerd's latest "RunPodSandbox for &PodSandboxMetadata{…} failed"
 	// line for the pod, matched by its UID.
 	Runtime *JournalEntry
+	// NetworkEvent is the pod's latest NetworkNotReady event and NetworkLine the
+	// kubelet's latest line whose err says "network is not ready: …": the kubelet did not
+	// ask for a sandbox because the runtime reports the pod network down.
+	NetworkEvent *Event
+	NetworkLine  *JournalEntry
 	// Fragment is a pasted line that reports the failure.
 	Fragment *Line
 }
@@ -39,6 +44,9 @@ func (f SandboxFailure) Message() string {
 const (
 	sandboxEventReason = "FailedCreatePodSandBox"
 	sandboxKubeletLine = "CreatePodSandbox for pod failed"
+	// NetworkNotReadyPrefix starts the kubelet's error and event (pkg/kubelet/errors.go
+	// NetworkNotReadyErrorMsg).
+	NetworkNotReadyPrefix = "network is not ready: "
 )
 
 // sandboxFacts lists the failed sandbox creations of the pods, then those of events about
@@ -46,18 +54,25 @@ const (
 func (g *Graph) sandboxFacts() []SandboxFailure {
 	var out []SandboxFailure
 	for _, p := range g.pods {
-		f := SandboxFailure{Subject: podSubject(p), Event: LatestEvent(g.eventsFor(p.Ref()), "", sandboxEventReason)}
+		events := g.eventsFor(p.Ref())
+		f := SandboxFailure{Subject: podSubject(p), Event: LatestEvent(events, "", sandboxEventReason),
+			NetworkEvent: LatestEvent(events, "", "NetworkNotReady")}
 		entries := g.journalFor(p.Obj)
-		for i := len(entries) - 1; i >= 0; i-- {
-			if entries[i].Message == sandboxKubeletLine {
-				f.Line = entries[i]
-				break
+		for i := len(entries) - 1; i >= 0 && (f.Line == nil || f.NetworkLine == nil); i-- {
+			e := entries[i]
+			if e.Message == sandboxKubeletLine && f.Line == nil {
+				f.Line = e
+			}
+			if err, ok := e.Field("err"); ok && f.NetworkLine == nil && strings.HasPrefix(err, NetworkNotReadyPrefix) {
+				f.NetworkLine = e
 			}
 		}
-		if f.Event == nil && f.Line == nil {
+		if f.Event == nil && f.Line == nil && f.NetworkEvent == nil && f.NetworkLine == nil {
 			continue
 		}
-		f.Runtime = g.runtimeSandboxLine(p)
+		if f.Event != nil || f.Line != nil {
+			f.Runtime = g.runtimeSandboxLine(p)
+		}
 		out = append(out, f)
 	}
 	latest := map[string]int{}
@@ -121,15 +136,15 @@ func (v *View) SandboxFailures() []SandboxFailure {
 			}
 		}
 		if !ff.events {
-			f.Event = nil
+			f.Event, f.NetworkEvent = nil, nil
 		}
 		if !ff.journal {
-			f.Line = nil
+			f.Line, f.NetworkLine = nil, nil
 		}
 		if !ff.runtime {
 			f.Runtime = nil
 		}
-		if f.Event == nil && f.Line == nil && f.Fragment == nil {
+		if f.Event == nil && f.Line == nil && f.NetworkEvent == nil && f.NetworkLine == nil && f.Fragment == nil {
 			continue
 		}
 		out = append(out, f)
