@@ -47,6 +47,8 @@ type facts struct {
 	waits      []ContainerWait
 	sandboxes  []SandboxFailure
 	scheduling []SchedulingFailure
+	runs       []ContainerRun
+	runIndex   map[string]int
 }
 
 // Facts builds the graph's typed facts once.
@@ -57,6 +59,7 @@ func (g *Graph) buildFactsOnce() *facts {
 		f.pulls = g.pullFacts()
 		f.sandboxes = g.sandboxFacts()
 		f.scheduling = g.schedulingFacts()
+		f.runs, f.runIndex = g.containerRunFacts()
 		g.facts = f
 	})
 	return g.facts
@@ -112,12 +115,13 @@ func (g *Graph) fragmentLines(needle string) []*Line {
 // factFilter tells which sources a view may hand out: a rule sees a fact's event only
 // when it declared events, its journal lines only when it declared the journal.
 type factFilter struct {
-	pods, events, journal, runtime, cri, fragments bool
+	pods, events, journal, runtime, cri, logs, dmesg, fragments bool
 }
 
 func (v *View) factFilter() factFilter {
 	return factFilter{pods: v.declared[Pods], events: v.declared[Events], journal: v.declared[KubeletJournal],
-		runtime: v.declared[RuntimeJournal], cri: v.declared[CRI], fragments: v.declared[Fragments]}
+		runtime: v.declared[RuntimeJournal], cri: v.declared[CRI], logs: v.declared[ContainerLogs],
+		dmesg: v.declared[Dmesg], fragments: v.declared[Fragments]}
 }
 
 // factsOf is the graph's facts; a view that asks for them needs no kind of its own.
