@@ -47,6 +47,7 @@ type facts struct {
 	waits      []ContainerWait
 	sandboxes  []SandboxFailure
 	scheduling []SchedulingFailure
+	admission  []AdmissionRejection
 	runs       []ContainerRun
 	runIndex   map[string]int
 }
@@ -59,6 +60,7 @@ func (g *Graph) buildFactsOnce() *facts {
 		f.pulls = g.pullFacts()
 		f.sandboxes = g.sandboxFacts()
 		f.scheduling = g.schedulingFacts()
+		f.admission = g.admissionFacts()
 		f.runs, f.runIndex = g.containerRunFacts()
 		g.facts = f
 	})

@@ -14,7 +14,7 @@ import (
 )
 
 // Rules read facts (v.PullFailures, v.ContainerWaits, v.SandboxFailures,
-// v.SchedulingFailures, v.ContainerRuns), not raw evidence: a rule file listed in
+// v.SchedulingFailures, v.AdmissionRejections, v.ContainerRuns), not raw evidence: a rule file listed in
 // factRules, and every function of the package it reaches, must not call the View's raw
 // evidence readers. The facts are built once per graph from every source; a rule that
 // read events or journals itself again would see less than its facts, and two rules
@@ -29,6 +29,14 @@ var rawReaders = []string{"Pods", "PodByUID", "Events", "EventsFor", "Journal", 
 // still call and why: other pods read as the cluster's state, not as evidence of the
 // failure.
 var factRules = map[string]map[string]string{
+	"admission_limitrange_violated.go":            nil,
+	"admission_pod_security.go":                   nil,
+	"admission_priorityclass_missing.go":          nil,
+	"admission_quota_exceeded.go":                 nil,
+	"admission_quota_resources_required.go":       nil,
+	"admission_serviceaccount_missing.go":         nil,
+	"admission_webhook_denied.go":                 nil,
+	"admission_webhook_unreachable.go":            nil,
 	"config_run_as_non_root.go":                   nil,
 	"config_secret_key_missing.go":                nil,
 	"image_invalid_name.go":                       nil,
