@@ -48,6 +48,7 @@ type facts struct {
 	sandboxes  []SandboxFailure
 	scheduling []SchedulingFailure
 	admission  []AdmissionRejection
+	mounts     []MountFailure
 	runs       []ContainerRun
 	runIndex   map[string]int
 }
@@ -61,6 +62,7 @@ func (g *Graph) buildFactsOnce() *facts {
 		f.sandboxes = g.sandboxFacts()
 		f.scheduling = g.schedulingFacts()
 		f.admission = g.admissionFacts()
+		f.mounts = g.mountFacts()
 		f.runs, f.runIndex = g.containerRunFacts()
 		g.facts = f
 	})

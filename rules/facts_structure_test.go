@@ -14,7 +14,7 @@ import (
 )
 
 // Rules read facts (v.PullFailures, v.ContainerWaits, v.SandboxFailures,
-// v.SchedulingFailures, v.AdmissionRejections, v.ContainerRuns), not raw evidence: a rule file listed in
+// v.SchedulingFailures, v.AdmissionRejections, v.MountFailures, v.ContainerRuns), not raw evidence: a rule file listed in
 // factRules, and every function of the package it reaches, must not call the View's raw
 // evidence readers. The facts are built once per graph from every source; a rule that
 // read events or journals itself again would see less than its facts, and two rules
@@ -29,6 +29,9 @@ var rawReaders = []string{"Pods", "PodByUID", "Events", "EventsFor", "Journal", 
 // still call and why: other pods read as the cluster's state, not as evidence of the
 // failure.
 var factRules = map[string]map[string]string{
+	"volume_configmap_missing.go":                 nil,
+	"volume_csi_driver_missing.go":                nil,
+	"volume_multi_attach.go":                      nil,
 	"admission_limitrange_violated.go":            nil,
 	"admission_pod_security.go":                   nil,
 	"admission_priorityclass_missing.go":          nil,
