@@ -23,6 +23,9 @@ type ContainerRun struct {
 	Log, PreviousLog *ContainerLog
 	// OOMKills are the kernel's OOM kills in the pod's cgroup.
 	OOMKills []*OOMKill
+	// RuntimeLines are the container runtime's journal lines on the pod's node that name
+	// the container's current ID (its status's containerID), in file order.
+	RuntimeLines []*JournalEntry
 	// probeOutputs holds the output of the kubelet's "Probe failed" lines about the
 	// container whose output="<" value continues on the following journal lines.
 	probeOutputs map[*JournalEntry]string
@@ -83,6 +86,7 @@ func (g *Graph) probeOutputs(idx []int32, container string) map[*JournalEntry]st
 func (g *Graph) containerRunFacts() ([]ContainerRun, map[string]int) {
 	var out []ContainerRun
 	index := map[string]int{}
+	runtimeByID := g.runtimeLinesByID()
 	for _, p := range g.pods {
 		cs := Containers(p)
 		if len(cs) == 0 {
@@ -101,6 +105,11 @@ func (g *Graph) containerRunFacts() ([]ContainerRun, map[string]int) {
 				}
 			}
 			r.probeOutputs = g.probeOutputs(idx, c.Name)
+			if c.Status != nil {
+				if id := ContainerID(c.Status.ContainerID); id != "" {
+					r.RuntimeLines = g.runtimeLinesNaming(runtimeByID, p.Obj.Spec.NodeName, id)
+				}
+			}
 			index[runKey(p, c.Name)] = len(out)
 			out = append(out, r)
 		}
@@ -128,6 +137,9 @@ func (r ContainerRun) filter(ff factFilter) ContainerRun {
 	}
 	if !ff.dmesg {
 		r.OOMKills = nil
+	}
+	if !ff.runtime {
+		r.RuntimeLines = nil
 	}
 	return r
 }
@@ -159,4 +171,67 @@ func (v *View) ContainerRun(p *Pod, container string) (ContainerRun, bool) {
 		return ContainerRun{}, false
 	}
 	return f.runs[i].filter(v.factFilter()), true
+}
+
+// runtimeLinesByID indexes, per node, the runtime journal lines by the 64-hex-digit
+// container and sandbox IDs their messages name, in one pass.
+func (g *Graph) runtimeLinesByID() map[string]map[string][]*JournalEntry {
+	out := map[string]map[string][]*JournalEntry{}
+	for node, entries := range g.runtimeJournal {
+		byID := map[string][]*JournalEntry{}
+		for i := range entries {
+			e := &entries[i]
+			for _, id := range hexIDsIn(e.Message) {
+				if l := byID[id]; len(l) == 0 || l[len(l)-1] != e {
+					byID[id] = append(byID[id], e)
+				}
+			}
+		}
+		out[node] = byID
+	}
+	return out
+}
+
+// runtimeLinesNaming lists a node's runtime lines that name id: from the index for a
+// full ID, by a scan for any other (a shortened ID the index cannot hold).
+func (g *Graph) runtimeLinesNaming(byID map[string]map[string][]*JournalEntry, node, id string) []*JournalEntry {
+	if len(id) == 64 && isHexString(id) {
+		return byID[node][id]
+	}
+	var out []*JournalEntry
+	entries := g.runtimeJournal[node]
+	for i := range entries {
+		if strings.Contains(entries[i].Message, id) {
+			out = append(out, &entries[i])
+		}
+	}
+	return out
+}
+
+// hexIDsIn lists the runs of exactly 64 hexadecimal digits a text holds.
+func hexIDsIn(s string) []string {
+	var out []string
+	start := -1
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && isHex(s[i]) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 && i-start == 64 {
+			out = append(out, s[start:i])
+		}
+		start = -1
+	}
+	return out
+}
+
+func isHexString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isHex(s[i]) {
+			return false
+		}
+	}
+	return true
 }

@@ -49,8 +49,13 @@ type facts struct {
 	scheduling []SchedulingFailure
 	admission  []AdmissionRejection
 	mounts     []MountFailure
+	evictions  []Eviction
+	agents     map[string]*NodeAgent
 	runs       []ContainerRun
 	runIndex   map[string]int
+	// byPod finds a known pod's sandbox and scheduling facts for its timeline.
+	sandboxByPod map[*Pod]*SandboxFailure
+	schedByPod   map[*Pod]*SchedulingFailure
 }
 
 // Facts builds the graph's typed facts once.
@@ -63,7 +68,20 @@ func (g *Graph) buildFactsOnce() *facts {
 		f.scheduling = g.schedulingFacts()
 		f.admission = g.admissionFacts()
 		f.mounts = g.mountFacts()
+		f.evictions = g.evictionFacts()
+		f.agents = g.nodeAgentFacts()
 		f.runs, f.runIndex = g.containerRunFacts()
+		f.sandboxByPod, f.schedByPod = map[*Pod]*SandboxFailure{}, map[*Pod]*SchedulingFailure{}
+		for i := range f.sandboxes {
+			if p := f.sandboxes[i].Subject.Pod; p != nil {
+				f.sandboxByPod[p] = &f.sandboxes[i]
+			}
+		}
+		for i := range f.scheduling {
+			if p := f.scheduling[i].Subject.Pod; p != nil {
+				f.schedByPod[p] = &f.scheduling[i]
+			}
+		}
 		g.facts = f
 	})
 	return g.facts

@@ -303,3 +303,60 @@ func TestMountFailureFromEverySource(t *testing.T) {
 		t.Errorf("mount failures:\n got %+v\nwant %+v", got, want)
 	}
 }
+
+func TestEvictionAndNodeAgentFacts(t *testing.T) {
+	evicted := podObj("shop", "web", "n1", obj{"status": obj{"phase": "Failed", "reason": "Evicted", "message": "The node was low on resource: memory."}})
+	g := load(t, map[string]any{
+		"cluster-resources/pods/shop.json":   list(evicted),
+		"cluster-resources/nodes/nodes.json": list(nodeObj("n1", "Unknown")),
+		"cluster-resources/events/shop.json": list(
+			event("shop", "e1", "Pod", "web", "", "Evicted", "The node was low on resource: memory.", "2026-11-29T10:00:05Z"),
+			event("shop", "e2", "Pod", "gone", "", "Evicted", "The node was low on resource: ephemeral-storage.", "2026-11-29T10:00:06Z"),
+		),
+		"cluster-resources/events/default.json": list(
+			event("", "e3", "Node", "n1", "", "NodeNotReady", "Node n1 status is now: NodeNotReady", "2026-11-29T10:00:07Z"),
+		),
+		"nodes/n1/kubelet.log": strings.Join([]string{
+			"2026-11-29T10:00:01+0000 n1 kubelet[7]: I1129 10:00:01.000000       7 server.go:1] \"Kubelet version\" kubeletVersion=\"v1.31.0\"",
+			"2026-11-29T10:00:04+0000 n1 kubelet[9]: I1129 10:00:04.000000       9 eviction_manager.go:1] \"Eviction manager: pod is evicted successfully\" pod=\"shop/web\"",
+			"2026-11-29T10:00:08+0000 n1 kubelet[9]: E1129 10:00:08.000000       9 run.go:1] \"command failed\" err=\"failed to run Kubelet: boom\"",
+		}, "\n") + "\n",
+	})
+	type ev struct {
+		Subject     string
+		Event, Line bool
+	}
+	got := viewOf(t, g, allKinds, func(v *analyze.View) []ev {
+		var out []ev
+		for _, f := range v.Evictions() {
+			out = append(out, ev{f.Subject.Ref().String(), f.Event != nil, f.Line != nil})
+		}
+		return out
+	})
+	if want := []ev{{"Pod shop/web", true, true}, {"Pod shop/gone", true, false}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("evictions:\n got %+v\nwant %+v", got, want)
+	}
+	agent := viewOf(t, g, allKinds, func(v *analyze.View) analyze.NodeAgent { return v.NodeAgent("n1") })
+	if agent.Last == nil || agent.Last.Message != "command failed" || len(agent.LastRun) != 2 || agent.NotReady == nil {
+		t.Errorf("node agent = last %v, last run %d entries, NotReady %v; want the failed command, the two entries of process 9 and the event",
+			agent.Last, len(agent.LastRun), agent.NotReady)
+	}
+}
+
+func TestContainerRunRuntimeLines(t *testing.T) {
+	id := strings.Repeat("7e", 32)
+	p := podObj("shop", "web", "n1", obj{"status": obj{"phase": "Running", "containerStatuses": []any{obj{"name": "app", "ready": false,
+		"containerID": "containerd://" + id, "state": obj{"terminated": obj{"exitCode": 137, "reason": "Error"}}}}}})
+	g := load(t, map[string]any{
+		"cluster-resources/pods/shop.json": list(p),
+		"nodes/n1/containerd.log": strings.Join([]string{
+			`2026-11-29T10:00:01+0000 n1 containerd[5]: time="2026-11-29T10:00:01Z" level=info msg="StopContainer for \"` + id + `\" with timeout 30 (s)"`,
+			`2026-11-29T10:00:02+0000 n1 containerd[5]: time="2026-11-29T10:00:02Z" level=info msg="StopContainer for \"` + strings.Repeat("ab", 32) + `\""`,
+			`2026-11-29T10:00:31+0000 n1 containerd[5]: time="2026-11-29T10:00:31Z" level=info msg="Kill container \"` + id + `\""`,
+		}, "\n") + "\n",
+	})
+	n := viewOf(t, g, allKinds, func(v *analyze.View) int { return len(v.ContainerRuns()[0].RuntimeLines) })
+	if n != 2 {
+		t.Errorf("runtime lines naming the container = %d, want 2", n)
+	}
+}

@@ -14,7 +14,8 @@ import (
 )
 
 // Rules read facts (v.PullFailures, v.ContainerWaits, v.SandboxFailures,
-// v.SchedulingFailures, v.AdmissionRejections, v.MountFailures, v.ContainerRuns), not raw evidence: a rule file listed in
+// v.SchedulingFailures, v.AdmissionRejections, v.MountFailures, v.Evictions, v.NodeAgent,
+// v.ContainerRuns), not raw evidence: a rule file listed in
 // factRules, and every function of the package it reaches, must not call the View's raw
 // evidence readers. The facts are built once per graph from every source; a rule that
 // read events or journals itself again would see less than its facts, and two rules
@@ -29,6 +30,9 @@ var rawReaders = []string{"Pods", "PodByUID", "Events", "EventsFor", "Journal", 
 // still call and why: other pods read as the cluster's state, not as evidence of the
 // failure.
 var factRules = map[string]map[string]string{
+	"termination_grace_period_overrun.go":         nil,
+	"node_pod_evicted.go":                         nil,
+	"node_not_ready.go":                           nil,
 	"volume_configmap_missing.go":                 nil,
 	"volume_csi_driver_missing.go":                nil,
 	"volume_multi_attach.go":                      nil,

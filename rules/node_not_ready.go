@@ -152,12 +152,12 @@ func nodeFinding(v *analyze.View, n *analyze.Node, idx int, ready *corev1.NodeCo
 			evidence = append(evidence, n.Loc.At("spec", "taints", i).Evidence("taint "+taintString(t), addedAt(t.TimeAdded)))
 		}
 	}
-	if e := analyze.LatestEvent(v.EventsFor(n.Ref()), "", "NodeNotReady"); e != nil {
+	agent := v.NodeAgent(node.Name)
+	if e := agent.NotReady; e != nil {
 		evidence = append(evidence, e.Evidence())
 	}
-	exit := kubeletExit(v, node.Name)
-	if entries := v.Journal(node.Name); len(entries) > 0 {
-		last := entries[len(entries)-1]
+	exit := kubeletExit(agent)
+	if last := agent.Last; last != nil {
 		facts = append(facts, "the kubelet journal's last entry is at "+stamp(last.Time))
 		if exit == nil {
 			evidence = append(evidence, last.Evidence())
@@ -259,12 +259,11 @@ var kubeletExitMessages = map[string]bool{
 // explains says why (an expired client certificate comes before the bootstrap
 // kubeconfig the kubelet then misses); without one the exit line's error does. It
 // returns nil when the kubelet's last run did not end so.
-func kubeletExit(v *analyze.View, node string) *kubeletExited {
-	entries := v.Journal(node)
-	if len(entries) == 0 {
+func kubeletExit(agent analyze.NodeAgent) *kubeletExited {
+	node, last := agent.Node, agent.Last
+	if last == nil {
 		return nil
 	}
-	last := entries[len(entries)-1]
 	exitErr, hasErr := last.Field("err")
 	switch {
 	case last.Message == "command failed" && hasErr:
@@ -275,18 +274,10 @@ func kubeletExit(v *analyze.View, node string) *kubeletExited {
 	default:
 		return nil
 	}
-	start := len(entries) - 1
-	for start > 0 {
-		prev := entries[start-1]
-		if last.PID != 0 && prev.PID != last.PID || last.PID == 0 && entries[start].Message == "Kubelet version" {
-			break
-		}
-		start--
-	}
 	exitEv := last.Evidence()
 	sigs, err := builtinSignatureList()
 	if err == nil {
-		for _, e := range entries[start:] {
+		for _, e := range agent.LastRun {
 			text := e.Message
 			if err, ok := e.Field("err"); ok {
 				text += ": " + err
