@@ -54,6 +54,14 @@ type PullFailure struct {
 // `Failed to pull image "R": …`.
 var reFailedToPull = regexp.MustCompile(`Failed to pull image "([^"]+)"`)
 
+// reQuotedImage is the image an error quotes: `pull and unpack image "R"`, `Back-off
+// pulling image "R"`, with the quotes escaped inside a klog err= value.
+var reQuotedImage = regexp.MustCompile(`image \\?"([^"\\]+)\\?"`)
+
+// reSyncContainer is the container the kubelet's pod_workers.go error names:
+// `failed to "StartContainer" for "app" with ErrImagePull: …`.
+var reSyncContainer = regexp.MustCompile(`for \\?"([^"\\]+)\\?" with (ErrImagePull|ImagePullBackOff)`)
+
 // pullServiceFailed is the image service's line on a failed pull.
 const pullServiceFailed = "PullImage from image service failed"
 
@@ -158,6 +166,38 @@ func (g *Graph) pullFacts() []PullFailure {
 		seen[key] = len(out)
 		out = append(out, f)
 	}
+	// The kubelet's "Error syncing pod" lines about a pull of a pod the evidence does not
+	// hold: the pod is known by the namespace/name of their pod= field.
+	synced := map[string]int{}
+	for i := range g.journal {
+		e := &g.journal[i]
+		err, ok := e.Field("err")
+		if !ok || e.Severity != 'E' {
+			continue
+		}
+		m := reSyncContainer.FindStringSubmatch(err)
+		if m == nil {
+			continue
+		}
+		ref, _ := e.Field("pod")
+		ns, name, ok := strings.Cut(ref, "/")
+		if !ok || g.FindPod(ns, name) != nil || seenAsEvent(seen, ns, name, m[1]) {
+			continue
+		}
+		f := PullFailure{Subject: PodSubject{Namespace: ns, Name: name, Node: e.Node()}, Container: ContainerInfo{Name: m[1]}, PodLines: []*JournalEntry{e}}
+		if im := reQuotedImage.FindStringSubmatch(err); im != nil {
+			f.Image = im[1]
+			covered[f.Subject.Node+"/"+f.Image] = true
+			f.NodeLine = byNode[f.Subject.Node][f.Image]
+		}
+		key := ref + "/" + m[1]
+		if j, ok := synced[key]; ok {
+			out[j] = f // later lines replace earlier ones
+			continue
+		}
+		synced[key] = len(out)
+		out = append(out, f)
+	}
 	// Image service lines no pod accounts for: the node is known, the pod is not.
 	for _, node := range sortedKeys(byNode) {
 		for _, image := range sortedKeys(byNode[node]) {
@@ -174,6 +214,17 @@ func (g *Graph) pullFacts() []PullFailure {
 		out = append(out, f)
 	}
 	return out
+}
+
+// seenAsEvent reports whether a pull of the pod's container is known from an event.
+func seenAsEvent(seen map[string]int, ns, name, container string) bool {
+	prefix := ns + "/" + name + "/" + container + "/"
+	for k := range seen {
+		if strings.HasPrefix(k, prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // pullServiceLines indexes each node's latest error "PullImage from image service
@@ -214,7 +265,7 @@ func (v *View) PullFailures() []PullFailure {
 			if !ff.events {
 				continue
 			}
-		case f.NodeLine != nil:
+		case len(f.PodLines) > 0 || f.NodeLine != nil:
 			if !ff.journal {
 				continue
 			}

@@ -55,6 +55,7 @@ func TestPullFailureFromEverySource(t *testing.T) {
 		"nodes/n1/kubelet.log": strings.Join([]string{
 			kubelet("E", "10:00:04", "remote_image.go:180", "PullImage from image service failed", `err="rpc error: `+lookup+`" image="`+image+`"`),
 			kubelet("E", "10:00:05", "pod_workers.go:1300", "Error syncing pod, skipping", `err="failed to \"StartContainer\" for \"app\" with ErrImagePull: `+image+`: `+lookup+`" pod="shop/web" podUID="uid-web"`),
+			kubelet("E", "10:00:06", "pod_workers.go:1300", "Error syncing pod, skipping", `err="failed to \"StartContainer\" for \"app\" with ImagePullBackOff: \"Back-off pulling image \\\"registry.example/lost:1\\\"\"" pod="shop/lost" podUID="uid-lost"`),
 			kubelet("E", "10:00:07", "remote_image.go:180", "PullImage from image service failed", `err="rpc error: 403 Forbidden" image="quay.example/lone:3"`),
 		}, "\n") + "\n",
 		bundle.FragmentPath(bundle.FragmentText, "ticket.txt"): "  Warning  Failed  3m  kubelet  Failed to pull image \"paste.example/x:9\": rpc error: not found\n",
@@ -83,6 +84,7 @@ func TestPullFailureFromEverySource(t *testing.T) {
 	want := []row{
 		{Subject: "Pod shop/web on n1", Container: "app", Image: image, Waiting: "ErrImagePull", Event: true, NodeLine: true, PodLines: 1},
 		{Subject: "Pod shop/ghost", Container: "side", Image: "registry.example/side:2", Event: true},
+		{Subject: "Pod shop/lost on n1", Container: "app", Image: "registry.example/lost:1", PodLines: 1},
 		{Subject: "Pod (unknown) on n1", Image: "quay.example/lone:3", NodeLine: true},
 		{Subject: "Pod (unknown)", Image: "paste.example/x:9", Fragment: true},
 	}
