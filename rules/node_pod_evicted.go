@@ -67,9 +67,8 @@ kept only as a record.
 // What the kubelet writes (pkg/kubelet/eviction/helpers.go: Reason, nodeLowMessageFmt,
 // thresholdMetMessageFmt, containerMessageFmt, nodeConditionMessageFmt,
 // podEphemeralStorageMessageFmt, containerEphemeralStorageMessageFmt,
-// emptyDirMessageFmt; eviction_manager.go evictPod).
-const evictedReason = "Evicted"
-
+// emptyDirMessageFmt; eviction_manager.go evictPod); analyze.Eviction gathers the pods
+// evicted with it.
 var (
 	reEvictNodeLow    = regexp.MustCompile(`The node was low on resource: ([^.]+)\.`)
 	reEvictThreshold  = regexp.MustCompile(`Threshold quantity: ([^,]+), available: ([^.]+)\.`)
