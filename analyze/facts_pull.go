@@ -62,6 +62,10 @@ var reQuotedImage = regexp.MustCompile(`image \\?"([^"\\]+)\\?"`)
 // `failed to "StartContainer" for "app" with ErrImagePull: …`.
 var reSyncContainer = regexp.MustCompile(`for \\?"([^"\\]+)\\?" with (ErrImagePull|ImagePullBackOff)`)
 
+// podSyncError is the kubelet pod worker's line for a pod it could not sync
+// (pkg/kubelet/pod_workers.go).
+const podSyncError = "Error syncing pod, skipping"
+
 // pullServiceFailed is the image service's line on a failed pull.
 const pullServiceFailed = "PullImage from image service failed"
 
@@ -171,10 +175,13 @@ func (g *Graph) pullFacts() []PullFailure {
 	synced := map[string]int{}
 	for i := range g.journal {
 		e := &g.journal[i]
-		err, ok := e.Field("err")
-		if !ok || e.Severity != 'E' {
+		// Only the pod worker's line is read: unquoting every entry's err would cost
+		// what the journal weighs.
+		if e.Severity != 'E' || e.Message != podSyncError ||
+			!strings.Contains(e.FieldText, "ErrImagePull") && !strings.Contains(e.FieldText, "ImagePullBackOff") {
 			continue
 		}
+		err, _ := e.Field("err")
 		m := reSyncContainer.FindStringSubmatch(err)
 		if m == nil {
 			continue

@@ -122,15 +122,16 @@ func entriesNewestFirst(entries []*JournalEntry, keep func(*JournalEntry) bool) 
 }
 
 // fragmentLines are the lines of pasted evidence no import could attribute that contain
-// a needle, from the graph's lines of evidence text.
+// a needle, as the graph's lines of evidence text make them.
+// They are made from the fragments alone: the graph's whole Lines, journals included,
+// are built only when a signature or the unexplained check asks.
 func (g *Graph) fragmentLines(needle string) []*Line {
 	var out []*Line
-	lines := g.Lines()
-	for i := range lines {
-		if l := &lines[i]; l.Fragment && strings.Contains(l.Text, needle) {
-			out = append(out, l)
+	g.fragmentTextLines(func(in lineIn) {
+		if l, ok := newLine(in); ok && strings.Contains(l.Text, needle) {
+			out = append(out, &l)
 		}
-	}
+	})
 	return out
 }
 
