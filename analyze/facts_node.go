@@ -143,3 +143,31 @@ func (v *View) NodeAgent(node string) NodeAgent {
 	}
 	return out
 }
+
+// PodWarning is a pod's latest Warning event: what a controller's troubled pod says of
+// itself when no container status does.
+func (v *View) PodWarning(p *Pod) *Event {
+	if !v.factFilter().events {
+		return nil
+	}
+	f := v.factsOf()
+	if e, ok := f.warnings[p]; ok {
+		return e
+	}
+	return nil
+}
+
+// podWarnings maps each pod to its latest Warning event.
+func (g *Graph) podWarnings() map[*Pod]*Event {
+	out := map[*Pod]*Event{}
+	for _, p := range g.pods {
+		events := g.eventsFor(p.Ref())
+		for i := len(events) - 1; i >= 0; i-- {
+			if events[i].Type == corev1.EventTypeWarning {
+				out[p] = events[i]
+				break
+			}
+		}
+	}
+	return out
+}

@@ -51,6 +51,7 @@ type facts struct {
 	mounts     []MountFailure
 	evictions  []Eviction
 	agents     map[string]*NodeAgent
+	warnings   map[*Pod]*Event
 	runs       []ContainerRun
 	runIndex   map[string]int
 	// byPod finds a known pod's sandbox and scheduling facts for its timeline.
@@ -70,6 +71,7 @@ func (g *Graph) buildFactsOnce() *facts {
 		f.mounts = g.mountFacts()
 		f.evictions = g.evictionFacts()
 		f.agents = g.nodeAgentFacts()
+		f.warnings = g.podWarnings()
 		f.runs, f.runIndex = g.containerRunFacts()
 		f.sandboxByPod, f.schedByPod = map[*Pod]*SandboxFailure{}, map[*Pod]*SchedulingFailure{}
 		for i := range f.sandboxes {

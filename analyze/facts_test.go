@@ -362,3 +362,25 @@ func TestContainerRunRuntimeLines(t *testing.T) {
 		t.Errorf("runtime lines naming the container = %d, want 2", n)
 	}
 }
+
+func TestPodWarningIsTheLatestWarningEvent(t *testing.T) {
+	g := load(t, map[string]any{
+		"cluster-resources/pods/shop.json": list(podObj("shop", "web", "n1", nil)),
+		"cluster-resources/events/shop.json": list(
+			event("shop", "e1", "Pod", "web", "", "Unhealthy", "Readiness probe failed: 503", "2026-11-29T10:00:05Z"),
+			event("shop", "e2", "Pod", "web", "", "BackOff", "Back-off restarting failed container", "2026-11-29T10:00:09Z"),
+		),
+	})
+	read := func(v *analyze.View) string {
+		if e := v.PodWarning(v.Pod("shop", "web")); e != nil {
+			return e.Reason
+		}
+		return ""
+	}
+	if got := viewOf(t, g, allKinds, read); got != "BackOff" {
+		t.Errorf("pod warning = %q, want the latest, BackOff", got)
+	}
+	if got := viewOf(t, g, []analyze.Kind{analyze.Pods}, read); got != "" {
+		t.Errorf("pod warning without events declared = %q, want none", got)
+	}
+}

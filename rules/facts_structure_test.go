@@ -15,7 +15,7 @@ import (
 
 // Rules read facts (v.PullFailures, v.ContainerWaits, v.SandboxFailures,
 // v.SchedulingFailures, v.AdmissionRejections, v.MountFailures, v.Evictions, v.NodeAgent,
-// v.ContainerRuns), not raw evidence: a rule file listed in
+// v.PodWarning, v.ContainerRuns), not raw evidence: a rule file listed in
 // factRules, and every function of the package it reaches, must not call the View's raw
 // evidence readers. The facts are built once per graph from every source; a rule that
 // read events or journals itself again would see less than its facts, and two rules
@@ -30,6 +30,9 @@ var rawReaders = []string{"Pods", "PodByUID", "Events", "EventsFor", "Journal", 
 // still call and why: other pods read as the cluster's state, not as evidence of the
 // failure.
 var factRules = map[string]map[string]string{
+	"controller_progress_deadline_exceeded.go": {"Pods": "the ReplicaSet's pods whose readiness the rollout waits on"},
+	"controller_rollout_stuck.go":              {"Pods": "the new ReplicaSet's pods whose readiness the rollout waits on"},
+	"controller_statefulset_stuck.go":          nil,
 	// Service rules compare objects (Services, EndpointSlices, the pods they select);
 	// they read no evidence text to move onto facts.
 	"service_endpointslice_missing.go":            nil,
