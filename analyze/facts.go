@@ -194,18 +194,9 @@ func (g *Graph) buildLines() []Line {
 	// appends would hold two copies at a time.
 	out := make([]Line, 0, g.linesEstimate())
 	add := func(in lineIn) {
-		text := strings.TrimSpace(in.Text)
-		if text == "" && in.Reason == "" {
-			return
+		if l, ok := newLine(in); ok {
+			out = append(out, l)
 		}
-		l := Line{Kind: in.Kind, Text: text, Pod: in.Pod, Warning: in.Warning, Fragment: in.Fragment, entry: in.entry}
-		if in.entry == nil {
-			l.more = &lineMore{reason: in.Reason, object: in.Object, node: in.Node, container: in.Container, count: in.Count}
-			if in.ev != nil {
-				l.more.ev = *in.ev
-			}
-		}
-		out = append(out, l)
 	}
 	for _, e := range g.events {
 		l := lineIn{Kind: TextEvent, Text: e.Message, Reason: e.Reason, Count: e.Count,
@@ -274,6 +265,29 @@ func (g *Graph) buildLines() []Line {
 			add(l)
 		}
 	}
+	g.fragmentTextLines(add)
+	return out
+}
+
+// newLine makes a Line of what a source says; false for a line with no text.
+func newLine(in lineIn) (Line, bool) {
+	text := strings.TrimSpace(in.Text)
+	if text == "" && in.Reason == "" {
+		return Line{}, false
+	}
+	l := Line{Kind: in.Kind, Text: text, Pod: in.Pod, Warning: in.Warning, Fragment: in.Fragment, entry: in.entry}
+	if in.entry == nil {
+		l.more = &lineMore{reason: in.Reason, object: in.Object, node: in.Node, container: in.Container, count: in.Count}
+		if in.ev != nil {
+			l.more.ev = *in.ev
+		}
+	}
+	return l, true
+}
+
+// fragmentTextLines adds the lines of pasted evidence no import could attribute, each
+// line and each wrapped paragraph.
+func (g *Graph) fragmentTextLines(add func(lineIn)) {
 	for _, f := range g.fragments {
 		kind := f.kind
 		if kind == TextLog && mostlyNodeAgent(f.lines) {
@@ -301,7 +315,6 @@ func (g *Graph) buildLines() []Line {
 			add(lineIn{Kind: kind, Text: text, Fragment: true, Warning: looksLikeError(text), ev: evidencePtr(f.loc.Lines(p[0]+1, p[1]).Evidence(text, time.Time{}))})
 		}
 	}
-	return out
 }
 
 // linesEstimate is about how many lines buildLines adds: exact for journals, an upper

@@ -110,6 +110,9 @@ type Graph struct {
 	// healthy marks the lines about positively healthy pods (healthyLines).
 	healthyOnce sync.Once
 	healthy     []bool
+	// facts are the typed facts rules read (Facts), built once on first use.
+	factsOnce sync.Once
+	facts     *facts
 }
 
 // BundleInfo describes one loaded bundle.

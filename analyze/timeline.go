@@ -30,9 +30,13 @@ const (
 	StepPending = "pending"
 )
 
-// podFacts gathers what the graph knows about one pod, looked up once.
+// podFacts gathers what the graph knows about one pod, looked up once: its raw
+// evidence and the typed facts the rules read (sandbox, scheduling), so the timeline
+// and the findings read a failure the same way.
 type podFacts struct {
 	p        *Pod
+	sandbox  *SandboxFailure
+	sched    *SchedulingFailure
 	events   []*Event
 	journal  []*JournalEntry
 	sbs      []*CRISandbox
@@ -44,6 +48,8 @@ type podFacts struct {
 func (g *Graph) factsFor(p *Pod) *podFacts {
 	f := &podFacts{p: p, events: g.eventsFor(p.Ref()), journal: g.journalFor(p.Obj),
 		sbs: g.sandboxesByUID[string(p.meta.UID)], conts: g.contsByUID[string(p.meta.UID)], eps: g.endpointsFor(p)}
+	facts := g.buildFactsOnce()
+	f.sandbox, f.sched = facts.sandboxByPod[p], facts.schedByPod[p]
 	for _, s := range g.servicesByNS[p.meta.Namespace] {
 		sel := s.Obj.Spec.Selector
 		if len(sel) > 0 && labels.SelectorFromSet(sel).Matches(labels.Set(p.meta.Labels)) {
@@ -149,15 +155,28 @@ func scheduledStep(f *podFacts) Step {
 		s.Status, s.Time = StepFailed, timePtr(c.LastTransitionTime.Time)
 		s.Detail = strings.TrimSpace(c.Reason + ": " + c.Message)
 		s.Evidence = append(s.Evidence, p.Loc.At("status", "conditions", i).Evidence("PodScheduled=False "+c.Reason+": "+c.Message, c.LastTransitionTime.Time))
-		s.Evidence = append(s.Evidence, eventEvidence(f.eventsWith("", "FailedScheduling"), 1)...)
+		s.Evidence = append(s.Evidence, f.schedulingEvent()...)
 	case pod.Spec.NodeName != "":
 		s.Status, s.Detail = StepOK, "bound to node "+pod.Spec.NodeName
 		s.Evidence = append(s.Evidence, p.Loc.At("spec", "nodeName").Evidence(pod.Spec.NodeName, time.Time{}))
 	default:
 		s.Status, s.Detail = StepPending, "not scheduled yet"
-		s.Evidence = append(s.Evidence, eventEvidence(f.eventsWith("", "FailedScheduling"), 1)...)
+		s.Evidence = append(s.Evidence, f.schedulingEvent()...)
 	}
 	return s
+}
+
+// schedulingEvent cites the pod's latest FailedScheduling event: the scheduling fact's,
+// which the scheduling rules cite, for a Pending pod without a node (the only pods that
+// have one).
+func (f *podFacts) schedulingEvent() []Evidence {
+	if f.sched == nil {
+		return eventEvidence(f.eventsWith("", "FailedScheduling"), 1)
+	}
+	if f.sched.Event == nil {
+		return nil
+	}
+	return []Evidence{f.sched.Event.Evidence()}
 }
 
 func sandboxStep(f *podFacts) Step {
@@ -173,7 +192,6 @@ func sandboxStep(f *podFacts) Step {
 		s.Evidence = append(s.Evidence, latest.Loc.Evidence(fmt.Sprintf("sandbox %s %s attempt %d", short(latest.ID), latest.State, latest.Attempt), latest.CreatedAt))
 		s.Time = timePtr(latest.CreatedAt)
 	}
-	failed := f.eventsWith("", "FailedCreatePodSandBox")
 	started := pod.Status.PodIP != "" || (latest != nil && latest.State == "SANDBOX_READY") || anyContainerStarted(pod) ||
 		pastSandbox(pod) || len(f.eventsWith("", "Pulling", "Pulled")) > 0
 	switch {
@@ -183,10 +201,13 @@ func sandboxStep(f *podFacts) Step {
 			s.Detail += ", pod IP " + pod.Status.PodIP
 			s.Evidence = append(s.Evidence, p.Loc.At("status", "podIP").Evidence(pod.Status.PodIP, time.Time{}))
 		}
-	case len(failed) > 0:
-		last := failed[len(failed)-1]
+	case f.sandbox != nil && f.sandbox.Event != nil:
+		last := f.sandbox.Event
 		s.Status, s.Detail, s.Time = StepFailed, last.Message, timePtr(last.LastTime)
 		s.Evidence = append(s.Evidence, last.Evidence())
+	case f.sandbox != nil && f.sandbox.Line != nil && f.sandbox.Message() != "":
+		// The kubelet's journal line alone says it, as the sandbox rules read it.
+		s.Status, s.Detail, s.Time = StepFailed, f.sandbox.Message(), timePtr(f.sandbox.Line.Time)
 	}
 	for _, e := range f.journal {
 		if e.Severity == 'E' && strings.Contains(e.Message, "PodSandbox") {

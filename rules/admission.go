@@ -43,25 +43,25 @@ func admissionRefusals(v *analyze.View, owners *podOwners, re *regexp.Regexp, ne
 	groups := map[string]*admissionRefusal{}
 	var keys []string
 	for _, r := range podCreateRefusals(v) {
-		m := re.FindStringSubmatch(r.message)
-		if m == nil || owners.satisfied(r.owner) {
+		m := re.FindStringSubmatch(r.Message)
+		if m == nil || owners.satisfied(r.Owner) {
 			continue
 		}
-		k := r.owner.String() + "\x00" + key(m)
+		k := r.Owner.String() + "\x00" + key(m)
 		g, ok := groups[k]
 		if !ok {
-			g = &admissionRefusal{owner: r.owner, workload: owners.workload(r.owner), match: m}
+			g = &admissionRefusal{owner: r.Owner, workload: owners.workload(r.Owner), match: m}
 			groups[k] = g
 			keys = append(keys, k)
 		}
-		ev := r.evidence(needle)
-		if r.event == nil {
+		ev := r.EvidenceAround(needle)
+		if r.Event == nil {
 			g.condition = &ev
 			continue
 		}
 		// Events come oldest first: the latest one has the latest values.
 		g.match = m
-		g.refusals += r.count
+		g.refusals += r.Count
 		g.lastEvent = &ev
 	}
 	sort.Strings(keys)
@@ -211,70 +211,18 @@ func ownerText(owner, workload analyze.ObjectRef) string {
 	return workload.String() + " (" + owner.Kind + " " + owner.Name + ")"
 }
 
-// podCreateRefusal is one time a controller could not create a pod: a FailedCreate
-// event about it, or a ReplicaSet's ReplicaFailure condition.
-type podCreateRefusal struct {
-	owner analyze.ObjectRef
-	// message is the API server's error, without the controller's prefix.
-	message string
-	// count is how many refusals an event stands for; 0 for a condition.
-	count int
-	event *analyze.Event
-	// loc, text and at cite a condition.
-	loc  analyze.Location
-	text string
-	at   time.Time
-}
-
-func (r podCreateRefusal) evidence(needle string) analyze.Evidence {
-	if r.event != nil {
-		return r.event.EvidenceAround(needle)
-	}
-	return r.loc.EvidenceAround(r.text, needle, r.at)
-}
-
-// podCreateOwners are the kinds whose controllers record FailedCreate when the API
-// server refuses a pod (pkg/controller/controller_utils.go RealPodControl: "Error
-// creating: %v"; pkg/controller/statefulset/stateful_pod_control.go recordPodEvent:
-// "create Pod %s in StatefulSet %s failed error: %s"; a CronJob's for its Jobs:
-// pkg/controller/cronjob/cronjob_controllerv2.go "Error creating job: %v").
-var podCreateOwners = map[string]bool{"ReplicaSet": true, "Job": true, "StatefulSet": true, "DaemonSet": true, "CronJob": true}
-
-// podCreateRefusals lists the FailedCreate events (oldest first) then the ReplicaSets'
-// ReplicaFailure conditions, which outlive the events.
-func podCreateRefusals(v *analyze.View) []podCreateRefusal {
-	var out []podCreateRefusal
-	for _, e := range v.Events() {
-		if e.Reason != "FailedCreate" || !podCreateOwners[e.Regarding.Kind] {
-			continue
-		}
-		out = append(out, podCreateRefusal{owner: ownerKey(e.Regarding), message: refusalMessage(e.Message), count: int(e.Count), event: e})
-	}
-	for _, rs := range v.ReplicaSets() {
-		for i, c := range rs.Obj.Status.Conditions {
-			if c.Type != appsv1.ReplicaSetReplicaFailure || c.Status != corev1.ConditionTrue || c.Reason != "FailedCreate" {
-				continue
-			}
-			out = append(out, podCreateRefusal{owner: ownerKey(rs.Ref()), message: refusalMessage(c.Message),
-				loc: rs.Loc.At("status", "conditions", i), text: "ReplicaFailure " + c.Reason + ": " + c.Message, at: c.LastTransitionTime.Time})
+// podCreateRefusals lists the refusals of the view's admission facts whose controller
+// is known: FailedCreate events (oldest first), then the ReplicaSets' ReplicaFailure
+// conditions. A pasted refusal names no controller to join; the unexplained check
+// quotes it.
+func podCreateRefusals(v *analyze.View) []analyze.AdmissionRejection {
+	var out []analyze.AdmissionRejection
+	for _, r := range v.AdmissionRejections() {
+		if r.Owner.Kind != "" {
+			out = append(out, r)
 		}
 	}
 	return out
-}
-
-// ownerKey drops the UID: events may be recorded without one, and a refusal is joined
-// to its owner by kind and name.
-func ownerKey(r analyze.ObjectRef) analyze.ObjectRef {
-	return analyze.ObjectRef{Kind: r.Kind, Namespace: r.Namespace, Name: r.Name}
-}
-
-var reStatefulSetCreate = regexp.MustCompile(`^create Pod \S+ in StatefulSet \S+ failed error: `)
-
-func refusalMessage(msg string) string {
-	msg = strings.TrimPrefix(msg, "(combined from similar events): ")
-	msg = strings.TrimPrefix(msg, "Error creating: ")
-	msg = strings.TrimPrefix(msg, "Error creating job: ")
-	return reStatefulSetCreate.ReplaceAllString(msg, "")
 }
 
 // podOwners indexes the controllers that create pods, to find their templates, their

@@ -131,24 +131,23 @@ func parseEnvProblem(msg, namespace string) (envProblem, bool) {
 
 func configSecretKeyMissing(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, p := range v.Pods() {
-		for _, c := range analyze.Containers(p) {
-			msg, event, ok := configError(v, p, c)
-			if !ok {
-				continue
-			}
-			prob, ok := parseEnvProblem(msg, p.Obj.Namespace)
-			if !ok {
-				continue
-			}
-			var refs []envRef
-			for _, r := range envRefs(c) {
-				if r.kind == prob.kind && r.name == prob.name && !r.optional && (prob.key == "" || r.key == prob.key) {
-					refs = append(refs, r)
-				}
-			}
-			out = append(out, envFinding(v, p, c, prob, refs, event))
+	for _, r := range v.ContainerRuns() {
+		p, c := r.Subject.Pod, r.Container
+		msg, event, ok := configError(v, p, c)
+		if !ok {
+			continue
 		}
+		prob, ok := parseEnvProblem(msg, p.Obj.Namespace)
+		if !ok {
+			continue
+		}
+		var refs []envRef
+		for _, r := range envRefs(c) {
+			if r.kind == prob.kind && r.name == prob.name && !r.optional && (prob.key == "" || r.key == prob.key) {
+				refs = append(refs, r)
+			}
+		}
+		out = append(out, envFinding(v, p, c, prob, refs, event))
 	}
 	return out
 }

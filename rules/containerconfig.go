@@ -18,7 +18,7 @@ func configError(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo) (stri
 		return "", nil, false
 	}
 	msg := st.State.Waiting.Message
-	event := latestContainerError(v.EventsFor(p.Ref()), c.Name)
+	event := latestContainerError(runOf(v, p, c.Name).Events, c.Name)
 	if msg == "" && event != nil {
 		msg = event.Message
 	}

@@ -12,18 +12,20 @@ type podContainer struct {
 }
 
 // liveContainers lists, pod by pod in the view's order and each pod's containers in
-// analyze.Containers order, the containers with a status in pods not being deleted.
+// analyze.Containers order, the containers with a status in pods not being deleted,
+// from the view's container runs.
 func liveContainers(v *analyze.View) []podContainer {
 	var out []podContainer
-	for _, p := range v.Pods() {
-		if p.Obj.DeletionTimestamp != nil {
-			continue
-		}
-		for _, c := range analyze.Containers(p) {
-			if c.Status != nil {
-				out = append(out, podContainer{pod: p, c: c})
-			}
+	for _, r := range v.ContainerRuns() {
+		if p := r.Subject.Pod; p.Obj.DeletionTimestamp == nil && r.Container.Status != nil {
+			out = append(out, podContainer{pod: p, c: r.Container})
 		}
 	}
 	return out
+}
+
+// runOf is the container's run: its events, journal lines, runtime attempts and logs.
+func runOf(v *analyze.View, p *analyze.Pod, container string) analyze.ContainerRun {
+	r, _ := v.ContainerRun(p, container)
+	return r
 }

@@ -130,7 +130,7 @@ func podFailing(v *analyze.View, p *analyze.Pod) bool {
 			return true
 		}
 	}
-	return latestWarning(v.EventsFor(p.Ref())) != nil
+	return v.PodWarning(p) != nil
 }
 
 func rolloutStuckFinding(v *analyze.View, d *analyze.Deployment, newRS *analyze.ReplicaSet, olds []*analyze.ReplicaSet, failing []*analyze.Pod) analyze.Finding {

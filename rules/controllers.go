@@ -65,8 +65,7 @@ func podStateText(v *analyze.View, p *analyze.Pod) (string, []analyze.Evidence) 
 			return text, []analyze.Evidence{c.StatusLoc.At("state", "waiting").Evidence(text, time.Time{})}
 		}
 	}
-	events := v.EventsFor(p.Ref())
-	if e := latestWarning(events); e != nil {
+	if e := v.PodWarning(p); e != nil {
 		state := "is " + string(pod.Status.Phase)
 		if pod.Status.Phase == corev1.PodRunning {
 			state = "runs but is not ready"
@@ -83,14 +82,4 @@ func podStateText(v *analyze.View, p *analyze.Pod) (string, []analyze.Evidence) 
 	}
 	text := "is " + string(pod.Status.Phase)
 	return text, []analyze.Evidence{p.Loc.At("status").Evidence(text, v.CollectedAt())}
-}
-
-// latestWarning is the most recently seen Warning event, or nil.
-func latestWarning(events []*analyze.Event) *analyze.Event {
-	for i := len(events) - 1; i >= 0; i-- {
-		if events[i].Type == corev1.EventTypeWarning {
-			return events[i]
-		}
-	}
-	return nil
 }

@@ -75,17 +75,18 @@ func seccompProfile(p *analyze.Pod, c analyze.ContainerInfo) (string, analyze.Lo
 // container is down, else the last one; with the matching log instance.
 func crashTermination(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo) (*corev1.ContainerStateTerminated, analyze.Location, *analyze.ContainerLog) {
 	st := c.Status
+	r := runOf(v, p, c.Name)
 	var logs []*analyze.ContainerLog
 	t, loc := st.LastTerminationState.Terminated, c.StatusLoc.At("lastState", "terminated")
 	switch {
 	case st.State.Terminated != nil:
 		t, loc = st.State.Terminated, c.StatusLoc.At("state", "terminated")
-		logs = []*analyze.ContainerLog{v.Log(p, c.Name, false), v.Log(p, c.Name, true)}
+		logs = []*analyze.ContainerLog{r.Log, r.PreviousLog}
 	case st.State.Waiting != nil:
 		// While waiting to restart, the "current" log is the crashed instance's too.
-		logs = []*analyze.ContainerLog{v.Log(p, c.Name, true), v.Log(p, c.Name, false)}
+		logs = []*analyze.ContainerLog{r.PreviousLog, r.Log}
 	default:
-		logs = []*analyze.ContainerLog{v.Log(p, c.Name, true)}
+		logs = []*analyze.ContainerLog{r.PreviousLog}
 	}
 	for _, l := range logs {
 		if usableLog(l) {

@@ -52,10 +52,8 @@ var reInvalidReference = regexp.MustCompile(`invalid reference format(?:: ([^"\n
 
 func imageInvalidName(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, p := range v.Pods() {
-		for _, w := range imageWaits(v, p, "InvalidImageName", "InspectFailed", unparsableMessage) {
-			out = append(out, invalidNameFinding(v, w))
-		}
+	for _, w := range imageWaits(v, "InvalidImageName", "InspectFailed", unparsableMessage) {
+		out = append(out, invalidNameFinding(v, w))
 	}
 	return out
 }

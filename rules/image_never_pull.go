@@ -45,10 +45,8 @@ only as a stopgap.
 
 func imageNeverPull(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, p := range v.Pods() {
-		for _, w := range imageWaits(v, p, "ErrImageNeverPull", "ErrImageNeverPull", neverPullMessage) {
-			out = append(out, neverPullFinding(v, w))
-		}
+	for _, w := range imageWaits(v, "ErrImageNeverPull", "ErrImageNeverPull", neverPullMessage) {
+		out = append(out, neverPullFinding(v, w))
 	}
 	return out
 }

@@ -3,7 +3,6 @@ package rules
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"podflow.dev/podflow/analyze"
 	"podflow.dev/podflow/untrusted"
@@ -44,52 +43,21 @@ container runtime.
 
 func imagePullDNS(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	pulls := &pullLines{byNode: map[string]map[string]*analyze.JournalEntry{}}
-	for _, p := range v.Pods() {
-		for _, c := range analyze.Containers(p) {
-			st := c.Status
-			if st == nil || st.State.Waiting == nil {
-				continue
-			}
-			w := st.State.Waiting
-			if w.Reason != "ErrImagePull" && w.Reason != "ImagePullBackOff" {
-				continue
-			}
-			f, ok := dnsFinding(v, pulls, p, c, w.Reason, w.Message)
-			if ok {
-				out = append(out, f)
-			}
+	for _, a := range failedPulls(v) {
+		if pullFailure(a.text) == pullErrorDNS {
+			out = append(out, dnsFinding(v, a))
 		}
 	}
 	return out
 }
 
-// dnsFinding gathers the pull error from the container status, the pod's events and the
-// kubelet journal; the status alone may only say "Back-off pulling image".
-func dnsFinding(v *analyze.View, pulls *pullLines, p *analyze.Pod, c analyze.ContainerInfo, reason, msg string) (analyze.Finding, bool) {
-	image := c.Spec.Image
-	texts := []string{msg}
-	event := latestPullFailure(v.EventsFor(p.Ref()), c.Name)
-	if event != nil {
-		texts = append(texts, event.Message)
-	}
-	line := pulls.failure(v, p, image)
-	if line != nil {
-		err, _ := line.Field("err")
-		texts = append(texts, err)
-	}
-	all := strings.Join(texts, "\n")
-	if pullFailure(all) != pullErrorDNS {
-		return analyze.Finding{}, false
-	}
+// dnsFinding reports a pull whose error, joined from the container status, the pod's
+// event and the kubelet journal, is a failed lookup; the status alone may only say
+// "Back-off pulling image".
+func dnsFinding(v *analyze.View, a pullAttempt) analyze.Finding {
+	p, c, image, all := a.pod, a.container, a.image, a.text
 	const needle = "lookup "
-	evidence := []analyze.Evidence{c.StatusLoc.At("state", "waiting").EvidenceAround(reason+": "+msg, needle, time.Time{})}
-	if event != nil {
-		evidence = append(evidence, event.EvidenceAround(needle))
-	}
-	if line != nil {
-		evidence = append(evidence, line.EvidenceAround(needle))
-	}
+	evidence := a.evidence(needle)
 	host, resolver := registryHost(image), ""
 	if m := reLookup.FindStringSubmatch(all); m != nil {
 		host, resolver = m[1], m[2]
@@ -120,7 +88,7 @@ func dnsFinding(v *analyze.View, pulls *pullLines, p *analyze.Pod, c analyze.Con
 			analyze.Command("kubectl debug node/%s -it --image=busybox -- %s", node, analyze.Literal(check)),
 		},
 		GroupKey: image + "\x00" + host + "\x00" + node,
-	}, true
+	}
 }
 
 func resolverNote(resolver string) string {

@@ -66,7 +66,7 @@ func rateLimitedFinding(v *analyze.View, a pullAttempt) analyze.Finding {
 			names = append(names, s.Name)
 		}
 		how = "with the credentials of imagePullSecrets " + strings.Join(names, ", ")
-		_, secretEvidence := pullSecrets(v, a.pod)
+		_, secretEvidence := pullSecrets(v, a)
 		evidence = append(evidence, secretEvidence...)
 	}
 	node := pod.Spec.NodeName

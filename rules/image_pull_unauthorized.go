@@ -71,7 +71,7 @@ func unauthorizedFinding(v *analyze.View, a pullAttempt) analyze.Finding {
 		said = "unauthorized"
 	}
 	evidence := a.evidence(said)
-	secrets, secretEvidence := pullSecrets(v, a.pod)
+	secrets, secretEvidence := pullSecrets(v, a)
 	evidence = append(evidence, secretEvidence...)
 	cause := fmt.Sprintf("registry %s refused to serve image %q to container %s (%s): %s",
 		host, a.image, a.container.Name, said, describePullSecrets(v, a.pod, secrets))

@@ -47,34 +47,25 @@ func (w imageWait) repeated() string {
 	return fmt.Sprintf(" (%s x%d)", w.event.Reason, w.event.Count)
 }
 
-// imageWaits lists the containers of a pod that wait with reason; eventReason is the
-// kubelet's event for it (ErrImageNeverPull, InspectFailed) and match tells the event
-// about this failure of this image from others with the same reason.
-func imageWaits(v *analyze.View, p *analyze.Pod, reason, eventReason string, match func(image, msg string) bool) []imageWait {
+// imageWaits lists the containers that wait with reason, from the view's container
+// waits; eventReason is the kubelet's event for it (ErrImageNeverPull, InspectFailed)
+// and match tells the event about this failure of this image from others with the same
+// reason.
+func imageWaits(v *analyze.View, reason, eventReason string, match func(image, msg string) bool) []imageWait {
 	var out []imageWait
-	for _, c := range analyze.Containers(p) {
-		st := c.Status
-		if st == nil || st.State.Waiting == nil || st.State.Waiting.Reason != reason {
+	for _, f := range v.ContainerWaits() {
+		if f.Waiting.Reason != reason {
 			continue
 		}
-		w := imageWait{pod: p, container: c, waiting: st.State.Waiting}
-		events := v.EventsFor(p.Ref())
-		for i := len(events) - 1; i >= 0; i-- {
-			e := events[i]
-			if e.Reason == eventReason && (e.Container() == c.Name || e.Container() == "") && match(c.Spec.Image, e.Message) {
+		w := imageWait{pod: f.Subject.Pod, container: f.Container, waiting: f.Waiting}
+		for _, e := range f.Events {
+			if e.Reason == eventReason && match(f.Container.Spec.Image, e.Message) {
 				w.event = e
 				break
 			}
 		}
-		// pod_workers.go: "Error syncing pod, skipping" err="failed to \"StartContainer\"
-		// for \"app\" with ErrImageNeverPull: …".
-		entries := v.JournalFor(p)
-		needle := fmt.Sprintf("for %q with %s", c.Name, reason)
-		for i := len(entries) - 1; i >= 0; i-- {
-			if err, ok := entries[i].Field("err"); ok && strings.Contains(err, needle) {
-				w.line = entries[i]
-				break
-			}
+		if len(f.SyncErrors) > 0 {
+			w.line = f.SyncErrors[0]
 		}
 		out = append(out, w)
 	}
@@ -130,53 +121,16 @@ func registryHost(image string) string {
 	return "docker.io"
 }
 
-// latestPullFailure is the most recent "Failed to pull image" event of a container, or
-// of any container of the pod when container is "".
-func latestPullFailure(events []*analyze.Event, container string) *analyze.Event {
-	for i := len(events) - 1; i >= 0; i-- {
-		e := events[i]
-		if e.Reason == "Failed" && (container == "" || e.Container() == container) && strings.HasPrefix(e.Message, "Failed to pull image") {
+// pullLine is the kubelet's own record of a failed pull: the pod's newest error line
+// that names the image with an error pullFailure knows, else the image service's line on
+// the node, which names only the image (k8s.io/cri-client pkg/remote_image.go).
+func pullLine(f analyze.PullFailure) *analyze.JournalEntry {
+	for _, e := range f.PodLines {
+		if err, _ := e.Field("err"); pullFailure(err) != pullErrorOther {
 			return e
 		}
 	}
-	return nil
-}
-
-// pullLines indexes each node's "PullImage from image service failed" lines by image,
-// one pass per node, so many failing pods cost one scan of the journal.
-type pullLines struct {
-	byNode map[string]map[string]*analyze.JournalEntry
-}
-
-// failure finds the kubelet's own record of the failed pull: the pod's "Error syncing
-// pod" line, or else the image service's "PullImage from image service failed" line,
-// which names only the image (k8s.io/cri-client pkg/remote_image.go).
-func (pl *pullLines) failure(v *analyze.View, p *analyze.Pod, image string) *analyze.JournalEntry {
-	entries := v.JournalFor(p)
-	for i := len(entries) - 1; i >= 0; i-- {
-		e := entries[i]
-		if err, ok := e.Field("err"); ok && e.Severity == 'E' && strings.Contains(err, image) && pullFailure(err) != pullErrorOther {
-			return e
-		}
-	}
-	node := p.Obj.Spec.NodeName
-	if node == "" {
-		return nil
-	}
-	byImage, ok := pl.byNode[node]
-	if !ok {
-		byImage = map[string]*analyze.JournalEntry{}
-		for _, e := range v.Journal(node) {
-			if e.Severity != 'E' || e.Message != "PullImage from image service failed" {
-				continue
-			}
-			if img, ok := e.Field("image"); ok {
-				byImage[img] = e
-			}
-		}
-		pl.byNode[node] = byImage
-	}
-	return byImage[image]
+	return f.NodeLine
 }
 
 var (
@@ -228,6 +182,9 @@ type pullAttempt struct {
 	message   string
 	event     *analyze.Event
 	line      *analyze.JournalEntry
+	// podEvent is the pod's latest failed pull of any container and secretEvent its
+	// latest FailedToRetrieveImagePullSecret event.
+	podEvent, secretEvent *analyze.Event
 	// text joins every message, for classification.
 	text string
 }
@@ -266,40 +223,42 @@ func (a pullAttempt) subjects(v *analyze.View) []analyze.ObjectRef {
 	return out
 }
 
-// failedPull gathers a container's pull failure, or reports false when the container
-// is not waiting on a pull.
-func failedPull(v *analyze.View, pulls *pullLines, p *analyze.Pod, c analyze.ContainerInfo) (pullAttempt, bool) {
-	st := c.Status
-	if st == nil || st.State.Waiting == nil {
-		return pullAttempt{}, false
-	}
-	w := st.State.Waiting
-	if w.Reason != "ErrImagePull" && w.Reason != "ImagePullBackOff" {
-		return pullAttempt{}, false
-	}
-	a := pullAttempt{pod: p, container: c, image: c.Spec.Image, reason: w.Reason, message: w.Message}
-	texts := []string{w.Message}
-	if a.event = latestPullFailure(v.EventsFor(p.Ref()), c.Name); a.event != nil {
+// failedPull gathers a container's pull failure from the fact: its status, event and
+// journal line, and their messages joined for classification.
+func failedPull(f analyze.PullFailure) pullAttempt {
+	a := pullAttempt{pod: f.Subject.Pod, container: f.Container, image: f.Image, reason: f.Waiting.Reason, message: f.Waiting.Message,
+		event: f.Event, podEvent: f.PodEvent, secretEvent: f.SecretEvent}
+	texts := []string{a.message}
+	if a.event != nil {
 		texts = append(texts, a.event.Message)
 	}
-	if a.line = pulls.failure(v, p, a.image); a.line != nil {
+	if a.line = pullLine(f); a.line != nil {
 		err, _ := a.line.Field("err")
 		texts = append(texts, err)
 	}
 	a.text = strings.Join(texts, "\n")
-	return a, true
+	return a
 }
 
-// failedPullsOf lists the failed pulls of every pod's containers whose error
-// pullErrorKind classifies as kind, sharing one index of the nodes' pull lines.
+// failedPulls lists the failed pulls of the pods' waiting containers. A pull known only
+// from an event or a line has no container status to cite and no spec to compare, so the
+// pull rules leave it to the unexplained check, which quotes it.
+func failedPulls(v *analyze.View) []pullAttempt {
+	var out []pullAttempt
+	for _, f := range v.PullFailures() {
+		if f.Waiting != nil {
+			out = append(out, failedPull(f))
+		}
+	}
+	return out
+}
+
+// failedPullsOf lists the failed pulls whose error pullErrorKind classifies as kind.
 func failedPullsOf(v *analyze.View, kind pullError) []pullAttempt {
 	var out []pullAttempt
-	pulls := &pullLines{byNode: map[string]map[string]*analyze.JournalEntry{}}
-	for _, p := range v.Pods() {
-		for _, c := range analyze.Containers(p) {
-			if a, ok := failedPull(v, pulls, p, c); ok && pullErrorKind(a.text) == kind {
-				out = append(out, a)
-			}
+	for _, a := range failedPulls(v) {
+		if pullErrorKind(a.text) == kind {
+			out = append(out, a)
 		}
 	}
 	return out
@@ -340,13 +299,13 @@ type pullSecret struct {
 // events. Before each pull the kubelet looks the pod's pull secrets up and reports the
 // ones it cannot get in a FailedToRetrieveImagePullSecret event (pkg/kubelet/kubelet.go,
 // SyncPod), so a failed pull with no such event naming a secret means the kubelet read it.
-func pullSecrets(v *analyze.View, p *analyze.Pod) ([]pullSecret, []analyze.Evidence) {
+func pullSecrets(v *analyze.View, a pullAttempt) ([]pullSecret, []analyze.Evidence) {
+	p := a.pod
 	pod := p.Obj
 	var evidence []analyze.Evidence
 	unretrievable := map[string]bool{}
-	events := v.EventsFor(p.Ref())
-	pulled := latestPullFailure(events, "")
-	if e := analyze.LatestEvent(events, "", "FailedToRetrieveImagePullSecret"); e != nil {
+	pulled := a.podEvent
+	if e := a.secretEvent; e != nil {
 		if m := reMissingPullSecrets.FindStringSubmatch(e.Message); m != nil {
 			for _, name := range strings.Split(m[1], ",") {
 				unretrievable[strings.TrimSpace(name)] = true

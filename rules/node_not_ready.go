@@ -110,10 +110,11 @@ func nodeNotReady(v *analyze.View) []analyze.Finding {
 		case ready == nil && analyze.Partial(node.ObjectMeta, "status"):
 			// A Node known only by its name (a paste of pods and events): its pods'
 			// NodeNotReady events are what shows it not Ready.
-			e := analyze.LatestEvent(v.EventsFor(n.Ref()), "", "NodeNotReady")
+			agent := v.NodeAgent(node.Name)
+			e := agent.NotReady
 			what := "the Node's NodeNotReady event says so"
 			if e == nil {
-				if e = podNodeNotReady(v, node.Name); e == nil {
+				if e = agent.PodNotReady; e == nil {
 					continue
 				}
 				what = fmt.Sprintf("the node controller marked pod %s not ready because of it (%s: %s)", e.Regarding.NamespacedName(), e.Reason, firstLine(e.Message))
@@ -165,14 +166,14 @@ func nodeFinding(v *analyze.View, n *analyze.Node, idx int, ready *corev1.NodeCo
 			evidence = append(evidence, n.Loc.At("spec", "taints", i).Evidence("taint "+taintString(t), addedAt(t.TimeAdded)))
 		}
 	}
-	if e := analyze.LatestEvent(v.EventsFor(n.Ref()), "", "NodeNotReady"); e != nil {
+	agent := v.NodeAgent(node.Name)
+	if e := agent.NotReady; e != nil {
 		evidence = append(evidence, e.Evidence())
-	} else if e := podNodeNotReady(v, node.Name); e != nil && analyze.Partial(node.ObjectMeta, "status") {
+	} else if e := agent.PodNotReady; e != nil && analyze.Partial(node.ObjectMeta, "status") {
 		evidence = append(evidence, e.Evidence())
 	}
-	exit := kubeletExit(v, node.Name)
-	if entries := v.Journal(node.Name); len(entries) > 0 {
-		last := entries[len(entries)-1]
+	exit := kubeletExit(agent)
+	if last := agent.Last; last != nil {
 		facts = append(facts, "the kubelet journal's last entry is at "+stamp(last.Time))
 		if exit == nil {
 			evidence = append(evidence, last.Evidence())
@@ -245,19 +246,6 @@ func nodeFinding(v *analyze.View, n *analyze.Node, idx int, ready *corev1.NodeCo
 	}
 }
 
-// podNodeNotReady returns the latest NodeNotReady event the node controller recorded on
-// a pod bound to the node (pkg/controller/nodelifecycle MarkPodsNotReady, "Node is not
-// ready"), or nil.
-func podNodeNotReady(v *analyze.View, node string) *analyze.Event {
-	var latest *analyze.Event
-	for _, p := range v.PodsOnNode(node) {
-		if e := analyze.LatestEvent(v.EventsFor(p.Ref()), "", "NodeNotReady"); e != nil && (latest == nil || e.LastTime.After(latest.LastTime)) {
-			latest = e
-		}
-	}
-	return latest
-}
-
 // kubeletExited is what a kubelet that exits at start said: why, in a node signature's
 // words when one explains a line of its last run, the fix, and the lines that say so.
 type kubeletExited struct {
@@ -292,12 +280,11 @@ var kubeletExitMessages = map[string]bool{
 // explains says why (an expired client certificate comes before the bootstrap
 // kubeconfig the kubelet then misses); without one the exit line's error does. It
 // returns nil when the kubelet's last run did not end so.
-func kubeletExit(v *analyze.View, node string) *kubeletExited {
-	entries := v.Journal(node)
-	if len(entries) == 0 {
+func kubeletExit(agent analyze.NodeAgent) *kubeletExited {
+	node, last := agent.Node, agent.Last
+	if last == nil {
 		return nil
 	}
-	last := entries[len(entries)-1]
 	exitErr, hasErr := last.Field("err")
 	switch {
 	case last.Message == "command failed" && hasErr:
@@ -308,18 +295,10 @@ func kubeletExit(v *analyze.View, node string) *kubeletExited {
 	default:
 		return nil
 	}
-	start := len(entries) - 1
-	for start > 0 {
-		prev := entries[start-1]
-		if last.PID != 0 && prev.PID != last.PID || last.PID == 0 && entries[start].Message == "Kubelet version" {
-			break
-		}
-		start--
-	}
 	exitEv := last.Evidence()
 	sigs, err := builtinSignatureList()
 	if err == nil {
-		for _, e := range entries[start:] {
+		for _, e := range agent.LastRun {
 			text := e.Message
 			if err, ok := e.Field("err"); ok {
 				text += ": " + err

@@ -67,9 +67,8 @@ kept only as a record.
 // What the kubelet writes (pkg/kubelet/eviction/helpers.go: Reason, nodeLowMessageFmt,
 // thresholdMetMessageFmt, containerMessageFmt, nodeConditionMessageFmt,
 // podEphemeralStorageMessageFmt, containerEphemeralStorageMessageFmt,
-// emptyDirMessageFmt; eviction_manager.go evictPod).
-const evictedReason = "Evicted"
-
+// emptyDirMessageFmt; eviction_manager.go evictPod); analyze.Eviction gathers the pods
+// evicted with it.
 var (
 	reEvictNodeLow    = regexp.MustCompile(`The node was low on resource: ([^.]+)\.`)
 	reEvictThreshold  = regexp.MustCompile(`Threshold quantity: ([^,]+), available: ([^.]+)\.`)
@@ -124,27 +123,29 @@ func classifyEviction(msg string) eviction {
 
 func nodePodEvicted(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, p := range v.Pods() {
-		if p.Obj.Status.Phase != corev1.PodFailed || p.Obj.Status.Reason != evictedReason {
-			continue
+	for _, f := range v.Evictions() {
+		// An eviction known only from its event has no status message to classify; the
+		// unexplained check quotes it.
+		if f.Subject.Pod != nil {
+			out = append(out, evictedFinding(v, f))
 		}
-		out = append(out, evictedFinding(v, p))
 	}
 	return out
 }
 
-func evictedFinding(v *analyze.View, p *analyze.Pod) analyze.Finding {
+func evictedFinding(v *analyze.View, f analyze.Eviction) analyze.Finding {
+	p := f.Subject.Pod
 	pod := p.Obj
 	node := pod.Spec.NodeName
 	msg := strings.TrimSpace(pod.Status.Message)
 	ev := classifyEviction(msg)
-	event := analyze.LatestEvent(v.EventsFor(p.Ref()), "", evictedReason)
+	event := f.Event
 	when := evictedAt(p, event)
 	evidence := []analyze.Evidence{p.Loc.At("status", "message").Evidence("Evicted: "+msg, when)}
 	if event != nil {
 		evidence = append(evidence, event.Evidence())
 	}
-	if line := evictionJournalLine(v, p); line != nil {
+	if line := f.Line; line != nil {
 		evidence = append(evidence, line.Evidence())
 	}
 	evidence = append(evidence, evictionLimitEvidence(p, ev)...)
@@ -205,18 +206,6 @@ func evictedAt(p *analyze.Pod, event *analyze.Event) time.Time {
 		}
 	}
 	return t
-}
-
-// evictionJournalLine is the kubelet's "Eviction manager: pod is evicted successfully"
-// (or "pod failed to evict") line for the pod.
-func evictionJournalLine(v *analyze.View, p *analyze.Pod) *analyze.JournalEntry {
-	entries := v.JournalFor(p)
-	for i := len(entries) - 1; i >= 0; i-- {
-		if strings.HasPrefix(entries[i].Message, "Eviction manager: pod ") {
-			return entries[i]
-		}
-	}
-	return nil
 }
 
 // evictionLimitEvidence cites the limit an over-limit eviction names.

@@ -1,10 +1,6 @@
 package rules
 
-import (
-	corev1 "k8s.io/api/core/v1"
-
-	"podflow.dev/podflow/analyze"
-)
+import "podflow.dev/podflow/analyze"
 
 // Pending pods the scheduler has not placed: the scheduling rules and the volume rules
 // that explain a pod stuck before a node read the same list and the same verdict.
@@ -16,23 +12,34 @@ type unscheduledPod struct {
 	msg string
 	ev  analyze.Evidence
 	// total is the node count the message gives and reasons its per-node "count reason"
-	// items (fitReasons).
+	// items (analyze.FitReasons).
 	total   string
 	reasons []string
+	// event is the pod's latest FailedScheduling event.
+	event *analyze.Event
 }
 
 // unscheduledPods lists, in the view's order, the Pending pods the scheduler has not
-// placed on a node.
+// placed on a node, from the view's scheduling facts. A FailedScheduling known only from
+// an event or a pasted line has no pod spec to compare with the nodes; the unexplained
+// check quotes it.
 func unscheduledPods(v *analyze.View) []unscheduledPod {
 	var out []unscheduledPod
-	for _, p := range v.Pods() {
-		pod := p.Obj
-		if pod.Spec.NodeName != "" || pod.Status.Phase != corev1.PodPending {
+	for _, f := range v.SchedulingFailures() {
+		if f.Subject.Pod == nil {
 			continue
 		}
-		msg, ev := unschedulableMessage(v, p)
-		total, reasons := fitReasons(msg)
-		out = append(out, unscheduledPod{pod: p, msg: msg, ev: ev, total: total, reasons: reasons})
+		out = append(out, unscheduledPod{pod: f.Subject.Pod, msg: f.Message, ev: f.MessageEvidence, total: f.Nodes, reasons: f.Reasons, event: f.Event})
 	}
 	return out
+}
+
+// schedulerEvidence cites the scheduler's message and, when it is a separate item, the
+// latest FailedScheduling event.
+func (u unscheduledPod) schedulerEvidence() []analyze.Evidence {
+	evidence := []analyze.Evidence{u.ev}
+	if e := u.event; e != nil && e.Loc != u.ev.Location {
+		evidence = append(evidence, e.Evidence())
+	}
+	return evidence
 }

@@ -53,22 +53,21 @@ down), fix the dependency.
 
 func probeReadinessFailing(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, p := range v.Pods() {
+	for _, r := range v.ContainerRuns() {
+		p, c := r.Subject.Pod, r.Container
 		if p.Obj.DeletionTimestamp != nil || p.Obj.Status.Phase != corev1.PodRunning {
 			continue
 		}
-		for _, c := range analyze.Containers(p) {
-			st := c.Status
-			if c.Spec.ReadinessProbe == nil || st == nil || st.State.Running == nil || st.Ready {
-				continue
-			}
-			// Fewer failures than the threshold is a container still starting up.
-			f := latestProbeFailure(v, p, c.Name, "Readiness", st.State.Running.StartedAt.Time)
-			if !f.found() || f.failures() < cmp.Or(c.Spec.ReadinessProbe.FailureThreshold, 3) {
-				continue
-			}
-			out = append(out, readinessFinding(v, p, c, f))
+		st := c.Status
+		if c.Spec.ReadinessProbe == nil || st == nil || st.State.Running == nil || st.Ready {
+			continue
 		}
+		// Fewer failures than the threshold is a container still starting up.
+		f := latestProbeFailure(v, p, c.Name, "Readiness", st.State.Running.StartedAt.Time)
+		if !f.found() || f.failures() < cmp.Or(c.Spec.ReadinessProbe.FailureThreshold, 3) {
+			continue
+		}
+		out = append(out, readinessFinding(v, p, c, f))
 	}
 	return out
 }
@@ -83,7 +82,7 @@ func readinessFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, 
 		evidence = append(evidence, loc.Evidence(fmt.Sprintf("Ready=%s %s: %s", cond.Status, cond.Reason, cond.Message), cond.LastTransitionTime.Time))
 	}
 	if h := pr.HTTPGet; h != nil && len(h.Path) > 1 {
-		if log := v.Log(p, c.Name, false); usableLog(log) {
+		if log := runOf(v, p, c.Name).Log; usableLog(log) {
 			if text, n, ok := lastLineMatching(log, regexp.MustCompile(regexp.QuoteMeta(h.Path))); ok {
 				evidence = append(evidence, lineEvidence(log, logLine{text: text, n: n}, "the application logs the probe's request: ", time.Time{}))
 			}

@@ -75,7 +75,8 @@ func probeKill(v *analyze.View, p *analyze.Pod, container string, t *corev1.Cont
 		since, id = t.StartedAt.Add(-time.Second), analyze.ContainerID(t.ContainerID)
 	}
 	var r probeKillRecord
-	events := v.EventsFor(p.Ref())
+	run := runOf(v, p, container)
+	events := run.Events
 	for i := len(events) - 1; i >= 0; i-- {
 		e := events[i]
 		if e.Reason == "Killing" && e.Container() == container && says(e.Message) && notBefore(e, since) {
@@ -84,7 +85,7 @@ func probeKill(v *analyze.View, p *analyze.Pod, container string, t *corev1.Cont
 		}
 	}
 	var lines int32
-	for _, e := range v.JournalFor(p) {
+	for _, e := range run.Journal {
 		if e.Message != "Message for Container of pod" {
 			continue
 		}
@@ -179,7 +180,8 @@ func (f probeFailure) count() string {
 // ("Readiness", "Liveness", "Startup") seen at or after since.
 func latestProbeFailure(v *analyze.View, p *analyze.Pod, container, kind string, since time.Time) probeFailure {
 	var f probeFailure
-	events := v.EventsFor(p.Ref())
+	run := runOf(v, p, container)
+	events := run.Events
 	for i := len(events) - 1; i >= 0; i-- {
 		e := events[i]
 		if e.Reason != "Unhealthy" || e.Container() != container || !notBefore(e, since.Add(-time.Second)) {
@@ -194,7 +196,7 @@ func latestProbeFailure(v *analyze.View, p *analyze.Pod, container, kind string,
 			break
 		}
 	}
-	entries := v.JournalFor(p)
+	entries := run.Journal
 	for i := len(entries) - 1; i >= 0; i-- {
 		e := entries[i]
 		if e.Message != "Probe failed" || e.Time.Before(since.Add(-time.Second)) {
@@ -212,38 +214,9 @@ func latestProbeFailure(v *analyze.View, p *analyze.Pod, container, kind string,
 		}
 	}
 	if f.line != nil && f.output == "" {
-		f.output = journalProbeOutput(v, f.line)
+		f.output = run.ProbeOutput(f.line)
 	}
 	return f
-}
-
-// journalProbeOutput is the output="…" of a "Probe failed" line. klog writes a
-// multi-line value as output=<, the lines indented, then " >"; the journal gives each
-// its own entry, so they are read back from the node's journal.
-func journalProbeOutput(v *analyze.View, e *analyze.JournalEntry) string {
-	out, _ := e.Field("output")
-	if out != "<" {
-		return out
-	}
-	entries := v.Journal(e.Node())
-	for i, x := range entries {
-		if x != e {
-			continue
-		}
-		var lines []string
-		for _, y := range entries[i+1:] {
-			if y.Severity != 0 || len(lines) > 20 {
-				break
-			}
-			text := strings.TrimSpace(y.Message)
-			if text == ">" {
-				break
-			}
-			lines = append(lines, text)
-		}
-		return strings.Join(lines, " ")
-	}
-	return ""
 }
 
 // probeAction says what a probe does, with a named port resolved against the

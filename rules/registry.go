@@ -6,9 +6,16 @@
 //   - One file, named after the ID: rule "image-pull-dns" lives in image_pull_dns.go and
 //     declares `var ImagePullDNS = &analyze.Rule{...}` with its stage, title, severity,
 //     documentation (meaning, "## Confirm on a live cluster", "## Fix") and Needs.
-//   - Run reads only the kinds it declared, through the *analyze.View (v.Pods(),
-//     v.EventsFor(ref), v.JournalFor(pod), v.ContainersFor(pod), v.OOMKillsFor(pod), …);
-//     anything else returns nothing and fails the tests. Optional kinds may be absent:
+//   - Run reads facts, not raw evidence: v.PullFailures(), v.ContainerWaits(),
+//     v.ContainerRuns() (a container's events, journal lines, attempts, logs, OOM kills),
+//     v.SandboxFailures(), v.SchedulingFailures(), v.MountFailures(),
+//     v.AdmissionRejections(), v.Evictions(), v.NodeAgent(node). Facts are built once per
+//     graph from every source and hold only the pieces of kinds the rule declared; a
+//     fact's subject may be partial (a pod known by name from an event, or not at all).
+//     Objects the rule compares with (nodes, claims, other pods as the cluster's state)
+//     it reads through the View too. structure_test.go and facts_structure_test.go fail
+//     when a fact-reading rule calls a raw reader (v.EventsFor, v.JournalFor, v.Log, …).
+//     Undeclared kinds return nothing and fail the tests. Optional kinds may be absent:
 //     v.Has(kind) tells "no evidence" from "nothing wrong".
 //   - Each analyze.Finding lists its Subjects (the pods affected first, then the owner
 //     from v.Workload, the node, the service), a one-sentence Cause with concrete values,

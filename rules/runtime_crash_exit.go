@@ -104,7 +104,7 @@ func crashFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *c
 	case st.State.Running != nil:
 		state = "runs again for now"
 	}
-	if e := analyze.LatestEvent(v.EventsFor(p.Ref()), c.Name, "BackOff"); e != nil {
+	if e := analyze.LatestEvent(runOf(v, p, c.Name).Events, c.Name, "BackOff"); e != nil {
 		evidence = append(evidence, e.Evidence())
 	}
 	cause := fmt.Sprintf("container %s exits with code %d (%s) after %d restart(s) and %s", c.Name, t.ExitCode, meaning, st.RestartCount, state)

@@ -45,21 +45,20 @@ kill; the previous container's log often shows what it was doing.
 
 func runtimeOOMKilled(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, p := range v.Pods() {
-		for _, c := range analyze.Containers(p) {
-			st := c.Status
-			if st == nil {
-				continue
-			}
-			term, loc := st.LastTerminationState.Terminated, c.StatusLoc.At("lastState", "terminated")
-			if st.State.Terminated != nil && st.State.Terminated.Reason == oomReason {
-				term, loc = st.State.Terminated, c.StatusLoc.At("state", "terminated")
-			}
-			if term == nil || term.Reason != oomReason {
-				continue
-			}
-			out = append(out, oomFinding(v, p, c, term, loc))
+	for _, r := range v.ContainerRuns() {
+		p, c := r.Subject.Pod, r.Container
+		st := c.Status
+		if st == nil {
+			continue
 		}
+		term, loc := st.LastTerminationState.Terminated, c.StatusLoc.At("lastState", "terminated")
+		if st.State.Terminated != nil && st.State.Terminated.Reason == oomReason {
+			term, loc = st.State.Terminated, c.StatusLoc.At("state", "terminated")
+		}
+		if term == nil || term.Reason != oomReason {
+			continue
+		}
+		out = append(out, oomFinding(v, p, c, term, loc))
 	}
 	return out
 }
@@ -78,11 +77,11 @@ func oomFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, term *
 	}
 	cause := fmt.Sprintf("container %s was killed by the kernel OOM killer (%s, exit code %d, %d restart(s)): %s",
 		c.Name, oomReason, term.ExitCode, c.Status.RestartCount, limitText)
-	if k := kernelKill(v, p, term.ContainerID); k != nil {
+	if k := kernelKill(v, p, c, term.ContainerID); k != nil {
 		cause += "; the kernel log on node " + k.Node + " shows " + killSummary(k)
 		evidence = append(evidence, k.Evidence())
 	}
-	if log := v.Log(p, c.Name, true); log != nil {
+	if log := runOf(v, p, c.Name).PreviousLog; log != nil {
 		if lines, at := log.Tail(3); len(lines) > 0 {
 			evidence = append(evidence, at.Evidence("previous log ends: "+strings.Join(lines, " | "), term.FinishedAt.Time))
 		}
@@ -148,8 +147,8 @@ func killSummary(k *analyze.OOMKill) string {
 
 // kernelKill finds the kernel's line for this kill in the node's dmesg: by container ID
 // when the cgroup path names it, else the pod's latest kill.
-func kernelKill(v *analyze.View, p *analyze.Pod, containerID string) *analyze.OOMKill {
-	kills := v.OOMKillsFor(p)
+func kernelKill(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, containerID string) *analyze.OOMKill {
+	kills := runOf(v, p, c.Name).OOMKills
 	id := analyze.ContainerID(containerID)
 	var latest *analyze.OOMKill
 	for _, k := range kills {

@@ -133,14 +133,17 @@ type failedSandbox struct {
 }
 
 // failedSandboxes lists the pods, not being deleted, that wait for a sandbox the
-// runtime failed to create: the three sandbox-creation rules split them by cause.
+// runtime failed to create: the three sandbox-creation rules split them by cause. A
+// failure known only from an event or a pasted line has no pod to check; the
+// unexplained check quotes it.
 func failedSandboxes(v *analyze.View) []failedSandbox {
 	var out []failedSandbox
-	for _, p := range v.Pods() {
-		if p.Obj.DeletionTimestamp != nil || !waitingForSandbox(p) {
+	for _, fact := range v.SandboxFailures() {
+		p := fact.Subject.Pod
+		if p == nil || p.Obj.DeletionTimestamp != nil || !waitingForSandbox(p) {
 			continue
 		}
-		f, ok := latestSandboxFailure(v, p)
+		f, ok := latestSandboxFailure(fact)
 		if !ok {
 			continue
 		}
@@ -170,47 +173,20 @@ func waitingForSandbox(p *analyze.Pod) bool {
 	return true
 }
 
-// latestSandboxFailure finds the latest FailedCreatePodSandBox event and the kubelet's
-// "CreatePodSandbox for pod failed" line, and the runtime's own line when present.
-func latestSandboxFailure(v *analyze.View, p *analyze.Pod) (sandboxFailure, bool) {
-	var f sandboxFailure
-	if e := analyze.LatestEvent(v.EventsFor(p.Ref()), "", "FailedCreatePodSandBox"); e != nil {
-		f.event, f.message, f.at = e, runtimeMessage(e.Message), e.LastTime
+// latestSandboxFailure reads the runtime's message from the latest
+// FailedCreatePodSandBox event or the kubelet's "CreatePodSandbox for pod failed" line,
+// whichever is newer.
+func latestSandboxFailure(fact analyze.SandboxFailure) (sandboxFailure, bool) {
+	f := sandboxFailure{event: fact.Event, line: fact.Line, runtime: fact.Runtime}
+	if e := fact.Event; e != nil {
+		f.message, f.at = runtimeMessage(e.Message), e.LastTime
 	}
-	entries := v.JournalFor(p)
-	for i := len(entries) - 1; i >= 0; i-- {
-		e := entries[i]
-		if e.Message != "CreatePodSandbox for pod failed" {
-			continue
-		}
-		f.line = e
+	if e := fact.Line; e != nil {
 		if err, ok := e.Field("err"); ok && (f.message == "" || e.Time.After(f.at)) {
 			f.message, f.at = runtimeMessage(err), e.Time
 		}
-		break
 	}
-	if f.message == "" {
-		return f, false
-	}
-	f.runtime = runtimeSandboxLine(v, p)
-	return f, true
-}
-
-// runtimeSandboxLine is containerd's latest "RunPodSandbox for &PodSandboxMetadata{…}
-// failed" line for the pod, matched by its UID.
-func runtimeSandboxLine(v *analyze.View, p *analyze.Pod) *analyze.JournalEntry {
-	node, uid := p.Obj.Spec.NodeName, string(p.Obj.UID)
-	if uid == "" {
-		return nil
-	}
-	entries := v.RuntimeJournal(node)
-	for i := len(entries) - 1; i >= 0; i-- {
-		m := entries[i].Message
-		if strings.Contains(m, "RunPodSandbox for ") && strings.Contains(m, "Uid:"+uid+",") && strings.Contains(m, " failed") {
-			return entries[i]
-		}
-	}
-	return nil
+	return f, f.message != ""
 }
 
 // sandboxSubjects are the pod, its node and its workload.

@@ -61,7 +61,7 @@ the kubelet's next retry.
 // NetworkNotReadyErrorMsg; kubelet.go SyncPod; the runtime condition is printed by
 // pkg/kubelet/container/runtime.go RuntimeCondition.String, containerd's message by
 // pkg/cri/server/status.go "Network plugin returns error: %v").
-const networkNotReadyPrefix = "network is not ready: "
+const networkNotReadyPrefix = analyze.NetworkNotReadyPrefix
 
 // netNotReady is what the bundle holds about one pod waiting for the network.
 type netNotReady struct {
@@ -73,11 +73,12 @@ type netNotReady struct {
 
 func sandboxNetworkNotReady(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, p := range v.Pods() {
-		if p.Obj.DeletionTimestamp != nil || p.Obj.Spec.HostNetwork || !waitingForSandbox(p) {
+	for _, f := range v.SandboxFailures() {
+		p := f.Subject.Pod
+		if p == nil || p.Obj.DeletionTimestamp != nil || p.Obj.Spec.HostNetwork || !waitingForSandbox(p) {
 			continue
 		}
-		w, ok := latestNetworkNotReady(v, p)
+		w, ok := latestNetworkNotReady(f)
 		if !ok || networkRecovered(v, p.Obj.Spec.NodeName, w.at) {
 			continue
 		}
@@ -86,23 +87,18 @@ func sandboxNetworkNotReady(v *analyze.View) []analyze.Finding {
 	return out
 }
 
-func latestNetworkNotReady(v *analyze.View, p *analyze.Pod) (netNotReady, bool) {
-	var w netNotReady
-	if e := analyze.LatestEvent(v.EventsFor(p.Ref()), "", "NetworkNotReady"); e != nil {
-		w.event, w.at, w.message = e, e.LastTime, strings.TrimPrefix(e.Message, networkNotReadyPrefix)
+// latestNetworkNotReady reads the runtime's condition from the latest NetworkNotReady
+// event or the kubelet's line, whichever is newer.
+func latestNetworkNotReady(f analyze.SandboxFailure) (netNotReady, bool) {
+	w := netNotReady{event: f.NetworkEvent, line: f.NetworkLine}
+	if e := f.NetworkEvent; e != nil {
+		w.at, w.message = e.LastTime, strings.TrimPrefix(e.Message, networkNotReadyPrefix)
 	}
-	entries := v.JournalFor(p)
-	for i := len(entries) - 1; i >= 0; i-- {
-		e := entries[i]
-		err, ok := e.Field("err")
-		if !ok || !strings.HasPrefix(err, networkNotReadyPrefix) {
-			continue
-		}
-		w.line = e
+	if e := f.NetworkLine; e != nil {
+		err, _ := e.Field("err")
 		if w.message == "" || e.Time.After(w.at) {
 			w.message, w.at = strings.TrimPrefix(err, networkNotReadyPrefix), e.Time
 		}
-		break
 	}
 	return w, w.message != ""
 }

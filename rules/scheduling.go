@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -15,74 +14,6 @@ import (
 
 // What the scheduling rules share: the scheduler's FailedScheduling message and its
 // per-node reasons, node selectors and required affinity against node labels, and taints.
-
-// schedulerEvidence cites the scheduler's message and, when it is a separate item, the
-// latest FailedScheduling event.
-func schedulerEvidence(v *analyze.View, p *analyze.Pod, ev analyze.Evidence) []analyze.Evidence {
-	evidence := []analyze.Evidence{ev}
-	if e := analyze.LatestEvent(v.EventsFor(p.Ref()), "", "FailedScheduling"); e != nil && e.Loc != ev.Location {
-		evidence = append(evidence, e.Evidence())
-	}
-	return evidence
-}
-
-// The scheduler's FitError message: "0/N nodes are available: <filter reasons>. preemption: …"
-// (pkg/scheduler/framework/types.go, FitError.Error); the resource reasons are
-// "Insufficient cpu", "Insufficient memory", "Insufficient <extended resource>" and
-// "Too many pods" (pkg/scheduler/framework/plugins/noderesources/fit.go).
-var reFitError = regexp.MustCompile(`^0/(\d+) nodes are available: (.*)$`)
-
-// fitReasons splits the filter part of a FitError message into "count reason" items.
-func fitReasons(msg string) (nodes string, reasons []string) {
-	m := reFitError.FindStringSubmatch(strings.TrimSpace(msg))
-	if m == nil {
-		return "", nil
-	}
-	body := m[2]
-	if i := strings.Index(body, " preemption:"); i >= 0 {
-		body = body[:i]
-	}
-	body = strings.TrimSuffix(strings.TrimSpace(body), ".")
-	// Reasons are joined by ", " but a reason (a taint, say) may contain ", " itself: a
-	// new reason always starts with its node count.
-	for _, part := range strings.Split(body, ", ") {
-		if n := len(reasons); n > 0 && !startsWithCount(part) {
-			reasons[n-1] += ", " + part
-			continue
-		}
-		reasons = append(reasons, part)
-	}
-	return m[1], reasons
-}
-
-func startsWithCount(s string) bool {
-	sp := strings.IndexByte(s, ' ')
-	if sp <= 0 {
-		return false
-	}
-	for _, r := range s[:sp] {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// unschedulableMessage takes the scheduler's message from the PodScheduled condition,
-// or from the latest FailedScheduling event when the condition has none.
-func unschedulableMessage(v *analyze.View, p *analyze.Pod) (string, analyze.Evidence) {
-	c, loc := analyze.PodCondition(p, corev1.PodScheduled)
-	if c != nil && c.Status == corev1.ConditionFalse && strings.HasPrefix(c.Message, "0/") {
-		return c.Message, loc.Evidence("PodScheduled=False "+c.Reason+": "+c.Message, c.LastTransitionTime.Time)
-	}
-	if c != nil && c.Status == corev1.ConditionTrue {
-		return "", analyze.Evidence{}
-	}
-	if e := analyze.LatestEvent(v.EventsFor(p.Ref()), "", "FailedScheduling"); e != nil {
-		return e.Message, e.Evidence()
-	}
-	return "", analyze.Evidence{}
-}
 
 func sortedNodes(v *analyze.View) []*analyze.Node {
 	nodes := append([]*analyze.Node(nil), v.Nodes()...)

@@ -76,8 +76,7 @@ func schedulingAffinityUnsatisfiable(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
 	nodes := sortedNodes(v)
 	for _, u := range unscheduledPods(v) {
-		p := u.pod
-		ev, total, reasons := u.ev, u.total, u.reasons
+		reasons := u.reasons
 		var matched []string
 		for _, r := range reasons {
 			if strings.Contains(r, antiAffinityReason) || strings.Contains(r, affinityReason) || strings.Contains(r, existingAntiAffinityRe) {
@@ -87,14 +86,15 @@ func schedulingAffinityUnsatisfiable(v *analyze.View) []analyze.Finding {
 		if len(matched) == 0 {
 			continue
 		}
-		out = append(out, affinityFinding(v, p, ev, total, reasons, matched, nodes))
+		out = append(out, affinityFinding(v, u, matched, nodes))
 	}
 	return out
 }
 
-func affinityFinding(v *analyze.View, p *analyze.Pod, ev analyze.Evidence, total string, reasons, matched []string, nodes []*analyze.Node) analyze.Finding {
+func affinityFinding(v *analyze.View, u unscheduledPod, matched []string, nodes []*analyze.Node) analyze.Finding {
+	p, total, reasons := u.pod, u.total, u.reasons
 	pod := p.Obj
-	evidence := schedulerEvidence(v, p, ev)
+	evidence := u.schedulerEvidence()
 	subjects, group := v.PodAndWorkload(p)
 	terms := requiredPodTerms(p)
 	var termTexts, nodeTexts []string

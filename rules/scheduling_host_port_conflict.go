@@ -99,7 +99,7 @@ func schedulingHostPortConflict(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
 	for _, u := range unscheduledPods(v) {
 		p, pod := u.pod, u.pod.Obj
-		ev, total, reasons := u.ev, u.total, u.reasons
+		total, reasons := u.total, u.reasons
 		if reasonCount(reasons, hostPortReason) <= 0 {
 			continue
 		}
@@ -107,7 +107,7 @@ func schedulingHostPortConflict(v *analyze.View) []analyze.Finding {
 		if len(wanted) == 0 {
 			continue
 		}
-		evidence := schedulerEvidence(v, p, ev)
+		evidence := u.schedulerEvidence()
 		subjects, group := v.PodAndWorkload(p)
 		var ports, holders []string
 		for _, w := range wanted {

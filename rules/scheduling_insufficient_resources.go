@@ -72,7 +72,7 @@ func schedulingInsufficientResources(v *analyze.View) []analyze.Finding {
 	var nodeUse map[string]corev1.ResourceList
 	for _, u := range unscheduledPods(v) {
 		p, pod := u.pod, u.pod.Obj
-		ev, total, reasons := u.ev, u.total, u.reasons
+		total, reasons := u.total, u.reasons
 		var lacking []corev1.ResourceName
 		var lackReasons []string
 		for _, r := range reasons {
@@ -96,10 +96,7 @@ func schedulingInsufficientResources(v *analyze.View) []analyze.Finding {
 			q := analyze.Quantity(requests, name)
 			asked = append(asked, fmt.Sprintf("%s %s", name, q.String()))
 		}
-		evidence := []analyze.Evidence{ev}
-		if e := analyze.LatestEvent(v.EventsFor(p.Ref()), "", "FailedScheduling"); e != nil && e.Loc != ev.Location {
-			evidence = append(evidence, e.Evidence())
-		}
+		evidence := u.schedulerEvidence()
 		evidence = append(evidence, requestEvidence(p, lacking)...)
 		nodeText, nodeEvidence := nodeRoom(v, nodeUse, requests, lacking)
 		evidence = append(evidence, nodeEvidence...)

@@ -61,7 +61,7 @@ func schedulingNodeSelectorMismatch(v *analyze.View) []analyze.Finding {
 		if wants == "" {
 			continue
 		}
-		ev, total, reasons := u.ev, u.total, u.reasons
+		total, reasons := u.total, u.reasons
 		if !slices.ContainsFunc(reasons, func(r string) bool { return strings.Contains(r, nodeAffinityReason) }) {
 			continue
 		}
@@ -88,10 +88,7 @@ func schedulingNodeSelectorMismatch(v *analyze.View) []analyze.Finding {
 			// matching tells; the scheduler names just the first check a node fails.
 			continue
 		}
-		evidence := []analyze.Evidence{ev}
-		if e := analyze.LatestEvent(v.EventsFor(p.Ref()), "", "FailedScheduling"); e != nil && e.Loc != ev.Location {
-			evidence = append(evidence, e.Evidence())
-		}
+		evidence := u.schedulerEvidence()
 		evidence = append(evidence, requirementEvidence(p)...)
 		evidence = append(evidence, nodeEvidence...)
 		cause := fmt.Sprintf("no node matches the pod's %s: 0/%s nodes are available: %s", wants, total, strings.Join(reasons, ", "))

@@ -66,7 +66,7 @@ func schedulingTopologySpreadUnsatisfiable(v *analyze.View) []analyze.Finding {
 	nodes := sortedNodes(v)
 	for _, u := range unscheduledPods(v) {
 		p, pod := u.pod, u.pod.Obj
-		ev, total, reasons := u.ev, u.total, u.reasons
+		total, reasons := u.total, u.reasons
 		var matched []string
 		for _, r := range reasons {
 			if strings.Contains(r, spreadReason) {
@@ -76,7 +76,7 @@ func schedulingTopologySpreadUnsatisfiable(v *analyze.View) []analyze.Finding {
 		if len(matched) == 0 {
 			continue
 		}
-		evidence := schedulerEvidence(v, p, ev)
+		evidence := u.schedulerEvidence()
 		var constraints, details []string
 		for i, c := range pod.Spec.TopologySpreadConstraints {
 			if c.WhenUnsatisfiable != corev1.DoNotSchedule {

@@ -70,8 +70,8 @@ func schedulingUntoleratedTaint(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
 	nodes := sortedNodes(v)
 	for _, u := range unscheduledPods(v) {
-		p, pod := u.pod, u.pod.Obj
-		msg, ev, total, reasons := u.msg, u.ev, u.total, u.reasons
+		pod := u.pod.Obj
+		msg, total, reasons := u.msg, u.total, u.reasons
 		if !slices.ContainsFunc(reasons, func(r string) bool { return strings.Contains(r, taintReason) }) {
 			continue
 		}
@@ -91,7 +91,7 @@ func schedulingUntoleratedTaint(v *analyze.View) []analyze.Finding {
 				keys = append(keys, taintKV(m[1], m[2]))
 			}
 		}
-		out = append(out, taintFinding(v, p, ev, total, reasons, tainted, uniqueStrings(keys)))
+		out = append(out, taintFinding(v, u, tainted, uniqueStrings(keys)))
 	}
 	return out
 }
@@ -123,12 +123,10 @@ func taintedCandidates(pod *corev1.Pod, nodes []*analyze.Node) ([]taintedNode, [
 	return tainted, keys, len(tainted) > 0 && len(tainted) == candidates
 }
 
-func taintFinding(v *analyze.View, p *analyze.Pod, ev analyze.Evidence, total string, reasons []string, tainted []taintedNode, keys []string) analyze.Finding {
+func taintFinding(v *analyze.View, u unscheduledPod, tainted []taintedNode, keys []string) analyze.Finding {
+	p, total, reasons := u.pod, u.total, u.reasons
 	pod := p.Obj
-	evidence := []analyze.Evidence{ev}
-	if e := analyze.LatestEvent(v.EventsFor(p.Ref()), "", "FailedScheduling"); e != nil && e.Loc != ev.Location {
-		evidence = append(evidence, e.Evidence())
-	}
+	evidence := u.schedulerEvidence()
 	subjects := []analyze.ObjectRef{p.Ref()}
 	var lines []string
 	for _, t := range tainted {

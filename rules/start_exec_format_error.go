@@ -131,10 +131,10 @@ func configuredExecutable(c *corev1.Container) string {
 // failed container, when the bundle has them.
 func formatNodeEvidence(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo) []analyze.Evidence {
 	var out []analyze.Evidence
-	if e := latestJournalError(v, p, func(err string) bool { return strings.Contains(err, "exec format error") }); e != nil {
+	if e := latestJournalError(v, p, c, func(err string) bool { return strings.Contains(err, "exec format error") }); e != nil {
 		out = append(out, e.EvidenceAround("exec format error"))
 	}
-	latest := latestAttempt(v, p, c.Name, func(cc *analyze.CRIContainer) bool { return cc.State == "CONTAINER_EXITED" })
+	latest := latestAttempt(v, p, c, func(cc *analyze.CRIContainer) bool { return cc.State == "CONTAINER_EXITED" })
 	if latest != nil && latest.InspectLoc != nil {
 		out = append(out, latest.InspectLoc.Evidence(fmt.Sprintf("crictl inspect %s: %s, exit code %d, attempt %d, image %s",
 			shortID(latest.ID), latest.Reason, latest.ExitCode, latest.Attempt, imageShown(latest.Image)), latest.FinishedAt))

@@ -54,30 +54,30 @@ init container by itself; a pod with restartPolicy Never must be recreated.
 
 func startInitContainerFailed(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, p := range v.Pods() {
-		if p.Obj.DeletionTimestamp != nil {
+	// Init containers run in order: only the first failing one of a pod matters.
+	var reported *analyze.Pod
+	for _, r := range v.ContainerRuns() {
+		p, c := r.Subject.Pod, r.Container
+		if p == reported || p.Obj.DeletionTimestamp != nil {
 			continue
 		}
 		if cond, _ := analyze.PodCondition(p, corev1.PodInitialized); cond != nil && cond.Status == corev1.ConditionTrue {
 			continue
 		}
-		for _, c := range analyze.Containers(p) {
-			st := c.Status
-			if !blocksStart(c) || st == nil {
-				continue
-			}
-			if t := st.State.Terminated; t != nil && t.ExitCode == 0 {
-				continue
-			}
-			t, loc, log := crashTermination(v, p, c)
-			if t == nil || t.ExitCode == 0 || t.Reason == oomReason || startFailureReasons[t.Reason] ||
-				t.ExitCode == exitCommandNotFound || t.ExitCode == exitCannotExecute {
-				continue
-			}
-			out = append(out, initFinding(v, p, c, t, loc, log))
-			// Init containers run in order: only the first failing one matters.
-			break
+		st := c.Status
+		if !blocksStart(c) || st == nil {
+			continue
 		}
+		if t := st.State.Terminated; t != nil && t.ExitCode == 0 {
+			continue
+		}
+		t, loc, log := crashTermination(v, p, c)
+		if t == nil || t.ExitCode == 0 || t.Reason == oomReason || startFailureReasons[t.Reason] ||
+			t.ExitCode == exitCommandNotFound || t.ExitCode == exitCannotExecute {
+			continue
+		}
+		out = append(out, initFinding(v, p, c, t, loc, log))
+		reported = p
 	}
 	return out
 }
@@ -102,7 +102,7 @@ func initFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *co
 	if cond, cloc := analyze.PodCondition(p, corev1.PodInitialized); cond != nil {
 		evidence = append(evidence, cloc.Evidence(fmt.Sprintf("Initialized=%s %s: %s", cond.Status, cond.Reason, cond.Message), cond.LastTransitionTime.Time))
 	}
-	if e := analyze.LatestEvent(v.EventsFor(p.Ref()), c.Name, "BackOff"); e != nil {
+	if e := analyze.LatestEvent(runOf(v, p, c.Name).Events, c.Name, "BackOff"); e != nil {
 		evidence = append(evidence, e.Evidence())
 	}
 	var waiting []string

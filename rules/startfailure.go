@@ -86,7 +86,7 @@ func startFailureSources(v *analyze.View, p *analyze.Pod, c analyze.ContainerInf
 			sources = append(sources, startSource{t.t.Message, t.loc.EvidenceAround(text, around, t.t.FinishedAt.Time), t.t.ExitCode})
 		}
 	}
-	if e := latestContainerError(v.EventsFor(p.Ref()), c.Name); e != nil {
+	if e := latestContainerError(runOf(v, p, c.Name).Events, c.Name); e != nil {
 		sources = append(sources, startSource{e.Message, e.EvidenceAround(around), 0})
 	}
 	return sources
@@ -96,10 +96,10 @@ func startFailureSources(v *analyze.View, p *analyze.Pod, c analyze.ContainerInf
 // start, when the bundle has them.
 func startNodeEvidence(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, command string, journalSays func(string) bool) []analyze.Evidence {
 	var out []analyze.Evidence
-	if e := latestJournalError(v, p, func(err string) bool { return strings.Contains(err, command) && journalSays(err) }); e != nil {
+	if e := latestJournalError(v, p, c, func(err string) bool { return strings.Contains(err, command) && journalSays(err) }); e != nil {
 		out = append(out, e.EvidenceAround(command))
 	}
-	latest := latestAttempt(v, p, c.Name, func(cc *analyze.CRIContainer) bool { return cc.Reason != "" })
+	latest := latestAttempt(v, p, c, func(cc *analyze.CRIContainer) bool { return cc.Reason != "" })
 	if latest != nil && latest.InspectLoc != nil {
 		out = append(out, latest.InspectLoc.EvidenceAround(fmt.Sprintf("crictl inspect %s: %s, exit code %d, attempt %d: %s",
 			shortID(latest.ID), latest.Reason, latest.ExitCode, latest.Attempt, latest.Message), "exec", latest.FinishedAt))
@@ -109,8 +109,8 @@ func startNodeEvidence(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo,
 
 // latestJournalError is the newest error-level kubelet journal line about the pod whose
 // err field match accepts, or nil.
-func latestJournalError(v *analyze.View, p *analyze.Pod, match func(err string) bool) *analyze.JournalEntry {
-	entries := v.JournalFor(p)
+func latestJournalError(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, match func(err string) bool) *analyze.JournalEntry {
+	entries := runOf(v, p, c.Name).Journal
 	for i := len(entries) - 1; i >= 0; i-- {
 		e := entries[i]
 		if err, _ := e.Field("err"); e.Severity == 'E' && match(err) {
@@ -122,10 +122,10 @@ func latestJournalError(v *analyze.View, p *analyze.Pod, match func(err string) 
 
 // latestAttempt is crictl's record of the highest attempt of a pod's container that
 // keep accepts, or nil.
-func latestAttempt(v *analyze.View, p *analyze.Pod, container string, keep func(*analyze.CRIContainer) bool) *analyze.CRIContainer {
+func latestAttempt(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, keep func(*analyze.CRIContainer) bool) *analyze.CRIContainer {
 	var latest *analyze.CRIContainer
-	for _, cc := range v.ContainersFor(p) {
-		if cc.Name == container && keep(cc) && (latest == nil || cc.Attempt > latest.Attempt) {
+	for _, cc := range runOf(v, p, c.Name).Attempts {
+		if keep(cc) && (latest == nil || cc.Attempt > latest.Attempt) {
 			latest = cc
 		}
 	}

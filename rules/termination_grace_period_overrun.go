@@ -68,22 +68,20 @@ var reLogfmtTime = regexp.MustCompile(`time="([^"]+)"`)
 
 func terminationGracePeriodOverrun(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, p := range v.Pods() {
-		pod := p.Obj
-		for _, c := range analyze.Containers(p) {
-			if c.Init || c.Status == nil {
-				continue
-			}
-			t := c.Status.State.Terminated
-			if t == nil || t.ExitCode != 137 || t.Reason == "OOMKilled" {
-				continue
-			}
-			if pod.DeletionTimestamp == nil && !pastedStop(v, p, c.Name) {
-				continue
-			}
-			if f, ok := overrunFinding(v, p, c, t); ok {
-				out = append(out, f)
-			}
+	for _, run := range v.ContainerRuns() {
+		p, c := run.Subject.Pod, run.Container
+		if c.Init || c.Status == nil {
+			continue
+		}
+		t := c.Status.State.Terminated
+		if t == nil || t.ExitCode != 137 || t.Reason == "OOMKilled" {
+			continue
+		}
+		if p.Obj.DeletionTimestamp == nil && !pastedStop(run) {
+			continue
+		}
+		if f, ok := overrunFinding(v, run, t); ok {
+			out = append(out, f)
 		}
 	}
 	return out
@@ -100,17 +98,18 @@ type stopRecord struct {
 	sigterm *analyze.JournalEntry // "Stop container … with signal"
 }
 
-func overrunFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *corev1.ContainerStateTerminated) (analyze.Finding, bool) {
+func overrunFinding(v *analyze.View, run analyze.ContainerRun, t *corev1.ContainerStateTerminated) (analyze.Finding, bool) {
+	p, c := run.Subject.Pod, run.Container
 	pod := p.Obj
 	r := stopRecord{grace: 30, killed: t.FinishedAt.Time}
 	if g := pod.Spec.TerminationGracePeriodSeconds; g != nil {
 		r.grace = *g
 	}
 	id := analyze.ContainerID(c.Status.ContainerID)
-	if e := analyze.LatestEvent(v.EventsFor(p.Ref()), c.Name, "Killing"); e != nil {
+	if e := analyze.LatestEvent(run.Events, c.Name, "Killing"); e != nil {
 		r.event, r.asked = e, e.FirstTime
 	}
-	for _, e := range v.JournalFor(p) {
+	for _, e := range run.Journal {
 		name, _ := e.Field("containerName")
 		cid, _ := e.Field("containerID")
 		if e.Message == killingLine && name == c.Name && (id == "" || analyze.ContainerID(cid) == id) {
@@ -123,10 +122,7 @@ func overrunFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t 
 		}
 	}
 	if id != "" {
-		for _, e := range v.RuntimeJournal(pod.Spec.NodeName) {
-			if !strings.Contains(e.Message, id) {
-				continue
-			}
+		for _, e := range run.RuntimeLines {
 			switch {
 			case strings.Contains(e.Message, "Stop container ") && strings.Contains(e.Message, "with signal"):
 				r.sigterm = e
@@ -208,8 +204,8 @@ func graceFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *c
 // the kubelet stopping the container for another reason than a probe: a pasted
 // describe or get events (they print a deleted pod's terminal phase, not Terminating)
 // with a Killing "Stopping container" event that has no time.
-func pastedStop(v *analyze.View, p *analyze.Pod, container string) bool {
-	e := analyze.LatestEvent(v.EventsFor(p.Ref()), container, "Killing")
+func pastedStop(run analyze.ContainerRun) bool {
+	e := analyze.LatestEvent(run.Events, run.Container.Name, "Killing")
 	return e != nil && e.LastTime.IsZero() && strings.HasPrefix(e.Message, "Stopping container") &&
 		!strings.Contains(e.Message, livenessKill) && !strings.Contains(e.Message, startupKill)
 }

@@ -93,58 +93,16 @@ func notFoundText(msg, kind, name string) bool {
 	return strings.Contains(msg, kind+" "+q) || strings.Contains(msg, kind+"s "+q)
 }
 
-// mountErrors indexes each node's "Couldn't get configMap ns/name" and "Couldn't get
-// secret ns/name" lines (pkg/volume/configmap/configmap.go and secret.go, SetUpAt;
-// pkg/volume/projected/projected.go, collectData), the latest per object. These lines
-// name no pod, so they are found by object, one pass per node.
-type mountErrors struct {
-	byNode map[string]map[string]*analyze.JournalEntry
-}
-
-func (m *mountErrors) latest(v *analyze.View, node, kind, namespace, name string) *analyze.JournalEntry {
-	if node == "" {
-		return nil
-	}
-	idx, ok := m.byNode[node]
-	if !ok {
-		idx = map[string]*analyze.JournalEntry{}
-		for _, e := range v.Journal(node) {
-			if e.Severity != 'E' {
-				continue
-			}
-			for _, src := range [...]struct{ prefix, kind string }{
-				{"Couldn't get configMap ", "configmap"}, {"Couldn't get secret ", "secret"},
-			} {
-				rest, ok := strings.CutPrefix(e.Message, src.prefix)
-				if !ok {
-					continue
-				}
-				// "payload ns/name: …" lines follow a failure already indexed.
-				obj, detail, ok := strings.Cut(rest, ": ")
-				if ok && !strings.Contains(obj, " ") && strings.Contains(detail, "not found") {
-					idx[src.kind+"/"+obj] = e
-				}
-			}
-		}
-		m.byNode[node] = idx
-	}
-	return idx[kind+"/"+namespace+"/"+name]
-}
-
 func volumeConfigMapMissing(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	journal := &mountErrors{byNode: map[string]map[string]*analyze.JournalEntry{}}
-	for _, p := range v.Pods() {
-		pod := p.Obj
-		if pod.Spec.NodeName == "" || pod.DeletionTimestamp != nil {
-			continue
-		}
+	for _, mount := range v.MountFailures() {
+		p := mount.Subject.Pod
 		stuck, waiting := waitingToCreate(p)
 		for _, ref := range volumeRefs(p) {
 			if ref.optional {
 				continue
 			}
-			f, ok := missingVolumeObject(v, journal, p, ref, stuck, waiting)
+			f, ok := missingVolumeObject(v, mount, ref, stuck, waiting)
 			if ok {
 				out = append(out, f)
 			}
@@ -153,14 +111,15 @@ func volumeConfigMapMissing(v *analyze.View) []analyze.Finding {
 	return out
 }
 
-func missingVolumeObject(v *analyze.View, journal *mountErrors, p *analyze.Pod, ref volumeRef, stuck bool, waiting []string) (analyze.Finding, bool) {
+func missingVolumeObject(v *analyze.View, mount analyze.MountFailure, ref volumeRef, stuck bool, waiting []string) (analyze.Finding, bool) {
+	p := mount.Subject.Pod
 	pod := p.Obj
 	known, exists := objectInBundle(v, ref.kind, pod.Namespace, ref.name)
 	if exists {
 		return analyze.Finding{}, false
 	}
 	var event *analyze.Event
-	events := v.EventsFor(p.Ref())
+	events := mount.Events
 	for i := len(events) - 1; i >= 0; i-- {
 		e := events[i]
 		if e.Reason == "FailedMount" && strings.Contains(e.Message, fmt.Sprintf("volume %q", ref.volume)) && notFoundText(e.Message, ref.kind, ref.name) {
@@ -168,7 +127,7 @@ func missingVolumeObject(v *analyze.View, journal *mountErrors, p *analyze.Pod, 
 			break
 		}
 	}
-	line := journal.latest(v, pod.Spec.NodeName, ref.kind, pod.Namespace, ref.name)
+	line := mount.ObjectError(ref.kind, pod.Namespace, ref.name)
 	said := event != nil || line != nil
 	missing := known && !exists
 	// The kubelet's word alone may be stale once the object was created; it counts while

@@ -62,9 +62,8 @@ func volumeCSIDriverMissing(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
 	// Only pods still waiting: once mounted, or running, an old event is history.
 	for _, cp := range podsWaitingToCreate(v) {
-		p, waiting := cp.pod, cp.waiting
 		seen := map[string]bool{}
-		events := v.EventsFor(p.Ref())
+		events := cp.mount.Events
 		for i := len(events) - 1; i >= 0; i-- {
 			e := events[i]
 			m := reCSIDriverNotFound.FindStringSubmatch(e.Message)
@@ -79,18 +78,19 @@ func volumeCSIDriverMissing(v *analyze.View) []analyze.Finding {
 				continue
 			}
 			seen[m[1]+"\x00"+volume] = true
-			out = append(out, csiDriverFinding(v, p, e, m[1], volume, waiting))
+			out = append(out, csiDriverFinding(v, cp, e, m[1], volume))
 		}
 	}
 	return out
 }
 
-func csiDriverFinding(v *analyze.View, p *analyze.Pod, e *analyze.Event, driver, volume string, waiting []string) analyze.Finding {
+func csiDriverFinding(v *analyze.View, cp creatingPod, e *analyze.Event, driver, volume string) analyze.Finding {
+	p, waiting := cp.pod, cp.waiting
 	pod := p.Obj
 	node := pod.Spec.NodeName
 	needle := "driver name " + driver + " not found"
 	evidence := []analyze.Evidence{e.EvidenceAround(needle)}
-	if line := csiJournalLine(v, p, needle); line != nil {
+	if line := csiJournalLine(cp.mount, needle); line != nil {
 		evidence = append(evidence, line.EvidenceAround(needle))
 	}
 	what := fmt.Sprintf("volume %q", volume)
@@ -155,14 +155,10 @@ func csiVolumeSource(v *analyze.View, p *analyze.Pod, volume, driver string) (st
 
 // csiJournalLine is the kubelet's latest nestedpendingoperations error for the pod's
 // mount: it names the pod by UID inside the message, not in a structured field.
-func csiJournalLine(v *analyze.View, p *analyze.Pod, needle string) *analyze.JournalEntry {
-	uid := string(p.Obj.UID)
-	if uid == "" {
-		return nil
-	}
-	entries := v.Journal(p.Obj.Spec.NodeName)
+func csiJournalLine(f analyze.MountFailure, needle string) *analyze.JournalEntry {
+	entries := f.UIDLines
 	for i := len(entries) - 1; i >= 0; i-- {
-		if m := entries[i].Message; strings.Contains(m, needle) && strings.Contains(m, uid) {
+		if m := entries[i].Message; strings.Contains(m, needle) {
 			return entries[i]
 		}
 	}

@@ -60,7 +60,7 @@ func volumeMultiAttach(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
 	for _, cp := range podsWaitingToCreate(v) {
 		p, waiting := cp.pod, cp.waiting
-		e := analyze.LatestEvent(v.EventsFor(p.Ref()), "", "FailedAttachVolume")
+		e := analyze.LatestEvent(cp.mount.Events, "", "FailedAttachVolume")
 		if e == nil {
 			continue
 		}

@@ -61,11 +61,11 @@ func volumeNodeAffinityConflict(v *analyze.View) []analyze.Finding {
 	nodes := sortedNodes(v)
 	for _, u := range unscheduledPods(v) {
 		p, pod := u.pod, u.pod.Obj
-		ev, total, reasons := u.ev, u.total, u.reasons
+		total, reasons := u.total, u.reasons
 		if !containsAny(strings.Join(reasons, ", "), volumeNodeConflictReasons) {
 			continue
 		}
-		evidence := schedulerEvidence(v, p, ev)
+		evidence := u.schedulerEvidence()
 		subjects, group := v.PodAndWorkload(p)
 		var volumes, details []string
 		for _, name := range podClaims(pod) {

@@ -65,8 +65,7 @@ const isDefaultClassAnnotation = "storageclass.kubernetes.io/is-default-class"
 func volumePVCUnbound(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
 	for _, u := range unscheduledPods(v) {
-		p, pod := u.pod, u.pod.Obj
-		msg, ev := u.msg, u.ev
+		pod, msg := u.pod.Obj, u.msg
 		byMessage := containsAny(msg, unboundReasons)
 		if msg != "" && !byMessage {
 			continue
@@ -86,7 +85,7 @@ func volumePVCUnbound(v *analyze.View) []analyze.Finding {
 		if len(pending) == 0 {
 			continue
 		}
-		out = append(out, unboundFinding(v, p, msg, ev, pending))
+		out = append(out, unboundFinding(v, u, pending))
 	}
 	return append(out, lonelyClaims(v)...)
 }
@@ -139,13 +138,11 @@ func lonelyClaims(v *analyze.View) []analyze.Finding {
 	return out
 }
 
-func unboundFinding(v *analyze.View, p *analyze.Pod, msg string, ev analyze.Evidence, claims []*analyze.PVC) analyze.Finding {
+func unboundFinding(v *analyze.View, u unscheduledPod, claims []*analyze.PVC) analyze.Finding {
+	p, msg := u.pod, u.msg
 	var evidence []analyze.Evidence
 	if msg != "" {
-		evidence = append(evidence, ev)
-		if e := analyze.LatestEvent(v.EventsFor(p.Ref()), "", "FailedScheduling"); e != nil && e.Loc != ev.Location {
-			evidence = append(evidence, e.Evidence())
-		}
+		evidence = append(evidence, u.schedulerEvidence()...)
 	}
 	subjects := []analyze.ObjectRef{p.Ref()}
 	var parts, fixes, classes []string

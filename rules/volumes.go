@@ -41,18 +41,16 @@ func waitingToCreate(p *analyze.Pod) (bool, []string) {
 type creatingPod struct {
 	pod     *analyze.Pod
 	waiting []string
+	mount   analyze.MountFailure
 }
 
 // podsWaitingToCreate lists the bound pods stuck before their containers exist, the
-// pods a volume that cannot be attached or mounted holds up.
+// pods a volume that cannot be attached or mounted holds up, from the view's mount facts.
 func podsWaitingToCreate(v *analyze.View) []creatingPod {
 	var out []creatingPod
-	for _, p := range v.Pods() {
-		if p.Obj.Spec.NodeName == "" || p.Obj.DeletionTimestamp != nil {
-			continue
-		}
-		if stuck, waiting := waitingToCreate(p); stuck {
-			out = append(out, creatingPod{pod: p, waiting: waiting})
+	for _, f := range v.MountFailures() {
+		if stuck, waiting := waitingToCreate(f.Subject.Pod); stuck {
+			out = append(out, creatingPod{pod: f.Subject.Pod, waiting: waiting, mount: f})
 		}
 	}
 	return out

@@ -1,0 +1,237 @@
+package analyze
+
+import (
+	"slices"
+	"strings"
+)
+
+// ContainerRun is what the evidence holds about one container of a pod: its spec and
+// status, and, gathered once, the pod's events and kubelet journal lines, the runtime's
+// attempts at the container, its current and previous logs and the kernel's OOM kills in
+// the pod's cgroup. The start, config, crash, probe and OOM rules read their waits and
+// exits from it.
+type ContainerRun struct {
+	Subject   PodSubject
+	Container ContainerInfo
+	// Events are the pod's events, oldest last-seen first (LatestEvent picks from them).
+	Events []*Event
+	// Journal is the pod's kubelet journal lines, in file order.
+	Journal []*JournalEntry
+	// Attempts are crictl's records of the container, one per attempt the runtime kept.
+	Attempts []*CRIContainer
+	// Log is the current instance's log and PreviousLog the one before the last restart.
+	Log, PreviousLog *ContainerLog
+	// OOMKills are the kernel's OOM kills in the pod's cgroup.
+	OOMKills []*OOMKill
+	// RuntimeLines are the container runtime's journal lines on the pod's node that name
+	// the container's current ID (its status's containerID), in file order.
+	RuntimeLines []*JournalEntry
+	// probeOutputs holds the output of the kubelet's "Probe failed" lines about the
+	// container whose output="<" value continues on the following journal lines.
+	probeOutputs map[*JournalEntry]string
+}
+
+// ProbeOutput is the output="…" of a kubelet "Probe failed" line. klog writes a
+// multi-line value as output=<, the lines indented, then " >"; the journal gives each
+// its own entry, and the fact joins them back.
+func (r ContainerRun) ProbeOutput(e *JournalEntry) string {
+	out, _ := e.Field("output")
+	if out != "<" {
+		return out
+	}
+	return r.probeOutputs[e]
+}
+
+// probeOutputs joins the continuation lines of the multi-line outputs of a container's
+// "Probe failed" lines, read from the node's journal after each.
+func (g *Graph) probeOutputs(idx []int32, container string) map[*JournalEntry]string {
+	var out map[*JournalEntry]string
+	for _, j := range idx {
+		e := &g.journal[j]
+		if e.Message != "Probe failed" {
+			continue
+		}
+		if name, _ := e.Field("containerName"); name != container {
+			continue
+		}
+		if o, _ := e.Field("output"); o != "<" {
+			continue
+		}
+		node := g.journalByNode[e.Node()]
+		pos, ok := slices.BinarySearch(node, j)
+		if !ok {
+			continue
+		}
+		var lines []string
+		for _, k := range node[pos+1:] {
+			y := &g.journal[k]
+			if y.Severity != 0 || len(lines) > 20 {
+				break
+			}
+			text := strings.TrimSpace(y.Message)
+			if text == ">" {
+				break
+			}
+			lines = append(lines, text)
+		}
+		if out == nil {
+			out = map[*JournalEntry]string{}
+		}
+		out[e] = strings.Join(lines, " ")
+	}
+	return out
+}
+
+// containerRunFacts lists every container of every pod, in pod then Containers order.
+func (g *Graph) containerRunFacts() ([]ContainerRun, map[string]int) {
+	var out []ContainerRun
+	index := map[string]int{}
+	runtimeByID := g.runtimeLinesByID()
+	for _, p := range g.pods {
+		cs := Containers(p)
+		if len(cs) == 0 {
+			continue
+		}
+		uid := string(p.meta.UID)
+		idx := g.journalIndexFor(p.Obj)
+		events, journal := g.eventsFor(p.Ref()), g.entries(idx)
+		for _, c := range cs {
+			r := ContainerRun{Subject: podSubject(p), Container: c, Events: events, Journal: journal, OOMKills: g.oomsByUID[uid],
+				Log:         g.logs[logKey(p.meta.Namespace, p.meta.Name, c.Name, false)],
+				PreviousLog: g.logs[logKey(p.meta.Namespace, p.meta.Name, c.Name, true)]}
+			for _, cc := range g.contsByUID[uid] {
+				if cc.Name == c.Name {
+					r.Attempts = append(r.Attempts, cc)
+				}
+			}
+			r.probeOutputs = g.probeOutputs(idx, c.Name)
+			if c.Status != nil {
+				if id := ContainerID(c.Status.ContainerID); id != "" {
+					r.RuntimeLines = g.runtimeLinesNaming(runtimeByID, p.Obj.Spec.NodeName, id)
+				}
+			}
+			index[runKey(p, c.Name)] = len(out)
+			out = append(out, r)
+		}
+	}
+	return out, index
+}
+
+func runKey(p *Pod, container string) string {
+	return string(p.meta.UID) + "/" + p.meta.Namespace + "/" + p.meta.Name + "/" + container
+}
+
+// filter drops the pieces of kinds the rule did not declare.
+func (r ContainerRun) filter(ff factFilter) ContainerRun {
+	if !ff.events {
+		r.Events = nil
+	}
+	if !ff.journal {
+		r.Journal, r.probeOutputs = nil, nil
+	}
+	if !ff.cri {
+		r.Attempts = nil
+	}
+	if !ff.logs {
+		r.Log, r.PreviousLog = nil, nil
+	}
+	if !ff.dmesg {
+		r.OOMKills = nil
+	}
+	if !ff.runtime {
+		r.RuntimeLines = nil
+	}
+	return r
+}
+
+// ContainerRuns lists every container of every pod with the evidence of the kinds the
+// rule declared.
+func (v *View) ContainerRuns() []ContainerRun {
+	if !v.allow(Pods) {
+		return nil
+	}
+	ff := v.factFilter()
+	runs := v.factsOf().runs
+	out := make([]ContainerRun, len(runs))
+	for i, r := range runs {
+		out[i] = r.filter(ff)
+	}
+	return out
+}
+
+// ContainerRun returns the run of a pod's container, with the evidence of the kinds the
+// rule declared; false when the pod has no such container.
+func (v *View) ContainerRun(p *Pod, container string) (ContainerRun, bool) {
+	if !v.allow(Pods) {
+		return ContainerRun{}, false
+	}
+	f := v.factsOf()
+	i, ok := f.runIndex[runKey(p, container)]
+	if !ok {
+		return ContainerRun{}, false
+	}
+	return f.runs[i].filter(v.factFilter()), true
+}
+
+// runtimeLinesByID indexes, per node, the runtime journal lines by the 64-hex-digit
+// container and sandbox IDs their messages name, in one pass.
+func (g *Graph) runtimeLinesByID() map[string]map[string][]*JournalEntry {
+	out := map[string]map[string][]*JournalEntry{}
+	for node, entries := range g.runtimeJournal {
+		byID := map[string][]*JournalEntry{}
+		for i := range entries {
+			e := &entries[i]
+			for _, id := range hexIDsIn(e.Message) {
+				if l := byID[id]; len(l) == 0 || l[len(l)-1] != e {
+					byID[id] = append(byID[id], e)
+				}
+			}
+		}
+		out[node] = byID
+	}
+	return out
+}
+
+// runtimeLinesNaming lists a node's runtime lines that name id: from the index for a
+// full ID, by a scan for any other (a shortened ID the index cannot hold).
+func (g *Graph) runtimeLinesNaming(byID map[string]map[string][]*JournalEntry, node, id string) []*JournalEntry {
+	if len(id) == 64 && isHexString(id) {
+		return byID[node][id]
+	}
+	var out []*JournalEntry
+	entries := g.runtimeJournal[node]
+	for i := range entries {
+		if strings.Contains(entries[i].Message, id) {
+			out = append(out, &entries[i])
+		}
+	}
+	return out
+}
+
+// hexIDsIn lists the runs of exactly 64 hexadecimal digits a text holds.
+func hexIDsIn(s string) []string {
+	var out []string
+	start := -1
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && isHex(s[i]) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 && i-start == 64 {
+			out = append(out, s[start:i])
+		}
+		start = -1
+	}
+	return out
+}
+
+func isHexString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isHex(s[i]) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,186 @@
+package analyze
+
+import (
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Eviction is a pod the kubelet evicted: a Failed pod whose status reason is Evicted,
+// with its latest Evicted event and the eviction manager's journal line, or an Evicted
+// event about a pod the evidence does not hold.
+type Eviction struct {
+	Subject PodSubject
+	// Event is the pod's latest Evicted event.
+	Event *Event
+	// Line is the kubelet's latest "Eviction manager: pod … evicted" line about the pod.
+	Line *JournalEntry
+}
+
+const evictedReason = "Evicted"
+
+func (g *Graph) evictionFacts() []Eviction {
+	var out []Eviction
+	for _, p := range g.pods {
+		if p.Obj.Status.Phase != corev1.PodFailed || p.Obj.Status.Reason != evictedReason {
+			continue
+		}
+		f := Eviction{Subject: podSubject(p), Event: LatestEvent(g.eventsFor(p.Ref()), "", evictedReason)}
+		entries := g.journalFor(p.Obj)
+		for i := len(entries) - 1; i >= 0; i-- {
+			if strings.HasPrefix(entries[i].Message, "Eviction manager: pod ") {
+				f.Line = entries[i]
+				break
+			}
+		}
+		out = append(out, f)
+	}
+	latest := map[string]int{}
+	for _, e := range g.events {
+		if e.Reason != evictedReason {
+			continue
+		}
+		s, ok := g.podOfEvent(e)
+		if !ok || s.Known() {
+			continue
+		}
+		key := s.Namespace + "/" + s.Name
+		if i, ok := latest[key]; ok {
+			out[i].Event = e
+			continue
+		}
+		latest[key] = len(out)
+		out = append(out, Eviction{Subject: s, Event: e})
+	}
+	return out
+}
+
+// Evictions lists the evicted pods the rule may see, with the evidence of the kinds it
+// declared; one known only from an event needs events declared.
+func (v *View) Evictions() []Eviction {
+	ff := v.factFilter()
+	var out []Eviction
+	for _, f := range v.factsOf().evictions {
+		if f.Subject.Known() {
+			if !v.allow(Pods) {
+				return nil
+			}
+		} else if !ff.events {
+			continue
+		}
+		if !ff.events {
+			f.Event = nil
+		}
+		if !ff.journal {
+			f.Line = nil
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// NodeAgent is what a node's kubelet journal says of the kubelet's last run: its last
+// entry and the entries of that run (those of the last entry's process, or since the
+// last "Kubelet version" line when the journal gives no process IDs), with the node's
+// latest NodeNotReady event.
+type NodeAgent struct {
+	Node string
+	// Last is the journal's last entry, nil when the bundle has no journal for the node.
+	Last *JournalEntry
+	// LastRun are the entries of the kubelet's last run, in file order.
+	LastRun []*JournalEntry
+	// NotReady is the node's latest NodeNotReady event.
+	NotReady *Event
+	// PodNotReady is the latest NodeNotReady event the node controller recorded on a pod
+	// bound to the node ("Node is not ready"): what shows a node known only by name not
+	// Ready.
+	PodNotReady *Event
+}
+
+func (g *Graph) nodeAgentFacts() map[string]*NodeAgent {
+	out := map[string]*NodeAgent{}
+	get := func(node string) *NodeAgent {
+		if out[node] == nil {
+			out[node] = &NodeAgent{Node: node}
+		}
+		return out[node]
+	}
+	for node, idx := range g.journalByNode {
+		if len(idx) == 0 {
+			continue
+		}
+		entries := g.entries(idx)
+		a := get(node)
+		last := entries[len(entries)-1]
+		start := len(entries) - 1
+		for start > 0 {
+			prev := entries[start-1]
+			if last.PID != 0 && prev.PID != last.PID || last.PID == 0 && entries[start].Message == "Kubelet version" {
+				break
+			}
+			start--
+		}
+		a.Last, a.LastRun = last, entries[start:]
+	}
+	for _, n := range g.nodes {
+		if e := LatestEvent(g.eventsFor(n.Ref()), "", "NodeNotReady"); e != nil {
+			get(n.meta.Name).NotReady = e
+		}
+		var latest *Event
+		for _, p := range g.podsByNode[n.meta.Name] {
+			if e := LatestEvent(g.eventsFor(p.Ref()), "", "NodeNotReady"); e != nil && (latest == nil || e.LastTime.After(latest.LastTime)) {
+				latest = e
+			}
+		}
+		if latest != nil {
+			get(n.meta.Name).PodNotReady = latest
+		}
+	}
+	return out
+}
+
+// NodeAgent returns what the evidence says of a node's kubelet, with the pieces of the
+// kinds the rule declared.
+func (v *View) NodeAgent(node string) NodeAgent {
+	a := v.factsOf().agents[node]
+	if a == nil {
+		return NodeAgent{Node: node}
+	}
+	out := *a
+	ff := v.factFilter()
+	if !ff.journal {
+		out.Last, out.LastRun = nil, nil
+	}
+	if !ff.events {
+		out.NotReady, out.PodNotReady = nil, nil
+	}
+	return out
+}
+
+// PodWarning is a pod's latest Warning event: what a controller's troubled pod says of
+// itself when no container status does.
+func (v *View) PodWarning(p *Pod) *Event {
+	if !v.factFilter().events {
+		return nil
+	}
+	f := v.factsOf()
+	if e, ok := f.warnings[p]; ok {
+		return e
+	}
+	return nil
+}
+
+// podWarnings maps each pod to its latest Warning event.
+func (g *Graph) podWarnings() map[*Pod]*Event {
+	out := map[*Pod]*Event{}
+	for _, p := range g.pods {
+		events := g.eventsFor(p.Ref())
+		for i := len(events) - 1; i >= 0; i-- {
+			if events[i].Type == corev1.EventTypeWarning {
+				out[p] = events[i]
+				break
+			}
+		}
+	}
+	return out
+}
