@@ -15,6 +15,24 @@ import (
 // What the scheduling rules share: the scheduler's FailedScheduling message and its
 // per-node reasons, node selectors and required affinity against node labels, and taints.
 
+// nodesKnown reports whether the evidence holds every node with its labels, taints and
+// resources: node objects, none of them built from a fragment that lacks them (a Node
+// known only from its pods' events, a pasted Taints line). Rules that reason over all
+// nodes need that; with less, only a scheduler message that counts every node decides.
+func nodesKnown(v *analyze.View) bool {
+	if !v.Has(analyze.Nodes) {
+		return false
+	}
+	for _, n := range v.Nodes() {
+		for _, what := range []string{"spec", "status", "labels", "taints", "allocatable"} {
+			if analyze.Partial(n.Obj.ObjectMeta, what) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 func sortedNodes(v *analyze.View) []*analyze.Node {
 	nodes := append([]*analyze.Node(nil), v.Nodes()...)
 	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Obj.Name < nodes[j].Obj.Name })

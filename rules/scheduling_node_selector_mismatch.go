@@ -69,6 +69,9 @@ func schedulingNodeSelectorMismatch(v *analyze.View) []analyze.Finding {
 		var nodeEvidence []analyze.Evidence
 		fits := false
 		for _, n := range nodes {
+			if analyze.Partial(n.Obj.ObjectMeta, "labels") || analyze.Partial(n.Obj.ObjectMeta, "spec") {
+				continue // a node whose labels the evidence does not show says nothing either way
+			}
 			miss := nodeMismatches(pod, n.Obj)
 			if len(miss) == 0 {
 				fits = true
@@ -83,7 +86,7 @@ func schedulingNodeSelectorMismatch(v *analyze.View) []analyze.Finding {
 			// (a taint, resources) is what keeps the pod off it.
 			continue
 		}
-		if !v.Has(analyze.Nodes) && reasonCount(reasons, nodeAffinityReason) != atoi(total) {
+		if !nodesKnown(v) && reasonCount(reasons, nodeAffinityReason) != atoi(total) {
 			// Without node objects only a message that counts every node as not
 			// matching tells; the scheduler names just the first check a node fails.
 			continue

@@ -85,7 +85,7 @@ func schedulingTopologySpreadUnsatisfiable(v *analyze.View) []analyze.Finding {
 			text := spreadString(c)
 			constraints = append(constraints, text)
 			evidence = append(evidence, p.Loc.At("spec", "topologySpreadConstraints", i).Evidence(text, pod.CreationTimestamp.Time))
-			if v.Has(analyze.Nodes) {
+			if nodesKnown(v) {
 				detail, nodeEvidence := spreadDomains(v, p, c, nodes)
 				details = append(details, detail)
 				evidence = append(evidence, nodeEvidence...)

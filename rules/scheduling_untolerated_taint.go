@@ -77,7 +77,7 @@ func schedulingUntoleratedTaint(v *analyze.View) []analyze.Finding {
 		}
 		var tainted []taintedNode
 		var keys []string
-		if v.Has(analyze.Nodes) {
+		if nodesKnown(v) {
 			var ok bool
 			if tainted, keys, ok = taintedCandidates(pod, nodes); !ok {
 				continue
