@@ -51,6 +51,12 @@ func NewClient(cfg *rest.Config, name string) (*Client, error) {
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = "podflow-collect"
 	}
+	if cfg.ContentType == "" && cfg.AcceptContentTypes == "" {
+		// Built-in kinds in protobuf: lists decode several times faster than in JSON, on
+		// both sides. The bundle is still written as JSON.
+		cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+		cfg.ContentType = "application/vnd.kubernetes.protobuf"
+	}
 	d := &dateRecorder{}
 	cfg.Wrap(d.wrap)
 	kube, err := kubernetes.NewForConfig(cfg)

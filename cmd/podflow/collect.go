@@ -321,6 +321,11 @@ func checkCollected(ctx context.Context, f *redact.Flags, path string, p *redact
 	}})
 	close(files)
 	wg.Wait()
+	if errors.Is(err, bundle.ErrMixedRoot) {
+		// Entries without one top directory (a directory bundle can read so): read the
+		// whole bundle first, as Open does.
+		return f.CheckWritten(path, p, bundle.DefaultLimits())
+	}
 	if err != nil {
 		return fmt.Errorf("leak scan: %w", err)
 	}

@@ -14,9 +14,8 @@ import (
 
 // writeUnredacted writes a bundle without a filter: two logs, one carrying leak in the
 // middle of other lines.
-func writeUnredacted(t *testing.T, leak string) string {
+func writeUnredacted(t *testing.T, target, leak string) string {
 	t.Helper()
-	target := filepath.Join(t.TempDir(), "b.tar.gz")
 	w, err := bundle.Create(target, bundle.WriterOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +37,14 @@ func writeUnredacted(t *testing.T, leak string) string {
 
 func TestCheckCollectedRemovesALeakingBundle(t *testing.T) {
 	const secret = "Authorization: Bearer c2VjcmV0LXRva2VuLXRoYXQtbXVzdC1ub3QtbGVhaw"
-	target := writeUnredacted(t, secret)
+	for _, name := range []string{"b.tar.gz", "b-dir"} {
+		t.Run(name, func(t *testing.T) {
+			checkLeakRemoved(t, writeUnredacted(t, filepath.Join(t.TempDir(), name), secret))
+		})
+	}
+}
+
+func checkLeakRemoved(t *testing.T, target string) {
 	p, err := redact.New(redact.Options{Key: []byte("k")})
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +78,7 @@ func TestCheckCollectedKeepsCleanOrWaivedBundles(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			target := writeUnredacted(t, tc.line)
+			target := writeUnredacted(t, filepath.Join(t.TempDir(), "b-dir"), tc.line)
 			if err := checkCollected(context.Background(), &tc.flags, target, p); err != nil {
 				t.Fatalf("checkCollected = %v, want nil", err)
 			}

@@ -27,6 +27,7 @@ import (
 
 type options struct {
 	dir, bin, podflow, floor, kwokStages string
+	compare                              string
 	sizes                                []int
 	nodes, namespaces, eventsPerPod      int
 	rounds                               int
@@ -40,6 +41,7 @@ func main() {
 	flag.StringVar(&o.dir, "dir", "/var/lib/podflow-testbed-scale", "run directory (wiped at start)")
 	flag.StringVar(&o.bin, "bin", "", "folder of the pinned etcd, kube-apiserver, kubectl and kwok")
 	flag.StringVar(&o.podflow, "podflow", "bin/podflow", "podflow binary under test")
+	flag.StringVar(&o.compare, "compare", "", "an earlier podflow binary to time in the same run (before and after a change)")
 	flag.StringVar(&o.floor, "floor", "", "floor binary (go build ./testbed/scale/floor)")
 	flag.StringVar(&o.kwokStages, "kwok-stages", "", "folder of kwok's stage manifests (kustomize/stage of the pinned kwok module)")
 	flag.IntVar(&o.nodes, "nodes", 50, "fake nodes")
@@ -70,7 +72,10 @@ func main() {
 }
 
 func run(ctx context.Context, o options) error {
-	for _, p := range []*string{&o.dir, &o.bin, &o.podflow, &o.floor, &o.kwokStages} {
+	for _, p := range []*string{&o.dir, &o.bin, &o.podflow, &o.floor, &o.kwokStages, &o.compare} {
+		if *p == "" {
+			continue
+		}
 		abs, err := filepath.Abs(*p)
 		if err != nil {
 			return err

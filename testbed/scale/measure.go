@@ -33,6 +33,7 @@ type row struct {
 
 const (
 	clientPodflow = "podflow collect -A"
+	clientCompare = "podflow collect -A (before)"
 	clientDump    = "kubectl cluster-info dump -A"
 	clientFloor   = "floor"
 )
@@ -56,6 +57,11 @@ func (c *cluster) measure(ctx context.Context, o options, pods int) ([]row, erro
 			return []string{o.floor, "-kubeconfig", c.collectorConfig}
 		}, ""},
 	}
+	if o.compare != "" {
+		clients = append([]client{{clientCompare, func(out string) []string {
+			return []string{o.compare, "collect", "-A", "--kubeconfig", c.collectorConfig, "-o", out, "--force"}
+		}, "before-%d-%d.tar.gz"}}, clients...)
+	}
 	best := map[string]usage{}
 	for round := range o.rounds {
 		for _, cl := range clients {
@@ -72,7 +78,7 @@ func (c *cluster) measure(ctx context.Context, o options, pods int) ([]row, erro
 			}
 			if out != "" {
 				u.outputBytes = diskUsage(out)
-				if cl.name == clientPodflow {
+				if cl.name == clientPodflow || cl.name == clientCompare {
 					if err := c.checkBundle(ctx, o, out, u); err != nil {
 						return nil, err
 					}
