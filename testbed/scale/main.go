@@ -48,7 +48,7 @@ func main() {
 	flag.IntVar(&o.namespaces, "namespaces", 100, "namespaces the pods are spread across")
 	flag.IntVar(&o.eventsPerPod, "events-per-pod", 10, "core/v1 Events about each pod")
 	flag.IntVar(&o.rounds, "rounds", 1, "runs of each client per size, taken in turns; the table shows the fastest")
-	flag.IntVar(&o.dumpMaxPods, "dump-max-pods", 5000, "time kubectl cluster-info dump only up to this many pods: it reads logs one at a time, about 6 a second, so 20k pods take close to an hour")
+	flag.IntVar(&o.dumpMaxPods, "dump-max-pods", 0, "time kubectl cluster-info dump only up to this many pods (0: at every size); it reads the logs one at a time")
 	flag.BoolVar(&o.keep, "keep", false, "keep the bundles and dumps in the run directory")
 	flag.Parse()
 	for _, s := range strings.Split(*sizes, ",") {

@@ -65,7 +65,7 @@ func (c *cluster) measure(ctx context.Context, o options, pods int) ([]row, erro
 	best := map[string]usage{}
 	for round := range o.rounds {
 		for _, cl := range clients {
-			if cl.name == clientDump && pods > o.dumpMaxPods {
+			if cl.name == clientDump && o.dumpMaxPods > 0 && pods > o.dumpMaxPods {
 				continue
 			}
 			out := ""
