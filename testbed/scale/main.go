@@ -16,7 +16,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strconv"
@@ -111,24 +110,4 @@ func run(ctx context.Context, o options) error {
 
 func logf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "scale: "+format+"\n", args...)
-}
-
-// run starts a command and waits for it, its output in the log file.
-func runCmd(ctx context.Context, logPath string, env []string, argv ...string) error {
-	f, err := os.Create(logPath)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Stdout, cmd.Stderr = f, f
-	cmd.Env = append(os.Environ(), env...)
-	if err := cmd.Run(); err != nil {
-		tail, _ := os.ReadFile(logPath)
-		if len(tail) > 2000 {
-			tail = tail[len(tail)-2000:]
-		}
-		return fmt.Errorf("%s: %w\n%s", strings.Join(argv, " "), err, tail)
-	}
-	return nil
 }
