@@ -16,7 +16,7 @@ CACHE_DIR             ?= $(or $(PODFLOW_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.c
 GOLANGCI_LINT_VERSION := v2.15.0
 GOLANGCI_LINT         := $(CACHE_DIR)/tools/golangci-lint-$(GOLANGCI_LINT_VERSION)/golangci-lint
 
-.PHONY: all build test bench bench-go bench-redact e2e record demo release lint fmt clean incidents
+.PHONY: all build test bench bench-go bench-redact e2e e2e-scale record demo release lint fmt clean incidents
 
 all: build
 
@@ -55,6 +55,11 @@ bench-redact:
 ## e2e: start a real control plane and node on loopback, reproduce every scenario, collect and check
 e2e: build
 	testbed/e2e.sh
+
+## e2e-scale: podflow collect -A on a real API server with kwok's fake nodes (5k, then 20k
+## pods), side by side with kubectl cluster-info dump and a floor; not part of e2e
+e2e-scale: build
+	testbed/e2e-scale.sh
 
 ## record: re-record testdata/bundles/ from the test bed
 record: build

@@ -228,22 +228,20 @@ func (c *collector) collect(ctx context.Context, info *serverInfo) (*bundle.Mani
 		return nil, err
 	}
 	lists := c.planLists()
-	steps := make([]func(context.Context), len(lists))
-	for i, l := range lists {
-		steps[i] = func(ctx context.Context) { c.fetchList(ctx, l) }
-	}
-	c.runAll(ctx, steps)
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
+	var (
+		targets []logTarget
+		nodes   []string
+		err     error
+	)
 	if c.chain != nil {
-		c.chain.filter(lists)
+		targets, nodes, err = c.chainLists(ctx, lists)
+	} else {
+		targets, nodes, err = c.streamLists(ctx, lists)
 	}
-	if err := c.writeLists(lists); err != nil {
+	if err != nil {
 		return nil, err
 	}
-	pods := collectedPods(lists)
-	steps = append(c.logSteps(pods), c.kubeletConfigSteps(pods)...)
+	steps := append(c.logSteps(targets), c.kubeletConfigSteps(nodes)...)
 	c.runAll(ctx, steps)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
@@ -377,18 +375,94 @@ func (c *collector) runAll(ctx context.Context, steps []func(context.Context)) {
 	wg.Wait()
 }
 
-// collectedPods returns the pods written to the bundle.
-func collectedPods(lists []*listing) []*corev1.Pod {
-	var pods []*corev1.Pod
+// chainLists reads every list into memory, keeps what belongs to the selected pod's
+// chain and writes it. A chain is one namespace, filtered across kinds, so it is small
+// and needs every kind at once.
+func (c *collector) chainLists(ctx context.Context, lists []*listing) ([]logTarget, []string, error) {
+	steps := make([]func(context.Context), len(lists))
+	for i, l := range lists {
+		steps[i] = func(ctx context.Context) { c.fetchList(ctx, l) }
+	}
+	c.runAll(ctx, steps)
+	if ctx.Err() != nil {
+		return nil, nil, ctx.Err()
+	}
+	c.chain.filter(lists)
+	if err := c.writeLists(lists); err != nil {
+		return nil, nil, err
+	}
+	var (
+		targets []logTarget
+		nodes   []string
+	)
 	for _, l := range lists {
 		if l.src.kind != bundle.KindPods || l.err != nil {
 			continue
 		}
 		for _, item := range l.items {
 			if p, ok := item.(*corev1.Pod); ok {
-				pods = append(pods, p)
+				targets = append(targets, logTargets(p)...)
+				if p.Spec.NodeName != "" {
+					nodes = append(nodes, p.Spec.NodeName)
+				}
 			}
 		}
 	}
-	return pods
+	return targets, nodes, nil
+}
+
+// streamLists reads the cluster-level lists first (they are small, and the namespace
+// list names the namespaces every namespaced list writes a file for), then streams the
+// namespaced lists to the bundle a namespace at a time (see streamList).
+func (c *collector) streamLists(ctx context.Context, lists []*listing) ([]logTarget, []string, error) {
+	var cluster, namespaced []*listing
+	for _, l := range lists {
+		if l.src.namespaced {
+			namespaced = append(namespaced, l)
+		} else {
+			cluster = append(cluster, l)
+		}
+	}
+	steps := make([]func(context.Context), 0, len(lists))
+	for _, l := range cluster {
+		steps = append(steps, func(ctx context.Context) { c.fetchList(ctx, l) })
+	}
+	c.runAll(ctx, steps)
+	if ctx.Err() != nil {
+		return nil, nil, ctx.Err()
+	}
+	if err := c.writeLists(cluster); err != nil {
+		return nil, nil, err
+	}
+	namespaces := c.opts.Namespaces
+	if c.opts.AllNamespaces {
+		namespaces = listedNamespaces(cluster)
+	}
+	for _, l := range cluster {
+		l.items = nil // written; nothing reads them again
+	}
+	steps = steps[:0]
+	for _, l := range namespaced {
+		want := namespaces
+		if l.namespace != "" {
+			want = []string{l.namespace}
+		}
+		steps = append(steps, func(ctx context.Context) { c.streamList(ctx, l, want) })
+	}
+	c.runAll(ctx, steps)
+	if ctx.Err() != nil {
+		return nil, nil, ctx.Err()
+	}
+	if err := c.writeErrors(namespaced); err != nil {
+		return nil, nil, err
+	}
+	var (
+		targets []logTarget
+		nodes   []string
+	)
+	for _, l := range namespaced {
+		targets = append(targets, l.targets...)
+		nodes = append(nodes, l.nodes...)
+	}
+	return targets, nodes, nil
 }

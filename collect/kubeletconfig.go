@@ -5,10 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"sync"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
@@ -47,18 +46,8 @@ type configzGate struct {
 }
 
 // kubeletConfigSteps plans one source per node that runs a collected pod.
-func (c *collector) kubeletConfigSteps(pods []*corev1.Pod) []func(context.Context) {
-	seen := map[string]bool{}
-	for _, p := range pods {
-		if p.Spec.NodeName != "" {
-			seen[p.Spec.NodeName] = true
-		}
-	}
-	nodes := make([]string, 0, len(seen))
-	for n := range seen {
-		nodes = append(nodes, n)
-	}
-	sort.Strings(nodes)
+func (c *collector) kubeletConfigSteps(podNodes []string) []func(context.Context) {
+	nodes := slices.Compact(slices.Sorted(slices.Values(podNodes)))
 	gate := &configzGate{}
 	steps := make([]func(context.Context), 0, len(nodes))
 	for _, node := range nodes {

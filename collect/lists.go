@@ -29,6 +29,10 @@ type listing struct {
 	items []runtime.Object
 	rv    string
 	err   error
+	// targets and nodes are what a streamed pod list keeps of its pods: the containers
+	// whose logs to read and the nodes they run on.
+	targets []logTarget
+	nodes   []string
 }
 
 // planLists decides which lists to read and reserves their manifest sources.
@@ -108,21 +112,15 @@ func (c *collector) getEach(ctx context.Context, src *resourceSource, names []st
 	return out, nil
 }
 
-// writeLists writes every successful list and, per kind, the errors of the failed ones
-// (the Troubleshoot layout's <kind>-errors.json).
+// writeLists writes every successful list held in memory, then the errors of the
+// failed ones.
 func (c *collector) writeLists(lists []*listing) error {
-	failures := map[string][]string{}
-	var failedKinds []string
 	namespaces := c.opts.Namespaces
 	if c.opts.AllNamespaces {
 		namespaces = listedNamespaces(lists)
 	}
 	for _, l := range lists {
 		if l.err != nil {
-			if failures[l.src.kind] == nil {
-				failedKinds = append(failedKinds, l.src.kind)
-			}
-			failures[l.src.kind] = append(failures[l.src.kind], l.err.Error())
 			continue
 		}
 		if !l.src.namespaced {
@@ -151,6 +149,23 @@ func (c *collector) writeLists(lists []*listing) error {
 			}
 			c.addFiles(l.slot, p)
 		}
+	}
+	return c.writeErrors(lists)
+}
+
+// writeErrors writes, per kind, the errors of the failed lists (the Troubleshoot
+// layout's <kind>-errors.json).
+func (c *collector) writeErrors(lists []*listing) error {
+	failures := map[string][]string{}
+	var failedKinds []string
+	for _, l := range lists {
+		if l.err == nil {
+			continue
+		}
+		if failures[l.src.kind] == nil {
+			failedKinds = append(failedKinds, l.src.kind)
+		}
+		failures[l.src.kind] = append(failures[l.src.kind], l.err.Error())
 	}
 	for _, kind := range failedKinds {
 		if err := c.w.WriteJSON(bundle.ErrorsPath(kind), failures[kind]); err != nil {

@@ -49,15 +49,13 @@ func logTargets(p *corev1.Pod) []logTarget {
 	return out
 }
 
-func (c *collector) logSteps(pods []*corev1.Pod) []func(context.Context) {
-	var steps []func(context.Context)
-	for _, p := range pods {
-		for _, t := range logTargets(p) {
-			slot := c.reserve(t.sourceName())
-			steps = append(steps, func(ctx context.Context) {
-				c.timed(ctx, slot, func(ctx context.Context) outcome { return c.collectLogs(ctx, t) })
-			})
-		}
+func (c *collector) logSteps(targets []logTarget) []func(context.Context) {
+	steps := make([]func(context.Context), 0, len(targets))
+	for _, t := range targets {
+		slot := c.reserve(t.sourceName())
+		steps = append(steps, func(ctx context.Context) {
+			c.timed(ctx, slot, func(ctx context.Context) outcome { return c.collectLogs(ctx, t) })
+		})
 	}
 	return steps
 }

@@ -26,9 +26,9 @@ import (
 	"podflow.dev/podflow/bundle"
 )
 
-// pageSize bounds each list response, so a large cluster is read in pieces the API
+// PageSize bounds each list response, so a large cluster is read in pieces the API
 // server can serve without building one huge response.
-const pageSize = 500
+const PageSize = 500
 
 // NodeLeaseNamespace holds the Lease every kubelet renews as its heartbeat.
 const NodeLeaseNamespace = bundle.NodeLeaseNamespace
@@ -180,50 +180,71 @@ func (s *resourceSource) describe(namespace string) string {
 	return fmt.Sprintf("%s in namespace %q", res, namespace)
 }
 
-// listAll reads every page of one list. Each page is cleaned (see prepare) as soon as it
-// arrives, so Secret values never outlive the call that returned them.
+// listAll reads every page of one list into memory (a pod's chain, the cluster-level
+// lists: what is filtered or small). When the continue token expires, only a fresh,
+// unpaginated list can still give a consistent answer, so that is what is read.
 func listAll(ctx context.Context, c kubernetes.Interface, src *resourceSource, namespace string, opts metav1.ListOptions) ([]runtime.Object, string, error) {
-	opts.Limit = pageSize
-	opts.Continue = ""
 	var (
 		items []runtime.Object
 		rv    string
-		seen  = map[string]bool{}
 	)
+	err := pageAll(ctx, c, src, namespace, opts, func(pageRV string, page []runtime.Object) error {
+		items, rv = append(items, page...), pageRV
+		return nil
+	}, func(opts *metav1.ListOptions) {
+		opts.Limit = 0
+		items = items[:0]
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return items, rv, nil
+}
+
+// pageAll reads one list PageSize items at a time and hands each page to onPage, with
+// the list's resourceVersion. Each page is cleaned (see prepare) as soon as it arrives,
+// so Secret values never outlive the call that returned them. When the continue token
+// outlives the API server's compaction window the list is read again from a fresh
+// snapshot: restart is called first, to drop or keep what the earlier pages gave and
+// to adjust the options of the new list.
+func pageAll(ctx context.Context, c kubernetes.Interface, src *resourceSource, namespace string, opts metav1.ListOptions,
+	onPage func(rv string, items []runtime.Object) error, restart func(opts *metav1.ListOptions)) error {
+	opts.Limit = PageSize
+	opts.Continue = ""
+	seen := map[string]bool{}
 	for {
 		obj, err := src.list(ctx, c, namespace, opts)
 		if err != nil {
 			if apierrors.IsResourceExpired(err) && opts.Continue != "" {
-				// The continue token outlived the API server's compaction window; only a
-				// fresh, unpaginated list can still give a consistent answer.
-				opts.Continue, opts.Limit = "", 0
-				items = items[:0]
+				opts.Continue = ""
+				restart(&opts)
 				clear(seen)
 				continue
 			}
-			return nil, "", fmt.Errorf("list %s: %w", src.describe(namespace), err)
+			return fmt.Errorf("list %s: %w", src.describe(namespace), err)
 		}
 		page, err := meta.ExtractList(obj)
 		if err != nil {
-			return nil, "", fmt.Errorf("list %s: read items: %w", src.describe(namespace), err)
+			return fmt.Errorf("list %s: read items: %w", src.describe(namespace), err)
 		}
 		for _, item := range page {
 			if err := prepare(src, item); err != nil {
-				return nil, "", fmt.Errorf("list %s: %w", src.describe(namespace), err)
+				return fmt.Errorf("list %s: %w", src.describe(namespace), err)
 			}
 		}
-		items = append(items, page...)
 		lm, err := meta.ListAccessor(obj)
 		if err != nil {
-			return nil, "", fmt.Errorf("list %s: read list metadata: %w", src.describe(namespace), err)
+			return fmt.Errorf("list %s: read list metadata: %w", src.describe(namespace), err)
 		}
-		rv = lm.GetResourceVersion()
+		if err := onPage(lm.GetResourceVersion(), page); err != nil {
+			return fmt.Errorf("list %s: %w", src.describe(namespace), err)
+		}
 		next := lm.GetContinue()
 		if next == "" {
-			return items, rv, nil
+			return nil
 		}
 		if seen[next] {
-			return nil, "", fmt.Errorf("list %s: the API server returned continue token %q twice", src.describe(namespace), next)
+			return fmt.Errorf("list %s: the API server returned continue token %q twice", src.describe(namespace), next)
 		}
 		seen[next] = true
 		opts.Continue = next

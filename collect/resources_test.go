@@ -123,8 +123,8 @@ func TestListAllPaginates(t *testing.T) {
 	var tokens []string
 	for _, r := range p.requests {
 		tokens = append(tokens, r.Continue)
-		if r.Limit != pageSize || r.LabelSelector != "app=web" {
-			t.Errorf("request %+v: want limit %d and the selector on every page", r, pageSize)
+		if r.Limit != PageSize || r.LabelSelector != "app=web" {
+			t.Errorf("request %+v: want limit %d and the selector on every page", r, PageSize)
 		}
 	}
 	if !slices.Equal(tokens, []string{"", "t1", "t2"}) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Builds the test bed's pinned binaries (etcd, Kubernetes control plane, kubelet, crictl)
-# into the machine-level cache (PODFLOW_CACHE, default ~/.cache/podflow/testbed/bin). A binary is rebuilt only when its pinned module changed, so
-# reruns take seconds.
+# Builds the test bed's pinned binaries (etcd, Kubernetes control plane, kubelet, crictl,
+# kwok) into the machine-level cache (PODFLOW_CACHE, default ~/.cache/podflow/testbed/bin).
+# A binary is rebuilt only when its pinned module changed, so reruns take seconds.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${PODFLOW_TESTBED_BIN:-${PODFLOW_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/podflow}/testbed/bin}
@@ -37,3 +37,5 @@ build "$here/tools/crictl" crictl sigs.k8s.io/cri-tools/cmd/crictl
 build "$here/tools/kubectl" kubectl . "$ldflags"
 # The local image registry the image-pull scenarios pull from (testbed/e2e/registry.go).
 build "$here/tools/registry" registry github.com/distribution/distribution/v3/cmd/registry
+# kwok keeps the scale phase's fake nodes and pods alive (testbed/e2e-scale.sh).
+build "$here/tools/kwok" kwok sigs.k8s.io/kwok/cmd/kwok "-s -w -X sigs.k8s.io/kwok/pkg/consts.Version=v0.8.0"

@@ -1,10 +1,16 @@
 package main
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -27,6 +33,8 @@ type collectOptions struct {
 	requestTimeout    time.Duration
 	sourceTimeout     time.Duration
 	concurrency       int
+	qps               float32
+	burst             int
 	output            string
 	force             bool
 	includeSecretKeys bool
@@ -44,7 +52,7 @@ func newCollectCmd(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "collect",
 		Short: "Snapshot a cluster's evidence into a bundle: objects, events, container logs, versions",
-		Long: `Collect reads, never writes, what explains a Pod's life from the Kubernetes API into one
+		Long: fmt.Sprintf(`Collect reads, never writes, what explains a Pod's life from the Kubernetes API into one
 redacted bundle: every object kind the analysis uses (Troubleshoot layout), events, current
 and previous container logs, the cluster version and clock skew, and each node's kubelet
 configuration when nodes/proxy is permitted.
@@ -54,12 +62,18 @@ Scope follows kubectl: the context's namespace by default, -n for others, -A for
 volumes and configuration). Secrets are never read unless --include-secret-keys is given,
 and even then only their key names and value sizes are kept.
 
+Load on the API server is bounded: at most --concurrency requests are in flight (default
+%d) and at most --qps per second on average (default %d, bursts of --burst, default %d).
+Lists are read %d items a page, and each namespace's part of a list is written to the
+bundle as soon as its pages are in, so memory does not grow with the cluster.
+
 A source the API refuses or that times out is recorded in the bundle's manifest and the
 rest is still collected; the exit code is then 4. An unreachable API server fails before
 anything is written, and an interrupted collection leaves nothing behind.
 
 'podflow collect rbac' prints a least-privilege ServiceAccount, ClusterRole and binding
 that allow exactly what collect reads.`,
+			collect.DefaultConcurrency, collect.DefaultQPS, collect.DefaultBurst, collect.PageSize),
 		Example: `  # The current context's namespace, to podflow-<cluster>-<time>.tar.gz
   podflow collect
 
@@ -95,7 +109,9 @@ that allow exactly what collect reads.`,
 	f.BoolVar(&o.includeSecretKeys, "include-secret-keys", false, "list Secrets, keeping only metadata, type, key names and value sizes (needs list on secrets)")
 	f.DurationVar(&o.requestTimeout, "request-timeout", collect.DefaultRequestTimeout, "time limit of each request to the API server, and of the first reachability check")
 	f.DurationVar(&o.sourceTimeout, "source-timeout", collect.DefaultSourceTimeout, "time limit of each source (one paginated list, one container's logs)")
-	f.IntVar(&o.concurrency, "concurrency", collect.DefaultConcurrency, "how many sources to read at once")
+	f.IntVar(&o.concurrency, "concurrency", collect.DefaultConcurrency, "how many sources to read at once: at most this many requests are in flight")
+	f.Float32Var(&o.qps, "qps", collect.DefaultQPS, "at most this many requests per second to the API server, on average")
+	f.IntVar(&o.burst, "burst", collect.DefaultBurst, "requests allowed at once above --qps before it applies")
 	f.StringVarP(&o.output, "output", "o", "", "bundle to write: .tar.gz, .tgz, .tar, or a directory (default podflow-<cluster>-<UTC time>.tar.gz)")
 	f.BoolVar(&o.force, "force", false, "overwrite the output if it exists")
 	// --print-rbac and --rbac-namespace are the deprecated spelling of 'podflow collect rbac',
@@ -141,6 +157,10 @@ func (o *collectOptions) validate() error {
 		return usageError("--source-timeout must be positive, got %s", o.sourceTimeout)
 	case o.concurrency <= 0:
 		return usageError("--concurrency must be positive, got %d", o.concurrency)
+	case o.qps <= 0:
+		return usageError("--qps must be positive, got %g", o.qps)
+	case o.burst <= 0:
+		return usageError("--burst must be positive, got %d", o.burst)
 	}
 	if o.pod != "" {
 		hasNS := strings.Contains(o.pod, "/")
@@ -175,6 +195,7 @@ func runCollect(ctx context.Context, o *collectOptions) error {
 		return err
 	}
 	kc.Config.Timeout = o.requestTimeout
+	kc.Config.QPS, kc.Config.Burst = o.qps, o.burst
 	client, err := collect.NewClient(kc.Config, kc.Cluster)
 	if err != nil {
 		return err
@@ -220,7 +241,7 @@ func runCollect(ctx context.Context, o *collectOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := o.redact.CheckWritten(res.Target, policy, bundle.DefaultLimits()); err != nil {
+	if err := checkCollected(ctx, &o.redact, res.Target, policy); err != nil {
 		return err
 	}
 	if _, err := fmt.Fprintln(o.streams.Out, res.Target); err != nil {
@@ -260,4 +281,67 @@ func sourceProgress(prog *progress, name string) (planned func(int), finished fu
 		prog.wait()
 	}
 	return planned, finished, end
+}
+
+// checkCollected is the leak scan of a bundle collect just wrote, with the contract of
+// redact.Flags.CheckWritten (anything found removes the bundle and is reported as a
+// *redact.LeakError; --skip-leak-scan and a disabled policy skip it), but read as a
+// stream: each file is scanned as it goes by and then let go, so collecting a large
+// cluster does not end by holding the whole bundle in memory.
+func checkCollected(ctx context.Context, f *redact.Flags, path string, p *redact.Policy) error {
+	if f.SkipLeakScan || p == nil || !p.Enabled() {
+		return nil
+	}
+	type file struct {
+		name string
+		data []byte
+	}
+	files := make(chan file, 2*runtime.GOMAXPROCS(0))
+	var (
+		mu   sync.Mutex
+		hits []redact.Hit
+		wg   sync.WaitGroup
+	)
+	scan := func(name string, data []byte) {
+		h := p.ScanFile(name, data)
+		mu.Lock()
+		hits = append(hits, h...)
+		mu.Unlock()
+	}
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for f := range files {
+				scan(f.name, f.data)
+			}
+		})
+	}
+	b, err := bundle.ScanContext(ctx, path, bundle.DefaultLimits(), bundle.ScanOptions{Each: func(name string, data []byte) error {
+		files <- file{name, bytes.Clone(data)} // data is only valid during the call
+		return nil
+	}})
+	close(files)
+	wg.Wait()
+	if errors.Is(err, bundle.ErrMixedRoot) {
+		// Entries without one top directory (a directory bundle can read so): read the
+		// whole bundle first, as Open does.
+		return f.CheckWritten(path, p, bundle.DefaultLimits())
+	}
+	if err != nil {
+		return fmt.Errorf("leak scan: %w", err)
+	}
+	if data, err := b.ReadFile(bundle.ManifestPath); err == nil {
+		scan(bundle.ManifestPath, data)
+	}
+	if len(hits) == 0 {
+		return nil
+	}
+	slices.SortFunc(hits, func(a, b redact.Hit) int {
+		return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), strings.Compare(a.Rule, b.Rule))
+	})
+	leak := &redact.LeakError{Path: path, Hits: hits}
+	if err := os.RemoveAll(path); err != nil {
+		return fmt.Errorf("%w (removing it failed: %w)", leak, err)
+	}
+	leak.Removed = true
+	return leak
 }

@@ -125,7 +125,7 @@ func TestCollectDefaultOutputName(t *testing.T) {
 	_, g := newRootCmd(s)
 	g.logger.SetOutput(errOut)
 	o := &collectOptions{globalOptions: g, kubeconfig: kubeconfig, logLines: 10, logBytes: 1 << 10,
-		requestTimeout: 5 * time.Second, sourceTimeout: 5 * time.Second, concurrency: 2,
+		requestTimeout: 5 * time.Second, sourceTimeout: 5 * time.Second, concurrency: 2, qps: 50, burst: 100,
 		now: func() time.Time { return time.Date(2026, 11, 29, 10, 15, 0, 0, time.UTC) }}
 	if err := o.validate(); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"podflow.dev/podflow/bundle"
+	"podflow.dev/podflow/bundle/redact"
+)
+
+// writeUnredacted writes a bundle without a filter: two logs, one carrying leak in the
+// middle of other lines.
+func writeUnredacted(t *testing.T, target, leak string) string {
+	t.Helper()
+	w, err := bundle.Create(target, bundle.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		bundle.LogPath("shop", "web", "app", false): "starting\nlistening on :8080\n",
+		bundle.LogPath("shop", "api", "app", false): "starting\n" + leak + "\nready\n",
+	}
+	for name, data := range files {
+		if err := w.WriteFile(name, []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(&bundle.Manifest{}); err != nil {
+		t.Fatal(err)
+	}
+	return target
+}
+
+func TestCheckCollectedRemovesALeakingBundle(t *testing.T) {
+	const secret = "Authorization: Bearer c2VjcmV0LXRva2VuLXRoYXQtbXVzdC1ub3QtbGVhaw"
+	for _, name := range []string{"b.tar.gz", "b-dir"} {
+		t.Run(name, func(t *testing.T) {
+			checkLeakRemoved(t, writeUnredacted(t, filepath.Join(t.TempDir(), name), secret))
+		})
+	}
+}
+
+func checkLeakRemoved(t *testing.T, target string) {
+	p, err := redact.New(redact.Options{Key: []byte("k")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = checkCollected(context.Background(), &redact.Flags{}, target, p)
+	var leak *redact.LeakError
+	if !errors.As(err, &leak) || !leak.Removed || len(leak.Hits) == 0 {
+		t.Fatalf("checkCollected = %v, want a LeakError with the bundle removed", err)
+	}
+	if _, statErr := os.Stat(target); !os.IsNotExist(statErr) {
+		t.Fatalf("leaking bundle still on disk: %v", statErr)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "cluster-resources/pods/logs/shop/api/app.log:2:") || strings.Contains(msg, "c2VjcmV0") {
+		t.Fatalf("message must name file and line and never the value:\n%s", msg)
+	}
+}
+
+func TestCheckCollectedKeepsCleanOrWaivedBundles(t *testing.T) {
+	p, err := redact.New(redact.Options{Key: []byte("k")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaky := "Authorization: Bearer c2VjcmV0LXRva2VuLXRoYXQtbXVzdC1ub3QtbGVhaw"
+	cases := []struct {
+		name  string
+		line  string
+		flags redact.Flags
+	}{
+		{"clean", "connected to the database", redact.Flags{}},
+		{"waived with --skip-leak-scan", leaky, redact.Flags{SkipLeakScan: true}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			target := writeUnredacted(t, filepath.Join(t.TempDir(), "b-dir"), tc.line)
+			if err := checkCollected(context.Background(), &tc.flags, target, p); err != nil {
+				t.Fatalf("checkCollected = %v, want nil", err)
+			}
+			if _, err := os.Stat(target); err != nil {
+				t.Fatalf("bundle removed: %v", err)
+			}
+		})
+	}
+}
