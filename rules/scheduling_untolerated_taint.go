@@ -53,7 +53,21 @@ node condition: fix the node rather than tolerate it.
 // {key: value}".
 const taintReason = "had untolerated taint"
 
-var reTaintInMessage = regexp.MustCompile(`had untolerated taint \{([^:}]*): ?([^}]*)\}`)
+// oldTaintReason ends the filter's reason before v1.25: "node(s) had taint {key:
+// value}, that the pod didn't tolerate" (1.18 to 1.24) and "node(s) had taints that the
+// pod didn't tolerate" (to 1.17).
+const oldTaintReason = "that the pod didn't tolerate"
+
+func isTaintReason(r string) bool {
+	return strings.Contains(r, taintReason) || strings.Contains(r, oldTaintReason)
+}
+
+// taintCount is how many nodes the message counts as tainted, in either wording.
+func taintCount(reasons []string) int {
+	return reasonCount(reasons, taintReason) + reasonCount(reasons, oldTaintReason)
+}
+
+var reTaintInMessage = regexp.MustCompile(`had (?:untolerated )?taint \{([^:}]*): ?([^}]*)\}`)
 
 // nodeConditionTaintPrefix marks taints Kubernetes sets for node conditions
 // (k8s.io/api/core/v1 well_known_taints.go).
@@ -72,7 +86,7 @@ func schedulingUntoleratedTaint(v *analyze.View) []analyze.Finding {
 	for _, u := range unscheduledPods(v) {
 		pod := u.pod.Obj
 		msg, total, reasons := u.msg, u.total, u.reasons
-		if !slices.ContainsFunc(reasons, func(r string) bool { return strings.Contains(r, taintReason) }) {
+		if !slices.ContainsFunc(reasons, isTaintReason) {
 			continue
 		}
 		var tainted []taintedNode
@@ -84,7 +98,7 @@ func schedulingUntoleratedTaint(v *analyze.View) []analyze.Finding {
 			}
 		} else {
 			// Without node objects the message must show every node tainted.
-			if reasonCount(reasons, taintReason) != atoi(total) {
+			if taintCount(reasons) != atoi(total) {
 				continue
 			}
 			for _, m := range reTaintInMessage.FindAllStringSubmatch(msg, -1) {
