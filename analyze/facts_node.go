@@ -35,23 +35,9 @@ func (g *Graph) evictionFacts() []Eviction {
 		}
 		out = append(out, f)
 	}
-	latest := map[string]int{}
-	for _, e := range g.events {
-		if e.Reason != evictedReason {
-			continue
-		}
-		s, ok := g.podOfEvent(e)
-		if !ok || s.Known() {
-			continue
-		}
-		key := s.Namespace + "/" + s.Name
-		if i, ok := latest[key]; ok {
-			out[i].Event = e
-			continue
-		}
-		latest[key] = len(out)
-		out = append(out, Eviction{Subject: s, Event: e})
-	}
+	out = eventOnlyFacts(g, out, evictedReason,
+		func(s PodSubject, e *Event) Eviction { return Eviction{Subject: s, Event: e} },
+		func(f *Eviction, e *Event) { f.Event = e })
 	return out
 }
 

@@ -75,23 +75,9 @@ func (g *Graph) sandboxFacts() []SandboxFailure {
 		}
 		out = append(out, f)
 	}
-	latest := map[string]int{}
-	for _, e := range g.events {
-		if e.Reason != sandboxEventReason {
-			continue
-		}
-		s, ok := g.podOfEvent(e)
-		if !ok || s.Known() {
-			continue
-		}
-		key := s.Namespace + "/" + s.Name
-		if i, ok := latest[key]; ok {
-			out[i].Event = e
-			continue
-		}
-		latest[key] = len(out)
-		out = append(out, SandboxFailure{Subject: s, Event: e})
-	}
+	out = eventOnlyFacts(g, out, sandboxEventReason,
+		func(s PodSubject, e *Event) SandboxFailure { return SandboxFailure{Subject: s, Event: e} },
+		func(f *SandboxFailure, e *Event) { f.Event = e })
 	for _, l := range g.fragmentLines("Failed to create pod sandbox") {
 		out = append(out, SandboxFailure{Fragment: l})
 	}
@@ -121,19 +107,12 @@ func (v *View) SandboxFailures() []SandboxFailure {
 	ff := v.factFilter()
 	var out []SandboxFailure
 	for _, f := range v.factsOf().sandboxes {
-		switch {
-		case f.Subject.Known():
-			if !v.allow(Pods) {
-				return nil
-			}
-		case f.Event != nil:
-			if !ff.events {
-				continue
-			}
-		case f.Fragment != nil:
-			if !ff.fragments {
-				continue
-			}
+		ok, stop := ff.visible(v, f.Subject.Known(), f.Event != nil, f.Fragment != nil)
+		if stop {
+			return nil
+		}
+		if !ok {
+			continue
 		}
 		if !ff.events {
 			f.Event, f.NetworkEvent = nil, nil

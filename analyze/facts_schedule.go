@@ -42,23 +42,9 @@ func (g *Graph) schedulingFacts() []SchedulingFailure {
 		f.Condition, f.ConditionLoc = PodCondition(p, corev1.PodScheduled)
 		out = append(out, f)
 	}
-	latest := map[string]int{}
-	for _, e := range g.events {
-		if e.Reason != "FailedScheduling" {
-			continue
-		}
-		s, ok := g.podOfEvent(e)
-		if !ok || s.Known() {
-			continue
-		}
-		key := s.Namespace + "/" + s.Name
-		if i, ok := latest[key]; ok {
-			out[i].Event = e
-			continue
-		}
-		latest[key] = len(out)
-		out = append(out, SchedulingFailure{Subject: s, Event: e})
-	}
+	out = eventOnlyFacts(g, out, "FailedScheduling",
+		func(s PodSubject, e *Event) SchedulingFailure { return SchedulingFailure{Subject: s, Event: e} },
+		func(f *SchedulingFailure, e *Event) { f.Event = e })
 	for _, l := range g.fragmentLines("nodes are available") {
 		if reFitError.MatchString(strings.TrimSpace(l.Text)) {
 			out = append(out, SchedulingFailure{Fragment: l})
@@ -90,19 +76,12 @@ func (v *View) SchedulingFailures() []SchedulingFailure {
 	ff := v.factFilter()
 	var out []SchedulingFailure
 	for _, f := range v.factsOf().scheduling {
-		switch {
-		case f.Subject.Known():
-			if !v.allow(Pods) {
-				return nil
-			}
-		case f.Event != nil:
-			if !ff.events {
-				continue
-			}
-		case f.Fragment != nil:
-			if !ff.fragments {
-				continue
-			}
+		ok, stop := ff.visible(v, f.Subject.Known(), f.Event != nil, f.Fragment != nil)
+		if stop {
+			return nil
+		}
+		if !ok {
+			continue
 		}
 		if !ff.events {
 			f.Event = nil

@@ -101,6 +101,46 @@ func (g *Graph) podOfEvent(e *Event) (PodSubject, bool) {
 	return PodSubject{Namespace: e.Regarding.Namespace, Name: e.Regarding.Name, Node: e.Host}, true
 }
 
+// eventOnlyFacts appends a fact for every pod known only from its events of reason
+// (no object in the evidence), one per pod with its latest such event.
+func eventOnlyFacts[T any](g *Graph, out []T, reason string, mk func(PodSubject, *Event) T, latest func(*T, *Event)) []T {
+	seen := map[string]int{}
+	for _, e := range g.events {
+		if e.Reason != reason {
+			continue
+		}
+		s, ok := g.podOfEvent(e)
+		if !ok || s.Known() {
+			continue
+		}
+		key := s.Namespace + "/" + s.Name
+		if i, ok := seen[key]; ok {
+			latest(&out[i], e)
+			continue
+		}
+		seen[key] = len(out)
+		out = append(out, mk(s, e))
+	}
+	return out
+}
+
+// visible reports whether a view may see a fact of a known pod, of an event-only pod or
+// of a pasted fragment; stop is true when the view may see none at all (pods are not
+// among its kinds).
+func (ff factFilter) visible(v *View, known, event, fragment bool) (ok, stop bool) {
+	switch {
+	case known:
+		if !v.allow(Pods) {
+			return false, true
+		}
+	case event:
+		return ff.events, false
+	case fragment:
+		return ff.fragments, false
+	}
+	return true, false
+}
+
 // newestFirst returns the events a keep accepts, newest first.
 func newestFirst(events []*Event, keep func(*Event) bool) []*Event {
 	var out []*Event
