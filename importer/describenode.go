@@ -97,20 +97,7 @@ func parseDescribeNode(lines []textLine) *describedNode {
 // event reads a line of the node's Events table; events name the node and, as kubectl
 // records them, the default namespace.
 func (d *describedNode) event(s string, l textLine, events *describeEventTable) {
-	if strings.TrimSpace(s) == "<none>" {
-		return
-	}
-	ev, ok, problem := events.row(s)
-	if problem != "" {
-		d.problems = append(d.problems, fmt.Sprintf("line %d: %s", l.n, problem))
-	}
-	if !ok {
-		return
-	}
-	ev.Namespace = metav1.NamespaceDefault
-	ev.InvolvedObject = corev1.ObjectReference{Kind: "Node", APIVersion: "v1", Name: d.node.Name}
-	d.events = append(d.events, parsedEvent{ev: ev, line: l.n})
-	events.last = &d.events[len(d.events)-1]
+	events.addRow(s, l, corev1.ObjectReference{Kind: "Node", APIVersion: "v1", Name: d.node.Name}, metav1.NamespaceDefault, &d.events, &d.problems)
 }
 
 // top handles a key at the margin and returns the section it opens.

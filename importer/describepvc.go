@@ -97,20 +97,8 @@ func parseDescribePVC(lines []textLine) *describedPVC {
 				setMap(&c.Labels, k, v)
 			}
 		case "Events":
-			if body == "<none>" {
-				continue
-			}
-			ev, ok, problem := events.row(s)
-			if problem != "" {
-				d.problems = append(d.problems, fmt.Sprintf("line %d: %s", l.n, problem))
-			}
-			if !ok {
-				continue
-			}
-			ev.Namespace = c.Namespace
-			ev.InvolvedObject = corev1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: c.Namespace, Name: c.Name}
-			d.events = append(d.events, parsedEvent{ev: ev, line: l.n})
-			events.last = &d.events[len(d.events)-1]
+			events.addRow(s, l, corev1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: c.Namespace, Name: c.Name},
+				c.Namespace, &d.events, &d.problems)
 		}
 	}
 	return d
@@ -200,10 +188,7 @@ func parsePVCTable(lines []textLine, namespace string) ([]*corev1.PersistentVolu
 			continue
 		}
 		cells, ok := t.row(l.s, "")
-		name := cells["NAME"]
-		if i := strings.Index(name, "/"); i >= 0 {
-			name = name[i+1:] // persistentvolumeclaim/NAME from kubectl get all
-		}
+		name := strings.TrimPrefix(cells["NAME"], "persistentvolumeclaim/") // as kubectl get all prints it
 		phase := cells["STATUS"]
 		if !ok || !isDNSName(name) || (phase != "Pending" && phase != "Bound" && phase != "Lost") {
 			problems = append(problems, fmt.Sprintf("line %d: not a persistentvolumeclaim row", l.n))
@@ -243,10 +228,7 @@ func parsePVTable(lines []textLine) ([]rawObject, []string) {
 			continue
 		}
 		cells, ok := t.row(l.s, "")
-		name := cells["NAME"]
-		if i := strings.Index(name, "/"); i >= 0 {
-			name = name[i+1:]
-		}
+		name := strings.TrimPrefix(cells["NAME"], "persistentvolume/")
 		phase := corev1.PersistentVolumePhase(cells["STATUS"])
 		switch phase {
 		case corev1.VolumeAvailable, corev1.VolumeBound, corev1.VolumeReleased, corev1.VolumeFailed, corev1.VolumePending:

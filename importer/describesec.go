@@ -166,6 +166,25 @@ func (t *describeEventTable) row(s string) (ev corev1.Event, ok bool, problem st
 	return ev, true, ""
 }
 
+// addRow reads a line of a describe block's Events table as an event about obj in
+// namespace ns and appends it to events; a line that is no row and continues none adds a
+// problem. Node, Service and claim blocks read their tables through it.
+func (t *describeEventTable) addRow(s string, l textLine, obj corev1.ObjectReference, ns string, events *[]parsedEvent, problems *[]string) {
+	if strings.TrimSpace(s) == "<none>" {
+		return
+	}
+	ev, ok, problem := t.row(s)
+	if problem != "" {
+		*problems = append(*problems, fmt.Sprintf("line %d: %s", l.n, problem))
+	}
+	if !ok {
+		return
+	}
+	ev.Namespace, ev.InvolvedObject = ns, obj
+	*events = append(*events, parsedEvent{ev: ev, line: l.n})
+	t.last = &(*events)[len(*events)-1]
+}
+
 // eventLine reads a line of the pod's Events table; events name the pod and the
 // container field path their message starts with.
 func (p *describeParser) eventLine(s string, l textLine) {

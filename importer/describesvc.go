@@ -90,20 +90,8 @@ func parseDescribeService(lines []textLine) *describedService {
 				labels[k] = v
 			}
 		case inEvents:
-			if body == "<none>" {
-				continue
-			}
-			ev, ok, problem := events.row(s)
-			if problem != "" {
-				d.problems = append(d.problems, fmt.Sprintf("line %d: %s", l.n, problem))
-			}
-			if !ok {
-				continue
-			}
-			ev.Namespace = d.svc.Namespace
-			ev.InvolvedObject = corev1.ObjectReference{Kind: "Service", APIVersion: "v1", Namespace: d.svc.Namespace, Name: d.svc.Name}
-			d.events = append(d.events, parsedEvent{ev: ev, line: l.n})
-			events.last = &d.events[len(d.events)-1]
+			events.addRow(s, l, corev1.ObjectReference{Kind: "Service", APIVersion: "v1", Namespace: d.svc.Namespace, Name: d.svc.Name},
+				d.svc.Namespace, &d.events, &d.problems)
 		}
 	}
 	return d
