@@ -1,9 +1,16 @@
 package redact
 
 import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
 	"fmt"
 	"os"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
 
 	"podflow.dev/podflow/bundle"
 )
@@ -42,14 +49,27 @@ func (e *LeakError) Error() string {
 // accident, and a *LeakError says where. A disabled policy (--no-redact) is not scanned:
 // the user asked for secrets.
 func (f *Flags) CheckWritten(path string, p *Policy, limits bundle.Limits) error {
+	return f.CheckWrittenContext(context.Background(), path, p, limits)
+}
+
+// CheckWrittenContext is CheckWritten that stops with ctx. The bundle is read as a
+// stream: each file is scanned, on every core, as it goes by and is then let go, so a
+// large bundle is never held in memory; a bundle whose entries lack one top directory
+// (a directory bundle can be so) is read whole first, as Open does.
+func (f *Flags) CheckWrittenContext(ctx context.Context, path string, p *Policy, limits bundle.Limits) error {
 	if f.SkipLeakScan || p == nil || !p.Enabled() {
 		return nil
 	}
-	b, err := bundle.Open(path, limits)
+	hits, err := scanStreaming(ctx, path, p, limits)
+	if errors.Is(err, bundle.ErrMixedRoot) {
+		var b *bundle.Bundle
+		if b, err = bundle.Open(path, limits); err == nil {
+			hits = p.Scan(b)
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("leak scan: %w", err)
 	}
-	hits := p.Scan(b)
 	if len(hits) == 0 {
 		return nil
 	}
@@ -59,4 +79,48 @@ func (f *Flags) CheckWritten(path string, p *Policy, limits bundle.Limits) error
 	}
 	leak.Removed = true
 	return leak
+}
+
+// scanStreaming scans every file of the bundle at path as the archive is read, the
+// manifest last, and returns the hits in file and line order.
+func scanStreaming(ctx context.Context, path string, p *Policy, limits bundle.Limits) ([]Hit, error) {
+	type file struct {
+		name string
+		data []byte
+	}
+	files := make(chan file, 2*runtime.GOMAXPROCS(0))
+	var (
+		mu   sync.Mutex
+		hits []Hit
+		wg   sync.WaitGroup
+	)
+	scan := func(name string, data []byte) {
+		h := p.ScanFile(name, data)
+		mu.Lock()
+		hits = append(hits, h...)
+		mu.Unlock()
+	}
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for f := range files {
+				scan(f.name, f.data)
+			}
+		})
+	}
+	b, err := bundle.ScanContext(ctx, path, limits, bundle.ScanOptions{Each: func(name string, data []byte) error {
+		files <- file{name, bytes.Clone(data)} // data is only valid during the call
+		return nil
+	}})
+	close(files)
+	wg.Wait()
+	if err != nil {
+		return nil, err
+	}
+	if data, err := b.ReadFile(bundle.ManifestPath); err == nil {
+		scan(bundle.ManifestPath, data)
+	}
+	slices.SortFunc(hits, func(a, b Hit) int {
+		return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), strings.Compare(a.Rule, b.Rule))
+	})
+	return hits, nil
 }

@@ -1,16 +1,10 @@
 package main
 
 import (
-	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"runtime"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -241,7 +235,7 @@ func runCollect(ctx context.Context, o *collectOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := checkCollected(ctx, &o.redact, res.Target, policy); err != nil {
+	if err := o.redact.CheckWrittenContext(ctx, res.Target, policy, bundle.DefaultLimits()); err != nil {
 		return err
 	}
 	if _, err := fmt.Fprintln(o.streams.Out, res.Target); err != nil {
@@ -281,67 +275,4 @@ func sourceProgress(prog *progress, name string) (planned func(int), finished fu
 		prog.wait()
 	}
 	return planned, finished, end
-}
-
-// checkCollected is the leak scan of a bundle collect just wrote, with the contract of
-// redact.Flags.CheckWritten (anything found removes the bundle and is reported as a
-// *redact.LeakError; --skip-leak-scan and a disabled policy skip it), but read as a
-// stream: each file is scanned as it goes by and then let go, so collecting a large
-// cluster does not end by holding the whole bundle in memory.
-func checkCollected(ctx context.Context, f *redact.Flags, path string, p *redact.Policy) error {
-	if f.SkipLeakScan || p == nil || !p.Enabled() {
-		return nil
-	}
-	type file struct {
-		name string
-		data []byte
-	}
-	files := make(chan file, 2*runtime.GOMAXPROCS(0))
-	var (
-		mu   sync.Mutex
-		hits []redact.Hit
-		wg   sync.WaitGroup
-	)
-	scan := func(name string, data []byte) {
-		h := p.ScanFile(name, data)
-		mu.Lock()
-		hits = append(hits, h...)
-		mu.Unlock()
-	}
-	for range runtime.GOMAXPROCS(0) {
-		wg.Go(func() {
-			for f := range files {
-				scan(f.name, f.data)
-			}
-		})
-	}
-	b, err := bundle.ScanContext(ctx, path, bundle.DefaultLimits(), bundle.ScanOptions{Each: func(name string, data []byte) error {
-		files <- file{name, bytes.Clone(data)} // data is only valid during the call
-		return nil
-	}})
-	close(files)
-	wg.Wait()
-	if errors.Is(err, bundle.ErrMixedRoot) {
-		// Entries without one top directory (a directory bundle can read so): read the
-		// whole bundle first, as Open does.
-		return f.CheckWritten(path, p, bundle.DefaultLimits())
-	}
-	if err != nil {
-		return fmt.Errorf("leak scan: %w", err)
-	}
-	if data, err := b.ReadFile(bundle.ManifestPath); err == nil {
-		scan(bundle.ManifestPath, data)
-	}
-	if len(hits) == 0 {
-		return nil
-	}
-	slices.SortFunc(hits, func(a, b redact.Hit) int {
-		return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), strings.Compare(a.Rule, b.Rule))
-	})
-	leak := &redact.LeakError{Path: path, Hits: hits}
-	if err := os.RemoveAll(path); err != nil {
-		return fmt.Errorf("%w (removing it failed: %w)", leak, err)
-	}
-	leak.Removed = true
-	return leak
 }

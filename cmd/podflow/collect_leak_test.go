@@ -49,10 +49,10 @@ func checkLeakRemoved(t *testing.T, target string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = checkCollected(context.Background(), &redact.Flags{}, target, p)
+	err = (&redact.Flags{}).CheckWrittenContext(context.Background(), target, p, bundle.DefaultLimits())
 	var leak *redact.LeakError
 	if !errors.As(err, &leak) || !leak.Removed || len(leak.Hits) == 0 {
-		t.Fatalf("checkCollected = %v, want a LeakError with the bundle removed", err)
+		t.Fatalf("CheckWrittenContext = %v, want a LeakError with the bundle removed", err)
 	}
 	if _, statErr := os.Stat(target); !os.IsNotExist(statErr) {
 		t.Fatalf("leaking bundle still on disk: %v", statErr)
@@ -79,8 +79,8 @@ func TestCheckCollectedKeepsCleanOrWaivedBundles(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			target := writeUnredacted(t, filepath.Join(t.TempDir(), "b-dir"), tc.line)
-			if err := checkCollected(context.Background(), &tc.flags, target, p); err != nil {
-				t.Fatalf("checkCollected = %v, want nil", err)
+			if err := tc.flags.CheckWrittenContext(context.Background(), target, p, bundle.DefaultLimits()); err != nil {
+				t.Fatalf("CheckWrittenContext = %v, want nil", err)
 			}
 			if _, err := os.Stat(target); err != nil {
 				t.Fatalf("bundle removed: %v", err)
