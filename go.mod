@@ -8,6 +8,7 @@ require (
 	github.com/mattn/go-runewidth v0.0.30
 	github.com/mholt/archiver/v3 v3.5.1
 	github.com/olekukonko/tablewriter v1.1.5
+	github.com/petar-dambovaliev/aho-corasick v0.0.0-20250424160509-463d218d4745
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/sirupsen/logrus v1.10.2
 	github.com/spf13/cobra v1.10.2

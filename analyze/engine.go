@@ -57,6 +57,13 @@ func RunContext(ctx context.Context, g *Graph, rules []*Rule, opts Options) (*Re
 	r.CollectedAt = timePtr(g.collectedAt)
 	r.ClockSkewSeconds = g.clockSkew.Seconds()
 	var all []*Finding
+	var sigs []*Signature
+	for _, rule := range rules {
+		if rule.signature != nil && missingInputs(g, rule) == "" {
+			sigs = append(sigs, rule.signature)
+		}
+	}
+	g.indexSignatures(sigs)
 	for _, rule := range rules {
 		if err := ctx.Err(); err != nil {
 			return nil, err

@@ -113,6 +113,8 @@ type Graph struct {
 	// facts are the typed facts rules read (Facts), built once on first use.
 	factsOnce sync.Once
 	facts     *facts
+	// sigIndex holds the lines each signature may match (indexSignatures).
+	sigIndex signatureIndex
 }
 
 // BundleInfo describes one loaded bundle.

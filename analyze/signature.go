@@ -411,7 +411,16 @@ func (s *Signature) run(v *View) []Finding {
 	var out []Finding
 	lines := v.g.Lines()
 	healthy := v.g.healthyLines()
-	for i := range lines {
+	idx, indexed := v.g.signatureLines(s)
+	n := len(lines)
+	if indexed {
+		n = len(idx)
+	}
+	for k := range n {
+		i := k
+		if indexed {
+			i = int(idx[k])
+		}
 		l := &lines[i]
 		// What kind of text a pasted fragment holds is a guess, so a fragment is tried
 		// on every signature; where narrows what the evidence says for sure.

@@ -1,0 +1,184 @@
+package analyze
+
+import (
+	"runtime"
+	"strings"
+	"sync"
+	"unsafe"
+
+	ahocorasick "github.com/petar-dambovaliev/aho-corasick"
+)
+
+// signatureIndex is, for each signature, the lines that may match it: those that hold
+// one of its patterns' literals. The literals of every signature of a run are found in
+// one pass over the lines with an Aho-Corasick automaton, instead of each signature
+// searching every line for its own literal; a signature with a pattern that has no
+// literal is tried on every line. The lines found are a superset of the lines that
+// match: Signature.match still checks each one exactly.
+type signatureIndex struct {
+	mu    sync.Mutex
+	lines map[*Signature][]int32
+}
+
+// signatureLines returns the candidate lines of s and true, or false when s was not
+// indexed (it is then tried on every line).
+func (g *Graph) signatureLines(s *Signature) ([]int32, bool) {
+	g.sigIndex.mu.Lock()
+	defer g.sigIndex.mu.Unlock()
+	idx, ok := g.sigIndex.lines[s]
+	return idx, ok
+}
+
+// indexSignatures finds the candidate lines of the signatures not indexed yet.
+func (g *Graph) indexSignatures(sigs []*Signature) {
+	g.sigIndex.mu.Lock()
+	defer g.sigIndex.mu.Unlock()
+	var todo []*Signature
+	for _, s := range sigs {
+		if _, done := g.sigIndex.lines[s]; !done && s.indexable() {
+			todo = append(todo, s)
+		}
+	}
+	if len(todo) == 0 {
+		return
+	}
+	if g.sigIndex.lines == nil {
+		g.sigIndex.lines = map[*Signature][]int32{}
+	}
+	for s, idx := range findLiterals(g.Lines(), g.healthyLines(), todo) {
+		g.sigIndex.lines[s] = idx
+	}
+}
+
+// indexable reports whether every pattern of s has a literal every match holds.
+func (s *Signature) indexable() bool {
+	if len(s.res) == 0 {
+		return false
+	}
+	for _, l := range s.lits {
+		if l.s == "" {
+			return false
+		}
+	}
+	return true
+}
+
+// literalSet is the automaton over the literals of some signatures, and which
+// signatures each literal stands for.
+type literalSet struct {
+	ac    ahocorasick.AhoCorasick
+	sigs  [][]int // per literal, the signatures (indexes into the list) that need it
+	nsigs int
+	fold  bool // some literal ignores case
+}
+
+func newLiteralSet(sigs []*Signature) *literalSet {
+	set := &literalSet{nsigs: len(sigs)}
+	ids := map[string]int{}
+	var pats []string
+	for si, s := range sigs {
+		for _, l := range s.lits {
+			// The automaton ignores ASCII case for every literal: a literal that
+			// respects case then finds a superset, which match narrows.
+			key := strings.ToLower(l.s)
+			id, ok := ids[key]
+			if !ok {
+				id = len(pats)
+				ids[key] = id
+				pats = append(pats, key)
+				set.sigs = append(set.sigs, nil)
+			}
+			if n := len(set.sigs[id]); n == 0 || set.sigs[id][n-1] != si {
+				set.sigs[id] = append(set.sigs[id], si)
+			}
+			set.fold = set.fold || l.fold
+		}
+	}
+	b := ahocorasick.NewAhoCorasickBuilder(ahocorasick.Opts{AsciiCaseInsensitive: true,
+		MatchKind: ahocorasick.StandardMatch, DFA: true})
+	set.ac = b.Build(pats)
+	return set
+}
+
+// scan calls hit for each signature with a literal in text, possibly more than once.
+func (set *literalSet) scan(text string, hit func(sig int)) {
+	set.scanBytes(unsafe.Slice(unsafe.StringData(text), len(text)), hit)
+	if set.fold && !isASCII(text) {
+		// A literal that ignores case is compared with the text in lower case
+		// (literal.in), which for text beyond ASCII the automaton's folding does
+		// not cover.
+		lower := strings.ToLower(text)
+		set.scanBytes(unsafe.Slice(unsafe.StringData(lower), len(lower)), hit)
+	}
+}
+
+func (set *literalSet) scanBytes(text []byte, hit func(sig int)) {
+	it := set.ac.IterOverlappingByte(text)
+	for m := it.Next(); m != nil; m = it.Next() {
+		for _, si := range set.sigs[m.Pattern()] {
+			hit(si)
+		}
+	}
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// findLiterals returns, for each signature, the lines that hold one of its literals, in
+// line order, leaving out the lines about healthy pods that Signature.run passes over. The lines are split between the cores; each part is scanned on its own
+// and the parts are joined in order.
+func findLiterals(lines []Line, healthy []bool, sigs []*Signature) map[*Signature][]int32 {
+	set := newLiteralSet(sigs)
+	parts := min(runtime.GOMAXPROCS(0), max(1, len(lines)/20000))
+	found := make([][][]int32, parts)
+	var wg sync.WaitGroup
+	for p := range parts {
+		lo, hi := p*len(lines)/parts, (p+1)*len(lines)/parts
+		wg.Go(func() { found[p] = set.findIn(lines, healthy, lo, hi) })
+	}
+	wg.Wait()
+	out := make(map[*Signature][]int32, len(sigs))
+	for si, s := range sigs {
+		n := 0
+		for p := range parts {
+			n += len(found[p][si])
+		}
+		idx := make([]int32, 0, n)
+		for p := range parts {
+			idx = append(idx, found[p][si]...)
+		}
+		out[s] = idx
+	}
+	return out
+}
+
+// findIn scans lines[lo:hi] for every literal: per signature, the lines found.
+func (set *literalSet) findIn(lines []Line, healthy []bool, lo, hi int) [][]int32 {
+	found := make([][]int32, set.nsigs)
+	var buf []byte
+	for i := lo; i < hi; i++ {
+		if healthy[i] {
+			continue
+		}
+		l := &lines[i]
+		text := l.Text
+		if r := l.Reason(); r != "" && l.Kind != TextLog {
+			// match also tries "Reason: text"; that string holds the text too.
+			buf = append(append(append(buf[:0], r...), ": "...), l.Text...)
+			text = unsafe.String(unsafe.SliceData(buf), len(buf))
+		}
+		at := int32(i)
+		set.scan(text, func(si int) {
+			if n := len(found[si]); n == 0 || found[si][n-1] != at {
+				found[si] = append(found[si], at)
+			}
+		})
+	}
+	return found
+}

@@ -1,0 +1,122 @@
+package analyze
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"podflow.dev/podflow/bundle"
+)
+
+// builtinSignatures reads podflow's own signature files.
+func builtinSignatures(t *testing.T) []*Signature {
+	t.Helper()
+	files, err := filepath.Glob("../rules/signatures/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no signature files: %v", err)
+	}
+	var sigs []*Signature
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := ParseSignatures(f, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sigs = append(sigs, s...)
+	}
+	return sigs
+}
+
+func loadRecorded(t *testing.T, dir string) *Graph {
+	t.Helper()
+	b, err := bundle.Open(dir, bundle.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Load([]*bundle.Bundle{b}, nil)
+}
+
+// The index only narrows which lines each signature is tried on: recorded bundles give
+// the same findings of every built-in signature with it as without it. A third of the
+// bundles, each failing its own way, keep the test short; the incident corpus and the
+// goldens run every bundle with the index.
+func TestSignatureIndexChangesNoFinding(t *testing.T) {
+	sigs := builtinSignatures(t)
+	dirs, _ := filepath.Glob("../testdata/bundles/*")
+	if len(dirs) < 10 {
+		t.Fatalf("only %d recorded bundles", len(dirs))
+	}
+	indexed, found := 0, 0
+	for i, dir := range dirs {
+		if i%3 != 0 {
+			continue
+		}
+		g := loadRecorded(t, dir)
+		wants := make([][]*Finding, len(sigs))
+		for i, s := range sigs {
+			wants[i], _ = runRule(g, s.Rule())
+		}
+		g.indexSignatures(sigs)
+		for i, s := range sigs {
+			want := wants[i]
+			got, _ := runRule(g, s.Rule())
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: signature %s: %d findings with the index, %d without", filepath.Base(dir), s.ID, len(got), len(want))
+			}
+			if _, ok := g.signatureLines(s); ok {
+				indexed++
+			}
+			found += len(want)
+		}
+	}
+	if indexed == 0 || found == 0 {
+		t.Fatalf("nothing compared: %d signatures indexed, %d findings", indexed, found)
+	}
+}
+
+// Every line a signature's literal is in (as literal.in decides, case folded or not,
+// ASCII or not) is found by the automaton.
+func FuzzLiteralSetFindsEveryLiteral(f *testing.F) {
+	for _, seed := range []string{
+		"Failed to pull image \"x\": rpc error",
+		"FAILED QUOTA: compute-resources",
+		"failed quota: \u212Aelvin", // Kelvin sign: lower case is "k"
+		"Back-off pulling image \"İstanbul\"",
+		"0/3 nodes are available: 3 Insufficient cpu.",
+		"",
+	} {
+		f.Add(seed)
+	}
+	sigs := []*Signature{}
+	for _, p := range []string{`Failed to pull image "(?P<image>[^"]+)"`, `(?i)failed quota: (?P<q>\S+)`,
+		`(?i)kelvin`, `(?i)pulling image "i̇stanbul"`, `nodes are available: (?P<n>\d+) Insufficient`, `(?i)cannot determine`} {
+		s := &Signature{ID: "t"}
+		s.res = append(s.res, nil)
+		s.lits = append(s.lits, requiredLiteral(p))
+		sigs = append(sigs, s)
+	}
+	set := newLiteralSet(sigs)
+	f.Fuzz(func(t *testing.T, text string) {
+		hit := map[int]bool{}
+		set.scan(text, func(si int) { hit[si] = true })
+		for si, s := range sigs {
+			if s.lits[0].in(text) && !hit[si] {
+				t.Errorf("literal %+v is in %q but was not found", s.lits[0], text)
+			}
+		}
+		// Also inside a longer text, as the reason-prefixed form of a line is.
+		long := "Reason: " + strings.Repeat(text, 2)
+		hit = map[int]bool{}
+		set.scan(long, func(si int) { hit[si] = true })
+		for si, s := range sigs {
+			if s.lits[0].in(long) && !hit[si] {
+				t.Errorf("literal %+v is in %q but was not found", s.lits[0], long)
+			}
+		}
+	})
+}
