@@ -78,7 +78,9 @@ type Graph struct {
 	eventsByUID map[string][]*Event
 	eventsByKey map[string][]*Event
 
-	journal        []JournalEntry
+	journal []JournalEntry
+	// journalSkipped counts the journal lines left out (LoadOptions.TroubleOnly).
+	journalSkipped int
 	journalByNode  map[string][]int32
 	journalByPod   map[string][]int32
 	journalByUID   map[string][]int32
@@ -136,6 +138,23 @@ func Load(bundles []*bundle.Bundle, log logrus.FieldLogger) *Graph {
 
 // LoadContext is Load that stops, with ctx's error, once ctx is done.
 func LoadContext(ctx context.Context, bundles []*bundle.Bundle, log logrus.FieldLogger) (*Graph, error) {
+	return LoadWith(ctx, bundles, log, LoadOptions{})
+}
+
+// LoadOptions tune what Load keeps.
+type LoadOptions struct {
+	// TroubleOnly leaves out the node journals' informational lines about pods that
+	// positively show health (Running and Ready with no restart, or Succeeded): the
+	// kubelet's that name only such pods, the container runtime's that name only
+	// their containers and sandboxes. They are the bulk of a big cluster's journals; signatures pass over them and no rule reads
+	// them, so an analysis finds the same with far less memory. Lines that warn or
+	// fail, and lines about other pods or none, are all kept. Explaining one pod keeps
+	// its whole history instead.
+	TroubleOnly bool
+}
+
+// LoadWith is LoadContext with options.
+func LoadWith(ctx context.Context, bundles []*bundle.Bundle, log logrus.FieldLogger, opts LoadOptions) (*Graph, error) {
 	if log == nil {
 		l := logrus.New()
 		l.SetLevel(logrus.PanicLevel)
@@ -154,6 +173,9 @@ func LoadContext(ctx context.Context, bundles []*bundle.Bundle, log logrus.Field
 	}
 	g.collectedInferred = g.collectedAt.IsZero()
 	g.collectedAt = ld.referenceTime()
+	if opts.TroubleOnly {
+		ld.noteHealthyPods()
+	}
 	ld.reserveJournal()
 	for _, b := range ld.bundles {
 		ld.loadNodeAndLogs(b)
@@ -164,7 +186,7 @@ func LoadContext(ctx context.Context, bundles []*bundle.Bundle, log logrus.Field
 	ld.importWarnings()
 	g.index()
 	log.WithFields(logrus.Fields{
-		"pods": len(g.pods), "events": len(g.events), "journalEntries": len(g.journal),
+		"pods": len(g.pods), "events": len(g.events), "journalEntries": len(g.journal), "journalLinesLeftOut": g.journalSkipped,
 		"criContainers": len(g.containers), "warnings": len(g.warnings),
 	}).Debug("evidence loaded")
 	return g, nil

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	jsonv1 "github.com/go-json-experiment/json/v1"
@@ -35,8 +37,14 @@ type loader struct {
 	// for bundles without a manifest.
 	latest     time.Time
 	seenEvents map[string]bool
-	// text holds the journal text of bundles read once (see loadJournal).
-	text journalText
+	// healthyPods are the pods (namespace/name and UID) whose informational journal
+	// lines are left out; nil keeps every line (LoadOptions.TroubleOnly).
+	healthyPods map[string]bool
+	// healthyContainers are the container IDs of those pods.
+	healthyContainers map[string]bool
+	// takeMu serializes taking files out of the bundle, which journal parsers do
+	// while the loader reads other files.
+	takeMu sync.Mutex
 }
 
 type loadedBundle struct {
@@ -93,10 +101,8 @@ var errorsPaths = func() map[string]Kind {
 }()
 
 func (l *loader) loadObjects(lb *loadedBundle) {
+	var files []*objectFile
 	for _, name := range lb.b.Names() {
-		if l.ctx.Err() != nil {
-			return
-		}
 		if k, ok := errorsPaths[name]; ok {
 			l.g.failed[k] = append(l.g.failed[k], name)
 			continue
@@ -105,85 +111,136 @@ func (l *loader) loadObjects(lb *loadedBundle) {
 		if info.Area != "cluster" && info.Area != "namespaced" {
 			continue
 		}
-		kind, ok := listKinds[info.Kind]
-		if !ok {
-			continue
+		if kind, ok := listKinds[info.Kind]; ok {
+			files = append(files, &objectFile{name: name, kind: kind, namespace: info.Namespace})
 		}
-		data, err := lb.b.Take(name) // decoded once; a bundle read once lets go of it
+	}
+	// Lists are decoded a few at a time on every core and added to the graph in file
+	// order, so what the graph holds does not depend on which decode ends first.
+	window := 2 * runtime.GOMAXPROCS(0)
+	start := func(f *objectFile) {
+		f.done = make(chan struct{})
+		data, err := l.take(lb, f.name) // decoded once; a bundle read once lets go of it
 		if err != nil {
-			l.warn(lb, name, 0, "", "read: %v", err)
-			continue
+			f.err = err
+			close(f.done)
+			return
 		}
-		l.g.present[kind] = true
-		l.log.WithField("file", name).Trace("loading list")
-		readable := l.decodeKind(lb, kind, l.loc(lb, name), data)
-		if kind == Events {
-			if readable {
-				l.g.eventNamespaces[info.Namespace] = true
-			} else {
-				l.g.unreadable[kind] = append(l.g.unreadable[kind], name)
-			}
+		f.data = data
+		go func() {
+			defer close(f.done)
+			f.decoded = kindDecoders[f.kind].decode(data)
+		}()
+	}
+	for i := 0; i < len(files) && i < window; i++ {
+		start(files[i])
+	}
+	for i, f := range files {
+		<-f.done
+		if l.ctx.Err() != nil {
+			return // the decodes already started end on their own
+		}
+		l.addObjects(lb, f)
+		files[i] = nil // its objects are in the graph; its bytes can go
+		if next := i + window; next < len(files) {
+			start(files[next])
 		}
 	}
 }
 
-// decodeKind decodes one list; false when the file could not be read at all.
-func (l *loader) decodeKind(lb *loadedBundle, kind Kind, loc Location, data []byte) bool {
-	g := l.g
-	switch kind {
-	case Pods:
-		return decodeList(l, lb, "Pod", loc, data, func(o *Pod) {
-			g.pods = append(g.pods, o)
-			l.notePodTimes(o)
-		})
-	case Deployments:
-		return decodeList(l, lb, "Deployment", loc, data, func(o *Deployment) { g.deployments = append(g.deployments, o) })
-	case ReplicaSets:
-		return decodeList(l, lb, "ReplicaSet", loc, data, func(o *ReplicaSet) { g.replicaSets = append(g.replicaSets, o) })
-	case StatefulSets:
-		return decodeList(l, lb, "StatefulSet", loc, data, func(o *StatefulSet) { g.statefulSets = append(g.statefulSets, o) })
-	case DaemonSets:
-		return decodeList(l, lb, "DaemonSet", loc, data, func(o *DaemonSet) { g.daemonSets = append(g.daemonSets, o) })
-	case Jobs:
-		return decodeList(l, lb, "Job", loc, data, func(o *Job) { g.jobs = append(g.jobs, o) })
-	case CronJobs:
-		return decodeList(l, lb, "CronJob", loc, data, func(o *CronJob) { g.cronJobs = append(g.cronJobs, o) })
-	case Nodes:
-		return decodeList(l, lb, "Node", loc, data, func(o *Node) { g.nodes = append(g.nodes, o) })
-	case NodeLeases:
-		return decodeList(l, lb, "Lease", loc, data, func(o *Lease) { g.nodeLeases = append(g.nodeLeases, o) })
-	case Services:
-		return decodeList(l, lb, "Service", loc, data, func(o *Service) { g.services = append(g.services, o) })
-	case EndpointSlices:
-		return decodeList(l, lb, "EndpointSlice", loc, data, func(o *EndpointSlice) { g.endpointSlices = append(g.endpointSlices, o) })
-	case PVCs:
-		return decodeList(l, lb, "PersistentVolumeClaim", loc, data, func(o *PVC) { g.pvcs = append(g.pvcs, o) })
-	case PVs:
-		return decodeList(l, lb, "PersistentVolume", loc, data, func(o *PV) { g.pvs = append(g.pvs, o) })
-	case StorageClasses:
-		return decodeList(l, lb, "StorageClass", loc, data, func(o *StorageClass) { g.storageClasses = append(g.storageClasses, o) })
-	case ResourceQuotas:
-		return decodeList(l, lb, "ResourceQuota", loc, data, func(o *ResourceQuota) { g.quotas = append(g.quotas, o) })
-	case LimitRanges:
-		return decodeList(l, lb, "LimitRange", loc, data, func(o *LimitRange) { g.limitRanges = append(g.limitRanges, o) })
-	case ServiceAccounts:
-		return decodeList(l, lb, "ServiceAccount", loc, data, func(o *ServiceAccount) { g.serviceAccounts = append(g.serviceAccounts, o) })
-	case ConfigMaps:
-		return decodeList(l, lb, "ConfigMap", loc, data, func(o *ConfigMap) { g.configMaps = append(g.configMaps, o) })
-	case Secrets:
-		return decodeList(l, lb, "Secret", loc, data, func(o *Secret) { g.secrets = append(g.secrets, o) })
-	case Namespaces:
-		return decodeList(l, lb, "Namespace", loc, data, func(o *Namespace) { g.namespaces = append(g.namespaces, o) })
-	case PriorityClasses:
-		return decodeList(l, lb, "PriorityClass", loc, data, func(o *PriorityClass) { g.priorityClasses = append(g.priorityClasses, o) })
-	case ValidatingWebhooks:
-		return decodeList(l, lb, "ValidatingWebhookConfiguration", loc, data, func(o *ValidatingWebhookConfig) { g.validating = append(g.validating, o) })
-	case MutatingWebhooks:
-		return decodeList(l, lb, "MutatingWebhookConfiguration", loc, data, func(o *MutatingWebhookConfig) { g.mutating = append(g.mutating, o) })
-	case Events:
-		return decodeList(l, lb, "Event", loc, data, func(o *Object[rawEvent]) { l.addEvent(o) })
+// objectFile is one list file of the bundle on its way into the graph.
+type objectFile struct {
+	name      string
+	kind      Kind
+	namespace string
+	data      []byte
+	err       error
+	decoded   decodedList
+	done      chan struct{}
+}
+
+// addObjects adds one decoded list file to the graph.
+func (l *loader) addObjects(lb *loadedBundle, f *objectFile) {
+	if f.err != nil {
+		l.warn(lb, f.name, 0, "", "read: %v", f.err)
+		return
 	}
-	return true
+	l.g.present[f.kind] = true
+	l.log.WithField("file", f.name).Trace("loading list")
+	readable := kindDecoders[f.kind].add(l, lb, l.loc(lb, f.name), f.data, f.decoded)
+	if f.kind == Events {
+		if readable {
+			l.g.eventNamespaces[f.namespace] = true
+		} else {
+			l.g.unreadable[f.kind] = append(l.g.unreadable[f.kind], f.name)
+		}
+	}
+}
+
+// kindDecoder reads the list file of one kind: decode is the costly part and may run
+// on any core; add puts what it decoded into the graph, one file at a time.
+type kindDecoder struct {
+	decode func(data []byte) decodedList
+	add    func(l *loader, lb *loadedBundle, loc Location, data []byte, d decodedList) bool
+}
+
+// decodedList is the outcome of decoding a list file in one pass: its items (a []T)
+// or the error that sends it to the item-by-item path.
+type decodedList struct {
+	items any
+	bare  bool
+	err   error
+}
+
+// listOf is the decoder of the kind whose objects are T, named kind in warnings;
+// add appends one object to the graph.
+func listOf[T any](kind string, add func(l *loader, o *Object[T])) kindDecoder {
+	return kindDecoder{
+		decode: decodeWhole[T],
+		add: func(l *loader, lb *loadedBundle, loc Location, data []byte, d decodedList) bool {
+			return decodeList(l, lb, kind, loc, data, d, func(o *Object[T]) { add(l, o) })
+		},
+	}
+}
+
+var kindDecoders = map[Kind]kindDecoder{
+	Pods: listOf("Pod", func(l *loader, o *Pod) {
+		l.g.pods = append(l.g.pods, o)
+		l.notePodTimes(o)
+	}),
+	Deployments:  listOf("Deployment", func(l *loader, o *Deployment) { l.g.deployments = append(l.g.deployments, o) }),
+	ReplicaSets:  listOf("ReplicaSet", func(l *loader, o *ReplicaSet) { l.g.replicaSets = append(l.g.replicaSets, o) }),
+	StatefulSets: listOf("StatefulSet", func(l *loader, o *StatefulSet) { l.g.statefulSets = append(l.g.statefulSets, o) }),
+	DaemonSets:   listOf("DaemonSet", func(l *loader, o *DaemonSet) { l.g.daemonSets = append(l.g.daemonSets, o) }),
+	Jobs:         listOf("Job", func(l *loader, o *Job) { l.g.jobs = append(l.g.jobs, o) }),
+	CronJobs:     listOf("CronJob", func(l *loader, o *CronJob) { l.g.cronJobs = append(l.g.cronJobs, o) }),
+	Nodes:        listOf("Node", func(l *loader, o *Node) { l.g.nodes = append(l.g.nodes, o) }),
+	NodeLeases:   listOf("Lease", func(l *loader, o *Lease) { l.g.nodeLeases = append(l.g.nodeLeases, o) }),
+	Services:     listOf("Service", func(l *loader, o *Service) { l.g.services = append(l.g.services, o) }),
+	EndpointSlices: listOf("EndpointSlice", func(l *loader, o *EndpointSlice) {
+		l.g.endpointSlices = append(l.g.endpointSlices, o)
+	}),
+	PVCs:           listOf("PersistentVolumeClaim", func(l *loader, o *PVC) { l.g.pvcs = append(l.g.pvcs, o) }),
+	PVs:            listOf("PersistentVolume", func(l *loader, o *PV) { l.g.pvs = append(l.g.pvs, o) }),
+	StorageClasses: listOf("StorageClass", func(l *loader, o *StorageClass) { l.g.storageClasses = append(l.g.storageClasses, o) }),
+	ResourceQuotas: listOf("ResourceQuota", func(l *loader, o *ResourceQuota) { l.g.quotas = append(l.g.quotas, o) }),
+	LimitRanges:    listOf("LimitRange", func(l *loader, o *LimitRange) { l.g.limitRanges = append(l.g.limitRanges, o) }),
+	ServiceAccounts: listOf("ServiceAccount", func(l *loader, o *ServiceAccount) {
+		l.g.serviceAccounts = append(l.g.serviceAccounts, o)
+	}),
+	ConfigMaps: listOf("ConfigMap", func(l *loader, o *ConfigMap) { l.g.configMaps = append(l.g.configMaps, o) }),
+	Secrets:    listOf("Secret", func(l *loader, o *Secret) { l.g.secrets = append(l.g.secrets, o) }),
+	Namespaces: listOf("Namespace", func(l *loader, o *Namespace) { l.g.namespaces = append(l.g.namespaces, o) }),
+	PriorityClasses: listOf("PriorityClass", func(l *loader, o *PriorityClass) {
+		l.g.priorityClasses = append(l.g.priorityClasses, o)
+	}),
+	ValidatingWebhooks: listOf("ValidatingWebhookConfiguration", func(l *loader, o *ValidatingWebhookConfig) {
+		l.g.validating = append(l.g.validating, o)
+	}),
+	MutatingWebhooks: listOf("MutatingWebhookConfiguration", func(l *loader, o *MutatingWebhookConfig) {
+		l.g.mutating = append(l.g.mutating, o)
+	}),
+	Events: listOf("Event", func(l *loader, o *Object[rawEvent]) { l.addEvent(o) }),
 }
 
 // Compile-time checks that every decoded type carries ObjectMeta the loader can index.
@@ -195,24 +252,13 @@ var _ = []metav1.ObjectMetaAccessor{
 // decodeList decodes a List (or a bare JSON array) of T. The whole list is decoded in one
 // pass; only when that fails is it decoded item by item, so one bad item costs a warning
 // naming its JSON pointer and the other items still load.
-func decodeList[T any](l *loader, lb *loadedBundle, kind string, loc Location, data []byte, add func(*Object[T])) bool {
-	trimmed := bytes.TrimLeft(data, " \t\r\n")
-	bare := len(trimmed) > 0 && trimmed[0] == '['
+func decodeList[T any](l *loader, lb *loadedBundle, kind string, loc Location, data []byte, d decodedList, add func(*Object[T])) bool {
+	bare, err := d.bare, d.err
 	base := "/items"
 	if bare {
 		base = ""
 	}
-	var items []T
-	var err error
-	if bare {
-		err = fastUnmarshal(data, &items)
-	} else {
-		var list struct {
-			Items []T `json:"items"`
-		}
-		err = fastUnmarshal(data, &list)
-		items = list.Items
-	}
+	items, _ := d.items.([]T)
 	if err != nil {
 		items = decodeItems[T](l, lb, loc, data, bare)
 		if items == nil {
@@ -246,6 +292,24 @@ func decodeList[T any](l *loader, lb *loadedBundle, kind string, loc Location, d
 		add(o)
 	}
 	return true
+}
+
+// decodeWhole decodes a List (or a bare JSON array) of T in one pass.
+func decodeWhole[T any](data []byte) decodedList {
+	trimmed := bytes.TrimLeft(data, " \t\r\n")
+	d := decodedList{bare: len(trimmed) > 0 && trimmed[0] == '['}
+	var items []T
+	if d.bare {
+		d.err = fastUnmarshal(data, &items)
+	} else {
+		var list struct {
+			Items []T `json:"items"`
+		}
+		d.err = fastUnmarshal(data, &list)
+		items = list.Items
+	}
+	d.items = items
+	return d
 }
 
 // fastUnmarshal is the decode of the load path: encoding/json semantics on the

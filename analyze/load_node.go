@@ -3,12 +3,15 @@ package analyze
 import (
 	"bytes"
 	"fmt"
+	"runtime"
 	"strings"
 	"unsafe"
 
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
 	"podflow.dev/podflow/bundle"
+	"podflow.dev/podflow/logline"
 )
 
 // KubeletConfig is a node's effective kubelet configuration, as collected.
@@ -107,44 +110,76 @@ func (l *loader) reserveJournal() {
 }
 
 func (l *loader) loadNodeAndLogs(lb *loadedBundle) {
+	// Journals, most of a bundle's bytes, are parsed on every core a few files ahead;
+	// everything is added to the graph in file order, as if read one by one.
+	type nodeItem struct {
+		name string
+		info bundle.PathInfo
+		job  *journalJob
+	}
+	var items []nodeItem
+	var jobs []*journalJob
 	for _, name := range lb.b.Names() {
+		info := bundle.ParsePath(name)
+		if info.Area != "log" && info.Area != "node" && info.Area != "fragment" {
+			continue
+		}
+		it := nodeItem{name: name, info: info}
+		if info.Area == "node" && (info.NodeFile == bundle.NodeKubeletLog || info.NodeFile == bundle.NodeRuntimeLog) {
+			it.job = &journalJob{name: name, kubelet: info.NodeFile == bundle.NodeKubeletLog, done: make(chan struct{}),
+				src: &sourceFile{at: l.loc(lb, name), path: name, node: info.Node}}
+			jobs = append(jobs, it.job)
+		}
+		items = append(items, it)
+	}
+	l.parseJournals(lb, jobs)
+	for _, it := range items {
 		if l.ctx.Err() != nil {
 			return
 		}
-		info := bundle.ParsePath(name)
-		switch info.Area {
+		switch it.info.Area {
 		case "log":
-			data, _ := lb.b.Take(name) // listed by Names, so present; read once
+			data, _ := l.take(lb, it.name) // listed by Names, so present; read once
 			l.g.present[ContainerLogs] = true
-			c := &ContainerLog{Namespace: info.Namespace, Pod: info.Pod, Container: info.Container,
-				Previous: info.Previous, Loc: l.loc(lb, name), text: bytesString(data)}
+			c := &ContainerLog{Namespace: it.info.Namespace, Pod: it.info.Pod, Container: it.info.Container,
+				Previous: it.info.Previous, Loc: l.loc(lb, it.name), text: bytesString(data)}
 			l.g.logs[logKey(c.Namespace, c.Pod, c.Container, c.Previous)] = c
 			pk := c.Namespace + "/" + c.Pod
 			l.g.logsByPod[pk] = append(l.g.logsByPod[pk], c)
 		case "node":
-			l.loadNodeFile(lb, name, info)
+			if it.job != nil {
+				select {
+				case <-it.job.done:
+				case <-l.ctx.Done():
+					return
+				}
+				l.addJournal(lb, it.job)
+				continue
+			}
+			l.loadNodeFile(lb, it.name, it.info)
 		case "fragment":
-			data, _ := lb.b.Take(name) // listed by Names, so present; read once
+			data, _ := l.take(lb, it.name) // listed by Names, so present; read once
 			l.g.present[Fragments] = true
-			kind := map[string]TextKind{bundle.FragmentLog: TextLog, bundle.FragmentJournal: TextJournal, bundle.FragmentText: TextText}[info.Fragment]
+			kind := map[string]TextKind{bundle.FragmentLog: TextLog, bundle.FragmentJournal: TextJournal, bundle.FragmentText: TextText}[it.info.Fragment]
 			text := strings.TrimRight(strings.ReplaceAll(bytesString(data), "\r\n", "\n"), "\n")
-			l.g.fragments = append(l.g.fragments, &fragmentFile{kind: kind, loc: l.loc(lb, name),
+			l.g.fragments = append(l.g.fragments, &fragmentFile{kind: kind, loc: l.loc(lb, it.name),
 				lines: strings.Split(text, "\n")})
 		}
 	}
 }
 
+// take takes a file out of the bundle; the journal parsers take theirs at the same time.
+func (l *loader) take(lb *loadedBundle, name string) ([]byte, error) {
+	l.takeMu.Lock()
+	defer l.takeMu.Unlock()
+	return lb.b.Take(name)
+}
+
 func (l *loader) loadNodeFile(lb *loadedBundle, name string, info bundle.PathInfo) {
-	data, _ := lb.b.Take(name) // listed by Names, so present; read once
+	data, _ := l.take(lb, name) // listed by Names, so present; read once
 	src := &sourceFile{at: l.loc(lb, name), path: name, node: info.Node}
 	l.log.WithField("file", name).Trace("loading node evidence")
 	switch {
-	case info.NodeFile == bundle.NodeKubeletLog:
-		l.g.present[KubeletJournal] = true
-		l.loadJournal(lb, src, data, true)
-	case info.NodeFile == bundle.NodeRuntimeLog:
-		l.g.present[RuntimeJournal] = true
-		l.loadJournal(lb, src, data, false)
 	case info.NodeFile == bundle.NodeCRIPods:
 		l.g.present[CRI] = true
 		l.g.criNodes[info.Node] = true
@@ -180,25 +215,76 @@ func criIDFromPath(name string) string {
 	return strings.TrimSuffix(base, ".json")
 }
 
-// loadJournal parses a journal line by line. Entries keep their text in the bundle's
-// memory; unreadable lines are counted into one warning per file.
-func (l *loader) loadJournal(lb *loadedBundle, src *sourceFile, data []byte, kubelet bool) {
-	text := bytesString(data)
-	// A bundle read once hands over its only copy of the journal: entries then keep
-	// their text in l.text and the file's bytes go once parsed. Otherwise the bundle
-	// keeps the bytes anyway and entries point into them.
-	compact := lb.b.ReadsOnce()
-	ref := l.g.collectedAt
-	var entries []JournalEntry
-	if kubelet {
-		entries = l.g.journal
-	} else {
-		// Sized from the line count, like the kubelet journal: growing by appends would
-		// copy a node's whole runtime journal over and over.
-		entries = make([]JournalEntry, 0, strings.Count(text, "\n")+1)
+// journalJob is one journal file parsed off the loader's goroutine.
+type journalJob struct {
+	name    string
+	src     *sourceFile
+	kubelet bool
+	done    chan struct{}
+
+	entries  []JournalEntry
+	unparsed []unparsedLine
+	// bad counts unreadable lines; firstBad and firstProblem say where the first is.
+	// skipped counts the lines left out as history of healthy pods.
+	bad, firstBad, skipped int
+	firstProblem           string
+	// healthySandboxes are the sandbox IDs of healthy pods a runtime journal names.
+	healthySandboxes map[string]bool
+}
+
+// parseJournals starts parsing jobs in order on every core, a few files ahead of the
+// loader; each job's done closes when it is parsed (or could not be read).
+func (l *loader) parseJournals(lb *loadedBundle, jobs []*journalJob) {
+	if len(jobs) == 0 {
+		return
 	}
-	bad, firstBad, firstProblem := 0, 0, ""
+	// A bundle read once hands over its only copy of each journal: entries then keep
+	// their text in a parser's blocks and the file's bytes go once parsed. Otherwise
+	// the bundle keeps the bytes anyway and entries point into them.
+	compact := lb.b.ReadsOnce()
+	workers := min(runtime.GOMAXPROCS(0), len(jobs))
+	queue := make(chan *journalJob, workers)
+	go func() {
+		defer close(queue)
+		for _, j := range jobs {
+			if l.ctx.Err() != nil {
+				return
+			}
+			queue <- j
+		}
+	}()
+	for range workers {
+		// Each parser keeps its own text blocks across the files it parses, so at
+		// most one partly filled block per core is left over.
+		text := &journalText{}
+		go func() {
+			for j := range queue {
+				data, err := l.take(lb, j.name) // listed by Names, so present; read once
+				if err == nil {
+					l.parseJournal(j, data, compact, text)
+				}
+				close(j.done)
+			}
+		}()
+	}
+}
+
+// parseJournal parses a journal line by line into j. Unreadable lines are counted for
+// one warning per file.
+func (l *loader) parseJournal(j *journalJob, data []byte, compact bool, keep *journalText) {
+	text := bytesString(data)
+	ref := l.g.collectedAt
+	src := j.src
+	// Sized from the line count: growing by appends would copy a node's whole journal
+	// over and over.
+	entries := make([]JournalEntry, 0, strings.Count(text, "\n")+1)
 	lineNo := int32(0)
+	// skipped says the last entry was left out, and so are its continuation lines;
+	// held is that entry: when it is the journal's last, it is kept after all, since
+	// when the kubelet last logged is evidence of the node (NodeAgent).
+	skipped := false
+	var held JournalEntry
+	var heldLine string
 	for len(text) > 0 {
 		nl := strings.IndexByte(text, '\n')
 		var line string
@@ -211,17 +297,30 @@ func (l *loader) loadJournal(lb *loadedBundle, src *sourceFile, data []byte, kub
 		e, kind, problem := ParseJournalLine(line, ref)
 		switch kind {
 		case LineContinuation:
-			if n := len(entries); n > 0 && entries[n-1].file == src {
+			if skipped {
+				held.endLine = lineNo
+			} else if n := len(entries); n > 0 {
 				entries[n-1].endLine = lineNo
 			}
 			continue
 		case LineMarker:
 			continue
 		}
+		skipped = false
+		if kind == LineEntry && problem == nil && l.healthyPods != nil && l.routineOfHealthy(j, &e.Entry) {
+			// An informational line about pods that run, are ready and never
+			// restarted is history no rule reads: it is not kept (LoadOptions),
+			// unless it is the journal's last (held, below).
+			skipped = true
+			j.skipped++
+			held, heldLine = e, line
+			held.file, held.line = src, lineNo
+			continue
+		}
 		if problem != nil {
-			bad++
-			if firstBad == 0 {
-				firstBad, firstProblem = int(lineNo), problem.Error()
+			j.bad++
+			if j.firstBad == 0 {
+				j.firstBad, j.firstProblem = int(lineNo), problem.Error()
 			}
 		}
 		if kind == LineGarbage {
@@ -229,29 +328,152 @@ func (l *loader) loadJournal(lb *loadedBundle, src *sourceFile, data []byte, kub
 			// layer keeps it as text.
 			kept := line
 			if compact {
-				kept = l.text.copy(line)
+				kept = keep.copy(line)
 			}
-			l.g.unparsed = append(l.g.unparsed, unparsedLine{node: src.node, loc: src.at.Lines(int(lineNo), 0), text: kept})
+			j.unparsed = append(j.unparsed, unparsedLine{node: src.node, loc: src.at.Lines(int(lineNo), 0), text: kept})
 			continue
 		}
 		if compact {
-			l.text.keep(&e.Entry, line)
+			keep.keep(&e.Entry, line)
 		}
 		e.file, e.line = src, lineNo
 		entries = append(entries, e)
 	}
-	if bad > 0 {
-		msg := fmt.Sprintf("%d unreadable line(s), first at line %d: %s", bad, firstBad, firstProblem)
-		l.warn(lb, src.path, firstBad, "", "%s", msg)
-	}
-	if kubelet {
-		l.g.journal = entries
-	} else {
-		if prev := l.g.runtimeJournal[src.node]; len(prev) > 0 {
-			entries = append(prev, entries...)
+	if skipped {
+		if compact {
+			keep.keep(&held.Entry, heldLine)
 		}
-		l.g.runtimeJournal[src.node] = entries
+		entries = append(entries, held)
+		j.skipped--
 	}
+	j.entries = entries
+}
+
+// routineOfHealthy reports whether an informational entry is only about healthy pods:
+// for the kubelet, by the pods its fields name; for the container runtime, by the
+// container and sandbox IDs it names (a healthy pod's sandbox is learned from the
+// runtime's own RunPodSandbox line, which names the pod's UID).
+func (l *loader) routineOfHealthy(j *journalJob, e *logline.Entry) bool {
+	if j.kubelet {
+		return e.Severity == 'I' && l.aboutHealthyPodsOnly(e.FieldText)
+	}
+	m := e.Message
+	// containerd and CRI-O log through logrus: the journal line's message is the
+	// whole "time=... level=info msg=..." text.
+	if e.Severity != 'I' && (e.Severity != 0 || !strings.HasPrefix(m, "level=info ") && !strings.Contains(m, " level=info ")) {
+		return false
+	}
+	if strings.Contains(m, "RunPodSandbox for ") {
+		uid, ok := sandboxUID(m)
+		if !ok || !l.healthyPods[uid] {
+			return false
+		}
+		for _, id := range hexIDsIn(m) {
+			if j.healthySandboxes == nil {
+				j.healthySandboxes = map[string]bool{}
+			}
+			j.healthySandboxes[id] = true
+		}
+		return true
+	}
+	ids := append(hexIDsIn(m), hexIDsIn(e.FieldText)...)
+	for _, id := range ids {
+		if !l.healthyContainers[id] && !j.healthySandboxes[id] {
+			return false
+		}
+	}
+	return len(ids) > 0
+}
+
+// sandboxUID is the pod UID a runtime's "RunPodSandbox for &PodSandboxMetadata{...,
+// Uid:UID,...}" line names.
+func sandboxUID(m string) (string, bool) {
+	i := strings.Index(m, "Uid:")
+	if i < 0 {
+		return "", false
+	}
+	rest := m[i+len("Uid:"):]
+	end := strings.IndexAny(rest, ",}")
+	if end <= 0 {
+		return "", false
+	}
+	return rest[:end], true
+}
+
+// aboutHealthyPodsOnly reports whether a journal entry's fields name pods (pod=,
+// pods=[...], podUID=) and every one is a pod the loader was told to leave out.
+func (l *loader) aboutHealthyPodsOnly(fields string) bool {
+	if l.healthyPods == nil || fields == "" {
+		return false
+	}
+	named, all := false, true
+	scanFields(fields, func(k, raw string) bool {
+		switch k {
+		case "pod", "podUID":
+			named = true
+			all = l.healthyPods[fieldValue(raw)]
+		case "pods":
+			for _, v := range ListValue(raw) {
+				named = true
+				if all = l.healthyPods[v]; !all {
+					break
+				}
+			}
+		}
+		return all
+	})
+	return named && all
+}
+
+// noteHealthyPods records the pods whose journal history Load may leave out: those
+// that positively show health (positivelyHealthy), by namespace/name and by UID, and
+// the IDs of their containers.
+func (l *loader) noteHealthyPods() {
+	l.healthyPods, l.healthyContainers = map[string]bool{}, map[string]bool{}
+	for _, p := range l.g.pods {
+		if !positivelyHealthy(p) {
+			continue
+		}
+		l.healthyPods[p.meta.Namespace+"/"+p.meta.Name] = true
+		if p.meta.UID != "" {
+			l.healthyPods[string(p.meta.UID)] = true
+		}
+		st := &p.Obj.Status
+		for _, list := range [][]corev1.ContainerStatus{st.InitContainerStatuses, st.ContainerStatuses, st.EphemeralContainerStatuses} {
+			for _, c := range list {
+				if id := ContainerID(c.ContainerID); id != "" {
+					l.healthyContainers[id] = true
+				}
+			}
+		}
+	}
+}
+
+// addJournal adds a parsed journal to the graph.
+func (l *loader) addJournal(lb *loadedBundle, j *journalJob) {
+	if j.kubelet {
+		l.g.present[KubeletJournal] = true
+	} else {
+		l.g.present[RuntimeJournal] = true
+	}
+	l.log.WithField("file", j.name).Trace("loading node evidence")
+	if j.bad > 0 {
+		msg := fmt.Sprintf("%d unreadable line(s), first at line %d: %s", j.bad, j.firstBad, j.firstProblem)
+		l.warn(lb, j.src.path, j.firstBad, "", "%s", msg)
+	}
+	l.g.unparsed = append(l.g.unparsed, j.unparsed...)
+	l.g.journalSkipped += j.skipped
+	if j.kubelet {
+		l.g.journal = append(l.g.journal, j.entries...)
+	} else {
+		node := j.src.node
+		if prev := l.g.runtimeJournal[node]; len(prev) > 0 {
+			l.g.runtimeJournal[node] = append(prev, j.entries...)
+		} else {
+			l.g.runtimeJournal[node] = j.entries
+		}
+	}
+	j.entries, j.unparsed = nil, nil
 }
 
 // indexJournal links kubelet journal entries to pods by pod="ns/name", pods=[...] and

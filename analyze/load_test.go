@@ -221,3 +221,120 @@ func TestLoadOfAReadOnceBundleReleasesFilesAndFindsTheSame(t *testing.T) {
 		}
 	}
 }
+
+// TroubleOnly leaves out the kubelet's informational lines about healthy pods, and only
+// those: warnings, lines about other pods or no pod, and the journal's last line stay.
+func TestTroubleOnlyLeavesOutOnlyTheRoutineHistoryOfHealthyPods(t *testing.T) {
+	c1, c2, s1 := strings.Repeat("c1", 32), strings.Repeat("c2", 32), strings.Repeat("a1", 32)
+	running := obj{"status": obj{"phase": "Running", "conditions": []any{obj{"type": "Ready", "status": "True"}},
+		"containerStatuses": []any{obj{"name": "app", "ready": true, "restartCount": 0, "containerID": "containerd://" + c1, "state": obj{"running": obj{}}}}}}
+	crashing := obj{"status": obj{"phase": "Running", "conditions": []any{obj{"type": "Ready", "status": "False"}},
+		"containerStatuses": []any{obj{"name": "app", "restartCount": 4, "state": obj{"waiting": obj{"reason": "CrashLoopBackOff"}}}}}}
+	line := func(sev, msg, fields string) string {
+		return `2026-11-29T10:00:01+0000 n1 kubelet[9]: ` + sev + `1129 10:00:01.000000       9 kubelet.go:1] "` + msg + `" ` + fields
+	}
+	journal := strings.Join([]string{
+		line("I", "SyncLoop ADD healthy", `pod="shop/good"`),
+		line("I", "probe ok by uid", `podUID="uid-good"`),
+		line("I", "both pods", `pods=["shop/good" "shop/bad"]`),
+		line("E", "error about the healthy pod", `pod="shop/good"`),
+		line("I", "about the crashing pod", `pod="shop/bad"`),
+		line("I", "about no pod", `node="n1"`),
+		line("I", "about a pod not in the bundle", `pod="shop/gone"`),
+		line("I", "routine again", `pod="shop/good"`),
+		line("I", "last line, healthy pod", `pod="shop/good"`),
+	}, "\n") + "\n"
+	rt := func(level, msg string) string {
+		return `2026-11-29T10:00:01+0000 n1 containerd[7]: time="2026-11-29T10:00:01.000000000Z" level=` + level + ` msg="` + msg + `"`
+	}
+	runtimeJournal := strings.Join([]string{
+		rt("info", `RunPodSandbox for &PodSandboxMetadata{Name:good,Uid:uid-good,Namespace:shop,Attempt:0,} returns sandbox id \"`+s1+`\"`),
+		rt("info", `CreateContainer within sandbox \"`+s1+`\" for container &ContainerMetadata{Name:app,Attempt:0,}`),
+		rt("info", `StartContainer for \"`+c1+`\" returns successfully`),
+		rt("info", `StartContainer for \"`+c2+`\" returns successfully`),
+		rt("error", `StopContainer for \"`+c1+`\" failed`),
+		rt("info", `RunPodSandbox for &PodSandboxMetadata{Name:bad,Uid:uid-bad,Namespace:shop,Attempt:0,}`),
+		rt("info", `loading plugin`),
+		rt("info", `TaskExit event in podsandbox handler container_id:\"`+c1+`\"`),
+	}, "\n") + "\n"
+	files := map[string]any{
+		bundle.NamespacedResourcePath(bundle.KindPods, "shop"): list(podObj("shop", "good", "n1", running), podObj("shop", "bad", "n1", crashing)),
+		bundle.NodePath("n1", bundle.NodeKubeletLog):           journal,
+		bundle.NodePath("n1", bundle.NodeRuntimeLog):           runtimeJournal,
+	}
+	texts := func(opts analyze.LoadOptions) []string {
+		g, err := analyze.LoadWith(t.Context(), []*bundle.Bundle{memBundle(t, files)}, nil, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, l := range g.Lines() {
+			if l.Kind == analyze.TextJournal {
+				text := l.Text
+				if i := strings.Index(text, `msg="`); i >= 0 {
+					text = text[i+len(`msg="`):] // the runtime's lines keep their logrus text
+					text = strings.NewReplacer(c1, "C1", c2, "C2", s1, "S1", `\"`, "").Replace(strings.TrimSuffix(text, `"`))
+				}
+				out = append(out, text)
+			}
+		}
+		return out
+	}
+	all := texts(analyze.LoadOptions{})
+	if len(all) != 17 {
+		t.Fatalf("without the option: %d journal lines, want 17: %q", len(all), all)
+	}
+	got := texts(analyze.LoadOptions{TroubleOnly: true})
+	want := []string{"both pods", "error about the healthy pod", "about the crashing pod", "about no pod",
+		"about a pod not in the bundle", "last line, healthy pod",
+		"StartContainer for C2 returns successfully", "StopContainer for C1 failed",
+		"RunPodSandbox for &PodSandboxMetadata{Name:bad,Uid:uid-bad,Namespace:shop,Attempt:0,}", "loading plugin",
+		"TaskExit event in podsandbox handler container_id:C1"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("TroubleOnly kept\n%q\nwant\n%q", got, want)
+	}
+}
+
+// On the recorded bundles, leaving out healthy pods' history changes no report.
+func TestTroubleOnlyFindsTheSame(t *testing.T) {
+	cat, err := rules.Catalog(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs, _ := filepath.Glob(filepath.Join("..", "testdata", "bundles", "*"))
+	if len(dirs) < 10 {
+		t.Fatalf("only %d recorded bundles", len(dirs))
+	}
+	fewer := 0
+	for i, dir := range dirs {
+		if i%8 != 1 {
+			continue // an eighth of them keeps the test short; the goldens run all
+		}
+		report := func(opts analyze.LoadOptions) (string, int) {
+			b, err := bundle.Open(dir, bundle.DefaultLimits())
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := analyze.LoadWith(t.Context(), []*bundle.Bundle{b}, nil, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := json.Marshal(analyze.Run(g, cat, analyze.Options{Unexplained: true, Timelines: true}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return string(data), len(g.Lines())
+		}
+		want, nAll := report(analyze.LoadOptions{})
+		got, nKept := report(analyze.LoadOptions{TroubleOnly: true})
+		if got != want {
+			t.Errorf("%s: the report differs with TroubleOnly:\n%s\nwant\n%s", filepath.Base(dir), got, want)
+		}
+		if nKept < nAll {
+			fewer++
+		}
+	}
+	if fewer == 0 {
+		t.Error("no recorded bundle had a line left out: the test compares nothing")
+	}
+}

@@ -218,7 +218,7 @@ func evidenceGC() {
 // loadGraph opens every input, importing those that are not podflow bundles, and loads
 // them into one evidence graph. An imported bundle carries the origin of its files, so
 // the graph's citations name the original files and lines.
-func loadGraph(ctx context.Context, g *globalOptions, open *openFlags, format string, paths []string) (*analyze.Graph, error) {
+func loadGraph(ctx context.Context, g *globalOptions, open *openFlags, format string, paths []string, opts analyze.LoadOptions) (*analyze.Graph, error) {
 	evidenceGC()
 	prog := g.progressFor(paths)
 	bundles, err := openInputs(ctx, g, open, format, paths, prog)
@@ -230,7 +230,7 @@ func loadGraph(ctx context.Context, g *globalOptions, open *openFlags, format st
 		b.ReadOnce()
 	}
 	t := prog.spinner("decode")
-	graph, err := analyze.LoadContext(ctx, bundles, g.log())
+	graph, err := analyze.LoadWith(ctx, bundles, g.log(), opts)
 	t.done()
 	prog.wait()
 	if err != nil {
@@ -277,7 +277,9 @@ func openInputs(ctx context.Context, g *globalOptions, open *openFlags, format s
 }
 
 func runAnalyze(ctx context.Context, o *analyzeOptions) error {
-	graph, err := loadGraph(ctx, o.globalOptions, &o.open, o.format, o.paths)
+	// A report is about pods in trouble: healthy pods' routine journal lines need not
+	// be held (analyze.LoadOptions).
+	graph, err := loadGraph(ctx, o.globalOptions, &o.open, o.format, o.paths, analyze.LoadOptions{TroubleOnly: true})
 	if err != nil {
 		return err
 	}

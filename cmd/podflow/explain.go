@@ -51,7 +51,7 @@ func newExplainCmd(g *globalOptions) *cobra.Command {
 }
 
 func runExplain(ctx context.Context, o *explainOptions) error {
-	graph, err := loadGraph(ctx, o.globalOptions, &o.open, o.format, o.paths)
+	graph, err := loadGraph(ctx, o.globalOptions, &o.open, o.format, o.paths, analyze.LoadOptions{})
 	if err != nil {
 		return err
 	}
