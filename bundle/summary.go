@@ -1,10 +1,16 @@
 package bundle
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"sort"
+	"strings"
 	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Summary is a human-sized description of a bundle, for `podflow inspect`.
@@ -112,12 +118,75 @@ func NodeNames(data []byte) []string {
 	return out
 }
 
+// countItems counts the items of a JSON list as json.Unmarshal into a struct with an
+// Items []json.RawMessage field would, accepting and refusing the same documents, but
+// in one streaming pass that copies nothing: inspect and verify count every list of a
+// bundle, and the copy of each item was most of their time.
 func countItems(data []byte) (int, error) {
-	var list struct {
-		Items []json.RawMessage `json:"items"`
-	}
-	if err := json.Unmarshal(data, &list); err != nil {
+	dec := jsontext.NewDecoder(bytes.NewReader(data), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	tok, err := dec.ReadToken()
+	if err != nil {
 		return 0, err
 	}
-	return len(list.Items), nil
+	n := 0
+	switch tok.Kind() {
+	case 'n':
+		// null decodes into nothing, without an error.
+	case '{':
+		for dec.PeekKind() != '}' {
+			name, err := dec.ReadToken()
+			if err != nil {
+				return 0, err
+			}
+			if !strings.EqualFold(name.String(), "items") {
+				if err := dec.SkipValue(); err != nil {
+					return 0, err
+				}
+				continue
+			}
+			// Every key that folds to "items" sets the field; the last one wins.
+			if n, err = countArray(dec); err != nil {
+				return 0, err
+			}
+		}
+		if _, err := dec.ReadToken(); err != nil {
+			return 0, err
+		}
+	default:
+		return 0, fmt.Errorf("a JSON %s is not a list", tok.Kind())
+	}
+	if _, err := dec.ReadToken(); err != io.EOF {
+		if err == nil {
+			err = errors.New("data after the top-level value")
+		}
+		return 0, err
+	}
+	return n, nil
+}
+
+// countArray counts the values of the array (or null) dec is at.
+func countArray(dec *jsontext.Decoder) (int, error) {
+	switch dec.PeekKind() {
+	case 'n':
+		_, err := dec.ReadToken()
+		return 0, err
+	case '[':
+	default:
+		if err := dec.SkipValue(); err != nil {
+			return 0, err
+		}
+		return 0, errors.New("items is not a JSON array")
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return 0, err
+	}
+	n := 0
+	for dec.PeekKind() != ']' {
+		if err := dec.SkipValue(); err != nil {
+			return 0, err
+		}
+		n++
+	}
+	_, err := dec.ReadToken()
+	return n, err
 }
