@@ -1,7 +1,6 @@
 package analyze
 
 import (
-	"bytes"
 	"fmt"
 	"runtime"
 	"strings"
@@ -101,8 +100,8 @@ func (l *loader) reserveJournal() {
 	for _, lb := range l.bundles {
 		for _, name := range lb.b.Names() {
 			if info := bundle.ParsePath(name); info.Area == "node" && info.NodeFile == bundle.NodeKubeletLog {
-				data, _ := lb.b.ReadFile(name) // listed by Names, so present
-				lines += bytes.Count(data, []byte{'\n'}) + 1
+				n, _ := lb.b.CountNewlines(name) // listed by Names, so present
+				lines += n + 1
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -117,19 +118,21 @@ func TestTotalLimitCountsKeptEntriesFromTheHeader(t *testing.T) {
 		{hdr: tar.Header{Name: "b/two"}, body: mb},
 		{hdr: tar.Header{Name: "b/three"}, body: mb},
 	})
-	limits := Limits{MaxFileSize: 1 << 20, MaxTotalSize: 5 << 19, SkipLinks: true} // 2.5 MiB
-	_, err := Open(p, limits)
-	var le *LimitError
-	if !errors.As(err, &le) || !le.Total || le.Entry != "b/three" || le.Size != 1<<20 || !strings.Contains(err.Error(), "--max-total-size") {
-		t.Fatalf("Open = %v, want the total limit refusing b/three", err)
-	}
-	limits.MaxTotalSize = 3 << 20 // exactly what is kept: the directory and the skipped link count nothing
-	b, err := Open(p, limits)
-	if err != nil {
-		t.Fatalf("Open at the exact total: %v", err)
-	}
-	if b.Size() != 3<<20 || len(b.Skipped) != 1 {
-		t.Fatalf("size %d, skipped %v", b.Size(), b.Skipped)
+	for name, open := range openers {
+		limits := Limits{MaxFileSize: 1 << 20, MaxTotalSize: 5 << 19, SkipLinks: true} // 2.5 MiB
+		_, err := open(p, limits)
+		var le *LimitError
+		if !errors.As(err, &le) || !le.Total || le.Entry != "b/three" || le.Size != 1<<20 || !strings.Contains(err.Error(), "--max-total-size") {
+			t.Fatalf("%s = %v, want the total limit refusing b/three", name, err)
+		}
+		limits.MaxTotalSize = 3 << 20 // exactly what is kept: the directory and the skipped link count nothing
+		b, err := open(p, limits)
+		if err != nil {
+			t.Fatalf("%s at the exact total: %v", name, err)
+		}
+		if b.Size() != 3<<20 || len(b.Skipped) != 1 {
+			t.Fatalf("%s: size %d, skipped %v", name, b.Size(), b.Skipped)
+		}
 	}
 }
 
@@ -148,13 +151,15 @@ func TestDirectoryFileOverTheLimitIsRefusedFromItsSize(t *testing.T) {
 		t.Skipf("sparse files: %v", err)
 	}
 	f.Close()
-	var le *LimitError
-	peak, _ := peakHeap(func() { _, err = Open(dir, DefaultLimits()) })
-	if !errors.As(err, &le) || le.Size != 3<<30 || le.Entry != "cluster-resources/pods/big.json" {
-		t.Fatalf("Open = %v", err)
-	}
-	if peak > 100<<20 {
-		t.Errorf("live heap peaked at %d MB", peak>>20)
+	for name, open := range openers {
+		var le *LimitError
+		peak, _ := peakHeap(func() { _, err = open(dir, DefaultLimits()) })
+		if !errors.As(err, &le) || le.Size != 3<<30 || le.Entry != "cluster-resources/pods/big.json" {
+			t.Fatalf("%s = %v", name, err)
+		}
+		if peak > 100<<20 {
+			t.Errorf("%s: live heap peaked at %d MB", name, peak>>20)
+		}
 	}
 }
 
@@ -245,14 +250,15 @@ func TestScanEachHandsOnFilesUnderOpensNames(t *testing.T) {
 	}
 }
 
-// Every reader (Open for analyze, Scan for verify, inspect and redact) refuses a member
+// Every reader (OpenReadOnce for analyze, Open, Scan for verify, inspect and redact) refuses a member
 // from its header, for the per-file and for the total limit, before reading its body.
 func TestBombRefusedByEveryReaderFromItsHeader(t *testing.T) {
 	const declared = 3 << 30
 	p := bombArchive(t, declared, 8<<20)
 	readers := map[string]func(Limits) error{
-		"open": func(l Limits) error { _, err := Open(p, l); return err },
-		"scan": func(l Limits) error { _, err := Scan(p, l, ScanOptions{CountItems: true}); return err },
+		"open":      func(l Limits) error { _, err := Open(p, l); return err },
+		"read-once": func(l Limits) error { _, err := OpenReadOnce(context.Background(), p, l); return err },
+		"scan":      func(l Limits) error { _, err := Scan(p, l, ScanOptions{CountItems: true}); return err },
 		"scan-each": func(l Limits) error {
 			_, err := Scan(p, l, ScanOptions{Each: func(string, []byte) error { return nil }})
 			return err

@@ -205,10 +205,13 @@ func TestOpenRejectsHostileArchives(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Open(makeTarGz(t, c.entries), DefaultLimits())
-			var ue *UnsafeEntryError
-			if !errors.As(err, &ue) || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("Open = %v, want UnsafeEntryError containing %q", err, c.want)
+			p := makeTarGz(t, c.entries)
+			for name, open := range openers {
+				_, err := open(p, DefaultLimits())
+				var ue *UnsafeEntryError
+				if !errors.As(err, &ue) || !strings.Contains(err.Error(), c.want) {
+					t.Fatalf("%s = %v, want UnsafeEntryError containing %q", name, err, c.want)
+				}
 			}
 		})
 	}
@@ -216,14 +219,16 @@ func TestOpenRejectsHostileArchives(t *testing.T) {
 
 func TestOpenEnforcesLimits(t *testing.T) {
 	p := makeTarGz(t, []entry{{hdr: tar.Header{Name: "b/a"}, body: "12345"}, {hdr: tar.Header{Name: "b/big"}, body: strings.Repeat("x", 100)}})
-	var le *LimitError
-	_, err := Open(p, Limits{MaxFileSize: 50, MaxTotalSize: 1000})
-	if !errors.As(err, &le) || le.Entry != "b/big" || le.Total {
-		t.Fatalf("per-file cap: %v", err)
-	}
-	_, err = Open(p, Limits{MaxFileSize: 1000, MaxTotalSize: 50})
-	if !errors.As(err, &le) || le.Entry != "b/big" || !le.Total || !strings.Contains(err.Error(), "--max-total-size") {
-		t.Fatalf("total cap: %v", err)
+	for name, open := range openers {
+		var le *LimitError
+		_, err := open(p, Limits{MaxFileSize: 50, MaxTotalSize: 1000})
+		if !errors.As(err, &le) || le.Entry != "b/big" || le.Total {
+			t.Fatalf("%s, per-file cap: %v", name, err)
+		}
+		_, err = open(p, Limits{MaxFileSize: 1000, MaxTotalSize: 50})
+		if !errors.As(err, &le) || le.Entry != "b/big" || !le.Total || !strings.Contains(err.Error(), "--max-total-size") {
+			t.Fatalf("%s, total cap: %v", name, err)
+		}
 	}
 }
 

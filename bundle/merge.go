@@ -92,7 +92,11 @@ func MergeContext(ctx context.Context, target string, inputs []*Bundle, opts Mer
 		}
 		// Written without a filter: the inputs were redacted when collected, and the
 		// bytes must stay identical to what their manifests vouched for.
-		if err := w.write(n, owner[n].files[n]); err != nil {
+		data, err := owner[n].ReadFile(n)
+		if err == nil {
+			err = w.write(n, data)
+		}
+		if err != nil {
 			w.Abort()
 			return nil, fmt.Errorf("merge into %q: %w", target, err)
 		}
@@ -117,7 +121,15 @@ func mergeFiles(inputs []*Bundle) (map[string]*Bundle, error) {
 				owner[n] = in
 				continue
 			}
-			if !bytes.Equal(first.files[n], in.files[n]) {
+			kept, err := first.ReadFile(n)
+			if err != nil {
+				return nil, fmt.Errorf("merge: %s: %w", first.Source, err)
+			}
+			other, err := in.ReadFile(n)
+			if err != nil {
+				return nil, fmt.Errorf("merge: %s: %w", in.Source, err)
+			}
+			if !bytes.Equal(kept, other) {
 				conflicts = append(conflicts, &MergeConflictError{Path: n, First: first.Source, Second: in.Source})
 			}
 		}

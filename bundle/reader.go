@@ -50,13 +50,19 @@ type Bundle struct {
 	// Skipped lists the links left out under Limits.SkipLinks, with what they point at.
 	Skipped []SkippedEntry
 	files   map[string][]byte
-	names   []string
-	size    int64
+	// packed holds the files OpenReadOnce keeps compressed; a file is in files or in
+	// packed, never both.
+	packed map[string]packedFile
+	names  []string
+	size   int64
 	// digests is set for a bundle opened by Scan: every file's size, checksum and list
 	// item count, read once; files then holds only the manifest.
 	digests    map[string]Digest
 	buf        []byte
 	countItems bool
+	// pack is set by OpenReadOnce: files are kept by keepPacked, through scratch.
+	pack    bool
+	scratch []byte
 	// visit, when set, sees every scanned file as it streams by (ScanOptions.Each).
 	visit func(name string, data []byte) error
 	// visitRoot is the top directory visit names are stripped of, decided on the
@@ -110,7 +116,7 @@ func Open(p string, limits Limits) (*Bundle, error) {
 
 // OpenContext is Open that stops, with ctx's error, once ctx is done.
 func OpenContext(ctx context.Context, p string, limits Limits) (*Bundle, error) {
-	return openWith(ctx, p, limits, nil)
+	return openWith(ctx, p, limits, openMode{})
 }
 
 // ScanOptions say what Scan does with each file besides checksumming it.
@@ -133,10 +139,17 @@ func Scan(p string, limits Limits, opts ScanOptions) (*Bundle, error) {
 
 // ScanContext is Scan that stops, with ctx's error, once ctx is done.
 func ScanContext(ctx context.Context, p string, limits Limits, opts ScanOptions) (*Bundle, error) {
-	return openWith(ctx, p, limits, &opts)
+	return openWith(ctx, p, limits, openMode{scan: &opts})
 }
 
-func openWith(ctx context.Context, p string, limits Limits, scan *ScanOptions) (*Bundle, error) {
+// openMode says how openWith keeps what it reads: everything raw (Open), digests
+// (Scan), or compressed for one read (OpenReadOnce).
+type openMode struct {
+	scan *ScanOptions
+	pack bool
+}
+
+func openWith(ctx context.Context, p string, limits Limits, mode openMode) (*Bundle, error) {
 	if limits.MaxFileSize <= 0 || limits.MaxTotalSize <= 0 {
 		skipLinks, skipUnreadable := limits.SkipLinks, limits.SkipUnreadable
 		limits = DefaultLimits()
@@ -146,8 +159,8 @@ func openWith(ctx context.Context, p string, limits Limits, scan *ScanOptions) (
 	if err != nil {
 		return nil, fmt.Errorf("open bundle %q: %w", p, err)
 	}
-	b := &Bundle{Source: p, files: map[string][]byte{}}
-	if scan != nil {
+	b := &Bundle{Source: p, files: map[string][]byte{}, pack: mode.pack, readOnce: mode.pack}
+	if scan := mode.scan; scan != nil {
 		b.digests = map[string]Digest{}
 		b.visit, b.countItems = scan.Each, scan.CountItems
 	}
@@ -162,6 +175,7 @@ func openWith(ctx context.Context, p string, limits Limits, scan *ScanOptions) (
 	} else {
 		err = b.readArchive(ctx, p, limits)
 	}
+	b.buf, b.scratch = nil, nil // as large as the largest file, and of no use once read
 	if err != nil {
 		return nil, fmt.Errorf("open bundle %q: %w", p, err)
 	}
@@ -181,19 +195,27 @@ func (b *Bundle) finish() error {
 	for n := range b.files {
 		b.names = append(b.names, n)
 	}
+	for n := range b.packed {
+		b.names = append(b.names, n)
+	}
 	for n := range b.digests {
 		if _, ok := b.files[n]; !ok {
 			b.names = append(b.names, n)
 		}
 	}
 	sort.Strings(b.names)
-	if data, ok := b.files[ManifestPath]; ok {
-		m, err := ParseManifest(data)
-		if err != nil {
-			return err
-		}
-		b.Manifest = m
+	if !b.Has(ManifestPath) {
+		return nil
 	}
+	data, err := b.ReadFile(ManifestPath)
+	if err != nil {
+		return err
+	}
+	m, err := ParseManifest(data)
+	if err != nil {
+		return err
+	}
+	b.Manifest = m
 	return nil
 }
 
@@ -201,41 +223,42 @@ func (b *Bundle) finish() error {
 // podflow-x-2026.../cluster-resources/... reads as cluster-resources/....
 func (b *Bundle) stripRoot() {
 	root := ""
-	all := b.files
-	if b.digests != nil {
-		all = make(map[string][]byte, len(b.digests)+len(b.files))
-		for n := range b.digests {
-			all[n] = nil
-		}
-		for n := range b.files {
-			all[n] = nil
-		}
-	}
-	for n := range all {
-		first, _, ok := strings.Cut(n, "/")
-		if !ok || (root != "" && first != root) {
-			return
-		}
-		root = first
+	if !sharedRoot(b.files, &root) || !sharedRoot(b.packed, &root) || !sharedRoot(b.digests, &root) {
+		return
 	}
 	if root == "" || root == ClusterResources || root == NodesDir {
 		return
 	}
-	stripped := make(map[string][]byte, len(b.files))
-	for n, d := range b.files {
-		stripped[strings.TrimPrefix(n, root+"/")] = d
-	}
-	if b.digests != nil {
-		digests := make(map[string]Digest, len(b.digests))
-		for n, d := range b.digests {
-			digests[strings.TrimPrefix(n, root+"/")] = d
-		}
-		b.digests = digests
-	}
+	b.files, b.packed, b.digests = stripped(b.files, root), stripped(b.packed, root), stripped(b.digests, root)
 	for i := range b.Skipped {
 		b.Skipped[i].Name = strings.TrimPrefix(b.Skipped[i].Name, root+"/")
 	}
-	b.files, b.Root = stripped, root
+	b.Root = root
+}
+
+// sharedRoot reports whether every name in m lies under the top directory *root,
+// setting it from the first name seen.
+func sharedRoot[V any](m map[string]V, root *string) bool {
+	for name := range m {
+		first, _, ok := strings.Cut(name, "/")
+		if !ok || (*root != "" && first != *root) {
+			return false
+		}
+		*root = first
+	}
+	return true
+}
+
+// stripped is m with root/ cut from every name; nil stays nil.
+func stripped[V any](m map[string]V, root string) map[string]V {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]V, len(m))
+	for name, v := range m {
+		out[strings.TrimPrefix(name, root+"/")] = v
+	}
+	return out
 }
 
 // add reads one entry of declared size (from the tar header or the file's stat; -1 when
@@ -243,8 +266,7 @@ func (b *Bundle) stripRoot() {
 // so an archive that announces a huge member is refused at its header; the total counts
 // only the entries kept.
 func (b *Bundle) add(ctx context.Context, name string, size int64, r io.Reader, limits Limits) error {
-	_, dup := b.files[name]
-	if _, ok := b.digests[name]; ok || dup {
+	if b.Has(name) {
 		return &UnsafeEntryError{Entry: name, Reason: "duplicate entry"}
 	}
 	if err := limits.check(name, size, b.size); err != nil {
@@ -253,8 +275,8 @@ func (b *Bundle) add(ctx context.Context, name string, size int64, r io.Reader, 
 	r = ctxReader{ctx: ctx, r: r}
 	var data []byte
 	var err error
-	if b.digests != nil && path.Base(name) != ManifestPath {
-		// Scanning: one buffer, reused for every file, as large as the largest.
+	if b.pack || (b.digests != nil && path.Base(name) != ManifestPath) {
+		// Scanning or packing: one buffer, reused for every file, as large as the largest.
 		data, err = readEntryInto(&b.buf, r, size, limits.MaxFileSize)
 	} else {
 		data, err = readEntry(r, size, limits.MaxFileSize)
@@ -266,6 +288,10 @@ func (b *Bundle) add(ctx context.Context, name string, size int64, r io.Reader, 
 		return err // a directory file that grew after its stat
 	}
 	b.size += int64(len(data))
+	if b.pack {
+		b.keepPacked(name, data)
+		return nil
+	}
 	if b.digests == nil {
 		b.files[name] = data
 		return nil
@@ -341,7 +367,7 @@ func digest(name string, data []byte, count bool) Digest {
 // readEntryInto is readEntry into a reused buffer.
 func readEntryInto(buf *[]byte, r io.Reader, size, max int64) ([]byte, error) {
 	if size < 0 {
-		return readEntry(r, size, max)
+		return readAllInto(buf, io.LimitReader(r, max+1))
 	}
 	if int64(cap(*buf)) < size {
 		*buf = make([]byte, size)
@@ -354,6 +380,25 @@ func readEntryInto(buf *[]byte, r io.Reader, size, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("shorter than its declared %d bytes: %w", size, err)
 	}
 	return data, nil
+}
+
+// readAllInto reads r to its end into a reused buffer, growing it as needed.
+func readAllInto(buf *[]byte, r io.Reader) ([]byte, error) {
+	data := (*buf)[:0]
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := r.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		*buf = data
+		if errors.Is(err, io.EOF) {
+			return data, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }
 
 // check refuses an entry of size bytes when the bundle already holds kept bytes.
@@ -449,7 +494,7 @@ func (b *Bundle) readArchive(ctx context.Context, p string, limits Limits) error
 			return err
 		}
 	}
-	if len(b.files) == 0 && len(b.digests) == 0 {
+	if len(b.files) == 0 && len(b.packed) == 0 && len(b.digests) == 0 {
 		return fmt.Errorf("archive holds no files")
 	}
 	return nil
@@ -578,21 +623,25 @@ func (c ctxReader) Read(p []byte) (int, error) {
 	return c.r.Read(p)
 }
 
-// ReadFile returns a file's bytes; a missing file is fs.ErrNotExist.
+// ReadFile returns a file's bytes; a missing file is fs.ErrNotExist. A file that
+// OpenReadOnce kept compressed is decoded into new bytes at every call.
 func (b *Bundle) ReadFile(name string) ([]byte, error) {
-	data, ok := b.files[name]
-	if !ok {
-		if b.taken[name] {
-			return nil, &fs.PathError{Op: "read", Path: name, Err: ErrTaken}
-		}
-		return nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrNotExist}
+	if data, ok := b.files[name]; ok {
+		return data, nil
 	}
-	return data, nil
+	if p, ok := b.packed[name]; ok {
+		return unpack(name, p.block, nil)
+	}
+	if b.taken[name] {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: ErrTaken}
+	}
+	return nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrNotExist}
 }
 
 // ReadOnce marks the bundle as read by one consumer that needs each file's bytes only
 // until it has decoded them (one analysis): Take then lets go of them, so the bundle
-// stops holding what is already decoded. ReadFile of a taken file fails.
+// stops holding what is already decoded. ReadFile of a taken file fails. A bundle
+// known to be read once before it is read is better opened with OpenReadOnce.
 func (b *Bundle) ReadOnce() { b.readOnce = true }
 
 // ReadsOnce reports whether the bundle was marked ReadOnce: Take then hands over the
@@ -610,6 +659,7 @@ func (b *Bundle) Take(name string) ([]byte, error) {
 		b.taken = map[string]bool{}
 	}
 	delete(b.files, name)
+	delete(b.packed, name)
 	b.taken[name] = true
 	return data, nil
 }
@@ -620,6 +670,9 @@ var ErrTaken = errors.New("already read once and released")
 // Has reports whether the bundle holds name.
 func (b *Bundle) Has(name string) bool {
 	_, ok := b.files[name]
+	if !ok {
+		_, ok = b.packed[name]
+	}
 	if !ok {
 		_, ok = b.digests[name]
 	}
@@ -633,4 +686,9 @@ func (b *Bundle) Names() []string { return b.names }
 func (b *Bundle) Size() int64 { return b.size }
 
 // Files returns the bundle's contents; callers must not modify the map or its slices.
-func (b *Bundle) Files() map[string][]byte { return b.files }
+// A bundle from OpenReadOnce first decodes every file it kept compressed, and from then
+// on holds them raw.
+func (b *Bundle) Files() map[string][]byte {
+	b.unpackAll()
+	return b.files
+}

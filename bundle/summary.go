@@ -60,7 +60,8 @@ func Summarize(b *Bundle) Summary {
 			}
 			s.Kinds[info.Kind] += n
 			if info.Kind == KindNodes {
-				for _, node := range NodeNames(b.files[name]) {
+				data, _ := b.ReadFile(name) // listed by Names; Scan keeps the nodes list too
+				for _, node := range NodeNames(data) {
 					nodes[node] = true
 				}
 			}
@@ -94,7 +95,11 @@ func (b *Bundle) listItems(name string) (int, error) {
 		}
 		return d.Items, nil
 	}
-	return countItems(b.files[name])
+	data, err := b.ReadFile(name)
+	if err != nil {
+		return 0, err
+	}
+	return countItems(data)
 }
 
 // NodeNames are the names of the nodes in a nodes list (cluster-resources/nodes.json).

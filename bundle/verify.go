@@ -38,6 +38,7 @@ func VerifyContext(ctx context.Context, b *Bundle) ([]Problem, error) {
 		return []Problem{{Kind: "manifest", Detail: ManifestPath + " is missing: this is not a podflow bundle, or it was truncated"}}, nil
 	}
 	var problems []Problem
+	var scratch []byte // decodes the files OpenReadOnce keeps compressed, one at a time
 	listed := map[string]bool{ManifestPath: true}
 	for _, f := range b.Manifest.Files {
 		if err := ctx.Err(); err != nil {
@@ -48,7 +49,10 @@ func VerifyContext(ctx context.Context, b *Bundle) ([]Problem, error) {
 			continue
 		}
 		listed[f.Path] = true
-		d, ok := b.digest(f.Path)
+		d, ok, err := b.digest(f.Path, &scratch)
+		if err != nil {
+			return nil, err
+		}
 		if !ok {
 			problems = append(problems, Problem{Path: f.Path, Kind: "missing", Detail: "listed in the manifest but not in the bundle"})
 			continue
@@ -69,14 +73,22 @@ func VerifyContext(ctx context.Context, b *Bundle) ([]Problem, error) {
 	return problems, nil
 }
 
-// digest is a file's size and checksum: recorded by Scan, or computed from its bytes.
-func (b *Bundle) digest(name string) (Digest, bool) {
+// digest is a file's size and checksum: recorded by Scan, or computed from its bytes,
+// decoded into scratch when the bundle keeps them compressed.
+func (b *Bundle) digest(name string, scratch *[]byte) (Digest, bool, error) {
 	if d, ok := b.digests[name]; ok {
-		return d, true
+		return d, true, nil
 	}
 	data, ok := b.files[name]
-	if !ok {
-		return Digest{}, false
+	if p, packed := b.packed[name]; packed {
+		var err error
+		if data, err = unpack(name, p.block, *scratch); err != nil {
+			return Digest{}, false, err
+		}
+		*scratch, ok = data, true
 	}
-	return Digest{Size: int64(len(data)), SHA256: sha256.Sum256(data)}, true
+	if !ok {
+		return Digest{}, false, nil
+	}
+	return Digest{Size: int64(len(data)), SHA256: sha256.Sum256(data)}, true, nil
 }

@@ -86,6 +86,10 @@ type Options struct {
 	Log logrus.FieldLogger
 	// Stdin is read when the input is "-"; it holds loose evidence.
 	Stdin io.Reader
+	// ReadOnce is for one consumer that decodes each file once (one analysis): the
+	// bundle returned is marked ReadOnce, and one read from an archive or directory is
+	// opened with bundle.OpenReadOnce, which keeps its files compressed until taken.
+	ReadOnce bool
 }
 
 // Open reads input (a directory, a .tar, .tar.gz or .tar.xz archive, or "-" for standard
@@ -100,6 +104,14 @@ func Open(input string, opts Options) (*bundle.Bundle, *Report, error) {
 // OpenContext is Open that stops, with ctx's error, once ctx is done: while the input
 // is read, and between the steps of an import.
 func OpenContext(ctx context.Context, input string, opts Options) (*bundle.Bundle, *Report, error) {
+	b, rep, err := openContext(ctx, input, opts)
+	if err == nil && opts.ReadOnce {
+		b.ReadOnce()
+	}
+	return b, rep, err
+}
+
+func openContext(ctx context.Context, input string, opts Options) (*bundle.Bundle, *Report, error) {
 	log := opts.Log
 	if log == nil {
 		discard := logrus.New()

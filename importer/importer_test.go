@@ -2,6 +2,7 @@ package importer
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -236,6 +237,43 @@ func TestDetect(t *testing.T) {
 	}
 	if _, err := ParseFormat("supportconfig"); err == nil {
 		t.Error("ParseFormat accepted an unsupported format")
+	}
+}
+
+// An input opened for one read is marked ReadOnce, whatever its format, and reads and
+// analyzes as it does otherwise.
+func TestReadOnceOpensTheSameEvidence(t *testing.T) {
+	inputs := map[string]string{"podflow": scenarioDir("oom-killed")}
+	for name, files := range map[string]map[string][]byte{
+		"troubleshoot": troubleshootExport(t, "oom-killed"),
+		"sosreport":    sosreportExport(t, "oom-killed"),
+	} {
+		inputs[name] = t.TempDir()
+		writeTree(t, inputs[name], files)
+	}
+	for name, input := range inputs {
+		plain, _, err := Open(input, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		once, _, err := Open(input, Options{ReadOnce: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !once.ReadsOnce() || plain.ReadsOnce() || strings.Join(once.Names(), ",") != strings.Join(plain.Names(), ",") {
+			t.Fatalf("%s: read once %v, names %v; opened %v", name, once.ReadsOnce(), once.Names(), plain.Names())
+		}
+		for _, n := range plain.Names() {
+			want, _ := plain.ReadFile(n)
+			if got, err := once.ReadFile(n); err != nil || !bytes.Equal(got, want) {
+				t.Errorf("%s: %s reads differently once: %v", name, n, err)
+			}
+		}
+		want, _ := json.Marshal(analyzeBundles(t, plain))
+		got, _ := json.Marshal(analyzeBundles(t, once))
+		if string(got) != string(want) {
+			t.Errorf("%s: the analysis differs when read once:\n%s\nwant\n%s", name, got, want)
+		}
 	}
 }
 

@@ -954,6 +954,9 @@ func openInput(ctx context.Context, input string, opts Options) (*bundle.Bundle,
 	// Other tools' outputs hold links (a sosreport links its top-level files into
 	// sos_commands/): they are left out and listed in the import report.
 	limits.SkipLinks, limits.SkipUnreadable = true, true
+	if opts.ReadOnce {
+		return bundle.OpenReadOnce(ctx, input, limits)
+	}
 	return bundle.OpenContext(ctx, input, limits)
 }
 

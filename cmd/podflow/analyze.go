@@ -221,13 +221,11 @@ func evidenceGC() {
 func loadGraph(ctx context.Context, g *globalOptions, open *openFlags, format string, paths []string, opts analyze.LoadOptions) (*analyze.Graph, error) {
 	evidenceGC()
 	prog := g.progressFor(paths)
-	bundles, err := openInputs(ctx, g, open, format, paths, prog)
+	// Nothing reads the files again once they are decoded: they stay compressed until
+	// the load takes each, and it lets go of them.
+	bundles, err := openInputs(ctx, g, open, format, paths, prog, true)
 	if err != nil {
 		return nil, err
-	}
-	for _, b := range bundles {
-		// Nothing reads the files again once they are decoded: the load lets go of each.
-		b.ReadOnce()
 	}
 	t := prog.spinner("decode")
 	graph, err := analyze.LoadWith(ctx, bundles, g.log(), opts)
@@ -244,8 +242,9 @@ func loadGraph(ctx context.Context, g *globalOptions, open *openFlags, format st
 }
 
 // openInputs opens every input, importing those that are not podflow bundles, warning
-// of a bundle that does not verify and of input files that could not be read.
-func openInputs(ctx context.Context, g *globalOptions, open *openFlags, format string, paths []string, prog *progress) ([]*bundle.Bundle, error) {
+// of a bundle that does not verify and of input files that could not be read. With
+// readOnce the bundles are for one load that decodes each file once (importer.Options).
+func openInputs(ctx context.Context, g *globalOptions, open *openFlags, format string, paths []string, prog *progress, readOnce bool) ([]*bundle.Bundle, error) {
 	f, err := importer.ParseFormat(format)
 	if err != nil {
 		prog.wait()
@@ -254,7 +253,7 @@ func openInputs(ctx context.Context, g *globalOptions, open *openFlags, format s
 	var bundles []*bundle.Bundle
 	for _, p := range paths {
 		t := prog.spinner(fmt.Sprintf("read %s (%s)", filepath.Base(p), sizeText(inputSize([]string{p}))))
-		b, rep, err := importer.OpenContext(ctx, p, importer.Options{Format: f, Limits: open.limits, Log: g.log(), Stdin: g.streams.In})
+		b, rep, err := importer.OpenContext(ctx, p, importer.Options{Format: f, Limits: open.limits, Log: g.log(), Stdin: g.streams.In, ReadOnce: readOnce})
 		t.done()
 		if err != nil {
 			prog.wait()

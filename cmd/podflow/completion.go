@@ -128,7 +128,7 @@ func podsIn(cmd *cobra.Command, inputs []string) []string {
 		if _, err := os.Stat(p); err != nil {
 			continue
 		}
-		b, _, err := importer.Open(p, importer.Options{Format: f, Limits: bundle.DefaultLimits(), Log: quiet, Stdin: strings.NewReader("")})
+		b, _, err := importer.Open(p, importer.Options{Format: f, Limits: bundle.DefaultLimits(), Log: quiet, Stdin: strings.NewReader(""), ReadOnce: true})
 		if err != nil {
 			continue
 		}

@@ -78,7 +78,8 @@ func runConvert(ctx context.Context, o *convertOptions) error {
 	format, _ := importer.ParseFormat(o.format) // validated
 	prog := newProgress(ctx, o.globalOptions)
 	t := prog.spinner(fmt.Sprintf("import %s (%s)", untrusted.Text(filepath.Base(o.input)), sizeText(inputSize([]string{o.input}))))
-	b, rep, err := importer.OpenContext(ctx, o.input, importer.Options{Format: format, Limits: o.open.limits, Log: o.log(), Stdin: o.streams.In})
+	// Each file is written once: it stays compressed until then, and is let go of after.
+	b, rep, err := importer.OpenContext(ctx, o.input, importer.Options{Format: format, Limits: o.open.limits, Log: o.log(), Stdin: o.streams.In, ReadOnce: true})
 	t.done()
 	if err != nil {
 		prog.wait()
@@ -110,7 +111,11 @@ func runConvert(ctx context.Context, o *convertOptions) error {
 			w.Abort()
 			return fmt.Errorf("convert %q: %w", o.input, err)
 		}
-		data, _ := b.ReadFile(name) // listed by Names, so present
+		data, err := b.Take(name)
+		if err != nil {
+			w.Abort()
+			return fmt.Errorf("convert %q: %w", o.input, err)
+		}
 		if err := w.WriteFile(name, data); err != nil {
 			w.Abort()
 			return err

@@ -82,7 +82,7 @@ server says when the bundle was collected. Ctrl-C stops the server.`,
 }
 
 func runServe(ctx context.Context, o *serveOptions) error {
-	bundles, err := openInputs(ctx, o.globalOptions, &o.open, o.format, o.paths, o.progressFor(o.paths))
+	bundles, err := openInputs(ctx, o.globalOptions, &o.open, o.format, o.paths, o.progressFor(o.paths), false)
 	if err != nil {
 		return err
 	}

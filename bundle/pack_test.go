@@ -1,0 +1,266 @@
+package bundle
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/metrics"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// openers are the two ways analyze-like and other callers open a bundle: every check
+// of the reader holds for both.
+var openers = map[string]func(string, Limits) (*Bundle, error){
+	"open":      Open,
+	"read-once": func(p string, l Limits) (*Bundle, error) { return OpenReadOnce(context.Background(), p, l) },
+}
+
+// journalLines is size bytes of kubelet journal lines for node, about as repetitive
+// as a real one: a few hundred pods, a handful of messages, times that move on.
+func journalLines(node string, size int, rng *rand.Rand) []byte {
+	msgs := []string{
+		`"SyncLoop (PLEG): event for pod" pod="%s" event={"ID":"%s","Type":"ContainerStarted"}`,
+		`"Error syncing pod, skipping" err="failed to \"StartContainer\" for \"app\" with CrashLoopBackOff" pod="%s" podUID="%s"`,
+		`"operationExecutor.MountVolume started for volume \"kube-api-access\"" pod="%s" podUID="%s"`,
+		`"Probe failed" probeType="Readiness" pod="%s" podUID="%s" output="HTTP probe failed with statuscode: 503"`,
+	}
+	pods := make([][2]string, 300)
+	for i := range pods {
+		pods[i] = [2]string{fmt.Sprintf("team-%03d/web-%x-%05d", i%40, rng.Uint32()&0xfffff, rng.IntN(100000)),
+			fmt.Sprintf("%08x-%04x-%04x-%012x", rng.Uint32(), rng.IntN(1<<16), rng.IntN(1<<16), rng.Uint64()&(1<<48-1))}
+	}
+	var buf bytes.Buffer
+	for s := 0; buf.Len() < size; s++ {
+		at := fmt.Sprintf("%02d:%02d:%02d.%06d", s/36000%24, s/600%60, s/10%60, s%10*100000+rng.IntN(1000))
+		fmt.Fprintf(&buf, "2026-11-29T%s+0000 %s kubelet[2211]: I1129 %s    2211 kubelet.go:%d] ", at, node, at, 100+rng.IntN(20))
+		pod := pods[rng.IntN(len(pods))]
+		fmt.Fprintf(&buf, msgs[rng.IntN(len(msgs))]+"\n", pod[0], pod[1])
+	}
+	return buf.Bytes()
+}
+
+// podList is size bytes of a JSON pod list.
+func podList(size int, rng *rand.Rand) []byte {
+	var buf bytes.Buffer
+	buf.WriteString(`{"kind":"PodList","items":[`)
+	for i := 0; buf.Len() < size; i++ {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		fmt.Fprintf(&buf, `{"metadata":{"name":"web-%x-%05d","namespace":"team-%03d","uid":"%016x","resourceVersion":"%d",`+
+			`"labels":{"app":"web","team":"team-%03d"}},"spec":{"nodeName":"node-%03d","restartPolicy":"Always",`+
+			`"containers":[{"name":"app","image":"registry.example/app:1.%d","resources":{"requests":{"cpu":"100m","memory":"128Mi"}}}]},`+
+			`"status":{"phase":"Running","podIP":"10.0.%d.%d","startTime":"2026-11-29T10:%02d:%02dZ",`+
+			`"conditions":[{"type":"Ready","status":"True"},{"type":"ContainersReady","status":"True"}]}}`,
+			rng.Uint32()&0xfffff, rng.IntN(100000), i%40, rng.Uint64(), 100000+i, i%40, i%20, i%5,
+			i/256%256, i%256, i/60%60, i%60)
+	}
+	buf.WriteString("]}")
+	return buf.Bytes()
+}
+
+// largeNodes is how many nodes largeBundle writes: its largest file, a node's journal,
+// is 3/4 of the raw size over largeNodes.
+const largeNodes = 8
+
+// largeBundle writes a podflow bundle of about raw bytes, 3/4 of it node journals,
+// as a .tar.gz or a directory.
+func largeBundle(t *testing.T, target string, raw int) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(1, 2))
+	w, err := Create(target, WriterOptions{Root: "podflow-large"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const nodes = largeNodes
+	for i := range nodes {
+		node := fmt.Sprintf("node-%03d", i)
+		if err := w.WriteFile(NodePath(node, NodeKubeletLog), journalLines(node, raw/nodes*3/4, rng)); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.WriteFile(NamespacedResourcePath(KindPods, fmt.Sprintf("team-%03d", i)), podList(raw/nodes/4, rng)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(&Manifest{PodflowVersion: "test"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// liveHeap is the heap the objects reachable after f hold, beyond those before it.
+func liveHeap(f func()) uint64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	runtime.GC()
+	metrics.Read(s)
+	before := s[0].Value.Uint64()
+	f()
+	runtime.GC()
+	metrics.Read(s)
+	return s[0].Value.Uint64() - min(before, s[0].Value.Uint64())
+}
+
+// A bundle opened read once holds about its compressed size, not its raw size, both
+// once open and while it is being read: journals and lists are kept compressed.
+func TestOpenReadOnceHoldsAboutTheCompressedSize(t *testing.T) {
+	const raw = 48 << 20
+	p := filepath.Join(t.TempDir(), "large.tar.gz")
+	largeBundle(t, p, raw)
+	st, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The archive is gzip; s2 keeps up to twice as much. While a file is read, its raw
+	// bytes and the buffer it is compressed into are alive too, with those of smaller
+	// files before it not yet collected.
+	bound := 3*uint64(st.Size()) + 2<<20
+	peakBound := bound + 3*raw/largeNodes*3/4
+	if peakBound > raw*3/4 {
+		t.Fatalf("the generated bundle compresses to %d bytes of %d: too little for this test to tell packed from raw", st.Size(), raw)
+	}
+	var once, plain *Bundle
+	peak, _ := peakHeap(func() { once, err = OpenReadOnce(context.Background(), p, DefaultLimits()) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if once.Size() < raw {
+		t.Fatalf("bundle of %d bytes, want %d", once.Size(), raw)
+	}
+	once = nil
+	held := liveHeap(func() { once, err = OpenReadOnce(context.Background(), p, DefaultLimits()) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.KeepAlive(once)
+	once = nil
+	// The measure itself: Open, which keeps every file raw, holds the raw size.
+	heldRaw := liveHeap(func() { plain, err = Open(p, DefaultLimits()) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.KeepAlive(plain)
+	t.Logf("archive %d MB, raw %d MB: read once holds %d MB and peaked at %d MB while opening; Open holds %d MB",
+		st.Size()>>20, raw>>20, held>>20, peak>>20, heldRaw>>20)
+	if heldRaw < raw {
+		t.Fatalf("Open holds %d MB of heap for %d MB of files: the measure is broken", heldRaw>>20, raw>>20)
+	}
+	if held > bound {
+		t.Errorf("the bundle read once holds %d MB of heap, want under %d MB (3× the %d MB archive)", held>>20, bound>>20, st.Size()>>20)
+	}
+	if peak > peakBound {
+		t.Errorf("opening peaked at %d MB of heap, want under %d MB", peak>>20, peakBound>>20)
+	}
+}
+
+// OpenReadOnce reads what Open reads: names, bytes, sizes, line counts, manifest and
+// verification are the same, for an archive and a directory, and Take lets go of each
+// file whether it was kept compressed or not.
+func TestOpenReadOnceReadsWhatOpenReads(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	noise := make([]byte, 3*packMin) // does not compress: kept raw
+	for i := range noise {
+		noise[i] = byte(rng.Uint32())
+	}
+	files := map[string][]byte{
+		NamespacedResourcePath(KindPods, "shop"): podList(64<<10, rng),
+		NodePath("n1", NodeKubeletLog):           journalLines("n1", 256<<10, rng),
+		NodePath("n1", NodeDmesg):                noise,
+		LogPath("shop", "web-1", "app", false):   []byte("small\nlog\n"),
+	}
+	dir := t.TempDir()
+	for _, target := range []string{filepath.Join(dir, "b.tar.gz"), filepath.Join(dir, "bdir")} {
+		w, err := Create(target, WriterOptions{Root: "podflow-x"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, data := range files {
+			if err := w.WriteFile(name, data); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(&Manifest{PodflowVersion: "test"}); err != nil {
+			t.Fatal(err)
+		}
+		plain, err := Open(target, DefaultLimits())
+		if err != nil {
+			t.Fatal(err)
+		}
+		once, err := OpenReadOnce(context.Background(), target, DefaultLimits())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !once.ReadsOnce() || plain.ReadsOnce() || once.Root != plain.Root || once.Size() != plain.Size() ||
+			once.Manifest == nil || !slices.Equal(once.Names(), plain.Names()) {
+			t.Fatalf("%s: read once %v %q %d %v, opened %q %d %v", target, once.ReadsOnce(), once.Root, once.Size(), once.Names(), plain.Root, plain.Size(), plain.Names())
+		}
+		if len(once.packed) != 2 || once.packed[NodePath("n1", NodeKubeletLog)].block == nil || once.files[NodePath("n1", NodeDmesg)] == nil {
+			t.Fatalf("%s: packed %d files; want the journal and the list packed, the noise kept raw", target, len(once.packed))
+		}
+		if got := Verify(once); len(got) != 0 {
+			t.Fatalf("%s: Verify = %v", target, got)
+		}
+		for _, name := range plain.Names() {
+			want, _ := plain.ReadFile(name)
+			lines, err := once.CountNewlines(name)
+			if err != nil || lines != bytes.Count(want, []byte{'\n'}) {
+				t.Errorf("%s: CountNewlines(%s) = %d, %v", target, name, lines, err)
+			}
+			again, err := once.ReadFile(name)
+			if err != nil || !bytes.Equal(again, want) {
+				t.Errorf("%s: ReadFile(%s) differs from Open's: %v", target, name, err)
+			}
+			got, err := once.Take(name)
+			if err != nil || !bytes.Equal(got, want) {
+				t.Errorf("%s: Take(%s) differs from Open's: %v", target, name, err)
+			}
+			if _, err := once.ReadFile(name); !errors.Is(err, ErrTaken) || !once.Has(name) {
+				t.Errorf("%s: ReadFile(%s) after Take = %v, want ErrTaken", target, name, err)
+			}
+		}
+		if len(once.packed) != 0 || len(once.files) != 0 {
+			t.Errorf("%s: %d packed and %d raw files still held after every Take", target, len(once.packed), len(once.files))
+		}
+	}
+	// A file changed after collection is found from its compressed copy.
+	journal := filepath.Join(dir, "bdir", filepath.FromSlash(NodePath("n1", NodeKubeletLog)))
+	data, err := os.ReadFile(journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)/2] ^= 1
+	if err := os.WriteFile(journal, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	once, err := OpenReadOnce(context.Background(), filepath.Join(dir, "bdir"), DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := Verify(once); len(got) != 1 || got[0].Kind != "checksum" || got[0].Path != NodePath("n1", NodeKubeletLog) {
+		t.Fatalf("Verify(changed) = %v", got)
+	}
+	// Files hands over every file raw.
+	all := once.Files()
+	if len(once.packed) != 0 || !bytes.Equal(all[NodePath("n1", NodeKubeletLog)], data) {
+		t.Fatalf("Files left %d packed", len(once.packed))
+	}
+}
+
+func TestOpenReadOnceStopsWithItsContext(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "b.tar.gz")
+	writeSample(t, p)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := OpenReadOnce(ctx, p, DefaultLimits()); !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "b.tar.gz") {
+		t.Fatalf("OpenReadOnce with a cancelled context = %v", err)
+	}
+	if _, err := OpenReadOnce(context.Background(), filepath.Join(t.TempDir(), "nope"), DefaultLimits()); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("missing: %v", err)
+	}
+}
