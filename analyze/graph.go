@@ -174,9 +174,11 @@ func LoadWith(ctx context.Context, bundles []*bundle.Bundle, log logrus.FieldLog
 	g.collectedInferred = g.collectedAt.IsZero()
 	g.collectedAt = ld.referenceTime()
 	if opts.TroubleOnly {
+		// Few of the kubelet's lines are kept: the entries grow as files are added.
 		ld.noteHealthyPods()
+	} else {
+		ld.reserveJournal()
 	}
-	ld.reserveJournal()
 	for _, b := range ld.bundles {
 		ld.loadNodeAndLogs(b)
 	}

@@ -42,6 +42,8 @@ type loader struct {
 	healthyPods map[string]bool
 	// healthyContainers are the container IDs of those pods.
 	healthyContainers map[string]bool
+	// nodeBuf is the buffer node files other than journals are read into in turn.
+	nodeBuf []byte
 	// takeMu serializes taking files out of the bundle, which journal parsers do
 	// while the loader reads other files.
 	takeMu sync.Mutex
@@ -118,9 +120,17 @@ func (l *loader) loadObjects(lb *loadedBundle) {
 	// Lists are decoded a few at a time on every core and added to the graph in file
 	// order, so what the graph holds does not depend on which decode ends first.
 	window := 2 * runtime.GOMAXPROCS(0)
+	// A bundle read once hands over each file's bytes, which are garbage once decoded:
+	// their buffers go round instead (Bundle.TakeInto).
+	buffers := make(chan []byte, window)
 	start := func(f *objectFile) {
 		f.done = make(chan struct{})
-		data, err := l.take(lb, f.name) // decoded once; a bundle read once lets go of it
+		var buf []byte
+		select {
+		case buf = <-buffers:
+		default:
+		}
+		data, err := l.takeInto(lb, f.name, buf) // decoded once; a bundle read once lets go of it
 		if err != nil {
 			f.err = err
 			close(f.done)
@@ -141,6 +151,9 @@ func (l *loader) loadObjects(lb *loadedBundle) {
 			return // the decodes already started end on their own
 		}
 		l.addObjects(lb, f)
+		if lb.b.ReadsOnce() && f.data != nil {
+			buffers <- f.data[:0]
+		}
 		files[i] = nil // its objects are in the graph; its bytes can go
 		if next := i + window; next < len(files) {
 			start(files[next])

@@ -169,13 +169,29 @@ func (l *loader) loadNodeAndLogs(lb *loadedBundle) {
 
 // take takes a file out of the bundle; the journal parsers take theirs at the same time.
 func (l *loader) take(lb *loadedBundle, name string) ([]byte, error) {
+	return l.takeInto(lb, name, nil)
+}
+
+// takeInto is take decoding into buf where it can (Bundle.TakeInto).
+func (l *loader) takeInto(lb *loadedBundle, name string, buf []byte) ([]byte, error) {
 	l.takeMu.Lock()
 	defer l.takeMu.Unlock()
-	return lb.b.Take(name)
+	return lb.b.TakeInto(name, buf)
 }
 
 func (l *loader) loadNodeFile(lb *loadedBundle, name string, info bundle.PathInfo) {
-	data, _ := l.take(lb, name) // listed by Names, so present; read once
+	// What is decoded from CRI state and kubelet configs is copied out of the file's
+	// bytes, so one buffer holds each such file in turn; dmesg's entries point into
+	// their file.
+	reuse := lb.b.ReadsOnce() && info.NodeFile != bundle.NodeDmesg
+	var buf []byte
+	if reuse {
+		buf = l.nodeBuf
+	}
+	data, _ := l.takeInto(lb, name, buf) // listed by Names, so present; read once
+	if reuse {
+		defer func() { l.nodeBuf = data[:0] }()
+	}
 	src := &sourceFile{at: l.loc(lb, name), path: name, node: info.Node}
 	l.log.WithField("file", name).Trace("loading node evidence")
 	switch {
@@ -257,10 +273,16 @@ func (l *loader) parseJournals(lb *loadedBundle, jobs []*journalJob) {
 		// most one partly filled block per core is left over.
 		text := &journalText{}
 		go func() {
+			// Entries of a bundle read once keep copies of their text, so one buffer
+			// per parser holds each file in turn (Bundle.TakeInto).
+			var buf []byte
 			for j := range queue {
-				data, err := l.take(lb, j.name) // listed by Names, so present; read once
+				data, err := l.takeInto(lb, j.name, buf) // listed by Names, so present; read once
 				if err == nil {
 					l.parseJournal(j, data, compact, text)
+					if compact {
+						buf = data[:0]
+					}
 				}
 				close(j.done)
 			}
@@ -275,8 +297,12 @@ func (l *loader) parseJournal(j *journalJob, data []byte, compact bool, keep *jo
 	ref := l.g.collectedAt
 	src := j.src
 	// Sized from the line count: growing by appends would copy a node's whole journal
-	// over and over.
-	entries := make([]JournalEntry, 0, strings.Count(text, "\n")+1)
+	// over and over. When healthy pods' lines are left out, few are kept, and the
+	// entries grow as they come instead.
+	var entries []JournalEntry
+	if l.healthyPods == nil {
+		entries = make([]JournalEntry, 0, strings.Count(text, "\n")+1)
+	}
 	lineNo := int32(0)
 	// skipped says the last entry was left out, and so are its continuation lines;
 	// held is that entry: when it is the journal's last, it is kept after all, since

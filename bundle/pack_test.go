@@ -264,3 +264,49 @@ func TestOpenReadOnceStopsWithItsContext(t *testing.T) {
 		t.Fatalf("missing: %v", err)
 	}
 }
+
+// TakeInto decodes a compressed file into the caller's buffer when it fits, and is Take
+// otherwise: a plain bundle's bytes stay the bundle's.
+func TestTakeIntoReusesTheBuffer(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	journal := journalLines("n1", 64<<10, rng)
+	files := map[string][]byte{NodePath("n1", NodeKubeletLog): journal, NodePath("n2", NodeKubeletLog): journal}
+	target := filepath.Join(t.TempDir(), "b.tar.gz")
+	w, err := Create(target, WriterOptions{Root: "podflow-x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range files {
+		if err := w.WriteFile(name, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(&Manifest{PodflowVersion: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	once, err := OpenReadOnce(context.Background(), target, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 0, len(journal)+100)
+	got, err := once.TakeInto(NodePath("n1", NodeKubeletLog), buf)
+	if err != nil || !bytes.Equal(got, journal) || &got[0] != &buf[:1][0] {
+		t.Fatalf("TakeInto with a buffer that fits: equal %v, in the buffer %v, err %v", bytes.Equal(got, journal), len(got) > 0 && &got[0] == &buf[:1][0], err)
+	}
+	if _, err := once.ReadFile(NodePath("n1", NodeKubeletLog)); !errors.Is(err, ErrTaken) {
+		t.Fatalf("ReadFile after TakeInto = %v, want ErrTaken", err)
+	}
+	small := make([]byte, 0, 10)
+	if got, err := once.TakeInto(NodePath("n2", NodeKubeletLog), small); err != nil || !bytes.Equal(got, journal) {
+		t.Fatalf("TakeInto with a small buffer: equal %v, err %v", bytes.Equal(got, journal), err)
+	}
+	plain, err := Open(target, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if got, err := plain.TakeInto(NodePath("n1", NodeKubeletLog), buf); err != nil || !bytes.Equal(got, journal) {
+			t.Fatalf("TakeInto on a plain bundle: equal %v, err %v; it must keep the file", bytes.Equal(got, journal), err)
+		}
+	}
+}

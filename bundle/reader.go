@@ -664,6 +664,28 @@ func (b *Bundle) Take(name string) ([]byte, error) {
 	return data, nil
 }
 
+// TakeInto is Take for a consumer that is done with each file's bytes before it takes
+// the next: a file OpenReadOnce keeps compressed is decoded into buf when buf's capacity
+// holds it, so one buffer serves every file instead of a new slice each. The result
+// may share buf's memory. On a bundle marked ReadOnce the caller owns the result and
+// may pass it back as the next buf; otherwise it is the bundle's and stays unchanged.
+func (b *Bundle) TakeInto(name string, buf []byte) ([]byte, error) {
+	p, ok := b.packed[name]
+	if !ok || !b.readOnce {
+		return b.Take(name)
+	}
+	data, err := unpack(name, p.block, buf[:cap(buf)])
+	if err != nil {
+		return nil, err
+	}
+	if b.taken == nil {
+		b.taken = map[string]bool{}
+	}
+	delete(b.packed, name)
+	b.taken[name] = true
+	return data, nil
+}
+
 // ErrTaken is the error of ReadFile for a file Take handed out of a ReadOnce bundle.
 var ErrTaken = errors.New("already read once and released")
 
