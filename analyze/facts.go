@@ -38,7 +38,8 @@ var TextKinds = []TextKind{TextEvent, TextStatus, TextJournal, TextLog, TextText
 
 // Line is one line of evidence text with what is known of its subject: the unit that
 // signatures match and that the unexplained check reads. Lines are computed once per
-// graph from every source (events, pod status, journals, container logs, fragments).
+// graph from every source (events, pod status, journals, container logs, fragments),
+// except what is about a pod that positively shows health.
 type Line struct {
 	Kind TextKind
 	// Text is the message: an event's message, a status message (or reason), a journal
@@ -190,21 +191,32 @@ func (g *Graph) Lines() []Line {
 }
 
 func (g *Graph) buildLines() []Line {
+	// A pod that runs, is ready and never restarted (positivelyHealthy): what it logged
+	// or once reported is history, not its cause of trouble. Neither signatures nor the
+	// unexplained check read it, so its lines are not made: in a big cluster they are
+	// most of them.
+	healthy := g.healthyPods()
 	// Sized once: journals make this slice hundreds of megabytes, and growing it by
 	// appends would hold two copies at a time.
-	out := make([]Line, 0, g.linesEstimate())
+	out := make([]Line, 0, g.linesEstimate(healthy))
 	add := func(in lineIn) {
+		if in.Pod != nil && healthy[in.Pod] {
+			return
+		}
 		if l, ok := newLine(in); ok {
 			out = append(out, l)
 		}
 	}
 	for _, e := range g.events {
+		var pod *Pod
+		if e.Regarding.Kind == "Pod" {
+			if pod = g.FindPod(e.Regarding.Namespace, e.Regarding.Name); pod != nil && healthy[pod] {
+				continue
+			}
+		}
 		l := lineIn{Kind: TextEvent, Text: e.Message, Reason: e.Reason, Count: e.Count,
 			Warning: e.Type == corev1.EventTypeWarning || stuck(e.Reason, e.Count),
-			Node:    e.Host, Container: e.Container(), ev: evidencePtr(e.Evidence())}
-		if e.Regarding.Kind == "Pod" {
-			l.Pod = g.FindPod(e.Regarding.Namespace, e.Regarding.Name)
-		}
+			Node:    e.Host, Container: e.Container(), ev: evidencePtr(e.Evidence()), Pod: pod}
 		if l.Pod == nil {
 			l.Object = e.Regarding
 		} else if l.Node == "" {
@@ -216,7 +228,9 @@ func (g *Graph) buildLines() []Line {
 		add(l)
 	}
 	for _, p := range g.pods {
-		g.statusLines(p, add)
+		if !healthy[p] {
+			g.statusLines(p, add)
+		}
 	}
 	g.workloadConditionLines(add)
 	podOf := make([]*Pod, len(g.journal))
@@ -255,6 +269,9 @@ func (g *Graph) buildLines() []Line {
 	for _, key := range sortedKeys(g.logs) {
 		c := g.logs[key]
 		p := g.FindPod(c.Namespace, c.Pod)
+		if p != nil && healthy[p] {
+			continue
+		}
 		lines, loc := c.Tail(logTailLines)
 		for i, s := range lines {
 			l := lineIn{Kind: TextLog, Text: s, Pod: p, Container: c.Container, Warning: looksLikeError(s)}
@@ -266,6 +283,17 @@ func (g *Graph) buildLines() []Line {
 		}
 	}
 	g.fragmentTextLines(add)
+	return out
+}
+
+// healthyPods are the pods that positively show health (positivelyHealthy).
+func (g *Graph) healthyPods() map[*Pod]bool {
+	out := map[*Pod]bool{}
+	for _, p := range g.pods {
+		if positivelyHealthy(p) {
+			out[p] = true
+		}
+	}
 	return out
 }
 
@@ -319,16 +347,22 @@ func (g *Graph) fragmentTextLines(add func(lineIn)) {
 
 // linesEstimate is about how many lines buildLines adds: exact for journals, an upper
 // bound for the rest but fragment paragraphs.
-func (g *Graph) linesEstimate() int {
+func (g *Graph) linesEstimate(healthy map[*Pod]bool) int {
 	n := len(g.events) + len(g.journal) + len(g.unparsed) + len(g.ooms)
 	for _, entries := range g.runtimeJournal {
 		n += len(entries)
 	}
 	for _, p := range g.pods {
+		if healthy[p] {
+			continue
+		}
 		st := &p.Obj.Status
 		n += 1 + len(st.Conditions) + 2*(len(st.InitContainerStatuses)+len(st.ContainerStatuses))
 	}
 	for _, c := range g.logs {
+		if p := g.FindPod(c.Namespace, c.Pod); p != nil && healthy[p] {
+			continue
+		}
 		n += min(strings.Count(c.text, "\n")+1, logTailLines)
 	}
 	for _, rs := range g.replicaSets {

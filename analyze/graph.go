@@ -109,9 +109,6 @@ type Graph struct {
 	// lines are every line of evidence text (Lines), built once on first use.
 	linesOnce sync.Once
 	lines     []Line
-	// healthy marks the lines about positively healthy pods (healthyLines).
-	healthyOnce sync.Once
-	healthy     []bool
 	// facts are the typed facts rules read (Facts), built once on first use.
 	factsOnce sync.Once
 	facts     *facts

@@ -272,16 +272,34 @@ func TestTroubleOnlyLeavesOutOnlyTheRoutineHistoryOfHealthyPods(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// What the journals hold, as a rule reads them.
 		var out []string
-		for _, l := range g.Lines() {
-			if l.Kind == analyze.TextJournal {
-				text := l.Text
-				if i := strings.Index(text, `msg="`); i >= 0 {
-					text = text[i+len(`msg="`):] // the runtime's lines keep their logrus text
-					text = strings.NewReplacer(c1, "C1", c2, "C2", s1, "S1", `\"`, "").Replace(strings.TrimSuffix(text, `"`))
+		reader := &analyze.Rule{ID: "test-journal-reader", Stage: analyze.StageNode, Title: "reads the journals",
+			Needs: analyze.Needs{Required: []analyze.Kind{analyze.KubeletJournal, analyze.RuntimeJournal}},
+			Run: func(v *analyze.View) []analyze.Finding {
+				for _, e := range append(v.Journal("n1"), v.RuntimeJournal("n1")...) {
+					text := e.Message
+					if i := strings.Index(text, `msg="`); i >= 0 {
+						text = text[i+len(`msg="`):] // the runtime's lines keep their logrus text
+						text = strings.NewReplacer(c1, "C1", c2, "C2", s1, "S1", `\"`, "").Replace(strings.TrimSuffix(text, `"`))
+					}
+					out = append(out, text)
 				}
-				out = append(out, text)
+				return nil
+			}}
+		analyze.Run(g, []*analyze.Rule{reader}, analyze.Options{})
+		// Whatever was kept, no line of evidence text is made about the healthy pod.
+		bad := 0
+		for _, l := range g.Lines() {
+			switch {
+			case l.Pod != nil && l.Pod.Obj.Name == "good":
+				t.Errorf("a line about the healthy pod: %q", l.Text)
+			case l.Pod != nil && l.Pod.Obj.Name == "bad":
+				bad++
 			}
+		}
+		if bad == 0 {
+			t.Error("no line about the crashing pod")
 		}
 		return out
 	}

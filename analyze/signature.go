@@ -410,7 +410,6 @@ func (s *Signature) doc() string {
 func (s *Signature) run(v *View) []Finding {
 	var out []Finding
 	lines := v.g.Lines()
-	healthy := v.g.healthyLines()
 	idx, indexed := v.g.signatureLines(s)
 	n := len(lines)
 	if indexed {
@@ -425,11 +424,6 @@ func (s *Signature) run(v *View) []Finding {
 		// What kind of text a pasted fragment holds is a guess, so a fragment is tried
 		// on every signature; where narrows what the evidence says for sure.
 		if !s.where[l.Kind] && !l.Fragment {
-			continue
-		}
-		if healthy[i] {
-			// A pod that runs, is ready and never restarted: what it logged or once
-			// reported is history, not its cause of trouble.
 			continue
 		}
 		caps, ok := s.match(l.Text)
@@ -447,29 +441,6 @@ func (s *Signature) run(v *View) []Finding {
 		out = append(out, s.finding(l, caps))
 	}
 	return out
-}
-
-// healthyLines marks, once for every signature, the lines about a positively healthy
-// pod (positivelyHealthy), which signatures pass over.
-func (g *Graph) healthyLines() []bool {
-	g.healthyOnce.Do(func() {
-		lines := g.Lines()
-		g.healthy = make([]bool, len(lines))
-		byPod := map[*Pod]bool{}
-		for i := range lines {
-			p := lines[i].Pod
-			if p == nil {
-				continue
-			}
-			h, ok := byPod[p]
-			if !ok {
-				h = positivelyHealthy(p)
-				byPod[p] = h
-			}
-			g.healthy[i] = h
-		}
-	})
-	return g.healthy
 }
 
 // causeNeedsEmpty reports whether the cause template uses a capture that matched

@@ -45,7 +45,7 @@ func (g *Graph) indexSignatures(sigs []*Signature) {
 	if g.sigIndex.lines == nil {
 		g.sigIndex.lines = map[*Signature][]int32{}
 	}
-	for s, idx := range findLiterals(g.Lines(), g.healthyLines(), todo) {
+	for s, idx := range findLiterals(g.Lines(), todo) {
 		g.sigIndex.lines[s] = idx
 	}
 }
@@ -131,16 +131,16 @@ func isASCII(s string) bool {
 }
 
 // findLiterals returns, for each signature, the lines that hold one of its literals, in
-// line order, leaving out the lines about healthy pods that Signature.run passes over. The lines are split between the cores; each part is scanned on its own
+// line order. The lines are split between the cores; each part is scanned on its own
 // and the parts are joined in order.
-func findLiterals(lines []Line, healthy []bool, sigs []*Signature) map[*Signature][]int32 {
+func findLiterals(lines []Line, sigs []*Signature) map[*Signature][]int32 {
 	set := newLiteralSet(sigs)
 	parts := min(runtime.GOMAXPROCS(0), max(1, len(lines)/20000))
 	found := make([][][]int32, parts)
 	var wg sync.WaitGroup
 	for p := range parts {
 		lo, hi := p*len(lines)/parts, (p+1)*len(lines)/parts
-		wg.Go(func() { found[p] = set.findIn(lines, healthy, lo, hi) })
+		wg.Go(func() { found[p] = set.findIn(lines, lo, hi) })
 	}
 	wg.Wait()
 	out := make(map[*Signature][]int32, len(sigs))
@@ -159,13 +159,10 @@ func findLiterals(lines []Line, healthy []bool, sigs []*Signature) map[*Signatur
 }
 
 // findIn scans lines[lo:hi] for every literal: per signature, the lines found.
-func (set *literalSet) findIn(lines []Line, healthy []bool, lo, hi int) [][]int32 {
+func (set *literalSet) findIn(lines []Line, lo, hi int) [][]int32 {
 	found := make([][]int32, set.nsigs)
 	var buf []byte
 	for i := lo; i < hi; i++ {
-		if healthy[i] {
-			continue
-		}
 		l := &lines[i]
 		text := l.Text
 		if r := l.Reason(); r != "" && l.Kind != TextLog {
