@@ -119,7 +119,7 @@ func (g *Graph) coverage(f *podFacts) []StageCoverage {
 			if g.present[ContainerLogs] {
 				logsMissing = "container logs: none for this pod"
 			}
-			c.source(len(g.logsByPod[podKey(pod)]) > 0, "container logs", logsMissing)
+			c.source(g.podsWithLogs[podKey(pod)], "container logs", logsMissing)
 			if anyTerminated(pod) {
 				c.source(g.dmesgNode[node], "kernel log", fmt.Sprintf("kernel log for node %s: not in bundle", node))
 			}

@@ -79,12 +79,13 @@ type Graph struct {
 	eventsByKey map[string][]*Event
 
 	journal []JournalEntry
-	// journalSkipped counts the journal lines left out (LoadOptions.TroubleOnly).
-	journalSkipped int
-	journalByNode  map[string][]int32
-	journalByPod   map[string][]int32
-	journalByUID   map[string][]int32
-	runtimeJournal map[string][]JournalEntry
+	// journalSkipped and logsSkipped count the journal lines and container logs left
+	// out (LoadOptions.TroubleOnly).
+	journalSkipped, logsSkipped int
+	journalByNode               map[string][]int32
+	journalByPod                map[string][]int32
+	journalByUID                map[string][]int32
+	runtimeJournal              map[string][]JournalEntry
 
 	sandboxes      []*CRISandbox
 	containers     []*CRIContainer
@@ -92,8 +93,10 @@ type Graph struct {
 	contsByUID     map[string][]*CRIContainer
 	criNodes       map[string]bool
 
-	logs      map[string]*ContainerLog
-	logsByPod map[string][]*ContainerLog
+	logs map[string]*ContainerLog
+	// podsWithLogs are the pods (namespace/name) the bundle has a container log of,
+	// kept or left out.
+	podsWithLogs map[string]bool
 
 	ooms      []*OOMKill
 	oomsByUID map[string][]*OOMKill
@@ -140,13 +143,13 @@ func LoadContext(ctx context.Context, bundles []*bundle.Bundle, log logrus.Field
 
 // LoadOptions tune what Load keeps.
 type LoadOptions struct {
-	// TroubleOnly leaves out the node journals' informational lines about pods that
-	// positively show health (Running and Ready with no restart, or Succeeded): the
-	// kubelet's that name only such pods, the container runtime's that name only
-	// their containers and sandboxes. They are the bulk of a big cluster's journals; signatures pass over them and no rule reads
-	// them, so an analysis finds the same with far less memory. Lines that warn or
-	// fail, and lines about other pods or none, are all kept. Explaining one pod keeps
-	// its whole history instead.
+	// TroubleOnly leaves out what is only about pods that positively show health
+	// (Running and Ready with no restart, or Succeeded): the kubelet's informational
+	// lines that name only such pods, the container runtime's that name only their
+	// containers and sandboxes, and their container logs. That is the bulk of a big
+	// cluster's evidence; signatures pass over it and no rule reads it, so an analysis
+	// finds the same with far less memory. Lines that warn or fail, and lines about
+	// other pods or none, are all kept. Explaining one pod keeps its whole history.
 	TroubleOnly bool
 }
 
@@ -185,7 +188,7 @@ func LoadWith(ctx context.Context, bundles []*bundle.Bundle, log logrus.FieldLog
 	ld.importWarnings()
 	g.index()
 	log.WithFields(logrus.Fields{
-		"pods": len(g.pods), "events": len(g.events), "journalEntries": len(g.journal), "journalLinesLeftOut": g.journalSkipped,
+		"pods": len(g.pods), "events": len(g.events), "journalEntries": len(g.journal), "journalLinesLeftOut": g.journalSkipped, "logsLeftOut": g.logsSkipped,
 		"criContainers": len(g.containers), "warnings": len(g.warnings),
 	}).Debug("evidence loaded")
 	return g, nil
@@ -201,7 +204,7 @@ func newGraph() *Graph {
 		journalByNode: map[string][]int32{}, journalByPod: map[string][]int32{}, journalByUID: map[string][]int32{},
 		runtimeJournal: map[string][]JournalEntry{},
 		sandboxesByUID: map[string][]*CRISandbox{}, contsByUID: map[string][]*CRIContainer{}, criNodes: map[string]bool{},
-		logs: map[string]*ContainerLog{}, logsByPod: map[string][]*ContainerLog{},
+		logs: map[string]*ContainerLog{}, podsWithLogs: map[string]bool{},
 		oomsByUID: map[string][]*OOMKill{}, oomsNode: map[string][]*OOMKill{}, dmesgNode: map[string]bool{},
 		kubeletConfigs: map[string]*KubeletConfig{},
 	}

@@ -138,13 +138,20 @@ func (l *loader) loadNodeAndLogs(lb *loadedBundle) {
 		}
 		switch it.info.Area {
 		case "log":
-			data, _ := l.take(lb, it.name) // listed by Names, so present; read once
 			l.g.present[ContainerLogs] = true
+			pk := it.info.Namespace + "/" + it.info.Pod
+			l.g.podsWithLogs[pk] = true
+			if l.healthyPods[pk] {
+				// A healthy pod's log explains nothing (LoadOptions.TroubleOnly): its
+				// bytes are let go of unread.
+				l.drop(lb, it.name)
+				l.g.logsSkipped++
+				continue
+			}
+			data, _ := l.take(lb, it.name) // listed by Names, so present; read once
 			c := &ContainerLog{Namespace: it.info.Namespace, Pod: it.info.Pod, Container: it.info.Container,
 				Previous: it.info.Previous, Loc: l.loc(lb, it.name), text: bytesString(data)}
 			l.g.logs[logKey(c.Namespace, c.Pod, c.Container, c.Previous)] = c
-			pk := c.Namespace + "/" + c.Pod
-			l.g.logsByPod[pk] = append(l.g.logsByPod[pk], c)
 		case "node":
 			if it.job != nil {
 				select {
@@ -170,6 +177,13 @@ func (l *loader) loadNodeAndLogs(lb *loadedBundle) {
 // take takes a file out of the bundle; the journal parsers take theirs at the same time.
 func (l *loader) take(lb *loadedBundle, name string) ([]byte, error) {
 	return l.takeInto(lb, name, nil)
+}
+
+// drop lets go of a file unread (Bundle.Drop).
+func (l *loader) drop(lb *loadedBundle, name string) {
+	l.takeMu.Lock()
+	defer l.takeMu.Unlock()
+	lb.b.Drop(name)
 }
 
 // takeInto is take decoding into buf where it can (Bundle.TakeInto).

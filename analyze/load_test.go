@@ -266,6 +266,8 @@ func TestTroubleOnlyLeavesOutOnlyTheRoutineHistoryOfHealthyPods(t *testing.T) {
 		bundle.NamespacedResourcePath(bundle.KindPods, "shop"): list(podObj("shop", "good", "n1", running), podObj("shop", "bad", "n1", crashing)),
 		bundle.NodePath("n1", bundle.NodeKubeletLog):           journal,
 		bundle.NodePath("n1", bundle.NodeRuntimeLog):           runtimeJournal,
+		bundle.LogPath("shop", "good", "app", false):           "serving\n",
+		bundle.LogPath("shop", "bad", "app", false):            "panic: no config\n",
 	}
 	texts := func(opts analyze.LoadOptions) []string {
 		g, err := analyze.LoadWith(t.Context(), []*bundle.Bundle{memBundle(t, files)}, nil, opts)
@@ -275,8 +277,13 @@ func TestTroubleOnlyLeavesOutOnlyTheRoutineHistoryOfHealthyPods(t *testing.T) {
 		// What the journals hold, as a rule reads them.
 		var out []string
 		reader := &analyze.Rule{ID: "test-journal-reader", Stage: analyze.StageNode, Title: "reads the journals",
-			Needs: analyze.Needs{Required: []analyze.Kind{analyze.KubeletJournal, analyze.RuntimeJournal}},
+			Needs: analyze.Needs{Required: []analyze.Kind{analyze.KubeletJournal, analyze.RuntimeJournal, analyze.Pods, analyze.ContainerLogs}},
 			Run: func(v *analyze.View) []analyze.Finding {
+				for _, p := range v.Pods() {
+					if c := v.Log(p, "app", false); c != nil {
+						out = append(out, "log of "+p.Obj.Name+": "+strings.TrimSpace(c.Text()))
+					}
+				}
 				for _, e := range append(v.Journal("n1"), v.RuntimeJournal("n1")...) {
 					text := e.Message
 					if i := strings.Index(text, `msg="`); i >= 0 {
@@ -304,11 +311,11 @@ func TestTroubleOnlyLeavesOutOnlyTheRoutineHistoryOfHealthyPods(t *testing.T) {
 		return out
 	}
 	all := texts(analyze.LoadOptions{})
-	if len(all) != 17 {
-		t.Fatalf("without the option: %d journal lines, want 17: %q", len(all), all)
+	if len(all) != 19 {
+		t.Fatalf("without the option: %d logs and journal lines, want 19: %q", len(all), all)
 	}
 	got := texts(analyze.LoadOptions{TroubleOnly: true})
-	want := []string{"both pods", "error about the healthy pod", "about the crashing pod", "about no pod",
+	want := []string{"log of bad: panic: no config", "both pods", "error about the healthy pod", "about the crashing pod", "about no pod",
 		"about a pod not in the bundle", "last line, healthy pod",
 		"StartContainer for C2 returns successfully", "StopContainer for C1 failed",
 		"RunPodSandbox for &PodSandboxMetadata{Name:bad,Uid:uid-bad,Namespace:shop,Attempt:0,}", "loading plugin",

@@ -266,7 +266,7 @@ func TestOpenReadOnceStopsWithItsContext(t *testing.T) {
 }
 
 // TakeInto decodes a compressed file into the caller's buffer when it fits, and is Take
-// otherwise: a plain bundle's bytes stay the bundle's.
+// otherwise; Drop lets go of a file unread. A plain bundle's bytes stay the bundle's.
 func TestTakeIntoReusesTheBuffer(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	journal := journalLines("n1", 64<<10, rng)
@@ -296,14 +296,27 @@ func TestTakeIntoReusesTheBuffer(t *testing.T) {
 	if _, err := once.ReadFile(NodePath("n1", NodeKubeletLog)); !errors.Is(err, ErrTaken) {
 		t.Fatalf("ReadFile after TakeInto = %v, want ErrTaken", err)
 	}
+	once.Drop(NodePath("n1", NodeKubeletLog)) // already taken: nothing changes
+	if !once.Has(NodePath("n1", NodeKubeletLog)) {
+		t.Fatal("a taken file is no longer listed")
+	}
 	small := make([]byte, 0, 10)
 	if got, err := once.TakeInto(NodePath("n2", NodeKubeletLog), small); err != nil || !bytes.Equal(got, journal) {
 		t.Fatalf("TakeInto with a small buffer: equal %v, err %v", bytes.Equal(got, journal), err)
+	}
+	dropped, err := OpenReadOnce(context.Background(), target, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dropped.Drop(NodePath("n1", NodeKubeletLog))
+	if _, err := dropped.ReadFile(NodePath("n1", NodeKubeletLog)); !errors.Is(err, ErrTaken) {
+		t.Fatalf("ReadFile after Drop = %v, want ErrTaken", err)
 	}
 	plain, err := Open(target, DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
+	plain.Drop(NodePath("n1", NodeKubeletLog))
 	for range 2 {
 		if got, err := plain.TakeInto(NodePath("n1", NodeKubeletLog), buf); err != nil || !bytes.Equal(got, journal) {
 			t.Fatalf("TakeInto on a plain bundle: equal %v, err %v; it must keep the file", bytes.Equal(got, journal), err)

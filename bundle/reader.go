@@ -686,6 +686,20 @@ func (b *Bundle) TakeInto(name string, buf []byte) ([]byte, error) {
 	return data, nil
 }
 
+// Drop lets go of a file of a bundle marked ReadOnce without decoding it, for a
+// consumer that has no use for it; on any other bundle it does nothing.
+func (b *Bundle) Drop(name string) {
+	if !b.readOnce || !b.Has(name) {
+		return
+	}
+	if b.taken == nil {
+		b.taken = map[string]bool{}
+	}
+	delete(b.files, name)
+	delete(b.packed, name)
+	b.taken[name] = true
+}
+
 // ErrTaken is the error of ReadFile for a file Take handed out of a ReadOnce bundle.
 var ErrTaken = errors.New("already read once and released")
 
