@@ -65,6 +65,9 @@ type Options struct {
 
 	// Filter, when set, rewrites every file before it is written (redaction).
 	Filter bundle.Filter
+	// Scan, when set, sees every file as it is written, after Filter (the leak scan);
+	// see bundle.WriterOptions.
+	Scan   func(name string, data []byte)
 	Logger logrus.FieldLogger
 	// Planned, when set, is called with the number of sources just planned: sources are
 	// planned as collection learns of them (a pod's logs once the pods are listed).
@@ -204,7 +207,7 @@ func Run(ctx context.Context, client *Client, opts Options) (*Result, error) {
 			return nil, err
 		}
 	}
-	c.w, err = bundle.Create(opts.Target, bundle.WriterOptions{Force: opts.Force, Filter: opts.Filter})
+	c.w, err = bundle.Create(opts.Target, bundle.WriterOptions{Force: opts.Force, Filter: opts.Filter, Scan: opts.Scan})
 	if err != nil {
 		return nil, err
 	}
