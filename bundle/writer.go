@@ -165,11 +165,22 @@ func (w *Writer) WriteFile(name string, data []byte) error {
 
 // WriteJSON marshals v with indentation and adds it as name.
 func (w *Writer) WriteJSON(name string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
+	data, err := marshalIndent(v)
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", name, err)
 	}
-	return w.WriteFile(name, append(data, '\n'))
+	return w.WriteFile(name, data)
+}
+
+// marshalIndent is json.MarshalIndent(v, "", "  ") and a final newline, with a faster
+// indentation pass (see indentJSON).
+func marshalIndent(v any) ([]byte, error) {
+	compact, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	// Indentation about doubles a Kubernetes list; one allocation is enough for most.
+	return append(indentJSON(make([]byte, 0, 2*len(compact)+1), compact), '\n'), nil
 }
 
 func (w *Writer) write(name string, data []byte) error {
