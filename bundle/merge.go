@@ -92,7 +92,7 @@ func MergeContext(ctx context.Context, target string, inputs []*Bundle, opts Mer
 		}
 		// Written without a filter: the inputs were redacted when collected, and the
 		// bytes must stay identical to what their manifests vouched for.
-		if err := w.write(n, owner[n].files[n]); err != nil {
+		if err := w.write(n, owner[n].files[n], false); err != nil {
 			w.Abort()
 			return nil, fmt.Errorf("merge into %q: %w", target, err)
 		}

@@ -148,6 +148,17 @@ func (w *Writer) Has(name string) bool {
 
 // WriteFile adds one file. Names are slash-separated bundle paths; each may be written once.
 func (w *Writer) WriteFile(name string, data []byte) error {
+	return w.add(name, data, false)
+}
+
+// HandOver is WriteFile for bytes the caller gives up: the bundle may keep data until
+// it is archived, so the caller must not change it after the call. It spares a copy of
+// every log and list of a collection.
+func (w *Writer) HandOver(name string, data []byte) error {
+	return w.add(name, data, true)
+}
+
+func (w *Writer) add(name string, data []byte, owned bool) error {
 	if err := checkName(name); err != nil {
 		return err
 	}
@@ -160,7 +171,7 @@ func (w *Writer) WriteFile(name string, data []byte) error {
 			return fmt.Errorf("filter %s: %w", name, err)
 		}
 	}
-	return w.write(name, data)
+	return w.write(name, data, owned)
 }
 
 // WriteJSON marshals v with indentation and adds it as name.
@@ -169,7 +180,7 @@ func (w *Writer) WriteJSON(name string, v any) error {
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", name, err)
 	}
-	return w.WriteFile(name, data)
+	return w.HandOver(name, data)
 }
 
 // marshalIndent is json.MarshalIndent(v, "", "  ") and a final newline, with a faster
@@ -183,7 +194,8 @@ func marshalIndent(v any) ([]byte, error) {
 	return append(indentJSON(make([]byte, 0, 2*len(compact)+1), compact), '\n'), nil
 }
 
-func (w *Writer) write(name string, data []byte) error {
+// write adds a file as it is; owned says the writer may keep data rather than a copy.
+func (w *Writer) write(name string, data []byte, owned bool) error {
 	if err := w.reserve(name); err != nil {
 		return err
 	}
@@ -195,7 +207,7 @@ func (w *Writer) write(name string, data []byte) error {
 	if w.dir {
 		err = w.writeFile(name, data)
 	} else {
-		err = w.send(name, data)
+		err = w.send(name, data, owned)
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -240,9 +252,9 @@ func (w *Writer) writeFile(name string, data []byte) error {
 	return os.WriteFile(p, data, 0o644)
 }
 
-// send hands a file to the archiver: its tar header, and a copy of its bytes, since
-// the caller may reuse them once WriteFile returns.
-func (w *Writer) send(name string, data []byte) error {
+// send hands a file to the archiver: its tar header, and its bytes, copied unless
+// owned, since a WriteFile caller may reuse them once the call returns.
+func (w *Writer) send(name string, data []byte, owned bool) error {
 	defer w.sending.Done()
 	hdr, err := tar.FileInfoHeader(memInfo{name: path.Base(name), size: int64(len(data)), mod: w.opts.ModTime}, "")
 	if err != nil {
@@ -255,7 +267,10 @@ func (w *Writer) send(name string, data []byte) error {
 	if err := tar.NewWriter(&header).WriteHeader(hdr); err != nil {
 		return err
 	}
-	w.entries <- archiveEntry{header: header.Bytes(), data: bytes.Clone(data)}
+	if !owned {
+		data = bytes.Clone(data)
+	}
+	w.entries <- archiveEntry{header: header.Bytes(), data: data}
 	return nil
 }
 
@@ -349,7 +364,7 @@ func (w *Writer) Close(m *Manifest) (err error) {
 		}
 	}()
 	if !w.Has(VersionMarkerPath) {
-		if err := w.write(VersionMarkerPath, []byte(versionMarker)); err != nil {
+		if err := w.write(VersionMarkerPath, []byte(versionMarker), true); err != nil {
 			return err
 		}
 	}
@@ -365,7 +380,7 @@ func (w *Writer) Close(m *Manifest) (err error) {
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", ManifestPath, err)
 	}
-	if err := w.write(ManifestPath, append(data, '\n')); err != nil {
+	if err := w.write(ManifestPath, append(data, '\n'), true); err != nil {
 		return err
 	}
 	w.stop()

@@ -169,3 +169,36 @@ func TestAbortDuringConcurrentWrites(t *testing.T) {
 		t.Fatalf("abort left %v", entries)
 	}
 }
+
+// HandOver keeps the bytes it is given; WriteFile copies them, so a caller may reuse
+// its buffer at once.
+func TestWriteFileCopiesHandOverKeeps(t *testing.T) {
+	target := filepath.Join(t.TempDir(), "b.tar.gz")
+	w, err := Create(target, WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := []byte("first")
+	if err := w.WriteFile("copied", buf); err != nil {
+		t.Fatal(err)
+	}
+	copy(buf, "XXXXX") // reused before the archiver may have written it
+	if err := w.HandOver("kept", []byte("second")); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(&Manifest{}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := Open(target, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"copied": "first", "kept": "second"} {
+		if got, err := b.ReadFile(name); err != nil || string(got) != want {
+			t.Errorf("%s = %q, %v; want %q", name, got, err, want)
+		}
+	}
+	if p := Verify(b); len(p) != 0 {
+		t.Fatalf("bundle does not verify: %v", p)
+	}
+}
