@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/go-json-experiment/json v1.27.2
-	github.com/klauspost/compress v1.11.4
+	github.com/klauspost/compress v1.18.7
 	github.com/mattn/go-isatty v0.0.20
 	github.com/mattn/go-runewidth v0.0.30
 	github.com/mholt/archiver/v3 v3.5.1

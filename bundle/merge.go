@@ -94,7 +94,7 @@ func MergeContext(ctx context.Context, target string, inputs []*Bundle, opts Mer
 		// bytes must stay identical to what their manifests vouched for.
 		data, err := owner[n].ReadFile(n)
 		if err == nil {
-			err = w.write(n, data)
+			err = w.write(n, data, false)
 		}
 		if err != nil {
 			w.Abort()

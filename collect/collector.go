@@ -65,6 +65,9 @@ type Options struct {
 
 	// Filter, when set, rewrites every file before it is written (redaction).
 	Filter bundle.Filter
+	// Scan, when set, sees every file as it is written, after Filter (the leak scan);
+	// see bundle.WriterOptions.
+	Scan   func(name string, data []byte)
 	Logger logrus.FieldLogger
 	// Planned, when set, is called with the number of sources just planned: sources are
 	// planned as collection learns of them (a pod's logs once the pods are listed).
@@ -166,6 +169,9 @@ type collector struct {
 	// chain is the selected pod's chain when Options.Pod is set.
 	chain *chain
 
+	// slots bound the sources running at once, across every runAll.
+	slots chan struct{}
+
 	mu      sync.Mutex
 	sources []bundle.Source
 }
@@ -188,7 +194,7 @@ func Run(ctx context.Context, client *Client, opts Options) (*Result, error) {
 	}
 	// Each namespace is one set of sources and files; naming it twice must not write twice.
 	opts.Namespaces = slices.Compact(slices.Sorted(slices.Values(opts.Namespaces)))
-	c := &collector{opts: opts, client: client, log: opts.Logger, start: time.Now()}
+	c := &collector{opts: opts, client: client, log: opts.Logger, start: time.Now(), slots: make(chan struct{}, opts.Concurrency)}
 	info, err := c.serverInfo(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -204,7 +210,7 @@ func Run(ctx context.Context, client *Client, opts Options) (*Result, error) {
 			return nil, err
 		}
 	}
-	c.w, err = bundle.Create(opts.Target, bundle.WriterOptions{Force: opts.Force, Filter: opts.Filter})
+	c.w, err = bundle.Create(opts.Target, bundle.WriterOptions{Force: opts.Force, Filter: opts.Filter, Scan: opts.Scan})
 	if err != nil {
 		return nil, err
 	}
@@ -236,7 +242,8 @@ func (c *collector) collect(ctx context.Context, info *serverInfo) (*bundle.Mani
 	if c.chain != nil {
 		targets, nodes, err = c.chainLists(ctx, lists)
 	} else {
-		targets, nodes, err = c.streamLists(ctx, lists)
+		// Container logs are read as soon as their pods are listed (see streamLists).
+		nodes, err = c.streamLists(ctx, lists)
 	}
 	if err != nil {
 		return nil, err
@@ -353,14 +360,14 @@ func (c *collector) timed(ctx context.Context, slot int, fn func(ctx context.Con
 	c.finish(slot, out, time.Since(began))
 }
 
-// runAll runs steps with at most Options.Concurrency at once; once ctx is done, steps
-// not yet started are dropped.
+// runAll runs steps, in order, in the collector's Options.Concurrency slots, which
+// runAll calls running at the same time share; once ctx is done, steps not yet started
+// are dropped. A step must not wait for another runAll.
 func (c *collector) runAll(ctx context.Context, steps []func(context.Context)) {
-	sem := make(chan struct{}, c.opts.Concurrency)
 	var wg sync.WaitGroup
 	for _, step := range steps {
 		select {
-		case sem <- struct{}{}:
+		case c.slots <- struct{}{}:
 		case <-ctx.Done():
 			wg.Wait()
 			return
@@ -368,7 +375,7 @@ func (c *collector) runAll(ctx context.Context, steps []func(context.Context)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer func() { <-sem }()
+			defer func() { <-c.slots }()
 			step(ctx)
 		}()
 	}
@@ -413,14 +420,22 @@ func (c *collector) chainLists(ctx context.Context, lists []*listing) ([]logTarg
 
 // streamLists reads the cluster-level lists first (they are small, and the namespace
 // list names the namespaces every namespaced list writes a file for), then streams the
-// namespaced lists to the bundle a namespace at a time (see streamList).
-func (c *collector) streamLists(ctx context.Context, lists []*listing) ([]logTarget, []string, error) {
-	var cluster, namespaced []*listing
+// namespaced lists to the bundle a namespace at a time (see streamList). The logs of a
+// pod list's containers are read as soon as that list is in, alongside the lists still
+// being paged (events are the longest), in the same slots; they are planned in the
+// order of the pod lists, so the manifest's order does not depend on timing. It returns
+// the nodes of the pods listed.
+func (c *collector) streamLists(ctx context.Context, lists []*listing) ([]string, error) {
+	var cluster, namespaced, podLists []*listing
 	for _, l := range lists {
-		if l.src.namespaced {
-			namespaced = append(namespaced, l)
-		} else {
+		switch {
+		case !l.src.namespaced:
 			cluster = append(cluster, l)
+		case l.src.kind == bundle.KindPods:
+			podLists = append(podLists, l)
+			fallthrough
+		default:
+			namespaced = append(namespaced, l)
 		}
 	}
 	steps := make([]func(context.Context), 0, len(lists))
@@ -429,10 +444,10 @@ func (c *collector) streamLists(ctx context.Context, lists []*listing) ([]logTar
 	}
 	c.runAll(ctx, steps)
 	if ctx.Err() != nil {
-		return nil, nil, ctx.Err()
+		return nil, ctx.Err()
 	}
 	if err := c.writeLists(cluster); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	namespaces := c.opts.Namespaces
 	if c.opts.AllNamespaces {
@@ -441,28 +456,49 @@ func (c *collector) streamLists(ctx context.Context, lists []*listing) ([]logTar
 	for _, l := range cluster {
 		l.items = nil // written; nothing reads them again
 	}
+	listed := make(map[*listing]chan struct{}, len(podLists))
+	for _, l := range podLists {
+		listed[l] = make(chan struct{})
+	}
 	steps = steps[:0]
 	for _, l := range namespaced {
 		want := namespaces
 		if l.namespace != "" {
 			want = []string{l.namespace}
 		}
-		steps = append(steps, func(ctx context.Context) { c.streamList(ctx, l, want) })
+		steps = append(steps, func(ctx context.Context) {
+			c.streamList(ctx, l, want)
+			if done, ok := listed[l]; ok {
+				close(done)
+			}
+		})
 	}
+	logsDone := make(chan struct{})
+	go func() {
+		defer close(logsDone)
+		var logs sync.WaitGroup
+		defer logs.Wait()
+		for _, l := range podLists {
+			select {
+			case <-listed[l]:
+			case <-ctx.Done():
+				return
+			}
+			logSteps := c.logSteps(l.targets)
+			logs.Go(func() { c.runAll(ctx, logSteps) })
+		}
+	}()
 	c.runAll(ctx, steps)
+	<-logsDone
 	if ctx.Err() != nil {
-		return nil, nil, ctx.Err()
+		return nil, ctx.Err()
 	}
 	if err := c.writeErrors(namespaced); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	var (
-		targets []logTarget
-		nodes   []string
-	)
-	for _, l := range namespaced {
-		targets = append(targets, l.targets...)
+	var nodes []string
+	for _, l := range podLists {
 		nodes = append(nodes, l.nodes...)
 	}
-	return targets, nodes, nil
+	return nodes, nil
 }

@@ -113,7 +113,7 @@ func (c *collector) collectLogs(ctx context.Context, t logTarget) outcome {
 			continue
 		}
 		p := bundle.LogPath(t.namespace, t.pod, t.container, previous)
-		if err := c.w.WriteFile(p, data); err != nil {
+		if err := c.w.HandOver(p, data); err != nil {
 			failed = append(failed, err)
 			continue
 		}

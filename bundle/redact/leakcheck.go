@@ -70,6 +70,11 @@ func (f *Flags) CheckWrittenContext(ctx context.Context, path string, p *Policy,
 	if err != nil {
 		return fmt.Errorf("leak scan: %w", err)
 	}
+	return removeLeaking(path, hits)
+}
+
+// removeLeaking removes the bundle at path when the scan found anything in it.
+func removeLeaking(path string, hits []Hit) error {
 	if len(hits) == 0 {
 		return nil
 	}
@@ -119,8 +124,67 @@ func scanStreaming(ctx context.Context, path string, p *Policy, limits bundle.Li
 	if data, err := b.ReadFile(bundle.ManifestPath); err == nil {
 		scan(bundle.ManifestPath, data)
 	}
+	sortHits(hits)
+	return hits, nil
+}
+
+// sortHits puts hits in file and line order.
+func sortHits(hits []Hit) {
 	slices.SortFunc(hits, func(a, b Hit) int {
 		return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), strings.Compare(a.Rule, b.Rule))
 	})
-	return hits, nil
+}
+
+// LeakScan is the leak scan of a bundle while it is written: the writer hands it each
+// file's final bytes (bundle.WriterOptions.Scan), which are what the archive holds, and
+// Check then judges the bundle as CheckWritten would, without reading it back.
+//
+// A file the policy's Apply left as it came is not scanned again: ScanFile runs the
+// very search Apply ran (every hit comes with an edit), on the same bytes, so it could
+// only find nothing. Most of a collection is such files.
+type LeakScan struct {
+	p    *Policy
+	mu   sync.Mutex
+	hits []Hit
+}
+
+// LeakScan returns the scan to run while writing a bundle with p, or nil when none is
+// due: --skip-leak-scan, or redaction turned off (the user asked for secrets).
+func (f *Flags) LeakScan(p *Policy) *LeakScan {
+	if f.SkipLeakScan || p == nil || !p.Enabled() {
+		return nil
+	}
+	p.mu.Lock()
+	if p.untouched == nil {
+		p.untouched = map[string]bool{}
+	}
+	p.mu.Unlock()
+	return &LeakScan{p: p}
+}
+
+// File scans one file as written. It is safe for concurrent use.
+func (s *LeakScan) File(name string, data []byte) {
+	if s.p.takeUntouched(name) {
+		return
+	}
+	h := s.p.ScanFile(name, data)
+	if len(h) == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hits = append(s.hits, h...)
+}
+
+// Check judges the finished bundle at path from what File saw: when anything was found
+// the bundle is removed and a *LeakError says where. A nil LeakScan finds nothing.
+func (s *LeakScan) Check(path string) error {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	hits := slices.Clone(s.hits)
+	s.mu.Unlock()
+	sortHits(hits)
+	return removeLeaking(path, hits)
 }

@@ -56,6 +56,9 @@ type Policy struct {
 
 	mu     sync.Mutex
 	report bundle.Redaction
+	// untouched, while a leak scan watches the policy (Flags.LeakScan), holds the files
+	// Apply left as they came and the scan has not seen yet.
+	untouched map[string]bool
 	// macs holds keyed HMACs for digest to reuse.
 	macs sync.Pool
 	// exhaustive turns off the shortcuts that make redaction fast: pruning, skipping
@@ -116,9 +119,33 @@ func (p *Policy) Apply(name string, data []byte) ([]byte, error) {
 		return data, nil
 	}
 	c := counter{}
-	out := p.redactFile(name, data, c)
+	out, untouched := p.redactFile(name, data, c)
 	p.record(name, c)
+	if untouched {
+		p.markUntouched(name)
+	}
 	return out, nil
+}
+
+// markUntouched notes, for the leak scan watching this policy, a file that Apply left
+// as it came.
+func (p *Policy) markUntouched(name string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.untouched != nil {
+		p.untouched[name] = true
+	}
+}
+
+// takeUntouched reports, once, whether Apply left the file name as it came.
+func (p *Policy) takeUntouched(name string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.untouched[name] {
+		return false
+	}
+	delete(p.untouched, name)
+	return true
 }
 
 // RedactString redacts free text that ends up in file, such as an error message

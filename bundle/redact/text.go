@@ -207,13 +207,17 @@ const maxRounds = 3
 // redactFile redacts one file. Masking a value of something that looked like JSON but
 // did not parse can make it parse (the value held the stray control character), and
 // then its structure may reveal more; so such a file is redacted again until nothing
-// changes, which keeps redaction idempotent.
-func (p *Policy) redactFile(name string, data []byte, s sink) []byte {
+// changes, which keeps redaction idempotent. untouched reports that the first round
+// found nothing to edit, so the data is returned as it came.
+func (p *Policy) redactFile(name string, data []byte, s sink) (out []byte, untouched bool) {
 	for round := 1; ; round++ {
 		edits, retry := p.fileEdits(name, data, s)
+		if round == 1 && len(edits) == 0 {
+			return data, true
+		}
 		data = splice(data, edits)
 		if len(edits) == 0 || !retry || round == maxRounds {
-			return data
+			return data, false
 		}
 	}
 }

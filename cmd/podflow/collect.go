@@ -228,6 +228,11 @@ func runCollect(ctx context.Context, o *collectOptions) error {
 		opts.Target = collect.DefaultTarget(kc.Cluster, now())
 	}
 	opts.Filter = policy
+	// The leak scan reads each file as it is written rather than the bundle afterwards.
+	leaks := o.redact.LeakScan(policy)
+	if leaks != nil {
+		opts.Scan = leaks.File
+	}
 	var end func()
 	opts.Planned, opts.Progress, end = sourceProgress(newProgress(ctx, o.globalOptions), "sources")
 	res, err := collect.Run(ctx, client, opts)
@@ -235,7 +240,7 @@ func runCollect(ctx context.Context, o *collectOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := o.redact.CheckWrittenContext(ctx, res.Target, policy, bundle.DefaultLimits()); err != nil {
+	if err := leaks.Check(res.Target); err != nil {
 		return err
 	}
 	if _, err := fmt.Fprintln(o.streams.Out, res.Target); err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -12,11 +11,15 @@ import (
 	"podflow.dev/podflow/bundle/redact"
 )
 
-// writeUnredacted writes a bundle without a filter: two logs, one carrying leak in the
-// middle of other lines.
-func writeUnredacted(t *testing.T, target, leak string) string {
+// writeUnredacted writes a bundle without a filter, as collect does with its leak scan
+// (nil: none): two logs, one carrying leak in the middle of other lines.
+func writeUnredacted(t *testing.T, target, leak string, leaks *redact.LeakScan) string {
 	t.Helper()
-	w, err := bundle.Create(target, bundle.WriterOptions{})
+	opts := bundle.WriterOptions{}
+	if leaks != nil {
+		opts.Scan = leaks.File
+	}
+	w, err := bundle.Create(target, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,20 +42,22 @@ func TestCheckCollectedRemovesALeakingBundle(t *testing.T) {
 	const secret = "Authorization: Bearer c2VjcmV0LXRva2VuLXRoYXQtbXVzdC1ub3QtbGVhaw"
 	for _, name := range []string{"b.tar.gz", "b-dir"} {
 		t.Run(name, func(t *testing.T) {
-			checkLeakRemoved(t, writeUnredacted(t, filepath.Join(t.TempDir(), name), secret))
+			p, err := redact.New(redact.Options{Key: []byte("k")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			leaks := (&redact.Flags{}).LeakScan(p)
+			target := writeUnredacted(t, filepath.Join(t.TempDir(), name), secret, leaks)
+			checkLeakRemoved(t, target, leaks.Check(target))
 		})
 	}
 }
 
-func checkLeakRemoved(t *testing.T, target string) {
-	p, err := redact.New(redact.Options{Key: []byte("k")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = (&redact.Flags{}).CheckWrittenContext(context.Background(), target, p, bundle.DefaultLimits())
+func checkLeakRemoved(t *testing.T, target string, err error) {
+	t.Helper()
 	var leak *redact.LeakError
 	if !errors.As(err, &leak) || !leak.Removed || len(leak.Hits) == 0 {
-		t.Fatalf("CheckWrittenContext = %v, want a LeakError with the bundle removed", err)
+		t.Fatalf("leak scan = %v, want a LeakError with the bundle removed", err)
 	}
 	if _, statErr := os.Stat(target); !os.IsNotExist(statErr) {
 		t.Fatalf("leaking bundle still on disk: %v", statErr)
@@ -78,9 +83,10 @@ func TestCheckCollectedKeepsCleanOrWaivedBundles(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			target := writeUnredacted(t, filepath.Join(t.TempDir(), "b-dir"), tc.line)
-			if err := tc.flags.CheckWrittenContext(context.Background(), target, p, bundle.DefaultLimits()); err != nil {
-				t.Fatalf("CheckWrittenContext = %v, want nil", err)
+			leaks := tc.flags.LeakScan(p)
+			target := writeUnredacted(t, filepath.Join(t.TempDir(), "b-dir"), tc.line, leaks)
+			if err := leaks.Check(target); err != nil {
+				t.Fatalf("leak scan = %v, want nil", err)
 			}
 			if _, err := os.Stat(target); err != nil {
 				t.Fatalf("bundle removed: %v", err)

@@ -53,7 +53,7 @@ func fakeAPI(t *testing.T, forbidDeployments bool) string {
 	return srv.URL
 }
 
-func writeKubeconfig(t *testing.T, server string) string {
+func writeKubeconfig(t testing.TB, server string) string {
 	t.Helper()
 	cfg := `apiVersion: v1
 kind: Config
