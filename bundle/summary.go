@@ -160,7 +160,7 @@ func countItems(data []byte) (int, error) {
 	default:
 		return 0, fmt.Errorf("a JSON %s is not a list", tok.Kind())
 	}
-	if _, err := dec.ReadToken(); err != io.EOF {
+	if _, err := dec.ReadToken(); !errors.Is(err, io.EOF) {
 		if err == nil {
 			err = errors.New("data after the top-level value")
 		}
