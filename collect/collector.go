@@ -26,6 +26,11 @@ const (
 	DefaultRequestTimeout = 30 * time.Second
 	DefaultSourceTimeout  = 2 * time.Minute
 	DefaultConcurrency    = 8
+	// DefaultPreviousLogRetry is how long the collector waits before asking once more
+	// for a previous instance's log the kubelet did not have: while a crash-looping
+	// container is being restarted, the instance the kubelet's status names as the
+	// last terminated one can briefly be one it no longer, or not yet, can read.
+	DefaultPreviousLogRetry = 2 * time.Second
 )
 
 // ErrInterrupted is returned when the context is cancelled during collection; nothing is
@@ -62,6 +67,9 @@ type Options struct {
 	SourceTimeout time.Duration
 	// Concurrency bounds how many sources run at once.
 	Concurrency int
+	// PreviousLogRetry is the wait before the second and last request for a previous
+	// instance's log that the kubelet said it did not have.
+	PreviousLogRetry time.Duration
 
 	// Filter, when set, rewrites every file before it is written (redaction).
 	Filter bundle.Filter
@@ -118,6 +126,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Concurrency <= 0 {
 		o.Concurrency = DefaultConcurrency
+	}
+	if o.PreviousLogRetry <= 0 {
+		o.PreviousLogRetry = DefaultPreviousLogRetry
 	}
 	if o.Logger == nil {
 		l := logrus.New()

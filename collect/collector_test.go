@@ -269,6 +269,47 @@ func TestCollectLogBoundsAndErrors(t *testing.T) {
 	}
 }
 
+// A previous instance the kubelet cannot give at the first request (a crash-looping
+// container caught mid-restart) is asked for once more; a cancelled collection does
+// not wait for the second request.
+func TestCollectAsksAgainForAPreviousLog(t *testing.T) {
+	client, cs := newFakeClient(shopFixture()...)
+	var mu sync.Mutex
+	previousAsked := 0
+	cs.PrependReactor("get", "pods/log", func(action k8stesting.Action) (bool, runtime.Object, error) {
+		opts := action.(k8stesting.GenericAction).GetValue().(*corev1.PodLogOptions)
+		if !opts.Previous {
+			return true, &runtime.Unknown{Raw: []byte("current\n")}, nil
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		previousAsked++
+		if previousAsked == 1 {
+			return true, nil, apierrors.NewBadRequest(`previous terminated container "app" in pod "web-abc-1" not found`)
+		}
+		return true, &runtime.Unknown{Raw: []byte("OOM at last\n")}, nil
+	})
+	_, b := collectBundle(t, client, testOptions(t))
+	data, err := b.ReadFile(bundle.LogPath("shop", "web-abc-1", "app", true))
+	if err != nil || string(data) != "OOM at last\n" {
+		t.Fatalf("previous log = %q (%v), want the second answer", data, err)
+	}
+	if previousAsked != 2 {
+		t.Errorf("previous log asked %d times, want 2", previousAsked)
+	}
+	if s := sourceByName(t, b.Manifest, "logs/shop/web-abc-1/app"); s.Status != bundle.StatusOK || len(s.Files) != 2 {
+		t.Errorf("logs/shop/web-abc-1/app = %+v, want both instances", s)
+	}
+
+	c := &collector{client: client, opts: Options{PreviousLogRetry: time.Hour}}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	first := fmt.Errorf("%w: first answer", errNoLog)
+	if _, err := c.fetchPreviousAgain(ctx, logTarget{namespace: "shop", pod: "web-abc-1", container: "app"}, first); !errors.Is(err, first) {
+		t.Errorf("cancelled wait returned %v, want the first answer", err)
+	}
+}
+
 func TestCollectEventsWindow(t *testing.T) {
 	client, _ := newFakeClient(shopFixture()...)
 	opts := testOptions(t)

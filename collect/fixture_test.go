@@ -164,6 +164,8 @@ func testOptions(t *testing.T) Options {
 		PodflowVersion: "test",
 		Namespaces:     []string{"shop"},
 		Logger:         logger,
+		// Asking again for a previous log is tested with its own wait.
+		PreviousLogRetry: time.Millisecond,
 	}
 }
 

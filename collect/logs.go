@@ -9,6 +9,7 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -103,6 +104,9 @@ func (c *collector) collectLogs(ctx context.Context, t logTarget) outcome {
 	)
 	for _, previous := range instances {
 		data, err := c.fetchLog(ctx, t, previous)
+		if previous && errors.Is(err, errNoLog) {
+			data, err = c.fetchPreviousAgain(ctx, t, err)
+		}
 		switch {
 		case errors.Is(err, errNoLog):
 			c.log.WithField("source", t.sourceName()).WithField("previous", previous).Debug(err.Error())
@@ -128,6 +132,20 @@ func (c *collector) collectLogs(ctx context.Context, t logTarget) outcome {
 		return outcome{status: bundle.StatusSkipped, err: errors.Join(noLog...)}
 	}
 	return outcome{status: bundle.StatusOK, files: files}
+}
+
+// fetchPreviousAgain asks once more, after a short wait, for a previous instance's log
+// the kubelet said it did not have (see DefaultPreviousLogRetry). The first answer
+// stands when the wait is cut short.
+func (c *collector) fetchPreviousAgain(ctx context.Context, t logTarget, first error) ([]byte, error) {
+	timer := time.NewTimer(c.opts.PreviousLogRetry)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return nil, first
+	case <-timer.C:
+	}
+	return c.fetchLog(ctx, t, true)
 }
 
 func (c *collector) fetchLog(ctx context.Context, t logTarget, previous bool) ([]byte, error) {
