@@ -257,7 +257,8 @@ type journalJob struct {
 	// skipped counts the lines left out as history of healthy pods.
 	bad, firstBad, skipped int
 	firstProblem           string
-	// healthySandboxes are the sandbox IDs of healthy pods a runtime journal names.
+	// healthySandboxes are the sandbox IDs of healthy pods a runtime journal names,
+	// while it is parsed: the IDs point into the file's buffer.
 	healthySandboxes map[string]bool
 }
 
@@ -386,6 +387,7 @@ func (l *loader) parseJournal(j *journalJob, data []byte, compact bool, keep *jo
 		j.skipped--
 	}
 	j.entries = entries
+	j.healthySandboxes = nil // its keys would hold the buffer the next file is read into
 }
 
 // routineOfHealthy reports whether an informational entry is only about healthy pods:

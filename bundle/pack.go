@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"os"
+	"sync"
 
 	"github.com/klauspost/compress/s2"
 )
@@ -12,10 +14,14 @@ import (
 // OpenReadOnce is OpenContext for one consumer that decodes each file once (one
 // analysis): the bundle is marked ReadOnce, and since that is known before reading,
 // every file of packMin bytes or more is kept as an s2 block instead of raw. ReadFile
-// and Take decode a block; Take drops it. Memory after opening is then about the
-// compressed size instead of the raw size (a tenth to a fifth of it for journals and
-// JSON lists), and while opening the largest file twice more: its raw bytes and the
-// buffer it is compressed into. Limits, Names, Verify and errors are as for Open.
+// and Take decode a block; Take drops it. The first packedInMemory bytes of blocks are
+// kept in memory and the rest in a temporary file that is unlinked as soon as it is
+// created, so nothing is left on disk however the process ends. Memory after opening
+// is then bounded whatever the bundle's size, and while opening the largest file
+// takes twice more: its raw bytes and the buffer it is compressed into. Where a
+// temporary file cannot be made (or unlinked while open), blocks stay in memory:
+// about the compressed size, a tenth to a fifth of the raw size for journals and JSON
+// lists. Limits, Names, Verify and errors are as for Open.
 func OpenReadOnce(ctx context.Context, p string, limits Limits) (*Bundle, error) {
 	return openWith(ctx, p, limits, openMode{pack: true})
 }
@@ -24,11 +30,84 @@ func OpenReadOnce(ctx context.Context, p string, limits Limits) (*Bundle, error)
 // hundred bytes, and every read would still cost a decode and an allocation.
 const packMin = 4 << 10
 
+// packedInMemory bounds the s2 blocks OpenReadOnce keeps in memory; the rest go to
+// the spill file. On generated bundles of 1k, 5k and 20k pods the blocks come to 25,
+// 120 and 480 MB, most of them journals that a load takes last: in memory they would
+// be held through the whole decode of the objects.
+var packedInMemory = 32 << 20
+
 // packedFile is a file kept as an s2 block, with its newlines counted while it was
-// still raw.
+// still raw. A spilled block is size bytes at off in the bundle's spill file, and
+// block is nil.
 type packedFile struct {
 	block    []byte
+	off      int64
+	size     int
 	newlines int
+}
+
+// spillFile is where blocks beyond packedInMemory are written, in turn: an unlinked
+// temporary file, read back with ReadAt, closed with the bundle's last reference.
+type spillFile struct {
+	f   *os.File
+	end int64
+	// failed is set once the file could not be made or written: blocks then stay in
+	// memory.
+	failed bool
+}
+
+// spill writes a block to the spill file and records where in p; false keeps the
+// block in memory instead.
+func (b *Bundle) spill(block []byte, p *packedFile) bool {
+	s := &b.spillTo
+	if s.failed {
+		return false
+	}
+	if s.f == nil {
+		f, err := os.CreateTemp("", "podflow-read-*")
+		if err != nil {
+			s.failed = true
+			return false
+		}
+		// Unlinked while open, the file goes when the process does, however it ends.
+		// Where that is refused (Windows), blocks stay in memory.
+		if err := os.Remove(f.Name()); err != nil {
+			_ = f.Close()
+			_ = os.Remove(f.Name())
+			s.failed = true
+			return false
+		}
+		s.f = f
+	}
+	if _, err := s.f.Write(block); err != nil {
+		// A full disk: the blocks written so far stay readable, later ones stay in memory.
+		s.failed = true
+		return false
+	}
+	p.off, p.size = s.end, len(block)
+	s.end += int64(len(block))
+	return true
+}
+
+// blockBufs recycles the buffers spilled blocks are read back into.
+var blockBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// unpack decodes a packed file into dst when dst is large enough, or into a new slice
+// of exactly the file's size; a spilled block is read back first.
+func (b *Bundle) unpack(name string, p packedFile, dst []byte) ([]byte, error) {
+	if p.block != nil {
+		return unpack(name, p.block, dst)
+	}
+	bufp := blockBufs.Get().(*[]byte)
+	defer blockBufs.Put(bufp)
+	if cap(*bufp) < p.size {
+		*bufp = make([]byte, p.size)
+	}
+	block := (*bufp)[:p.size]
+	if _, err := b.spillTo.f.ReadAt(block, p.off); err != nil {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: fmt.Errorf("read back its temporary copy: %w", err)}
+	}
+	return unpack(name, block, dst)
 }
 
 // keepPacked stores a file read into a reused buffer: as an s2 block when it is large
@@ -49,7 +128,12 @@ func (b *Bundle) keepPacked(name string, data []byte) {
 			if b.packed == nil {
 				b.packed = map[string]packedFile{}
 			}
-			b.packed[name] = packedFile{block: bytes.Clone(block), newlines: bytes.Count(data, []byte{'\n'})}
+			p := packedFile{newlines: bytes.Count(data, []byte{'\n'})}
+			if b.packedBytes+len(block) <= packedInMemory || !b.spill(block, &p) {
+				p.block = bytes.Clone(block)
+				b.packedBytes += len(block)
+			}
+			b.packed[name] = p
 			return
 		}
 	}
@@ -68,10 +152,10 @@ func unpack(name string, block, dst []byte) ([]byte, error) {
 
 // unpackAll moves every packed file to files, for callers that want the whole map.
 // Blocks come from s2.Encode in keepPacked alone, so failing to decode one means the
-// process's memory is corrupt.
+// process's memory, or its own temporary file, is corrupt.
 func (b *Bundle) unpackAll() {
 	for name, p := range b.packed {
-		data, err := unpack(name, p.block, nil)
+		data, err := b.unpack(name, p, nil)
 		if err != nil {
 			panic(err)
 		}

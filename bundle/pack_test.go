@@ -95,6 +95,23 @@ func largeBundle(t *testing.T, target string, raw int) {
 	}
 }
 
+// writeFiles writes files as a podflow bundle with a manifest, under a top directory.
+func writeFiles(t *testing.T, target string, files map[string][]byte) {
+	t.Helper()
+	w, err := Create(target, WriterOptions{Root: "podflow-x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range files {
+		if err := w.WriteFile(name, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(&Manifest{PodflowVersion: "test"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // liveHeap is the heap the objects reachable after f hold, beyond those before it.
 func liveHeap(f func()) uint64 {
 	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
@@ -176,18 +193,7 @@ func TestOpenReadOnceReadsWhatOpenReads(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for _, target := range []string{filepath.Join(dir, "b.tar.gz"), filepath.Join(dir, "bdir")} {
-		w, err := Create(target, WriterOptions{Root: "podflow-x"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for name, data := range files {
-			if err := w.WriteFile(name, data); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := w.Close(&Manifest{PodflowVersion: "test"}); err != nil {
-			t.Fatal(err)
-		}
+		writeFiles(t, target, files)
 		plain, err := Open(target, DefaultLimits())
 		if err != nil {
 			t.Fatal(err)
@@ -272,18 +278,7 @@ func TestTakeIntoReusesTheBuffer(t *testing.T) {
 	journal := journalLines("n1", 64<<10, rng)
 	files := map[string][]byte{NodePath("n1", NodeKubeletLog): journal, NodePath("n2", NodeKubeletLog): journal}
 	target := filepath.Join(t.TempDir(), "b.tar.gz")
-	w, err := Create(target, WriterOptions{Root: "podflow-x"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, data := range files {
-		if err := w.WriteFile(name, data); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(&Manifest{PodflowVersion: "test"}); err != nil {
-		t.Fatal(err)
-	}
+	writeFiles(t, target, files)
 	once, err := OpenReadOnce(context.Background(), target, DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
@@ -322,4 +317,61 @@ func TestTakeIntoReusesTheBuffer(t *testing.T) {
 			t.Fatalf("TakeInto on a plain bundle: equal %v, err %v; it must keep the file", bytes.Equal(got, journal), err)
 		}
 	}
+}
+
+// Blocks beyond what is kept in memory go to a temporary file that is gone from its
+// directory as soon as it is made: what is read back, verified and taken is what was
+// written, the heap holds none of it, and nothing is left behind.
+func TestOpenReadOnceSpillsWhatItDoesNotKeepInMemory(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	files := map[string][]byte{
+		NamespacedResourcePath(KindPods, "shop"): podList(256<<10, rng),
+		NodePath("n1", NodeKubeletLog):           journalLines("n1", 4<<20, rng),
+		NodePath("n2", NodeKubeletLog):           journalLines("n2", 4<<20, rng),
+		LogPath("shop", "web-1", "app", false):   []byte("small\nlog\n"),
+	}
+	target := filepath.Join(t.TempDir(), "b.tar.gz")
+	writeFiles(t, target, files)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	saved := packedInMemory
+	packedInMemory = 0
+	t.Cleanup(func() { packedInMemory = saved })
+
+	var once *Bundle
+	var err error
+	held := liveHeap(func() { once, err = OpenReadOnce(context.Background(), target, DefaultLimits()) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Fatalf("the temporary file is still listed: %v", left)
+	}
+	spilled := 0
+	for _, p := range once.packed {
+		if p.block == nil && p.size > 0 {
+			spilled++
+		}
+	}
+	if spilled != 3 || once.spillTo.f == nil {
+		t.Fatalf("%d of %d packed files spilled, want the journals and the list", spilled, len(once.packed))
+	}
+	if held > 2<<20 {
+		t.Errorf("the bundle holds %d KB of heap with every block spilled, want under 2 MB", held>>10)
+	}
+	if got := Verify(once); len(got) != 0 {
+		t.Fatalf("Verify = %v", got)
+	}
+	if got, err := once.ReadFile(NodePath("n1", NodeKubeletLog)); err != nil || !bytes.Equal(got, files[NodePath("n1", NodeKubeletLog)]) {
+		t.Fatalf("ReadFile of a spilled journal: equal %v, err %v", bytes.Equal(got, files[NodePath("n1", NodeKubeletLog)]), err)
+	}
+	var buf []byte
+	for name, want := range files {
+		got, err := once.TakeInto(name, buf)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("TakeInto(%s) of a spilled bundle: equal %v, err %v", name, bytes.Equal(got, want), err)
+		}
+		buf = got[:0]
+	}
+	runtime.KeepAlive(once)
 }

@@ -63,6 +63,9 @@ type Bundle struct {
 	// pack is set by OpenReadOnce: files are kept by keepPacked, through scratch.
 	pack    bool
 	scratch []byte
+	// packedBytes counts the blocks kept in memory; spillTo holds the rest.
+	packedBytes int
+	spillTo     spillFile
 	// visit, when set, sees every scanned file as it streams by (ScanOptions.Each).
 	visit func(name string, data []byte) error
 	// visitRoot is the top directory visit names are stripped of, decided on the
@@ -630,7 +633,7 @@ func (b *Bundle) ReadFile(name string) ([]byte, error) {
 		return data, nil
 	}
 	if p, ok := b.packed[name]; ok {
-		return unpack(name, p.block, nil)
+		return b.unpack(name, p, nil)
 	}
 	if b.taken[name] {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: ErrTaken}
@@ -674,7 +677,7 @@ func (b *Bundle) TakeInto(name string, buf []byte) ([]byte, error) {
 	if !ok || !b.readOnce {
 		return b.Take(name)
 	}
-	data, err := unpack(name, p.block, buf[:cap(buf)])
+	data, err := b.unpack(name, p, buf[:cap(buf)])
 	if err != nil {
 		return nil, err
 	}

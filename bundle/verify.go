@@ -82,7 +82,7 @@ func (b *Bundle) digest(name string, scratch *[]byte) (Digest, bool, error) {
 	data, ok := b.files[name]
 	if p, packed := b.packed[name]; packed {
 		var err error
-		if data, err = unpack(name, p.block, *scratch); err != nil {
+		if data, err = b.unpack(name, p, *scratch); err != nil {
 			return Digest{}, false, err
 		}
 		*scratch, ok = data, true
