@@ -115,7 +115,14 @@ const (
 )
 
 // keep rewrites e's strings (parsed from line) to point into the blocks instead of line.
+// An empty string cut from line still points into it, and so would hold the whole
+// file's buffer: those become the empty string literal.
 func (t *journalText) keep(e *logline.Entry, line string) {
+	for _, s := range []*string{&e.Program, &e.Host, &e.Source, &e.Message, &e.FieldText} {
+		if *s == "" {
+			*s = ""
+		}
+	}
 	e.Program, e.Host, e.Source = t.shared(e.Program, line), t.shared(e.Host, line), t.shared(e.Source, line)
 	if e.FieldText != "" {
 		// A structured line's message is a constant of the code that logged it
