@@ -121,6 +121,7 @@ func (l *loader) addEvent(o *Object[rawEvent]) {
 	if e.Regarding.Namespace == "" && e.Regarding.Kind != "Node" && e.Regarding.Kind != "" {
 		e.Regarding.Namespace = r.Namespace
 	}
+	l.intern.event(e)
 	l.noteTime(e.LastTime)
 	l.g.events = append(l.g.events, e)
 }

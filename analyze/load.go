@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -47,6 +48,8 @@ type loader struct {
 	// takeMu serializes taking files out of the bundle, which journal parsers do
 	// while the loader reads other files.
 	takeMu sync.Mutex
+	// intern shares the maps and strings that repeat across objects.
+	intern interner
 }
 
 type loadedBundle struct {
@@ -218,18 +221,37 @@ func listOf[T any](kind string, add func(l *loader, o *Object[T])) kindDecoder {
 
 var kindDecoders = map[Kind]kindDecoder{
 	Pods: listOf("Pod", func(l *loader, o *Pod) {
+		// No rule reads a pod's field managers (the replicas rule reads a workload's),
+		// and in bundles from other tools they are often a large part of a pod.
+		o.Obj.ManagedFields = nil
+		l.intern.pod(o.Obj)
 		l.g.pods = append(l.g.pods, o)
 		l.notePodTimes(o)
 	}),
-	Deployments:  listOf("Deployment", func(l *loader, o *Deployment) { l.g.deployments = append(l.g.deployments, o) }),
-	ReplicaSets:  listOf("ReplicaSet", func(l *loader, o *ReplicaSet) { l.g.replicaSets = append(l.g.replicaSets, o) }),
-	StatefulSets: listOf("StatefulSet", func(l *loader, o *StatefulSet) { l.g.statefulSets = append(l.g.statefulSets, o) }),
-	DaemonSets:   listOf("DaemonSet", func(l *loader, o *DaemonSet) { l.g.daemonSets = append(l.g.daemonSets, o) }),
-	Jobs:         listOf("Job", func(l *loader, o *Job) { l.g.jobs = append(l.g.jobs, o) }),
-	CronJobs:     listOf("CronJob", func(l *loader, o *CronJob) { l.g.cronJobs = append(l.g.cronJobs, o) }),
-	Nodes:        listOf("Node", func(l *loader, o *Node) { l.g.nodes = append(l.g.nodes, o) }),
-	NodeLeases:   listOf("Lease", func(l *loader, o *Lease) { l.g.nodeLeases = append(l.g.nodeLeases, o) }),
-	Services:     listOf("Service", func(l *loader, o *Service) { l.g.services = append(l.g.services, o) }),
+	Deployments: listOf("Deployment", func(l *loader, o *Deployment) {
+		l.intern.deployment(o.Obj)
+		l.g.deployments = append(l.g.deployments, o)
+	}),
+	ReplicaSets: listOf("ReplicaSet", func(l *loader, o *ReplicaSet) {
+		l.intern.replicaSet(o.Obj)
+		l.g.replicaSets = append(l.g.replicaSets, o)
+	}),
+	StatefulSets: listOf("StatefulSet", func(l *loader, o *StatefulSet) {
+		l.intern.statefulSet(o.Obj)
+		l.g.statefulSets = append(l.g.statefulSets, o)
+	}),
+	DaemonSets: listOf("DaemonSet", func(l *loader, o *DaemonSet) {
+		l.intern.daemonSet(o.Obj)
+		l.g.daemonSets = append(l.g.daemonSets, o)
+	}),
+	Jobs:       listOf("Job", func(l *loader, o *Job) { l.g.jobs = append(l.g.jobs, o) }),
+	CronJobs:   listOf("CronJob", func(l *loader, o *CronJob) { l.g.cronJobs = append(l.g.cronJobs, o) }),
+	Nodes:      listOf("Node", func(l *loader, o *Node) { l.g.nodes = append(l.g.nodes, o) }),
+	NodeLeases: listOf("Lease", func(l *loader, o *Lease) { l.g.nodeLeases = append(l.g.nodeLeases, o) }),
+	Services: listOf("Service", func(l *loader, o *Service) {
+		l.intern.service(o.Obj)
+		l.g.services = append(l.g.services, o)
+	}),
 	EndpointSlices: listOf("EndpointSlice", func(l *loader, o *EndpointSlice) {
 		l.g.endpointSlices = append(l.g.endpointSlices, o)
 	}),
@@ -320,6 +342,11 @@ func decodeWhole[T any](data []byte) decodedList {
 		}
 		d.err = fastUnmarshal(data, &list)
 		items = list.Items
+	}
+	// The decode grew the slice by doubling, and the graph keeps pointers into it:
+	// an exact copy lets the spare capacity, up to half of it, go.
+	if cap(items) > len(items)+len(items)/8 {
+		items = slices.Clone(items)
 	}
 	d.items = items
 	return d

@@ -1,0 +1,205 @@
+package analyze
+
+import (
+	"encoding/binary"
+	"slices"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// interner shares equal small maps and short strings among the objects of one load.
+// The decoder makes a map for every labels, selector and resource list it reads, and
+// on a large cluster most of them repeat: the pods of one ReplicaSet carry the same
+// labels and requests as its template, and most workloads ask for a handful of sizes.
+// Go's smallest map takes about 300 bytes for strings and 600 for quantities, so on
+// generated bundles these maps were a third of the heap a load keeps. Nothing in
+// podflow writes to an object it loaded, so equal maps can be one map.
+//
+// It runs on the loader's goroutine, as objects are added in file order, so what is
+// shared does not depend on which decode ends first. Its tables are capped: a bundle
+// whose maps never repeat stops growing them instead of doubling their keys.
+type interner struct {
+	labels    map[string]map[string]string
+	resources map[string]corev1.ResourceList
+	strings   map[string]string
+	key       []byte
+	names     []string
+}
+
+// internCap bounds each table of the interner.
+const internCap = 1 << 16
+
+// internMapMax is the largest map worth sharing: larger ones rarely repeat.
+const internMapMax = 16
+
+// labelMap returns the shared map equal to m, or m when it is the first of its kind.
+func (in *interner) labelMap(m map[string]string) map[string]string {
+	if len(m) == 0 || len(m) > internMapMax {
+		return m
+	}
+	in.names = in.names[:0]
+	for k := range m {
+		in.names = append(in.names, k)
+	}
+	slices.Sort(in.names)
+	in.key = in.key[:0]
+	for _, k := range in.names {
+		in.key = appendPart(appendPart(in.key, k), m[k])
+	}
+	if c, ok := in.labels[string(in.key)]; ok {
+		return c
+	}
+	if in.labels == nil {
+		in.labels = map[string]map[string]string{}
+	}
+	if len(in.labels) < internCap {
+		in.labels[string(in.key)] = m
+	}
+	return m
+}
+
+// resourceList returns the shared list equal to r: same names, same quantities in the
+// same format (what String and every comparison see).
+func (in *interner) resourceList(r corev1.ResourceList) corev1.ResourceList {
+	if len(r) == 0 || len(r) > internMapMax {
+		return r
+	}
+	in.names = in.names[:0]
+	for k := range r {
+		in.names = append(in.names, string(k))
+	}
+	slices.Sort(in.names)
+	in.key = in.key[:0]
+	for _, k := range in.names {
+		q := r[corev1.ResourceName(k)]
+		in.key = appendPart(appendPart(appendPart(in.key, k), string(q.Format)), q.String())
+	}
+	if c, ok := in.resources[string(in.key)]; ok {
+		return c
+	}
+	if in.resources == nil {
+		in.resources = map[string]corev1.ResourceList{}
+	}
+	if len(in.resources) < internCap {
+		in.resources[string(in.key)] = r
+	}
+	return r
+}
+
+// appendPart appends s to a key with its length first, so that no two different
+// sequences of parts make the same key.
+func appendPart(key []byte, s string) []byte {
+	return append(binary.AppendUvarint(key, uint64(len(s))), s...)
+}
+
+// str returns the shared copy of a short string that repeats across objects (a kind,
+// a namespace, a reason, a component).
+func (in *interner) str(s string) string {
+	if s == "" || len(s) > 64 {
+		return s
+	}
+	if c, ok := in.strings[s]; ok {
+		return c
+	}
+	if in.strings == nil {
+		in.strings = map[string]string{}
+	}
+	if len(in.strings) < internCap {
+		in.strings[s] = s
+	}
+	return s
+}
+
+func (in *interner) requirements(r *corev1.ResourceRequirements) {
+	r.Limits, r.Requests = in.resourceList(r.Limits), in.resourceList(r.Requests)
+}
+
+func (in *interner) meta(m *metav1.ObjectMeta) {
+	m.Labels = in.labelMap(m.Labels)
+	m.Namespace = in.str(m.Namespace)
+}
+
+func (in *interner) selector(s *metav1.LabelSelector) {
+	if s != nil {
+		s.MatchLabels = in.labelMap(s.MatchLabels)
+	}
+}
+
+// podSpec shares a pod's (or a template's) node selector and container requirements.
+func (in *interner) podSpec(s *corev1.PodSpec) {
+	s.NodeSelector = in.labelMap(s.NodeSelector)
+	s.NodeName = in.str(s.NodeName)
+	s.ServiceAccountName = in.str(s.ServiceAccountName)
+	for _, list := range [][]corev1.Container{s.InitContainers, s.Containers} {
+		for i := range list {
+			c := &list[i]
+			in.requirements(&c.Resources)
+			c.Name, c.Image = in.str(c.Name), in.str(c.Image)
+		}
+	}
+}
+
+func (in *interner) template(t *corev1.PodTemplateSpec) {
+	in.meta(&t.ObjectMeta)
+	in.podSpec(&t.Spec)
+}
+
+func (in *interner) pod(p *corev1.Pod) {
+	in.meta(&p.ObjectMeta)
+	in.podSpec(&p.Spec)
+	st := &p.Status
+	st.HostIP = in.str(st.HostIP)
+	for i := range st.Conditions {
+		c := &st.Conditions[i]
+		c.Type, c.Status, c.Reason = corev1.PodConditionType(in.str(string(c.Type))), corev1.ConditionStatus(in.str(string(c.Status))), in.str(c.Reason)
+	}
+	for _, list := range [][]corev1.ContainerStatus{st.InitContainerStatuses, st.ContainerStatuses, st.EphemeralContainerStatuses} {
+		for i := range list {
+			c := &list[i]
+			c.AllocatedResources = in.resourceList(c.AllocatedResources)
+			if c.Resources != nil {
+				in.requirements(c.Resources)
+			}
+			c.Name, c.Image, c.ImageID = in.str(c.Name), in.str(c.Image), in.str(c.ImageID)
+		}
+	}
+}
+
+func (in *interner) deployment(d *appsv1.Deployment) {
+	in.meta(&d.ObjectMeta)
+	in.selector(d.Spec.Selector)
+	in.template(&d.Spec.Template)
+}
+
+func (in *interner) replicaSet(r *appsv1.ReplicaSet) {
+	in.meta(&r.ObjectMeta)
+	in.selector(r.Spec.Selector)
+	in.template(&r.Spec.Template)
+}
+
+func (in *interner) statefulSet(s *appsv1.StatefulSet) {
+	in.meta(&s.ObjectMeta)
+	in.selector(s.Spec.Selector)
+	in.template(&s.Spec.Template)
+}
+
+func (in *interner) daemonSet(d *appsv1.DaemonSet) {
+	in.meta(&d.ObjectMeta)
+	in.selector(d.Spec.Selector)
+	in.template(&d.Spec.Template)
+}
+
+func (in *interner) service(s *corev1.Service) {
+	in.meta(&s.ObjectMeta)
+	s.Spec.Selector = in.labelMap(s.Spec.Selector)
+}
+
+// event shares what repeats across events: the kind and namespace of what they are
+// about, their type, reason, field path, and the component and host that reported.
+func (in *interner) event(e *Event) {
+	e.Regarding.Kind, e.Regarding.Namespace = in.str(e.Regarding.Kind), in.str(e.Regarding.Namespace)
+	e.FieldPath, e.Type, e.Reason = in.str(e.FieldPath), in.str(e.Type), in.str(e.Reason)
+	e.Source, e.Host = in.str(e.Source), in.str(e.Host)
+}
