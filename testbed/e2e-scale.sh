@@ -29,8 +29,10 @@ cd "$repo"
 podflow=${PODFLOW_BIN:-$repo/bin/podflow}
 [[ -x $podflow ]] || make build
 CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$PODFLOW_TESTBED_BIN/scale-floor" ./testbed/scale/floor
-# kwok's stage manifests, from the pinned module.
-stages=$(cd "$here/tools/kwok" && go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)/kustomize/stage
+# kwok's stage manifests, from the pinned module: a kwok binary already cached does not
+# mean its module's sources are in this machine's module cache, so fetch them first.
+stages=$(cd "$here/tools/kwok" && go mod download sigs.k8s.io/kwok && go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)/kustomize/stage
+[[ -d $stages ]] || { echo "e2e-scale: kwok's stage manifests are not at $stages" >&2; exit 1; }
 go build -o "$PODFLOW_TESTBED_BIN/scale" ./testbed/scale
 exec "$PODFLOW_TESTBED_BIN/scale" -bin "$PODFLOW_TESTBED_BIN" -podflow "$podflow" \
   -floor "$PODFLOW_TESTBED_BIN/scale-floor" -kwok-stages "$stages" \
