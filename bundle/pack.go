@@ -31,9 +31,9 @@ func OpenReadOnce(ctx context.Context, p string, limits Limits) (*Bundle, error)
 const packMin = 4 << 10
 
 // packedInMemory bounds the s2 blocks OpenReadOnce keeps in memory; the rest go to
-// the spill file. On generated bundles of 1k, 5k and 20k pods the blocks come to 25,
-// 120 and 480 MB, most of them journals that a load takes last: in memory they would
-// be held through the whole decode of the objects.
+// the spill file. On the generated bundles the blocks come to about 20 MB at 1k pods
+// and 120 MB at 5k, and grow with the bundle; most are journals, which a load takes
+// last: in memory they would be held through the whole decode of the objects.
 var packedInMemory = 32 << 20
 
 // packedFile is a file kept as an s2 block, with its newlines counted while it was
