@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"slices"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -167,28 +166,12 @@ func (in *interner) pod(p *corev1.Pod) {
 	}
 }
 
-func (in *interner) deployment(d *appsv1.Deployment) {
-	in.meta(&d.ObjectMeta)
-	in.selector(d.Spec.Selector)
-	in.template(&d.Spec.Template)
-}
-
-func (in *interner) replicaSet(r *appsv1.ReplicaSet) {
-	in.meta(&r.ObjectMeta)
-	in.selector(r.Spec.Selector)
-	in.template(&r.Spec.Template)
-}
-
-func (in *interner) statefulSet(s *appsv1.StatefulSet) {
-	in.meta(&s.ObjectMeta)
-	in.selector(s.Spec.Selector)
-	in.template(&s.Spec.Template)
-}
-
-func (in *interner) daemonSet(d *appsv1.DaemonSet) {
-	in.meta(&d.ObjectMeta)
-	in.selector(d.Spec.Selector)
-	in.template(&d.Spec.Template)
+// workload shares a Deployment's, ReplicaSet's, StatefulSet's or DaemonSet's labels,
+// selector and pod template.
+func (in *interner) workload(m *metav1.ObjectMeta, sel *metav1.LabelSelector, t *corev1.PodTemplateSpec) {
+	in.meta(m)
+	in.selector(sel)
+	in.template(t)
 }
 
 func (in *interner) service(s *corev1.Service) {

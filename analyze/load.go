@@ -229,19 +229,19 @@ var kindDecoders = map[Kind]kindDecoder{
 		l.notePodTimes(o)
 	}),
 	Deployments: listOf("Deployment", func(l *loader, o *Deployment) {
-		l.intern.deployment(o.Obj)
+		l.intern.workload(&o.Obj.ObjectMeta, o.Obj.Spec.Selector, &o.Obj.Spec.Template)
 		l.g.deployments = append(l.g.deployments, o)
 	}),
 	ReplicaSets: listOf("ReplicaSet", func(l *loader, o *ReplicaSet) {
-		l.intern.replicaSet(o.Obj)
+		l.intern.workload(&o.Obj.ObjectMeta, o.Obj.Spec.Selector, &o.Obj.Spec.Template)
 		l.g.replicaSets = append(l.g.replicaSets, o)
 	}),
 	StatefulSets: listOf("StatefulSet", func(l *loader, o *StatefulSet) {
-		l.intern.statefulSet(o.Obj)
+		l.intern.workload(&o.Obj.ObjectMeta, o.Obj.Spec.Selector, &o.Obj.Spec.Template)
 		l.g.statefulSets = append(l.g.statefulSets, o)
 	}),
 	DaemonSets: listOf("DaemonSet", func(l *loader, o *DaemonSet) {
-		l.intern.daemonSet(o.Obj)
+		l.intern.workload(&o.Obj.ObjectMeta, o.Obj.Spec.Selector, &o.Obj.Spec.Template)
 		l.g.daemonSets = append(l.g.daemonSets, o)
 	}),
 	Jobs:       listOf("Job", func(l *loader, o *Job) { l.g.jobs = append(l.g.jobs, o) }),
