@@ -16,6 +16,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	k8stesting "k8s.io/client-go/testing"
@@ -270,10 +271,16 @@ func TestCollectLogBoundsAndErrors(t *testing.T) {
 }
 
 // A previous instance the kubelet cannot give at the first request (a crash-looping
-// container caught mid-restart) is asked for once more; a cancelled collection does
-// not wait for the second request.
+// container caught mid-restart) is asked for once more; one that ended long ago is
+// not, and a cancelled collection does not wait for the second request.
 func TestCollectAsksAgainForAPreviousLog(t *testing.T) {
-	client, cs := newFakeClient(shopFixture()...)
+	objs := shopFixture()
+	for _, o := range objs {
+		if p, ok := o.(*corev1.Pod); ok && p.Name == "web-abc-1" {
+			p.Status.ContainerStatuses[0].LastTerminationState.Terminated.FinishedAt = metav1.NewTime(time.Now().Add(-10 * time.Second))
+		}
+	}
+	client, cs := newFakeClient(objs...)
 	var mu sync.Mutex
 	previousAsked := 0
 	cs.PrependReactor("get", "pods/log", func(action k8stesting.Action) (bool, runtime.Object, error) {
@@ -299,6 +306,17 @@ func TestCollectAsksAgainForAPreviousLog(t *testing.T) {
 	}
 	if s := sourceByName(t, b.Manifest, "logs/shop/web-abc-1/app"); s.Status != bundle.StatusOK || len(s.Files) != 2 {
 		t.Errorf("logs/shop/web-abc-1/app = %+v, want both instances", s)
+	}
+
+	now := time.Now()
+	lately := func(finished time.Duration) *corev1.ContainerStatus {
+		return &corev1.ContainerStatus{LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+			FinishedAt: metav1.NewTime(now.Add(-finished))}}}
+	}
+	if !restartedLately(lately(30*time.Second), now) || restartedLately(lately(time.Hour), now) ||
+		restartedLately(&corev1.ContainerStatus{LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{}}}, now) ||
+		!restartedLately(&corev1.ContainerStatus{State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{}}}, now) {
+		t.Error("restartedLately: want true 30 s after the last instance ended and while stopped, false an hour after or with no time")
 	}
 
 	c := &collector{client: client, opts: Options{PreviousLogRetry: time.Hour}}

@@ -104,7 +104,7 @@ func (c *collector) collectLogs(ctx context.Context, t logTarget) outcome {
 	)
 	for _, previous := range instances {
 		data, err := c.fetchLog(ctx, t, previous)
-		if previous && errors.Is(err, errNoLog) {
+		if previous && errors.Is(err, errNoLog) && restartedLately(t.status, c.start) {
 			data, err = c.fetchPreviousAgain(ctx, t, err)
 		}
 		switch {
@@ -132,6 +132,25 @@ func (c *collector) collectLogs(ctx context.Context, t logTarget) outcome {
 		return outcome{status: bundle.StatusSkipped, err: errors.Join(noLog...)}
 	}
 	return outcome{status: bundle.StatusOK, files: files}
+}
+
+// previousRetryWindow is how recently a container must have stopped for a missing
+// previous log to be asked for again; wide, since the kubelet's clock may be off ours.
+const previousRetryWindow = 2 * time.Minute
+
+// restartedLately reports whether a container is stopped now or its last instance
+// ended within previousRetryWindow of now: only then can the kubelet have been caught
+// mid-restart. An older instance whose log is gone (a rebooted node, a collected
+// container) stays gone, and asking again would only hold a slot for the wait.
+func restartedLately(st *corev1.ContainerStatus, now time.Time) bool {
+	if st == nil {
+		return false
+	}
+	if st.State.Terminated != nil {
+		return true
+	}
+	lt := st.LastTerminationState.Terminated
+	return lt != nil && !lt.FinishedAt.IsZero() && now.Sub(lt.FinishedAt.Time) < previousRetryWindow
 }
 
 // fetchPreviousAgain asks once more, after a short wait, for a previous instance's log
