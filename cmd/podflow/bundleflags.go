@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"podflow.dev/podflow/bundle"
 	"podflow.dev/podflow/bundle/redact"
@@ -16,9 +19,36 @@ type openFlags struct {
 
 func (o *openFlags) add(fs *pflag.FlagSet) {
 	o.limits = bundle.DefaultLimits()
-	fs.Int64Var(&o.limits.MaxFileSize, "max-file-size", o.limits.MaxFileSize, "refuse bundles with a file larger than this many bytes (uncompressed)")
-	fs.Int64Var(&o.limits.MaxTotalSize, "max-total-size", o.limits.MaxTotalSize, "refuse bundles larger than this many bytes in all (uncompressed)")
+	fs.Var((*byteSize)(&o.limits.MaxFileSize), "max-file-size", "refuse bundles with a file larger than this, uncompressed (bytes, or a size such as 2Gi or 500MiB)")
+	fs.Var((*byteSize)(&o.limits.MaxTotalSize), "max-total-size", "refuse bundles larger than this in all, uncompressed (bytes, or a size such as 16Gi or 20GB)")
 }
+
+// byteSize is a flag of bytes that also takes the sizes kubectl users write: a
+// Kubernetes quantity (16Gi, 500M) or the same with a trailing B (16GiB, 500MB).
+type byteSize int64
+
+func (b *byteSize) String() string {
+	return resource.NewQuantity(int64(*b), resource.BinarySI).String()
+}
+
+func (b *byteSize) Set(s string) error {
+	t := strings.TrimSpace(s)
+	if strings.HasSuffix(t, "iB") || (len(t) > 2 && strings.HasSuffix(t, "B") && strings.ContainsAny(t[len(t)-2:len(t)-1], "kKMGTPE")) {
+		t = t[:len(t)-1]
+	}
+	q, err := resource.ParseQuantity(t)
+	if err != nil {
+		return fmt.Errorf("not a size: %q (write bytes, or a size such as 16Gi or 500MiB)", s)
+	}
+	n, ok := q.AsInt64()
+	if !ok || n <= 0 {
+		return fmt.Errorf("not a positive whole number of bytes: %q", s)
+	}
+	*b = byteSize(n)
+	return nil
+}
+
+func (b *byteSize) Type() string { return "size" }
 
 func (o *openFlags) open(ctx context.Context, path string) (*bundle.Bundle, error) {
 	return bundle.OpenContext(ctx, path, o.limits)
