@@ -38,25 +38,11 @@ func (in *interner) labelMap(m map[string]string) map[string]string {
 	if len(m) == 0 || len(m) > internMapMax {
 		return m
 	}
-	in.names = in.names[:0]
-	for k := range m {
-		in.names = append(in.names, k)
-	}
-	slices.Sort(in.names)
-	in.key = in.key[:0]
+	in.names, in.key = appendSortedKeys(in.names[:0], m), in.key[:0]
 	for _, k := range in.names {
 		in.key = appendPart(appendPart(in.key, k), m[k])
 	}
-	if c, ok := in.labels[string(in.key)]; ok {
-		return c
-	}
-	if in.labels == nil {
-		in.labels = map[string]map[string]string{}
-	}
-	if len(in.labels) < internCap {
-		in.labels[string(in.key)] = m
-	}
-	return m
+	return shared(&in.labels, in.key, m)
 }
 
 // resourceList returns the shared list equal to r: same names, same quantities in the
@@ -65,26 +51,37 @@ func (in *interner) resourceList(r corev1.ResourceList) corev1.ResourceList {
 	if len(r) == 0 || len(r) > internMapMax {
 		return r
 	}
-	in.names = in.names[:0]
-	for k := range r {
-		in.names = append(in.names, string(k))
-	}
-	slices.Sort(in.names)
-	in.key = in.key[:0]
+	in.names, in.key = appendSortedKeys(in.names[:0], r), in.key[:0]
 	for _, k := range in.names {
 		q := r[corev1.ResourceName(k)]
 		in.key = appendPart(appendPart(appendPart(in.key, k), string(q.Format)), q.String())
 	}
-	if c, ok := in.resources[string(in.key)]; ok {
+	return shared(&in.resources, in.key, r)
+}
+
+// appendSortedKeys appends a map's keys to buf in order: sortedKeys for the many
+// small maps of a load, into one reused slice.
+func appendSortedKeys[K ~string, V any](buf []string, m map[K]V) []string {
+	for k := range m {
+		buf = append(buf, string(k))
+	}
+	slices.Sort(buf)
+	return buf
+}
+
+// shared returns the value the table holds for key, or records v under it while the
+// table is under internCap and returns v.
+func shared[V any](table *map[string]V, key []byte, v V) V {
+	if c, ok := (*table)[string(key)]; ok {
 		return c
 	}
-	if in.resources == nil {
-		in.resources = map[string]corev1.ResourceList{}
+	if *table == nil {
+		*table = map[string]V{}
 	}
-	if len(in.resources) < internCap {
-		in.resources[string(in.key)] = r
+	if len(*table) < internCap {
+		(*table)[string(key)] = v
 	}
-	return r
+	return v
 }
 
 // appendPart appends s to a key with its length first, so that no two different
