@@ -99,7 +99,8 @@ that allow exactly what collect reads.`,
 	f.StringVar(&o.pod, "pod", "", "collect only this Pod's chain, as namespace/name (or name, in the -n namespace)")
 	f.DurationVar(&o.since, "since", 0, "only container logs and events newer than this, e.g. 1h (default: no bound)")
 	f.Int64Var(&o.logLines, "log-lines", collect.DefaultLogLines, "keep at most this many lines of each container log (the newest)")
-	f.Int64Var(&o.logBytes, "log-bytes", collect.DefaultLogBytes, "keep at most this many bytes of each container log (the newest)")
+	o.logBytes = collect.DefaultLogBytes
+	f.Var((*byteSize)(&o.logBytes), "log-bytes", "keep at most this much of each container log, the newest (bytes, or a size such as 2Mi)")
 	f.BoolVar(&o.includeSecretKeys, "include-secret-keys", false, "list Secrets, keeping only metadata, type, key names and value sizes (needs list on secrets)")
 	f.DurationVar(&o.requestTimeout, "request-timeout", collect.DefaultRequestTimeout, "time limit of each request to the API server, and of the first reachability check")
 	f.DurationVar(&o.sourceTimeout, "source-timeout", collect.DefaultSourceTimeout, "time limit of each source (one paginated list, one container's logs)")
@@ -143,8 +144,6 @@ func (o *collectOptions) validate() error {
 		return usageError("--since must not be negative, got %s", o.since)
 	case o.logLines <= 0:
 		return usageError("--log-lines must be positive, got %d", o.logLines)
-	case o.logBytes <= 0:
-		return usageError("--log-bytes must be positive, got %d", o.logBytes)
 	case o.requestTimeout <= 0:
 		return usageError("--request-timeout must be positive, got %s", o.requestTimeout)
 	case o.sourceTimeout <= 0:

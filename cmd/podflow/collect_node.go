@@ -67,7 +67,8 @@ still collected; the exit code is then 4. Merge node bundles with a cluster bund
 	f.StringVar(&n.NodeName, "node-name", "", "name of the node in the bundle (default: the host name, lower-cased as the kubelet does)")
 	f.StringVar(&n.HostRoot, "host-root", node.DefaultHostRoot, "where the node's filesystem is mounted; files, sockets and the journal are looked up under it")
 	f.DurationVar(&n.Since, "since", node.DefaultSince, "collect journal entries newer than this")
-	f.Int64Var(&n.MaxLogBytes, "max-log-bytes", node.DefaultMaxLogBytes, "keep at most this many bytes of each journal or log file (the newest)")
+	n.MaxLogBytes = node.DefaultMaxLogBytes
+	f.Var((*byteSize)(&n.MaxLogBytes), "max-log-bytes", "keep at most this much of each journal or log file, the newest (bytes, or a size such as 64Mi)")
 	f.StringVar(&n.KubeletUnit, "kubelet-unit", node.DefaultKubeletUnit, "systemd unit (and syslog identifier) of the kubelet")
 	f.StringVar(&n.KubeletLogFile, "kubelet-log-file", "", "kubelet log file to read when the journal has no kubelet entries")
 	f.StringVar(&n.RuntimeUnit, "runtime-unit", node.DefaultRuntimeUnit, "systemd unit (and syslog identifier) of the container runtime")
@@ -85,8 +86,6 @@ func (o *collectNodeOptions) validate() error {
 	switch {
 	case o.node.Since <= 0:
 		return usageError("--since must be positive, got %s", o.node.Since)
-	case o.node.MaxLogBytes <= 0:
-		return usageError("--max-log-bytes must be positive, got %d", o.node.MaxLogBytes)
 	case o.node.StepTimeout <= 0:
 		return usageError("--timeout must be positive, got %s", o.node.StepTimeout)
 	case o.node.HostRoot == "":
