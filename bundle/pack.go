@@ -36,14 +36,15 @@ const packMin = 4 << 10
 // last: in memory they would be held through the whole decode of the objects.
 var packedInMemory = 32 << 20
 
-// packedFile is a file kept as an s2 block, with its newlines counted while it was
-// still raw. A spilled block is size bytes at off in the bundle's spill file, and
-// block is nil.
+// packedFile is a file kept as an s2 block, with its newlines counted and its digest
+// taken while it was still raw, so that Verify need not decode it. A spilled block is
+// size bytes at off in the bundle's spill file, and block is nil.
 type packedFile struct {
 	block    []byte
 	off      int64
 	size     int
 	newlines int
+	digest   Digest
 }
 
 // spillFile is where blocks beyond packedInMemory are written, in turn: an unlinked
@@ -128,7 +129,7 @@ func (b *Bundle) keepPacked(name string, data []byte) {
 			if b.packed == nil {
 				b.packed = map[string]packedFile{}
 			}
-			p := packedFile{newlines: bytes.Count(data, []byte{'\n'})}
+			p := packedFile{newlines: bytes.Count(data, []byte{'\n'}), digest: digest(name, data, false)}
 			if b.packedBytes+len(block) <= packedInMemory || !b.spill(block, &p) {
 				p.block = bytes.Clone(block)
 				b.packedBytes += len(block)

@@ -38,7 +38,6 @@ func VerifyContext(ctx context.Context, b *Bundle) ([]Problem, error) {
 		return []Problem{{Kind: "manifest", Detail: ManifestPath + " is missing: this is not a podflow bundle, or it was truncated"}}, nil
 	}
 	var problems []Problem
-	var scratch []byte // decodes the files OpenReadOnce keeps compressed, one at a time
 	listed := map[string]bool{ManifestPath: true}
 	for _, f := range b.Manifest.Files {
 		if err := ctx.Err(); err != nil {
@@ -49,10 +48,7 @@ func VerifyContext(ctx context.Context, b *Bundle) ([]Problem, error) {
 			continue
 		}
 		listed[f.Path] = true
-		d, ok, err := b.digest(f.Path, &scratch)
-		if err != nil {
-			return nil, err
-		}
+		d, ok := b.digest(f.Path)
 		if !ok {
 			problems = append(problems, Problem{Path: f.Path, Kind: "missing", Detail: "listed in the manifest but not in the bundle"})
 			continue
@@ -73,22 +69,18 @@ func VerifyContext(ctx context.Context, b *Bundle) ([]Problem, error) {
 	return problems, nil
 }
 
-// digest is a file's size and checksum: recorded by Scan, or computed from its bytes,
-// decoded into scratch when the bundle keeps them compressed.
-func (b *Bundle) digest(name string, scratch *[]byte) (Digest, bool, error) {
+// digest is a file's size and checksum: recorded by Scan, or by OpenReadOnce for a
+// file it keeps compressed, or computed from the file's bytes.
+func (b *Bundle) digest(name string) (Digest, bool) {
 	if d, ok := b.digests[name]; ok {
-		return d, true, nil
+		return d, true
+	}
+	if p, packed := b.packed[name]; packed {
+		return p.digest, true
 	}
 	data, ok := b.files[name]
-	if p, packed := b.packed[name]; packed {
-		var err error
-		if data, err = b.unpack(name, p, *scratch); err != nil {
-			return Digest{}, false, err
-		}
-		*scratch, ok = data, true
-	}
 	if !ok {
-		return Digest{}, false, nil
+		return Digest{}, false
 	}
-	return Digest{Size: int64(len(data)), SHA256: sha256.Sum256(data)}, true, nil
+	return Digest{Size: int64(len(data)), SHA256: sha256.Sum256(data)}, true
 }
