@@ -13,7 +13,7 @@ import (
 // be used on nodes the pod cannot run on.
 var VolumeNodeAffinityConflict = &analyze.Rule{
 	ID:       "volume-node-affinity-conflict",
-	Stage:    analyze.StageVolume,
+	Stage:    analyze.StageScheduling,
 	Title:    "the pod's PersistentVolume is pinned to nodes the pod cannot use",
 	Doc:      volumeNodeAffinityConflictDoc,
 	Severity: analyze.SeverityError,

@@ -14,7 +14,7 @@ import (
 // Pending.
 var VolumePVCUnbound = &analyze.Rule{
 	ID:       "volume-pvc-unbound",
-	Stage:    analyze.StageVolume,
+	Stage:    analyze.StageScheduling,
 	Title:    "the pod's PersistentVolumeClaim is not bound",
 	Doc:      volumePVCUnboundDoc,
 	Severity: analyze.SeverityError,
