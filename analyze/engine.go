@@ -85,6 +85,7 @@ func RunContext(ctx context.Context, g *Graph, rules []*Rule, opts Options) (*Re
 	all = resolveSignatures(all)
 	sortFindings(all)
 	assignIDs(all)
+	markHistory(g, all)
 	roots := link(all)
 	if opts.Unexplained {
 		if extra := unexplained(g, all, roots); len(extra) > 0 {
@@ -311,8 +312,19 @@ func link(fs []*Finding) map[string]*Finding {
 	for pod, list := range byPod {
 		// fs is sorted by stage first, so the first finding of a pod is its root, unless
 		// it only reports an outcome and the pod has a finding of its own.
-		root := list[0]
+		// A failure the pod later got past is history: the root is the earliest stage
+		// still broken.
+		var current []*Finding
 		for _, f := range list {
+			if !f.History {
+				current = append(current, f)
+			}
+		}
+		if len(current) == 0 {
+			continue
+		}
+		root := current[0]
+		for _, f := range current {
 			if !f.outcome {
 				root = f
 				break
@@ -320,7 +332,7 @@ func link(fs []*Finding) map[string]*Finding {
 		}
 		roots[pod] = root
 		root.Root = true
-		for _, f := range list {
+		for _, f := range current {
 			switch {
 			case f == root:
 			case f.outcome && !root.outcome, f.Stage.Order() > root.Stage.Order():

@@ -99,8 +99,14 @@ func ordered(r *Report) []rowFinding {
 		}
 	}
 	for _, f := range r.Findings {
-		if !placed[f.ID] {
+		if !placed[f.ID] && !f.History {
 			out = append(out, rowFinding{f: f, consequence: !f.Root})
+		}
+	}
+	// The chain's past comes last: a failure the pods later got past.
+	for _, f := range r.Findings {
+		if !placed[f.ID] && f.History {
+			out = append(out, rowFinding{f: f, consequence: true})
 		}
 	}
 	return out

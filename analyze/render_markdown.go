@@ -18,7 +18,10 @@ func renderMarkdown(w io.Writer, r *Report, opts RenderOptions) error {
 	for _, row := range ordered(r) {
 		f := row.f
 		kind := "Root cause"
-		if row.consequence {
+		switch {
+		case f.History:
+			kind = "History (the pods got past it since)"
+		case row.consequence:
 			kind = "Consequence"
 		}
 		p("\n## %s: %s (%s, %s)\n\n", kind, md(f.Title), f.Stage, f.Severity)

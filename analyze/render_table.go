@@ -64,7 +64,10 @@ func consequenceArrow(unicode bool) string {
 // already name.
 func causeText(row rowFinding) string {
 	cause := row.f.Cause
-	if row.consequence {
+	switch {
+	case row.f.History:
+		cause = "history, got past since: " + cause
+	case row.consequence:
 		cause = "consequence: " + cause
 	}
 	if inv := Involved(row.f); len(inv) > 0 {

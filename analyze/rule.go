@@ -80,6 +80,9 @@ type Finding struct {
 	Remediation     string `json:"remediation"`
 	// Confirm lists commands that confirm the cause on a live cluster.
 	Confirm []string `json:"confirm,omitempty"`
+	// History is true when every pod of the finding later got past its stage (the
+	// sandbox failed, then was created): it is the chain's past, never a root cause.
+	History bool `json:"history,omitempty"`
 	// Explains and ExplainedBy link root causes and their consequences by finding ID.
 	Explains    []string `json:"explains,omitempty"`
 	ExplainedBy []string `json:"explainedBy,omitempty"`

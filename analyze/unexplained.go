@@ -128,6 +128,10 @@ func unexplained(g *Graph, fs []*Finding, roots map[string]*Finding) []*Finding 
 	citedFiles := map[string]bool{}
 	for _, f := range fs {
 		for _, s := range f.Subjects {
+			if f.History && s.Kind == "Pod" {
+				// The pod got past that failure: what it shows now is still to explain.
+				continue
+			}
 			covered[s.key()] = true
 		}
 		for _, e := range f.Evidence {
@@ -179,6 +183,11 @@ func unexplainedPod(g *Graph, p *Pod, lines []*Line) *Finding {
 		return nil
 	}
 	signs := podTrouble(g, p, lines)
+	// A sign at a stage the pod later got past is history: the sandbox that failed
+	// before it was created does not make the pod broken at sandbox now.
+	signs = slices.DeleteFunc(signs, func(s trouble) bool {
+		return g.isHistory(s.stage, []ObjectRef{p.Ref()}, []Evidence{s.ev})
+	})
 	if len(signs) == 0 {
 		return nil
 	}

@@ -118,7 +118,12 @@ type sandboxFailure struct {
 
 // tries says how often the kubelet tried, when the event counts more than one.
 func (f sandboxFailure) tries() string {
-	if f.event != nil && f.event.Count > 1 {
+	switch {
+	case f.event == nil || f.event.Count <= 1:
+	case f.event.LastTime.IsZero():
+		// A pasted event row gives an age, not a time.
+		return fmt.Sprintf(" (%d attempts)", f.event.Count)
+	default:
 		return fmt.Sprintf(" (%d attempts, the last at %s)", f.event.Count, f.event.LastTime.UTC().Format(time.RFC3339))
 	}
 	return ""

@@ -132,7 +132,11 @@ func networkNotReadyFinding(v *analyze.View, p *analyze.Pod, w netNotReady) anal
 		}
 	}
 	tries := ""
-	if w.event != nil && w.event.Count > 1 {
+	switch {
+	case w.event == nil || w.event.Count <= 1:
+	case w.event.LastTime.IsZero():
+		tries = fmt.Sprintf(" (%d attempts)", w.event.Count)
+	default:
 		tries = fmt.Sprintf(" (%d attempts, the last at %s)", w.event.Count, stamp(w.event.LastTime))
 	}
 	cause := fmt.Sprintf("the kubelet on node %s does not create the sandbox of pod %s because the container runtime reports the pod network not ready: %q%s%s",
