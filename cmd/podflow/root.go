@@ -155,6 +155,7 @@ func subcommands(g *globalOptions) []*cobra.Command {
 		newExplainCmd(g),
 		newRulesCmd(g),
 		newSignaturesCmd(g),
+		newCatalogCmd(g),
 		newBundleCmd(g),
 		newConvertCmd(g),
 		newServeCmd(g),

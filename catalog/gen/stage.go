@@ -1,0 +1,284 @@
+package main
+
+import (
+	"regexp"
+	"strings"
+
+	"podflow.dev/podflow/catalog"
+)
+
+// The stage of an entry is derived from where it is printed, following the stage table of
+// podflow's design (docs/catalog.md): first the curated template overrides, then the event
+// reason or status code, then the package and function of the call site, then the
+// component's own stage. A Pod Pending because its claim is unbound, or because its
+// volume's node affinity or zone excludes every node, is held by the scheduler: messages of
+// the scheduler's volume binding, the PersistentVolume controller and the external
+// provisioner are `scheduling`.
+
+// placeRule maps a component's package (a path inside the module, by prefix), optionally
+// narrowed to files or functions, to a stage.
+type placeRule struct {
+	component string
+	dir       string         // prefix of the path inside the module; "" for any
+	file      *regexp.Regexp // base name of the file; nil for any
+	function  *regexp.Regexp // function or method; nil for any
+	stage     string
+}
+
+var re = regexp.MustCompile
+
+// placeRules are read top to bottom; the first that applies gives the stage.
+var placeRules = []placeRule{
+	// kubelet
+	{component: "kubelet", dir: "pkg/kubelet/images/image_gc_manager", stage: "node"},
+	{component: "kubelet", file: re(`^image_gc_manager`), stage: "node"},
+	{component: "kubelet", dir: "pkg/kubelet/images", stage: "image"},
+	{component: "kubelet", dir: "pkg/kubelet/volumemanager", stage: "volume"},
+	{component: "kubelet", dir: "pkg/kubelet/volume", stage: "volume"},
+	{component: "kubelet", dir: "pkg/volume", stage: "volume"},
+	{component: "kubelet", dir: "pkg/kubelet/pluginmanager", stage: "volume"},
+	{component: "kubelet", dir: "pkg/kubelet/prober", stage: "probe"},
+	{component: "kubelet", dir: "pkg/kubelet/lifecycle", function: re(`(?i)prestop|poststart|hook`), stage: "start"},
+	{component: "kubelet", dir: "pkg/kubelet/lifecycle", stage: "node"},
+	{component: "kubelet", dir: "pkg/kubelet/eviction", stage: "node"},
+	{component: "kubelet", dir: "pkg/kubelet/nodestatus", stage: "node"},
+	{component: "kubelet", dir: "pkg/kubelet/nodeshutdown", stage: "node"},
+	{component: "kubelet", dir: "pkg/kubelet/nodelease", stage: "node"},
+	{component: "kubelet", dir: "pkg/kubelet/cm", stage: "node"},
+	{component: "kubelet", dir: "pkg/kubelet/pleg", stage: "node"},
+	{component: "kubelet", dir: "pkg/kubelet/preemption", stage: "node"},
+	{component: "kubelet", dir: "pkg/kubelet/certificate", stage: "node"},
+	{component: "kubelet", dir: "pkg/kubelet/kubeletconfig", stage: "node"},
+	{component: "kubelet", dir: "pkg/kubelet/server", stage: "node"},
+	{component: "kubelet", dir: "pkg/kubelet/stats", stage: "node"},
+	{component: "kubelet", dir: "pkg/kubelet/cadvisor", stage: "node"},
+	{component: "kubelet", dir: "pkg/kubelet/oom", stage: "runtime"},
+	{component: "kubelet", dir: "cmd/kubelet", stage: "node"},
+	{component: "kubelet", dir: "pkg/kubelet/network", stage: "sandbox"},
+	{component: "kubelet", dir: "pkg/kubelet/dockershim/network", stage: "sandbox"},
+	{component: "kubelet", dir: "pkg/kubelet/dockershim", function: re(`(?i)sandbox|network`), stage: "sandbox"},
+	{component: "kubelet", dir: "pkg/kubelet/dockershim", function: re(`(?i)pullimage|image`), stage: "image"},
+	{component: "kubelet", dir: "pkg/kubelet/kuberuntime", function: re(`(?i)sandbox`), stage: "sandbox"},
+	{component: "kubelet", dir: "pkg/kubelet/kuberuntime", function: re(`(?i)generateContainerConfig|makeMounts|makeDevices|ContainerConfig|verifyRunAsNonRoot|determineEffectiveSecurityContext|getImageUser`), stage: "config"},
+	{component: "kubelet", dir: "pkg/kubelet/kuberuntime", function: re(`(?i)startContainer|executePostStartHook|runPostStart`), stage: "start"},
+	{component: "kubelet", dir: "pkg/kubelet/kuberuntime", function: re(`(?i)killContainer|killPod|executePreStopHook|KillPod`), stage: "termination"},
+	{component: "kubelet", dir: "pkg/kubelet/kuberuntime", function: re(`(?i)pullImage|ImageService|image`), stage: "image"},
+	{component: "kubelet", dir: "pkg/kubelet", file: re(`^kubelet_volumes`), stage: "volume"},
+	{component: "kubelet", dir: "pkg/kubelet", file: re(`^kubelet_node_status|^kubelet_network|^runonce|^kubelet_getters`), stage: "node"},
+	{component: "kubelet", dir: "pkg/kubelet", function: re(`(?i)makeEnvironmentVariables|makeMounts|GenerateRunContainerOptions|makeBlockVolumes|makeHostsMount|getServiceEnvVarMap|makeGPUDevices|podFieldSelectorRuntimeValue`), stage: "config"},
+	{component: "kubelet", dir: "pkg/kubelet", function: re(`(?i)canAdmitPod|HandlePodAdditions|rejectPod|admit`), stage: "node"},
+	{component: "kubelet", dir: "pkg/kubelet", file: re(`^kubelet\.go$`), function: re(`(?i)^\(\*Kubelet\)\.(Run|initializeModules|initializeRuntimeDependentModules|updateRuntimeUp|StartGarbageCollection|syncLoop|setupDataDirs|BirthCry|ListenAndServe|fastStatusUpdateOnce|syncNodeStatus)|^NewMainKubelet|^PreInitRuntimeService`), stage: "node"},
+
+	// kube-controller-manager
+	{component: "kube-controller-manager", dir: "pkg/controller/volume/persistentvolume", stage: "scheduling"},
+	{component: "kube-controller-manager", dir: "pkg/controller/volume/scheduling", stage: "scheduling"},
+	{component: "kube-controller-manager", dir: "pkg/controller/volume/pvcprotection", stage: "termination"},
+	{component: "kube-controller-manager", dir: "pkg/controller/volume/pvprotection", stage: "termination"},
+	{component: "kube-controller-manager", dir: "pkg/controller/volume", stage: "volume"},
+	{component: "kube-controller-manager", dir: "pkg/controller/endpoint", stage: "service"},
+	{component: "kube-controller-manager", dir: "pkg/controller/endpointslice", stage: "service"},
+	{component: "kube-controller-manager", dir: "pkg/controller/endpointslicemirroring", stage: "service"},
+	{component: "kube-controller-manager", dir: "pkg/controller/nodelifecycle", function: re(`(?i)evict|taint|delete`), stage: "termination"},
+	{component: "kube-controller-manager", dir: "pkg/controller/nodelifecycle", stage: "node"},
+	{component: "kube-controller-manager", dir: "pkg/controller/podgc", stage: "termination"},
+	{component: "kube-controller-manager", dir: "pkg/controller/", stage: "controller"},
+
+	// kube-apiserver
+	{component: "kube-apiserver", dir: "plugin/pkg/admission", stage: "admission"},
+	{component: "kube-apiserver", dir: "pkg/admission", stage: "admission"},
+	{component: "kube-apiserver", dir: "staging/src/k8s.io/apiserver/pkg/admission", stage: "admission"},
+	{component: "kube-apiserver", dir: "pkg/registry/core/pod", function: re(`(?i)evict`), stage: "termination"},
+	{component: "kube-apiserver", dir: "pkg/registry/core/pod", stage: "request"},
+	{component: "kube-apiserver", dir: "pkg/apis/core/validation", stage: "request"},
+
+	// containerd: the CRI plugin by the CRI call, then the packages under it
+	{component: "containerd", function: re(`(?i)sandbox|network|cni|setupPod|teardownPod|netns`), stage: "sandbox"},
+	{component: "containerd", function: re(`(?i)pullimage|pull|resolve|fetch|unpack|registry|auth|credential|mirror`), stage: "image"},
+	{component: "containerd", dir: "remotes", stage: "image"},
+	{component: "containerd", dir: "core/remotes", stage: "image"},
+	{component: "containerd", dir: "images", stage: "image"},
+	{component: "containerd", dir: "core/images", stage: "image"},
+	{component: "containerd", dir: "core/unpack", stage: "image"},
+	{component: "containerd", dir: "pkg/unpack", stage: "image"},
+	{component: "containerd", dir: "pkg/cri/server/images", stage: "image"},
+	{component: "containerd", dir: "internal/cri/server/images", stage: "image"},
+	{component: "containerd", function: re(`(?i)createContainer|containerSpec|generateContainer|WithMounts|mounts|volume`), stage: "config"},
+	{component: "containerd", function: re(`(?i)startContainer|Start$|Exec|Create$|newTask|NewTask`), stage: "start"},
+	{component: "containerd", function: re(`(?i)stopContainer|removeContainer|Kill|Delete`), stage: "termination"},
+	{component: "containerd", dir: "oci", stage: "config"},
+	{component: "containerd", dir: "pkg/oci", stage: "config"},
+	{component: "containerd", dir: "runtime", stage: "start"},
+	{component: "containerd", dir: "core/runtime", stage: "start"},
+	{component: "containerd", dir: "cmd/containerd-shim-runc-v2", stage: "start"},
+	{component: "containerd", dir: "pkg/process", stage: "start"},
+
+	// runc: the container process
+	{component: "runc", stage: "start"},
+}
+
+// componentStages is the stage of a component whose messages all concern one stage.
+var componentStages = map[string]string{
+	"kube-scheduler": "scheduling", "kube-proxy": "service", "coredns": "service",
+	"cni-plugins": "sandbox", "go-cni": "sandbox", "flannel": "sandbox", "calico": "sandbox",
+	"cilium": "sandbox", "aws-vpc-cni": "sandbox",
+	"csi-external-provisioner": "scheduling", "csi-external-attacher": "volume",
+	"csi-aws-ebs": "volume", "csi-gcp-pd": "volume", "csi-external-snapshotter": "volume",
+}
+
+// reasonStages maps event reasons (and scheduler status codes) to stages.
+var reasonStages = map[string]string{
+	"FailedScheduling": "scheduling", "Preempted": "scheduling", "Preempting": "scheduling",
+	"Unschedulable": "scheduling", "UnschedulableAndUnresolvable": "scheduling",
+	"FailedCreate": "admission", "FailedDelete": "controller",
+	"FailedCreatePodSandBox": "sandbox", "SandboxChanged": "sandbox", "FailedKillPod": "termination",
+	"FailedMount": "volume", "FailedAttachVolume": "volume", "FailedMapVolume": "volume",
+	"FailedUnMount": "volume", "FailedDetachVolume": "volume", "VolumeResizeFailed": "volume",
+	"FileSystemResizeFailed": "volume", "FailedUnmapDevice": "volume", "FailedMountOnFilesystemMismatch": "volume",
+	"ProvisioningFailed": "scheduling", "ExternalProvisioning": "scheduling", "WaitForFirstConsumer": "scheduling",
+	"WaitForPodScheduled": "scheduling", "FailedBinding": "scheduling",
+	"Failed": "", "BackOff": "", "ErrImagePull": "image", "ImagePullBackOff": "image", "InspectFailed": "image",
+	"ErrImageNeverPull": "image", "InvalidImageName": "image", "Pulling": "image", "Pulled": "image",
+	"Unhealthy": "probe", "ProbeWarning": "probe", "Killing": "termination", "ExceededGracePeriod": "termination",
+	"FailedPostStartHook": "start", "FailedPreStopHook": "termination",
+	"Evicted": "node", "EvictionThresholdMet": "node", "NodeNotReady": "node", "NodeHasDiskPressure": "node",
+	"NodeHasInsufficientMemory": "node", "NodeHasInsufficientPID": "node", "OutOfDisk": "node",
+	"Rebooted": "node", "InvalidDiskCapacity": "node", "FreeDiskSpaceFailed": "node", "ImageGCFailed": "node",
+	"ContainerGCFailed": "node", "NodeSysctlChange": "node", "FailedNodeAllocatableEnforcement": "node",
+	"SystemOOM": "runtime", "OOMKilling": "runtime", "HostPortConflict": "node", "NodeSelectorMismatching": "node",
+	"UnexpectedAdmissionError": "node", "OutOfcpu": "node", "OutOfmemory": "node", "OutOfpods": "node",
+	"TopologyAffinityError": "node", "FailedValidation": "config", "DNSConfigForming": "config",
+	"FailedSync": "", "NetworkNotReady": "sandbox", "FailedToCreateEndpoint": "service",
+	"FailedToUpdateEndpoint": "service", "FailedToUpdateEndpointSlices": "service",
+	"DeadlineExceeded": "controller", "BackoffLimitExceeded": "controller", "ProgressDeadlineExceeded": "controller",
+	"ReplicaSetCreateError": "controller", "SuccessfulCreate": "controller", "SuccessfulDelete": "controller",
+}
+
+// templateOverride is a curated stage for templates that say more than where they are
+// printed.
+type templateOverride struct {
+	component string // "" for any
+	contains  string // lower-case substring of the template
+	stage     string
+}
+
+var templateOverrides = []templateOverride{
+	{"kubelet", "back-off restarting failed container", "runtime"},
+	{"kubelet", "back-off pulling image", "image"},
+	{"kubelet", "failed to pull image", "image"},
+	{"kubelet", "image garbage collection", "node"},
+	{"kubelet", "failed to garbage collect required amount of images", "node"},
+	{"kubelet", "network plugin is not ready", "node"},
+	{"kubelet", "container runtime network not ready", "node"},
+	{"kubelet", "predicate %s failed", "node"},
+	{"kubelet", "pod was rejected", "node"},
+	{"kubelet", "couldn't find key", "config"},
+	{"kubelet", "configmap %q not found", "config"},
+	{"kubelet", "secret %q not found", "config"},
+	{"kubelet", "container has runasnonroot and image will run as root", "config"},
+	{"kubelet", "unable to attach or mount volumes", "volume"},
+	{"kubelet", "multi-attach error", "volume"},
+	{"kubelet", "liveness probe", "probe"},
+	{"kubelet", "readiness probe", "probe"},
+	{"kubelet", "startup probe", "probe"},
+	{"", "pod cidr not assigned", "sandbox"},
+	{"containerd", "failed to setup network for sandbox", "sandbox"},
+	{"containerd", "failed to pull and unpack image", "image"},
+	{"containerd", "failed to resolve reference", "image"},
+	{"containerd", "pull access denied", "image"},
+	{"containerd", "exec format error", "start"},
+	{"kube-controller-manager", "error creating: ", "admission"},
+	{"kube-scheduler", "didn't find available persistent volumes to bind", "scheduling"},
+	{"kube-scheduler", "volume node affinity conflict", "scheduling"},
+}
+
+func templateStage(component, template string) (string, bool) {
+	t := strings.ToLower(template)
+	for _, o := range templateOverrides {
+		if (o.component == "" || o.component == component) && strings.Contains(t, o.contains) {
+			return o.stage, true
+		}
+	}
+	return "", false
+}
+
+// stageFor is the stage of one call site.
+func stageFor(s site) string {
+	if st, ok := templateStage(s.component, s.template); ok {
+		return st
+	}
+	if st, ok := reasonStages[s.reason]; ok && st != "" {
+		return st
+	}
+	rel := strings.TrimPrefix(s.file, "")
+	base := rel[strings.LastIndex(rel, "/")+1:]
+	for _, r := range placeRules {
+		if r.component != s.component {
+			continue
+		}
+		if r.dir != "" && !strings.HasPrefix(rel, r.dir) {
+			continue
+		}
+		if r.file != nil && !r.file.MatchString(base) {
+			continue
+		}
+		if r.function != nil && !r.function.MatchString(s.function) {
+			continue
+		}
+		return r.stage
+	}
+	return componentStages[s.component]
+}
+
+func levelFor(s site) string {
+	switch {
+	case s.level != "":
+		return s.level
+	case s.eventType == "Warning":
+		return "warning"
+	case s.eventType == "Normal":
+		return "info"
+	case s.kind == "error":
+		return "error"
+	}
+	return ""
+}
+
+// failureWords mark a message without a level (a built message, an event of unknown
+// type) as a failure.
+var failureWords = re(`(?i)\b(fail|failed|failure|error|unable|cannot|can't|couldn't|could not|denied|refused|forbidden|invalid|not found|timed? ?out|timeout|exceeded|insufficient|unauthorized|back-off|backoff|crash|killed|conflict|missing|no such|not ready|unavailable|exhausted|rejected|didn't|does not|doesn't|not allowed|must|unknown|unexpected|panic)\b`)
+
+// classFor is failure, warning or info, from the kind and level of the entry.
+func classFor(e *catalog.Entry) string {
+	switch e.Kind {
+	case "error":
+		return "failure"
+	case "status":
+		if e.Level == "error" {
+			return "failure"
+		}
+		return "info"
+	case "event":
+		if e.Level == "warning" {
+			return "failure"
+		}
+		if e.Level == "info" {
+			return "info"
+		}
+	case "log":
+		switch e.Level {
+		case "error":
+			return "failure"
+		case "warning":
+			return "warning"
+		case "info":
+			if failureWords.MatchString(e.Template) {
+				return "warning"
+			}
+			return "info"
+		}
+	}
+	if failureWords.MatchString(e.Template) {
+		return "failure"
+	}
+	return "info"
+}
