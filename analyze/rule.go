@@ -83,6 +83,10 @@ type Finding struct {
 	// History is true when every pod of the finding later got past its stage (the
 	// sandbox failed, then was created): it is the chain's past, never a root cause.
 	History bool `json:"history,omitempty"`
+	// Catalog cites the catalog entries of the components that print the finding's
+	// message: the outermost layer, which gives the stage, and the innermost, which
+	// gives the cause.
+	Catalog []CatalogRef `json:"catalog,omitempty"`
 	// Explains and ExplainedBy link root causes and their consequences by finding ID.
 	Explains    []string `json:"explains,omitempty"`
 	ExplainedBy []string `json:"explainedBy,omitempty"`

@@ -25,6 +25,8 @@ type trouble struct {
 	ev    Evidence
 	// weight orders signs of one stage: the most telling first.
 	weight int
+	// read is what the catalog makes of the line, when a component on the path prints it.
+	read chainRead
 }
 
 // waitingStages maps a container's waiting reason to the stage it shows broken.
@@ -126,7 +128,13 @@ func textStage(s string, def Stage) Stage {
 func unexplained(g *Graph, fs []*Finding, roots map[string]*Finding) []*Finding {
 	covered := map[string]bool{}
 	citedFiles := map[string]bool{}
+	var excerpts []string
 	for _, f := range fs {
+		for _, e := range f.Evidence {
+			if x := strings.TrimSuffix(strings.TrimSpace(e.Excerpt), "…"); len(x) >= 20 {
+				excerpts = append(excerpts, x)
+			}
+		}
 		for _, s := range f.Subjects {
 			if f.History && s.Kind == "Pod" {
 				// The pod got past that failure: what it shows now is still to explain.
@@ -172,7 +180,7 @@ func unexplained(g *Graph, fs []*Finding, roots map[string]*Finding) []*Finding 
 		}
 		loose = append(loose, journal...)
 	}
-	out = append(out, unexplainedFragments(loose, citedFiles)...)
+	out = append(out, unexplainedFragments(loose, citedFiles, excerpts)...)
 	return out
 }
 
@@ -207,6 +215,12 @@ func unexplainedPod(g *Graph, p *Pod, lines []*Line) *Finding {
 		if a.weight != b.weight {
 			return b.weight - a.weight
 		}
+		if ka, kb := a.read.known(), b.read.known(); ka != kb {
+			if ka {
+				return -1
+			}
+			return 1
+		}
 		return tellingScore(b.what) - tellingScore(a.what)
 	})
 	subjects := []ObjectRef{p.Ref()}
@@ -226,6 +240,12 @@ func unexplainedPod(g *Graph, p *Pod, lines []*Line) *Finding {
 		name = "(its name is not in the evidence)"
 	case p.meta.Namespace != "" && !isPartial(p, "namespace"):
 		name = p.meta.Namespace + "/" + name
+	}
+	if read := at[0].read; read.known() && read.stage() == stage {
+		return &Finding{Rule: CatalogRule, Stage: stage, Severity: SeverityError, Title: catalogTitle,
+			Subjects: subjects, Cause: "pod " + name + " is broken at the " + string(stage) + " stage: " + read.cause(),
+			Evidence: ev, Remediation: wouldExplain[stage], Catalog: read.refs(),
+			Confirm: []string{podCommand("kubectl describe pod", p)}}
 	}
 	cause := "pod " + name + " is broken at the " + string(stage) + " stage: " + at[0].what +
 		"; no podflow rule or signature knows this evidence"
@@ -271,32 +291,51 @@ func podTrouble(g *Graph, p *Pod, lines []*Line) []trouble {
 				continue
 			}
 			st, ok := eventStages[l.Reason()]
+			read := readChain(l.Text, componentHint(l))
 			switch {
 			case l.Reason() == "Failed" || l.Reason() == "BackOff":
 				st = textStage(l.Text, StageRuntime)
+				if read.known() {
+					st = read.stage()
+				}
 				if strings.Contains(strings.ToLower(l.Text), "restarting failed container") {
 					st = StageRuntime
 				}
+			case !ok && read.known():
+				st = read.stage()
 			case !ok:
 				st = textStage(l.Reason()+" "+l.Text, StageRuntime)
 			}
-			out = append(out, trouble{stage: st, what: l.Reason() + ": " + oneLine(l.Text), ev: l.Evidence(), weight: 30})
+			out = append(out, trouble{stage: st, what: l.Reason() + ": " + oneLine(l.Text), ev: l.Evidence(), weight: 30, read: read})
 		case TextStatus:
 			if !l.Warning {
 				continue
 			}
 			st, ok := waitingStages[l.Reason()]
-			if !ok {
+			read := readChain(l.Text, componentHint(l))
+			switch {
+			case !ok && read.known():
+				st = read.stage()
+			case !ok:
 				st = textStage(l.Reason()+" "+l.Text, StageRuntime)
 			}
 			if l.Reason() == "CrashLoopBackOff" || l.Reason() == "Error" {
 				st = exitStage(pod, l.Container(), st)
 			}
-			out = append(out, trouble{stage: st, what: joinNonEmpty(l.Reason(), oneLine(l.Text)), ev: l.Evidence(), weight: 20})
+			out = append(out, trouble{stage: st, what: joinNonEmpty(l.Reason(), oneLine(l.Text)), ev: l.Evidence(), weight: 20, read: read})
 		case TextJournal, TextText:
-			if l.Warning && looksLikeError(l.Text) {
-				out = append(out, trouble{stage: textStage(l.Text, StageNode), what: oneLine(l.Text), ev: l.Evidence(), weight: 10})
+			if !l.Warning && l.Kind == TextJournal {
+				continue
 			}
+			read := readChain(l.Text, componentHint(l))
+			if !looksLikeError(l.Text) && !read.known() {
+				continue
+			}
+			st := textStage(l.Text, StageNode)
+			if read.known() {
+				st = read.stage()
+			}
+			out = append(out, trouble{stage: st, what: oneLine(l.Text), ev: l.Evidence(), weight: 10, read: read})
 		case TextLog:
 			if l.Warning {
 				out = append(out, trouble{stage: StageRuntime, what: "the container's log says " + oneLine(l.Text), ev: l.Evidence(), weight: 5})
@@ -391,12 +430,22 @@ func unexplainedObjects(g *Graph, lines []Line, covered map[string]bool) []*Find
 		ls := byObj[k]
 		l := ls[len(ls)-1]
 		st, ok := eventStages[l.Reason()]
-		if !ok {
+		read := readChain(l.Text, componentHint(l))
+		switch {
+		case !ok && read.known():
+			st = read.stage()
+		case !ok:
 			st = textStage(l.Reason()+" "+l.Text, StageController)
 		}
 		var ev []Evidence
 		for i := len(ls) - 1; i >= 0 && len(ev) < 3; i-- {
 			ev = append(ev, ls[i].Evidence())
+		}
+		if read.known() && read.stage() == st {
+			out = append(out, &Finding{Rule: CatalogRule, Stage: st, Severity: SeverityError, Title: catalogTitle,
+				Subjects: []ObjectRef{l.Object()}, Evidence: ev, Remediation: wouldExplain[st], Catalog: read.refs(),
+				Cause: strings.ToLower(l.Object().Kind) + " " + l.Object().NamespacedName() + " is broken at the " + string(st) + " stage: " + read.cause()})
+			continue
 		}
 		out = append(out, &Finding{Rule: UnexplainedRule, Stage: st, Severity: SeverityError, Title: "trouble no rule explains",
 			Subjects: []ObjectRef{l.Object()}, Evidence: ev, Remediation: wouldExplain[st],
@@ -436,13 +485,21 @@ func unexplainedNodes(g *Graph, covered map[string]bool) []*Finding {
 
 // unexplainedFragments covers each unattributed fragment file with error lines that
 // no finding cites: "the container whose log this is", "the node this journal came from".
-func unexplainedFragments(lines []*Line, cited map[string]bool) []*Finding {
+func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []string) []*Finding {
 	byFile := map[string][]*Line{}
 	var files []string
 	for _, l := range lines {
 		b, p := l.source()
 		k := b + "\x00" + p
-		if cited[k] || !looksLikeError(l.Text) || !l.Warning && l.Kind != TextJournal && l.Kind != TextText {
+		if cited[k] || !l.Warning && l.Kind != TextJournal && l.Kind != TextText {
+			continue
+		}
+		if !looksLikeError(l.Text) && !readChain(l.Text, componentHint(l)).known() {
+			continue
+		}
+		if slices.ContainsFunc(excerpts, func(x string) bool { return strings.Contains(l.Text, x) }) {
+			// The same message, pasted twice (a journal and systemctl status): a
+			// finding already cites it.
 			continue
 		}
 		if _, ok := byFile[k]; !ok {
@@ -459,7 +516,22 @@ func unexplainedFragments(lines []*Line, cited map[string]bool) []*Finding {
 		}
 		pick := mostTelling(ls, 3)
 		best := pick[0]
+		// A line a component on the path prints is more telling than one it does not.
+		var read chainRead
+		for _, l := range mostTelling(ls, len(ls)) {
+			if r := readChain(l.Text, componentHint(l)); r.known() {
+				read, best = r, l
+				break
+			}
+		}
+		if best != pick[0] {
+			rest := slices.DeleteFunc(slices.Clone(pick), func(l *Line) bool { return l == best })
+			pick = append([]*Line{best}, rest[:min(len(rest), 2)]...)
+		}
 		stage := textStage(best.Text, def)
+		if read.known() {
+			stage = read.stage()
+		}
 		var ev []Evidence
 		for _, l := range pick {
 			ev = append(ev, l.Evidence())
@@ -469,12 +541,24 @@ func unexplainedFragments(lines []*Line, cited map[string]bool) []*Finding {
 		if subj[0].Kind == "Container" {
 			what = "the container whose log this is"
 		}
+		if read.known() {
+			if subj[0].Kind == "Container" && read.outer.Entry.Component != "" {
+				what = "the evidence"
+			}
+			out = append(out, &Finding{Rule: CatalogRule, Stage: stage, Severity: SeverityError, Title: catalogTitle,
+				Subjects: subj, Evidence: ev, Remediation: wouldExplain[stage], Catalog: read.refs(),
+				Cause: what + " shows trouble at the " + string(stage) + " stage: " + read.cause()})
+			continue
+		}
 		out = append(out, &Finding{Rule: UnexplainedRule, Stage: stage, Severity: SeverityError, Title: "trouble no rule explains",
 			Subjects: subj, Evidence: ev, Remediation: wouldExplain[stage],
 			Cause: what + " reports " + oneLine(best.Text) + "; no podflow rule or signature knows this evidence"})
 	}
 	return out
 }
+
+// catalogTitle is the title of a finding the catalog reads.
+const catalogTitle = "trouble its component is known to print, no rule explains yet"
 
 // wouldExplain says, per stage, what to look at and which evidence would explain the
 // trouble.

@@ -424,7 +424,7 @@ func (li *looseImport) block(ctx *fileCtx, name string, b segmentBlock, ns, cmd 
 		if err != nil {
 			probs = append(probs, err.Error())
 		}
-		if added == 0 && err == nil {
+		if added == 0 && (err == nil || errors.Is(err, errNoKind)) {
 			// JSON or YAML of no kind podflow reads (an API Status, a values file): its
 			// lines stay available as text.
 			return "", false, nil

@@ -12,6 +12,10 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
+// errNoKind is JSON without a kind: not kubectl get output, most often a program's JSON
+// log records (a CNI daemon's, a controller's), whose lines stay available as text.
+var errNoKind = errors.New("no kind: not kubectl get output")
+
 // rawObject is one object of `kubectl get -o json|yaml` output, with its original line.
 type rawObject struct {
 	kind, namespace, name string
@@ -178,7 +182,7 @@ func flatten(data []byte, line int, itemLine func(int) int) ([]rawObject, error)
 		return nil, err
 	}
 	if head.Kind == "" {
-		return nil, errors.New("no kind: not kubectl get output")
+		return nil, errNoKind
 	}
 	if head.Items != nil || strings.HasSuffix(head.Kind, "List") {
 		var out []rawObject

@@ -169,19 +169,29 @@ func runCase(c *incidentCase, catalog []*analyze.Rule) caseResult {
 }
 
 // primaryRoot is the diagnosis a reader takes from a report: the first root cause a
-// rule or signature explains, else the first root, else the first finding.
+// rule or signature explains, else the first the catalog reads, else the first root,
+// else the first finding.
 func primaryRoot(fs []*analyze.Finding) *analyze.Finding {
-	var firstRoot *analyze.Finding
+	var firstCatalog, firstRoot *analyze.Finding
 	for _, f := range fs {
 		if !f.Root {
 			continue
 		}
-		if f.Rule != analyze.UnexplainedRule {
+		switch f.Rule {
+		case analyze.UnexplainedRule:
+		case analyze.CatalogRule:
+			if firstCatalog == nil {
+				firstCatalog = f
+			}
+		default:
 			return f
 		}
 		if firstRoot == nil {
 			firstRoot = f
 		}
+	}
+	if firstCatalog != nil {
+		return firstCatalog
 	}
 	if firstRoot != nil {
 		return firstRoot

@@ -1,0 +1,196 @@
+package analyze
+
+import (
+	"strconv"
+	"strings"
+
+	"podflow.dev/podflow/catalog"
+)
+
+// CatalogRule is the rule ID of findings about trouble no rule or signature explains
+// but whose lines a component on the Pod path is known to print (the catalog,
+// generated from the components' released sources): the finding names the stage that
+// component's outermost message belongs to, the innermost message as the cause, and
+// where each is printed. `unexplained` is left for lines no component on the path prints.
+const CatalogRule = "catalog"
+
+// CatalogRef cites one catalog entry a finding rests on: which component prints the
+// message, where, and in which releases.
+type CatalogRef struct {
+	ID        string `json:"id"`
+	Component string `json:"component"`
+	// Layer is "outer" for the layer that gives the stage, "inner" for the one that
+	// gives the cause ("both" when one layer gives both).
+	Layer    string `json:"layer"`
+	Stage    Stage  `json:"stage,omitempty"`
+	Template string `json:"template"`
+	// PrintedBy is the package, function, file and line that print it, in its last
+	// release.
+	PrintedBy string `json:"printedBy"`
+	// Releases is the span of releases that print it, "v1.14.10 – v1.37.2".
+	Releases string `json:"releases"`
+	// Text is the layer of the evidence it matched.
+	Text string `json:"text"`
+}
+
+// chainRead is what the catalog makes of one line: its outermost known layer, which
+// says the stage, and its innermost known layer, which says the cause.
+type chainRead struct {
+	outer, inner *catalog.Match
+	// layers are the line's error-chain layers, outermost first.
+	layers []string
+}
+
+// layerText is the text of a match's layer from where the match begins: the message
+// the component printed with what it wrapped.
+func (r chainRead) layerText(m *catalog.Match) string {
+	if m.Layer < len(r.layers) {
+		l := r.layers[m.Layer]
+		if i := strings.Index(l, m.Text); i >= 0 {
+			return l[i:]
+		}
+		return l
+	}
+	return m.Text
+}
+
+// known reports whether a component on the Pod path prints the line as trouble at a
+// stage.
+func (r chainRead) known() bool { return r.outer != nil }
+
+func (r chainRead) stage() Stage {
+	if r.outer == nil {
+		return ""
+	}
+	return Stage(r.outer.Entry.Stage)
+}
+
+// minCatalogLiterals is the least literal text an entry must have matched for its
+// reading to count: "%s failed: %v" says nothing about where.
+const minCatalogLiterals = 12
+
+// usable reports whether a match says enough, and is trouble, to read a line by.
+func usable(m *catalog.Match) bool {
+	e := m.Entry
+	return e.Class != "info" && e.Literals() >= minCatalogLiterals
+}
+
+// readChain reads one line of evidence through the catalog: the message split into its
+// error-chain layers, each matched against what the components print. hint is the
+// component the evidence comes from when known ("kubelet" for a kubelet journal or an
+// event it reported): among equally specific entries of one layer, its own comes first.
+func readChain(text, hint string) chainRead {
+	text = strings.TrimSpace(text)
+	if text == "" || len(text) > 8<<10 {
+		return chainRead{}
+	}
+	ms := catalog.Default().Read(text)
+	var best []*catalog.Match // per layer, in layer order
+	for i := 0; i < len(ms); {
+		j := i
+		for j < len(ms) && ms[j].Layer == ms[i].Layer {
+			j++
+		}
+		var pick *catalog.Match
+		for k := i; k < j; k++ {
+			m := &ms[k]
+			if !usable(m) {
+				continue
+			}
+			if pick == nil {
+				pick = m
+				continue
+			}
+			if m.Entry.Literals() < pick.Entry.Literals() {
+				break
+			}
+			if hint != "" && m.Entry.Component == hint && pick.Entry.Component != hint {
+				pick = m
+			}
+		}
+		if pick != nil {
+			best = append(best, pick)
+		}
+		i = j
+	}
+	r := chainRead{layers: catalog.Layers(text)}
+	for _, m := range best {
+		if m.Entry.Stage != "" && Stage(m.Entry.Stage).Valid() {
+			r.outer = m
+			break
+		}
+	}
+	if r.outer == nil {
+		return chainRead{}
+	}
+	r.inner = r.outer
+	for _, m := range best {
+		if m.Layer > r.inner.Layer && m.Entry.Class == "failure" {
+			r.inner = m
+		}
+	}
+	return r
+}
+
+// refs cites the entries of a reading.
+func (r chainRead) refs() []CatalogRef {
+	if r.outer == nil {
+		return nil
+	}
+	ref := func(m *catalog.Match, layer string) CatalogRef {
+		e := m.Entry
+		rel := e.First
+		if e.Last != "" && e.Last != e.First {
+			rel += " – " + e.Last
+		}
+		return CatalogRef{ID: e.ID, Component: e.Component, Layer: layer, Stage: Stage(e.Stage), Template: e.Template,
+			PrintedBy: e.Package + " " + e.Function + " (" + e.File + ":" + strconv.Itoa(e.Line) + ")",
+			Releases:  rel, Text: oneLine(r.layerText(m))}
+	}
+	if r.inner == r.outer {
+		return []CatalogRef{ref(r.outer, "both")}
+	}
+	return []CatalogRef{ref(r.outer, "outer"), ref(r.inner, "inner")}
+}
+
+// cause is the reading in words: who says what, and the innermost reason.
+func (r chainRead) cause() string {
+	o := r.outer.Entry
+	s := componentName(o.Component) + " reports " + quoteText(oneLine(r.layerText(r.outer)))
+	if r.inner != r.outer {
+		s += "; the innermost reason, from " + componentName(r.inner.Entry.Component) + ": " + quoteText(oneLine(r.layerText(r.inner)))
+	}
+	return s
+}
+
+// componentName names a component in a sentence.
+func componentName(c string) string {
+	switch c {
+	case "kubelet", "kube-proxy", "kube-scheduler", "kube-apiserver", "kube-controller-manager":
+		return "the " + c
+	case "cni-plugins":
+		return "a CNI reference plugin"
+	case "aws-vpc-cni":
+		return "the AWS VPC CNI"
+	}
+	return c
+}
+
+func quoteText(s string) string { return "\u201c" + s + "\u201d" }
+
+// componentHint is the component a line of evidence comes from, when its kind says.
+func componentHint(l *Line) string {
+	switch l.Kind {
+	case TextJournal, TextStatus:
+		return "kubelet"
+	case TextEvent:
+		switch l.Reason() {
+		case "FailedScheduling", "Unschedulable":
+			return "kube-scheduler"
+		case "FailedCreate", "SuccessfulCreate", "FailedDelete":
+			return "kube-controller-manager"
+		}
+		return "kubelet"
+	}
+	return ""
+}
