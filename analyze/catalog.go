@@ -37,13 +37,17 @@ type CatalogRef struct {
 // says the stage, and its innermost known layer, which says the cause.
 type chainRead struct {
 	outer, inner *catalog.Match
-	// layers are the line's error-chain layers, outermost first.
+	// text is the line read, layers its error-chain layers, outermost first.
+	text   string
 	layers []string
 }
 
-// layerText is the text of a match's layer from where the match begins: the message
-// the component printed with what it wrapped.
+// layerText is the message a component printed, with what it wrapped: the line from
+// where the match begins, else the match's layer from there.
 func (r chainRead) layerText(m *catalog.Match) string {
+	if i := strings.Index(r.text, m.Text); i >= 0 && m.Text != "" {
+		return r.text[i:]
+	}
 	if m.Layer < len(r.layers) {
 		l := r.layers[m.Layer]
 		if i := strings.Index(l, m.Text); i >= 0 {
@@ -104,7 +108,14 @@ func readChain(text, hint string) chainRead {
 			if m.Entry.Literals() < pick.Entry.Literals() {
 				break
 			}
-			if hint != "" && m.Entry.Component == hint && pick.Entry.Component != hint {
+			// Equally specific: the component the evidence comes from, else the one
+			// that still prints it in a later release.
+			switch {
+			case hint != "" && (m.Entry.Component == hint) != (pick.Entry.Component == hint):
+				if m.Entry.Component == hint {
+					pick = m
+				}
+			case laterRelease(m.Entry, pick.Entry):
 				pick = m
 			}
 		}
@@ -113,7 +124,7 @@ func readChain(text, hint string) chainRead {
 		}
 		i = j
 	}
-	r := chainRead{layers: catalog.Layers(text)}
+	r := chainRead{text: text, layers: catalog.Layers(text)}
 	for _, m := range best {
 		if m.Entry.Stage != "" && Stage(m.Entry.Stage).Valid() {
 			r.outer = m
@@ -193,4 +204,47 @@ func componentHint(l *Line) string {
 		return "kubelet"
 	}
 	return ""
+}
+
+// laterRelease reports whether a is still printed in a later release than b, comparing
+// the releases of one module line (Kubernetes components print by the same versions).
+func laterRelease(a, b *catalog.Entry) bool {
+	if a.Module != b.Module && !(strings.HasPrefix(a.Module, "k8s.io/") && strings.HasPrefix(b.Module, "k8s.io/")) {
+		return false
+	}
+	return semverLess(b.Last, a.Last)
+}
+
+// semverLess compares two vMAJOR.MINOR.PATCH versions; anything else compares as text.
+func semverLess(a, b string) bool {
+	pa, pb := versionParts(a), versionParts(b)
+	if pa == nil || pb == nil {
+		return a < b
+	}
+	for i := range 3 {
+		if pa[i] != pb[i] {
+			return pa[i] < pb[i]
+		}
+	}
+	return false
+}
+
+func versionParts(v string) []int {
+	v = strings.TrimPrefix(v, "v")
+	if i := strings.IndexAny(v, "-+"); i >= 0 {
+		v = v[:i]
+	}
+	f := strings.Split(v, ".")
+	if len(f) != 3 {
+		return nil
+	}
+	out := make([]int, 3)
+	for i, s := range f {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return nil
+		}
+		out[i] = n
+	}
+	return out
 }
