@@ -37,7 +37,11 @@ func TestCatalogIsTheFloor(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			b, _ := importDir(t, map[string][]byte{tc.file: []byte(tc.text)}, FormatLoose)
-			rep := analyze.Run(analyze.Load([]*bundle.Bundle{b}, nil), rules.All(), analyze.Options{Unexplained: true})
+			catalog, err := rules.Catalog(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep := analyze.Run(analyze.Load([]*bundle.Bundle{b}, nil), catalog, analyze.Options{Unexplained: true})
 			var root *analyze.Finding
 			for _, f := range rep.Findings {
 				if f.Root {

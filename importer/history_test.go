@@ -77,7 +77,11 @@ func TestHistoryIsNotTheRoot(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			b, _ := importDir(t, map[string][]byte{"describe.txt": historyPaste(tc.earlier, tc.status, tc.state, tc.later)}, FormatLoose)
-			rep := analyze.Run(analyze.Load([]*bundle.Bundle{b}, nil), rules.All(), analyze.Options{Unexplained: true})
+			catalog, err := rules.Catalog(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep := analyze.Run(analyze.Load([]*bundle.Bundle{b}, nil), catalog, analyze.Options{Unexplained: true})
 			var root *analyze.Finding
 			for _, f := range rep.Findings {
 				if f.Root && root == nil {
