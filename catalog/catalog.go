@@ -60,6 +60,8 @@ type Entry struct {
 
 	m atomic.Pointer[matcher] // compiled on first use
 	p atomic.Pointer[prep]    // literal pieces, computed on first use
+
+	checks []string // words looked up before a candidate is tried (set by the index)
 }
 
 // Header is the first line of the data file: the format version and the generator's pins.

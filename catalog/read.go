@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -53,6 +54,19 @@ func (c *Catalog) index() *index {
 			}
 			if best != "" {
 				x.words[best] = append(x.words[best], e)
+				// Up to three more of its words, rarest first, looked up before any text
+				// search: most candidates lack one.
+				var more []string
+				for _, w := range p.words {
+					if w != best && !slices.Contains(more, w) {
+						more = append(more, w)
+					}
+				}
+				sort.SliceStable(more, func(i, j int) bool { return df[more[i]] < df[more[j]] })
+				if len(more) > 3 {
+					more = more[:3]
+				}
+				e.checks = more
 				continue
 			}
 			k := ""
@@ -81,8 +95,9 @@ func (c *Catalog) index() *index {
 	return c.idx
 }
 
-// candidates calls add for each entry filed under a word of text or found by the automaton.
-func (x *index) candidates(text string, add func(*Entry)) {
+// candidates calls add for each entry filed under a word of text or found by the
+// automaton; words, when not nil, receives every word of text (ASCII lower case).
+func (x *index) candidates(text string, add func(*Entry), words map[string]struct{}) {
 	start := -1
 	for i := 0; i <= len(text); i++ {
 		if i < len(text) && isWordByte(text[i]) {
@@ -94,9 +109,12 @@ func (x *index) candidates(text string, add func(*Entry)) {
 		if start >= 0 {
 			if i-start >= 3 {
 				w := text[start:i]
-				es, ok := x.words[w]
-				if !ok && hasUpper(w) {
-					es = x.words[lowerASCII(w)]
+				if hasUpper(w) {
+					w = lowerASCII(w)
+				}
+				es := x.words[w]
+				if words != nil {
+					words[w] = struct{}{}
 				}
 				for _, e := range es {
 					add(e)
@@ -128,7 +146,7 @@ func hasUpper(s string) bool {
 // splitting it into layers or running any matcher: the floor under Read.
 func (c *Catalog) Candidates(msg string) int {
 	n := 0
-	c.index().candidates(msg, func(*Entry) { n++ })
+	c.index().candidates(msg, func(*Entry) { n++ }, nil)
 	return n
 }
 
@@ -149,6 +167,7 @@ func (c *Catalog) Read(msg string) []Match {
 	sc := scratchPool.Get().(*scratch)
 	defer func() {
 		clear(sc.seen)
+		clear(sc.words)
 		clear(sc.cand)
 		sc.cand = sc.cand[:0]
 		scratchPool.Put(sc)
@@ -172,13 +191,16 @@ func (c *Catalog) Read(msg string) []Match {
 		}
 		lower[i] = lowerASCII(l)
 		scanned, scannedLow = append(scanned, l), append(scannedLow, lower[i])
-		x.candidates(l, add)
+		x.candidates(l, add, sc.words)
 	}
 	if len(sc.cand) == 0 {
 		return nil
 	}
 	var out []Match
 	for _, e := range sc.cand {
+		if !allIn(sc.words, e.checks) {
+			continue
+		}
 		p := e.prep()
 		// Every literal piece must be in one looked-up text before any layer is tried.
 		in := false
@@ -209,11 +231,23 @@ func (c *Catalog) Read(msg string) []Match {
 
 // scratch is the candidate set of one Read, reused.
 type scratch struct {
-	seen map[*Entry]struct{}
-	cand []*Entry
+	seen  map[*Entry]struct{}
+	words map[string]struct{}
+	cand  []*Entry
 }
 
-var scratchPool = sync.Pool{New: func() any { return &scratch{seen: make(map[*Entry]struct{}, 128)} }}
+var scratchPool = sync.Pool{New: func() any {
+	return &scratch{seen: make(map[*Entry]struct{}, 128), words: make(map[string]struct{}, 64)}
+}}
+
+func allIn(set map[string]struct{}, words []string) bool {
+	for _, w := range words {
+		if _, ok := set[w]; !ok {
+			return false
+		}
+	}
+	return true
+}
 
 func sortMatches(ms []Match) {
 	sort.Slice(ms, func(i, j int) bool {

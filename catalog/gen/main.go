@@ -1033,7 +1033,7 @@ func dropReason(s site) string {
 			letters++
 			run++
 			best = max(best, run)
-			if run == 2 {
+			if run == 1 {
 				words++
 			}
 		} else {
