@@ -275,7 +275,7 @@ func compile(t string, plain bool) *matcher {
 	m := &matcher{lits: literalLen(segs)}
 	for i, s := range segs {
 		if s.verb == 0 {
-			writeLiteral(&b, s.lit)
+			writeLiteral(&b, s.lit, i+1 < len(segs))
 			continue
 		}
 		last := i == len(segs)-1
@@ -302,7 +302,9 @@ func compile(t string, plain bool) *matcher {
 	return m
 }
 
-func writeLiteral(b *strings.Builder, lit string) {
+// writeLiteral writes the expression of literal text; white space before a verb is
+// optional, since the value may be empty ("invalid config: " and nothing after it).
+func writeLiteral(b *strings.Builder, lit string, beforeVerb bool) {
 	space := false
 	for _, r := range lit {
 		if unicode.IsSpace(r) {
@@ -316,7 +318,11 @@ func writeLiteral(b *strings.Builder, lit string) {
 		b.WriteString(regexp.QuoteMeta(string(r)))
 	}
 	if space {
-		b.WriteString(`\s+`)
+		if beforeVerb {
+			b.WriteString(`\s*`)
+		} else {
+			b.WriteString(`\s+`)
+		}
 	}
 }
 

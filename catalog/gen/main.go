@@ -481,7 +481,7 @@ func (r *resolver) walkFile(fset *token.FileSet, fi *fileInfo) []site {
 				if isErrorMethod && len(x.Results) == 1 {
 					if t, ok := r.str(x.Results[0], fi, locals); ok {
 						markSprintf(x.Results[0], consumed)
-						at(site{kind: "error", level: "error", template: t, plain: !isSprintf(x.Results[0], fi)}, x.Pos())
+						at(site{kind: "error", level: "error", template: t, plain: !r.isFormat(x.Results[0], fi, locals)}, x.Pos())
 					}
 				}
 			case *ast.KeyValueExpr:
@@ -489,6 +489,13 @@ func (r *resolver) walkFile(fset *token.FileSet, fi *fileInfo) []site {
 				if k, ok := x.Key.(*ast.Ident); ok && k.Name == "Reason" {
 					if v, ok := r.str(x.Value, fi, locals); ok && isReasonWord(v) {
 						at(site{kind: "reason", template: v, plain: true, reason: v}, x.Pos())
+					}
+				}
+				// and its message: PodCondition{Message: "..."}, Status{Message: fmt.Sprintf(...)}
+				if k, ok := x.Key.(*ast.Ident); ok && k.Name == "Message" {
+					if v, ok := r.str(x.Value, fi, locals); ok && strings.Contains(v, " ") {
+						markSprintf(x.Value, consumed)
+						at(site{kind: "message", template: v, plain: !r.isFormat(x.Value, fi, locals)}, x.Pos())
 					}
 				}
 			case *ast.AssignStmt:
@@ -545,6 +552,24 @@ func (r *resolver) declSites(gd *ast.GenDecl, fi *fileInfo) []site {
 			if gd.Tok == token.CONST && strings.Contains(strings.ToLower(n.Name), "reason") {
 				if v, ok := r.str(vs.Values[i], fi, nil); ok && isReasonWord(v) {
 					out = append(out, site{kind: "reason", template: v, plain: true, reason: v, pos: n.Pos()})
+				}
+			}
+			// var errNoSuchHost = &notFoundError{"no such host"}
+			if gd.Tok == token.VAR {
+				v := vs.Values[i]
+				if u, ok := v.(*ast.UnaryExpr); ok && u.Op == token.AND {
+					v = u.X
+				}
+				if cl, ok := v.(*ast.CompositeLit); ok && len(cl.Elts) == 1 {
+					if tn, ok := cl.Type.(*ast.Ident); ok && strings.HasSuffix(strings.ToLower(tn.Name), "error") {
+						el := cl.Elts[0]
+						if kv, ok := el.(*ast.KeyValueExpr); ok {
+							el = kv.Value
+						}
+						if t, ok := r.str(el, fi, nil); ok {
+							out = append(out, site{kind: "error", level: "error", template: t, plain: true, pos: n.Pos()})
+						}
+					}
 				}
 			}
 			if fi.pkg == "syscall" && n.Name == "errors" {
@@ -665,7 +690,7 @@ func (r *resolver) classify(call *ast.CallExpr, fi *fileInfo, locals map[string]
 		if !ok {
 			return nil
 		}
-		return []site{{kind: "event", eventType: eventType(args[ti], r, fi), reason: r.reasonOf(args[ti+1], fi, locals), template: t, plain: name == "Event"}}
+		return []site{{kind: "event", eventType: eventType(args[ti], r, fi), reason: r.reasonOf(args[ti+1], fi, locals), template: t, plain: name == "Event" && !r.isFormat(args[ti+2], fi, locals)}}
 	case recvPkg == "fmt":
 		switch name {
 		case "Errorf":
@@ -687,7 +712,7 @@ func (r *resolver) classify(call *ast.CallExpr, fi *fileInfo, locals map[string]
 		case "New":
 			if len(args) == 1 {
 				if t, ok := format(args[0]); ok {
-					return []site{{kind: "error", level: "error", template: t, plain: true}}
+					return []site{{kind: "error", level: "error", template: t, plain: !r.isFormat(args[0], fi, locals)}}
 				}
 			}
 		case "Errorf":
@@ -699,7 +724,10 @@ func (r *resolver) classify(call *ast.CallExpr, fi *fileInfo, locals map[string]
 		case "Wrap", "WithMessage":
 			if len(args) == 2 {
 				if t, ok := format(args[1]); ok {
-					return []site{{kind: "error", level: "error", template: strings.ReplaceAll(t, "%", "%%") + ": %w"}}
+					if !r.isFormat(args[1], fi, locals) {
+						t = strings.ReplaceAll(t, "%", "%%")
+					}
+					return []site{{kind: "error", level: "error", template: t + ": %w"}}
 				}
 			}
 		case "Wrapf", "WithMessagef":
@@ -722,7 +750,7 @@ func (r *resolver) classify(call *ast.CallExpr, fi *fileInfo, locals map[string]
 			}
 		case "Error", "New":
 			if t, ok := format(args[1]); ok {
-				return []site{{kind: "error", level: "error", reason: code, template: t, plain: true}}
+				return []site{{kind: "error", level: "error", reason: code, template: t, plain: !r.isFormat(args[1], fi, locals)}}
 			}
 		}
 		return nil
@@ -731,20 +759,30 @@ func (r *resolver) classify(call *ast.CallExpr, fi *fileInfo, locals map[string]
 		var out []site
 		for _, a := range args[1:] {
 			if t, ok := format(a); ok {
-				out = append(out, site{kind: "status", reason: code, level: statusLevel(code), template: t, plain: true})
+				out = append(out, site{kind: "status", reason: code, level: statusLevel(code), template: t, plain: !r.isFormat(a, fi, locals)})
+			}
+		}
+		return out
+	case strings.Contains(name, "Condition") && strings.HasPrefix(strings.ToLower(name), "new") && len(args) >= 2:
+		// newCondition(type, status, reason, message): the message of a workload condition
+		var out []site
+		for _, a := range args {
+			if t, ok := r.str(a, fi, locals); ok && strings.Contains(t, " ") {
+				markSprintf(a, consumed)
+				out = append(out, site{kind: "message", template: t, plain: !r.isFormat(a, fi, locals)})
 			}
 		}
 		return out
 	case strings.Contains(name, "PredicateFailureError") && len(args) == 2:
 		if t, ok := format(args[1]); ok {
-			return []site{{kind: "status", reason: r.reasonOf(args[0], fi, locals), level: "error", template: t, plain: true}}
+			return []site{{kind: "status", reason: r.reasonOf(args[0], fi, locals), level: "error", template: t, plain: !r.isFormat(args[1], fi, locals)}}
 		}
 		return nil
 	case strings.HasPrefix(name, "New") && (name == "NewBadRequest" || name == "NewServiceUnavailable" || name == "NewTooManyRequests" ||
 		name == "NewTimeoutError" || name == "NewUnauthorized" || name == "NewForbidden" && len(args) == 1):
 		if len(args) >= 1 {
 			if t, ok := format(args[0]); ok {
-				return []site{{kind: "error", level: "error", reason: strings.TrimPrefix(name, "New"), template: t, plain: !isSprintf(args[0], fi)}}
+				return []site{{kind: "error", level: "error", reason: strings.TrimPrefix(name, "New"), template: t, plain: !r.isFormat(args[0], fi, locals)}}
 			}
 		}
 		return nil
@@ -767,7 +805,7 @@ func (r *resolver) classify(call *ast.CallExpr, fi *fileInfo, locals map[string]
 		if !ok {
 			return nil
 		}
-		s.template, s.plain, s.keys = t, true, r.keys(args[i+1:], fi, locals)
+		s.template, s.plain, s.keys = t, !r.isFormat(args[i], fi, locals), r.keys(args[i+1:], fi, locals)
 	case name == "InfoS" || name == "InfoSDepth":
 		i := 0
 		if name == "InfoSDepth" {
@@ -780,7 +818,7 @@ func (r *resolver) classify(call *ast.CallExpr, fi *fileInfo, locals map[string]
 		if !ok {
 			return nil
 		}
-		s.template, s.plain, s.keys = t, true, r.keys(args[i+1:], fi, locals)
+		s.template, s.plain, s.keys = t, !r.isFormat(args[i], fi, locals), r.keys(args[i+1:], fi, locals)
 	case strings.HasSuffix(name, "f"):
 		i := 0
 		if strings.HasSuffix(name, "Depthf") {
@@ -794,11 +832,11 @@ func (r *resolver) classify(call *ast.CallExpr, fi *fileInfo, locals map[string]
 	case name == "Error" && len(args) >= 2 && len(args)%2 == 0 && isStr(r, args[1], fi, locals) && !isStr(r, args[0], fi, locals):
 		// logr: logger.Error(err, "msg", "key", value, ...)
 		t, _ := format(args[1])
-		s.template, s.plain, s.keys = t, true, r.keys(args[2:], fi, locals)
+		s.template, s.plain, s.keys = t, !r.isFormat(args[1], fi, locals), r.keys(args[2:], fi, locals)
 	case (name == "Info" || name == "Error") && len(args)%2 == 1 && len(args) >= 3 && isStr(r, args[0], fi, locals) && r.keysOnly(args[1:], fi, locals):
 		// logr: logger.Info("msg", "key", value, ...)
 		t, _ := format(args[0])
-		s.template, s.plain, s.keys = t, true, r.keys(args[1:], fi, locals)
+		s.template, s.plain, s.keys = t, !r.isFormat(args[0], fi, locals), r.keys(args[1:], fi, locals)
 	default:
 		if strings.HasSuffix(name, "Depth") {
 			args = args[1:]
@@ -812,10 +850,35 @@ func (r *resolver) classify(call *ast.CallExpr, fi *fileInfo, locals map[string]
 		}
 		s.template = t
 		if len(args) == 1 {
-			s.template, s.plain = strings.ReplaceAll(t, "%%", "%"), true
+			if r.isFormat(args[0], fi, locals) {
+				if f, ok := r.str(args[0], fi, locals); ok {
+					s.template = f
+				}
+			} else {
+				s.template, s.plain = strings.ReplaceAll(t, "%%", "%"), true
+			}
 		}
 	}
 	return []site{s}
+}
+
+// isFormat reports whether e is a format string being filled: fmt.Sprintf directly, or a
+// local variable assigned one. A message printed as is, built that way, still has verbs.
+func (r *resolver) isFormat(e ast.Expr, fi *fileInfo, locals map[string]ast.Expr) bool {
+	for range 4 {
+		if p, ok := e.(*ast.ParenExpr); ok {
+			e = p.X
+			continue
+		}
+		if id, ok := e.(*ast.Ident); ok && locals != nil {
+			if v, ok := locals[id.Name]; ok && v != nil {
+				e = v
+				continue
+			}
+		}
+		break
+	}
+	return isSprintf(e, fi)
 }
 
 func isSprintf(e ast.Expr, fi *fileInfo) bool {
