@@ -16,7 +16,7 @@ CACHE_DIR             ?= $(or $(PODFLOW_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.c
 GOLANGCI_LINT_VERSION := v2.15.0
 GOLANGCI_LINT         := $(CACHE_DIR)/tools/golangci-lint-$(GOLANGCI_LINT_VERSION)/golangci-lint
 
-.PHONY: all build test bench bench-go bench-redact e2e e2e-scale record demo release lint fmt clean incidents
+.PHONY: all build test bench bench-go bench-redact e2e e2e-scale record demo release lint fmt clean incidents catalog catalog-coverage
 
 all: build
 
@@ -36,6 +36,15 @@ test:
 ## incidents: run podflow over the corpus of real incidents and print accuracy per stage
 incidents:
 	$(GO) test ./cmd/podflow -run '^TestIncidents$$' -count=1 -v | sed -n '/incident corpus/,/^---/p'
+
+## catalog: regenerate catalog/data/ from the released sources pinned in catalog/gen/pins.yaml
+## (downloads them into the Go module cache; CI does not run it)
+catalog:
+	nice $(GO) run ./catalog/gen -pins catalog/gen/pins.yaml -out catalog/data/catalog.jsonl.gz
+
+## catalog-coverage: the share of the incident corpus's warning and error lines the catalog recognizes
+catalog-coverage:
+	$(GO) run ./catalog/coverage testdata/incidents
 
 ## bench: podflow side by side with the floor (stream, decode, split) on generated S/M/L bundles
 BENCH_SIZES ?= S,M

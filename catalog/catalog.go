@@ -41,7 +41,7 @@ type Entry struct {
 	Function  string `json:"function"`  // function or method, "(*T).M" for methods
 	File      string `json:"file"`      // path inside the module (last release)
 	Line      int    `json:"line"`
-	Kind      string `json:"kind"`             // "event", "error", "log", "status", "message"
+	Kind      string `json:"kind"`             // "event", "error", "log", "status", "message", "reason"
 	Reason    string `json:"reason,omitempty"` // event reason, scheduler status code or gRPC code
 	Level     string `json:"level,omitempty"`  // "error", "warning", "info"
 	Template  string `json:"template"`         // the format string as in the source
@@ -58,8 +58,10 @@ type Entry struct {
 	// Sites counts the call sites in the last release that print it.
 	Sites int `json:"sites,omitempty"`
 
-	m   atomic.Pointer[matcher] // compiled on first use
-	key string                  // literal fragment of the index, lower case
+	m atomic.Pointer[matcher] // compiled on first use
+	p atomic.Pointer[prep]    // literal pieces, computed on first use
+
+	checks []string // words looked up before a candidate is tried (set by the index)
 }
 
 // Header is the first line of the data file: the format version and the generator's pins.

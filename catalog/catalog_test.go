@@ -18,7 +18,7 @@ func TestEmbeddedCatalogLoads(t *testing.T) {
 	if h.Format != FormatVersion || h.Entries != c.Len() || len(h.Pins) == 0 {
 		t.Fatalf("header %+v does not describe %d entries", h, c.Len())
 	}
-	kinds := []string{"event", "error", "log", "status", "message"}
+	kinds := []string{"event", "error", "log", "status", "message", "reason"}
 	levels := []string{"", "error", "warning", "info"}
 	for _, e := range c.Entries() {
 		switch {
@@ -77,6 +77,7 @@ func TestMatchersAcceptOwnExamples(t *testing.T) {
 // equally well (the same literal characters), the stage precedence table orders them.
 func TestPrecedence(t *testing.T) {
 	c := Default()
+	tied := 0
 	for _, e := range c.Entries() {
 		if e.Stage == "" {
 			continue
@@ -91,17 +92,29 @@ func TestPrecedence(t *testing.T) {
 		if self == nil {
 			continue // TestMatchersAcceptOwnExamples reports it
 		}
-		for _, m := range ms {
+		ties := 0
+		for j, m := range ms {
 			o := m.Entry
 			if o == e || o.Stage == "" || o.Stage == e.Stage || m.Layer != self.Layer || m.Text != self.Text || o.Literals() != e.Literals() {
 				continue
 			}
-			if stageRank(o.Stage) == len(stagePrecedence) || stageRank(e.Stage) == len(stagePrecedence) {
+			ties++
+			ro, re := stageRank(o.Stage), stageRank(e.Stage)
+			if ro == len(stagePrecedence) || re == len(stagePrecedence) {
 				t.Errorf("%s (%s) and %s (%s) tie on %q and the precedence table does not order their stages",
+					e.ID, e.Stage, o.ID, o.Stage, m.Text)
+				continue
+			}
+			// Read must put the entry of the earlier stage in the table first.
+			selfAt := slices.IndexFunc(ms, func(x Match) bool { return x.Entry == e })
+			if (ro < re) != (j < selfAt) {
+				t.Errorf("%s (%s) and %s (%s) tie on %q and Read does not order them by the precedence table",
 					e.ID, e.Stage, o.ID, o.Stage, m.Text)
 			}
 		}
+		tied += ties
 	}
+	t.Logf("%d ties between entries of different stages, each ordered by the stage precedence table", tied)
 	seen := map[string]bool{}
 	for _, p := range stagePrecedence {
 		if seen[p.Stage] || !slices.Contains(Stages, p.Stage) || p.Why == "" {

@@ -25,21 +25,24 @@ var (
 // "msg"/"error"/"err"); each rest of the chain after a ": " wrapping or an
 // "rpc error: code = X desc = " prefix; quoted and escaped layers unquoted.
 func Layers(msg string) []string {
-	l := layerer{seen: map[string]bool{}}
+	l := layerer{out: make([]string, 0, 4)}
 	l.walk(msg, 0)
 	return l.out
 }
 
 type layerer struct {
-	out  []string
-	seen map[string]bool
+	out []string
 }
 
 func (l *layerer) add(s string) bool {
-	if s == "" || l.seen[s] || len(l.out) >= maxLayers {
+	if s == "" || len(l.out) >= maxLayers {
 		return false
 	}
-	l.seen[s] = true
+	for _, o := range l.out {
+		if o == s {
+			return false
+		}
+	}
 	l.out = append(l.out, s)
 	return true
 }
@@ -47,6 +50,11 @@ func (l *layerer) add(s string) bool {
 func stripHeaders(s string) string {
 	for range 4 {
 		t := strings.TrimSpace(s)
+		// Mail quoting and Markdown code spans around a pasted line.
+		t = strings.TrimLeft(t, "> ")
+		if len(t) > 2 && t[0] == '`' && t[len(t)-1] == '`' {
+			t = strings.Trim(t, "`")
+		}
 		for _, re := range []*regexp.Regexp{journalHeader, klogHeader, timeHeader} {
 			if loc := re.FindStringIndex(t); loc != nil {
 				t = t[loc[1]:]

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -141,15 +142,107 @@ func literalLen(segs []segment) int {
 	return n
 }
 
-// key is the literal fragment the index looks for: the longest literal run, in lower case.
-func key(segs []segment) string {
-	best := ""
-	for _, s := range segs {
-		if l := strings.TrimSpace(s.lit); len(l) > len(best) {
-			best = l
+// prep is what the index needs of a template, computed once.
+type prep struct {
+	words []string // complete words of its literal text, lower case, length >= 3
+	frags []string // literal pieces between verbs and white space, lower case: all must be present
+	first string   // the literal the message starts with, lower case ("" when it starts with a verb)
+	lits  int
+}
+
+// trimEnds removes from the ends of a template what Layers removes from the ends of a
+// message: white space, mail quoting ("> ") and Markdown code-span backticks.
+func trimEnds(segs []segment) []segment {
+	if n := len(segs); n > 0 && segs[n-1].verb == 0 {
+		segs[n-1].lit = strings.TrimRight(strings.TrimRightFunc(segs[n-1].lit, unicode.IsSpace), "`")
+	}
+	if len(segs) > 0 && segs[0].verb == 0 {
+		segs[0].lit = strings.TrimLeft(strings.TrimLeftFunc(segs[0].lit, unicode.IsSpace), "> `")
+	}
+	return segs
+}
+
+func prepare(t string, plain bool) *prep {
+	segs := trimEnds(parseTemplate(t, plain))
+	p := &prep{lits: literalLen(segs)}
+	for i, s := range segs {
+		if s.verb != 0 {
+			continue
+		}
+		low := lowerASCII(s.lit)
+		for _, f := range strings.Fields(low) {
+			if len(f) >= 3 {
+				p.frags = append(p.frags, f)
+			}
+		}
+		if i == 0 {
+			if fs := strings.Fields(low); len(fs) > 0 {
+				p.first = fs[0]
+			}
+		}
+		// Words wholly inside the literal: not glued to a verb on either side.
+		ws := wordSpans(low)
+		for _, w := range ws {
+			if w[0] == 0 && i > 0 || w[1] == len(low) && i < len(segs)-1 {
+				continue
+			}
+			word := low[w[0]:w[1]]
+			if len(word) >= 3 && !allDigits(word) {
+				p.words = append(p.words, word)
+			}
 		}
 	}
-	return strings.ToLower(best)
+	// Longer pieces are rarer: looking for them first rejects a candidate sooner.
+	sort.SliceStable(p.frags, func(i, j int) bool { return len(p.frags[i]) > len(p.frags[j]) })
+	return p
+}
+
+// wordSpans are the runs of ASCII letters, digits and '_' in s.
+func wordSpans(s string) [][2]int {
+	var out [][2]int
+	start := -1
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && isWordByte(s[i]) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			out = append(out, [2]int{start, i})
+			start = -1
+		}
+	}
+	return out
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// lowerASCII lowers A-Z only, so byte offsets stay those of s.
+func lowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if c := b[j]; c >= 'A' && c <= 'Z' {
+					b[j] = c + 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
 }
 
 // matcher is a compiled template.
@@ -176,20 +269,13 @@ func (e *Entry) matcher() *matcher {
 // other verbs any text, the last verb the rest of the layer. The match starts at a word
 // boundary and ends at the end of the layer or at a separator.
 func compile(t string, plain bool) *matcher {
-	segs := parseTemplate(t, plain)
-	// White space around the message is not part of what a reader sees.
-	if n := len(segs); n > 0 && segs[n-1].verb == 0 {
-		segs[n-1].lit = strings.TrimRightFunc(segs[n-1].lit, unicode.IsSpace)
-	}
-	if len(segs) > 0 && segs[0].verb == 0 {
-		segs[0].lit = strings.TrimLeftFunc(segs[0].lit, unicode.IsSpace)
-	}
+	segs := trimEnds(parseTemplate(t, plain))
 	var b strings.Builder
-	b.WriteString(`(?i)(?:^|[^\pL\pN_])(`)
+	b.WriteString(`(?i)^(`)
 	m := &matcher{lits: literalLen(segs)}
 	for i, s := range segs {
 		if s.verb == 0 {
-			writeLiteral(&b, s.lit)
+			writeLiteral(&b, s.lit, i+1 < len(segs))
 			continue
 		}
 		last := i == len(segs)-1
@@ -211,12 +297,14 @@ func compile(t string, plain bool) *matcher {
 			}
 		}
 	}
-	b.WriteString(`)(?:$|[\s:;,.!)(\]\["'\\}])`)
+	b.WriteString(`)(?:$|[\s:;,.!)(\]\["'\\}` + "`" + `])`)
 	m.re, m.err = regexp.Compile(b.String())
 	return m
 }
 
-func writeLiteral(b *strings.Builder, lit string) {
+// writeLiteral writes the expression of literal text; white space before a verb is
+// optional, since the value may be empty ("invalid config: " and nothing after it).
+func writeLiteral(b *strings.Builder, lit string, beforeVerb bool) {
 	space := false
 	for _, r := range lit {
 		if unicode.IsSpace(r) {
@@ -230,30 +318,66 @@ func writeLiteral(b *strings.Builder, lit string) {
 		b.WriteString(regexp.QuoteMeta(string(r)))
 	}
 	if space {
-		b.WriteString(`\s+`)
+		if beforeVerb {
+			b.WriteString(`\s*`)
+		} else {
+			b.WriteString(`\s+`)
+		}
 	}
 }
 
-// match runs the entry's matcher on text; ok with the matched span and the captures.
-func (e *Entry) match(text string) (span [2]int, caps map[string]string, ok bool) {
+// match runs the entry's matcher on text (lower is text with ASCII lowered); ok with the
+// matched span and the captures. The match starts at a word boundary: where the
+// template's first literal occurs, or at the start of text when the template starts with
+// a verb.
+func (e *Entry) match(text, lower string) (span [2]int, caps map[string]string, ok bool) {
 	m := e.matcher()
 	if m.err != nil {
 		return span, nil, false
 	}
-	loc := m.re.FindStringSubmatchIndex(text)
-	if loc == nil {
-		return span, nil, false
-	}
-	span = [2]int{loc[2], loc[3]}
-	if len(m.names) > 0 {
-		caps = make(map[string]string, len(m.names))
-		for i, n := range m.names {
-			if s := loc[4+2*i]; s >= 0 {
-				caps[n] = text[s:loc[5+2*i]]
+	p := e.prep()
+	try := func(at int) bool {
+		loc := m.re.FindStringSubmatchIndex(text[at:])
+		if loc == nil {
+			return false
+		}
+		span = [2]int{at + loc[2], at + loc[3]}
+		if len(m.names) > 0 {
+			caps = make(map[string]string, len(m.names))
+			for i, n := range m.names {
+				if s := loc[4+2*i]; s >= 0 {
+					caps[n] = text[at+s : at+loc[5+2*i]]
+				}
 			}
 		}
+		return true
 	}
-	return span, caps, true
+	if p.first == "" {
+		return span, caps, try(0)
+	}
+	for from := 0; from < len(lower); {
+		i := strings.Index(lower[from:], p.first)
+		if i < 0 {
+			break
+		}
+		at := from + i
+		if at == 0 || !isWordByte(lower[at-1]) || !isWordByte(p.first[0]) {
+			if try(at) {
+				return span, caps, true
+			}
+		}
+		from = at + 1
+	}
+	return span, nil, false
+}
+
+func (e *Entry) prep() *prep {
+	if p := e.p.Load(); p != nil {
+		return p
+	}
+	p := prepare(e.Template, e.Plain)
+	e.p.Store(p)
+	return p
 }
 
 // Example is a message the template prints, with sample values in place of its verbs.
@@ -279,4 +403,4 @@ func (e *Entry) Example() string {
 }
 
 // Literals is the number of literal characters in the template: how specific it is.
-func (e *Entry) Literals() int { return e.matcher().lits }
+func (e *Entry) Literals() int { return e.prep().lits }

@@ -1,8 +1,10 @@
 package catalog
 
 import (
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unsafe"
 
 	ahocorasick "github.com/petar-dambovaliev/aho-corasick"
@@ -16,53 +18,135 @@ type Match struct {
 	Captures map[string]string // capture name -> value ("arg1", … or a name from the template's verb context)
 }
 
-// index finds candidate entries by their longest literal fragment.
+// index finds candidate entries for a message. Each entry is filed under one word of its
+// literal text, the rarest among the catalog's templates; the few entries with no whole
+// word are found by their longest literal piece with an Aho-Corasick automaton. A
+// candidate is matched only when every literal piece of its template is in the layer.
 type index struct {
-	ac      ahocorasick.AhoCorasick
-	entries [][]*Entry // per pattern, the entries whose key it is
-	keys    []string
+	words map[string][]*Entry
+	ac    ahocorasick.AhoCorasick
+	acOf  [][]*Entry // per automaton pattern, its entries
 }
-
-// minKey is the shortest literal fragment an entry is indexed by; shorter ones are not
-// matched at all (the generator drops them).
-const minKey = 4
 
 func (c *Catalog) index() *index {
 	c.indexOnce.Do(func() {
-		ids := map[string]int{}
-		x := &index{}
+		x := &index{words: map[string][]*Entry{}}
+		df := map[string]int{}
 		for _, e := range c.entries {
-			k := key(parseTemplate(e.Template, e.Plain))
-			e.key = k
-			if len(k) < minKey {
+			p := e.prep()
+			seen := map[string]bool{}
+			for _, w := range p.words {
+				if !seen[w] {
+					seen[w] = true
+					df[w]++
+				}
+			}
+		}
+		ids := map[string]int{}
+		var pats []string
+		for _, e := range c.entries {
+			p := e.prep()
+			best := ""
+			for _, w := range p.words {
+				if best == "" || df[w] < df[best] || df[w] == df[best] && len(w) > len(best) {
+					best = w
+				}
+			}
+			if best != "" {
+				x.words[best] = append(x.words[best], e)
+				// Up to three more of its words, rarest first, looked up before any text
+				// search: most candidates lack one.
+				var more []string
+				for _, w := range p.words {
+					if w != best && !slices.Contains(more, w) {
+						more = append(more, w)
+					}
+				}
+				sort.SliceStable(more, func(i, j int) bool { return df[more[i]] < df[more[j]] })
+				if len(more) > 3 {
+					more = more[:3]
+				}
+				e.checks = more
 				continue
+			}
+			k := ""
+			for _, f := range p.frags {
+				if len(f) > len(k) {
+					k = f
+				}
+			}
+			if len(k) < 3 {
+				continue // nothing literal to look for: never matched
 			}
 			id, ok := ids[k]
 			if !ok {
-				id = len(x.keys)
+				id = len(pats)
 				ids[k] = id
-				x.keys = append(x.keys, k)
-				x.entries = append(x.entries, nil)
+				pats = append(pats, k)
+				x.acOf = append(x.acOf, nil)
 			}
-			x.entries[id] = append(x.entries[id], e)
+			x.acOf[id] = append(x.acOf[id], e)
 		}
 		b := ahocorasick.NewAhoCorasickBuilder(ahocorasick.Opts{AsciiCaseInsensitive: true,
-			MatchKind: ahocorasick.StandardMatch, DFA: false})
-		x.ac = b.Build(x.keys)
+			MatchKind: ahocorasick.StandardMatch, DFA: true})
+		x.ac = b.Build(pats)
 		c.idx = x
 	})
 	return c.idx
 }
 
-// Candidates returns how many entries the literal index proposes for msg, without running
-// any matcher: the floor under Read.
-func (c *Catalog) Candidates(msg string) int {
-	x := c.index()
-	n := 0
-	it := x.ac.IterOverlappingByte(unsafe.Slice(unsafe.StringData(msg), len(msg)))
-	for m := it.Next(); m != nil; m = it.Next() {
-		n += len(x.entries[m.Pattern()])
+// candidates calls add for each entry filed under a word of text or found by the
+// automaton; words, when not nil, receives every word of text (ASCII lower case).
+func (x *index) candidates(text string, add func(*Entry), words map[string]struct{}) {
+	start := -1
+	for i := 0; i <= len(text); i++ {
+		if i < len(text) && isWordByte(text[i]) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			if i-start >= 3 {
+				w := text[start:i]
+				if hasUpper(w) {
+					w = lowerASCII(w)
+				}
+				es := x.words[w]
+				if words != nil {
+					words[w] = struct{}{}
+				}
+				for _, e := range es {
+					add(e)
+				}
+			}
+			start = -1
+		}
 	}
+	if len(x.acOf) > 0 {
+		it := x.ac.IterOverlappingByte(unsafe.Slice(unsafe.StringData(text), len(text)))
+		for m := it.Next(); m != nil; m = it.Next() {
+			for _, e := range x.acOf[m.Pattern()] {
+				add(e)
+			}
+		}
+	}
+}
+
+func hasUpper(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 'A' && s[i] <= 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
+// Candidates returns how many entries the literal index proposes for msg, without
+// splitting it into layers or running any matcher: the floor under Read.
+func (c *Catalog) Candidates(msg string) int {
+	n := 0
+	c.index().candidates(msg, func(*Entry) { n++ }, nil)
 	return n
 }
 
@@ -76,43 +160,64 @@ func (c *Catalog) Read(msg string) []Match {
 	}
 	x := c.index()
 	layers := Layers(msg)
-	// Scan each text that is not part of one already scanned.
-	var scanned []string
-	cand := map[*Entry]struct{}{}
-	for _, l := range layers {
-		inside := false
-		for _, s := range scanned {
-			if strings.Contains(s, l) {
-				inside = true
+	// Look up each text that is not part of one already looked at; each layer is lowered
+	// as a slice of the lowered text that holds it.
+	var scanned, scannedLow []string
+	lower := make([]string, len(layers))
+	sc := scratchPool.Get().(*scratch)
+	defer func() {
+		clear(sc.seen)
+		clear(sc.words)
+		clear(sc.cand)
+		sc.cand = sc.cand[:0]
+		scratchPool.Put(sc)
+	}()
+	seen := sc.seen
+	add := func(e *Entry) {
+		if _, ok := seen[e]; !ok {
+			seen[e] = struct{}{}
+			sc.cand = append(sc.cand, e)
+		}
+	}
+	for i, l := range layers {
+		for j, s := range scanned {
+			if k := strings.Index(s, l); k >= 0 {
+				lower[i] = scannedLow[j][k : k+len(l)]
 				break
 			}
 		}
-		if inside {
+		if lower[i] != "" {
 			continue
 		}
-		scanned = append(scanned, l)
-		it := x.ac.IterOverlappingByte(unsafe.Slice(unsafe.StringData(l), len(l)))
-		for m := it.Next(); m != nil; m = it.Next() {
-			for _, e := range x.entries[m.Pattern()] {
-				cand[e] = struct{}{}
-			}
-		}
+		lower[i] = lowerASCII(l)
+		scanned, scannedLow = append(scanned, l), append(scannedLow, lower[i])
+		x.candidates(l, add, sc.words)
 	}
-	if len(cand) == 0 {
+	if len(sc.cand) == 0 {
 		return nil
 	}
-	lower := make([]string, len(layers))
-	for i, l := range layers {
-		lower[i] = strings.ToLower(l)
-	}
 	var out []Match
-	for e := range cand {
-		k := e.key
+	for _, e := range sc.cand {
+		if !allIn(sc.words, e.checks) {
+			continue
+		}
+		p := e.prep()
+		// Every literal piece must be in one looked-up text before any layer is tried.
+		in := false
+		for _, s := range scannedLow {
+			if containsAll(s, p.frags) {
+				in = true
+				break
+			}
+		}
+		if !in {
+			continue
+		}
 		for i := len(layers) - 1; i >= 0; i-- {
-			if !strings.Contains(lower[i], k) {
+			if !containsAll(lower[i], p.frags) {
 				continue
 			}
-			span, caps, ok := e.match(layers[i])
+			span, caps, ok := e.match(layers[i], lower[i])
 			if !ok {
 				continue
 			}
@@ -122,6 +227,26 @@ func (c *Catalog) Read(msg string) []Match {
 	}
 	sortMatches(out)
 	return out
+}
+
+// scratch is the candidate set of one Read, reused.
+type scratch struct {
+	seen  map[*Entry]struct{}
+	words map[string]struct{}
+	cand  []*Entry
+}
+
+var scratchPool = sync.Pool{New: func() any {
+	return &scratch{seen: make(map[*Entry]struct{}, 128), words: make(map[string]struct{}, 64)}
+}}
+
+func allIn(set map[string]struct{}, words []string) bool {
+	for _, w := range words {
+		if _, ok := set[w]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 func sortMatches(ms []Match) {
@@ -138,4 +263,13 @@ func sortMatches(ms []Match) {
 		}
 		return a.Entry.ID < b.Entry.ID
 	})
+}
+
+func containsAll(s string, frags []string) bool {
+	for _, f := range frags {
+		if !strings.Contains(s, f) {
+			return false
+		}
+	}
+	return true
 }

@@ -25,6 +25,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -95,7 +96,12 @@ func run(pinsPath, out, only string) error {
 		}
 		header.Pins = append(header.Pins, catalog.Pin{Module: mod.Module, Versions: mod.Versions})
 		for _, v := range mod.Versions {
-			dir, err := download(mod.Module, v)
+			var dir string
+			if mod.Module == "std" {
+				dir, err = goroot(v)
+			} else {
+				dir, err = download(mod.Module, v)
+			}
 			if err != nil {
 				return err
 			}
@@ -138,6 +144,23 @@ func run(pinsPath, out, only string) error {
 	}
 	fmt.Fprintf(os.Stderr, "%s: %d entries, %d bytes (dropped: %s)\n", out, len(entries), buf.Len(), m.dropSummary())
 	return nil
+}
+
+// goroot is the standard library's source directory of the running Go, which must be
+// the pinned version.
+func goroot(version string) (string, error) {
+	out, err := exec.Command("go", "env", "GOROOT", "GOVERSION").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env: %w", err)
+	}
+	f := strings.Fields(string(out))
+	if len(f) != 2 {
+		return "", fmt.Errorf("go env GOROOT GOVERSION: unexpected %q", out)
+	}
+	if f[1] != version {
+		return "", fmt.Errorf("the standard library is pinned at %s and this Go is %s: run the generator with %s (GOTOOLCHAIN=%s)", version, f[1], version, version)
+	}
+	return filepath.Join(f[0], "src"), nil
 }
 
 // download runs `go mod download -json MOD@VER` and returns the module's directory.
@@ -215,6 +238,9 @@ func readModule(mod module, dir string) ([]site, readStats, error) {
 		if relDir != "." {
 			pkg += "/" + relDir
 		}
+		if mod.Module == "std" {
+			pkg = relDir
+		}
 		if i := strings.Index(relDir, "staging/src/"); i >= 0 {
 			pkg = relDir[i+len("staging/src/"):]
 		}
@@ -274,6 +300,7 @@ type site struct {
 	line                           int
 	kind, reason, level, template  string
 	eventType                      string
+	pos                            token.Pos
 	plain                          bool
 	keys                           []string
 }
@@ -433,8 +460,44 @@ func (r *resolver) walkFile(fset *token.FileSet, fi *fileInfo) []site {
 		}
 		locals := map[string]ast.Expr{}
 		consumed := map[*ast.CallExpr]bool{}
+		at := func(s site, pos token.Pos) {
+			s.component, s.pkg, s.function, s.file = fi.component, fi.pkg, fn, fi.rel
+			s.line = fset.Position(pos).Line
+			sites = append(sites, s)
+		}
+		isErrorMethod := false
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv != nil && fd.Name.Name == "Error" && fd.Type.Results != nil && len(fd.Type.Results.List) == 1 {
+			isErrorMethod = true
+		}
+		if gd, ok := d.(*ast.GenDecl); ok {
+			for _, s := range r.declSites(gd, fi) {
+				at(s, s.pos)
+			}
+		}
 		ast.Inspect(body, func(n ast.Node) bool {
 			switch x := n.(type) {
+			case *ast.ReturnStmt:
+				// An error type's message: func (e T) Error() string { return "..." }
+				if isErrorMethod && len(x.Results) == 1 {
+					if t, ok := r.str(x.Results[0], fi, locals); ok {
+						markSprintf(x.Results[0], consumed)
+						at(site{kind: "error", level: "error", template: t, plain: !r.isFormat(x.Results[0], fi, locals)}, x.Pos())
+					}
+				}
+			case *ast.KeyValueExpr:
+				// A status reason set in a literal: ContainerStateWaiting{Reason: "ContainerCreating"}
+				if k, ok := x.Key.(*ast.Ident); ok && k.Name == "Reason" {
+					if v, ok := r.str(x.Value, fi, locals); ok && isReasonWord(v) {
+						at(site{kind: "reason", template: v, plain: true, reason: v}, x.Pos())
+					}
+				}
+				// and its message: PodCondition{Message: "..."}, Status{Message: fmt.Sprintf(...)}
+				if k, ok := x.Key.(*ast.Ident); ok && k.Name == "Message" {
+					if v, ok := r.str(x.Value, fi, locals); ok && strings.Contains(v, " ") {
+						markSprintf(x.Value, consumed)
+						at(site{kind: "message", template: v, plain: !r.isFormat(x.Value, fi, locals)}, x.Pos())
+					}
+				}
 			case *ast.AssignStmt:
 				if len(x.Lhs) == len(x.Rhs) {
 					for i, l := range x.Lhs {
@@ -454,15 +517,75 @@ func (r *resolver) walkFile(fset *token.FileSet, fi *fileInfo) []site {
 					return true
 				}
 				for _, s := range r.classify(x, fi, locals, consumed) {
-					s.component, s.pkg, s.function, s.file = fi.component, fi.pkg, fn, fi.rel
-					s.line = fset.Position(x.Pos()).Line
-					sites = append(sites, s)
+					at(s, x.Pos())
+					// The reason of an event is itself printed (event rows, describe).
+					if s.kind == "event" && isReasonWord(s.reason) {
+						at(site{kind: "reason", template: s.reason, plain: true, reason: s.reason, eventType: s.eventType}, x.Pos())
+					}
 				}
 			}
 			return true
 		})
 	}
 	return sites
+}
+
+// reasonWord is a CamelCase reason such as OOMKilled, FailedMount or CrashLoopBackOff: it
+// is matched as a word, so one-capital words (Failed, Started) are left out.
+var reasonWord = regexp.MustCompile(`^[A-Z][a-z]*[A-Z][A-Za-z]*$`)
+
+func isReasonWord(s string) bool { return len(s) >= 8 && reasonWord.MatchString(s) }
+
+// declSites are the messages of package-level declarations: constants named for a reason
+// (const oomExitReason = "OOMKilled"), and the errno table of package syscall.
+func (r *resolver) declSites(gd *ast.GenDecl, fi *fileInfo) []site {
+	var out []site
+	for _, spec := range gd.Specs {
+		vs, ok := spec.(*ast.ValueSpec)
+		if !ok {
+			continue
+		}
+		for i, n := range vs.Names {
+			if i >= len(vs.Values) {
+				continue
+			}
+			if gd.Tok == token.CONST && strings.Contains(strings.ToLower(n.Name), "reason") {
+				if v, ok := r.str(vs.Values[i], fi, nil); ok && isReasonWord(v) {
+					out = append(out, site{kind: "reason", template: v, plain: true, reason: v, pos: n.Pos()})
+				}
+			}
+			// var errNoSuchHost = &notFoundError{"no such host"}
+			if gd.Tok == token.VAR {
+				v := vs.Values[i]
+				if u, ok := v.(*ast.UnaryExpr); ok && u.Op == token.AND {
+					v = u.X
+				}
+				if cl, ok := v.(*ast.CompositeLit); ok && len(cl.Elts) == 1 {
+					if tn, ok := cl.Type.(*ast.Ident); ok && strings.HasSuffix(strings.ToLower(tn.Name), "error") {
+						el := cl.Elts[0]
+						if kv, ok := el.(*ast.KeyValueExpr); ok {
+							el = kv.Value
+						}
+						if t, ok := r.str(el, fi, nil); ok {
+							out = append(out, site{kind: "error", level: "error", template: t, plain: true, pos: n.Pos()})
+						}
+					}
+				}
+			}
+			if fi.pkg == "syscall" && n.Name == "errors" {
+				if cl, ok := vs.Values[i].(*ast.CompositeLit); ok {
+					for _, el := range cl.Elts {
+						if kv, ok := el.(*ast.KeyValueExpr); ok {
+							if v, ok := r.str(kv.Value, fi, nil); ok {
+								out = append(out, site{kind: "error", level: "error", template: v, plain: true, pos: kv.Pos()})
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
 }
 
 func funcName(fd *ast.FuncDecl) string {
@@ -567,7 +690,7 @@ func (r *resolver) classify(call *ast.CallExpr, fi *fileInfo, locals map[string]
 		if !ok {
 			return nil
 		}
-		return []site{{kind: "event", eventType: eventType(args[ti], r, fi), reason: r.reasonOf(args[ti+1], fi, locals), template: t, plain: name == "Event"}}
+		return []site{{kind: "event", eventType: eventType(args[ti], r, fi), reason: r.reasonOf(args[ti+1], fi, locals), template: t, plain: name == "Event" && !r.isFormat(args[ti+2], fi, locals)}}
 	case recvPkg == "fmt":
 		switch name {
 		case "Errorf":
@@ -589,7 +712,7 @@ func (r *resolver) classify(call *ast.CallExpr, fi *fileInfo, locals map[string]
 		case "New":
 			if len(args) == 1 {
 				if t, ok := format(args[0]); ok {
-					return []site{{kind: "error", level: "error", template: t, plain: true}}
+					return []site{{kind: "error", level: "error", template: t, plain: !r.isFormat(args[0], fi, locals)}}
 				}
 			}
 		case "Errorf":
@@ -601,7 +724,10 @@ func (r *resolver) classify(call *ast.CallExpr, fi *fileInfo, locals map[string]
 		case "Wrap", "WithMessage":
 			if len(args) == 2 {
 				if t, ok := format(args[1]); ok {
-					return []site{{kind: "error", level: "error", template: strings.ReplaceAll(t, "%", "%%") + ": %w"}}
+					if !r.isFormat(args[1], fi, locals) {
+						t = strings.ReplaceAll(t, "%", "%%")
+					}
+					return []site{{kind: "error", level: "error", template: t + ": %w"}}
 				}
 			}
 		case "Wrapf", "WithMessagef":
@@ -624,7 +750,7 @@ func (r *resolver) classify(call *ast.CallExpr, fi *fileInfo, locals map[string]
 			}
 		case "Error", "New":
 			if t, ok := format(args[1]); ok {
-				return []site{{kind: "error", level: "error", reason: code, template: t, plain: true}}
+				return []site{{kind: "error", level: "error", reason: code, template: t, plain: !r.isFormat(args[1], fi, locals)}}
 			}
 		}
 		return nil
@@ -633,20 +759,30 @@ func (r *resolver) classify(call *ast.CallExpr, fi *fileInfo, locals map[string]
 		var out []site
 		for _, a := range args[1:] {
 			if t, ok := format(a); ok {
-				out = append(out, site{kind: "status", reason: code, level: statusLevel(code), template: t, plain: true})
+				out = append(out, site{kind: "status", reason: code, level: statusLevel(code), template: t, plain: !r.isFormat(a, fi, locals)})
+			}
+		}
+		return out
+	case strings.Contains(name, "Condition") && strings.HasPrefix(strings.ToLower(name), "new") && len(args) >= 2:
+		// newCondition(type, status, reason, message): the message of a workload condition
+		var out []site
+		for _, a := range args {
+			if t, ok := r.str(a, fi, locals); ok && strings.Contains(t, " ") {
+				markSprintf(a, consumed)
+				out = append(out, site{kind: "message", template: t, plain: !r.isFormat(a, fi, locals)})
 			}
 		}
 		return out
 	case strings.Contains(name, "PredicateFailureError") && len(args) == 2:
 		if t, ok := format(args[1]); ok {
-			return []site{{kind: "status", reason: r.reasonOf(args[0], fi, locals), level: "error", template: t, plain: true}}
+			return []site{{kind: "status", reason: r.reasonOf(args[0], fi, locals), level: "error", template: t, plain: !r.isFormat(args[1], fi, locals)}}
 		}
 		return nil
 	case strings.HasPrefix(name, "New") && (name == "NewBadRequest" || name == "NewServiceUnavailable" || name == "NewTooManyRequests" ||
 		name == "NewTimeoutError" || name == "NewUnauthorized" || name == "NewForbidden" && len(args) == 1):
 		if len(args) >= 1 {
 			if t, ok := format(args[0]); ok {
-				return []site{{kind: "error", level: "error", reason: strings.TrimPrefix(name, "New"), template: t, plain: !isSprintf(args[0], fi)}}
+				return []site{{kind: "error", level: "error", reason: strings.TrimPrefix(name, "New"), template: t, plain: !r.isFormat(args[0], fi, locals)}}
 			}
 		}
 		return nil
@@ -669,7 +805,7 @@ func (r *resolver) classify(call *ast.CallExpr, fi *fileInfo, locals map[string]
 		if !ok {
 			return nil
 		}
-		s.template, s.plain, s.keys = t, true, r.keys(args[i+1:], fi, locals)
+		s.template, s.plain, s.keys = t, !r.isFormat(args[i], fi, locals), r.keys(args[i+1:], fi, locals)
 	case name == "InfoS" || name == "InfoSDepth":
 		i := 0
 		if name == "InfoSDepth" {
@@ -682,7 +818,7 @@ func (r *resolver) classify(call *ast.CallExpr, fi *fileInfo, locals map[string]
 		if !ok {
 			return nil
 		}
-		s.template, s.plain, s.keys = t, true, r.keys(args[i+1:], fi, locals)
+		s.template, s.plain, s.keys = t, !r.isFormat(args[i], fi, locals), r.keys(args[i+1:], fi, locals)
 	case strings.HasSuffix(name, "f"):
 		i := 0
 		if strings.HasSuffix(name, "Depthf") {
@@ -696,11 +832,11 @@ func (r *resolver) classify(call *ast.CallExpr, fi *fileInfo, locals map[string]
 	case name == "Error" && len(args) >= 2 && len(args)%2 == 0 && isStr(r, args[1], fi, locals) && !isStr(r, args[0], fi, locals):
 		// logr: logger.Error(err, "msg", "key", value, ...)
 		t, _ := format(args[1])
-		s.template, s.plain, s.keys = t, true, r.keys(args[2:], fi, locals)
+		s.template, s.plain, s.keys = t, !r.isFormat(args[1], fi, locals), r.keys(args[2:], fi, locals)
 	case (name == "Info" || name == "Error") && len(args)%2 == 1 && len(args) >= 3 && isStr(r, args[0], fi, locals) && r.keysOnly(args[1:], fi, locals):
 		// logr: logger.Info("msg", "key", value, ...)
 		t, _ := format(args[0])
-		s.template, s.plain, s.keys = t, true, r.keys(args[1:], fi, locals)
+		s.template, s.plain, s.keys = t, !r.isFormat(args[0], fi, locals), r.keys(args[1:], fi, locals)
 	default:
 		if strings.HasSuffix(name, "Depth") {
 			args = args[1:]
@@ -714,10 +850,35 @@ func (r *resolver) classify(call *ast.CallExpr, fi *fileInfo, locals map[string]
 		}
 		s.template = t
 		if len(args) == 1 {
-			s.template, s.plain = strings.ReplaceAll(t, "%%", "%"), true
+			if r.isFormat(args[0], fi, locals) {
+				if f, ok := r.str(args[0], fi, locals); ok {
+					s.template = f
+				}
+			} else {
+				s.template, s.plain = strings.ReplaceAll(t, "%%", "%"), true
+			}
 		}
 	}
 	return []site{s}
+}
+
+// isFormat reports whether e is a format string being filled: fmt.Sprintf directly, or a
+// local variable assigned one. A message printed as is, built that way, still has verbs.
+func (r *resolver) isFormat(e ast.Expr, fi *fileInfo, locals map[string]ast.Expr) bool {
+	for range 4 {
+		if p, ok := e.(*ast.ParenExpr); ok {
+			e = p.X
+			continue
+		}
+		if id, ok := e.(*ast.Ident); ok && locals != nil {
+			if v, ok := locals[id.Name]; ok && v != nil {
+				e = v
+				continue
+			}
+		}
+		break
+	}
+	return isSprintf(e, fi)
 }
 
 func isSprintf(e ast.Expr, fi *fileInfo) bool {
@@ -815,7 +976,7 @@ type merged struct {
 
 func newMerger() *merger { return &merger{byKey: map[string]*merged{}, drops: map[string]int{}} }
 
-var kindRank = map[string]int{"event": 0, "status": 1, "error": 2, "log": 3, "message": 4}
+var kindRank = map[string]int{"event": 0, "status": 1, "error": 2, "log": 3, "message": 4, "reason": 5}
 
 func (m *merger) add(mod, rel string, sites []site) {
 	ord := versionKey(rel)
@@ -874,6 +1035,9 @@ func (m *merger) entries() []*catalog.Entry {
 		e := g.e
 		e.Releases = len(g.releases)
 		e.Stage = oneStage(g.stages)
+		if e.Kind != "reason" && generic(e.Template, e.Plain) {
+			e.Stage = ""
+		}
 		if s, ok := templateStage(e.Component, e.Template); ok {
 			e.Stage = s
 		}
@@ -920,15 +1084,21 @@ func entryID(component, template string) string {
 // dropReason says why a site is not worth an entry: too little literal text to match.
 func dropReason(s site) string {
 	lit := literalText(s.template, s.plain)
+	if s.kind == "reason" {
+		return ""
+	}
 	if len(s.template) > 600 {
 		return "too-long"
 	}
-	letters, run, best := 0, 0, 0
+	letters, run, best, words := 0, 0, 0, 0
 	for _, c := range lit {
 		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
 			letters++
 			run++
 			best = max(best, run)
+			if run == 1 {
+				words++
+			}
 		} else {
 			run = 0
 		}
@@ -936,10 +1106,30 @@ func dropReason(s site) string {
 	if letters < 8 || best < 4 {
 		return "too-little-text"
 	}
+	// One word matches too much text to say anything, unless it is a CamelCase reason or
+	// error name (ImagePullBackOff); two short words printed as they are too, unless the Go
+	// standard library prints them (connection refused, no such host). Words around verbs
+	// ("%s probe failed: %s") keep their structure and stay.
+	if words == 1 && !isReasonWord(strings.TrimSpace(lit)) {
+		return "one-word"
+	}
+	if words == 2 && letters < 12 && s.component != "go" && (s.plain || !strings.Contains(s.template, "%")) {
+		return "two-short-words"
+	}
 	if s.kind == "message" && !strings.Contains(strings.TrimSpace(lit), " ") {
 		return "message-one-word"
 	}
 	return ""
+}
+
+// generic reports whether a template is a few words any component could print ("not
+// found", "permission denied"): such an entry names no stage by itself.
+func generic(t string, plain bool) bool {
+	if !plain && strings.Contains(t, "%") {
+		return false
+	}
+	lit := strings.TrimSpace(literalText(t, plain))
+	return len(strings.Fields(lit)) <= 3 && len(lit) < 24 && !isReasonWord(lit)
 }
 
 // literalText is the template without its verbs.

@@ -81,6 +81,8 @@ var placeRules = []placeRule{
 	{component: "kube-controller-manager", dir: "pkg/controller/nodelifecycle", function: re(`(?i)evict|taint|delete`), stage: "termination"},
 	{component: "kube-controller-manager", dir: "pkg/controller/nodelifecycle", stage: "node"},
 	{component: "kube-controller-manager", dir: "pkg/controller/podgc", stage: "termination"},
+	{component: "kube-controller-manager", dir: "pkg/controller/disruption", stage: "termination"},
+	{component: "kube-controller-manager", dir: "pkg/controller/podautoscaler", stage: "controller"},
 	{component: "kube-controller-manager", dir: "pkg/controller/", stage: "controller"},
 
 	// kube-apiserver
@@ -247,9 +249,17 @@ func levelFor(s site) string {
 // type) as a failure.
 var failureWords = re(`(?i)\b(fail|failed|failure|error|unable|cannot|can't|couldn't|could not|denied|refused|forbidden|invalid|not found|timed? ?out|timeout|exceeded|insufficient|unauthorized|back-off|backoff|crash|killed|conflict|missing|no such|not ready|unavailable|exhausted|rejected|didn't|does not|doesn't|not allowed|must|unknown|unexpected|panic)\b`)
 
+// failureReason marks a reason word as a failure.
+var failureReason = re(`(?i)fail|error|backoff|killed|evict|unhealthy|invalid|denied|exceeded|insufficient|outof|notready|pressure|conflict|mismatch|unknown|lost|reject|crashloop|deadline|oom|unschedulable|notfound|exhaust`)
+
 // classFor is failure, warning or info, from the kind and level of the entry.
 func classFor(e *catalog.Entry) string {
 	switch e.Kind {
+	case "reason":
+		if failureReason.MatchString(e.Template) || e.Level == "warning" {
+			return "failure"
+		}
+		return "info"
 	case "error":
 		return "failure"
 	case "status":

@@ -31,7 +31,7 @@ admission plugins, controllers, kube-proxy, containerd, runc, the CNI plugins, C
 and CoreDNS print, read from their released sources: where it is printed, which releases
 print it, and the stage of the Pod chain it belongs to.`,
 		Example: `  podflow catalog search 'failed to setup network for sandbox "x": plugin type="calico" failed (add)'
-  podflow catalog show kubelet/3f9a1c2e4b
+  podflow catalog show kubelet/0f422d4574
   podflow catalog stats -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
@@ -66,7 +66,7 @@ func newCatalogShowCmd(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "show ID",
 		Short:   "One entry: its template, where it is printed, which releases print it",
-		Example: `  podflow catalog show kubelet/3f9a1c2e4b`,
+		Example: `  podflow catalog show kubelet/0f422d4574`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.args = args

@@ -1,0 +1,237 @@
+// Command coverage measures how much of the trouble in an incident corpus the message
+// catalog recognizes: of the warning and error lines in the evidence files (every file of
+// an incident folder but case.yaml), how many have a layer that a catalog entry prints.
+// It prints the share per source and per catalog component, and the biggest families of
+// lines the catalog does not know: those tell which modules or packages to add.
+//
+//	go run ./catalog/coverage testdata/incidents
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"podflow.dev/podflow/catalog"
+)
+
+func main() {
+	top := flag.Int("top", 30, "how many unrecognized families to list")
+	goal := flag.Float64("goal", 95, "the share to reach, in percent (reported, not enforced)")
+	flag.Parse()
+	dir := "testdata/incidents"
+	if flag.NArg() > 0 {
+		dir = flag.Arg(0)
+	}
+	if err := run(dir, *top, *goal); err != nil {
+		fmt.Fprintln(os.Stderr, "catalog coverage:", err)
+		os.Exit(1)
+	}
+}
+
+var (
+	klogSeverity = regexp.MustCompile(`(?:^|\s)[EWF]\d{4} \d\d:\d\d:\d\d`)
+	levelField   = regexp.MustCompile(`(?i)\blevel=(?:error|warning|warn|fatal|panic)\b|"level":\s*"(?:error|warning|warn|fatal|panic)"|\[(?:ERROR|WARN|WARNING|FATAL)\]|\b(?:ERROR|WARN|WARNING|FATAL)\b`)
+	eventWarning = regexp.MustCompile(`(?:^|\s)Warning\s`)
+	troubleWords = regexp.MustCompile(`(?i)\b(?:failed|failure|fails|error|errors|refused|denied|forbidden|unable|cannot|can't|couldn't|timeout|timed out|back-off|backoff|unauthorized|invalid|oomkilled|crashloopbackoff|evicted|insufficient|exceeded|unhealthy|not ready|notready|no such|panic|fatal)\b`)
+)
+
+// trouble reports whether a line is a warning or an error line.
+func trouble(line string) bool {
+	return klogSeverity.MatchString(line) || levelField.MatchString(line) || eventWarning.MatchString(line) || troubleWords.MatchString(line)
+}
+
+var (
+	family1 = regexp.MustCompile(`"(?:[^"\\]|\\.)*"|'[^']*'`)
+	family2 = regexp.MustCompile(`\b[0-9a-f]{8,}\b|\b\d[\d.:/x-]*\b|\b[\w.-]+-[a-z0-9]{5}\b`)
+	spaces  = regexp.MustCompile(`\s+`)
+)
+
+// family is a line with its values replaced, cut to its first words: lines of one family
+// differ only in names, numbers and quoted values.
+func family(line string) string {
+	l := catalog.Layers(line)
+	s := line
+	if len(l) > 0 {
+		s = l[0]
+	}
+	s = family1.ReplaceAllString(s, `"…"`)
+	s = family2.ReplaceAllString(s, "#")
+	s = spaces.ReplaceAllString(strings.TrimSpace(s), " ")
+	if f := strings.Fields(s); len(f) > 10 {
+		s = strings.Join(f[:10], " ") + " …"
+	}
+	return s
+}
+
+// source guesses who wrote a line, from the line or else the file it is in.
+func source(file, line string) string {
+	l := strings.ToLower(line)
+	switch {
+	case strings.Contains(l, "kubelet[") || strings.Contains(l, "kubelet:") || strings.Contains(file, "kubelet"):
+		return "kubelet journal"
+	case strings.Contains(l, "containerd[") || strings.Contains(file, "containerd"):
+		return "containerd journal"
+	case strings.Contains(l, "crio[") || strings.Contains(l, "cri-o"):
+		return "cri-o journal"
+	case strings.Contains(file, "journal") || strings.Contains(file, "systemctl"):
+		return "other journal"
+	case strings.Contains(file, "event"):
+		return "events"
+	case strings.Contains(file, "describe"):
+		return "describe"
+	case strings.Contains(file, "container") || strings.HasSuffix(file, ".log"):
+		return "container log"
+	case strings.Contains(file, "kubectl") || strings.Contains(file, "get-"):
+		return "kubectl output"
+	}
+	return "other"
+}
+
+type tally struct{ lines, known int }
+
+func run(dir string, top int, goal float64) error {
+	c := catalog.Default()
+	if err := catalog.Err(); err != nil {
+		return err
+	}
+	cases, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	bySource := map[string]*tally{}
+	byComponent := map[string]int{}
+	families := map[string]int{}
+	example := map[string]string{}
+	total := tally{}
+	podPath := 0 // recognized by an entry of a pod-path component, not only the Go standard library
+	for _, ce := range cases {
+		if !ce.IsDir() {
+			continue
+		}
+		files, err := os.ReadDir(filepath.Join(dir, ce.Name()))
+		if err != nil {
+			return err
+		}
+		for _, fe := range files {
+			if fe.IsDir() || fe.Name() == "case.yaml" {
+				continue
+			}
+			p := filepath.Join(dir, ce.Name(), fe.Name())
+			f, err := os.Open(p)
+			if err != nil {
+				return err
+			}
+			sc := bufio.NewScanner(f)
+			sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
+			for sc.Scan() {
+				line := strings.TrimSpace(sc.Text())
+				if line == "" || !trouble(line) {
+					continue
+				}
+				src := source(fe.Name(), line)
+				t := bySource[src]
+				if t == nil {
+					t = &tally{}
+					bySource[src] = t
+				}
+				t.lines++
+				total.lines++
+				ms := c.Read(line)
+				if len(ms) > 0 {
+					t.known++
+					total.known++
+					byComponent[ms[0].Entry.Component]++
+					for _, m := range ms {
+						if m.Entry.Component != "go" {
+							podPath++
+							break
+						}
+					}
+					continue
+				}
+				fam := family(line)
+				families[fam]++
+				if _, ok := example[fam]; !ok {
+					example[fam] = ce.Name() + "/" + fe.Name()
+				}
+			}
+			err = sc.Err()
+			f.Close()
+			if err != nil {
+				return fmt.Errorf("%s: %w", p, err)
+			}
+		}
+	}
+	out := os.Stdout
+	pct := func(a, b int) string {
+		if b == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.1f %%", 100*float64(a)/float64(b))
+	}
+	fmt.Fprintf(out, "catalog coverage of %s: %d warning and error lines, %d recognized (%s; goal %.0f %%)\n\n",
+		dir, total.lines, total.known, pct(total.known, total.lines), goal)
+	fmt.Fprintf(out, "recognized by a Pod-path component (not only by a Go standard library error): %d (%s)\n\n",
+		podPath, pct(podPath, total.lines))
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "SOURCE\tLINES\tRECOGNIZED\tSHARE\t")
+	var srcs []string
+	for s := range bySource {
+		srcs = append(srcs, s)
+	}
+	sort.Slice(srcs, func(i, j int) bool { return bySource[srcs[i]].lines > bySource[srcs[j]].lines })
+	for _, s := range srcs {
+		t := bySource[s]
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t\n", s, t.lines, t.known, pct(t.known, t.lines))
+	}
+	_ = tw.Flush()
+	fmt.Fprintln(out)
+	tw = tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "COMPONENT (outermost match)\tLINES\t")
+	var comps []string
+	for k := range byComponent {
+		comps = append(comps, k)
+	}
+	sort.Slice(comps, func(i, j int) bool {
+		if byComponent[comps[i]] != byComponent[comps[j]] {
+			return byComponent[comps[i]] > byComponent[comps[j]]
+		}
+		return comps[i] < comps[j]
+	})
+	for _, k := range comps {
+		fmt.Fprintf(tw, "%s\t%d\t\n", k, byComponent[k])
+	}
+	_ = tw.Flush()
+	var fams []string
+	for k := range families {
+		fams = append(fams, k)
+	}
+	sort.Slice(fams, func(i, j int) bool {
+		if families[fams[i]] != families[fams[j]] {
+			return families[fams[i]] > families[fams[j]]
+		}
+		return fams[i] < fams[j]
+	})
+	fmt.Fprintf(out, "\nBiggest unrecognized families (%d families):\n", len(fams))
+	for i, k := range fams {
+		if i == top {
+			break
+		}
+		fmt.Fprintf(out, "%5d  %s\n       e.g. %s\n", families[k], clip(k, 150), example[k])
+	}
+	return nil
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
