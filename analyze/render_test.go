@@ -139,7 +139,7 @@ func explainPullFailing(t *testing.T, format string) (*analyze.Graph, *analyze.E
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := analyze.RenderExplanation(&out, x, format); err != nil {
+	if err := analyze.RenderExplanation(&out, x, format, analyze.RenderOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	return g, x, &out

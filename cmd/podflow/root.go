@@ -36,6 +36,17 @@ type streams struct {
 	OutTTY bool
 	// ErrTTY is true when ErrOut is a terminal.
 	ErrTTY bool
+	// Env reads the environment (COLUMNS, NO_COLOR); nil reads none, so a test sees
+	// the same output whatever its shell exports.
+	Env func(string) string
+}
+
+// env returns the variable's value, or "" when there is no environment.
+func (s streams) env(name string) string {
+	if s.Env == nil {
+		return ""
+	}
+	return s.Env(name)
 }
 
 func defaultStreams() streams {
@@ -43,6 +54,7 @@ func defaultStreams() streams {
 		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
 		OutTTY: isatty.IsTerminal(os.Stdout.Fd()),
 		ErrTTY: isatty.IsTerminal(os.Stderr.Fd()),
+		Env:    os.Getenv,
 	}
 }
 
