@@ -98,4 +98,3 @@ func renderTimelines(w io.Writer, r *Report) {
 		}
 	}
 }
-
