@@ -118,6 +118,21 @@ func podVerdicts(r *Report, pr *PodReport) []Verdict {
 		}
 		out = append(out, v)
 	}
+	// A stage waiting for evidence of its end before a later stage the pod reached (a
+	// finding there, or evidence that it ran) had no trouble: the pod went past it. It
+	// is ok, not pending.
+	reached := -1
+	for i, v := range out {
+		if v.Status == VerdictBroken || (v.Status == VerdictOK && len(v.Evidence) > 0) {
+			reached = i
+		}
+	}
+	for i := 0; i < reached; i++ {
+		if out[i].Status == VerdictPending {
+			out[i].Status = VerdictOK
+			out[i].Summary = "no trouble: the pod went on to the " + string(out[reached].Stage) + " stage (" + out[i].Summary + ")"
+		}
+	}
 	return out
 }
 

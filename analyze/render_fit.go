@@ -290,7 +290,7 @@ func namePieces(word string) []string {
 	start := 0
 	for i := 0; i < len(word); i++ {
 		switch word[i] {
-		case '/', ':', '=', ',', ';':
+		case '/', ':', '=', ',':
 			out = append(out, word[start:i+1])
 			start = i + 1
 		}

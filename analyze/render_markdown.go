@@ -71,7 +71,7 @@ func renderMarkdown(w io.Writer, r *Report, opts RenderOptions) error {
 	if opts.Timelines {
 		for _, pod := range r.Pods {
 			p("\n## Timeline of %s/%s\n\n| step | status | time | detail |\n|---|---|---|---|\n", md(pod.Namespace), md(pod.Name))
-			for _, s := range pod.Timeline {
+			for _, s := range timeOrdered(pod.Timeline) {
 				p("| %s | %s | %s | %s |\n", md(stepName(s)), s.Status, orDash(stepTime(s)), strings.ReplaceAll(md(s.Detail), "|", "\\|"))
 			}
 		}

@@ -3,7 +3,9 @@ package analyze
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
+	"time"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
@@ -85,12 +87,36 @@ func escapeJoin(list []string, sep string) string {
 	return strings.Join(out, sep)
 }
 
+// timeOrdered is a timeline in time order, for reading: a step without a time keeps
+// its place after the step before it in the chain.
+func timeOrdered(steps []Step) []Step {
+	type keyed struct {
+		s   Step
+		at  time.Time
+		pos int
+	}
+	var last time.Time
+	ks := make([]keyed, len(steps))
+	for i, s := range steps {
+		if s.Time != nil && !s.Time.IsZero() {
+			last = *s.Time
+		}
+		ks[i] = keyed{s, last, i}
+	}
+	sort.SliceStable(ks, func(i, j int) bool { return ks[i].at.Before(ks[j].at) })
+	out := make([]Step, len(ks))
+	for i, k := range ks {
+		out[i] = k.s
+	}
+	return out
+}
+
 func renderTimelines(w io.Writer, r *Report) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
 	for _, pod := range r.Pods {
 		p("\nTimeline of %s/%s (node %s, phase %s):\n", untrusted.Text(pod.Namespace), untrusted.Text(pod.Name),
 			untrusted.Text(orDash(pod.Node)), untrusted.Text(orDash(pod.Phase)))
-		for _, s := range pod.Timeline {
+		for _, s := range timeOrdered(pod.Timeline) {
 			p("  %-20s %-7s %-10s %s\n", untrusted.Text(stepName(s)), s.Status, orDash(stepTime(s)), untrusted.Text(clip(s.Detail, 160)))
 			for _, e := range s.Evidence {
 				p("  %-20s %s\n", "", untrusted.Text(e.Location.String()))
