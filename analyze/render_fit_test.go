@@ -1,6 +1,10 @@
 package analyze
 
-import "testing"
+import (
+	"strings"
+	"testing"
+	"time"
+)
 
 func TestAbbreviatePath(t *testing.T) {
 	const long = "cluster-resources/pods/crash-exit-1.json:/items/0/status/containerStatuses/0/state/terminated"
@@ -39,5 +43,41 @@ func TestWrapKeepsWordsAndCutsLongOnes(t *testing.T) {
 		if got[i] != want[i] {
 			t.Errorf("line %d = %q, want %q", i, got[i], want[i])
 		}
+	}
+}
+
+func TestTimelinesPrintInTimeOrder(t *testing.T) {
+	at := func(s string) *time.Time {
+		v, _ := time.Parse(time.RFC3339, s)
+		return &v
+	}
+	steps := []Step{
+		{Step: "created", Time: at("2026-11-29T10:00:00Z")},
+		{Step: "scheduled", Time: at("2026-11-29T10:00:05Z")},
+		{Step: "sandbox"}, // no time: stays after scheduled
+		{Step: "pull", Time: at("2026-11-29T10:00:02Z")},
+		{Step: "ready"},
+	}
+	var got []string
+	for _, s := range timeOrdered(steps) {
+		got = append(got, s.Step)
+	}
+	if want := "created pull ready scheduled sandbox"; strings.Join(got, " ") != want {
+		t.Errorf("order = %v, want %s", got, want)
+	}
+}
+
+func TestAStageThePodWentPastIsNotPending(t *testing.T) {
+	r := &Report{Findings: []*Finding{{ID: "image#1", Stage: StageImage, Cause: "image cannot be pulled"}}}
+	pr := &PodReport{Findings: []string{"image#1"}, RootCause: "image#1",
+		Timeline: []Step{{Step: "sandbox", Stage: StageSandbox, Status: StepPending, Detail: "no sandbox seen yet"}},
+		Coverage: []StageCoverage{{Stage: StageScheduling, Status: CoverageEvidence}, {Stage: StageSandbox, Status: CoveragePartial},
+			{Stage: StageImage, Status: CoverageEvidence}, {Stage: StageRuntime, Status: CoverageNone}}}
+	var got []string
+	for _, v := range podVerdicts(r, pr) {
+		got = append(got, string(v.Stage)+"="+v.Status)
+	}
+	if want := "scheduling=ok sandbox=ok image=broken runtime=not-reached"; strings.Join(got, " ") != want {
+		t.Errorf("chain = %v, want %s", got, want)
 	}
 }
