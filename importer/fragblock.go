@@ -72,6 +72,9 @@ func commandPod(cmd string) string {
 	if lc, ok := parseLogsCommand(kubectl); ok {
 		return lc.pod
 	}
+	if name := podArgument(kubectl); name != "" {
+		return name
+	}
 	// kubectl get pods -n shop | grep web-7d9f: the pattern names the pod when it
 	// looks like a generated pod name (a name with a dash, not a word such as Error).
 	if reCmdPodsList.MatchString(kubectl) {
@@ -81,6 +84,36 @@ func commandPod(cmd string) string {
 			if rePodLike.MatchString(pattern) {
 				return pattern
 			}
+		}
+	}
+	return ""
+}
+
+// podArgument finds the pod a describe or get of pods names after its flags:
+// kubectl describe pod -n shop web-1, kubectl -n shop get po --show-labels web-1.
+func podArgument(cmd string) string {
+	f := strings.Fields(cmd)
+	valued := map[string]bool{"-n": true, "--namespace": true, "-o": true, "--output": true, "-l": true, "--selector": true,
+		"--context": true, "--kubeconfig": true, "-c": true, "--container": true, "--field-selector": true}
+	verb, resource := false, false
+	for i := 0; i < len(f); i++ {
+		a := f[i]
+		switch {
+		case valued[a]:
+			i++
+		case strings.HasPrefix(a, "-"):
+		case !verb:
+			verb = a == "describe" || a == "get"
+		case !resource:
+			if a != "pod" && a != "pods" && a != "po" {
+				return ""
+			}
+			resource = true
+		default:
+			if isDNSName(a) {
+				return a
+			}
+			return ""
 		}
 	}
 	return ""
