@@ -108,10 +108,19 @@ func podVerdicts(r *Report, pr *PodReport) []Verdict {
 	}
 	var out []Verdict
 	stopped := false
+	var broken Stage
 	for _, cov := range pr.Coverage {
 		v := stageVerdict(r, pr, ids, cov, node)
 		if stopped && v.Status != VerdictBroken && v.Status != VerdictNotApplicable && len(v.Evidence) == 0 {
 			v = Verdict{Stage: cov.Stage, Status: VerdictNotReached, Summary: "not reached: an earlier stage has not completed"}
+		}
+		// Waiting behind a broken stage is no trouble of the stage's own (a pod whose
+		// image cannot be pulled is not Ready): it was not reached.
+		if broken != "" && v.Status == VerdictPending {
+			v.Status, v.Summary = VerdictNotReached, "not reached: it waits on the "+string(broken)+" stage ("+v.Summary+")"
+		}
+		if v.Status == VerdictBroken && broken == "" {
+			broken = v.Stage
 		}
 		if v.Status == VerdictBroken || v.Status == VerdictPending {
 			stopped = true

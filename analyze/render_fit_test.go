@@ -69,15 +69,17 @@ func TestTimelinesPrintInTimeOrder(t *testing.T) {
 
 func TestAStageThePodWentPastIsNotPending(t *testing.T) {
 	r := &Report{Findings: []*Finding{{ID: "image#1", Stage: StageImage, Cause: "image cannot be pulled"}}}
+	ready := Evidence{Location: Location{Path: "pods.json"}, Excerpt: "Ready=False"}
 	pr := &PodReport{Findings: []string{"image#1"}, RootCause: "image#1",
-		Timeline: []Step{{Step: "sandbox", Stage: StageSandbox, Status: StepPending, Detail: "no sandbox seen yet"}},
+		Timeline: []Step{{Step: "sandbox", Stage: StageSandbox, Status: StepPending, Detail: "no sandbox seen yet"},
+			{Step: "ready", Stage: StageProbe, Status: StepPending, Detail: "not ready", Evidence: []Evidence{ready}}},
 		Coverage: []StageCoverage{{Stage: StageScheduling, Status: CoverageEvidence}, {Stage: StageSandbox, Status: CoveragePartial},
-			{Stage: StageImage, Status: CoverageEvidence}, {Stage: StageRuntime, Status: CoverageNone}}}
+			{Stage: StageImage, Status: CoverageEvidence}, {Stage: StageRuntime, Status: CoverageNone}, {Stage: StageProbe, Status: CoverageEvidence}}}
 	var got []string
 	for _, v := range podVerdicts(r, pr) {
 		got = append(got, string(v.Stage)+"="+v.Status)
 	}
-	if want := "scheduling=ok sandbox=ok image=broken runtime=not-reached"; strings.Join(got, " ") != want {
+	if want := "scheduling=ok sandbox=ok image=broken runtime=not-reached probe=not-reached"; strings.Join(got, " ") != want {
 		t.Errorf("chain = %v, want %s", got, want)
 	}
 }

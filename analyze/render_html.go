@@ -111,7 +111,7 @@ func renderHTMLPods(w io.Writer, r *Report, pods []htmlPod, opts RenderOptions) 
 		hf.Evidence = htmlEvidenceOf(row.f.Evidence)
 		v.Findings = append(v.Findings, hf)
 		v.Summary = append(v.Summary, htmlSummaryRow{ID: row.f.ID, Stage: row.f.Stage, Severity: row.f.Severity,
-			Subject: PodsLabel(row.f), Cause: summaryCause(displayText(row.f.Cause), 160), Consequence: row.consequence})
+			Subject: summarySubject(row.f), Cause: summaryCause(displayText(row.f.Cause), 160), Consequence: row.consequence})
 	}
 	v.Pods = pods
 	// The closing sections are built for the text formats, already escaped for a
@@ -207,6 +207,18 @@ func reportTitle(r *Report, pods []htmlPod) string {
 		return "podflow analysis"
 	}
 	return "podflow: " + strings.Join(parts, " · ")
+}
+
+// summarySubject is a finding's first subject line, with how many more there are.
+func summarySubject(f *Finding) string {
+	lines := SubjectLines(f)
+	switch len(lines) {
+	case 0:
+		return ""
+	case 1:
+		return lines[0]
+	}
+	return fmt.Sprintf("%s (+%d more)", lines[0], len(lines)-1)
 }
 
 // summaryCause is a text cut to at most n bytes at a word, for a summary row; the finding
