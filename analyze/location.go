@@ -210,9 +210,6 @@ func ExcerptAround(s, needle string) string {
 	if start < 0 {
 		start = 0
 	}
-	for start > 0 && start < i && !wordEnd(s, start-1) {
-		start++
-	}
 	for start > 0 && !utf8Start(s[start]) {
 		start++
 	}
