@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Options choose what Run analyzes and what the report includes.
@@ -25,6 +27,8 @@ type Options struct {
 	Unexplained bool
 	// RuleDone, when set, is called after each rule ran or was skipped (for progress).
 	RuleDone func(rule string)
+	// podOwners are the controllers of the Pod in scope (withOwners).
+	podOwners []ObjectRef
 }
 
 // SkippedRule is a rule that did not run, and why.
@@ -108,7 +112,7 @@ func RunContext(ctx context.Context, g *Graph, rules []*Rule, opts Options) (*Re
 			roots = link(all)
 		}
 	}
-	r.Findings = scopeFindings(all, opts)
+	r.Findings = scopeFindings(all, withOwners(g, opts))
 	r.nodeHealth = g.nodeHealth
 	r.buildPods(g, roots, opts)
 	r.summarize()
@@ -444,9 +448,46 @@ func scopeFindings(fs []*Finding, opts Options) []*Finding {
 	return out
 }
 
+// withOwners adds to a --pod scope the pod's controllers up its chain (its ReplicaSet
+// and that one's Deployment, its Job and CronJob): a finding about them concerns the
+// pod too (a quota that holds its Deployment at 2 of 3 replicas).
+func withOwners(g *Graph, opts Options) Options {
+	if opts.Pod == "" {
+		return opts
+	}
+	ns, name, _ := strings.Cut(opts.Pod, "/")
+	p := g.FindPod(ns, name)
+	if p == nil {
+		return opts
+	}
+	ref := controllerRef(p)
+	for depth := 0; ref != nil && depth < 4; depth++ {
+		opts.podOwners = append(opts.podOwners, *ref)
+		o, _ := g.byKey[ref.Kind+"/"+ref.Namespace+"/"+ref.Name].(interface{ Meta() *metav1.ObjectMeta })
+		if o == nil {
+			break
+		}
+		ref = nil
+		for _, or := range o.Meta().OwnerReferences {
+			if or.Controller != nil && *or.Controller {
+				ref = &ObjectRef{Kind: or.Kind, Namespace: ns, Name: or.Name}
+			}
+		}
+	}
+	return opts
+}
+
 func inScope(s ObjectRef, opts Options) bool {
 	if opts.Pod != "" {
-		return s.Kind == "Pod" && s.NamespacedName() == opts.Pod
+		if s.Kind == "Pod" {
+			return s.NamespacedName() == opts.Pod
+		}
+		for _, o := range opts.podOwners {
+			if o.Kind == s.Kind && o.Namespace == s.Namespace && o.Name == s.Name {
+				return true
+			}
+		}
+		return false
 	}
 	return s.Namespace == opts.Namespace
 }

@@ -90,3 +90,16 @@ func TestExplainFitsTheWidth(t *testing.T) {
 		}
 	}
 }
+
+func TestPodOfADeploymentHeldByAQuotaReportsTheQuota(t *testing.T) {
+	demo := "../../testdata/bundles/demo"
+	_, out := runWith(t, streams{}, "analyze", demo, "--pod", "quota-exceeded/web-699768d496-jvvlr", "--fail-on", "none", "--width", "120")
+	if strings.Contains(out, "No problems found") || !strings.Contains(strings.Join(strings.Fields(out), " "), "ResourceQuota quota-exceeded/compute refuses the pods of Deployment quota-exceeded/web") {
+		t.Errorf("--pod on a pod of a Deployment held by a quota:\n%s", out)
+	}
+	// A pod of another namespace does not get it.
+	_, other := runWith(t, streams{}, "analyze", demo, "--pod", "oom-killed/app", "--fail-on", "none", "--width", "120")
+	if strings.Contains(other, "ResourceQuota") {
+		t.Errorf("the quota of another namespace is reported for oom-killed/app:\n%s", other)
+	}
+}
