@@ -120,8 +120,8 @@ evidence that says so.`,
 	root.SetIn(s.In)
 	root.SetOut(s.Out)
 	root.SetErr(s.ErrOut)
-	root.PersistentFlags().CountVarP(&g.verbosity, "verbose", "v", "more detail on stderr: -v for decisions, -vv for per-file detail")
-	root.PersistentFlags().BoolVarP(&g.quiet, "quiet", "q", false, "no progress on stderr, even on a terminal")
+	root.PersistentFlags().CountVarP(&g.verbosity, "verbose", "v", "more detail: -v for decisions on stderr and, in a report, the rules skipped and load warnings listed; -vv for per-file detail")
+	root.PersistentFlags().BoolVarP(&g.quiet, "quiet", "q", false, "no progress on stderr, even on a terminal; a report shows its findings only")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return &codeError{code: exitUsage, err: fmt.Errorf("%w\nSee '%s --help'", err, cmd.CommandPath())}
 	})
