@@ -39,6 +39,16 @@ func renderFitted(w io.Writer, r *Report, opts RenderOptions) error {
 			}
 		}
 		subjW = min(subjW, max(minSubjectWidth, width*3/10))
+		// A name is never split: the column is as wide as its longest one.
+		for _, row := range rows {
+			for _, s := range SubjectLines(row.f) {
+				for _, w := range strings.Fields(untrusted.Text(s)) {
+					for _, piece := range namePieces(w) {
+						subjW = max(subjW, runewidth.StringWidth(piece))
+					}
+				}
+			}
+		}
 		causeW := width - stageW - sevW - subjW - 3*columnGap
 		if causeW < minCauseWidth {
 			renderStacked(w, rows, opts)
@@ -91,7 +101,7 @@ func renderColumns(w io.Writer, rows []rowFinding, opts RenderOptions, widths [4
 				b.WriteString(c)
 				break
 			}
-			pad := strings.Repeat(" ", widths[i]-runewidth.StringWidth(c))
+			pad := strings.Repeat(" ", max(0, widths[i]-runewidth.StringWidth(c)))
 			if i == 1 && sev != "" && c != "" && opts.Color {
 				c = colorSeverity(sev, c)
 			}

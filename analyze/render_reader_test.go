@@ -245,3 +245,16 @@ func TestExcerptKeepsTheDecisiveWords(t *testing.T) {
 		t.Errorf("the excerpt ends inside a word: %q", got)
 	}
 }
+
+func TestLongNamesNeverBreakTheFittedLayout(t *testing.T) {
+	r := pastedReport()
+	long := "checkout-7d9f8b6c5d-4xk2p-with-a-very-long-generated-suffix-abcdef"
+	r.Findings[0].Subjects = []analyze.ObjectRef{{Kind: "Pod", Namespace: "shop", Name: long}}
+	r.Findings[0].Cause = "pod shop/" + long + " is broken in pod " + long + "_shop(0c6d1e2f)"
+	for width := 20; width <= 140; width += 7 {
+		got := render(t, r, analyze.FormatTable, analyze.RenderOptions{Width: width})
+		if !strings.Contains(got, long) {
+			t.Errorf("width %d: the pod's name is split:\n%s", width, got)
+		}
+	}
+}
