@@ -138,7 +138,7 @@ func TestHTMLOpensWithASummaryAndATitle(t *testing.T) {
 	if summary < 0 || findings < 0 || summary > findings {
 		t.Fatalf("no summary table above the findings")
 	}
-	rows := regexp.MustCompile(`(?s)<tr(?: class="consequence")?><td>(?:↳ )?(\w+)</td><td><span class="sev sev-(\w+)">.*?<a href="#([^"]+)">`).FindAllStringSubmatch(page[summary:findings], -1)
+	rows := regexp.MustCompile(`(?s)<tr(?: class="consequence")?><td>(?:↳ )?(\w+)</td><td><span class="sev sev-(\w+)">.*?<a href="#([^"]+)"`).FindAllStringSubmatch(page[summary:findings], -1)
 	if len(rows) != len(rep.Findings) {
 		t.Fatalf("summary has %d rows for %d findings", len(rows), len(rep.Findings))
 	}
