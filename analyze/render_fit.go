@@ -38,7 +38,12 @@ func renderFitted(w io.Writer, r *Report, opts RenderOptions) error {
 				subjW = max(subjW, runewidth.StringWidth(untrusted.Text(s)))
 			}
 		}
+		full := subjW
 		subjW = min(subjW, max(minSubjectWidth, width*3/10))
+		// A pod's full name on one line is worth a narrower cause, within reason.
+		if width-stageW-sevW-full-3*columnGap >= 40 {
+			subjW = full
+		}
 		// A name is never split: the column is as wide as its longest one.
 		for _, row := range rows {
 			for _, s := range SubjectLines(row.f) {
