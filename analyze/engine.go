@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Options choose what Run analyzes and what the report includes.
@@ -25,12 +27,17 @@ type Options struct {
 	Unexplained bool
 	// RuleDone, when set, is called after each rule ran or was skipped (for progress).
 	RuleDone func(rule string)
+	// podOwners are the controllers of the Pod in scope (withOwners).
+	podOwners []ObjectRef
 }
 
 // SkippedRule is a rule that did not run, and why.
 type SkippedRule struct {
 	Rule   string `json:"rule"`
 	Reason string `json:"reason"`
+	// Missing lists the kinds of evidence the rule needed and did not find, so a
+	// report can say what to paste or collect for it.
+	Missing []Kind `json:"missing,omitempty"`
 }
 
 // Violation is a rule breaking its contract: reading an undeclared kind, returning a
@@ -69,7 +76,7 @@ func RunContext(ctx context.Context, g *Graph, rules []*Rule, opts Options) (*Re
 			return nil, err
 		}
 		if reason := missingInputs(g, rule); reason != "" {
-			r.Skipped = append(r.Skipped, SkippedRule{Rule: rule.ID, Reason: reason})
+			r.Skipped = append(r.Skipped, SkippedRule{Rule: rule.ID, Reason: reason, Missing: missingKinds(g, rule)})
 		} else {
 			found, violations := runRule(g, rule)
 			r.Violations = append(r.Violations, violations...)
@@ -105,10 +112,26 @@ func RunContext(ctx context.Context, g *Graph, rules []*Rule, opts Options) (*Re
 			roots = link(all)
 		}
 	}
-	r.Findings = scopeFindings(all, opts)
+	r.Findings = scopeFindings(all, withOwners(g, opts))
+	r.nodeHealth = g.nodeHealth
 	r.buildPods(g, roots, opts)
 	r.summarize()
 	return r, nil
+}
+
+// missingKinds is the kinds of evidence missingInputs complains of: each required kind
+// not present, then the alternatives of an AnyOf none of which is.
+func missingKinds(g *Graph, rule *Rule) []Kind {
+	var out []Kind
+	for _, k := range rule.Needs.Required {
+		if !g.present[k] {
+			out = append(out, k)
+		}
+	}
+	if any := rule.Needs.AnyOf; len(any) > 0 && !slices.ContainsFunc(any, func(k Kind) bool { return g.present[k] }) {
+		out = append(out, any...)
+	}
+	return out
 }
 
 func missingInputs(g *Graph, rule *Rule) string {
@@ -425,9 +448,46 @@ func scopeFindings(fs []*Finding, opts Options) []*Finding {
 	return out
 }
 
+// withOwners adds to a --pod scope the pod's controllers up its chain (its ReplicaSet
+// and that one's Deployment, its Job and CronJob): a finding about them concerns the
+// pod too (a quota that holds its Deployment at 2 of 3 replicas).
+func withOwners(g *Graph, opts Options) Options {
+	if opts.Pod == "" {
+		return opts
+	}
+	ns, name, _ := strings.Cut(opts.Pod, "/")
+	p := g.FindPod(ns, name)
+	if p == nil {
+		return opts
+	}
+	ref := controllerRef(p)
+	for depth := 0; ref != nil && depth < 4; depth++ {
+		opts.podOwners = append(opts.podOwners, *ref)
+		o, _ := g.byKey[ref.Kind+"/"+ref.Namespace+"/"+ref.Name].(interface{ Meta() *metav1.ObjectMeta })
+		if o == nil {
+			break
+		}
+		ref = nil
+		for _, or := range o.Meta().OwnerReferences {
+			if or.Controller != nil && *or.Controller {
+				ref = &ObjectRef{Kind: or.Kind, Namespace: ns, Name: or.Name}
+			}
+		}
+	}
+	return opts
+}
+
 func inScope(s ObjectRef, opts Options) bool {
 	if opts.Pod != "" {
-		return s.Kind == "Pod" && s.NamespacedName() == opts.Pod
+		if s.Kind == "Pod" {
+			return s.NamespacedName() == opts.Pod
+		}
+		for _, o := range opts.podOwners {
+			if o.Kind == s.Kind && o.Namespace == s.Namespace && o.Name == s.Name {
+				return true
+			}
+		}
+		return false
 	}
 	return s.Namespace == opts.Namespace
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mattn/go-runewidth"
 	corev1 "k8s.io/api/core/v1"
 
 	"podflow.dev/podflow/untrusted"
@@ -83,11 +84,7 @@ func ExplainContext(ctx context.Context, g *Graph, rules []*Rule, namespace, nam
 	if pr.RootCause != "" {
 		x.RootCause = r.Finding(pr.RootCause)
 	}
-	var node func() (string, string, []Evidence)
-	if name := p.Obj.Spec.NodeName; name != "" {
-		node = func() (string, string, []Evidence) { return g.nodeHealth(name) }
-	}
-	x.Stages = podVerdicts(r, pr, node)
+	x.Stages = podVerdicts(r, pr)
 	x.report = r
 	return x, nil
 }
@@ -96,25 +93,54 @@ func ExplainContext(ctx context.Context, g *Graph, rules []*Rule, namespace, nam
 // stage makes it broken (the pod's root cause first: it may not name the pod, as a quota
 // refusal that explains its stalled rollout); otherwise the timeline's steps there
 // decide; otherwise the coverage says whether there was evidence. After a broken or
-// pending stage, stages without evidence of their own were not reached. node, when
-// set, tells the health of the pod's node for the node stage. explain and the HTML
-// report's chains both come from here.
-func podVerdicts(r *Report, pr *PodReport, node func() (string, string, []Evidence)) []Verdict {
+// pending stage, stages without evidence of their own were not reached. The node
+// stage reads the health of the pod's node from the graph the report was made from.
+// explain and the HTML reports of analyze and explain all take a pod's chain from here,
+// so they cannot disagree.
+func podVerdicts(r *Report, pr *PodReport) []Verdict {
+	var node func() (string, string, []Evidence)
+	if r.nodeHealth != nil && pr.Node != "" {
+		node = func() (string, string, []Evidence) { return r.nodeHealth(pr.Node) }
+	}
 	ids := pr.Findings
 	if pr.RootCause != "" && !slices.Contains(ids, pr.RootCause) {
 		ids = append([]string{pr.RootCause}, ids...)
 	}
 	var out []Verdict
 	stopped := false
+	var broken Stage
 	for _, cov := range pr.Coverage {
 		v := stageVerdict(r, pr, ids, cov, node)
 		if stopped && v.Status != VerdictBroken && v.Status != VerdictNotApplicable && len(v.Evidence) == 0 {
 			v = Verdict{Stage: cov.Stage, Status: VerdictNotReached, Summary: "not reached: an earlier stage has not completed"}
 		}
+		// Waiting behind a broken stage is no trouble of the stage's own (a pod whose
+		// image cannot be pulled is not Ready): it was not reached.
+		if broken != "" && v.Status == VerdictPending {
+			v.Status, v.Summary = VerdictNotReached, "not reached: it waits on the "+string(broken)+" stage ("+v.Summary+")"
+		}
+		if v.Status == VerdictBroken && broken == "" {
+			broken = v.Stage
+		}
 		if v.Status == VerdictBroken || v.Status == VerdictPending {
 			stopped = true
 		}
 		out = append(out, v)
+	}
+	// A stage waiting for evidence of its end before a later stage the pod reached (a
+	// finding there, or evidence that it ran) had no trouble: the pod went past it. It
+	// is ok, not pending.
+	reached := -1
+	for i, v := range out {
+		if v.Status == VerdictBroken || (v.Status == VerdictOK && len(v.Evidence) > 0) {
+			reached = i
+		}
+	}
+	for i := 0; i < reached; i++ {
+		if out[i].Status == VerdictPending {
+			out[i].Status = VerdictOK
+			out[i].Summary = "no trouble: the pod went on to the " + string(out[reached].Stage) + " stage (" + out[i].Summary + ")"
+		}
 	}
 	return out
 }
@@ -209,11 +235,13 @@ func firstN(ev []Evidence, n int) []Evidence {
 	return ev
 }
 
-// RenderExplanation writes an explanation as text, or as JSON, YAML or HTML.
-func RenderExplanation(w io.Writer, x *Explanation, format string) error {
+// RenderExplanation writes an explanation as text, or as JSON, YAML or HTML. Text is
+// fitted to opts.Width when it is set (a terminal, --width, COLUMNS), as analyze's
+// table is.
+func RenderExplanation(w io.Writer, x *Explanation, format string, opts RenderOptions) error {
 	switch format {
 	case FormatHTML:
-		return renderExplanationHTML(w, x)
+		return renderExplanationHTML(w, x, opts)
 	case FormatJSON:
 		return writeJSON(w, x)
 	case FormatYAML:
@@ -221,28 +249,105 @@ func RenderExplanation(w io.Writer, x *Explanation, format string) error {
 	}
 	// Names, causes and locations come from evidence: each is printed escaped.
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
-	t := untrusted.Text
-	p("Pod %s/%s (node %s, phase %s)\n", t(x.Namespace), t(x.Name), t(orDash(x.Node)), t(orDash(x.Phase)))
+	t := func(s string) string { return untrusted.Text(displayText(s)) }
+	width := opts.Width
+	if width <= 0 {
+		width = 1 << 20 // unfitted: every text on one line
+	}
+	// para writes text wrapped to the width, its first line after lead and the others
+	// indented as far.
+	para := func(lead, text string) {
+		indent := strings.Repeat(" ", runewidth.StringWidth(lead))
+		for i, l := range wrap(text, width-len(indent)) {
+			if i == 0 {
+				p("%s%s\n", lead, l)
+			} else {
+				p("%s%s\n", indent, l)
+			}
+		}
+	}
+	para("", fmt.Sprintf("Pod %s/%s (node %s, phase %s)", t(x.Namespace), t(x.Name), t(orDash(x.Node)), t(orDash(x.Phase))))
 	if x.RootCause != nil {
-		p("Root cause: [%s] %s (%s)\n", x.RootCause.Stage, t(x.RootCause.Cause), x.RootCause.ID)
+		para("Root cause: ", fmt.Sprintf("[%s] %s (%s)", x.RootCause.Stage, t(x.RootCause.Cause), x.RootCause.ID))
 		if x.RootCause.Remediation != "" {
-			p("Fix: %s\n", t(x.RootCause.Remediation))
+			para("Fix: ", t(x.RootCause.Remediation))
 		}
 	} else {
 		p("Root cause: none found by the rules\n")
 	}
 	p("\n")
+	const stageW, statusW = 12, 14
+	lead := strings.Repeat(" ", stageW+1+statusW+1)
+	stacked := width-len(lead) < minCauseWidth
 	for _, v := range x.Stages {
-		p("%-12s %-14s %s\n", v.Stage, v.Status, t(v.Summary))
+		status := fmt.Sprintf("%-*s", statusW, v.Status)
+		if opts.Color {
+			status = colorStatus(v.Status, status)
+		}
+		first := fmt.Sprintf("%-*s %s ", stageW, v.Stage, status)
+		if stacked {
+			p("%s\n", strings.TrimRight(first, " "))
+			para("  ", t(v.Summary))
+		} else {
+			indent := lead
+			for i, l := range wrap(t(v.Summary), width-len(lead)) {
+				if i == 0 {
+					p("%s%s\n", first, l)
+				} else {
+					p("%s%s\n", indent, l)
+				}
+			}
+		}
+		sub := lead + "  "
+		if stacked {
+			sub = "    "
+		}
 		for _, e := range v.Evidence {
-			p("%-12s %-14s   %s\n", "", "", t(e.Location.String()))
+			p("%s%s\n", sub, abbreviatePath(untrusted.Text(e.Location.String()), width-len(sub)))
 		}
 		for _, m := range v.Missing {
-			p("%-12s %-14s   missing: %s\n", "", "", t(m))
+			para(sub+"missing: ", t(m))
 		}
 	}
 	for _, warn := range x.Warnings {
-		p("\nWarning: %s\n", t(warn.String()))
+		p("\n")
+		para("Warning: ", t(warn.String()))
 	}
 	return nil
+}
+
+// ANSI colours of the terminal formats.
+const (
+	ansiRed    = "\x1b[31m"
+	ansiYellow = "\x1b[33m"
+	ansiGreen  = "\x1b[32m"
+	ansiDim    = "\x1b[2m"
+	ansiBold   = "\x1b[1m"
+	ansiReset  = "\x1b[0m"
+)
+
+// colorStatus colours a verdict's (padded) status for a terminal.
+func colorStatus(status, text string) string {
+	switch status {
+	case VerdictBroken:
+		return ansiBold + ansiRed + text + ansiReset
+	case VerdictPending:
+		return ansiYellow + text + ansiReset
+	case VerdictOK:
+		return ansiGreen + text + ansiReset
+	case VerdictNotApplicable, VerdictNotReached:
+		return ansiDim + text + ansiReset
+	}
+	return text
+}
+
+// colorSeverity colours a (padded) severity for a terminal.
+func colorSeverity(sev Severity, text string) string {
+	switch sev {
+	case SeverityCritical, SeverityError:
+		return ansiBold + ansiRed + text + ansiReset
+	case SeverityWarning:
+		return ansiYellow + text + ansiReset
+	}
+	return text
 }

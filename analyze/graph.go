@@ -126,6 +126,11 @@ type BundleInfo struct {
 	Type             string     `json:"type,omitempty"`
 	CollectedAt      *time.Time `json:"collectedAt,omitempty"`
 	ClockSkewSeconds float64    `json:"clockSkewSeconds,omitempty"`
+	// Imported is the format the bundle was imported from ("loose" for pasted text),
+	// empty for a bundle podflow collected.
+	Imported string `json:"imported,omitempty"`
+	// Cluster is the cluster's name as the collector recorded it.
+	Cluster string `json:"cluster,omitempty"`
 }
 
 // Load reads every bundle into one graph. Nothing in the bundles' content makes it fail:

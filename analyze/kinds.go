@@ -47,19 +47,23 @@ const (
 type kindInfo struct {
 	what  string
 	where string
+	// resource is the API resource kubectl gets for a list ("deployments"), empty for
+	// the node-side sources; namespaced says whether it takes -n.
+	resource   string
+	namespaced bool
 }
 
 // kinds is every kind: the bundle lists analyze reads, from bundle.Lists, and the
 // node-side sources.
 var kinds = func() map[Kind]kindInfo {
 	m := map[Kind]kindInfo{
-		KubeletJournal: {"kubelet journal", bundle.NodePath("<node>", bundle.NodeKubeletLog)},
-		RuntimeJournal: {"container runtime journal", bundle.NodePath("<node>", bundle.NodeRuntimeLog)},
-		CRI:            {"container runtime state (crictl)", bundle.NodePath("<node>", bundle.NodeCRIPods)},
-		ContainerLogs:  {"container logs", bundle.LogPath("<namespace>", "<pod>", "<container>", false)},
-		Dmesg:          {"kernel log (dmesg)", bundle.NodePath("<node>", bundle.NodeDmesg)},
-		KubeletConfigs: {"kubelet config", bundle.NodePath("<node>", bundle.NodeKubeletConfig)},
-		Fragments:      {"unattributed fragments", bundle.FragmentPath("<kind>", "<file>")},
+		KubeletJournal: {what: "kubelet journal", where: bundle.NodePath("<node>", bundle.NodeKubeletLog)},
+		RuntimeJournal: {what: "container runtime journal", where: bundle.NodePath("<node>", bundle.NodeRuntimeLog)},
+		CRI:            {what: "container runtime state (crictl)", where: bundle.NodePath("<node>", bundle.NodeCRIPods)},
+		ContainerLogs:  {what: "container logs", where: bundle.LogPath("<namespace>", "<pod>", "<container>", false)},
+		Dmesg:          {what: "kernel log (dmesg)", where: bundle.NodePath("<node>", bundle.NodeDmesg)},
+		KubeletConfigs: {what: "kubelet config", where: bundle.NodePath("<node>", bundle.NodeKubeletConfig)},
+		Fragments:      {what: "unattributed fragments", where: bundle.FragmentPath("<kind>", "<file>")},
 	}
 	for list, k := range listKinds {
 		l, _ := bundle.ListNamed(list)
@@ -67,7 +71,7 @@ var kinds = func() map[Kind]kindInfo {
 		if l.Namespaced {
 			where = bundle.NamespacedResourcePath(l.Name, "<namespace>")
 		}
-		m[k] = kindInfo{l.Describe, where}
+		m[k] = kindInfo{what: l.Describe, where: where, resource: l.Resource, namespaced: l.Namespaced}
 	}
 	return m
 }()

@@ -68,10 +68,14 @@ func (l *loader) addManifest(b *bundle.Bundle, several bool) {
 	l.bundles = append(l.bundles, lb)
 	l.readImport(lb)
 	info := BundleInfo{Source: b.Source}
+	if lb.imported != nil {
+		info.Imported = lb.imported.Format
+	}
 	if m := b.Manifest; m != nil {
 		info.FormatVersion, info.Type = m.FormatVersion, m.Type
 		info.CollectedAt = timePtr(m.CollectedAt)
 		info.ClockSkewSeconds = m.Cluster.ClockSkewSeconds
+		info.Cluster = m.Cluster.Name
 		if m.CollectedAt.After(l.g.collectedAt) {
 			l.g.collectedAt = m.CollectedAt
 		}

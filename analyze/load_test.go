@@ -74,7 +74,7 @@ func TestMissingOptionalFileIsNoEvidence(t *testing.T) {
 	rep := analyze.Run(g, []*analyze.Rule{{ID: "needs-journal", Stage: analyze.StageNode, Title: "t", Severity: analyze.SeverityError,
 		Needs: analyze.Needs{Required: []analyze.Kind{analyze.Pods, analyze.KubeletJournal}},
 		Run:   func(*analyze.View) []analyze.Finding { t.Error("a skipped rule ran"); return nil }}}, analyze.Options{})
-	want := []analyze.SkippedRule{{Rule: "needs-journal", Reason: "needs kubelet journal: not in bundle (nodes/<node>/kubelet.log)"}}
+	want := []analyze.SkippedRule{{Rule: "needs-journal", Reason: "needs kubelet journal: not in bundle (nodes/<node>/kubelet.log)", Missing: []analyze.Kind{analyze.KubeletJournal}}}
 	if !reflect.DeepEqual(rep.Skipped, want) {
 		t.Errorf("skipped = %+v, want %+v", rep.Skipped, want)
 	}

@@ -190,11 +190,23 @@ func ExcerptAround(s, needle string) string {
 	if len(s) <= excerptMax || i < 0 || needle == "" {
 		return Excerpt(s)
 	}
+	// The window keeps the needle and what follows it (an error ends with its
+	// reason): to the end of the text when that is near, else to the end of a word, so
+	// the decisive words ("no such host") are never cut.
 	end := i + len(needle) + excerptMax/5
+	if len(s)-end < excerptMax/5 {
+		end = len(s)
+	}
 	if end > len(s) {
 		end = len(s)
 	}
+	for end < len(s) && end < i+len(needle)+excerptMax/2 && !wordEnd(s, end) {
+		end++
+	}
 	start := end - excerptMax
+	if start > i {
+		start = i
+	}
 	if start < 0 {
 		start = 0
 	}
@@ -212,6 +224,11 @@ func ExcerptAround(s, needle string) string {
 		out += "…"
 	}
 	return out
+}
+
+// wordEnd reports whether s[i] ends a word: it is followed by a space or the end.
+func wordEnd(s string, i int) bool {
+	return i+1 >= len(s) || s[i+1] == ' '
 }
 
 // EvidenceAround cites l with an excerpt of text centred on needle.

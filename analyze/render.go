@@ -37,6 +37,14 @@ type RenderOptions struct {
 	Width int
 	// Wide keeps the classic table on a terminal too (--wide).
 	Wide bool
+	// Verbose lists the closing sections (rules skipped, stages without full evidence,
+	// load warnings) instead of the one line that counts them (-v).
+	Verbose bool
+	// Quiet leaves out even that line: the findings only (-q).
+	Quiet bool
+	// Color marks severities and stages with terminal colours (a terminal without
+	// NO_COLOR).
+	Color bool
 }
 
 // Render writes the report in one of the formats.
@@ -49,7 +57,7 @@ func Render(w io.Writer, r *Report, format string, opts RenderOptions) error {
 	case FormatMarkdown:
 		return renderMarkdown(w, r, opts)
 	case FormatHTML:
-		return renderHTML(w, r)
+		return renderHTML(w, r, opts)
 	case FormatTable, "":
 		if opts.Width > 0 && !opts.Wide {
 			return renderFitted(w, r, opts)
@@ -57,6 +65,17 @@ func Render(w io.Writer, r *Report, format string, opts RenderOptions) error {
 		return renderTable(w, r, opts)
 	}
 	return fmt.Errorf("unknown output format %q", format)
+}
+
+// displayText is evidence text as a reader should see it: the quotes a log format or a
+// Go %q escaped (relation \"orders\") shown as quotes (relation "orders"). The
+// structured formats keep the text as read; every human format escapes the result for
+// its medium afterwards (untrusted.Text, HTML, Markdown), so this never makes text unsafe.
+func displayText(s string) string {
+	if !strings.Contains(s, `\"`) {
+		return s
+	}
+	return strings.ReplaceAll(s, `\"`, `"`)
 }
 
 func writeJSON(w io.Writer, v any) error {

@@ -43,7 +43,7 @@ func TestHumanFormatsEscapeBundleText(t *testing.T) {
 	}{
 		{"piped table", analyze.FormatTable, analyze.RenderOptions{Timelines: true}, []string{`web-\x1b]0;PWNED\ax`, `api\nFORGED-pod`}, false},
 		{"fitted table", analyze.FormatTable, analyze.RenderOptions{Width: 90, Unicode: true, Timelines: true}, []string{`web-\x1b]0;PWNED\ax`}, false},
-		{"stacked table", analyze.FormatTable, analyze.RenderOptions{Width: 40}, []string{`web-\x1b]0;PWNED\ax`}, false},
+		{"stacked table", analyze.FormatTable, analyze.RenderOptions{Width: 40, Verbose: true}, []string{`web-\x1b]0;PWNED\ax`}, false},
 		{"markdown", analyze.FormatMarkdown, analyze.RenderOptions{Timelines: true}, []string{`web-\x1b\]0;PWNED\ax`, `&lt;script&gt;`, `\[link\]`}, true},
 		{"html", analyze.FormatHTML, analyze.RenderOptions{}, []string{`web-\x1b]0;PWNED\ax`, `&lt;script&gt;alert(1)&lt;/script&gt;`}, true},
 	} {

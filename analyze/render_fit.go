@@ -38,7 +38,22 @@ func renderFitted(w io.Writer, r *Report, opts RenderOptions) error {
 				subjW = max(subjW, runewidth.StringWidth(untrusted.Text(s)))
 			}
 		}
+		full := subjW
 		subjW = min(subjW, max(minSubjectWidth, width*3/10))
+		// A pod's full name on one line is worth a narrower cause, within reason.
+		if width-stageW-sevW-full-3*columnGap >= 40 {
+			subjW = full
+		}
+		// A name is never split: the column is as wide as its longest one.
+		for _, row := range rows {
+			for _, s := range SubjectLines(row.f) {
+				for _, w := range strings.Fields(untrusted.Text(s)) {
+					for _, piece := range namePieces(w) {
+						subjW = max(subjW, runewidth.StringWidth(piece))
+					}
+				}
+			}
+		}
 		causeW := width - stageW - sevW - subjW - 3*columnGap
 		if causeW < minCauseWidth {
 			renderStacked(w, rows, opts)
@@ -46,7 +61,16 @@ func renderFitted(w io.Writer, r *Report, opts RenderOptions) error {
 			renderColumns(w, rows, opts, [4]int{stageW, sevW, subjW, causeW})
 		}
 	}
+	if line := trailerSummary(r, "`-v` lists them"); line != "" && !opts.Quiet && !opts.Verbose {
+		p("\n")
+		for _, l := range wrap(line, width) {
+			p("%s\n", l)
+		}
+	}
 	for _, sec := range trailerSections(r) {
+		if opts.Quiet || !opts.Verbose {
+			break
+		}
 		p("\n%s:\n", sec.Heading)
 		for _, item := range sec.Items {
 			for i, l := range wrap(item, width-4) {
@@ -73,6 +97,8 @@ func stageLabel(row rowFinding, opts RenderOptions) string {
 
 func renderColumns(w io.Writer, rows []rowFinding, opts RenderOptions, widths [4]int) {
 	gap := strings.Repeat(" ", columnGap)
+	// sev, when set, is the severity the row's second cell shows, to colour it.
+	var sev Severity
 	line := func(cells ...string) {
 		var b strings.Builder
 		for i, c := range cells {
@@ -80,8 +106,12 @@ func renderColumns(w io.Writer, rows []rowFinding, opts RenderOptions, widths [4
 				b.WriteString(c)
 				break
 			}
+			pad := strings.Repeat(" ", max(0, widths[i]-runewidth.StringWidth(c)))
+			if i == 1 && sev != "" && c != "" && opts.Color {
+				c = colorSeverity(sev, c)
+			}
 			b.WriteString(c)
-			b.WriteString(strings.Repeat(" ", widths[i]-runewidth.StringWidth(c)))
+			b.WriteString(pad)
 			b.WriteString(gap)
 		}
 		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
@@ -97,11 +127,12 @@ func renderColumns(w io.Writer, rows []rowFinding, opts RenderOptions, widths [4
 		}
 		cause := wrap(causeText(row), widths[3])
 		for j := 0; j < max(len(subjects), len(cause)); j++ {
-			stage, sev := "", ""
+			stage, sevText := "", ""
 			if j == 0 {
-				stage, sev = stageLabel(row, opts), string(row.f.Severity)
+				stage, sevText = stageLabel(row, opts), string(row.f.Severity)
 			}
-			line(stage, sev, at(subjects, j), at(cause, j))
+			sev = row.f.Severity
+			line(stage, sevText, at(subjects, j), at(cause, j))
 		}
 		// The key evidence gets a line of its own, from the subjects column to the edge,
 		// so a citation is cut as little as possible.
@@ -119,7 +150,11 @@ func renderStacked(w io.Writer, rows []rowFinding, opts RenderOptions) {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "%s  %s\n", stageLabel(row, opts), row.f.Severity)
+		sev := string(row.f.Severity)
+		if opts.Color {
+			sev = colorSeverity(row.f.Severity, sev)
+		}
+		fmt.Fprintf(w, "%s  %s\n", stageLabel(row, opts), sev)
 		for _, s := range SubjectLines(row.f) {
 			for _, l := range wrap(untrusted.Text(s), width-2) {
 				fmt.Fprintf(w, "  %s\n", l)
@@ -199,20 +234,29 @@ func abbreviatePath(s string, n int) string {
 			return path + ":" + head + tail
 		}
 	}
-	return clipWidth(join(path, loc), n)
-}
-
-// clipWidth keeps the end of s within n columns, marking the cut with an ellipsis.
-func clipWidth(s string, n int) string {
-	r := []rune(s)
-	for len(r) > 0 && runewidth.StringWidth(string(r))+1 > n {
-		r = r[1:]
+	// Still too wide: the file is what a reader opens, so it stays whole; the pointer
+	// keeps its end, which names the field, as far as it fits, or goes.
+	if hasLoc {
+		segs := strings.Split(loc, "/")
+		tail := ""
+		for i := len(segs) - 1; i >= 1; i-- {
+			next := "/" + segs[i] + tail
+			if !fits(path + ":…" + next) {
+				break
+			}
+			tail = next
+		}
+		if tail != "" {
+			return path + ":…" + tail
+		}
 	}
-	return "…" + string(r)
+	return path
 }
 
-// wrap breaks escaped text into lines of at most width columns at spaces; a word longer
-// than a line (a pod name, a URL) is cut where the line ends.
+// wrap breaks escaped text into lines of at most width columns at spaces. A word longer
+// than a line (an image reference, a path) is broken only after a separator (/ : = ,),
+// never inside a Kubernetes name; a name longer than the line is left whole, wider
+// than the line, rather than printed as two names that do not exist.
 func wrap(s string, width int) []string {
 	width = max(width, 8)
 	var lines []string
@@ -234,17 +278,40 @@ func wrap(s string, width int) []string {
 		if curW > 0 {
 			flush()
 		}
-		for ww > width {
-			part := runewidth.Truncate(word, width, "")
-			lines = append(lines, part)
-			word = word[len(part):]
-			ww = runewidth.StringWidth(word)
+		if ww <= width {
+			cur.WriteString(word)
+			curW = ww
+			continue
 		}
-		cur.WriteString(word)
-		curW = ww
+		for _, piece := range namePieces(word) {
+			pw := runewidth.StringWidth(piece)
+			if curW > 0 && curW+pw > width {
+				flush()
+			}
+			cur.WriteString(piece)
+			curW += pw
+		}
 	}
 	if curW > 0 || len(lines) == 0 {
 		flush()
 	}
 	return lines
+}
+
+// namePieces splits a long word after each separator that cannot be part of a
+// Kubernetes name, so joining the pieces gives the word back.
+func namePieces(word string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(word); i++ {
+		switch word[i] {
+		case '/', ':', '=', ',':
+			out = append(out, word[start:i+1])
+			start = i + 1
+		}
+	}
+	if start < len(word) {
+		out = append(out, word[start:])
+	}
+	return out
 }

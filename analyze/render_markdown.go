@@ -13,7 +13,7 @@ func renderMarkdown(w io.Writer, r *Report, opts RenderOptions) error {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
 	// md is how every bundle-derived string enters Markdown: one inert line, with the
 	// characters Markdown would act on escaped.
-	md := func(s string) string { return mdEscape(untrusted.Text(s)) }
+	md := func(s string) string { return mdEscape(untrusted.Text(displayText(s))) }
 	p("# podflow analysis\n\n%s\n", headline(r))
 	for _, row := range ordered(r) {
 		f := row.f
@@ -67,11 +67,11 @@ func renderMarkdown(w io.Writer, r *Report, opts RenderOptions) error {
 			p("```\n")
 		}
 	}
-	renderTrailer(w, r, "- ")
+	renderTrailer(w, r, "- ", opts)
 	if opts.Timelines {
 		for _, pod := range r.Pods {
 			p("\n## Timeline of %s/%s\n\n| step | status | time | detail |\n|---|---|---|---|\n", md(pod.Namespace), md(pod.Name))
-			for _, s := range pod.Timeline {
+			for _, s := range timeOrdered(pod.Timeline) {
 				p("| %s | %s | %s | %s |\n", md(stepName(s)), s.Status, orDash(stepTime(s)), strings.ReplaceAll(md(s.Detail), "|", "\\|"))
 			}
 		}

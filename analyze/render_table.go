@@ -3,7 +3,9 @@ package analyze
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
+	"time"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
@@ -46,7 +48,7 @@ func renderTable(w io.Writer, r *Report, opts RenderOptions) error {
 		}
 		p("\n")
 	}
-	renderTrailer(w, r, "")
+	renderTrailer(w, r, "", opts)
 	if opts.Timelines {
 		renderTimelines(w, r)
 	}
@@ -73,7 +75,7 @@ func causeText(row rowFinding) string {
 	if inv := Involved(row.f); len(inv) > 0 {
 		cause += " (involves " + strings.Join(inv, ", ") + ")"
 	}
-	return untrusted.Text(cause)
+	return untrusted.Text(displayText(cause))
 }
 
 // escapeJoin escapes each bundle-derived string and joins them.
@@ -85,81 +87,39 @@ func escapeJoin(list []string, sep string) string {
 	return strings.Join(out, sep)
 }
 
+// timeOrdered is a timeline in time order, for reading: a step without a time keeps
+// its place after the step before it in the chain.
+func timeOrdered(steps []Step) []Step {
+	type keyed struct {
+		s   Step
+		at  time.Time
+		pos int
+	}
+	var last time.Time
+	ks := make([]keyed, len(steps))
+	for i, s := range steps {
+		if s.Time != nil && !s.Time.IsZero() {
+			last = *s.Time
+		}
+		ks[i] = keyed{s, last, i}
+	}
+	sort.SliceStable(ks, func(i, j int) bool { return ks[i].at.Before(ks[j].at) })
+	out := make([]Step, len(ks))
+	for i, k := range ks {
+		out[i] = k.s
+	}
+	return out
+}
+
 func renderTimelines(w io.Writer, r *Report) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
 	for _, pod := range r.Pods {
 		p("\nTimeline of %s/%s (node %s, phase %s):\n", untrusted.Text(pod.Namespace), untrusted.Text(pod.Name),
 			untrusted.Text(orDash(pod.Node)), untrusted.Text(orDash(pod.Phase)))
-		for _, s := range pod.Timeline {
+		for _, s := range timeOrdered(pod.Timeline) {
 			p("  %-20s %-7s %-10s %s\n", untrusted.Text(stepName(s)), s.Status, orDash(stepTime(s)), untrusted.Text(clip(s.Detail, 160)))
 			for _, e := range s.Evidence {
 				p("  %-20s %s\n", "", untrusted.Text(e.Location.String()))
-			}
-		}
-	}
-}
-
-// trailerLines are the report's closing sections: skipped rules, coverage gaps naming
-// their pods, and load warnings, each line escaped.
-type trailerSection struct {
-	Heading string
-	Items   []string
-}
-
-func trailerSections(r *Report) []trailerSection {
-	var out []trailerSection
-	if len(r.Skipped) > 0 {
-		sec := trailerSection{Heading: "Rules skipped"}
-		for _, s := range r.Skipped {
-			sec.Items = append(sec.Items, untrusted.Text(s.Rule+": "+s.Reason))
-		}
-		out = append(out, sec)
-	}
-	if len(r.Gaps) > 0 {
-		sec := trailerSection{Heading: "Stages without full evidence"}
-		for _, g := range r.Gaps {
-			sec.Items = append(sec.Items, untrusted.Text(gapLine(g)))
-		}
-		out = append(out, sec)
-	}
-	if len(r.Warnings) > 0 {
-		sec := trailerSection{Heading: "Load warnings"}
-		for _, warn := range r.Warnings {
-			sec.Items = append(sec.Items, untrusted.Text(warn.String()))
-		}
-		out = append(out, sec)
-	}
-	return out
-}
-
-// gapLine says what a stage lacked and for which pods: "runtime: container logs: not in
-// bundle (2 pods: shop/a, shop/b)".
-func gapLine(g CoverageGap) string {
-	var parts []string
-	for _, m := range g.Missing {
-		parts = append(parts, fmt.Sprintf("%s (%s)", m.Reason, podNamesText(m.Pods, m.PodNames)))
-	}
-	line := string(g.Stage) + ": "
-	if g.PodsWithoutEvidence > 0 {
-		line += fmt.Sprintf("no evidence at all for %s; ", podNamesText(g.PodsWithoutEvidence, g.PodsWithoutEvidenceNames))
-	}
-	return line + strings.Join(parts, "; ")
-}
-
-// renderTrailer writes the closing sections; bullet is "" for plain text and "- " for
-// Markdown.
-func renderTrailer(w io.Writer, r *Report, bullet string) {
-	for _, sec := range trailerSections(r) {
-		if bullet != "" {
-			fmt.Fprintf(w, "\n## %s\n\n", sec.Heading)
-		} else {
-			fmt.Fprintf(w, "%s:\n", sec.Heading)
-		}
-		for _, item := range sec.Items {
-			if bullet != "" {
-				fmt.Fprintf(w, "%s%s\n", bullet, mdEscape(item))
-			} else {
-				fmt.Fprintf(w, "  %s\n", item)
 			}
 		}
 	}

@@ -101,6 +101,10 @@ func TestRenderedReportsAreStable(t *testing.T) {
 		{analyze.FormatTable, "report-48.txt", analyze.RenderOptions{Width: 48, Unicode: true}},
 		{analyze.FormatTable, "report-wide.txt", analyze.RenderOptions{Width: 80, Unicode: true, Wide: true}},
 		{analyze.FormatMarkdown, "report.md", analyze.RenderOptions{Timelines: true}},
+		// -v lists what the evidence could not answer; -q leaves even its line out.
+		{analyze.FormatTable, "report-80-verbose.txt", analyze.RenderOptions{Width: 80, Unicode: true, Verbose: true}},
+		{analyze.FormatTable, "report-80-quiet.txt", analyze.RenderOptions{Width: 80, Unicode: true, Quiet: true}},
+		{analyze.FormatMarkdown, "report-verbose.md", analyze.RenderOptions{Verbose: true}},
 	} {
 		var out bytes.Buffer
 		if err := analyze.Render(&out, rep, tc.format, tc.opts); err != nil {
@@ -139,7 +143,7 @@ func explainPullFailing(t *testing.T, format string) (*analyze.Graph, *analyze.E
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := analyze.RenderExplanation(&out, x, format); err != nil {
+	if err := analyze.RenderExplanation(&out, x, format, analyze.RenderOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	return g, x, &out

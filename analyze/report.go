@@ -29,6 +29,10 @@ type Report struct {
 	Pods     []PodReport   `json:"pods"`
 	// Violations are rule contract breaches; the golden tests fail on any.
 	Violations []Violation `json:"-"`
+	// nodeHealth tells the health of a node from the graph the report was made from,
+	// for the node stage of each pod's chain (podVerdicts); nil for a report decoded
+	// from JSON.
+	nodeHealth func(name string) (string, string, []Evidence)
 }
 
 // Scope records what the analysis was limited to.

@@ -149,7 +149,10 @@ func scheduledStep(f *podFacts) Step {
 	case c != nil && c.Status == corev1.ConditionTrue:
 		s.Status, s.Time = StepOK, timePtr(c.LastTransitionTime.Time)
 		s.Detail = "assigned to node " + pod.Spec.NodeName
-		s.Evidence = append(s.Evidence, p.Loc.At("status", "conditions", i).Evidence("PodScheduled=True, node "+pod.Spec.NodeName, c.LastTransitionTime.Time))
+		if pod.Spec.NodeName == "" {
+			s.Detail = "assigned to a node the evidence does not name"
+		}
+		s.Evidence = append(s.Evidence, p.Loc.At("status", "conditions", i).Evidence(strings.TrimSuffix("PodScheduled=True, node "+pod.Spec.NodeName, ", node "), c.LastTransitionTime.Time))
 		s.Evidence = append(s.Evidence, eventEvidence(f.eventsWith("", "Scheduled"), 1)...)
 	case c != nil:
 		s.Status, s.Time = StepFailed, timePtr(c.LastTransitionTime.Time)

@@ -41,6 +41,42 @@ var waitingStages = map[string]Stage{
 	"KillPodSandboxError": StageTermination,
 }
 
+// kubectlStatusWord places the pod-level words kubectl prints in STATUS (and a pasted
+// table keeps as the pod's reason) in the chain: init containers, the sandbox, volume and
+// image step of a scheduled pod, the kubelet's admission refusals, eviction, deletion.
+func kubectlStatusWord(reason string) (Stage, string, bool) {
+	switch {
+	case reason == "Init:CrashLoopBackOff" || reason == "Init:Error" || reason == "Init:OOMKilled":
+		return StageRuntime, "an init container fails (kubectl shows " + reason + "), so the app containers never start", true
+	case strings.HasPrefix(reason, "Init:ErrImagePull") || strings.HasPrefix(reason, "Init:ImagePullBackOff") || reason == "Init:InvalidImageName":
+		return StageImage, "an init container's image cannot be pulled (kubectl shows " + reason + ")", true
+	case reason == "Init:CreateContainerConfigError":
+		return StageConfig, "an init container cannot be created from its configuration (kubectl shows " + reason + ")", true
+	case strings.HasPrefix(reason, "Init:"):
+		return StageStart, "the pod is scheduled and runs its init containers (kubectl shows " + reason + ": completed of all); the app containers wait for them", true
+	case reason == "ContainerCreating":
+		return StageSandbox, "the pod is scheduled and its containers are being created (kubectl shows ContainerCreating): its sandbox, volumes or image are not ready", true
+	case reason == "PodInitializing":
+		return StageVolume, "the pod is scheduled and its init containers are done; its app containers are being created (kubectl shows PodInitializing): volumes or image are not ready", true
+	case reason == "Terminating":
+		return StageTermination, "the pod was deleted and has not ended (kubectl shows Terminating)", true
+	case reason == "NodeAffinity" || reason == "NodeShutdown" || strings.HasPrefix(reason, "OutOf"):
+		return StageNode, "the kubelet refused to admit the pod on its node (kubectl shows " + reason + ")", true
+	}
+	return "", "", false
+}
+
+// scheduled reports whether the pod's status shows it bound to a node, even when the
+// evidence does not name the node (a pasted kubectl get pods without -o wide).
+func scheduled(pod *corev1.Pod) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionTrue {
+			return true
+		}
+	}
+	return false
+}
+
 // eventStages maps a Warning event reason to the stage it shows broken; reasons not
 // listed are placed by their words (textStage).
 var eventStages = map[string]Stage{
@@ -311,6 +347,12 @@ func podTrouble(g *Graph, p *Pod, lines []*Line) []trouble {
 			if !l.Warning {
 				continue
 			}
+			if l.Container() == "" {
+				if st, what, ok := kubectlStatusWord(l.Reason()); ok {
+					out = append(out, trouble{stage: st, what: joinNonEmpty(what, oneLine(l.Text)), ev: l.Evidence(), weight: 20})
+					continue
+				}
+			}
 			st, ok := waitingStages[l.Reason()]
 			read := readChain(l.Text, componentHint(l))
 			switch {
@@ -344,7 +386,7 @@ func podTrouble(g *Graph, p *Pod, lines []*Line) []trouble {
 	}
 	loc := p.Loc.At("status")
 	switch {
-	case pod.Status.Phase == corev1.PodPending && len(pod.Status.ContainerStatuses) == 0 && pod.Spec.NodeName == "":
+	case pod.Status.Phase == corev1.PodPending && len(pod.Status.ContainerStatuses) == 0 && pod.Spec.NodeName == "" && !scheduled(pod):
 		out = append(out, trouble{stage: StageScheduling, what: "the pod is Pending and not scheduled", ev: loc.Evidence("phase: Pending, no node", time.Time{}), weight: 1})
 	case pod.Status.Phase == corev1.PodUnknown:
 		out = append(out, trouble{stage: StageNode, what: "the pod's phase is Unknown: its node stopped reporting", ev: loc.Evidence("phase: Unknown", time.Time{}), weight: 1})

@@ -63,12 +63,87 @@ func commandClaim(cmd string) string {
 }
 
 func commandPod(cmd string) string {
+	kubectl, piped, _ := strings.Cut(cmd, "|")
 	for _, re := range []*regexp.Regexp{reCmdPod2, reCmdPod, reCmdObj} {
-		if m := re.FindStringSubmatch(cmd); m != nil && !strings.HasPrefix(m[1], "-") {
+		if m := re.FindStringSubmatch(kubectl); m != nil && !strings.HasPrefix(m[1], "-") {
 			return m[1]
 		}
 	}
+	if lc, ok := parseLogsCommand(kubectl); ok {
+		return lc.pod
+	}
+	if name := podArgument(kubectl); name != "" {
+		return name
+	}
+	// kubectl get pods -n shop | grep web-7d9f: the pattern names the pod when it
+	// looks like a generated pod name (a name with a dash, not a word such as Error).
+	if reCmdPodsList.MatchString(kubectl) {
+		f := strings.Fields(piped)
+		if len(f) >= 2 && f[0] == "grep" {
+			pattern := strings.Trim(f[len(f)-1], `'"`)
+			if rePodLike.MatchString(pattern) {
+				return pattern
+			}
+		}
+	}
 	return ""
+}
+
+// podArgument finds the pod a describe or get of pods names after its flags:
+// kubectl describe pod -n shop web-1, kubectl -n shop get po --show-labels web-1.
+func podArgument(cmd string) string {
+	f := strings.Fields(cmd)
+	valued := map[string]bool{"-n": true, "--namespace": true, "-o": true, "--output": true, "-l": true, "--selector": true,
+		"--context": true, "--kubeconfig": true, "-c": true, "--container": true, "--field-selector": true}
+	verb, resource := false, false
+	for i := 0; i < len(f); i++ {
+		a := f[i]
+		switch {
+		case valued[a]:
+			i++
+		case strings.HasPrefix(a, "-"):
+		case !verb:
+			verb = a == "describe" || a == "get"
+		case !resource:
+			if a != "pod" && a != "pods" && a != "po" {
+				return ""
+			}
+			resource = true
+		default:
+			if isDNSName(a) {
+				return a
+			}
+			return ""
+		}
+	}
+	return ""
+}
+
+// reCmdPodsList is a command listing pods or events without naming one.
+var reCmdPodsList = regexp.MustCompile(`\b(?:get|describe)\s+(?:pods?|po|events?|ev)\b`)
+
+// rePodLike is a pod name as a grep pattern gives it: lower case with a dash.
+var rePodLike = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)+$`)
+
+// reInPod is the kubelet's naming of a pod in its events: "in pod NAME_NAMESPACE(UID)".
+var reInPod = regexp.MustCompile(`\bin pod ([a-z0-9][-a-z0-9.]*)_([a-z0-9][-a-z0-9]*)\(`)
+
+// rePodKey is a structured log's pod="namespace/name".
+var rePodKey = regexp.MustCompile(`\bpod="([a-z0-9][-a-z0-9]*)/([a-z0-9][-a-z0-9.]*)"`)
+
+// namedPod returns the namespace and pod an event message names in the kubelet's
+// words, if it does.
+func namedPod(msg string) (ns, name string, ok bool) {
+	if m := reAssigned.FindStringSubmatch(msg); m != nil {
+		return m[1], m[2], true
+	}
+	if m := reInPod.FindStringSubmatch(msg); m != nil {
+		return m[2], m[1], true
+	}
+	if m := rePodKey.FindStringSubmatch(msg); m != nil {
+		return m[1], m[2], true
+	}
+	return "", "", false
 }
 
 // reAssigned is the scheduler's event that names a pod and its node.
@@ -221,6 +296,19 @@ func (li *looseImport) resolve(ctx *fileCtx) {
 			if m := reAssigned.FindStringSubmatch(e.ev.Message); m != nil && (name == "" || name == m[2]) {
 				name, ns, nsKnown, nameKnown, node = m[2], m[1], true, true, m[3]
 				break
+			}
+		}
+		// The kubelet names the pod and its namespace in its own events ("Back-off
+		// restarting failed container app in pod web-1_shop(UID)", pod="shop/web-1").
+		for _, e := range pf.d.events {
+			if nsKnown && nameKnown {
+				break
+			}
+			if pns, pname, ok := namedPod(e.ev.Message); ok && (name == "" || name == pname) {
+				name, nameKnown = pname, true
+				if !nsKnown {
+					ns, nsKnown = pns, true
+				}
 			}
 		}
 		if name == "" && len(ctx.pods) == 1 {

@@ -195,6 +195,7 @@ func headerlessPod(s string) (p corev1.Pod, nsKnown, ok bool) {
 		p.Namespace, nsKnown = cells[0], true
 	}
 	p.Status.Phase, p.Status.Reason = statusPhase(cells[ri+1])
+	markScheduled(&p, cells[ri+1])
 	restarts := ""
 	if ri+2 < len(cells) {
 		restarts = cells[ri+2]
@@ -261,6 +262,15 @@ func isDescribeFragStart(lines []textLine, i int) bool {
 	}
 	if isDescribeEventsHeader(t) {
 		return true
+	}
+	// The pod's own Status, with its Reason or Message at the margin under it, as
+	// `kubectl describe pod … | grep -A3 Status` leaves it (an evicted pod's message).
+	if strings.HasPrefix(lines[i].s, "Status:") {
+		for j := i + 1; j < len(lines) && j <= i+3; j++ {
+			if strings.HasPrefix(lines[j].s, "Reason:") || strings.HasPrefix(lines[j].s, "Message:") {
+				return true
+			}
+		}
 	}
 	if m := reContainerName.FindStringSubmatch(t); m != nil && i+1 < len(lines) {
 		next := strings.TrimSpace(lines[i+1].s)

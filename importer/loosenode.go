@@ -194,6 +194,7 @@ type logCommand struct {
 // parseLogsCommand reads `kubectl logs [-n NS] POD [-c C] [-p]` (also `oc logs`,
 // pod/NAME, NAME CONTAINER); false when cmd is no logs command.
 func parseLogsCommand(cmd string) (logCommand, bool) {
+	cmd, _, _ = strings.Cut(cmd, "|")
 	f := strings.Fields(cmd)
 	if len(f) > 0 && f[0] == "sudo" {
 		f = f[1:]

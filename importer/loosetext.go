@@ -117,6 +117,8 @@ func stripCommonPrefix(lines []textLine) []textLine {
 
 // commandNamespace returns the namespace a kubectl command line names, if any.
 func commandNamespace(cmd string) string {
+	// What a pipe feeds (grep -n, head -n 20) names no namespace.
+	cmd, _, _ = strings.Cut(cmd, "|")
 	f := strings.Fields(cmd)
 	for i, a := range f {
 		switch {

@@ -209,6 +209,7 @@ func parsePodsTable(lines []textLine, namespace string) ([]tablePod, []string) {
 			p.Status.NominatedNodeName = n
 		}
 		p.Status.Phase, p.Status.Reason = statusPhase(cells["STATUS"])
+		markScheduled(&p, cells["STATUS"])
 		setRowReadiness(&p, cells["READY"], cells["RESTARTS"])
 		if labels := cells["LABELS"]; labels != "" && labels != "<none>" {
 			p.Labels = map[string]string{}
@@ -223,26 +224,29 @@ func parsePodsTable(lines []textLine, namespace string) ([]tablePod, []string) {
 	return out, problems
 }
 
-// statusPhase maps the STATUS column to a phase where the word implies one; a container
-// reason (CrashLoopBackOff) belongs to a container the table does not name, so it is not
-// turned into a status.
+// statusPhase maps the STATUS column to a phase where the word implies one, and keeps
+// the word as the pod's status reason where it says where the pod is held: kubectl
+// prints Init:1/2, ContainerCreating or Evicted for a pod past scheduling, and that
+// places it in the chain (analyze reads these reasons as kubectl's). A container
+// reason (CrashLoopBackOff) belongs to a container the table does not name, so it is
+// kept as the pod's reason without a phase.
 func statusPhase(s string) (corev1.PodPhase, string) {
 	switch s {
 	case "Pending", "Running", "Succeeded", "Failed", "Unknown":
 		return corev1.PodPhase(s), ""
 	case "Completed":
 		return corev1.PodSucceeded, ""
-	case "ContainerCreating", "PodInitializing", "SchedulingGated":
-		return corev1.PodPending, ""
-	case "Evicted", "NodeAffinity", "OutOfpods", "OutOfcpu", "OutOfmemory":
+	case "SchedulingGated":
+		return corev1.PodPending, s
+	case "ContainerCreating", "PodInitializing":
+		return corev1.PodPending, s
+	case "Evicted", "NodeAffinity", "OutOfpods", "OutOfcpu", "OutOfmemory", "OutOfephemeral-storage", "NodeShutdown", "Terminated":
 		return corev1.PodFailed, s
 	}
 	if strings.HasPrefix(s, "Init:") {
-		if rest := strings.TrimPrefix(s, "Init:"); rest != "" && !strings.ContainsAny(rest[:1], "0123456789") {
-			// Init:CrashLoopBackOff, Init:Error: an init container's reason.
-			return corev1.PodPending, rest
-		}
-		return corev1.PodPending, ""
+		// Init:1/2 (init containers running), Init:CrashLoopBackOff, Init:Error: the
+		// init containers' step, past scheduling.
+		return corev1.PodPending, s
 	}
 	if s == "" || s == "<none>" {
 		return "", ""
@@ -251,6 +255,31 @@ func statusPhase(s string) (corev1.PodPhase, string) {
 	// terminated reason (CrashLoopBackOff, ImagePullBackOff, OOMKilled, Error), the
 	// pod's own (NodeLost), or Terminating. The phase it hides is not known.
 	return "", s
+}
+
+// pastScheduling reports whether kubectl's STATUS word shows a pod bound to a node:
+// everything but Pending, SchedulingGated and an empty cell. kubectl's table may not
+// name the node (no -o wide), so the pod is marked scheduled without one.
+func pastScheduling(status string) bool {
+	switch status {
+	case "", "<none>", "Pending", "SchedulingGated", "Unknown":
+		return false
+	}
+	return true
+}
+
+// markScheduled records that kubectl showed the pod past scheduling.
+func markScheduled(p *corev1.Pod, status string) {
+	if p.Spec.NodeName != "" || !pastScheduling(status) {
+		return
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled {
+			return
+		}
+	}
+	p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue,
+		Message: "kubectl get pods shows " + status + ", past scheduling"})
 }
 
 // parseEndpointsTable reads `kubectl get endpoints` (-A too): per Service, the ready

@@ -39,11 +39,17 @@ func logTimestamp(line string) (time.Time, bool) {
 // container logs for …" when the instance's log is gone (pkg/kubelet/kuberuntime,
 // kuberuntime_container.go), and collection writes that answer as the log.
 func usableLog(l *analyze.ContainerLog) bool {
-	if l == nil {
-		return false
-	}
-	text := strings.TrimSpace(l.Text())
-	return text != "" && !strings.HasPrefix(text, "unable to retrieve container logs for ")
+	return l != nil && usableLogText(l.Text())
+}
+
+// kubeletLogAnswers are what the kubelet or the API server answer in place of a
+// container's log, which a collector or a paste keeps as the log: never the app's
+// last line.
+var kubeletLogAnswers = regexp.MustCompile(`^(unable to retrieve container logs for |Error from server|failed to try resolving symlinks in path |failed to get parse function: |previous terminated container "[^"]*" in pod "[^"]*" not found|container "[^"]*" in pod "[^"]*" is (waiting to start|terminated)|Internal error occurred: )`)
+
+func usableLogText(text string) bool {
+	text = strings.TrimSpace(stripLogTimestamp(strings.TrimSpace(text)))
+	return text != "" && !kubeletLogAnswers.MatchString(text)
 }
 
 // logLine is one line of a container log with its 1-based line number.

@@ -138,8 +138,13 @@ func evictedFinding(v *analyze.View, f analyze.Eviction) analyze.Finding {
 	pod := p.Obj
 	node := pod.Spec.NodeName
 	msg := strings.TrimSpace(pod.Status.Message)
-	ev := classifyEviction(msg)
 	event := f.Event
+	// A pasted kubectl get pods row says only Evicted; the kubelet's event, when it
+	// was pasted too, carries the same message.
+	if msg == "" && event != nil {
+		msg = strings.TrimSpace(event.Message)
+	}
+	ev := classifyEviction(msg)
 	when := evictedAt(p, event)
 	evidence := []analyze.Evidence{p.Loc.At("status", "message").Evidence("Evicted: "+msg, when)}
 	if event != nil {
@@ -156,8 +161,16 @@ func evictedFinding(v *analyze.View, f analyze.Eviction) analyze.Finding {
 	if !when.IsZero() {
 		at = " at " + stamp(when)
 	}
-	cause := fmt.Sprintf("the kubelet on node %s evicted pod %s%s because %s; it says %q",
-		node, p.Ref().NamespacedName(), at, ev.what, msg)
+	on := "on node " + node
+	if node == "" {
+		on = "on its node"
+	}
+	cause := fmt.Sprintf("the kubelet %s evicted pod %s%s because %s; it says %q",
+		on, p.Ref().NamespacedName(), at, ev.what, msg)
+	if msg == "" {
+		cause = fmt.Sprintf("the kubelet %s evicted pod %s%s; the evidence does not hold its message, which says why (kubectl describe pod shows it)",
+			on, p.Ref().NamespacedName(), at)
+	}
 	subjects := []analyze.ObjectRef{p.Ref()}
 	group := p.Ref().NamespacedName()
 	if w := v.Workload(p); w != nil {

@@ -34,6 +34,7 @@ type analyzeOptions struct {
 	// signatures are files or directories of user signatures (--signatures).
 	signatures []string
 	wide       bool
+	width      int
 	timelines  bool
 }
 
@@ -83,6 +84,7 @@ Exit status: 0 when no finding is at or above --fail-on, 3 when one is, 1 on err
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.output, "output", "o", analyze.FormatTable, "output format: "+strings.Join(analyze.Formats, ", ")+" (html: one self-contained file for a ticket)")
+	f.IntVar(&o.width, "width", 0, "fit the table to N columns, also when piped (default: the terminal's width, or COLUMNS)")
 	f.BoolVar(&o.wide, "wide", false, "on a terminal, print the full table with every column instead of fitting it to the terminal's width")
 	f.StringVar(&o.failOn, "fail-on", string(analyze.SeverityError), "exit with status 3 when a finding is at or above this severity: info, warning, error or critical; none never does")
 	f.StringArrayVar(&o.rules, "rule", nil, "run only this rule (repeatable; see podflow rules)")
@@ -312,7 +314,8 @@ func runAnalyze(ctx context.Context, o *analyzeOptions) error {
 		return err // stopped before any of the report was printed
 	}
 	if err := analyze.Render(o.streams.Out, report, o.output, analyze.RenderOptions{
-		Unicode: o.streams.OutTTY, Timelines: o.timelines, Width: terminalWidth(o.streams), Wide: o.wide,
+		Unicode: o.streams.OutTTY, Timelines: o.timelines, Width: terminalWidth(o.streams, o.width), Wide: o.wide,
+		Color: useColor(o.streams), Verbose: o.verbosity > 0, Quiet: o.quiet,
 	}); err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ type explainOptions struct {
 	namespace string
 	name      string
 	output    string
+	width     int
 	// signatures are files or directories of user signatures (--signatures).
 	signatures []string
 }
@@ -44,6 +45,7 @@ func newExplainCmd(g *globalOptions) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVarP(&o.output, "output", "o", "text", "output format: text, json, yaml or html (one self-contained file for a ticket)")
+	cmd.Flags().IntVar(&o.width, "width", 0, "fit the text to N columns, also when piped (default: the terminal's width, or COLUMNS)")
 	cmd.Flags().StringArrayVar(&o.signatures, "signatures", nil, "add your own signatures: a YAML file or a directory of them (repeatable)")
 	addFormatFlag(cmd.Flags(), &o.format)
 	o.open.add(cmd.Flags())
@@ -66,5 +68,7 @@ func runExplain(ctx context.Context, o *explainOptions) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return analyze.RenderExplanation(o.streams.Out, x, o.output)
+	return analyze.RenderExplanation(o.streams.Out, x, o.output, analyze.RenderOptions{
+		Width: terminalWidth(o.streams, o.width), Color: useColor(o.streams), Verbose: o.verbosity > 0, Quiet: o.quiet,
+	})
 }

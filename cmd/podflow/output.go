@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
+	"strings"
 
 	"golang.org/x/term"
 	"sigs.k8s.io/yaml"
@@ -40,19 +42,36 @@ func writeStructured(w io.Writer, format string, v any) error {
 // a terminal in a test, a console that does not answer).
 const defaultWidth = 80
 
-// terminalWidth is the width stdout's table is fitted to: 0 when stdout is not a
-// terminal, so piped output keeps a layout that depends on no width.
-func terminalWidth(s streams) int {
+// minWidth is the narrowest layout --width or COLUMNS may ask for.
+const minWidth = 20
+
+// terminalWidth is the width stdout's report is fitted to: --width when given (flag >
+// 0); on a terminal its width; otherwise COLUMNS when the user set it for a pipe; else
+// 0, so piped output keeps a layout that depends on no width.
+func terminalWidth(s streams, flag int) int {
+	if flag > 0 {
+		return max(flag, minWidth)
+	}
+	columns := 0
+	if n, err := strconv.Atoi(strings.TrimSpace(s.env("COLUMNS"))); err == nil && n > 0 {
+		columns = max(n, minWidth)
+	}
 	if !s.OutTTY {
-		return 0
+		return columns
 	}
-	f, ok := s.Out.(*os.File)
-	if !ok {
-		return defaultWidth
+	if f, ok := s.Out.(*os.File); ok {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+			return w
+		}
 	}
-	w, _, err := term.GetSize(int(f.Fd()))
-	if err != nil || w <= 0 {
-		return defaultWidth
+	if columns > 0 {
+		return columns
 	}
-	return w
+	return defaultWidth
+}
+
+// useColor says whether stdout's report may use colour: on a terminal, unless NO_COLOR
+// is set (https://no-color.org) or the terminal is dumb.
+func useColor(s streams) bool {
+	return s.OutTTY && s.env("NO_COLOR") == "" && s.env("TERM") != "dumb"
 }

@@ -36,6 +36,17 @@ type streams struct {
 	OutTTY bool
 	// ErrTTY is true when ErrOut is a terminal.
 	ErrTTY bool
+	// Env reads the environment (COLUMNS, NO_COLOR); nil reads none, so a test sees
+	// the same output whatever its shell exports.
+	Env func(string) string
+}
+
+// env returns the variable's value, or "" when there is no environment.
+func (s streams) env(name string) string {
+	if s.Env == nil {
+		return ""
+	}
+	return s.Env(name)
 }
 
 func defaultStreams() streams {
@@ -43,6 +54,7 @@ func defaultStreams() streams {
 		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
 		OutTTY: isatty.IsTerminal(os.Stdout.Fd()),
 		ErrTTY: isatty.IsTerminal(os.Stderr.Fd()),
+		Env:    os.Getenv,
 	}
 }
 
@@ -108,8 +120,8 @@ evidence that says so.`,
 	root.SetIn(s.In)
 	root.SetOut(s.Out)
 	root.SetErr(s.ErrOut)
-	root.PersistentFlags().CountVarP(&g.verbosity, "verbose", "v", "more detail on stderr: -v for decisions, -vv for per-file detail")
-	root.PersistentFlags().BoolVarP(&g.quiet, "quiet", "q", false, "no progress on stderr, even on a terminal")
+	root.PersistentFlags().CountVarP(&g.verbosity, "verbose", "v", "more detail: -v for decisions on stderr and, in a report, the rules skipped and load warnings listed; -vv for per-file detail")
+	root.PersistentFlags().BoolVarP(&g.quiet, "quiet", "q", false, "no progress on stderr, even on a terminal; a report shows its findings only")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return &codeError{code: exitUsage, err: fmt.Errorf("%w\nSee '%s --help'", err, cmd.CommandPath())}
 	})

@@ -1,0 +1,129 @@
+package importer
+
+import (
+	"strings"
+	"testing"
+
+	"podflow.dev/podflow/analyze"
+	"podflow.dev/podflow/bundle"
+	"podflow.dev/podflow/rules"
+)
+
+// rootOf analyzes a one-file paste and returns its root findings' stage, pods and
+// causes, one line each.
+func rootsOf(t *testing.T, paste string) (*analyze.Report, []string) {
+	t.Helper()
+	b, _ := importDir(t, map[string][]byte{"ticket.txt": []byte(paste)}, FormatLoose)
+	// As podflow analyze runs: the evidence no rule explains is reported too.
+	rep := analyze.Run(analyze.Load([]*bundle.Bundle{b}, nil), rules.All(), analyze.Options{Unexplained: true})
+	var out []string
+	for _, f := range rep.Findings {
+		if f.Root {
+			var pods []string
+			for _, p := range f.Pods() {
+				pods = append(pods, p.NamespacedName())
+			}
+			out = append(out, string(f.Stage)+" "+strings.Join(pods, ",")+": "+f.Cause)
+		}
+	}
+	return rep, out
+}
+
+func TestAPasteNamesItsPod(t *testing.T) {
+	for _, tc := range []struct{ name, paste, pod string }{
+		{"kubelet back-off event", "Events:\n" +
+			"  Warning  BackOff  2m (x7 over 5m)  kubelet  Back-off restarting failed container api in pod api-7d9f-abc12_shop(1234-5678)\n",
+			"shop/api-7d9f-abc12"},
+		{"structured kubelet key", "Events:\n" +
+			"  Warning  FailedMount  1m (x3 over 4m)  kubelet  MountVolume.SetUp failed for volume \"cfg\" : configmap \"cfg\" not found pod=\"payments/ledger-0\"\n",
+			"payments/ledger-0"},
+		{"scheduler's assignment", "Events:\n" +
+			"  Normal   Scheduled  5m                 default-scheduler  Successfully assigned shop/web-5d8f-a1 to node-3\n" +
+			"  Warning  BackOff    2m (x7 over 5m)    kubelet            Back-off restarting failed container web in pod web-5d8f-a1_shop(9)\n",
+			"shop/web-5d8f-a1"},
+		{"prompt behind a pipe", "$ kubectl describe pod -n shop web-7d9f-x2 | grep -A4 Events\n" +
+			"Events:\n" +
+			"  Type     Reason   Age                From     Message\n" +
+			"  ----     ------   ----               ----     -------\n" +
+			"  Warning  BackOff  2m (x7 over 5m)    kubelet  Back-off restarting failed container web\n",
+			"shop/web-7d9f-x2"},
+		{"grep names the pod", "$ kubectl get pods -n shop | grep web-7d9f\n" +
+			"web-7d9f-x2   0/1     CrashLoopBackOff   7 (30s ago)   20m\n",
+			"shop/web-7d9f-x2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep, roots := rootsOf(t, tc.paste)
+			if len(roots) == 0 {
+				t.Fatal("no finding")
+			}
+			for _, r := range roots {
+				if !strings.Contains(r, " "+tc.pod+": ") {
+					t.Errorf("finding %q is not about %s", r, tc.pod)
+				}
+				if strings.Contains(r, "unnamed") || strings.Contains(r, "default/") {
+					t.Errorf("finding %q names an invented pod", r)
+				}
+			}
+			for _, f := range rep.Findings {
+				for _, c := range f.Confirm {
+					if strings.Contains(c, " -n ") && !strings.Contains(c, "-n "+strings.Split(tc.pod, "/")[0]) {
+						t.Errorf("confirm command %q is not in the paste's namespace", c)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestKubectlStatusWordsGoToTheirStage(t *testing.T) {
+	paste := "$ kubectl get pods -n shop\n" +
+		"NAME                     READY   STATUS                  RESTARTS      AGE\n" +
+		"api-6c9f7d-x1            0/1     Init:0/2                0             5m\n" +
+		"api-6c9f7d-x2            0/1     Init:CrashLoopBackOff   4 (30s ago)   5m\n" +
+		"api-6c9f7d-x3            0/1     Init:Error              2             5m\n" +
+		"web-5d8f-a1              0/1     ContainerCreating       0             10m\n" +
+		"web-5d8f-a2              0/1     PodInitializing         0             10m\n" +
+		"batch-1-xyz              0/1     Completed               0             1h\n" +
+		"old-7f-q                 0/1     Terminating             0             2d\n" +
+		"cache-0                  0/1     Evicted                 0             3h\n" +
+		"worker-9-k               0/1     OutOfcpu                0             1h\n" +
+		"pin-1                    0/1     NodeAffinity            0             1h\n" +
+		"queue-0                  0/1     Pending                 0             1h\n"
+	_, roots := rootsOf(t, paste)
+	want := map[string]string{
+		"shop/api-6c9f7d-x1": "start", "shop/api-6c9f7d-x2": "runtime", "shop/api-6c9f7d-x3": "runtime",
+		"shop/web-5d8f-a1": "sandbox", "shop/web-5d8f-a2": "volume", "shop/old-7f-q": "termination",
+		"shop/cache-0": "node", "shop/worker-9-k": "node", "shop/pin-1": "node", "shop/queue-0": "scheduling",
+	}
+	got := map[string]string{}
+	for _, r := range roots {
+		stage, rest, _ := strings.Cut(r, " ")
+		pod, cause, _ := strings.Cut(rest, ": ")
+		got[pod] = stage
+		if pod != "shop/queue-0" && (strings.Contains(cause, "not scheduled") || strings.Contains(cause, "no node")) {
+			t.Errorf("%s: kubectl shows it past scheduling, the cause says %q", pod, cause)
+		}
+		if strings.Contains(cause, `it says ""`) {
+			t.Errorf("%s: quotes an empty message: %q", pod, cause)
+		}
+	}
+	for pod, stage := range want {
+		if got[pod] != stage {
+			t.Errorf("%s: stage %q, want %q (roots %q)", pod, got[pod], stage, roots)
+		}
+	}
+	if s, ok := got["shop/batch-1-xyz"]; ok {
+		t.Errorf("a Completed pod has a root cause at %s", s)
+	}
+}
+
+func TestAPastedEvictionMessageIsRead(t *testing.T) {
+	paste := "$ kubectl describe pod cache-0 -n shop | grep -A3 Status\n" +
+		"Status:           Failed\n" +
+		"Reason:           Evicted\n" +
+		"Message:          The node was low on resource: memory. Threshold quantity: 100Mi, available: 91Mi. Container redis was using 1Gi, request is 256Mi, has larger consumption of memory.\n"
+	_, roots := rootsOf(t, paste)
+	if len(roots) != 1 || !strings.HasPrefix(roots[0], "node shop/cache-0: ") || !strings.Contains(roots[0], "low on memory") && !strings.Contains(roots[0], "ran low on memory") {
+		t.Errorf("roots = %q, want the eviction of shop/cache-0 for memory", roots)
+	}
+}
