@@ -79,7 +79,7 @@ func (g *Graph) coverage(f *podFacts) []StageCoverage {
 		c := &coverageBuilder{g: g, f: f, out: StageCoverage{Stage: st}}
 		applicable := true
 		switch st {
-		case StageAdmission:
+		case StageRequest, StageAdmission:
 			c.source(true, "pod object", "")
 		case StageController:
 			ref := controllerRef(f.p)

@@ -381,8 +381,8 @@ func (g *Graph) linesEstimate(healthy map[*Pod]bool) int {
 }
 
 // paragraphs returns [start, end) ranges of runs of two or more lines in which every
-// line after the first is indented or the run's first line ends without punctuation:
-// the shapes of a wrapped message.
+// line after the first is indented or follows a line that ends with a colon (a message
+// wrapped after "valid:"): the shapes of a wrapped message.
 func paragraphs(lines []string) [][2]int {
 	var out [][2]int
 	start := -1
@@ -398,7 +398,7 @@ func paragraphs(lines []string) [][2]int {
 			flush(i)
 		case start < 0:
 			start = i
-		case !strings.HasPrefix(s, " ") && !strings.HasPrefix(s, "\t"):
+		case !strings.HasPrefix(s, " ") && !strings.HasPrefix(s, "\t") && !strings.HasSuffix(strings.TrimRight(lines[i-1], " \t"), ":"):
 			flush(i)
 			start = i
 		}

@@ -15,6 +15,10 @@ type Stage string
 
 // The stages, in chain order.
 const (
+	// StageRequest is the client's request to the API server: kubeconfig and context,
+	// reaching the server, TLS, credential plugins, authentication (401),
+	// authorization (403), validation, conflicts and persistence in etcd.
+	StageRequest     Stage = "request"
 	StageAdmission   Stage = "admission"
 	StageController  Stage = "controller"
 	StageScheduling  Stage = "scheduling"
@@ -33,7 +37,7 @@ const (
 // Stages lists every stage in chain order; an earlier stage broken is the root cause of
 // symptoms at later ones.
 var Stages = []Stage{
-	StageAdmission, StageController, StageScheduling, StageNode, StageSandbox, StageImage,
+	StageRequest, StageAdmission, StageController, StageScheduling, StageNode, StageSandbox, StageImage,
 	StageVolume, StageConfig, StageStart, StageRuntime, StageProbe, StageService, StageTermination,
 }
 

@@ -121,6 +121,7 @@ var stagePhrases = []struct {
 	stage Stage
 	words []string
 }{
+	{StageRequest, []string{"unable to connect to the server", "you must be logged in to the server", "did you specify the right host or port", "getting credentials: exec", "exec plugin:", "strict decoding error", "field is immutable", "error validating data", "no matches for kind", "in api group", "at the cluster scope", "the object has been modified", "etcdserver:", "rendered manifests contain a resource", "unable to authenticate the request"}},
 	{StageImage, []string{"failed to pull", "pull image", "pulling image", "errimagepull", "imagepullbackoff", "pull access denied", "manifest unknown", "failed to resolve reference"}},
 	{StageSandbox, []string{"failedcreatepodsandbox", "createpodsandbox", "failed to set up sandbox", "failed to setup network for sandbox", "runpodsandbox", "failed to create pod sandbox"}},
 	{StageVolume, []string{"mountvolume", "failedmount", "attachvolume", "unable to attach or mount", "failedattachvolume"}},
@@ -605,6 +606,7 @@ const catalogTitle = "trouble its component is known to print, no rule explains 
 // wouldExplain says, per stage, what to look at and which evidence would explain the
 // trouble.
 var wouldExplain = map[Stage]string{
+	StageRequest:     "Read the client's error in full (kubectl -v=6 shows each request and the API server's answer); check the context and identity (kubectl config current-context, kubectl auth whoami) and what it may do (kubectl auth can-i --list -n NAMESPACE). The API server's audit log and its own log name the user, verb, resource and reason.",
 	StageAdmission:   "Read the owner's FailedCreate event or ReplicaFailure condition in full (kubectl describe replicaset/job); the API server's refusal names the quota, policy or webhook. Add the owner object and its events to the evidence.",
 	StageController:  "Read the workload's status conditions and events (kubectl describe deployment/statefulset/job/cronjob/hpa); add them to the evidence.",
 	StageScheduling:  "Read the FailedScheduling message in full: it says per reason how many nodes were ruled out. Add the node objects (kubectl get nodes -o yaml) to let podflow do the arithmetic.",

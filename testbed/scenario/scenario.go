@@ -182,7 +182,7 @@ func (s *Strings) UnmarshalJSON(b []byte) error {
 
 var (
 	nameRE  = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?$`)
-	stages  = []string{"admission", "controller", "scheduling", "node", "sandbox", "image", "volume", "config", "start", "runtime", "probe", "service", "termination"}
+	stages  = []string{"request", "admission", "controller", "scheduling", "node", "sandbox", "image", "volume", "config", "start", "runtime", "probe", "service", "termination"}
 	kindsRE = regexp.MustCompile(`^[A-Z][A-Za-z]+$`)
 )
 
