@@ -333,6 +333,11 @@ func (g *Graph) fragmentTextLines(add func(lineIn)) {
 					l.Warning = l.Warning || e.Severity == 'W' || e.Severity == 'E' || e.Severity == 'F'
 				}
 			}
+			if a, ok := auditRequestText(s); ok {
+				// An API server audit event of a refused or failed request: read as
+				// who asked what and how the API server answered.
+				l.Text, l.Warning = a, true
+			}
 			l.ev = evidencePtr(f.loc.Lines(i+1, 0).Evidence(s, time.Time{}))
 			add(l)
 		}
