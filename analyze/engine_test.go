@@ -67,7 +67,7 @@ func TestEarliestStageWins(t *testing.T) {
 	for _, v := range x.Stages {
 		stages = append(stages, string(v.Stage)+"="+v.Status)
 	}
-	wantStages := "admission=ok controller=not-applicable scheduling=ok node=broken sandbox=not-reached image=broken " +
+	wantStages := "request=ok admission=ok controller=not-applicable scheduling=ok node=broken sandbox=not-reached image=broken " +
 		"volume=not-applicable config=not-reached start=not-reached runtime=not-reached probe=not-reached service=not-applicable termination=not-applicable"
 	if got := strings.Join(stages, " "); got != wantStages {
 		t.Errorf("explain stages:\n got %s\nwant %s", got, wantStages)
