@@ -167,7 +167,22 @@ func (b *bed) startEtcd(ctx context.Context) error {
 	})
 }
 
+// auditPolicy records every request's metadata once it is answered: who asked, what,
+// and the response status, which is what the request stage reads of an audit log.
+const auditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived"]
+rules:
+- level: Metadata
+`
+
+func (b *bed) auditLogPath() string { return b.path("logs", "audit.log") }
+
 func (b *bed) startAPIServer(ctx context.Context) error {
+	policy := b.path("pki", "audit-policy.yaml")
+	if err := os.WriteFile(policy, []byte(auditPolicy), 0o600); err != nil {
+		return fmt.Errorf("write audit policy: %w", err)
+	}
 	args := []string{
 		b.bin("kube-apiserver"),
 		"--etcd-servers", fmt.Sprintf("http://127.0.0.1:%d", b.ports.etcdClient),
@@ -190,6 +205,9 @@ func (b *bed) startAPIServer(ctx context.Context) error {
 		"--kubelet-preferred-address-types", "InternalIP",
 		"--allow-privileged=true",
 		"--profiling=false",
+		"--audit-policy-file", policy,
+		"--audit-log-path", b.auditLogPath(),
+		"--audit-log-maxsize", "200",
 		"--v=1",
 	}
 	p, err := b.startProc("kube-apiserver", b.path("logs", "kube-apiserver.log"), b.componentEnv(), args...)
