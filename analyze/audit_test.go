@@ -9,7 +9,7 @@ func TestAuditRequestText(t *testing.T) {
 	forbidden := `{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","stage":"ResponseComplete","requestURI":"/api/v1/namespaces/shop/pods","verb":"create","user":{"username":"system:serviceaccount:ci:deployer"},"objectRef":{"resource":"pods","namespace":"shop","apiVersion":"v1"},"responseStatus":{"metadata":{},"status":"Failure","message":"pods is forbidden: User \"system:serviceaccount:ci:deployer\" cannot create resource \"pods\" in API group \"\" in the namespace \"shop\"","reason":"Forbidden","code":403}}`
 	for _, tc := range []struct {
 		name, in, want string
-		ok         bool
+		ok             bool
 	}{
 		{"forbidden with the server's message", forbidden,
 			`audit: system:serviceaccount:ci:deployer create pods in namespace shop answered 403 Forbidden: pods is forbidden: User "system:serviceaccount:ci:deployer" cannot create resource "pods" in API group "" in the namespace "shop"`, true},

@@ -51,6 +51,8 @@ func (c *coverageBuilder) events() {
 	switch {
 	case len(c.f.events) > 0:
 		c.out.Sources = append(c.out.Sources, "events")
+	case !g.eventNamespaces[ns] && g.notPermitted("list", "", "events", ns) != "":
+		c.out.Missing = append(c.out.Missing, "events for namespace "+ns+": "+g.notPermitted("list", "", "events", ns))
 	case len(g.failed[Events]) > 0:
 		c.out.Missing = append(c.out.Missing, "events: collection failed (see "+strings.Join(g.failed[Events], ", ")+")")
 	case !g.present[Events]:
@@ -119,6 +121,9 @@ func (g *Graph) coverage(f *podFacts) []StageCoverage {
 			if g.present[ContainerLogs] {
 				logsMissing = "container logs: none for this pod"
 			}
+			if why := g.notPermitted("get", "", "pods/log", pod.Namespace); why != "" {
+				logsMissing = "container logs: " + why
+			}
 			c.source(g.podsWithLogs[podKey(pod)], "container logs", logsMissing)
 			if anyTerminated(pod) {
 				c.source(g.dmesgNode[node], "kernel log", fmt.Sprintf("kernel log for node %s: not in bundle", node))
@@ -176,4 +181,22 @@ func hasProbes(pod *corev1.Pod) bool {
 		}
 	}
 	return false
+}
+
+// notPermitted says why a bundle lacks evidence the collector was not allowed to read:
+// "no evidence: not permitted to list events in shop (as jane)", from the permissions
+// the collector recorded in its manifest; "" when they do not show a refusal.
+func (g *Graph) notPermitted(verb, group, resource, ns string) string {
+	if !g.identity.PermissionsIn(ns).Denies(verb, group, resource) {
+		return ""
+	}
+	what := resource
+	if resource == "pods/log" {
+		what = "pods/log (container logs)"
+	}
+	s := "no evidence: not permitted to " + verb + " " + what + " in " + ns
+	if g.identity.Username != "" {
+		s += " (as " + g.identity.Username + ")"
+	}
+	return s
 }

@@ -25,7 +25,9 @@ type Graph struct {
 	// is only the latest time the evidence carries (a paste, a converted dump).
 	collectedInferred bool
 	clockSkew         time.Duration
-	warnings          []Warning
+	// identity is who collected the first bundle that says, and what it could do.
+	identity *bundle.Identity
+	warnings []Warning
 	// origins holds, per bundle label, the origin of each file of an imported bundle:
 	// locations in those files cite the original.
 	origins map[string]map[string]*bundle.Origin

@@ -79,6 +79,9 @@ func (l *loader) addManifest(b *bundle.Bundle, several bool) {
 		if m.CollectedAt.After(l.g.collectedAt) {
 			l.g.collectedAt = m.CollectedAt
 		}
+		if l.g.identity == nil && m.Identity != nil {
+			l.g.identity = m.Identity
+		}
 		if l.g.clockSkew == 0 && m.Cluster.ClockSkewSeconds != 0 {
 			l.g.clockSkew = time.Duration(m.Cluster.ClockSkewSeconds * float64(time.Second))
 		}

@@ -37,6 +37,8 @@ type Manifest struct {
 	Sources   []Source  `json:"sources"`
 	Files     []File    `json:"files"`
 	Redaction Redaction `json:"redaction"`
+	// Identity is who collected and what it could do (optional, cluster bundles only).
+	Identity *Identity `json:"identity,omitempty"`
 }
 
 // Scope records what the collector was asked for.

@@ -192,7 +192,7 @@ func mergeManifests(inputs []*Bundle, owner map[string]*Bundle) (*Manifest, erro
 		scopeFrom = firstManifest(inputs)
 	}
 	if scopeFrom != nil {
-		m.Scope, m.Cluster = scopeFrom.Scope, scopeFrom.Cluster
+		m.Scope, m.Cluster, m.Identity = scopeFrom.Scope, scopeFrom.Cluster, scopeFrom.Identity
 		if scopeFrom.Type == typeNode {
 			// Without a cluster bundle the merge spans several nodes, not one.
 			m.Scope.Node = ""

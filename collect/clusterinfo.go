@@ -27,6 +27,9 @@ type Client struct {
 	// Name is the cluster's name in the kubeconfig; Server its API server URL.
 	Name   string
 	Server string
+	// User is the kubeconfig's user entry, which names the identity where the API
+	// server does not answer SelfSubjectReview.
+	User string
 
 	dates *dateRecorder
 }

@@ -264,7 +264,17 @@ func (c *collector) collect(ctx context.Context, info *serverInfo) (*bundle.Mani
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	return c.manifest(info), nil
+	namespaces := c.opts.Namespaces
+	if c.opts.AllNamespaces {
+		namespaces = listedNamespaces(lists)
+	}
+	id := c.identity(ctx, namespaces)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	m := c.manifest(info)
+	m.Identity = id
+	return m, nil
 }
 
 func (c *collector) manifest(info *serverInfo) *bundle.Manifest {

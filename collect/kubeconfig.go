@@ -17,6 +17,8 @@ type Kubeconfig struct {
 	Cluster string
 	// Namespace is the context's default namespace ("default" when it sets none).
 	Namespace string
+	// User is the context's user entry in the kubeconfig ("" inside a pod).
+	User string
 }
 
 // LoadKubeconfig follows kubectl's conventions: an explicit path, else $KUBECONFIG,
@@ -45,6 +47,9 @@ func LoadKubeconfig(path, context string) (*Kubeconfig, error) {
 		}
 		if ctx, ok := raw.Contexts[name]; ok && ctx.Cluster != "" {
 			k.Cluster = ctx.Cluster
+		}
+		if ctx, ok := raw.Contexts[name]; ok {
+			k.User = ctx.AuthInfo
 		}
 	}
 	return k, nil

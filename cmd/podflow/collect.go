@@ -193,6 +193,7 @@ func runCollect(ctx context.Context, o *collectOptions) error {
 	if err != nil {
 		return err
 	}
+	client.User = kc.User
 	opts := collect.Options{
 		Target:            o.output,
 		Force:             o.force,
