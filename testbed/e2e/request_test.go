@@ -22,6 +22,9 @@ import (
 // requestNamespace is where the request scenarios ask the API server for things.
 const requestNamespace = "request-shop"
 
+// requestScenarios is the name PODFLOW_SCENARIOS gives TestRequestScenarios.
+const requestScenarios = "request"
+
 // requestScenario is a client's request the real API server refuses, or a client that
 // cannot make one: the pinned kubectl's output is what a user pastes, and podflow must
 // place its root at the request stage with the identity or field named.
@@ -44,7 +47,7 @@ type requestScenario struct {
 func TestRequestScenarios(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if sel := os.Getenv("PODFLOW_SCENARIOS"); sel != "" && !containsString(strings.Split(sel, ","), "request") {
+	if sel := os.Getenv("PODFLOW_SCENARIOS"); sel != "" && !containsString(strings.Split(sel, ","), requestScenarios) {
 		t.Skip("PODFLOW_SCENARIOS does not name request")
 	}
 	cli := &podflowCLI{bin: tb.podflow}
