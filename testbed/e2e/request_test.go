@@ -93,7 +93,8 @@ func TestRequestScenarios(t *testing.T) {
 	}, {
 		name: "apiserver-log-expired-certificate",
 		run: func(t *testing.T, ctx context.Context) string {
-			return logLines(t, tb.path("logs", "kube-apiserver.log"), "Unable to authenticate the request", "certificate has expired")
+			// klog flushes every few seconds: wait for the line.
+			return waitLines(t, ctx, tb.path("logs", "kube-apiserver.log"), "Unable to authenticate the request", "certificate has expired")
 		},
 		rule: "request-authentication-failed", mentions: []string{"certificate has expired"},
 		printed: "Unable to authenticate the request",
@@ -287,13 +288,20 @@ func serviceAccountKubeconfig(t *testing.T, ctx context.Context, dir, server, na
 // contain want, and returns them.
 func auditLines(t *testing.T, ctx context.Context, user, want string) string {
 	t.Helper()
+	return waitLines(t, ctx, tb.auditLogPath(), `"username":"`+user+`"`, want)
+}
+
+// waitLines waits until the log file holds lines that contain every one of want, and
+// returns them.
+func waitLines(t *testing.T, ctx context.Context, path string, want ...string) string {
+	t.Helper()
 	for {
-		if got := logLines(t, tb.auditLogPath(), `"username":"`+user+`"`, want); got != "" {
+		if got := logLines(t, path, want...); got != "" {
 			return got
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatalf("the audit log never recorded a request of %s with %s", user, want)
+			t.Fatalf("%s never held a line with %q", path, want)
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
