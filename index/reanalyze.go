@@ -160,16 +160,25 @@ func (s *Store) Enqueue(ctx context.Context, knowledge string) (int, error) {
 // once: FOR UPDATE SKIP LOCKED hands each a different row without waiting. SQLite
 // serializes writers, so one transaction claims there.
 func (s *Store) Claim(ctx context.Context, worker string) (*Job, error) {
+	return s.ClaimShard(ctx, worker, 0, 1)
+}
+
+// ClaimShard is Claim limited to the tickets whose ID modulo shards is shard: the
+// share of one index of a Kubernetes Indexed Job.
+func (s *Store) ClaimShard(ctx context.Context, worker string, shard, shards int) (*Job, error) {
+	if shards < 1 {
+		shards = 1
+	}
 	var j Job
 	stmt := `UPDATE jobs SET state = 'running', worker = ?, attempts = attempts + 1, updated_at = ?
-		WHERE id = (SELECT id FROM jobs WHERE tenant = ? AND state = 'queued' ORDER BY id LIMIT 1)
+		WHERE id = (SELECT id FROM jobs WHERE tenant = ? AND state = 'queued' AND ticket_id % ? = ? ORDER BY id LIMIT 1)
 		RETURNING id, ticket_id, knowledge, attempts`
 	if s.dialect == Postgres {
 		stmt = `UPDATE jobs SET state = 'running', worker = ?, attempts = attempts + 1, updated_at = ?
-		WHERE id = (SELECT id FROM jobs WHERE tenant = ? AND state = 'queued' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
+		WHERE id = (SELECT id FROM jobs WHERE tenant = ? AND state = 'queued' AND ticket_id % ? = ? ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
 		RETURNING id, ticket_id, knowledge, attempts`
 	}
-	err := s.queryRow(ctx, stmt, worker, nowUnix(), s.tenant).Scan(&j.ID, &j.TicketID, &j.Knowledge, &j.Attempts)
+	err := s.queryRow(ctx, stmt, worker, nowUnix(), s.tenant, shards, shard).Scan(&j.ID, &j.TicketID, &j.Knowledge, &j.Attempts)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -180,6 +189,23 @@ func (s *Store) Claim(ctx context.Context, worker string) (*Job, error) {
 		return nil, err
 	}
 	return &j, nil
+}
+
+// Requeue puts a shard's failed jobs back in the queue, and with owned (the shard
+// belongs to this worker alone, as an Indexed Job's index does) its running ones too:
+// a retried index tries its failures again and takes over what a killed pod held.
+func (s *Store) Requeue(ctx context.Context, knowledge string, shard, shards int, owned bool) (int, error) {
+	if shards < 1 {
+		shards = 1
+	}
+	res, err := s.exec(ctx, `UPDATE jobs SET state = 'queued', updated_at = ?
+		WHERE tenant = ? AND knowledge = ? AND ticket_id % ? = ? AND (state = 'failed' OR (? = 1 AND state = 'running'))`,
+		nowUnix(), s.tenant, knowledge, shards, shard, boolInt(owned))
+	if err != nil {
+		return 0, err
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
 }
 
 // Finish marks a job done, or failed with the error's text.
