@@ -115,14 +115,14 @@ func (s *Store) Similar(ctx context.Context, ref string, lim int) (Table, error)
 	}
 	return s.table(ctx, []string{"ticket", "customer", "release", "seen", "cause", "shared"},
 		`SELECT o.ticket, o.customer, o.product_release, o.seen_at, MIN(f2.class), COUNT(DISTINCT f2.fingerprint) AS shared
-		FROM findings f1
-		JOIN analyses a1 ON a1.id = f1.analysis_id AND a1.current = 1
-		JOIN findings f2 ON f2.fingerprint = f1.fingerprint AND f2.tenant = f1.tenant AND f2.ticket_id <> f1.ticket_id AND f2.root = 1
+		FROM findings f2
 		JOIN analyses a2 ON a2.id = f2.analysis_id AND a2.current = 1
 		JOIN tickets o ON o.id = f2.ticket_id
-		WHERE f1.tenant = ? AND f1.ticket_id = ? AND f1.root = 1
+		WHERE f2.tenant = ? AND f2.root = 1 AND f2.ticket_id <> ? AND f2.fingerprint IN (
+			SELECT f1.fingerprint FROM findings f1 JOIN analyses a1 ON a1.id = f1.analysis_id AND a1.current = 1
+			WHERE f1.ticket_id = ? AND f1.root = 1)
 		GROUP BY o.id, o.ticket, o.customer, o.product_release, o.seen_at
-		ORDER BY shared DESC, o.seen_at DESC LIMIT ?`, s.tenant, t.ID, limit(lim))
+		ORDER BY shared DESC, o.seen_at DESC LIMIT ?`, s.tenant, t.ID, t.ID, limit(lim))
 }
 
 // Trend counts tickets per month for one cause (class or fingerprint), or for every

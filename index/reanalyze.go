@@ -23,7 +23,7 @@ func (s *Store) Reanalyzed(ctx context.Context, ticketID int64, a Analysis) ([]F
 			return ErrExists
 		}
 		var err error
-		out, err = s.addAnalysis(ctx, tx, ticketID, a)
+		out, err = s.addAnalysis(ctx, tx, ticketID, a, false)
 		return err
 	})
 	return out, err

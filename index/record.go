@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -88,12 +89,13 @@ func (s *Store) Add(ctx context.Context, t Ticket, a Analysis) (Ticket, []Findin
 	}
 	var stored []Finding
 	err = s.tx(ctx, func(tx *sql.Tx) error {
-		err := tx.QueryRowContext(ctx, s.q(`SELECT id, customer, ticket, source, seen_at, added_at FROM tickets WHERE tenant = ? AND digest = ?`), s.tenant, t.Digest).
+		err := s.txRow(ctx, tx, `SELECT id, customer, ticket, source, seen_at, added_at FROM tickets WHERE tenant = ? AND digest = ?`, s.tenant, t.Digest).
 			Scan(&t.ID, &t.Customer, &t.Ticket, &t.Source, unixScanner{&t.SeenAt}, unixScanner{&t.AddedAt})
+		fresh := errors.Is(err, sql.ErrNoRows)
 		switch {
-		case errors.Is(err, sql.ErrNoRows):
-			err = tx.QueryRowContext(ctx, s.q(`INSERT INTO tickets (tenant, digest, customer, ticket, source, input_kind, labels, product_release, kube_version, seen_at, added_at, blob)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+		case fresh:
+			err = s.txRow(ctx, tx, `INSERT INTO tickets (tenant, digest, customer, ticket, source, input_kind, labels, product_release, kube_version, seen_at, added_at, blob)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 				s.tenant, t.Digest, t.Customer, t.Ticket, t.Source, t.InputKind, string(labels), t.ProductRelease, t.KubeVersion,
 				t.SeenAt.Unix(), t.AddedAt.Unix(), t.Blob).Scan(&t.ID)
 			if err != nil {
@@ -101,7 +103,7 @@ func (s *Store) Add(ctx context.Context, t Ticket, a Analysis) (Ticket, []Findin
 			}
 			lines := troubleLines(a)
 			for _, l := range lines {
-				if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO lines (tenant, ticket_id, text) VALUES (?, ?, ?)`), s.tenant, t.ID, l); err != nil {
+				if err := s.txExec(ctx, tx, `INSERT INTO lines (tenant, ticket_id, text) VALUES (?, ?, ?)`, s.tenant, t.ID, l); err != nil {
 					return err
 				}
 			}
@@ -109,26 +111,28 @@ func (s *Store) Add(ctx context.Context, t Ticket, a Analysis) (Ticket, []Findin
 			return err
 		default:
 			var n int
-			if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM analyses WHERE ticket_id = ? AND knowledge = ?`), t.ID, a.Knowledge).Scan(&n); err != nil {
+			if err := s.txRow(ctx, tx, `SELECT COUNT(*) FROM analyses WHERE ticket_id = ? AND knowledge = ?`, t.ID, a.Knowledge).Scan(&n); err != nil {
 				return err
 			}
 			if n > 0 {
 				return ErrExists
 			}
 		}
-		stored, err = s.addAnalysis(ctx, tx, t.ID, a)
+		stored, err = s.addAnalysis(ctx, tx, t.ID, a, fresh)
 		return err
 	})
 	return t, stored, err
 }
 
 // addAnalysis records one analysis of a ticket and makes it the current one.
-func (s *Store) addAnalysis(ctx context.Context, tx *sql.Tx, ticketID int64, a Analysis) ([]Finding, error) {
-	if _, err := tx.ExecContext(ctx, s.q(`UPDATE analyses SET current = 0 WHERE ticket_id = ?`), ticketID); err != nil {
-		return nil, err
+func (s *Store) addAnalysis(ctx context.Context, tx *sql.Tx, ticketID int64, a Analysis, fresh bool) ([]Finding, error) {
+	if !fresh {
+		if err := s.txExec(ctx, tx, `UPDATE analyses SET current = 0 WHERE ticket_id = ?`, ticketID); err != nil {
+			return nil, err
+		}
 	}
 	var analysisID int64
-	err := tx.QueryRowContext(ctx, s.q(`INSERT INTO analyses (tenant, ticket_id, podflow_version, knowledge, analyzed_at, current) VALUES (?, ?, ?, ?, ?, 1) RETURNING id`),
+	err := s.txRow(ctx, tx, `INSERT INTO analyses (tenant, ticket_id, podflow_version, knowledge, analyzed_at, current) VALUES (?, ?, ?, ?, ?, 1) RETURNING id`,
 		s.tenant, ticketID, a.PodflowVersion, a.Knowledge, nowUnix()).Scan(&analysisID)
 	if err != nil {
 		return nil, err
@@ -138,8 +142,8 @@ func (s *Store) addAnalysis(ctx context.Context, tx *sql.Tx, ticketID int64, a A
 		k := FindingKey(f)
 		sf := Finding{Class: k.Class, Stage: string(f.Stage), Severity: string(f.Severity), Root: f.Root,
 			Fingerprint: k.Fingerprint, Template: k.Template, Cause: clip(f.Cause, maxCauseBytes), Subjects: subjectText(f)}
-		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO findings (tenant, analysis_id, ticket_id, class, stage, severity, root, fingerprint, template, cause, subjects)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		if err := s.txExec(ctx, tx, `INSERT INTO findings (tenant, analysis_id, ticket_id, class, stage, severity, root, fingerprint, template, cause, subjects)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			s.tenant, analysisID, ticketID, sf.Class, sf.Stage, sf.Severity, boolInt(sf.Root), sf.Fingerprint, sf.Template, sf.Cause, sf.Subjects); err != nil {
 			return nil, err
 		}
@@ -255,9 +259,10 @@ func scanTicket(r interface{ Scan(...any) error }) (Ticket, error) {
 
 // Lookup finds a ticket by its ticket name, its ID (a number) or a digest prefix.
 func (s *Store) Lookup(ctx context.Context, ref string) (Ticket, error) {
+	prefix := escapeLike(ref)
 	rows, err := s.query(ctx, `SELECT id, digest, customer, ticket, source, input_kind, labels, product_release, kube_version, seen_at, added_at, blob
-		FROM tickets WHERE tenant = ? AND (ticket = ? OR CAST(id AS TEXT) = ? OR digest LIKE ? || '%') ORDER BY id LIMIT 2`,
-		s.tenant, ref, ref, escapeLike(ref))
+		FROM tickets WHERE tenant = ? AND (ticket = ? OR id = ? OR (digest >= ? AND digest < ?)) ORDER BY id LIMIT 2`,
+		s.tenant, ref, idOf(ref), prefix, prefixEnd(prefix))
 	if err != nil {
 		return Ticket{}, err
 	}
@@ -283,7 +288,20 @@ func (s *Store) Lookup(ctx context.Context, ref string) (Ticket, error) {
 	}
 }
 
-// escapeLike makes a LIKE prefix of plain hex; anything else matches nothing.
+// idOf is ref as a ticket ID, or -1.
+func idOf(ref string) int64 {
+	n, err := strconv.ParseInt(ref, 10, 64)
+	if err != nil || n <= 0 {
+		return -1
+	}
+	return n
+}
+
+// prefixEnd is above every hex digest that starts with p.
+func prefixEnd(p string) string { return p + "g" } // digests are lower-case hex
+
+// escapeLike makes a digest prefix of plain hex (at least 6 digits); anything else
+// matches nothing. The prefix is looked up as a range, which the unique index serves.
 func escapeLike(s string) string {
 	for _, c := range s {
 		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -49,6 +50,9 @@ type Store struct {
 	readOnly bool
 	// Where is the file or server, for messages (never a password).
 	Where string
+
+	mu    sync.Mutex
+	stmts map[string]*sql.Stmt
 }
 
 // IsPostgres reports whether target names a PostgreSQL server rather than a file.
@@ -150,7 +154,15 @@ func openPostgres(ctx context.Context, target string, opts Options) (*Store, err
 }
 
 // Close closes the store.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.mu.Lock()
+	for _, p := range s.stmts {
+		p.Close()
+	}
+	s.stmts = nil
+	s.mu.Unlock()
+	return s.db.Close()
+}
 
 // Dialect says which database the store is.
 func (s *Store) Dialect() Dialect { return s.dialect }
@@ -176,6 +188,45 @@ func (s *Store) q(stmt string) string {
 		b.WriteByte(stmt[i])
 	}
 	return b.String()
+}
+
+// prepared returns the statement prepared once per store, so the statements each
+// ticket runs are parsed once, not per ticket.
+func (s *Store) prepared(ctx context.Context, stmt string) (*sql.Stmt, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p := s.stmts[stmt]; p != nil {
+		return p, nil
+	}
+	p, err := s.db.PrepareContext(ctx, s.q(stmt))
+	if err != nil {
+		return nil, err
+	}
+	if s.stmts == nil {
+		s.stmts = map[string]*sql.Stmt{}
+	}
+	s.stmts[stmt] = p
+	return p, nil
+}
+
+// txExec runs a prepared statement in tx.
+func (s *Store) txExec(ctx context.Context, tx *sql.Tx, stmt string, args ...any) error {
+	p, err := s.prepared(ctx, stmt)
+	if err != nil {
+		return err
+	}
+	_, err = tx.StmtContext(ctx, p).ExecContext(ctx, args...)
+	return err
+}
+
+// txRow runs a prepared query of one row in tx.
+func (s *Store) txRow(ctx context.Context, tx *sql.Tx, stmt string, args ...any) *sql.Row {
+	p, err := s.prepared(ctx, stmt)
+	if err != nil {
+		// QueryRowContext on a closed statement reports the error at Scan.
+		return tx.QueryRowContext(ctx, s.q(stmt), args...)
+	}
+	return tx.StmtContext(ctx, p).QueryRowContext(ctx, args...)
 }
 
 func (s *Store) exec(ctx context.Context, stmt string, args ...any) (sql.Result, error) {
