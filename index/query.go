@@ -75,10 +75,9 @@ func (s *Store) Causes(ctx context.Context, q CauseQuery) (Table, error) {
 	}
 	stmt := `SELECT f.class, ` + g + ` AS grp, COUNT(DISTINCT f.ticket_id) AS tickets, COUNT(DISTINCT t.customer) AS customers,
 			MIN(f.template), f.fingerprint
-		FROM findings f
-		JOIN analyses a ON a.id = f.analysis_id AND a.current = 1
-		JOIN tickets t ON t.id = f.ticket_id
-		WHERE f.tenant = ? AND f.root = 1 AND t.seen_at >= ? AND (? = 0 OR f.class = ?)
+		FROM tickets t CROSS JOIN analyses a CROSS JOIN findings f
+		WHERE t.tenant = ? AND t.seen_at >= ? AND a.ticket_id = t.id AND a.current = 1 AND f.analysis_id = a.id
+			AND f.root = 1 AND (? = 0 OR f.class = ?)
 		GROUP BY f.class, f.fingerprint, grp
 		ORDER BY tickets DESC, f.class, grp
 		LIMIT ?`
@@ -131,10 +130,9 @@ func (s *Store) Trend(ctx context.Context, cause string, since time.Time) (Table
 	g, _ := s.groupExpr(ByMonth)
 	return s.table(ctx, []string{"month", "cause", "tickets", "customers"},
 		`SELECT `+g+` AS month, f.class, COUNT(DISTINCT f.ticket_id), COUNT(DISTINCT t.customer)
-		FROM findings f
-		JOIN analyses a ON a.id = f.analysis_id AND a.current = 1
-		JOIN tickets t ON t.id = f.ticket_id
-		WHERE f.tenant = ? AND f.root = 1 AND t.seen_at >= ? AND (? = '' OR f.class = ? OR f.fingerprint = ?)
+		FROM tickets t CROSS JOIN analyses a CROSS JOIN findings f
+		WHERE t.tenant = ? AND t.seen_at >= ? AND a.ticket_id = t.id AND a.current = 1 AND f.analysis_id = a.id
+			AND f.root = 1 AND (? = '' OR f.class = ? OR f.fingerprint = ?)
 		GROUP BY month, f.class
 		ORDER BY month, COUNT(DISTINCT f.ticket_id) DESC, f.class`, s.tenant, since.Unix(), cause, cause, cause)
 }

@@ -260,23 +260,36 @@ func scanTicket(r interface{ Scan(...any) error }) (Ticket, error) {
 // Lookup finds a ticket by its ticket name, its ID (a number) or a digest prefix.
 func (s *Store) Lookup(ctx context.Context, ref string) (Ticket, error) {
 	prefix := escapeLike(ref)
-	rows, err := s.query(ctx, `SELECT id, digest, customer, ticket, source, input_kind, labels, product_release, kube_version, seen_at, added_at, blob
-		FROM tickets WHERE tenant = ? AND (ticket = ? OR id = ? OR (digest >= ? AND digest < ?)) ORDER BY id LIMIT 2`,
-		s.tenant, ref, idOf(ref), prefix, prefixEnd(prefix))
-	if err != nil {
-		return Ticket{}, err
-	}
-	defer rows.Close()
+	// Three look-ups, each served by an index, rather than one OR the planner may scan.
 	var out []Ticket
-	for rows.Next() {
-		t, err := scanTicket(rows)
+	for _, q := range []struct {
+		where string
+		args  []any
+	}{
+		{`ticket = ?`, []any{ref}},
+		{`id = ?`, []any{idOf(ref)}},
+		{`digest >= ? AND digest < ?`, []any{prefix, prefixEnd(prefix)}},
+	} {
+		rows, err := s.query(ctx, `SELECT id, digest, customer, ticket, source, input_kind, labels, product_release, kube_version, seen_at, added_at, blob
+			FROM tickets WHERE tenant = ? AND `+q.where+` ORDER BY id LIMIT 2`, append([]any{s.tenant}, q.args...)...)
 		if err != nil {
 			return Ticket{}, err
 		}
-		out = append(out, t)
-	}
-	if err := rows.Err(); err != nil {
-		return Ticket{}, err
+		for rows.Next() {
+			t, err := scanTicket(rows)
+			if err != nil {
+				rows.Close()
+				return Ticket{}, err
+			}
+			out = append(out, t)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return Ticket{}, err
+		}
+		if len(out) > 0 {
+			break
+		}
 	}
 	switch len(out) {
 	case 0:

@@ -155,6 +155,11 @@ func openPostgres(ctx context.Context, target string, opts Options) (*Store, err
 
 // Close closes the store.
 func (s *Store) Close() error {
+	if s.dialect == SQLite && !s.readOnly {
+		// SQLite's advice for a connection that wrote: refresh the planner's statistics
+		// where they are stale, cheaply.
+		s.db.Exec("PRAGMA optimize")
+	}
 	s.mu.Lock()
 	for _, p := range s.stmts {
 		p.Close()

@@ -98,6 +98,12 @@ func run(n int, pgURL, podflow, dir string) error {
 		}
 		took := time.Since(start)
 		rows[0].value[i] = fmt.Sprintf("%.0f", float64(n)/took.Seconds())
+		// Queries run in processes of their own, as podflow query does, after the
+		// writer closed (and SQLite refreshed its statistics).
+		s.Close()
+		if s, err = index.Open(ctx, target, index.Options{ReadOnly: true}); err != nil {
+			return err
+		}
 		size, err := storeSize(ctx, target)
 		if err != nil {
 			return err
