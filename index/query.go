@@ -346,7 +346,7 @@ func readTable(rows *sql.Rows, cols []string, lim int) (Table, error) {
 		row := make([]string, len(vals))
 		for i, v := range vals {
 			row[i] = text(v)
-			if i < len(cols) && cols[i] == "seen" {
+			if i < len(cols) && (cols[i] == "seen" || cols[i] == "last") {
 				if n, err := strconv.ParseInt(row[i], 10, 64); err == nil {
 					row[i] = time.Unix(n, 0).UTC().Format("2006-01-02")
 				}
