@@ -138,7 +138,8 @@ func (s *Store) Trend(ctx context.Context, cause string, since time.Time) (Table
 }
 
 // Search finds a phrase in the stored trouble lines (SQLite FTS5, PostgreSQL
-// tsvector). The phrase is a parameter: its words must appear in this order.
+// tsvector), the most recently added first. The phrase is a parameter: its words must
+// appear in this order.
 func (s *Store) Search(ctx context.Context, phrase string, lim int) (Table, error) {
 	phrase = strings.TrimSpace(phrase)
 	if phrase == "" {
@@ -149,14 +150,14 @@ func (s *Store) Search(ctx context.Context, phrase string, lim int) (Table, erro
 		return s.table(ctx, cols, `SELECT t.ticket, t.customer, t.seen_at, l.text
 			FROM lines l JOIN tickets t ON t.id = l.ticket_id
 			WHERE l.tenant = ? AND l.tsv @@ phraseto_tsquery('simple', ?)
-			ORDER BY t.seen_at DESC, l.id LIMIT ?`, s.tenant, phrase, limit(lim))
+			ORDER BY l.id DESC LIMIT ?`, s.tenant, phrase, limit(lim))
 	}
 	// An FTS5 string: one phrase, its quotes doubled, so no operator in it counts.
 	fts := `"` + strings.ReplaceAll(phrase, `"`, `""`) + `"`
 	return s.table(ctx, cols, `SELECT t.ticket, t.customer, t.seen_at, l.text
 		FROM lines_fts JOIN lines l ON l.id = lines_fts.rowid JOIN tickets t ON t.id = l.ticket_id
 		WHERE lines_fts MATCH ? AND l.tenant = ?
-		ORDER BY t.seen_at DESC, l.id LIMIT ?`, fts, s.tenant, limit(lim))
+		ORDER BY lines_fts.rowid DESC LIMIT ?`, fts, s.tenant, limit(lim))
 }
 
 // Diff compares two tickets' current root causes by fingerprint.
