@@ -39,7 +39,7 @@ fi
 
 mkdir -p "$data"
 if [[ $(id -u) == 0 ]] && ! runuser -u postgres -- test -x "$(dirname "$data")" 2>/dev/null; then
-  # The cache folder is under a home the postgres user cannot enter (/root is 0700):
+  # The cache folder is under a home folder the postgres user cannot enter (mode 0700):
   # keep the cluster in that user's own home instead, which also lasts across runs.
   data=/var/lib/postgresql/podflow-ci-$port
   echo "postgres.sh: the postgres user cannot reach the cache folder; the cluster lives in $data" >&2
