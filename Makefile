@@ -16,7 +16,7 @@ CACHE_DIR             ?= $(or $(PODFLOW_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.c
 GOLANGCI_LINT_VERSION := v2.15.0
 GOLANGCI_LINT         := $(CACHE_DIR)/tools/golangci-lint-$(GOLANGCI_LINT_VERSION)/golangci-lint
 
-.PHONY: all build test bench bench-go bench-redact e2e e2e-scale record demo release lint fmt clean incidents catalog catalog-coverage
+.PHONY: all build test bench bench-go bench-redact bench-fleet e2e e2e-scale record demo release lint fmt clean incidents catalog catalog-coverage
 
 all: build
 
@@ -60,6 +60,16 @@ bench-go:
 ## bench-redact: redaction of logs, journals and Pod-list JSON timed in turns with gzip -6 of the same bytes
 bench-redact:
 	$(GO) test -run '^$$' -bench RedactVsGzip -benchmem -count 3 ./bundle/redact
+
+## bench-fleet: the index on SQLite and PostgreSQL side by side: ingest, look-ups, aggregates,
+## phrase search, a new signature over stored lines, size per ticket (FLEET_N=100000 on demand;
+## PostgreSQL from .ci/postgres.sh, or FLEET_POSTGRES=postgres://... of your own)
+FLEET_N        ?= 10000
+FLEET_PG_PORT  ?= 54330
+FLEET_POSTGRES ?=
+bench-fleet: build
+	@pg='$(FLEET_POSTGRES)'; if [ -z "$$pg" ]; then pg=$$(.ci/postgres.sh install $(CACHE_DIR)/postgres/bench $(FLEET_PG_PORT)); fi; \
+	$(GO) run ./testdata/benchfleet -n $(FLEET_N) -podflow $(BIN) -postgres "$$pg"
 
 ## e2e: start a real control plane and node on loopback, reproduce every scenario, collect and check
 e2e: build

@@ -71,6 +71,10 @@ echo "e2e: building the test bed's helpers and images"
   foreign=arm64
   [[ $(go env GOARCH) == arm64 ]] && foreign=amd64
   CGO_ENABLED=0 GOARCH=$foreign go build -trimpath -ldflags '-s -w' -o "$PODFLOW_TESTBED_IMAGES/server-$foreign" ./testbed/pause
+  # podflow itself, for the Indexed Job of the fleet test.
+  CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o "$PODFLOW_TESTBED_IMAGES/podflow" ./cmd/podflow
+  go run ./testbed/mkimage -name podflow.test/podflow:1 -o "$PODFLOW_TESTBED_IMAGES/podflow.tar" \
+    -file "$PODFLOW_TESTBED_IMAGES/podflow=/usr/local/bin/podflow" -file "$PODFLOW_TESTBED_IMAGES/podflow=/bin/podflow"
   go run ./testbed/mkimage -name podflow.test/foreign-arch:1 -o "$PODFLOW_TESTBED_IMAGES/foreign-arch.tar" \
     -file "$PODFLOW_TESTBED_IMAGES/server-$foreign=/server" -entrypoint /server
 )
@@ -89,6 +93,11 @@ PODFLOW_BROWSER=chromium PODFLOW_ARTIFACTS="$repo/bin/artifacts" \
 # runs before the test bed comes up (and alone: go test ./testbed/e2e -run Serve).
 echo "e2e: kubectl against podflow serve"
 go test -count=1 -run '^TestServeWithKubectl$' -v ./testbed/e2e/ | grep -E '^(=== RUN|--- |\s+serve_test|PASS|FAIL|ok)'
+
+# The fleet test's index: PostgreSQL from Debian on 127.0.0.1, which the Job's pods reach
+# on the node's network.
+PODFLOW_E2E_POSTGRES=$("$repo/.ci/postgres.sh" install "${PODFLOW_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/podflow}/postgres/e2e" 54331)
+export PODFLOW_E2E_POSTGRES
 
 # Scenarios wait side by side, so parallelism is about waiting, not CPU.
 go test -tags e2e -count=1 -timeout 45m -v -parallel 32 -skip '^TestServeWithKubectl$' ./testbed/e2e/

@@ -171,6 +171,9 @@ func subcommands(g *globalOptions) []*cobra.Command {
 		newBundleCmd(g),
 		newConvertCmd(g),
 		newServeCmd(g),
+		newIndexCmd(g),
+		newQueryCmd(g),
+		newFleetCmd(g),
 	}
 }
 

@@ -1,0 +1,199 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"podflow.dev/podflow/analyze"
+	"podflow.dev/podflow/bundle"
+	"podflow.dev/podflow/index"
+	"podflow.dev/podflow/untrusted"
+)
+
+// reanalyzeBlob re-analyzes one kept input with the catalog.
+func reanalyzeBlob(ctx context.Context, g *globalOptions, blobs string, j *index.Job, catalog []*analyze.Rule) (*analyze.Report, error) {
+	if j.Blob == "" || strings.ContainsAny(j.Blob, `/\`) || strings.HasPrefix(j.Blob, ".") {
+		return nil, fmt.Errorf("ticket %d: no kept input to re-analyze", j.TicketID)
+	}
+	p := filepath.Join(blobs, j.Blob)
+	b, err := bundle.OpenContext(ctx, p, bundle.DefaultLimits())
+	if err != nil {
+		return nil, fmt.Errorf("ticket %d: %w", j.TicketID, err)
+	}
+	graph, err := analyze.LoadWith(ctx, []*bundle.Bundle{b}, g.log(), analyze.LoadOptions{TroubleOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("ticket %d: analyze %s: %w", j.TicketID, j.Blob, err)
+	}
+	return analyze.RunContext(ctx, graph, catalog, analyze.Options{PodflowVersion: version, Unexplained: true})
+}
+
+// workerResult counts what a worker did.
+type workerResult struct {
+	done, failed int
+	errs         []string
+}
+
+// work claims jobs until none is left and records each re-analysis. A job that fails
+// is marked failed with its error and the worker goes on; the caller decides what a
+// failure means for its exit code.
+func work(ctx context.Context, g *globalOptions, s *index.Store, worker, blobs string, catalog []*analyze.Rule, shard, shards int) (workerResult, error) {
+	var r workerResult
+	for {
+		if err := ctx.Err(); err != nil {
+			return r, err
+		}
+		j, err := s.ClaimShard(ctx, worker, shard, shards)
+		if err != nil {
+			return r, err
+		}
+		if j == nil {
+			return r, nil
+		}
+		rep, jobErr := reanalyzeBlob(ctx, g, blobs, j, catalog)
+		if jobErr == nil {
+			_, jobErr = s.Reanalyzed(ctx, j.TicketID, index.Analysis{PodflowVersion: version, Knowledge: j.Knowledge, Findings: rep.Findings})
+			if errors.Is(jobErr, index.ErrExists) {
+				jobErr = nil
+			}
+		}
+		if err := s.Finish(ctx, j, jobErr); err != nil {
+			return r, err
+		}
+		if jobErr != nil {
+			r.failed++
+			r.errs = append(r.errs, jobErr.Error())
+			g.log().WithField("worker", worker).Errorf("%v", jobErr)
+			continue
+		}
+		r.done++
+	}
+}
+
+// runWorkers enqueues the tickets not at the catalog's knowledge and runs n workers
+// over them in this process.
+func runWorkers(ctx context.Context, g *globalOptions, sf *storeFlags, blobs string, n int) (workerResult, error) {
+	catalog, err := selectRules(nil, nil, nil)
+	if err != nil {
+		return workerResult{}, err
+	}
+	knowledge := knowledgeVersion(catalog)
+	s, err := sf.open(ctx, false)
+	if err != nil {
+		return workerResult{}, err
+	}
+	defer s.Close()
+	if _, err := s.Enqueue(ctx, knowledge); err != nil {
+		return workerResult{}, err
+	}
+	var mu sync.Mutex
+	var total workerResult
+	var firstErr error
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := work(ctx, g, s, fmt.Sprintf("local-%d", i), blobs, catalog, 0, 1)
+			mu.Lock()
+			defer mu.Unlock()
+			total.done += r.done
+			total.failed += r.failed
+			total.errs = append(total.errs, r.errs...)
+			if err != nil && firstErr == nil {
+				firstErr = err
+			}
+		}()
+	}
+	wg.Wait()
+	return total, firstErr
+}
+
+type fleetWorkerOptions struct {
+	*globalOptions
+	store  storeFlags
+	blobs  string
+	shard  int
+	shards int
+}
+
+func newFleetCmd(g *globalOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "fleet",
+		Short: "Re-analyze the index's kept inputs with workers: here, or as a Kubernetes Indexed Job",
+		Example: `  podflow fleet worker --db postgres://podflow@db/podflow --blobs /blobs
+  podflow fleet run --kube podflow --parallelism 4 --db postgres://podflow@db/podflow --image podflow:v1`,
+	}
+	cmd.AddCommand(newFleetWorkerCmd(g), newFleetRunCmd(g))
+	return cmd
+}
+
+func newFleetWorkerCmd(g *globalOptions) *cobra.Command {
+	o := &fleetWorkerOptions{globalOptions: g}
+	cmd := &cobra.Command{
+		Use:   "worker",
+		Short: "Claim re-analysis jobs from the index's job table until none is left",
+		Long: `A worker queues the tickets that the current knowledge has not analyzed (once, for all
+workers), then claims them one at a time (PostgreSQL: FOR UPDATE SKIP LOCKED, so many workers
+never take the same one), re-analyzes each from its kept input and records the analysis.
+With --shard I --shards N (an Indexed Job sets I from JOB_COMPLETION_INDEX) it takes only the
+tickets whose ID modulo N is I. It exits 1 when any of its jobs failed.`,
+		Example: `  podflow fleet worker --db postgres://podflow@db/podflow --blobs /blobs`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.shard < 0 {
+				if v := os.Getenv("JOB_COMPLETION_INDEX"); v != "" {
+					if _, err := fmt.Sscanf(v, "%d", &o.shard); err != nil {
+						return usageError("JOB_COMPLETION_INDEX %q: not a number", v)
+					}
+				} else {
+					o.shard = 0
+				}
+			}
+			if o.shards < 1 || o.shard >= o.shards {
+				return usageError("--shard %d of --shards %d: want 0 <= shard < shards", o.shard, o.shards)
+			}
+			return runFleetWorker(cmd.Context(), o)
+		},
+	}
+	o.store.add(cmd.Flags())
+	cmd.Flags().StringVar(&o.blobs, "blobs", "", "the folder of kept inputs")
+	cmd.Flags().IntVar(&o.shard, "shard", -1, "take only this shard's tickets (default $JOB_COMPLETION_INDEX, else 0)")
+	cmd.Flags().IntVar(&o.shards, "shards", 1, "the number of shards")
+	return cmd
+}
+
+func runFleetWorker(ctx context.Context, o *fleetWorkerOptions) error {
+	catalog, err := selectRules(nil, nil, nil)
+	if err != nil {
+		return err
+	}
+	knowledge := knowledgeVersion(catalog)
+	s, err := o.store.open(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if _, err := s.Enqueue(ctx, knowledge); err != nil {
+		return err
+	}
+	if _, err := s.Requeue(ctx, knowledge, o.shard, o.shards, o.shards > 1); err != nil {
+		return err
+	}
+	host, _ := os.Hostname()
+	r, err := work(ctx, o.globalOptions, s, fmt.Sprintf("%s/%d", host, o.shard), o.blobs, catalog, o.shard, o.shards)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(o.streams.Out, "shard %d of %d: %d re-analyzed, %d failed (knowledge %s)\n", o.shard, o.shards, r.done, r.failed, knowledge)
+	if r.failed > 0 {
+		return &codeError{code: exitError, err: fmt.Errorf("shard %d: %d job(s) failed: %s", o.shard, r.failed, untrusted.Text(strings.Join(r.errs, "; ")))}
+	}
+	return nil
+}

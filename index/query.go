@@ -1,0 +1,389 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"podflow.dev/podflow/analyze"
+)
+
+// Table is a query's answer: named columns and rows of text, rendered by the caller as
+// a table, JSON or CSV.
+type Table struct {
+	Columns []string   `json:"columns"`
+	Rows    [][]string `json:"rows"`
+}
+
+// Grouping names what `query causes` counts by besides the cause.
+type Grouping string
+
+const (
+	ByNone     Grouping = ""
+	ByCustomer Grouping = "customer"
+	ByRelease  Grouping = "release"
+	ByKube     Grouping = "kube"
+	ByStage    Grouping = "stage"
+	ByMonth    Grouping = "month"
+)
+
+// Groupings lists the valid groupings.
+var Groupings = []Grouping{ByCustomer, ByRelease, ByKube, ByStage, ByMonth}
+
+// groupExpr is the column each grouping reads: constants, chosen by name.
+func (s *Store) groupExpr(g Grouping) (string, error) {
+	switch g {
+	case ByNone:
+		return "''", nil
+	case ByCustomer:
+		return "t.customer", nil
+	case ByRelease:
+		return "t.product_release", nil
+	case ByKube:
+		return "t.kube_version", nil
+	case ByStage:
+		return "f.stage", nil
+	case ByMonth:
+		if s.dialect == Postgres {
+			return "to_char(to_timestamp(t.seen_at) AT TIME ZONE 'UTC', 'YYYY-MM')", nil
+		}
+		return "strftime('%Y-%m', t.seen_at, 'unixepoch')", nil
+	}
+	return "", fmt.Errorf("unknown grouping %q (want one of customer, release, kube, stage, month)", g)
+}
+
+// CauseQuery selects what `query causes` counts.
+type CauseQuery struct {
+	Since time.Time
+	By    Grouping
+	// Unexplained keeps only the findings no rule or signature explains: the biggest
+	// groups are the next signatures to write.
+	Unexplained bool
+	Limit       int
+}
+
+// Causes counts the tickets per cause (class and fingerprint) among the current root
+// findings of tickets seen since q.Since, most tickets first.
+func (s *Store) Causes(ctx context.Context, q CauseQuery) (Table, error) {
+	g, err := s.groupExpr(q.By)
+	if err != nil {
+		return Table{}, err
+	}
+	stmt := `SELECT f.class, ` + g + ` AS grp, COUNT(DISTINCT f.ticket_id) AS tickets, COUNT(DISTINCT t.customer) AS customers,
+			MIN(f.template), f.fingerprint
+		FROM tickets t CROSS JOIN analyses a CROSS JOIN findings f
+		WHERE t.tenant = ? AND t.seen_at >= ? AND a.ticket_id = t.id AND a.current = 1 AND f.analysis_id = a.id
+			AND f.root = 1 AND (? = 0 OR f.class = ?)
+		GROUP BY f.class, f.fingerprint, grp
+		ORDER BY tickets DESC, f.class, grp
+		LIMIT ?`
+	cols := []string{"cause", string(q.By), "tickets", "customers", "template", "fingerprint"}
+	if q.By == ByNone {
+		cols[1] = ""
+	}
+	t, err := s.table(ctx, cols, stmt, s.tenant, q.Since.Unix(), boolInt(q.Unexplained), analyze.UnexplainedRule, limit(q.Limit))
+	if q.By == ByNone {
+		t = t.drop(1)
+	}
+	return t, err
+}
+
+// Who lists the tickets whose current analysis has a finding of the cause (a class
+// or a fingerprint), newest first.
+func (s *Store) Who(ctx context.Context, cause string, since time.Time, lim int) (Table, error) {
+	return s.table(ctx, []string{"ticket", "customer", "release", "kube", "seen", "stage", "cause"},
+		`SELECT t.ticket, t.customer, t.product_release, t.kube_version, t.seen_at, MIN(f.stage), MIN(f.cause)
+		FROM findings f
+		JOIN analyses a ON a.id = f.analysis_id AND a.current = 1
+		JOIN tickets t ON t.id = f.ticket_id
+		WHERE f.tenant = ? AND (f.class = ? OR f.fingerprint = ?) AND t.seen_at >= ?
+		GROUP BY t.id, t.ticket, t.customer, t.product_release, t.kube_version, t.seen_at
+		ORDER BY t.seen_at DESC, t.id DESC LIMIT ?`, s.tenant, cause, cause, since.Unix(), limit(lim))
+}
+
+// Similar lists the other tickets that share a root fingerprint with the ticket: is
+// this a known issue, and where was it seen before.
+func (s *Store) Similar(ctx context.Context, ref string, lim int) (Table, error) {
+	t, err := s.Lookup(ctx, ref)
+	if err != nil {
+		return Table{}, err
+	}
+	return s.table(ctx, []string{"ticket", "customer", "release", "seen", "cause", "shared"},
+		`SELECT o.ticket, o.customer, o.product_release, o.seen_at, MIN(f2.class), COUNT(DISTINCT f2.fingerprint) AS shared
+		FROM findings f2
+		JOIN analyses a2 ON a2.id = f2.analysis_id AND a2.current = 1
+		JOIN tickets o ON o.id = f2.ticket_id
+		WHERE f2.tenant = ? AND f2.root = 1 AND f2.ticket_id <> ? AND f2.fingerprint IN (
+			SELECT f1.fingerprint FROM findings f1 JOIN analyses a1 ON a1.id = f1.analysis_id AND a1.current = 1
+			WHERE f1.ticket_id = ? AND f1.root = 1)
+		GROUP BY o.id, o.ticket, o.customer, o.product_release, o.seen_at
+		ORDER BY shared DESC, o.seen_at DESC LIMIT ?`, s.tenant, t.ID, t.ID, limit(lim))
+}
+
+// Trend counts tickets per month for one cause (class or fingerprint), or for every
+// cause when cause is empty.
+func (s *Store) Trend(ctx context.Context, cause string, since time.Time) (Table, error) {
+	g, _ := s.groupExpr(ByMonth)
+	return s.table(ctx, []string{"month", "cause", "tickets", "customers"},
+		`SELECT `+g+` AS month, f.class, COUNT(DISTINCT f.ticket_id), COUNT(DISTINCT t.customer)
+		FROM tickets t CROSS JOIN analyses a CROSS JOIN findings f
+		WHERE t.tenant = ? AND t.seen_at >= ? AND a.ticket_id = t.id AND a.current = 1 AND f.analysis_id = a.id
+			AND f.root = 1 AND (? = '' OR f.class = ? OR f.fingerprint = ?)
+		GROUP BY month, f.class
+		ORDER BY month, COUNT(DISTINCT f.ticket_id) DESC, f.class`, s.tenant, since.Unix(), cause, cause, cause)
+}
+
+// Search finds a phrase in the stored trouble lines (SQLite FTS5, PostgreSQL
+// tsvector), the most recently added first. The phrase is a parameter: its words must
+// appear in this order.
+func (s *Store) Search(ctx context.Context, phrase string, lim int) (Table, error) {
+	phrase = strings.TrimSpace(phrase)
+	if phrase == "" {
+		return Table{}, errors.New("search: empty phrase")
+	}
+	cols := []string{"ticket", "customer", "seen", "line"}
+	if s.dialect == Postgres {
+		return s.table(ctx, cols, `SELECT t.ticket, t.customer, t.seen_at, l.text
+			FROM lines l JOIN tickets t ON t.id = l.ticket_id
+			WHERE l.tenant = ? AND l.tsv @@ phraseto_tsquery('simple', ?)
+			ORDER BY l.id DESC LIMIT ?`, s.tenant, phrase, limit(lim))
+	}
+	// An FTS5 string: one phrase, its quotes doubled, so no operator in it counts.
+	fts := `"` + strings.ReplaceAll(phrase, `"`, `""`) + `"`
+	return s.table(ctx, cols, `SELECT t.ticket, t.customer, t.seen_at, l.text
+		FROM lines_fts JOIN lines l ON l.id = lines_fts.rowid JOIN tickets t ON t.id = l.ticket_id
+		WHERE lines_fts MATCH ? AND l.tenant = ?
+		ORDER BY lines_fts.rowid DESC LIMIT ?`, fts, s.tenant, limit(lim))
+}
+
+// Diff compares two tickets' current root causes by fingerprint.
+func (s *Store) Diff(ctx context.Context, refA, refB string) (Table, error) {
+	a, err := s.Lookup(ctx, refA)
+	if err != nil {
+		return Table{}, err
+	}
+	b, err := s.Lookup(ctx, refB)
+	if err != nil {
+		return Table{}, err
+	}
+	fa, _, err := s.CurrentFindings(ctx, a.ID)
+	if err != nil {
+		return Table{}, err
+	}
+	fb, _, err := s.CurrentFindings(ctx, b.ID)
+	if err != nil {
+		return Table{}, err
+	}
+	in := func(fs []Finding, fp string) bool {
+		for _, f := range fs {
+			if f.Fingerprint == fp {
+				return true
+			}
+		}
+		return false
+	}
+	t := Table{Columns: []string{"in", "cause", "stage", "root", "template"}}
+	seen := map[string]bool{}
+	for _, side := range []struct {
+		name  string
+		fs    []Finding
+		other []Finding
+	}{{refA, fa, fb}, {refB, fb, fa}} {
+		for _, f := range side.fs {
+			if seen[f.Fingerprint] {
+				continue
+			}
+			seen[f.Fingerprint] = true
+			where := side.name
+			if in(side.other, f.Fingerprint) {
+				where = "both"
+			}
+			t.Rows = append(t.Rows, []string{where, f.Class, f.Stage, strconv.FormatBool(f.Root), f.Template})
+		}
+	}
+	return t, nil
+}
+
+// KnowledgeDiff compares two knowledge versions over every ticket analyzed by both:
+// which tickets the newer explains that the older did not, and the reverse.
+type KnowledgeDiff struct {
+	From, To     string
+	Both         int      `json:"ticketsAnalyzedByBoth"`
+	MoreExplain  int      `json:"explainsMore"`
+	StopExplain  int      `json:"stopsExplaining"`
+	ChangedCause int      `json:"changedCause"`
+	Examples     []string `json:"examples,omitempty"`
+}
+
+// DiffKnowledge compares the analyses of two knowledge versions.
+func (s *Store) DiffKnowledge(ctx context.Context, from, to string) (KnowledgeDiff, error) {
+	d := KnowledgeDiff{From: from, To: to}
+	rows, err := s.query(ctx, `SELECT a.ticket_id, a.knowledge,
+			COALESCE(MIN(CASE WHEN f.root = 1 AND f.class <> ? THEN f.class END), '')
+		FROM analyses a LEFT JOIN findings f ON f.analysis_id = a.id
+		WHERE a.tenant = ? AND a.knowledge IN (?, ?)
+		GROUP BY a.ticket_id, a.knowledge`, analyze.UnexplainedRule, s.tenant, from, to)
+	if err != nil {
+		return d, err
+	}
+	defer rows.Close()
+	type pair struct{ from, to *string }
+	byTicket := map[int64]*pair{}
+	var order []int64
+	for rows.Next() {
+		var id int64
+		var k, class string
+		if err := rows.Scan(&id, &k, &class); err != nil {
+			return d, err
+		}
+		p := byTicket[id]
+		if p == nil {
+			p = &pair{}
+			byTicket[id] = p
+			order = append(order, id)
+		}
+		c := class
+		if k == from {
+			p.from = &c
+		} else {
+			p.to = &c
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return d, err
+	}
+	for _, id := range order {
+		p := byTicket[id]
+		if p.from == nil || p.to == nil {
+			continue
+		}
+		d.Both++
+		switch {
+		case *p.from == "" && *p.to != "":
+			d.MoreExplain++
+			if len(d.Examples) < 10 {
+				d.Examples = append(d.Examples, fmt.Sprintf("ticket %d: now %s", id, *p.to))
+			}
+		case *p.from != "" && *p.to == "":
+			d.StopExplain++
+			if len(d.Examples) < 10 {
+				d.Examples = append(d.Examples, fmt.Sprintf("ticket %d: no longer %s", id, *p.from))
+			}
+		case *p.from != *p.to:
+			d.ChangedCause++
+		}
+	}
+	return d, nil
+}
+
+// Knowledge lists the knowledge versions in the index with their analyses.
+func (s *Store) Knowledge(ctx context.Context) (Table, error) {
+	return s.table(ctx, []string{"knowledge", "podflow", "analyses", "current", "last"},
+		`SELECT knowledge, MIN(podflow_version), COUNT(*), SUM(current), MAX(analyzed_at) FROM analyses WHERE tenant = ?
+		GROUP BY knowledge ORDER BY MAX(analyzed_at) DESC`, s.tenant)
+}
+
+// SQL runs one read-only statement: on SQLite the store must have been opened with
+// Options.ReadOnly (mode=ro, query_only); on PostgreSQL it runs in a read-only
+// transaction as the podflow_reader role, under the tenant's row-level security.
+func (s *Store) SQL(ctx context.Context, stmt string, lim int) (Table, error) {
+	if !s.readOnly {
+		return Table{}, errors.New("sql: the store must be opened read-only")
+	}
+	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return Table{}, err
+	}
+	defer tx.Rollback()
+	if s.dialect == Postgres {
+		if _, err := tx.ExecContext(ctx, "SET LOCAL ROLE podflow_reader"); err != nil {
+			return Table{}, fmt.Errorf("sql: take the read-only role podflow_reader: %w", err)
+		}
+	}
+	rows, err := tx.QueryContext(ctx, stmt)
+	if err != nil {
+		return Table{}, err
+	}
+	defer rows.Close()
+	return readTable(rows, nil, lim)
+}
+
+func (s *Store) table(ctx context.Context, cols []string, stmt string, args ...any) (Table, error) {
+	rows, err := s.query(ctx, stmt, args...)
+	if err != nil {
+		return Table{}, err
+	}
+	defer rows.Close()
+	return readTable(rows, cols, 0)
+}
+
+// readTable reads rows as text; a column named "seen" holds Unix seconds and is shown
+// as a date.
+func readTable(rows *sql.Rows, cols []string, lim int) (Table, error) {
+	names, err := rows.Columns()
+	if err != nil {
+		return Table{}, err
+	}
+	if cols == nil {
+		cols = names
+	}
+	t := Table{Columns: cols, Rows: [][]string{}}
+	vals := make([]any, len(names))
+	ptrs := make([]any, len(names))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if lim > 0 && len(t.Rows) >= lim {
+			break
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return t, err
+		}
+		row := make([]string, len(vals))
+		for i, v := range vals {
+			row[i] = text(v)
+			if i < len(cols) && (cols[i] == "seen" || cols[i] == "last") {
+				if n, err := strconv.ParseInt(row[i], 10, 64); err == nil {
+					row[i] = time.Unix(n, 0).UTC().Format("2006-01-02")
+				}
+			}
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t, rows.Err()
+}
+
+func text(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case []byte:
+		return string(x)
+	case string:
+		return x
+	case time.Time:
+		return x.UTC().Format(time.RFC3339)
+	default:
+		return fmt.Sprint(x)
+	}
+}
+
+func (t Table) drop(col int) Table {
+	t.Columns = append(t.Columns[:col:col], t.Columns[col+1:]...)
+	for i, r := range t.Rows {
+		t.Rows[i] = append(r[:col:col], r[col+1:]...)
+	}
+	return t
+}
+
+func limit(n int) int {
+	if n <= 0 {
+		return 1000
+	}
+	return n
+}

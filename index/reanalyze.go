@@ -1,0 +1,241 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"podflow.dev/podflow/analyze"
+)
+
+// Reanalyzed records a new analysis of a ticket already in the index (by a newer
+// knowledge version) and makes it the current one; older analyses are kept, so two
+// knowledge versions can be compared. One already recorded returns ErrExists.
+func (s *Store) Reanalyzed(ctx context.Context, ticketID int64, a Analysis) ([]Finding, error) {
+	var out []Finding
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM analyses WHERE tenant = ? AND ticket_id = ? AND knowledge = ?`), s.tenant, ticketID, a.Knowledge).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return ErrExists
+		}
+		var err error
+		out, err = s.addAnalysis(ctx, tx, ticketID, a, false)
+		return err
+	})
+	return out, err
+}
+
+// Plan says what re-analysis to a knowledge version would do.
+type Plan struct {
+	Knowledge string `json:"knowledge"`
+	Tickets   int    `json:"tickets"`
+	// Current counts the tickets whose current analysis is by this knowledge already.
+	Current int `json:"current"`
+	// Stale are the tickets to re-analyze; WithBlob of them have a kept input to
+	// re-analyze from, the rest only their trouble lines (enough for signatures).
+	Stale    int `json:"stale"`
+	WithBlob int `json:"withBlob"`
+	// Lines counts the stored trouble lines a signature re-run reads.
+	Lines int `json:"lines"`
+	// ByKnowledge counts the stale tickets per knowledge version they are at.
+	ByKnowledge map[string]int `json:"byKnowledge"`
+}
+
+// PlanReanalysis counts what re-analysis to knowledge would touch.
+func (s *Store) PlanReanalysis(ctx context.Context, knowledge string) (Plan, error) {
+	p := Plan{Knowledge: knowledge, ByKnowledge: map[string]int{}}
+	rows, err := s.query(ctx, `SELECT COALESCE(a.knowledge, ''), COUNT(*), SUM(CASE WHEN t.blob <> '' THEN 1 ELSE 0 END)
+		FROM tickets t LEFT JOIN analyses a ON a.ticket_id = t.id AND a.current = 1
+		WHERE t.tenant = ? GROUP BY a.knowledge`, s.tenant)
+	if err != nil {
+		return p, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k string
+		var n, blobs int
+		if err := rows.Scan(&k, &n, &blobs); err != nil {
+			return p, err
+		}
+		p.Tickets += n
+		if k == knowledge {
+			p.Current += n
+			continue
+		}
+		p.Stale += n
+		p.WithBlob += blobs
+		p.ByKnowledge[k] += n
+	}
+	if err := rows.Err(); err != nil {
+		return p, err
+	}
+	err = s.queryRow(ctx, `SELECT COUNT(*) FROM lines WHERE tenant = ?`, s.tenant).Scan(&p.Lines)
+	return p, err
+}
+
+// SignatureHit is one stored trouble line a signature explains.
+type SignatureHit struct {
+	TicketID  int64  `json:"ticketId"`
+	Ticket    string `json:"ticket"`
+	Signature string `json:"signature"`
+	Cause     string `json:"cause"`
+	Line      string `json:"line"`
+}
+
+// RunSignatures tries signatures on every stored trouble line without reopening any
+// input: the lines are streamed from the store and each signature's literal is
+// checked before its pattern. It returns the first hit per ticket and signature.
+func (s *Store) RunSignatures(ctx context.Context, sigs []*analyze.Signature) ([]SignatureHit, int, error) {
+	rows, err := s.query(ctx, `SELECT l.ticket_id, t.ticket, l.text FROM lines l JOIN tickets t ON t.id = l.ticket_id WHERE l.tenant = ? ORDER BY l.ticket_id, l.id`, s.tenant)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	type key struct {
+		id  int64
+		sig string
+	}
+	seen := map[key]bool{}
+	var hits []SignatureHit
+	n := 0
+	for rows.Next() {
+		var id int64
+		var ticket, line string
+		if err := rows.Scan(&id, &ticket, &line); err != nil {
+			return nil, n, err
+		}
+		n++
+		for _, sig := range sigs {
+			if seen[key{id, sig.ID}] {
+				continue
+			}
+			cause, _, ok := sig.Explain(line, nil)
+			if !ok {
+				continue
+			}
+			seen[key{id, sig.ID}] = true
+			hits = append(hits, SignatureHit{TicketID: id, Ticket: ticket, Signature: sig.ID, Cause: cause, Line: line})
+		}
+	}
+	return hits, n, rows.Err()
+}
+
+// Job states.
+const (
+	JobQueued  = "queued"
+	JobRunning = "running"
+	JobDone    = "done"
+	JobFailed  = "failed"
+)
+
+// Job is one ticket to re-analyze to one knowledge version.
+type Job struct {
+	ID        int64
+	TicketID  int64
+	Knowledge string
+	Blob      string
+	Attempts  int
+}
+
+// Enqueue queues a job per ticket not yet at knowledge; it returns how many it queued.
+func (s *Store) Enqueue(ctx context.Context, knowledge string) (int, error) {
+	res, err := s.exec(ctx, `INSERT INTO jobs (tenant, ticket_id, knowledge, state, updated_at)
+		SELECT t.tenant, t.id, ?, 'queued', ? FROM tickets t
+		WHERE t.tenant = ? AND t.blob <> ''
+		AND NOT EXISTS (SELECT 1 FROM analyses a WHERE a.ticket_id = t.id AND a.knowledge = ?)
+		AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.ticket_id = t.id AND j.knowledge = ?)`,
+		knowledge, nowUnix(), s.tenant, knowledge, knowledge)
+	if err != nil {
+		return 0, err
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
+}
+
+// Claim takes the next queued job for worker. On PostgreSQL many workers claim at
+// once: FOR UPDATE SKIP LOCKED hands each a different row without waiting. SQLite
+// serializes writers, so one transaction claims there.
+func (s *Store) Claim(ctx context.Context, worker string) (*Job, error) {
+	return s.ClaimShard(ctx, worker, 0, 1)
+}
+
+// ClaimShard is Claim limited to the tickets whose ID modulo shards is shard: the
+// share of one index of a Kubernetes Indexed Job.
+func (s *Store) ClaimShard(ctx context.Context, worker string, shard, shards int) (*Job, error) {
+	if shards < 1 {
+		shards = 1
+	}
+	var j Job
+	stmt := `UPDATE jobs SET state = 'running', worker = ?, attempts = attempts + 1, updated_at = ?
+		WHERE id = (SELECT id FROM jobs WHERE tenant = ? AND state = 'queued' AND ticket_id % ? = ? ORDER BY id LIMIT 1)
+		RETURNING id, ticket_id, knowledge, attempts`
+	if s.dialect == Postgres {
+		stmt = `UPDATE jobs SET state = 'running', worker = ?, attempts = attempts + 1, updated_at = ?
+		WHERE id = (SELECT id FROM jobs WHERE tenant = ? AND state = 'queued' AND ticket_id % ? = ? ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
+		RETURNING id, ticket_id, knowledge, attempts`
+	}
+	err := s.queryRow(ctx, stmt, worker, nowUnix(), s.tenant, shards, shard).Scan(&j.ID, &j.TicketID, &j.Knowledge, &j.Attempts)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := s.queryRow(ctx, `SELECT blob FROM tickets WHERE id = ?`, j.TicketID).Scan(&j.Blob); err != nil {
+		return nil, err
+	}
+	return &j, nil
+}
+
+// Requeue puts a shard's failed jobs back in the queue, and with owned (the shard
+// belongs to this worker alone, as an Indexed Job's index does) its running ones too:
+// a retried index tries its failures again and takes over what a killed pod held.
+func (s *Store) Requeue(ctx context.Context, knowledge string, shard, shards int, owned bool) (int, error) {
+	if shards < 1 {
+		shards = 1
+	}
+	res, err := s.exec(ctx, `UPDATE jobs SET state = 'queued', updated_at = ?
+		WHERE tenant = ? AND knowledge = ? AND ticket_id % ? = ? AND (state = 'failed' OR (? = 1 AND state = 'running'))`,
+		nowUnix(), s.tenant, knowledge, shards, shard, boolInt(owned))
+	if err != nil {
+		return 0, err
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
+}
+
+// Finish marks a job done, or failed with the error's text.
+func (s *Store) Finish(ctx context.Context, j *Job, jobErr error) error {
+	state, msg := JobDone, ""
+	if jobErr != nil {
+		state, msg = JobFailed, clip(jobErr.Error(), maxCauseBytes)
+	}
+	_, err := s.exec(ctx, `UPDATE jobs SET state = ?, error = ?, updated_at = ? WHERE id = ?`, state, msg, nowUnix(), j.ID)
+	if err != nil {
+		return fmt.Errorf("finish job %d: %w", j.ID, err)
+	}
+	return nil
+}
+
+// Jobs counts jobs per state for a knowledge version.
+func (s *Store) Jobs(ctx context.Context, knowledge string) (map[string]int, error) {
+	rows, err := s.query(ctx, `SELECT state, COUNT(*) FROM jobs WHERE tenant = ? AND knowledge = ? GROUP BY state`, s.tenant, knowledge)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var st string
+		var n int
+		if err := rows.Scan(&st, &n); err != nil {
+			return nil, err
+		}
+		out[st] = n
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,408 @@
+package index
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"net/url"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"podflow.dev/podflow/analyze"
+)
+
+// PostgresEnv names the server the PostgreSQL suite runs on (a superuser URL; each
+// test makes a database of its own and drops it). Under CI=true the suite fails
+// rather than skips when it is unset or the server does not answer.
+const PostgresEnv = "PODFLOW_TEST_POSTGRES"
+
+// target is one store the suite runs on.
+type target struct {
+	name string
+	url  string
+}
+
+// targets returns the stores to test: a SQLite file, and a fresh PostgreSQL database
+// when a server is given.
+func targets(t *testing.T) []target {
+	t.Helper()
+	out := []target{{"sqlite", filepath.Join(t.TempDir(), "index.db")}}
+	admin := os.Getenv(PostgresEnv)
+	if admin == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is not set: under CI=true the PostgreSQL store suite must run", PostgresEnv)
+		}
+		t.Logf("%s not set: the PostgreSQL store suite does not run", PostgresEnv)
+		return out
+	}
+	return append(out, target{"postgres", freshDatabase(t, admin)})
+}
+
+// freshDatabase creates a database for one test on the server and drops it after.
+func freshDatabase(t *testing.T, admin string) string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, admin)
+	if err != nil {
+		t.Fatalf("connect to PostgreSQL at %s: %v", PostgresEnv, err)
+	}
+	defer conn.Close(ctx)
+	var b [6]byte
+	rand.Read(b[:])
+	name := "podflow_test_" + hex.EncodeToString(b[:])
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		c, err := pgx.Connect(ctx, admin)
+		if err != nil {
+			return
+		}
+		defer c.Close(ctx)
+		c.Exec(ctx, "DROP DATABASE "+name+" WITH (FORCE)")
+	})
+	u, err := url.Parse(admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
+func finding(rule string, stage analyze.Stage, root bool, cause string, ns, pod string, excerpt string) *analyze.Finding {
+	return &analyze.Finding{Rule: rule, Stage: stage, Severity: analyze.SeverityError, Root: root, Cause: cause,
+		Subjects: []analyze.ObjectRef{{Kind: "Pod", Namespace: ns, Name: pod}},
+		Evidence: []analyze.Evidence{{Excerpt: excerpt}}}
+}
+
+func TestStore(t *testing.T) {
+	for _, tg := range targets(t) {
+		t.Run(tg.name, func(t *testing.T) { testStore(t, tg) })
+	}
+}
+
+func testStore(t *testing.T, tg target) {
+	ctx := context.Background()
+	s, err := Open(ctx, tg.url, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if tg.name == "sqlite" {
+		fi, err := os.Stat(tg.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != 0o600 {
+			t.Errorf("index file mode %v, want 0600", fi.Mode().Perm())
+		}
+		var mode string
+		if err := s.db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
+			t.Errorf("journal mode %q (%v), want wal", mode, err)
+		}
+	}
+	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	add := func(digest, customer, ticket, release string, seen time.Time, fs ...*analyze.Finding) []Finding {
+		t.Helper()
+		_, stored, err := s.Add(ctx, Ticket{Digest: digest, Customer: customer, Ticket: ticket, Source: ticket + ".tgz", InputKind: "bundle",
+			ProductRelease: release, KubeVersion: "v1.31.2", SeenAt: seen, Labels: map[string]string{"env": "prod"}},
+			Analysis{PodflowVersion: "test", Knowledge: "k1", Findings: fs})
+		if err != nil {
+			t.Fatalf("add %s: %v", ticket, err)
+		}
+		return stored
+	}
+	quotaA := finding("admission-quota-exceeded", analyze.StageAdmission, true, "ResourceQuota compute refuses the pod", "shop", "web-7d4b9c8f6-x2xkq", `exceeded quota: compute, requested: cpu=2`)
+	quotaB := finding("admission-quota-exceeded", analyze.StageAdmission, true, "ResourceQuota team-b refuses the pod", "billing", "api-5f6d7c8b9-q8w7e", `exceeded quota: team-b, requested: memory=1Gi`)
+	pull := finding("image-pull-not-found", analyze.StageImage, true, "image registry.example.com/shop/web:1.2 does not exist in its registry", "shop", "web-1", `Failed to pull image "registry.example.com/shop/web:1.2": not found`)
+	unexpl := finding(analyze.UnexplainedRule, analyze.StageRuntime, true, "no rule explains", "db", "pg-0", `FATAL: could not map anonymous shared memory: Cannot allocate memory size 1234`)
+	fa := add("aaaaaaaa01", "acme", "T-1", "4.2", now.Add(-48*time.Hour), quotaA)
+	fb := add("aaaaaaaa02", "globex", "T-2", "4.3", now.Add(-24*time.Hour), quotaB, pull)
+	add("aaaaaaaa03", "acme", "T-3", "4.3", now.Add(-100*24*time.Hour), pull)
+	add("aaaaaaaa04", "initech", "T-4", "4.3", now.Add(-2*time.Hour), unexpl)
+	if fa[0].Fingerprint != fb[0].Fingerprint {
+		t.Errorf("two quota refusals in different clusters: fingerprints %s (%q) and %s (%q), want one", fa[0].Fingerprint, fa[0].Template, fb[0].Fingerprint, fb[0].Template)
+	}
+	if fb[0].Fingerprint == fb[1].Fingerprint {
+		t.Errorf("quota and image findings share fingerprint %s", fb[0].Fingerprint)
+	}
+	// Idempotent by digest and knowledge.
+	if _, _, err := s.Add(ctx, Ticket{Digest: "aaaaaaaa01", InputKind: "bundle"}, Analysis{Knowledge: "k1", Findings: []*analyze.Finding{quotaA}}); !errors.Is(err, ErrExists) {
+		t.Errorf("adding the same input twice: %v, want ErrExists", err)
+	}
+
+	since := now.Add(-30 * 24 * time.Hour)
+	causes, err := s.Causes(ctx, CauseQuery{Since: since})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{
+		{"admission-quota-exceeded", "2", "2", "resourcequota <name> refuses the pod", fa[0].Fingerprint},
+		{"image-pull-not-found", "1", "1", fb[1].Template, fb[1].Fingerprint},
+		{analyze.UnexplainedRule, "1", "1", "fatal<q> could not map anonymous shared memory: cannot allocate memory size <n>", ""},
+	}
+	// The unexplained template is the masked line, kept as it is (not lower-cased).
+	want[2][3] = Mask(unexpl.Evidence[0].Excerpt, subjectNames(unexpl))
+	want[2][4] = fingerprint(analyze.UnexplainedRule, want[2][3])
+	if !reflect.DeepEqual(causes.Rows, want) {
+		t.Errorf("causes since 30 days:\n got %q\nwant %q", causes.Rows, want)
+	}
+	byCustomer, err := s.Causes(ctx, CauseQuery{Since: time.Unix(0, 0), By: ByCustomer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := byCustomer.Columns[1]; got != "customer" || len(byCustomer.Rows) != 5 {
+		t.Errorf("causes by customer: %v %q", byCustomer.Columns, byCustomer.Rows)
+	}
+	unx, err := s.Causes(ctx, CauseQuery{Since: since, Unexplained: true})
+	if err != nil || len(unx.Rows) != 1 || unx.Rows[0][0] != analyze.UnexplainedRule {
+		t.Errorf("unexplained causes: %q %v", unx.Rows, err)
+	}
+
+	who, err := s.Who(ctx, "image-pull-not-found", time.Unix(0, 0), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(who.Rows) != 2 || who.Rows[0][0] != "T-2" || who.Rows[1][0] != "T-3" || who.Rows[0][4] != "2026-11-19" {
+		t.Errorf("who: %q", who.Rows)
+	}
+	sim, err := s.Similar(ctx, "T-1", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sim.Rows) != 1 || sim.Rows[0][0] != "T-2" {
+		t.Errorf("similar to T-1: %q", sim.Rows)
+	}
+	found, err := s.Search(ctx, "anonymous shared memory", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found.Rows) != 1 || found.Rows[0][0] != "T-4" {
+		t.Errorf("search: %q", found.Rows)
+	}
+	// A phrase is a phrase: words out of order, or FTS operators, find nothing and
+	// do not fail.
+	for _, p := range []string{"memory shared anonymous", `" OR 1=1 --`, "NEAR(quota compute)", "'; DROP TABLE tickets; --"} {
+		got, err := s.Search(ctx, p, 0)
+		if err != nil || len(got.Rows) != 0 {
+			t.Errorf("search %q: %q %v, want nothing", p, got.Rows, err)
+		}
+	}
+	trend, err := s.Trend(ctx, "image-pull-not-found", time.Unix(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := [][]string{{"2026-08", "image-pull-not-found", "1", "1"}, {"2026-11", "image-pull-not-found", "1", "1"}}; !reflect.DeepEqual(trend.Rows, want) {
+		t.Errorf("trend: %q, want %q", trend.Rows, want)
+	}
+	diff, err := s.Diff(ctx, "T-1", "T-2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(diff.Rows) != 2 || diff.Rows[0][0] != "both" || diff.Rows[1][0] != "T-2" {
+		t.Errorf("diff: %q", diff.Rows)
+	}
+
+	// A new knowledge version explains T-4 and stops explaining T-3.
+	reanalyze := func(ticket string, fs ...*analyze.Finding) {
+		t.Helper()
+		tk, err := s.Lookup(ctx, ticket)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Reanalyzed(ctx, tk.ID, Analysis{PodflowVersion: "test", Knowledge: "k2", Findings: fs}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reanalyze("T-4", finding("postgres-shm-too-small", analyze.StageRuntime, true, "the pod's /dev/shm is too small for PostgreSQL", "db", "pg-0", unexpl.Evidence[0].Excerpt))
+	reanalyze("T-3", unexpl)
+	reanalyze("T-1", quotaA)
+	d, err := s.DiffKnowledge(ctx, "k1", "k2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Both != 3 || d.MoreExplain != 1 || d.StopExplain != 1 || d.ChangedCause != 0 {
+		t.Errorf("knowledge diff: %+v", d)
+	}
+	// Old analyses are kept; queries read the current one.
+	unx, _ = s.Causes(ctx, CauseQuery{Since: time.Unix(0, 0), Unexplained: true})
+	if len(unx.Rows) != 1 || unx.Rows[0][1] != "1" {
+		t.Errorf("unexplained after k2: %q", unx.Rows)
+	}
+
+	// Read-only SQL.
+	ro, err := Open(ctx, tg.url, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ro.SQL(ctx, "SELECT customer, COUNT(*) FROM tickets GROUP BY customer ORDER BY customer", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := [][]string{{"acme", "2"}, {"globex", "1"}, {"initech", "1"}}; !reflect.DeepEqual(got.Rows, want) {
+		t.Errorf("sql: %q", got.Rows)
+	}
+	for _, bad := range []string{"DELETE FROM tickets", "INSERT INTO lines (tenant, ticket_id, text) VALUES ('default', 1, 'x')", "DROP TABLE findings"} {
+		if _, err := ro.SQL(ctx, bad, 0); err == nil {
+			t.Errorf("read-only sql ran %q", bad)
+		}
+	}
+	ro.Close()
+	if _, err := s.SQL(ctx, "SELECT 1", 0); err == nil {
+		t.Error("sql on a read-write store ran")
+	}
+
+	// Forget and prune remove rows, lines included.
+	gone, err := s.Forget(ctx, "acme", "")
+	if err != nil || len(gone) != 2 {
+		t.Fatalf("forget acme: %d tickets, %v", len(gone), err)
+	}
+	if got, _ := s.Search(ctx, "exceeded quota compute", 0); len(got.Rows) != 0 {
+		t.Errorf("a forgotten ticket's line is still found: %q", got.Rows)
+	}
+	gone, err = s.Prune(ctx, now.Add(-12*time.Hour))
+	if err != nil || len(gone) != 1 || gone[0].Ticket != "T-2" {
+		t.Fatalf("prune: %v %v", gone, err)
+	}
+	left, err := s.Tickets(ctx, 0)
+	if err != nil || len(left) != 1 || left[0].Ticket != "T-4" || left[0].Labels["env"] != "prod" {
+		t.Errorf("left after forget and prune: %+v %v", left, err)
+	}
+}
+
+// TestTenants checks that one tenant never reads another's rows: through the store's
+// own filter on both dialects, and on PostgreSQL through row-level security itself,
+// as a role without BYPASSRLS that sets its tenant and asks for everything.
+func TestTenants(t *testing.T) {
+	ctx := context.Background()
+	for _, tg := range targets(t) {
+		t.Run(tg.name, func(t *testing.T) {
+			for _, tenant := range []string{"red", "blue"} {
+				s, err := Open(ctx, tg.url, Options{Tenant: tenant})
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, _, err = s.Add(ctx, Ticket{Digest: "d-" + tenant, Ticket: tenant + "-1", InputKind: "bundle"},
+					Analysis{Knowledge: "k1", Lines: []string{"shared phrase in " + tenant}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				s.Close()
+			}
+			s, err := Open(ctx, tg.url, Options{Tenant: "red"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			ts, err := s.Tickets(ctx, 0)
+			if err != nil || len(ts) != 1 || ts[0].Ticket != "red-1" {
+				t.Errorf("red sees %+v %v", ts, err)
+			}
+			if got, _ := s.Search(ctx, "shared phrase", 0); len(got.Rows) != 1 {
+				t.Errorf("red's search: %q", got.Rows)
+			}
+			if tg.name != "postgres" {
+				return
+			}
+			conn, err := pgx.Connect(ctx, tg.url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close(ctx)
+			for _, st := range []string{
+				"DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'podflow_rls_probe') THEN CREATE ROLE podflow_rls_probe NOSUPERUSER NOBYPASSRLS; END IF; END $$",
+				"GRANT SELECT, INSERT ON tickets TO podflow_rls_probe",
+				"SET ROLE podflow_rls_probe",
+				"SELECT set_config('podflow.tenant', 'blue', false)",
+			} {
+				if _, err := conn.Exec(ctx, st); err != nil {
+					t.Fatalf("%s: %v", st, err)
+				}
+			}
+			var n int
+			if err := conn.QueryRow(ctx, "SELECT COUNT(*) FROM tickets").Scan(&n); err != nil || n != 1 {
+				t.Errorf("blue sees %d tickets of all tenants (%v), want its 1", n, err)
+			}
+			if _, err := conn.Exec(ctx, "INSERT INTO tickets (tenant, digest, input_kind, seen_at, added_at) VALUES ('red', 'x', 'bundle', 0, 0)"); err == nil {
+				t.Error("blue wrote a row of red's")
+			}
+		})
+	}
+}
+
+// TestClaim checks that workers claiming at once each get a different job and that
+// every job is claimed once.
+func TestClaim(t *testing.T) {
+	ctx := context.Background()
+	for _, tg := range targets(t) {
+		t.Run(tg.name, func(t *testing.T) {
+			s, err := Open(ctx, tg.url, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			const n = 20
+			for i := range n {
+				d := hex.EncodeToString([]byte{byte(i)})
+				if _, _, err := s.Add(ctx, Ticket{Digest: d, Ticket: "t" + d, InputKind: "bundle", Blob: "blobs/" + d}, Analysis{Knowledge: "k1"}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if q, err := s.Enqueue(ctx, "k2"); err != nil || q != n {
+				t.Fatalf("enqueued %d (%v), want %d", q, err, n)
+			}
+			if q, _ := s.Enqueue(ctx, "k2"); q != 0 {
+				t.Errorf("enqueued %d again, want 0", q)
+			}
+			claimed := make(chan int64, n)
+			errs := make(chan error, 4)
+			for w := range 4 {
+				go func() {
+					ws, err := Open(ctx, tg.url, Options{})
+					if err != nil {
+						errs <- err
+						return
+					}
+					defer ws.Close()
+					for {
+						j, err := ws.Claim(ctx, "w"+string(rune('0'+w)))
+						if err != nil || j == nil {
+							errs <- err
+							return
+						}
+						claimed <- j.ID
+						if err := ws.Finish(ctx, j, nil); err != nil {
+							errs <- err
+							return
+						}
+					}
+				}()
+			}
+			for range 4 {
+				if err := <-errs; err != nil {
+					t.Fatal(err)
+				}
+			}
+			close(claimed)
+			seen := map[int64]bool{}
+			for id := range claimed {
+				if seen[id] {
+					t.Errorf("job %d claimed twice", id)
+				}
+				seen[id] = true
+			}
+			if len(seen) != n {
+				t.Errorf("%d jobs claimed, want %d", len(seen), n)
+			}
+			if st, _ := s.Jobs(ctx, "k2"); st[JobDone] != n {
+				t.Errorf("job states %v", st)
+			}
+		})
+	}
+}

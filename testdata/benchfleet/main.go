@@ -1,0 +1,383 @@
+// Command benchfleet measures podflow's index (make bench-fleet): it analyzes the
+// recorded bundles and the incident corpus once, generates N tickets from those reports
+// (names, customers, releases and dates varied), and times ingest one ticket at a time,
+// point look-ups, monthly aggregates, phrase search, a new signature over the stored
+// lines, and the size per ticket, on SQLite and (with -postgres) PostgreSQL side by side.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"podflow.dev/podflow/analyze"
+	"podflow.dev/podflow/bundle"
+	"podflow.dev/podflow/importer"
+	"podflow.dev/podflow/index"
+	"podflow.dev/podflow/rules"
+)
+
+func main() {
+	n := flag.Int("n", 10000, "tickets to generate")
+	pg := flag.String("postgres", "", "a PostgreSQL superuser URL: also measure there (in a fresh database)")
+	podflow := flag.String("podflow", "bin/podflow", "the podflow binary, for end-to-end ingest against analyze")
+	dir := flag.String("dir", ".cache/bench-fleet", "where the SQLite file goes")
+	flag.Parse()
+	if err := run(*n, *pg, *podflow, *dir); err != nil {
+		fmt.Fprintln(os.Stderr, "bench-fleet:", err)
+		os.Exit(1)
+	}
+}
+
+type result struct {
+	name  string
+	value [2]string
+	unit  string
+	goal  string
+}
+
+func run(n int, pgURL, podflow, dir string) error {
+	ctx := context.Background()
+	reports, err := seedReports()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "bench-fleet: %d seed reports, %d tickets\n", len(reports), n)
+	tickets := generate(reports, n)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	sqlitePath := filepath.Join(dir, fmt.Sprintf("index-%d.db", n))
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		os.Remove(sqlitePath + suffix)
+	}
+	targets := []string{sqlitePath}
+	if pgURL != "" {
+		u, cleanup, err := freshDatabase(ctx, pgURL)
+		if err != nil {
+			return err
+		}
+		defer cleanup()
+		targets = append(targets, u)
+	}
+	rows := []result{
+		{name: "ingest, one ticket at a time", unit: "tickets/s", goal: "≥ 500 (SQLite), ≥ 150 (PostgreSQL)"},
+		{name: "size in the index", unit: "KB/ticket", goal: "≤ 10"},
+		{name: "point look-up (index show) p50", unit: "ms", goal: "≤ 5"},
+		{name: "similar tickets p50", unit: "ms", goal: "≤ 5"},
+		{name: "monthly aggregate (causes --since 30d) p50", unit: "ms", goal: "≤ 100"},
+		{name: "causes by month over a year p50", unit: "ms", goal: "≤ 100"},
+		{name: "phrase search p50", unit: "ms", goal: "≤ 10"},
+		{name: "new signature over all stored lines", unit: "s", goal: "≤ 5 at 100k"},
+	}
+	sig, err := newSignature()
+	if err != nil {
+		return err
+	}
+	for i, target := range targets {
+		s, err := index.Open(ctx, target, index.Options{})
+		if err != nil {
+			return err
+		}
+		start := time.Now()
+		for _, t := range tickets {
+			if _, _, err := s.Add(ctx, t.ticket, t.analysis); err != nil {
+				return fmt.Errorf("add %s: %w", t.ticket.Ticket, err)
+			}
+		}
+		took := time.Since(start)
+		rows[0].value[i] = fmt.Sprintf("%.0f", float64(n)/took.Seconds())
+		// Queries run in processes of their own, as podflow query does, after the
+		// writer closed (and SQLite refreshed its statistics).
+		s.Close()
+		if s, err = index.Open(ctx, target, index.Options{ReadOnly: true}); err != nil {
+			return err
+		}
+		size, err := storeSize(ctx, target)
+		if err != nil {
+			return err
+		}
+		rows[1].value[i] = fmt.Sprintf("%.1f", float64(size)/1024/float64(n))
+		rnd := rand.New(rand.NewPCG(1, 2))
+		pick := func() string { return tickets[rnd.IntN(len(tickets))].ticket.Ticket }
+		now := time.Now()
+		measures := []func() error{
+			func() error {
+				tk, err := s.Lookup(ctx, pick())
+				if err == nil {
+					_, _, err = s.CurrentFindings(ctx, tk.ID)
+				}
+				return err
+			},
+			func() error { _, err := s.Similar(ctx, pick(), 20); return err },
+			func() error {
+				_, err := s.Causes(ctx, index.CauseQuery{Since: now.Add(-30 * 24 * time.Hour)})
+				return err
+			},
+			func() error {
+				_, err := s.Causes(ctx, index.CauseQuery{Since: now.Add(-365 * 24 * time.Hour), By: index.ByMonth})
+				return err
+			},
+			func() error {
+				_, err := s.Search(ctx, phrases[rnd.IntN(len(phrases))], 20)
+				return err
+			},
+		}
+		for j, m := range measures {
+			p50, err := median(m, 31)
+			if err != nil {
+				return fmt.Errorf("%s: %w", rows[2+j].name, err)
+			}
+			rows[2+j].value[i] = fmt.Sprintf("%.2f", float64(p50.Microseconds())/1000)
+		}
+		start = time.Now()
+		hits, lines, err := s.RunSignatures(ctx, []*analyze.Signature{sig})
+		if err != nil {
+			return err
+		}
+		rows[7].value[i] = fmt.Sprintf("%.2f (%d lines, %d hits)", time.Since(start).Seconds(), lines, len(hits))
+		s.Close()
+	}
+	e2e, err := endToEnd(podflow, dir)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "measure (%d tickets)\tSQLite\tPostgreSQL\tunit\ttarget\n", n)
+	for _, r := range rows {
+		pgv := r.value[1]
+		if pgv == "" {
+			pgv = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.name, r.value[0], pgv, r.unit, r.goal)
+	}
+	fmt.Fprintf(tw, "index add of a collected bundle / analyze alone\t%s\t-\tratio\t≤ 1.1\n", e2e)
+	return tw.Flush()
+}
+
+var phrases = []string{"connection refused", "no space left on device", "exceeded quota", "not found", "x509 certificate", "back-off restarting failed container"}
+
+// newSignature is a signature the catalog does not have, as a user would add one.
+func newSignature() (*analyze.Signature, error) {
+	sigs, err := analyze.ParseSignatures("bench.yaml", []byte(`- id: bench-connection-refused-db
+  stage: runtime
+  title: the program cannot reach its database
+  component: application
+  printedBy: the application
+  where: [log, event, text]
+  patterns: ['connection refused.*:(?P<port>5432|3306)']
+  cause: the program cannot reach its database on port {port}
+  fix: start the database first, or point the program at the right address
+  severity: error
+  examples:
+    fires: ['dial tcp 10.0.0.7:5432: connect: connection refused to db:5432']
+    quiet: ['connection reset by peer']
+`))
+	if err != nil {
+		return nil, err
+	}
+	return sigs[0], nil
+}
+
+func median(f func() error, n int) (time.Duration, error) {
+	ds := make([]time.Duration, 0, n)
+	for range n {
+		start := time.Now()
+		if err := f(); err != nil {
+			return 0, err
+		}
+		ds = append(ds, time.Since(start))
+	}
+	slices.Sort(ds)
+	return ds[n/2], nil
+}
+
+type genTicket struct {
+	ticket   index.Ticket
+	analysis index.Analysis
+}
+
+// seedReports analyzes every recorded bundle and incident once.
+func seedReports() ([]*analyze.Report, error) {
+	catalog, err := rules.Catalog(nil)
+	if err != nil {
+		return nil, err
+	}
+	var inputs []string
+	for _, glob := range []string{"testdata/bundles/*", "testdata/incidents/*"} {
+		m, _ := filepath.Glob(glob)
+		inputs = append(inputs, m...)
+	}
+	var out []*analyze.Report
+	for _, in := range inputs {
+		var b *bundle.Bundle
+		if _, err := os.Stat(filepath.Join(in, "case.yaml")); err == nil {
+			files := map[string][]byte{}
+			es, _ := os.ReadDir(in)
+			tmp, err := os.MkdirTemp("", "bench-fleet-")
+			if err != nil {
+				return nil, err
+			}
+			for _, e := range es {
+				if e.Name() == "case.yaml" || e.IsDir() {
+					continue
+				}
+				data, err := os.ReadFile(filepath.Join(in, e.Name()))
+				if err != nil {
+					return nil, err
+				}
+				files[e.Name()] = data
+				os.WriteFile(filepath.Join(tmp, e.Name()), data, 0o600)
+			}
+			b, _, err = importer.Open(tmp, importer.Options{Format: importer.FormatLoose, Limits: bundle.DefaultLimits()})
+			os.RemoveAll(tmp)
+			if err != nil {
+				continue
+			}
+		} else {
+			b, _, err = importer.Open(in, importer.Options{Limits: bundle.DefaultLimits()})
+			if err != nil {
+				continue
+			}
+		}
+		rep := analyze.Run(analyze.Load([]*bundle.Bundle{b}, nil), catalog, analyze.Options{Unexplained: true})
+		if len(rep.Findings) > 0 {
+			out = append(out, rep)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no seed reports: run from the repository's top folder")
+	}
+	return out, nil
+}
+
+// generate makes n tickets from the seed reports: each takes one report's findings
+// with its subjects renamed, a customer of 300, a release of 6, a Kubernetes version of
+// 6, and a date within the last year.
+func generate(reports []*analyze.Report, n int) []genTicket {
+	rnd := rand.New(rand.NewPCG(7, 11))
+	releases := []string{"4.1", "4.2", "4.3", "4.4", "5.0", "5.1"}
+	kubes := []string{"v1.28.9", "v1.29.4", "v1.30.2", "v1.31.1", "v1.32.0", "v1.33.1"}
+	now := time.Now().UTC()
+	out := make([]genTicket, 0, n)
+	for i := range n {
+		rep := reports[rnd.IntN(len(reports))]
+		suffix := fmt.Sprintf("%05x", rnd.Uint32()&0xfffff)
+		var fs []*analyze.Finding
+		for _, f := range rep.Findings {
+			c := *f
+			c.Subjects = nil
+			replace := []string{}
+			for _, s := range f.Subjects {
+				name := s.Name
+				if name != "" && name != "(unknown)" {
+					name = s.Name + "-" + suffix
+					replace = append(replace, s.Name, name)
+				}
+				c.Subjects = append(c.Subjects, analyze.ObjectRef{Kind: s.Kind, Namespace: s.Namespace, Name: name})
+			}
+			r := strings.NewReplacer(replace...)
+			c.Cause = r.Replace(f.Cause)
+			c.Evidence = nil
+			for _, e := range f.Evidence {
+				e.Excerpt = r.Replace(e.Excerpt)
+				c.Evidence = append(c.Evidence, e)
+			}
+			fs = append(fs, &c)
+		}
+		out = append(out, genTicket{
+			ticket: index.Ticket{Digest: fmt.Sprintf("%064x", i+1), Ticket: fmt.Sprintf("T-%06d", i+1), Customer: fmt.Sprintf("customer-%03d", rnd.IntN(300)),
+				Source: "bundle.tgz", InputKind: "bundle", ProductRelease: releases[rnd.IntN(len(releases))], KubeVersion: kubes[rnd.IntN(len(kubes))],
+				SeenAt: now.Add(-time.Duration(rnd.IntN(365*24)) * time.Hour)},
+			analysis: index.Analysis{PodflowVersion: "bench", Knowledge: "k-bench", Findings: fs},
+		})
+	}
+	return out
+}
+
+func storeSize(ctx context.Context, target string) (int64, error) {
+	if !index.IsPostgres(target) {
+		var total int64
+		for _, suffix := range []string{"", "-wal"} {
+			if fi, err := os.Stat(target + suffix); err == nil {
+				total += fi.Size()
+			}
+		}
+		return total, nil
+	}
+	c, err := pgx.Connect(ctx, target)
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close(ctx)
+	var n int64
+	err = c.QueryRow(ctx, "SELECT pg_database_size(current_database()) - (SELECT pg_database_size('template1'))").Scan(&n)
+	return n, err
+}
+
+func freshDatabase(ctx context.Context, admin string) (string, func(), error) {
+	c, err := pgx.Connect(ctx, admin)
+	if err != nil {
+		return "", nil, err
+	}
+	defer c.Close(ctx)
+	name := fmt.Sprintf("podflow_bench_%d", time.Now().UnixNano())
+	if _, err := c.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		return "", nil, err
+	}
+	pu, err := url.Parse(admin)
+	if err != nil {
+		return "", nil, err
+	}
+	pu.Path = "/" + name
+	return pu.String(), func() {
+		c, err := pgx.Connect(ctx, admin)
+		if err == nil {
+			c.Exec(ctx, "DROP DATABASE "+name+" WITH (FORCE)")
+			c.Close(ctx)
+		}
+	}, nil
+}
+
+// endToEnd times `podflow index add` of the collected demo bundle into a fresh SQLite
+// index against `podflow analyze -o json` of it, median of 7 each, alternated.
+func endToEnd(podflow, dir string) (string, error) {
+	if _, err := os.Stat(podflow); err != nil {
+		return "-", nil
+	}
+	in := "testdata/bundles/demo"
+	var a, b []time.Duration
+	for i := range 7 {
+		db := filepath.Join(dir, fmt.Sprintf("e2e-%d.db", i))
+		os.Remove(db)
+		for _, args := range [][]string{{"analyze", in, "-o", "json", "--fail-on", "none"}, {"index", "add", "--db", db, in}} {
+			cmd := exec.Command(podflow, args...)
+			start := time.Now()
+			if out, err := cmd.CombinedOutput(); err != nil {
+				return "", fmt.Errorf("%s: %v\n%s", strings.Join(args, " "), err, out)
+			}
+			if args[0] == "analyze" {
+				a = append(a, time.Since(start))
+			} else {
+				b = append(b, time.Since(start))
+			}
+		}
+		os.Remove(db)
+		os.Remove(db + "-wal")
+		os.Remove(db + "-shm")
+	}
+	slices.Sort(a)
+	slices.Sort(b)
+	return fmt.Sprintf("%.2f (%.0f ms / %.0f ms)", float64(b[3])/float64(a[3]), float64(b[3].Milliseconds()), float64(a[3].Milliseconds())), nil
+}
