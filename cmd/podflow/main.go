@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"podflow.dev/podflow/internal/checkpoint"
 )
 
 func main() {
@@ -19,6 +21,7 @@ func main() {
 		// it was writing and returns. A second one ends podflow at once.
 		sig := <-signals
 		cancel(&interruptedError{signal: sig})
+		checkpoint.Release()
 		sig = <-signals
 		// Partial output may be left; the next run that writes the same target removes it.
 		fmt.Fprintf(os.Stderr, "podflow: %s again: exiting at once\n", signalName(sig))
