@@ -18,18 +18,41 @@ import (
 	"podflow.dev/podflow/internal/checkpoint"
 )
 
-// buildPodflow builds the binary once per test run: signals are only seen by a real process.
+var built struct {
+	once sync.Once
+	dir  string
+	bin  string
+	err  error
+	out  []byte
+}
+
+// buildPodflow builds the binary once per test process (signals are only seen by a
+// real process); -count=N reuses it.
 func buildPodflow(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("builds podflow and works on a large input")
+		t.Skip("builds podflow")
 	}
-	bin := filepath.Join(t.TempDir(), "podflow")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	built.once.Do(func() {
+		built.dir, built.err = os.MkdirTemp("", "podflow-bin-")
+		if built.err != nil {
+			return
+		}
+		built.bin = filepath.Join(built.dir, "podflow")
+		built.out, built.err = exec.Command("go", "build", "-o", built.bin, ".").CombinedOutput()
+	})
+	if built.err != nil {
+		t.Fatalf("go build: %v\n%s", built.err, built.out)
 	}
-	return bin
+	return built.bin
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		_ = os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
 }
 
 // bigBundle writes a directory bundle, with a manifest: pods and services to load, a
