@@ -282,3 +282,54 @@ func TestTableColumnsAsTheAPIServerPrints(t *testing.T) {
 		t.Errorf("rolebindings %v", rows)
 	}
 }
+
+// kubectl explain reads the v3 documents; clients that validate read v2 in protobuf.
+func TestOpenAPI(t *testing.T) {
+	cs, url := start(t, openDemo(t))
+	paths, err := cs.Discovery().OpenAPIV3().Paths()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, gv := range []string{"api/v1", "apis/apps/v1", "apis/batch/v1", "apis/autoscaling/v2", "apis/networking.k8s.io/v1", "apis/rbac.authorization.k8s.io/v1"} {
+		gvPath, ok := paths[gv]
+		if !ok {
+			t.Errorf("/openapi/v3 lacks %s", gv)
+			continue
+		}
+		data, err := gvPath.Schema("application/json")
+		if err != nil {
+			t.Fatalf("%s: %v", gv, err)
+		}
+		var doc struct {
+			Components struct {
+				Schemas map[string]json.RawMessage `json:"schemas"`
+			} `json:"components"`
+		}
+		if err := json.Unmarshal(data, &doc); err != nil || len(doc.Components.Schemas) == 0 {
+			t.Errorf("%s: %d schemas, %v", gv, len(doc.Components.Schemas), err)
+		}
+		if gv == "api/v1" {
+			pod := string(doc.Components.Schemas["io.k8s.api.core.v1.Pod"])
+			if !strings.Contains(pod, `"x-kubernetes-group-version-kind"`) || !strings.Contains(pod, "spec") {
+				t.Errorf("Pod schema %.300s", pod)
+			}
+		}
+	}
+	v2, err := cs.Discovery().OpenAPISchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, d := range v2.GetDefinitions().GetAdditionalProperties() {
+		found = found || d.GetName() == "io.k8s.api.apps.v1.Deployment"
+	}
+	if !found {
+		t.Error("/openapi/v2 lacks the Deployment definition")
+	}
+	if code, body := get(t, url+"/openapi/v2", "application/json"); code != http.StatusOK || !strings.HasPrefix(string(body), "{") {
+		t.Errorf("/openapi/v2 as JSON: %d %.100s", code, body)
+	}
+	if code, _ := get(t, url+"/openapi/v3/apis/nope/v1", ""); code != http.StatusNotFound {
+		t.Errorf("unknown group version: %d", code)
+	}
+}

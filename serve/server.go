@@ -86,6 +86,28 @@ func (s *Server) Resources() []string {
 	return out
 }
 
+// Objects is how many objects the bundles hold, in all the resources served.
+func (s *Server) Objects() int {
+	n := 0
+	for _, r := range s.ix.resources {
+		n += len(r.objects)
+	}
+	return n
+}
+
+// PodNamespaces are the namespaces of the pods served, each once, sorted.
+func (s *Server) PodNamespaces() []string {
+	var out []string
+	if r := s.ix.lookup("", "v1", "pods"); r != nil {
+		for _, o := range r.objects { // sorted by namespace
+			if len(out) == 0 || out[len(out)-1] != o.namespace {
+				out = append(out, o.namespace)
+			}
+		}
+	}
+	return out
+}
+
 // SetAddress sets what discovery tells clients the server is reachable at, once it
 // listens.
 func (s *Server) SetAddress(addr string) { s.addr = addr }
@@ -120,6 +142,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case p == "/healthz" || p == "/livez" || p == "/readyz":
 		w.Header().Set("Content-Type", "text/plain")
 		fmt.Fprint(w, "ok")
+	case p == "/openapi/v2" || strings.HasPrefix(p, "/openapi/v3"):
+		s.openapi(w, r, p)
 	case p == "/api" || p == "/api/":
 		writeJSON(w, &metav1.APIVersions{TypeMeta: metav1.TypeMeta{Kind: "APIVersions"}, Versions: []string{"v1"},
 			ServerAddressByClientCIDRs: s.cidrs()})
