@@ -71,6 +71,7 @@ func deriveEndpoints(services, slices *resource) *resource {
 	return r
 }
 
+//nolint:staticcheck // v1 Endpoints are served for the clients that still read them
 func endpointsOf(ns, name string, svc *corev1.Service, eps []*discoveryv1.EndpointSlice) *corev1.Endpoints {
 	ep := &corev1.Endpoints{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Endpoints"},
@@ -142,6 +143,8 @@ func endpointsOf(ns, name string, svc *corev1.Service, eps []*discoveryv1.Endpoi
 }
 
 // subsetFor returns the subset of ep with exactly these ports, adding it if needed.
+//
+//nolint:staticcheck // v1 Endpoints are served for the clients that still read them
 func subsetFor(ep *corev1.Endpoints, ports []corev1.EndpointPort) *corev1.EndpointSubset {
 	for i := range ep.Subsets {
 		if slices.EqualFunc(ep.Subsets[i].Ports, ports, func(a, b corev1.EndpointPort) bool {

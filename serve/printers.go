@@ -3,7 +3,6 @@ package serve
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"net"
 	"sort"
 	"strconv"
@@ -45,8 +44,6 @@ var defaultPrinter = printer{
 		return []any{o.created.UTC().Format(time.RFC3339)}
 	},
 }
-
-func init() { maps.Copy(printers, apiPrinters) }
 
 var apiPrinters = map[string]printer{
 	"replicasets": {
@@ -424,7 +421,7 @@ var apiPrinters = map[string]printer{
 	"endpoints": {
 		columns: []column{{"Endpoints", "string", 0}, {"Age", "string", 0}},
 		cells: func(ix *index, o *object) []any {
-			e := typed[corev1.Endpoints](o)
+			e := typed[corev1.Endpoints](o) //nolint:staticcheck // v1 Endpoints are served for the clients that still read them
 			return []any{formatEndpoints(e), ix.ageOf(e.CreationTimestamp)}
 		},
 	},
@@ -523,6 +520,7 @@ func listWithMore(items []string) string {
 	return strings.Join(items, ",")
 }
 
+//nolint:staticcheck // v1 Endpoints are served for the clients that still read them
 func formatEndpoints(e *corev1.Endpoints) string {
 	if len(e.Subsets) == 0 {
 		return "<none>"

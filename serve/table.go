@@ -36,6 +36,9 @@ type printer struct {
 func (s *Server) table(res *resource, objs []*object, includeObject, cont string) *metav1.Table {
 	p, ok := printers[res.list.Resource]
 	if !ok {
+		p, ok = apiPrinters[res.list.Resource]
+	}
+	if !ok {
 		p = defaultPrinter
 	}
 	t := &metav1.Table{
