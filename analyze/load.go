@@ -25,6 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"podflow.dev/podflow/bundle"
+	"podflow.dev/podflow/internal/checkpoint"
 )
 
 // loader carries the state of one Load.
@@ -161,6 +162,7 @@ func (l *loader) loadObjects(lb *loadedBundle) {
 			return // the decodes already started end on their own
 		}
 		l.addObjects(lb, f)
+		checkpoint.Reach("load")
 		if lb.b.ReadsOnce() && f.data != nil {
 			buffers <- f.data[:0]
 		}

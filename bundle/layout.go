@@ -34,6 +34,8 @@ const (
 	KindCSIDrivers         = "csidrivers"
 	KindNodeLeases         = "node-leases"
 	KindRuntimeClasses     = "runtimeclasses"
+	KindClusterRoles       = "clusterroles"
+	KindClusterRoleBinds   = "clusterrolebindings"
 )
 
 // Namespaced resource lists, one JSON List per namespace under cluster-resources/<kind>/<ns>.json.
@@ -57,6 +59,10 @@ const (
 	KindLeases               = "leases"
 	KindPodDisruptionBudgets = "pod-disruption-budgets"
 	KindNetworkPolicies      = "network-policy"
+	KindIngresses            = "ingress"
+	KindHPAs                 = "horizontalpodautoscalers"
+	KindRoles                = "roles"
+	KindRoleBindings         = "rolebindings"
 )
 
 // ListUse says who reads a resource list of a bundle.
@@ -119,6 +125,10 @@ var lists = []ResourceList{
 		Namespace: NodeLeaseNamespace, Describe: "node leases", Use: ReadByAnalyze},
 	{Name: KindRuntimeClasses, Group: "node.k8s.io", Version: "v1", Resource: "runtimeclasses", Kind: "RuntimeClass",
 		Describe: "runtime classes", Use: CompatibilityOnly},
+	{Name: KindClusterRoles, Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles", Kind: "ClusterRole",
+		Describe: "cluster roles", Use: CompatibilityOnly},
+	{Name: KindClusterRoleBinds, Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterrolebindings",
+		Kind: "ClusterRoleBinding", Describe: "cluster role bindings", Use: CompatibilityOnly},
 
 	{Name: KindPods, Version: "v1", Resource: "pods", Kind: "Pod", Namespaced: true, Describe: "pods", Use: ReadByAnalyze},
 	{Name: KindDeployments, Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespaced: true,
@@ -154,6 +164,14 @@ var lists = []ResourceList{
 		Namespaced: true, Describe: "pod disruption budgets", Use: CompatibilityOnly},
 	{Name: KindNetworkPolicies, Group: "networking.k8s.io", Version: "v1", Resource: "networkpolicies", Kind: "NetworkPolicy",
 		Namespaced: true, Describe: "network policies", Use: CompatibilityOnly},
+	{Name: KindIngresses, Group: "networking.k8s.io", Version: "v1", Resource: "ingresses", Kind: "Ingress",
+		Namespaced: true, Describe: "ingresses", Use: CompatibilityOnly},
+	{Name: KindHPAs, Group: "autoscaling", Version: "v2", Resource: "horizontalpodautoscalers", Kind: "HorizontalPodAutoscaler",
+		Namespaced: true, Describe: "horizontal pod autoscalers", Use: CompatibilityOnly},
+	{Name: KindRoles, Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles", Kind: "Role",
+		Namespaced: true, Describe: "roles", Use: CompatibilityOnly},
+	{Name: KindRoleBindings, Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings", Kind: "RoleBinding",
+		Namespaced: true, Describe: "role bindings", Use: CompatibilityOnly},
 }
 
 // Lists returns every resource list of the format, cluster-scoped ones first, each

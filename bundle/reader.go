@@ -17,6 +17,8 @@ import (
 	"strings"
 
 	"github.com/mholt/archiver/v3"
+
+	"podflow.dev/podflow/internal/checkpoint"
 )
 
 // Limits cap what a reader accepts, so a hostile or runaway archive cannot exhaust memory.
@@ -496,6 +498,7 @@ func (b *Bundle) readArchive(ctx context.Context, p string, limits Limits) error
 		if err := b.add(ctx, name, hdr.Size, af, limits); err != nil {
 			return err
 		}
+		checkpoint.Reach("read")
 	}
 	if len(b.files) == 0 && len(b.packed) == 0 && len(b.digests) == 0 {
 		return fmt.Errorf("archive holds no files")
@@ -604,6 +607,9 @@ func (b *Bundle) readDir(ctx context.Context, root string, limits Limits) error 
 		if err != nil && limits.SkipUnreadable && errors.As(err, &pe) {
 			b.skipUnreadable(rel, err)
 			return nil
+		}
+		if err == nil {
+			checkpoint.Reach("read")
 		}
 		return err
 	})

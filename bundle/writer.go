@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/gzip"
+
+	"podflow.dev/podflow/internal/checkpoint"
 )
 
 // Filter rewrites a file's bytes before they reach the bundle; redaction is a Filter.
@@ -218,6 +220,9 @@ func (w *Writer) write(name string, data []byte, owned bool) error {
 	if name != ManifestPath {
 		w.files[name] = File{Path: name, Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:])}
 	}
+	w.mu.Unlock()
+	checkpoint.Reach("write")
+	w.mu.Lock() // for the deferred Unlock
 	return nil
 }
 

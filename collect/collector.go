@@ -8,12 +8,15 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/sirupsen/logrus"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"podflow.dev/podflow/bundle"
@@ -212,6 +215,14 @@ func Run(ctx context.Context, client *Client, opts Options) (*Result, error) {
 			return nil, ErrInterrupted
 		}
 		return nil, err
+	}
+	if opts.Pod == "" && !opts.AllNamespaces {
+		if err := c.dropMissingNamespaces(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil, ErrInterrupted
+			}
+			return nil, err
+		}
 	}
 	if opts.Pod != "" {
 		if c.chain, err = c.podChain(ctx); err != nil {
@@ -522,4 +533,67 @@ func (c *collector) streamLists(ctx context.Context, lists []*listing) ([]string
 		nodes = append(nodes, l.nodes...)
 	}
 	return nodes, nil
+}
+
+// NamespacesNotFoundError is a collection none of whose namespaces exists: there is
+// nothing to collect, and an empty bundle would pass for a quiet cluster.
+type NamespacesNotFoundError struct {
+	Missing []string
+	// Existing names some namespaces that do exist, when the user may list them.
+	Existing []string
+}
+
+func (e *NamespacesNotFoundError) Error() string {
+	var quoted []string
+	for _, ns := range e.Missing {
+		quoted = append(quoted, strconv.Quote(ns))
+	}
+	msg := fmt.Sprintf("namespace %s does not exist; nothing was collected", strings.Join(quoted, ", "))
+	if len(e.Missing) > 1 {
+		msg = fmt.Sprintf("namespaces %s do not exist; nothing was collected", strings.Join(quoted, ", "))
+	}
+	if len(e.Existing) > 0 {
+		msg += "; namespaces that exist: " + strings.Join(e.Existing, ", ")
+	}
+	return msg
+}
+
+// maxExistingNamed bounds the namespaces a NamespacesNotFoundError names.
+const maxExistingNamed = 10
+
+// dropMissingNamespaces reads each requested namespace before anything is written. None
+// existing is an error; some missing are left out of the collection and recorded as
+// failed sources, so the bundle is written and the collection reports it partial. A
+// namespace the user may not read is kept: only the API server can tell then.
+func (c *collector) dropMissingNamespaces(ctx context.Context) error {
+	var existing, missing []string
+	for _, ns := range c.opts.Namespaces {
+		_, err := c.client.Kube.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			missing = append(missing, ns)
+		case err != nil && ctx.Err() != nil:
+			return ctx.Err()
+		default:
+			existing = append(existing, ns)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	if len(existing) == 0 {
+		e := &NamespacesNotFoundError{Missing: missing}
+		if l, err := c.client.Kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{Limit: maxExistingNamed}); err == nil {
+			for _, n := range l.Items {
+				e.Existing = append(e.Existing, n.Name)
+			}
+		}
+		return e
+	}
+	c.opts.Namespaces = existing
+	for _, ns := range missing {
+		slot := c.reserve("namespace/" + ns)
+		c.finish(slot, outcome{status: bundle.StatusFailed, err: fmt.Errorf("namespace %q does not exist; nothing was collected from it", ns)}, 0)
+	}
+	return nil
 }

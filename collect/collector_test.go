@@ -542,3 +542,30 @@ func sorted(s []string) []string {
 	slices.Sort(out)
 	return out
 }
+
+// A namespace that does not exist is said so, never collected as an empty bundle.
+func TestCollectMissingNamespace(t *testing.T) {
+	client, _ := newFakeClient(shopFixture()...)
+	opts := testOptions(t)
+	opts.Namespaces = []string{"shpo"}
+	_, err := Run(context.Background(), client, opts)
+	var nf *NamespacesNotFoundError
+	if !errors.As(err, &nf) || !strings.Contains(err.Error(), `namespace "shpo" does not exist`) || !strings.Contains(err.Error(), "shop") {
+		t.Fatalf("Run = %v, want that shpo does not exist, naming shop", err)
+	}
+	if _, err := os.Stat(opts.Target); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a bundle was written for a namespace that does not exist: %v", err)
+	}
+
+	// With one that exists, the bundle is written and the missing one is a failed source.
+	opts = testOptions(t)
+	opts.Namespaces = []string{"shop", "shpo"}
+	res, b := collectBundle(t, client, opts)
+	if got := b.Manifest.Scope.Namespaces; !slices.Equal(got, []string{"shop"}) {
+		t.Errorf("scope namespaces = %v, want shop", got)
+	}
+	failed := res.Incomplete()
+	if len(failed) != 1 || failed[0].Name != "namespace/shpo" || !strings.Contains(failed[0].Error, `namespace "shpo" does not exist`) {
+		t.Errorf("incomplete sources %+v, want namespace/shpo", failed)
+	}
+}

@@ -7,6 +7,7 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -14,6 +15,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -151,6 +153,22 @@ var listers = map[string]listFunc{
 	}),
 	bundle.KindNetworkPolicies: lister(func(c kubernetes.Interface, ns string) listCaller[*networkingv1.NetworkPolicyList] {
 		return c.NetworkingV1().NetworkPolicies(ns)
+	}),
+	bundle.KindIngresses: lister(func(c kubernetes.Interface, ns string) listCaller[*networkingv1.IngressList] {
+		return c.NetworkingV1().Ingresses(ns)
+	}),
+	bundle.KindHPAs: lister(func(c kubernetes.Interface, ns string) listCaller[*autoscalingv2.HorizontalPodAutoscalerList] {
+		return c.AutoscalingV2().HorizontalPodAutoscalers(ns)
+	}),
+	bundle.KindRoles: lister(func(c kubernetes.Interface, ns string) listCaller[*rbacv1.RoleList] { return c.RbacV1().Roles(ns) }),
+	bundle.KindRoleBindings: lister(func(c kubernetes.Interface, ns string) listCaller[*rbacv1.RoleBindingList] {
+		return c.RbacV1().RoleBindings(ns)
+	}),
+	bundle.KindClusterRoles: lister(func(c kubernetes.Interface, _ string) listCaller[*rbacv1.ClusterRoleList] {
+		return c.RbacV1().ClusterRoles()
+	}),
+	bundle.KindClusterRoleBinds: lister(func(c kubernetes.Interface, _ string) listCaller[*rbacv1.ClusterRoleBindingList] {
+		return c.RbacV1().ClusterRoleBindings()
 	}),
 }
 

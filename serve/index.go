@@ -66,27 +66,30 @@ var apiNames = map[string]struct {
 	short      []string
 	categories []string
 }{
-	"pods":                   {[]string{"po"}, []string{"all"}},
-	"nodes":                  {[]string{"no"}, nil},
-	"namespaces":             {[]string{"ns"}, nil},
-	"events":                 {[]string{"ev"}, nil},
-	"services":               {[]string{"svc"}, []string{"all"}},
-	"deployments":            {[]string{"deploy"}, []string{"all"}},
-	"replicasets":            {[]string{"rs"}, []string{"all"}},
-	"statefulsets":           {[]string{"sts"}, []string{"all"}},
-	"daemonsets":             {[]string{"ds"}, []string{"all"}},
-	"jobs":                   {nil, []string{"all"}},
-	"cronjobs":               {[]string{"cj"}, []string{"all"}},
-	"persistentvolumeclaims": {[]string{"pvc"}, nil},
-	"persistentvolumes":      {[]string{"pv"}, nil},
-	"configmaps":             {[]string{"cm"}, nil},
-	"serviceaccounts":        {[]string{"sa"}, nil},
-	"resourcequotas":         {[]string{"quota"}, nil},
-	"limitranges":            {[]string{"limits"}, nil},
-	"storageclasses":         {[]string{"sc"}, nil},
-	"priorityclasses":        {[]string{"pc"}, nil},
-	"poddisruptionbudgets":   {[]string{"pdb"}, nil},
-	"networkpolicies":        {[]string{"netpol"}, nil},
+	"pods":                     {[]string{"po"}, []string{"all"}},
+	"nodes":                    {[]string{"no"}, nil},
+	"namespaces":               {[]string{"ns"}, nil},
+	"events":                   {[]string{"ev"}, nil},
+	"services":                 {[]string{"svc"}, []string{"all"}},
+	"deployments":              {[]string{"deploy"}, []string{"all"}},
+	"replicasets":              {[]string{"rs"}, []string{"all"}},
+	"statefulsets":             {[]string{"sts"}, []string{"all"}},
+	"daemonsets":               {[]string{"ds"}, []string{"all"}},
+	"jobs":                     {nil, []string{"all"}},
+	"cronjobs":                 {[]string{"cj"}, []string{"all"}},
+	"persistentvolumeclaims":   {[]string{"pvc"}, nil},
+	"persistentvolumes":        {[]string{"pv"}, nil},
+	"configmaps":               {[]string{"cm"}, nil},
+	"serviceaccounts":          {[]string{"sa"}, nil},
+	"resourcequotas":           {[]string{"quota"}, nil},
+	"limitranges":              {[]string{"limits"}, nil},
+	"storageclasses":           {[]string{"sc"}, nil},
+	"priorityclasses":          {[]string{"pc"}, nil},
+	"poddisruptionbudgets":     {[]string{"pdb"}, nil},
+	"networkpolicies":          {[]string{"netpol"}, nil},
+	"endpoints":                {[]string{"ep"}, nil},
+	"ingresses":                {[]string{"ing"}, nil},
+	"horizontalpodautoscalers": {[]string{"hpa"}, []string{"all"}},
 }
 
 // fieldPaths are the field selector labels the API server supports beyond
@@ -161,10 +164,23 @@ func newIndex(bundles []*bundle.Bundle, now func() time.Time) (*index, error) {
 			ix.version = serverVersion(b)
 		}
 	}
+	// Every resource of the format is served, as an empty list where the bundle holds
+	// none: an API server has each of them, and a client (kubectl get ing, a dashboard
+	// listing network policies) reads "none" where the cluster had none. Secrets are
+	// the exception: a collection reads them only when asked, so their absence says
+	// nothing about the cluster.
 	for _, l := range bundle.Lists() {
-		if r := byName[l.Group+"/"+l.Resource]; r != nil && !slices.Contains(ix.resources, r) {
+		r := byName[l.Group+"/"+l.Resource]
+		if r == nil && l.Name != bundle.KindSecrets && l.Namespace == "" {
+			r = newResource(l)
+			byName[l.Group+"/"+l.Resource] = r
+		}
+		if r != nil && !slices.Contains(ix.resources, r) {
 			r.sort()
 			ix.resources = append(ix.resources, r)
+		}
+		if l.Name == bundle.KindEndpointSlices {
+			ix.resources = append(ix.resources, deriveEndpoints(byName["/services"], r))
 		}
 	}
 	if ix.version.GitVersion == "" {
@@ -347,4 +363,14 @@ func (ix *index) groups() []string {
 		}
 	}
 	return out
+}
+
+// version is the one version a group is served at.
+func (ix *index) groupVersion(group string) string {
+	for _, r := range ix.resources {
+		if r.list.Group == group {
+			return r.list.Version
+		}
+	}
+	return ""
 }

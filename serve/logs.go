@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -36,9 +37,23 @@ func (s *Server) logs(w http.ResponseWriter, r *http.Request, pods *resource, na
 	}
 	data, ok := s.ix.logs[logKey{namespace, pod, container, previous}]
 	if !ok {
-		switch {
-		case !slices.Contains(names, container):
+		if !slices.Contains(names, container) {
 			writeStatus(w, apierrors.NewBadRequest(fmt.Sprintf("container %q is not valid for pod %q", container, pod)))
+			return
+		}
+		if o != nil {
+			p := typed[corev1.Pod](o)
+			if p.Spec.NodeName == "" {
+				// The API server answers a pod no node runs yet with an empty log.
+				w.Header().Set("Content-Type", "text/plain")
+				return
+			}
+			if msg := kubeletLogRefusal(p, container, previous); msg != "" {
+				writeStatus(w, apierrors.NewBadRequest(msg))
+				return
+			}
+		}
+		switch {
 		case previous:
 			writeStatus(w, apierrors.NewBadRequest(fmt.Sprintf("previous terminated container %q in pod %q not found in the bundle", container, pod)))
 		default:
@@ -53,6 +68,51 @@ func (s *Server) logs(w http.ResponseWriter, r *http.Request, pods *resource, na
 	}
 	w.Header().Set("Content-Type", "text/plain")
 	_, _ = w.Write(opts.apply(data))
+}
+
+// kubeletLogRefusal is what the kubelet answers, from the pod's status, when asked for
+// the log of a container that has none to give: one that never started, or a previous
+// run that never was. "" when the status says there is a log.
+func kubeletLogRefusal(p *corev1.Pod, container string, previous bool) string {
+	var st *corev1.ContainerStatus
+	for _, list := range [][]corev1.ContainerStatus{p.Status.ContainerStatuses, p.Status.InitContainerStatuses, p.Status.EphemeralContainerStatuses} {
+		for i := range list {
+			if list[i].Name == container && st == nil {
+				st = &list[i]
+			}
+		}
+	}
+	if st == nil {
+		return fmt.Sprintf("container %q in pod %q is not available", container, p.Name)
+	}
+	last := st.LastTerminationState.Terminated
+	switch {
+	case previous:
+		if last == nil || last.ContainerID == "" {
+			return fmt.Sprintf("previous terminated container %q in pod %q not found", container, p.Name)
+		}
+	case st.State.Running != nil:
+	case st.State.Terminated != nil:
+		if st.State.Terminated.ContainerID == "" && (last == nil || last.ContainerID == "") {
+			return fmt.Sprintf("container %q in pod %q is terminated", container, p.Name)
+		}
+	case last != nil:
+		if last.ContainerID == "" {
+			return fmt.Sprintf("container %q in pod %q is terminated", container, p.Name)
+		}
+	case st.State.Waiting != nil:
+		switch reason := st.State.Waiting.Reason; reason {
+		case "ErrImagePull":
+			return fmt.Sprintf("container %q in pod %q is waiting to start: image can't be pulled", container, p.Name)
+		case "ImagePullBackOff":
+			return fmt.Sprintf("container %q in pod %q is waiting to start: trying and failing to pull image", container, p.Name)
+		default:
+			return fmt.Sprintf("container %q in pod %q is waiting to start: %s", container, p.Name, reason)
+		}
+	default:
+		return fmt.Sprintf("container %q in pod %q is waiting to start - no logs yet", container, p.Name)
+	}
+	return ""
 }
 
 // containers are the container names a pod's log may be asked for: its spec's, or,

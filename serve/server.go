@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -85,6 +86,28 @@ func (s *Server) Resources() []string {
 	return out
 }
 
+// Objects is how many objects the bundles hold, in all the resources served.
+func (s *Server) Objects() int {
+	n := 0
+	for _, r := range s.ix.resources {
+		n += len(r.objects)
+	}
+	return n
+}
+
+// PodNamespaces are the namespaces of the pods served, each once, sorted.
+func (s *Server) PodNamespaces() []string {
+	var out []string
+	if r := s.ix.lookup("", "v1", "pods"); r != nil {
+		for _, o := range r.objects { // sorted by namespace
+			if len(out) == 0 || out[len(out)-1] != o.namespace {
+				out = append(out, o.namespace)
+			}
+		}
+	}
+	return out
+}
+
 // SetAddress sets what discovery tells clients the server is reachable at, once it
 // listens.
 func (s *Server) SetAddress(addr string) { s.addr = addr }
@@ -94,6 +117,10 @@ func (s *Server) SetAddress(addr string) { s.addr = addr }
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !s.authorized(r) {
 		writeStatus(w, apierrors.NewUnauthorized("podflow serve: the bearer token is missing or wrong; use the kubeconfig podflow serve printed"))
+		return
+	}
+	if slices.Contains(reviewPaths, r.URL.Path) {
+		s.review(w, r)
 		return
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -115,6 +142,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case p == "/healthz" || p == "/livez" || p == "/readyz":
 		w.Header().Set("Content-Type", "text/plain")
 		fmt.Fprint(w, "ok")
+	case p == "/openapi/v2" || strings.HasPrefix(p, "/openapi/v3"):
+		s.openapi(w, r, p)
 	case p == "/api" || p == "/api/":
 		writeJSON(w, &metav1.APIVersions{TypeMeta: metav1.TypeMeta{Kind: "APIVersions"}, Versions: []string{"v1"},
 			ServerAddressByClientCIDRs: s.cidrs()})
@@ -130,7 +159,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		writeJSON(w, g)
 	case len(parts) == 3 && parts[0] == "apis":
-		if s.group(parts[1]) == nil || parts[2] != "v1" {
+		if s.group(parts[1]) == nil || parts[2] != s.groupVersion(parts[1]) {
 			writeStatus(w, apierrors.NewNotFound(schema.GroupResource{}, parts[1]+"/"+parts[2]))
 			return
 		}
@@ -162,10 +191,31 @@ func (s *Server) cidrs() []metav1.ServerAddressByClientCIDR {
 	return []metav1.ServerAddressByClientCIDR{{ClientCIDR: "0.0.0.0/0", ServerAddress: s.addr}}
 }
 
+// groups are the API groups served: those of the bundle's resources, then those of
+// the reviews.
+func (s *Server) groups() []string {
+	out := s.ix.groups()
+	for _, g := range slices.Sorted(maps.Keys(reviewGroups)) {
+		if !slices.Contains(out, g) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// groupVersion is the one version a group is served at.
+func (s *Server) groupVersion(group string) string {
+	if _, ok := reviewGroups[group]; ok {
+		return "v1"
+	}
+	return s.ix.groupVersion(group)
+}
+
 func (s *Server) group(name string) *metav1.APIGroup {
-	for _, g := range s.ix.groups() {
+	for _, g := range s.groups() {
 		if g == name {
-			gv := metav1.GroupVersionForDiscovery{GroupVersion: g + "/v1", Version: "v1"}
+			v := s.groupVersion(g)
+			gv := metav1.GroupVersionForDiscovery{GroupVersion: g + "/" + v, Version: v}
 			return &metav1.APIGroup{TypeMeta: metav1.TypeMeta{Kind: "APIGroup", APIVersion: "v1"}, Name: g,
 				Versions: []metav1.GroupVersionForDiscovery{gv}, PreferredVersion: gv,
 				ServerAddressByClientCIDRs: s.cidrs()}
@@ -176,7 +226,7 @@ func (s *Server) group(name string) *metav1.APIGroup {
 
 func (s *Server) groupList() *metav1.APIGroupList {
 	l := &metav1.APIGroupList{TypeMeta: metav1.TypeMeta{Kind: "APIGroupList", APIVersion: "v1"}, Groups: []metav1.APIGroup{}}
-	for _, g := range s.ix.groups() {
+	for _, g := range s.groups() {
 		grp := s.group(g)
 		grp.TypeMeta = metav1.TypeMeta{}
 		l.Groups = append(l.Groups, *grp)
@@ -195,6 +245,7 @@ func (s *Server) resourceList(group, ver string) *metav1.APIResourceList {
 	}
 	l := &metav1.APIResourceList{TypeMeta: metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"}, GroupVersion: gv,
 		APIResources: []metav1.APIResource{}}
+	l.APIResources = append(l.APIResources, reviewGroups[group]...)
 	for _, r := range s.ix.resources {
 		if r.list.Group != group || r.list.Version != ver {
 			continue

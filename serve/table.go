@@ -8,7 +8,6 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -31,12 +30,16 @@ type printer struct {
 }
 
 // table is the meta.k8s.io/v1 Table of objects, with NAME first and the columns of
-// the resource's printer, or NAME and AGE for a resource without one. Every cell that
+// the resource's printer, or NAME and CREATED AT for a resource without one (as the API
+// server's default table). Every cell that
 // came from the bundle is made inert for a terminal.
 func (s *Server) table(res *resource, objs []*object, includeObject, cont string) *metav1.Table {
 	p, ok := printers[res.list.Resource]
 	if !ok {
-		p = printer{columns: []column{{name: "Age", typ: "string"}}, cells: func(ix *index, o *object) []any { return []any{ix.age(o.created)} }}
+		p, ok = apiPrinters[res.list.Resource]
+	}
+	if !ok {
+		p = defaultPrinter
 	}
 	t := &metav1.Table{
 		TypeMeta: metav1.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/v1"},
@@ -222,45 +225,12 @@ var printers = map[string]printer{
 				fmt.Sprint(d.Status.AvailableReplicas), ix.ageOf(d.CreationTimestamp), names, images, selector(d.Spec.Selector)}
 		},
 	},
-	"replicasets": {
-		columns: []column{{"Desired", "string", 0}, {"Current", "string", 0}, {"Ready", "string", 0}, {"Age", "string", 0},
-			{"Containers", "string", 1}, {"Images", "string", 1}, {"Selector", "string", 1}},
-		cells: func(ix *index, o *object) []any {
-			r := typed[appsv1.ReplicaSet](o)
-			names, images := containerColumns(r.Spec.Template.Spec.Containers)
-			return []any{fmt.Sprint(replicas(r.Spec.Replicas)), fmt.Sprint(r.Status.Replicas), fmt.Sprint(r.Status.ReadyReplicas),
-				ix.ageOf(r.CreationTimestamp), names, images, selector(r.Spec.Selector)}
-		},
-	},
 	"statefulsets": {
 		columns: []column{{"Ready", "string", 0}, {"Age", "string", 0}, {"Containers", "string", 1}, {"Images", "string", 1}},
 		cells: func(ix *index, o *object) []any {
 			s := typed[appsv1.StatefulSet](o)
 			names, images := containerColumns(s.Spec.Template.Spec.Containers)
 			return []any{fmt.Sprintf("%d/%d", s.Status.ReadyReplicas, replicas(s.Spec.Replicas)), ix.ageOf(s.CreationTimestamp), names, images}
-		},
-	},
-	"daemonsets": {
-		columns: []column{{"Desired", "string", 0}, {"Current", "string", 0}, {"Ready", "string", 0}, {"Up-to-date", "string", 0},
-			{"Available", "string", 0}, {"Age", "string", 0}, {"Containers", "string", 1}, {"Images", "string", 1}},
-		cells: func(ix *index, o *object) []any {
-			d := typed[appsv1.DaemonSet](o)
-			names, images := containerColumns(d.Spec.Template.Spec.Containers)
-			return []any{fmt.Sprint(d.Status.DesiredNumberScheduled), fmt.Sprint(d.Status.CurrentNumberScheduled),
-				fmt.Sprint(d.Status.NumberReady), fmt.Sprint(d.Status.UpdatedNumberScheduled), fmt.Sprint(d.Status.NumberAvailable),
-				ix.ageOf(d.CreationTimestamp), names, images}
-		},
-	},
-	"jobs": {
-		columns: []column{{"Completions", "string", 0}, {"Age", "string", 0}, {"Containers", "string", 1}, {"Images", "string", 1}},
-		cells: func(ix *index, o *object) []any {
-			j := typed[batchv1.Job](o)
-			names, images := containerColumns(j.Spec.Template.Spec.Containers)
-			want := int32(1)
-			if j.Spec.Completions != nil {
-				want = *j.Spec.Completions
-			}
-			return []any{fmt.Sprintf("%d/%d", j.Status.Succeeded, want), ix.ageOf(j.CreationTimestamp), names, images}
 		},
 	},
 	"services": {
@@ -287,26 +257,6 @@ var printers = map[string]printer{
 			sort.Strings(sel)
 			return []any{string(s.Spec.Type), orNone(s.Spec.ClusterIP), orNone(ext), orNone(strings.Join(ports, ",")),
 				ix.ageOf(s.CreationTimestamp), orNone(strings.Join(sel, ","))}
-		},
-	},
-	"persistentvolumeclaims": {
-		columns: []column{{"Status", "string", 0}, {"Volume", "string", 0}, {"Capacity", "string", 0}, {"Access Modes", "string", 0},
-			{"StorageClass", "string", 0}, {"Age", "string", 0}},
-		cells: func(ix *index, o *object) []any {
-			c := typed[corev1.PersistentVolumeClaim](o)
-			capacity := ""
-			if q, ok := c.Status.Capacity[corev1.ResourceStorage]; ok {
-				capacity = q.String()
-			}
-			var modes []string
-			for _, m := range c.Status.AccessModes {
-				modes = append(modes, accessMode(m))
-			}
-			class := "<unset>"
-			if c.Spec.StorageClassName != nil {
-				class = *c.Spec.StorageClassName
-			}
-			return []any{string(c.Status.Phase), c.Spec.VolumeName, capacity, strings.Join(modes, ","), class, ix.ageOf(c.CreationTimestamp)}
 		},
 	},
 }

@@ -82,3 +82,31 @@ func TestBundleMergeConflictExits1(t *testing.T) {
 		}
 	}
 }
+
+// A node bundle named after a host no Node is called is merged, with a warning that
+// says which node it may be and how to collect it under that name.
+func TestBundleMergeWarnsOfANodeNoNodeIsNamed(t *testing.T) {
+	dir := t.TempDir()
+	cluster, nodeB, out := filepath.Join(dir, "c.tar.gz"), filepath.Join(dir, "n.tar.gz"), filepath.Join(dir, "all.tar.gz")
+	writeMergeInput(t, cluster, map[string]string{bundle.ClusterResourcePath(bundle.KindNodes): `{"items":[{"metadata":{"name":"ip-10-0-1-5.ec2.internal"}},{"metadata":{"name":"ip-10-0-1-6.ec2.internal"}}]}`},
+		&bundle.Manifest{Type: "cluster", CollectedAt: time.Now().UTC(), Sources: []bundle.Source{{Name: "nodes", Status: bundle.StatusOK}}})
+	writeMergeInput(t, nodeB, map[string]string{bundle.NodePath("ip-10-0-1-5", bundle.NodeKubeletLog): "x\n"},
+		&bundle.Manifest{Type: "node", CollectedAt: time.Now().UTC(), Scope: bundle.Scope{Node: "ip-10-0-1-5"},
+			Sources: []bundle.Source{{Name: "kubelet-journal", Status: bundle.StatusOK}}})
+	s, _, stderr := testStreams()
+	if code := run(context.Background(), []string{"bundle", "merge", cluster, nodeB, "-o", out}, s); code != exitOK {
+		t.Fatalf("exit %d, stderr %s", code, stderr)
+	}
+	if !strings.Contains(stderr.String(), `node evidence for \"ip-10-0-1-5\"`) || !strings.Contains(stderr.String(), "--node-name ip-10-0-1-5.ec2.internal") {
+		t.Errorf("no warning naming the node and --node-name:\n%s", stderr)
+	}
+	// A node bundle whose name matches says nothing.
+	out2 := filepath.Join(dir, "ok.tar.gz")
+	writeMergeInput(t, filepath.Join(dir, "n2.tar.gz"), map[string]string{bundle.NodePath("ip-10-0-1-6.ec2.internal", bundle.NodeKubeletLog): "x\n"},
+		&bundle.Manifest{Type: "node", CollectedAt: time.Now().UTC(), Sources: []bundle.Source{{Name: "kubelet-journal", Status: bundle.StatusOK}}})
+	s, _, stderr = testStreams()
+	if code := run(context.Background(), []string{"bundle", "merge", cluster, filepath.Join(dir, "n2.tar.gz"), "-o", out2}, s); code != exitOK ||
+		strings.Contains(stderr.String(), "node evidence for") {
+		t.Errorf("matching node: exit %d, stderr %s", code, stderr)
+	}
+}

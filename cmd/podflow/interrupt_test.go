@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -14,25 +15,48 @@ import (
 	"time"
 
 	"podflow.dev/podflow/bundle"
+	"podflow.dev/podflow/internal/checkpoint"
 )
 
-// buildPodflow builds the binary once per test run: signals are only seen by a real process.
+var built struct {
+	once sync.Once
+	dir  string
+	bin  string
+	err  error
+	out  []byte
+}
+
+// buildPodflow builds the binary once per test process (signals are only seen by a
+// real process); -count=N reuses it.
 func buildPodflow(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("builds podflow and works on a large input")
+		t.Skip("builds podflow")
 	}
-	bin := filepath.Join(t.TempDir(), "podflow")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	built.once.Do(func() {
+		built.dir, built.err = os.MkdirTemp("", "podflow-bin-")
+		if built.err != nil {
+			return
+		}
+		built.bin = filepath.Join(built.dir, "podflow")
+		built.out, built.err = exec.Command("go", "build", "-o", built.bin, ".").CombinedOutput()
+	})
+	if built.err != nil {
+		t.Fatalf("go build: %v\n%s", built.err, built.out)
 	}
-	return bin
+	return built.bin
 }
 
-// bigBundle writes a directory bundle, with a manifest, large enough that reading,
-// verifying, loading and writing it each take seconds: a long kubelet journal and many
-// container logs.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		_ = os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
+
+// bigBundle writes a directory bundle, with a manifest: pods and services to load, a
+// kubelet journal and container logs, so that each step has many files to work on.
 func bigBundle(t *testing.T, dir string, journalLines, logs int) string {
 	t.Helper()
 	target := filepath.Join(dir, "big")
@@ -46,6 +70,20 @@ func bigBundle(t *testing.T, dir string, journalLines, logs int) string {
 		at := start.Add(time.Duration(i) * time.Millisecond)
 		fmt.Fprintf(&j, "%s big-node kubelet[23188]: E%s   23188 pod_workers.go:1301] \"Error syncing pod, skipping\" err=\"failed to \\\"StartContainer\\\" for \\\"app\\\" with CrashLoopBackOff: \\\"back-off 5m0s restarting failed container=app pod=web-%d_big(uid-%d)\\\"\" pod=\"big/web-%d\" podUID=\"uid-%d\"\n",
 			at.Format("2006-01-02T15:04:05-0700"), at.Format("0102 15:04:05.000000"), i%997, i%997, i%997, i%997)
+	}
+	// Pods and services for analyze to load, so that loading is a step of more than one
+	// list; no cluster-wide list, which would conflict with the other bundle of a merge.
+	var pods []string
+	for i := range 50 {
+		pods = append(pods, fmt.Sprintf(`{"metadata":{"name":"web-%d","namespace":"big","uid":"uid-%d"},"spec":{"nodeName":"big-node","containers":[{"name":"app","image":"web:1"}]},"status":{"phase":"Running"}}`, i, i))
+	}
+	for _, f := range []struct{ path, body string }{
+		{bundle.NamespacedResourcePath(bundle.KindPods, "big"), `{"kind":"PodList","apiVersion":"v1","items":[` + strings.Join(pods, ",") + `]}`},
+		{bundle.NamespacedResourcePath(bundle.KindServices, "big"), `{"kind":"ServiceList","apiVersion":"v1","items":[]}`},
+	} {
+		if err := w.WriteFile(f.path, []byte(f.body)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := w.WriteFile("nodes/big-node/kubelet.log", j.Bytes()); err != nil {
 		t.Fatal(err)
@@ -68,9 +106,9 @@ type interruptCase struct {
 	target string // must not exist afterwards; "" when results go to stdout
 	signal syscall.Signal
 	twice  bool
-	// ready, when set, says from stderr and the file system that podflow reached the
-	// step to interrupt; otherwise the signal is sent after a fixed delay.
-	ready func(stderr string) bool
+	// step is the checkpoint podflow waits at for the signal: "read" (reading the
+	// input), "load" (analyze building its graph) or "write" (writing the output).
+	step string
 }
 
 // syncBuffer is a bytes.Buffer that the test reads while the process writes it.
@@ -91,50 +129,16 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-// partialExists is a ready func: the writer has created its hidden partial of target.
-func partialExists(target string) func(string) bool {
-	return func(string) bool {
-		m, _ := filepath.Glob(filepath.Join(filepath.Dir(target), "."+filepath.Base(target)+".partial-*"))
-		return len(m) > 0
-	}
-}
-
-// atWork reports whether process pid is reading its input: it has path (or a file
-// under it) open, or has read more than a start-up's worth of bytes. Where /proc is
-// not there to tell, it says yes.
-func atWork(pid int, path string) bool {
-	io, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
-	if err != nil {
-		return true
-	}
-	for _, l := range strings.Split(string(io), "\n") {
-		var n int64
-		if _, err := fmt.Sscanf(l, "rchar: %d", &n); err == nil && n > 1<<20 {
-			return true
-		}
-	}
-	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
-	if err != nil {
-		return true
-	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return true
-	}
-	for _, fd := range fds {
-		target, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name()))
-		if err == nil && (target == abs || strings.HasPrefix(target, abs+string(filepath.Separator))) {
-			return true
-		}
-	}
-	return false
-}
-
-// runInterrupted starts podflow, signals it once it is at work, and checks that it
-// stops with the signal's exit status, one line on stderr, and nothing written.
-func runInterrupted(t *testing.T, bin string, tc interruptCase, delay time.Duration) {
+// runInterrupted starts podflow with a checkpoint armed at tc.step, signals it once
+// it waits there (its signal handler is in place by then, and its work is half done),
+// and checks that it stops with the signal's exit status, one line on stderr, and
+// nothing written. No timing decides the outcome: podflow cannot finish before the
+// signal, because it waits at the checkpoint until the signal has cancelled its work.
+func runInterrupted(t *testing.T, bin string, tc interruptCase) {
 	t.Helper()
+	marker := filepath.Join(t.TempDir(), "at-checkpoint")
 	cmd := exec.Command(bin, tc.args...)
+	cmd.Env = append(os.Environ(), checkpoint.EnvStep+"="+tc.step, checkpoint.EnvFile+"="+marker)
 	var out, errOut syncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Start(); err != nil {
@@ -142,62 +146,49 @@ func runInterrupted(t *testing.T, bin string, tc interruptCase, delay time.Durat
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	deadline := time.After(delay)
-	if tc.ready != nil {
-		deadline = time.After(time.Minute)
-	}
+	// Generous: the bound only ends a run that would otherwise hang.
+	deadline := time.After(2 * time.Minute)
 	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
 wait:
 	for {
 		select {
 		case err := <-done:
-			t.Fatalf("%s finished before the signal (%v): the input is too small to interrupt\n%s", tc.name, err, errOut.String())
+			t.Fatalf("%s finished without reaching checkpoint %q (%v)\n%s", tc.name, tc.step, err, errOut.String())
 		case <-deadline:
-			if tc.ready != nil {
-				t.Fatalf("%s never got ready to interrupt\n%s", tc.name, errOut.String())
-			}
-			// On a loaded machine the process may not have reached main yet: wait
-			// until it reads its input (its signal handler is in place by then).
-			for until := time.Now().Add(time.Minute); !atWork(cmd.Process.Pid, tc.args[1]) && time.Now().Before(until); {
-				time.Sleep(2 * time.Millisecond)
-			}
-			break wait
+			_ = cmd.Process.Kill()
+			t.Fatalf("%s never reached checkpoint %q\n%s", tc.name, tc.step, errOut.String())
 		case <-tick.C:
-			if tc.ready != nil && tc.ready(errOut.String()) {
+			if _, err := os.Stat(marker); err == nil {
 				break wait
 			}
 		}
 	}
-	sent := time.Now()
 	if err := cmd.Process.Signal(tc.signal); err != nil {
 		t.Fatal(err)
 	}
 	if tc.twice {
-		time.Sleep(20 * time.Millisecond)
 		_ = cmd.Process.Signal(tc.signal) // the process may be gone already
 	}
 	var err error
 	select {
 	case err = <-done:
-	case <-time.After(30 * time.Second):
+	case <-time.After(2 * time.Minute):
 		_ = cmd.Process.Kill()
-		t.Fatalf("%s still running 30s after %v", tc.name, tc.signal)
+		t.Fatalf("%s still running 2m after %v", tc.name, tc.signal)
 	}
-	took := time.Since(sent)
-	t.Logf("%s: exited %v after %v", tc.name, took.Round(time.Millisecond), tc.signal)
 	want := 128 + int(tc.signal)
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != want {
 		t.Fatalf("%s: exit %v, want status %d\nstderr:\n%s", tc.name, err, want, errOut.String())
 	}
-	if took > 10*time.Second {
-		t.Errorf("%s: took %v to stop after %v", tc.name, took, tc.signal)
-	}
 	lines := strings.Split(strings.TrimSpace(errOut.String()), "\n")
 	// A second signal may end podflow before it says anything.
-	if !tc.twice && (tc.ready == nil && len(lines) != 1 || !strings.Contains(lines[len(lines)-1], "interrupted by")) {
-		t.Errorf("%s: want one line saying it was interrupted, got:\n%s", tc.name, errOut.String())
+	if !tc.twice && !strings.Contains(lines[len(lines)-1], "interrupted by") {
+		t.Errorf("%s: want a last line saying it was interrupted, got:\n%s", tc.name, errOut.String())
+	}
+	if !tc.twice && !strings.Contains(lines[len(lines)-1], "nothing written") {
+		t.Errorf("%s: finished its work after the signal instead of stopping:\n%s", tc.name, errOut.String())
 	}
 	if out.String() != "" {
 		t.Errorf("%s: wrote to stdout after the signal:\n%.500s", tc.name, out.String())
@@ -216,31 +207,41 @@ wait:
 func TestSignalStopsLongCommands(t *testing.T) {
 	bin := buildPodflow(t)
 	dir := t.TempDir()
-	big := bigBundle(t, dir, 300_000, 5000)
-	// A first run loads the binary into the page cache, so that podflow has its signal
-	// handler in place well before the signal below.
-	if out, err := exec.Command(bin, "version").CombinedOutput(); err != nil {
-		t.Fatalf("podflow version: %v\n%s", err, out)
-	}
+	big := bigBundle(t, dir, 20_000, 200)
 	small := filepath.Join("..", "..", "testdata", "bundles", "oom-killed")
+	out := func(name string) string { return filepath.Join(dir, name) }
 	for _, tc := range []interruptCase{
-		{name: "analyze", args: []string{"analyze", big, "-o", "json"}, signal: syscall.SIGINT},
-		{name: "verify", args: []string{"verify", big}, signal: syscall.SIGINT},
-		{name: "convert", args: []string{"convert", big, "-o", filepath.Join(dir, "converted.tar.gz")}, target: filepath.Join(dir, "converted.tar.gz"), signal: syscall.SIGINT},
-		{name: "merge", args: []string{"bundle", "merge", big, small, "-o", filepath.Join(dir, "merged.tar.gz")}, target: filepath.Join(dir, "merged.tar.gz"), signal: syscall.SIGINT},
-		{name: "explain", args: []string{"explain", big, "big/web-1"}, signal: syscall.SIGINT},
-		{name: "inspect", args: []string{"inspect", big}, signal: syscall.SIGINT},
-		{name: "scan", args: []string{"scan", big}, signal: syscall.SIGINT},
-		{name: "redact", args: []string{"redact", big, "-o", filepath.Join(dir, "redacted.tar.gz")}, target: filepath.Join(dir, "redacted.tar.gz"), signal: syscall.SIGINT},
-		{name: "analyze while loading", args: []string{"analyze", big, "-v", "-o", "json"}, signal: syscall.SIGINT,
-			ready: func(stderr string) bool { return strings.Contains(stderr, "input opened") }},
-		{name: "convert while writing", args: []string{"convert", big, "-o", filepath.Join(dir, "writing.tar.gz")}, target: filepath.Join(dir, "writing.tar.gz"), signal: syscall.SIGINT,
-			ready: partialExists(filepath.Join(dir, "writing.tar.gz"))},
-		{name: "merge while writing", args: []string{"bundle", "merge", big, small, "-o", filepath.Join(dir, "mwriting")}, target: filepath.Join(dir, "mwriting"), signal: syscall.SIGINT,
-			ready: partialExists(filepath.Join(dir, "mwriting"))},
-		{name: "convert on SIGTERM", args: []string{"convert", big, "-o", filepath.Join(dir, "term")}, target: filepath.Join(dir, "term"), signal: syscall.SIGTERM},
-		{name: "merge on a second Ctrl-C", args: []string{"bundle", "merge", big, small, "-o", filepath.Join(dir, "twice.tar.gz")}, target: filepath.Join(dir, "twice.tar.gz"), signal: syscall.SIGINT, twice: true},
+		{name: "analyze", args: []string{"analyze", big, "-o", "json"}, step: "read", signal: syscall.SIGINT},
+		{name: "verify", args: []string{"verify", big}, step: "read", signal: syscall.SIGINT},
+		{name: "convert", args: []string{"convert", big, "-o", out("converted.tar.gz")}, target: out("converted.tar.gz"), step: "read", signal: syscall.SIGINT},
+		{name: "merge", args: []string{"bundle", "merge", big, small, "-o", out("merged.tar.gz")}, target: out("merged.tar.gz"), step: "read", signal: syscall.SIGINT},
+		{name: "explain", args: []string{"explain", big, "big/web-1"}, step: "read", signal: syscall.SIGINT},
+		{name: "inspect", args: []string{"inspect", big}, step: "read", signal: syscall.SIGINT},
+		{name: "scan", args: []string{"scan", big}, step: "read", signal: syscall.SIGINT},
+		{name: "redact", args: []string{"redact", big, "-o", out("redacted.tar.gz")}, target: out("redacted.tar.gz"), step: "read", signal: syscall.SIGINT},
+		{name: "analyze while loading", args: []string{"analyze", big, "-o", "json"}, step: "load", signal: syscall.SIGINT},
+		{name: "explain while loading", args: []string{"explain", big, "big/web-1"}, step: "load", signal: syscall.SIGINT},
+		{name: "convert while writing", args: []string{"convert", big, "-o", out("writing.tar.gz")}, target: out("writing.tar.gz"), step: "write", signal: syscall.SIGINT},
+		{name: "merge while writing", args: []string{"bundle", "merge", big, small, "-o", out("mwriting")}, target: out("mwriting"), step: "write", signal: syscall.SIGINT},
+		{name: "redact while writing", args: []string{"redact", big, "-o", out("rwriting")}, target: out("rwriting"), step: "write", signal: syscall.SIGINT},
+		{name: "convert on SIGTERM", args: []string{"convert", big, "-o", out("term")}, target: out("term"), step: "write", signal: syscall.SIGTERM},
+		{name: "merge on a second Ctrl-C", args: []string{"bundle", "merge", big, small, "-o", out("twice.tar.gz")}, target: out("twice.tar.gz"), step: "write", signal: syscall.SIGINT, twice: true},
 	} {
-		t.Run(tc.name, func(t *testing.T) { runInterrupted(t, bin, tc, 500*time.Millisecond) })
+		t.Run(tc.name, func(t *testing.T) { runInterrupted(t, bin, tc) })
+	}
+}
+
+// A signal that arrives as a command finishes still ends podflow with the signal's
+// status: a script waiting on it must not read success after a Ctrl-C.
+func TestSignalAfterTheWorkStillExitsWithItsStatus(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(&interruptedError{signal: os.Interrupt})
+	var out, errOut bytes.Buffer
+	code := run(ctx, []string{"version"}, streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	if code != 130 {
+		t.Fatalf("exit %d after SIGINT, want 130\nstderr: %s", code, errOut.String())
+	}
+	if !strings.Contains(errOut.String(), "interrupted by SIGINT") {
+		t.Errorf("stderr does not say the signal was received: %q", errOut.String())
 	}
 }

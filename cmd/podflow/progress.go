@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
@@ -35,13 +36,29 @@ func newProgress(ctx context.Context, g *globalOptions) *progress {
 		mpb.WithAutoRefresh())}
 }
 
-// progressFor is the progress display for work on inputs: shown only for inputs of at
-// least largeInput bytes, and then only on a terminal without -q.
+// progressDelay is how long work on an input below largeInput runs before its progress
+// shows: a small input with much work in it (thousands of pods in a few MiB of JSON)
+// still shows what it is doing, and a quick one never flickers a bar.
+var progressDelay = time.Second
+
+// progressFor is the progress display for work on inputs, on a terminal without -q:
+// from the start for inputs of at least largeInput bytes, and for smaller ones once the
+// work has run for progressDelay.
 func (g *globalOptions) progressFor(paths []string) *progress {
-	if inputSize(paths) < largeInput {
+	if inputSize(paths) >= largeInput {
+		return newProgress(context.Background(), g)
+	}
+	if !g.streams.ErrTTY || g.quiet {
 		return nil
 	}
-	return newProgress(context.Background(), g)
+	show := make(chan any)
+	if progressDelay <= 0 {
+		close(show)
+	} else {
+		time.AfterFunc(progressDelay, func() { close(show) })
+	}
+	return &progress{p: mpb.NewWithContext(context.Background(), mpb.WithOutput(g.streams.ErrOut), mpb.WithWidth(32),
+		mpb.WithAutoRefresh(), mpb.WithRenderDelay(show))}
 }
 
 // task is one line of the display: a spinner for work of unknown length, a bar with

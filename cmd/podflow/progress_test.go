@@ -55,8 +55,15 @@ func TestProgressOnlyOnATerminalAndNeverOnStdout(t *testing.T) {
 	if _, quietErr := analyzeOn(true, "-q", large); strings.Contains(quietErr, "rules") {
 		t.Errorf("progress despite -q:\n%s", quietErr)
 	}
+	// A small input shows its progress only once its work has lasted progressDelay.
+	defer func(d time.Duration) { progressDelay = d }(progressDelay)
+	progressDelay = time.Hour
 	if _, smallErr := analyzeOn(true, filepath.Join("..", "..", "testdata", "bundles", "demo")); strings.Contains(smallErr, "rules") {
-		t.Errorf("progress for a small bundle:\n%s", smallErr)
+		t.Errorf("progress for a small bundle before its delay:\n%s", smallErr)
+	}
+	progressDelay = 0
+	if _, smallErr := analyzeOn(true, filepath.Join("..", "..", "testdata", "bundles", "demo")); !strings.Contains(smallErr, "rules") {
+		t.Errorf("no progress for a small bundle whose work outlasted the delay:\n%s", smallErr)
 	}
 }
 

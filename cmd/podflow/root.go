@@ -191,9 +191,16 @@ func runAs(ctx context.Context, argv0 string, args []string, s streams) int {
 	}
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
-	if ie, ok := interrupted(ctx); ok && err != nil {
-		// The command stopped on the signal and cleaned up; one line says why.
-		fmt.Fprintf(s.ErrOut, "podflow: %s: stopped, nothing written\n", ie)
+	if ie, ok := interrupted(ctx); ok {
+		if err != nil {
+			// The command stopped on the signal and cleaned up; one line says why.
+			fmt.Fprintf(s.ErrOut, "podflow: %s: stopped, nothing written\n", ie)
+		} else {
+			// The signal came as the command was finishing: what it wrote is whole, but
+			// whoever sent the signal is told it was received, as the shell convention
+			// (and a script waiting on the exit status) expects.
+			fmt.Fprintf(s.ErrOut, "podflow: %s as the command finished; its output is complete\n", ie)
+		}
 		return signalExitCode(ie.signal)
 	}
 	if err == nil {

@@ -12,8 +12,10 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -33,6 +35,10 @@ type serveOptions struct {
 	paths         []string
 	port          int
 	kubeconfigOut string
+	// shell runs a shell with KUBECONFIG set instead of waiting for Ctrl-C; command, when
+	// set, is the one command it runs (sh -c).
+	shell   bool
+	command string
 	// ready, when set, is told the address once the server listens (tests).
 	ready func(addr string)
 }
@@ -58,15 +64,26 @@ Serve prints a kubeconfig for the server to stdout, or writes it to --kubeconfig
 (mode 0600): a random bearer token, and the certificate of the server's TLS, made at
 start for 127.0.0.1 (kubectl sends a token only over TLS). Both last as long as the
 server. The bundle is a snapshot: ages count from now, as kubectl's own do, and the
-server says when the bundle was collected. Ctrl-C stops the server.`,
+server says when the bundle was collected. Ctrl-C stops the server.
+
+--shell starts $SHELL (or /bin/sh) with KUBECONFIG set to the server's kubeconfig, so
+kubectl and any other client in it browse the bundle; the server stops when the shell
+exits, and podflow exits with the shell's status. -c CMD runs one command that way. The
+kubeconfig's namespace is the bundle's: the one it was collected for, or the one all its
+pods are in.`,
 		Example: `  podflow serve shop.tar.gz --kubeconfig-out shop.kubeconfig &
   kubectl --kubeconfig shop.kubeconfig get pods -A
   kubectl --kubeconfig shop.kubeconfig describe pod -n shop web-7d9f8b6c5d-4xk2p
   kubectl --kubeconfig shop.kubeconfig logs -n shop web-7d9f8b6c5d-4xk2p -p
-  podflow serve must-gather.local.5318008/ --port 6443 > openshift.kubeconfig`,
+  podflow serve must-gather.local.5318008/ --port 6443 > openshift.kubeconfig
+  podflow serve shop.tar.gz --shell                  # a shell where kubectl reads the bundle
+  podflow serve shop.tar.gz -c 'kubectl get pods -o wide'`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.paths = args
+			if o.command != "" {
+				o.shell = true
+			}
 			if o.port < 0 || o.port > 65535 {
 				return usageError("--port: want 0 (a free port) to 65535, got %d", o.port)
 			}
@@ -76,6 +93,8 @@ server says when the bundle was collected. Ctrl-C stops the server.`,
 	f := cmd.Flags()
 	f.IntVar(&o.port, "port", 0, "port to listen on, on 127.0.0.1 (default: a free port)")
 	f.StringVar(&o.kubeconfigOut, "kubeconfig-out", "", "write the kubeconfig to this file instead of stdout")
+	f.BoolVar(&o.shell, "shell", false, "start a shell with KUBECONFIG set to the server; the server stops when it exits")
+	f.StringVarP(&o.command, "command", "c", "", "run this one command in a shell with KUBECONFIG set, then stop (implies --shell)")
 	addFormatFlag(f, &o.format)
 	o.open.add(f)
 	return cmd
@@ -94,8 +113,8 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	if err != nil {
 		return err
 	}
-	if len(srv.Resources()) == 0 {
-		o.log().Warn("the inputs hold no API objects (a node bundle or sosreport alone?): kubectl will find no resource types; serve them with a cluster bundle")
+	if srv.Objects() == 0 {
+		o.log().Warn("the inputs hold no API objects (a node bundle or sosreport alone?): kubectl will find no resources; serve them with a cluster bundle")
 	}
 	if n := srv.Skipped(); n > 0 {
 		o.log().Warnf("%d list item(s) of the bundle are not objects with a name and are not served", n)
@@ -111,10 +130,21 @@ func runServe(ctx context.Context, o *serveOptions) error {
 		ln.Close()
 		return err
 	}
-	kubeconfig, err := clientcmd.Write(*kubeconfigFor("https://"+addr, caPEM, token, defaultNamespace(bundles)))
+	kubeconfig, err := clientcmd.Write(*kubeconfigFor("https://"+addr, caPEM, token, defaultNamespace(bundles, srv.PodNamespaces())))
 	if err != nil {
 		ln.Close()
 		return err
+	}
+	if o.shell && o.kubeconfigOut == "" {
+		// The shell's stdout is the user's terminal: the kubeconfig goes to a private
+		// file that lasts as long as the server.
+		dir, err := os.MkdirTemp("", "podflow-serve-")
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("make a directory for the kubeconfig: %w", err)
+		}
+		defer os.RemoveAll(dir)
+		o.kubeconfigOut = filepath.Join(dir, "kubeconfig")
 	}
 	if o.kubeconfigOut != "" {
 		if err := writePrivate(o.kubeconfigOut, kubeconfig); err != nil {
@@ -140,16 +170,21 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	if o.kubeconfigOut != "" {
 		how = "with --kubeconfig " + untrusted.ShellArg(o.kubeconfigOut)
 	}
-	o.log().Infof("serving %s%s read-only on https://%s (%d kinds of object); use kubectl %s; stop with Ctrl-C",
-		untrusted.Text(inputNames(o.paths)), collectedText(bundles), addr, len(srv.Resources()), how)
+	o.log().Infof("serving %s%s read-only on https://%s (%d objects); use kubectl %s; stop with Ctrl-C",
+		untrusted.Text(inputNames(o.paths)), collectedText(bundles), addr, srv.Objects(), how)
 	o.log().Debugf("serving %v", srv.Resources())
 	if o.ready != nil {
 		o.ready(addr)
 	}
-	select {
-	case err := <-done:
-		return fmt.Errorf("serve: %w", err)
-	case <-ctx.Done():
+	var shellErr error
+	if o.shell {
+		shellErr = runShell(ctx, o, done)
+	} else {
+		select {
+		case err := <-done:
+			return fmt.Errorf("serve: %w", err)
+		case <-ctx.Done():
+		}
 	}
 	stop()
 	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -161,6 +196,63 @@ func runServe(ctx context.Context, o *serveOptions) error {
 		return fmt.Errorf("serve: %w", err)
 	}
 	o.log().Info("server stopped")
+	return shellErr
+}
+
+// runShell runs the user's shell, or -c's command in it, with KUBECONFIG set to the
+// server's kubeconfig, and returns once it exits: nil for status 0, else an error
+// carrying its status, which podflow exits with.
+func runShell(ctx context.Context, o *serveOptions, served <-chan error) error {
+	shell := os.Getenv("SHELL")
+	if shell == "" {
+		shell = "/bin/sh"
+	}
+	args := []string{}
+	if o.command != "" {
+		args = append(args, "-c", o.command)
+	}
+	kubeconfig, err := filepath.Abs(o.kubeconfigOut)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(shell, args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = o.streams.In, o.streams.Out, o.streams.ErrOut
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
+	if o.command == "" {
+		o.log().Infof("starting %s with KUBECONFIG=%s; exit the shell to stop the server", untrusted.Text(shell), untrusted.Text(kubeconfig))
+	}
+	// The terminal sends Ctrl-C to the shell and its commands too: it is theirs while
+	// the shell runs, and podflow stops the server when the shell exits.
+	childOwnsInterrupt.Store(true)
+	defer childOwnsInterrupt.Store(false)
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start %s: %w", shell, err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err = <-exited:
+	case err := <-served:
+		_ = cmd.Process.Kill()
+		<-exited
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+		// SIGTERM (Ctrl-C is the shell's): the shell is ended with the server.
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		<-exited
+		return ctx.Err()
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code := ee.ExitCode()
+		if code < 0 {
+			code = exitError
+		}
+		return &silentExit{code: code}
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", shell, err)
+	}
 	return nil
 }
 
@@ -190,12 +282,16 @@ func randomToken() (string, error) {
 }
 
 // defaultNamespace is the namespace kubectl uses without -n: the one the bundle was
-// collected for, when it was collected for exactly one.
-func defaultNamespace(bundles []*bundle.Bundle) string {
+// collected for, when it was collected for exactly one; else the one all the served
+// pods are in (a paste about one pod); else default.
+func defaultNamespace(bundles []*bundle.Bundle, podNamespaces []string) string {
 	for _, b := range bundles {
 		if b.Manifest != nil && len(b.Manifest.Scope.Namespaces) == 1 && untrusted.IsName(b.Manifest.Scope.Namespaces[0]) {
 			return b.Manifest.Scope.Namespaces[0]
 		}
+	}
+	if len(podNamespaces) == 1 && untrusted.IsName(podNamespaces[0]) {
+		return podNamespaces[0]
 	}
 	return "default"
 }

@@ -204,3 +204,37 @@ func TestServeSaysWhenThereIsNothingToServe(t *testing.T) {
 		t.Errorf("exit %d, stderr:\n%s", code, stderr)
 	}
 }
+
+func TestServeShellRunsOneCommandAgainstTheBundle(t *testing.T) {
+	t.Setenv("SHELL", "/bin/sh")
+	paste := filepath.Join("..", "..", "importer", "testdata", "loose", "oom-killed")
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"serve", paste, "-c", `cat "$KUBECONFIG"; echo "at=$KUBECONFIG"; exit 7`},
+		streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	if code != 7 {
+		t.Fatalf("exit %d, want the command's 7\nstderr: %s", code, errOut.String())
+	}
+	cfg, err := clientcmd.Load(out.Bytes()[:bytes.LastIndex(out.Bytes(), []byte("at="))])
+	if err != nil {
+		t.Fatalf("the command saw no kubeconfig: %v\n%s", err, out.String())
+	}
+	ctxName := cfg.CurrentContext
+	if cfg.Contexts[ctxName] == nil || !strings.HasPrefix(cfg.Clusters[cfg.Contexts[ctxName].Cluster].Server, "https://127.0.0.1:") {
+		t.Fatalf("kubeconfig %+v", cfg)
+	}
+	// The paste is about one pod: its namespace is the context's.
+	cs := clientcmd.NewDefaultClientConfig(*cfg, nil)
+	ns, _, err := cs.Namespace()
+	if err != nil || ns == "default" || ns == "" {
+		t.Errorf("context namespace %q (%v), want the pasted pod's", ns, err)
+	}
+	at := strings.TrimSpace(out.String()[bytes.LastIndex(out.Bytes(), []byte("at="))+3:])
+	if _, err := os.Stat(at); !os.IsNotExist(err) {
+		t.Errorf("the kubeconfig %s outlived the server (%v)", at, err)
+	}
+	// Status 0 is podflow's 0.
+	out.Reset()
+	if code := run(context.Background(), []string{"serve", paste, "-c", "true"}, streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}); code != 0 {
+		t.Errorf("exit %d after a command that succeeded", code)
+	}
+}
