@@ -7,10 +7,10 @@ import (
 	"unsafe"
 
 	corev1 "k8s.io/api/core/v1"
-	"sigs.k8s.io/yaml"
 
 	"podflow.dev/podflow/bundle"
 	"podflow.dev/podflow/logline"
+	"podflow.dev/podflow/untrusted/yamlbudget"
 )
 
 // KubeletConfig is a node's effective kubelet configuration, as collected.
@@ -228,7 +228,7 @@ func (l *loader) loadNodeFile(lb *loadedBundle, name string, info bundle.PathInf
 	case info.NodeFile == bundle.NodeKubeletConfig:
 		l.g.present[KubeletConfigs] = true
 		var cfg map[string]any
-		if err := yaml.Unmarshal(data, &cfg); err != nil {
+		if err := yamlbudget.Unmarshal(data, &cfg); err != nil {
 			l.warn(lb, name, 0, "", "not a readable kubelet config: %v", err)
 			return
 		}

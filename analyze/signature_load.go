@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	yamlv3 "go.yaml.in/yaml/v3"
+
+	"podflow.dev/podflow/untrusted/yamlbudget"
 )
 
 // FieldError is a problem with one field of a signature.
@@ -83,6 +85,9 @@ func ParseSignatures(file string, data []byte) ([]*Signature, error) {
 	}
 	if doc.Kind == 0 {
 		return nil, nil
+	}
+	if _, err := yamlbudget.CheckNode(&doc, yamlbudget.Budget(len(data))); err != nil {
+		return nil, &SignatureError{File: file, Msg: err.Error()}
 	}
 	root := &doc
 	if root.Kind == yamlv3.DocumentNode && len(root.Content) == 1 {

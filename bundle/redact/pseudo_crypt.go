@@ -10,6 +10,8 @@ import (
 	"fmt"
 
 	"sigs.k8s.io/yaml"
+
+	"podflow.dev/podflow/untrusted/yamlbudget"
 )
 
 // A mapping reverses pseudonyms, so a user may keep it encrypted at rest with a
@@ -62,7 +64,7 @@ func sealMapping(plain, passphrase []byte) ([]byte, error) {
 // envelope, else the decrypted content.
 func openMapping(data, passphrase []byte) ([]byte, error) {
 	var env mappingEnvelope
-	if err := yaml.Unmarshal(data, &env); err != nil || env.Encrypted == "" {
+	if err := yamlbudget.Unmarshal(data, &env); err != nil || env.Encrypted == "" {
 		return data, nil // not an envelope: a plain mapping, parsed (and checked) by the caller
 	}
 	if env.Encrypted != mappingCipher {

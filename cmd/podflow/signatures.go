@@ -11,12 +11,12 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
-	"sigs.k8s.io/yaml"
 
 	"podflow.dev/podflow/analyze"
 	"podflow.dev/podflow/bundle"
 	"podflow.dev/podflow/importer"
 	"podflow.dev/podflow/untrusted"
+	"podflow.dev/podflow/untrusted/yamlbudget"
 )
 
 // incidentCase is one folder of an incident corpus: evidence files as pasted, and
@@ -87,7 +87,7 @@ func readCase(dir string) (*incidentCase, error) {
 		return nil, fmt.Errorf("read incident: %w", err)
 	}
 	c := &incidentCase{}
-	if err := yaml.UnmarshalStrict(data, c); err != nil {
+	if err := yamlbudget.UnmarshalStrict(data, c); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	c.Dir = dir
