@@ -62,6 +62,9 @@ const (
 	maxSignatureFileBytes = 4 << 20
 )
 
+// MaxSignatureFileBytes is the largest signature file podflow reads.
+const MaxSignatureFileBytes = maxSignatureFileBytes
+
 // builtinPlaceholders are filled from a finding's subject.
 var builtinPlaceholders = map[string]bool{"pod": true, "namespace": true, "node": true, "container": true}
 

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"podflow.dev/podflow/analyze"
+	"podflow.dev/podflow/bundle"
 )
 
 // builtinSignatures are podflow's own signatures, one file per stage, in chain order.
@@ -99,7 +100,9 @@ func LoadSignatures(paths []string) ([]*analyze.Signature, error) {
 			return nil, err
 		}
 		for _, f := range files {
-			data, err := os.ReadFile(f)
+			// A file named on the command line may be a link; one found in a folder
+			// may not. Either way only a regular file within the cap is read.
+			data, err := bundle.ReadRegular(f, analyze.MaxSignatureFileBytes, f == p)
 			if err != nil {
 				return nil, fmt.Errorf("read signatures: %w", err)
 			}
