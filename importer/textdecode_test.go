@@ -34,7 +34,9 @@ func TestPastesInUTF16AndWithNULs(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := importedNames(t, plain)
-	if !slices.ContainsFunc(want, func(n string) bool { return filepath.Base(n) == "pods.json" || filepath.Base(n) == "shop.json" || len(n) > 0 }) || len(want) < 2 {
+	if !slices.ContainsFunc(want, func(n string) bool {
+		return filepath.Base(n) == "pods.json" || filepath.Base(n) == "shop.json" || len(n) > 0
+	}) || len(want) < 2 {
 		t.Fatalf("the UTF-8 paste imports %v: nothing to compare", want)
 	}
 	withNULs := append([]byte{0}, plain...)
