@@ -72,3 +72,41 @@ func TestSignatureFilesReadLikeBundleFiles(t *testing.T) {
 		t.Errorf("refusing a 256 MiB file allocated %d bytes: it was read", alloc)
 	}
 }
+
+// TestSignaturesCostBounded: patterns that are short but compile to large programs
+// are refused one by one, and many signatures of moderate programs are refused once
+// their sum passes the budget, before the rest are compiled.
+func TestSignaturesCostBounded(t *testing.T) {
+	sig := func(id, pattern string) string {
+		return "- id: " + id + "\n  stage: runtime\n  title: t\n  component: c\n  printedBy: f\n  patterns: ['" + pattern +
+			"']\n  cause: c\n  fix: f\n  examples: {fires: ['" + strings.Repeat("ab", 1) + "'], quiet: [zz]}\n"
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "big.yaml"), []byte(sig("big-one", `a(?:b|c){0,999}`)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadSignatures([]string{dir}); err == nil || !strings.Contains(err.Error(), "instructions") {
+		t.Errorf("one pattern of a large program: %v, want it refused", err)
+	}
+	var many strings.Builder
+	for i := range 200 {
+		many.WriteString(sig("moderate-"+strings.Repeat("x", 1)+itoa3(i), `a(?:b|c){0,300}`))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "big.yaml"), []byte(many.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := LoadSignatures([]string{dir})
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "instructions") {
+		t.Errorf("200 signatures of moderate programs: %v, want the set refused", err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 512<<20 {
+		t.Errorf("refusing the set allocated %d bytes", alloc)
+	}
+}
+
+func itoa3(i int) string {
+	return string(rune('a'+i/26/26%26)) + string(rune('a'+i/26%26)) + string(rune('a'+i%26))
+}

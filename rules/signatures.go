@@ -94,6 +94,7 @@ func LoadSignatures(paths []string) ([]*analyze.Signature, error) {
 		return nil, err
 	}
 	var out []*analyze.Signature
+	cost := 0
 	for _, p := range paths {
 		files, err := signatureFiles(p)
 		if err != nil {
@@ -109,6 +110,12 @@ func LoadSignatures(paths []string) ([]*analyze.Signature, error) {
 			sigs, err := analyze.ParseSignatures(f, data)
 			if err != nil {
 				return nil, err
+			}
+			for _, s := range sigs {
+				cost += s.Cost()
+			}
+			if cost > analyze.MaxSignaturesCost {
+				return nil, fmt.Errorf("read signatures: %s: the signatures read so far compile to %d instructions, more than the %d an analysis tries on every line; keep fewer or simpler patterns", f, cost, analyze.MaxSignaturesCost)
 			}
 			out = append(out, sigs...)
 		}
