@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"sigs.k8s.io/yaml"
 )
 
 // Bomb is one anchored value of valueBytes aliased n times: the shape that passes
@@ -85,4 +87,21 @@ func TestStreamSharesOneBudget(t *testing.T) {
 	if err := Check(stream); !errors.Is(err, ErrExpansion) {
 		t.Errorf("three documents: %v, want ErrExpansion", err)
 	}
+}
+
+// FuzzCheck: Check never panics, and what it lets through decodes to no more than
+// its budget (as JSON, about the expanded size).
+func FuzzCheck(f *testing.F) {
+	f.Add([]byte("a: &x [1, 2]\nb: *x\n"))
+	f.Add(Bomb(100, 50))
+	f.Add([]byte("a: &x [*x]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 4096 || Check(data) != nil {
+			return
+		}
+		out, err := yaml.YAMLToJSON(data)
+		if err == nil && int64(len(out)) > 4*Budget(len(data)) {
+			t.Fatalf("%d-byte document passed Check and decoded to %d bytes", len(data), len(out))
+		}
+	})
 }
