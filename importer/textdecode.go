@@ -28,7 +28,59 @@ func decodeText(data []byte) []byte {
 	if n := bytes.Count(data, []byte{0}); n > 0 && n*10 < len(data) {
 		data = bytes.ReplaceAll(data, []byte{0}, nil)
 	}
-	return data
+	return unquote(data)
+}
+
+// nbsp is U+00A0 in UTF-8: what a web page or a mail client puts in place of the
+// spaces that indent kubectl's output.
+var nbsp = []byte{0xC2, 0xA0}
+
+// unquote undoes what a mail or chat client does to a paste: no-break spaces instead
+// of spaces, and every line quoted with "> " (once or more, "> > "). Only a quote
+// that every non-blank line carries is taken off, so a log line that starts with '>'
+// stays as it is.
+func unquote(data []byte) []byte {
+	if bytes.Contains(data, nbsp) {
+		data = bytes.ReplaceAll(data, nbsp, []byte{' '})
+	}
+	if first := bytes.TrimLeft(data, " \t\r\n"); len(first) == 0 || first[0] != '>' {
+		return data
+	}
+	depth := -1
+	for line := range bytes.Lines(data) {
+		if len(bytes.Trim(line, "> \t\r\n")) == 0 {
+			continue // blank, or only quote marks
+		}
+		d := quoteDepth(line)
+		if depth < 0 || d < depth {
+			depth = d
+		}
+		if depth == 0 {
+			return data
+		}
+	}
+	if depth <= 0 {
+		return data
+	}
+	out := make([]byte, 0, len(data))
+	for line := range bytes.Lines(data) {
+		for range depth {
+			line = bytes.TrimPrefix(line, []byte{'>'})
+			line = bytes.TrimPrefix(line, []byte{' '})
+		}
+		out = append(out, line...)
+	}
+	return out
+}
+
+// quoteDepth counts the "> " quote marks a line starts with.
+func quoteDepth(line []byte) int {
+	d := 0
+	for len(line) > 0 && line[0] == '>' {
+		d++
+		line = bytes.TrimPrefix(line[1:], []byte{' '})
+	}
+	return d
 }
 
 // looksUTF16 tells UTF-16 without a byte order mark from its first 8 KiB: text in

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"unicode/utf16"
 )
@@ -92,3 +93,34 @@ func importedNames(t *testing.T, data []byte) []string {
 }
 
 type namer interface{ Names() []string }
+
+// TestPasteThroughMailOrChat: a describe paste whose indentation came back as
+// no-break spaces, and one quoted "> > " by a mail client, import as the paste does.
+func TestPasteThroughMailOrChat(t *testing.T) {
+	plain, err := os.ReadFile(filepath.Join(looseDir("oom-killed"), "describe-pod.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := importedNames(t, plain)
+	var quoted strings.Builder
+	for line := range strings.Lines(string(plain)) {
+		if strings.TrimSpace(line) == "" {
+			quoted.WriteString("> >\n")
+			continue
+		}
+		quoted.WriteString("> > " + line)
+	}
+	for name, data := range map[string][]byte{
+		"no-break spaces": []byte(strings.ReplaceAll(string(plain), "  ", "\u00a0\u00a0")),
+		"quoted > > ":     []byte(quoted.String()),
+	} {
+		if got := importedNames(t, data); !slices.Equal(got, want) {
+			t.Errorf("%s: imported %v, want %v", name, got, want)
+		}
+	}
+	// A log whose lines do not all start with '>' keeps them.
+	log := []byte("> starting\nplain line\n")
+	if got := decodeText(log); string(got) != string(log) {
+		t.Errorf("partly quoted text changed: %q", got)
+	}
+}
