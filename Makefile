@@ -16,7 +16,7 @@ CACHE_DIR             ?= $(or $(PODFLOW_CACHE),$(or $(XDG_CACHE_HOME),$(HOME)/.c
 GOLANGCI_LINT_VERSION := v2.15.0
 GOLANGCI_LINT         := $(CACHE_DIR)/tools/golangci-lint-$(GOLANGCI_LINT_VERSION)/golangci-lint
 
-.PHONY: all build test bench bench-go bench-redact bench-fleet e2e e2e-scale record demo release lint fmt clean incidents catalog catalog-coverage
+.PHONY: all build test fuzz bench bench-go bench-redact bench-fleet e2e e2e-scale record demo release lint fmt clean incidents catalog catalog-coverage
 
 all: build
 
@@ -32,6 +32,21 @@ release:
 ## test: unit and golden tests; hermetic, no cluster needed
 test:
 	$(GO) test ./...
+
+## fuzz: every fuzz target in turn, FUZZTIME each (default 30s). Minimizing a new
+## input is capped at FUZZMINTIME (default 5s): Go's default of 60s spends a short
+## run minimizing an input that only grows the corpus, instead of fuzzing.
+## FUZZ=FuzzRedact runs the targets whose name starts with it.
+FUZZTIME    ?= 30s
+FUZZMINTIME ?= 5s
+FUZZ        ?= Fuzz
+fuzz:
+	@set -e; grep -rHo --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*' . | grep -E ':func $(FUZZ)' | sort | \
+	while IFS=: read -r file decl; do \
+	  target=$${decl#func }; dir=./$$(dirname $${file#./}); \
+	  echo "== $$dir $$target"; \
+	  $(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINTIME) $$dir; \
+	done
 
 ## incidents: run podflow over the corpus of real incidents and print accuracy per stage
 incidents:

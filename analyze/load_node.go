@@ -7,10 +7,10 @@ import (
 	"unsafe"
 
 	corev1 "k8s.io/api/core/v1"
-	"sigs.k8s.io/yaml"
 
 	"podflow.dev/podflow/bundle"
 	"podflow.dev/podflow/logline"
+	"podflow.dev/podflow/untrusted/yamlbudget"
 )
 
 // KubeletConfig is a node's effective kubelet configuration, as collected.
@@ -29,9 +29,13 @@ type ContainerLog struct {
 	Previous  bool
 	Loc       Location
 	text      string
+	// lineBase is the number of lines before text: a log larger than what is read of
+	// it (bundle.LogTailBytes) is kept to its tail, and its lines are cited by their
+	// place in the whole file.
+	lineBase int
 }
 
-// Text is the whole log.
+// Text is the whole log, or its newest bundle.LogTailBytes.
 func (c *ContainerLog) Text() string { return c.text }
 
 // Tail returns the last n lines, with the location of that range.
@@ -45,7 +49,7 @@ func (c *ContainerLog) Tail(n int) ([]string, Location) {
 	if len(lines) > n {
 		first = len(lines) - n
 	}
-	return lines[first:], c.Loc.Lines(first+1, len(lines))
+	return lines[first:], c.Loc.Lines(c.lineBase+first+1, c.lineBase+len(lines))
 }
 
 // Find returns the first line containing substr, with its location.
@@ -61,7 +65,7 @@ func (c *ContainerLog) Find(substr string) (string, Location, bool) {
 	} else {
 		end += i
 	}
-	return c.text[start:end], c.Loc.Lines(strings.Count(c.text[:start], "\n")+1, 0), true
+	return c.text[start:end], c.Loc.Lines(c.lineBase+strings.Count(c.text[:start], "\n")+1, 0), true
 }
 
 // unparsedLine is a journal line no journal format reads (a calico agent's, one cut by
@@ -151,6 +155,9 @@ func (l *loader) loadNodeAndLogs(lb *loadedBundle) {
 			data, _ := l.take(lb, it.name) // listed by Names, so present; read once
 			c := &ContainerLog{Namespace: it.info.Namespace, Pod: it.info.Pod, Container: it.info.Container,
 				Previous: it.info.Previous, Loc: l.loc(lb, it.name), text: bytesString(data)}
+			if t, ok := lb.b.Trimmed(it.name); ok {
+				c.lineBase = t.Lines
+			}
 			l.g.logs[logKey(c.Namespace, c.Pod, c.Container, c.Previous)] = c
 		case "node":
 			if it.job != nil {
@@ -228,7 +235,7 @@ func (l *loader) loadNodeFile(lb *loadedBundle, name string, info bundle.PathInf
 	case info.NodeFile == bundle.NodeKubeletConfig:
 		l.g.present[KubeletConfigs] = true
 		var cfg map[string]any
-		if err := yaml.Unmarshal(data, &cfg); err != nil {
+		if err := yamlbudget.Unmarshal(data, &cfg); err != nil {
 			l.warn(lb, name, 0, "", "not a readable kubelet config: %v", err)
 			return
 		}

@@ -208,6 +208,12 @@ func headline(r *Report) string {
 		return fmt.Sprintf("No finding, but only %d of %d pod(s) positively show health (running and ready, or succeeded)%s; "+
 			"the others' evidence says nothing either way.", s.healthy, s.Pods, when)
 	}
+	if s.PodsWithFindings > s.Pods {
+		// Findings name pods the evidence holds no Pod object of (events, logs, a
+		// paste): "3 of 0" would count them against a list they are not in.
+		return fmt.Sprintf("%d root cause(s), %d finding(s) in all, affecting %d pod(s), %d of them known only from events, logs or text%s.",
+			s.RootCauses, s.Findings, s.PodsWithFindings, s.PodsWithFindings-s.Pods, when)
+	}
 	return fmt.Sprintf("%d root cause(s), %d finding(s) in all, affecting %d of %d pod(s)%s.",
 		s.RootCauses, s.Findings, s.PodsWithFindings, s.Pods, when)
 }

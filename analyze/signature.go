@@ -47,7 +47,9 @@ type Signature struct {
 	// Line is the signature's line in File.
 	Line int `json:"line"`
 
-	res    []*regexp.Regexp
+	res []*regexp.Regexp
+	// cost is the instructions of the compiled programs of its patterns and unless.
+	cost   int
 	unless []*regexp.Regexp
 	lits   []literal // per pattern, a literal every match contains, or ""
 	where  map[TextKind]bool
@@ -60,7 +62,18 @@ const (
 	maxPatternsPerSig     = 20
 	maxSignatures         = 5000
 	maxSignatureFileBytes = 4 << 20
+	// maxPatternInsts caps one pattern's compiled program; the largest built-in
+	// pattern compiles to under 500 instructions.
+	maxPatternInsts = 2000
 )
+
+// MaxSignaturesCost caps the summed Cost of the user's signatures, five times that of
+// the built-in catalog (about 20,000): every line of a bundle is tried on them, so
+// their total, more than their count or bytes, is what an analysis pays.
+const MaxSignaturesCost = 100_000
+
+// MaxSignatureFileBytes is the largest signature file podflow reads.
+const MaxSignatureFileBytes = maxSignatureFileBytes
 
 // builtinPlaceholders are filled from a finding's subject.
 var builtinPlaceholders = map[string]bool{"pod": true, "namespace": true, "node": true, "container": true}
@@ -105,13 +118,14 @@ func (s *Signature) compile() *FieldError {
 			s.where[k] = true
 		}
 	}
-	s.res, s.lits = nil, nil
+	s.res, s.lits, s.cost = nil, nil, 0
 	var common map[string]bool
 	for i, p := range s.Patterns {
-		re, fe := compilePattern("patterns["+itoa(i)+"]", p)
+		re, insts, fe := compilePattern("patterns["+itoa(i)+"]", p)
 		if fe != nil {
 			return fe
 		}
+		s.cost += insts
 		names := map[string]bool{}
 		for _, n := range re.SubexpNames() {
 			if n != "" {
@@ -135,10 +149,11 @@ func (s *Signature) compile() *FieldError {
 	}
 	s.unless = nil
 	for i, p := range s.Unless {
-		re, fe := compilePattern("unless["+itoa(i)+"]", p)
+		re, insts, fe := compilePattern("unless["+itoa(i)+"]", p)
 		if fe != nil {
 			return fe
 		}
+		s.cost += insts
 		s.unless = append(s.unless, re)
 	}
 	templates := map[string]string{"cause": s.Cause, "fix": s.Fix}
@@ -168,17 +183,35 @@ func (s *Signature) compile() *FieldError {
 	return nil
 }
 
-// compilePattern compiles one pattern of a signature within the size cap.
-func compilePattern(field, p string) (*regexp.Regexp, *FieldError) {
+// compilePattern compiles one pattern of a signature within the size caps: its text,
+// and the program it compiles to (x{1000} is 7 bytes and a thousand instructions;
+// matching costs the program's size on every line tried). It returns the program's
+// instruction count, which the signature set's budget adds up.
+func compilePattern(field, p string) (*regexp.Regexp, int, *FieldError) {
 	if len(p) > maxPatternBytes {
-		return nil, &FieldError{Field: field, Msg: "longer than " + itoa(maxPatternBytes) + " bytes"}
+		return nil, 0, &FieldError{Field: field, Msg: "longer than " + itoa(maxPatternBytes) + " bytes"}
+	}
+	parsed, err := syntax.Parse(p, syntax.Perl)
+	if err != nil {
+		return nil, 0, &FieldError{Field: field, Msg: err.Error()}
+	}
+	prog, err := syntax.Compile(parsed.Simplify())
+	if err != nil {
+		return nil, 0, &FieldError{Field: field, Msg: err.Error()}
+	}
+	if len(prog.Inst) > maxPatternInsts {
+		return nil, 0, &FieldError{Field: field, Msg: "compiles to " + itoa(len(prog.Inst)) + " instructions, more than " + itoa(maxPatternInsts) + ": use fewer or smaller repetitions"}
 	}
 	re, err := regexp.Compile(p)
 	if err != nil {
-		return nil, &FieldError{Field: field, Msg: err.Error()}
+		return nil, 0, &FieldError{Field: field, Msg: err.Error()}
 	}
-	return re, nil
+	return re, len(prog.Inst), nil
 }
+
+// Cost is the size of the programs the signature's patterns compile to: what it
+// costs to try it on a line, relative to other signatures.
+func (s *Signature) Cost() int { return s.cost }
 
 var reID = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	yamlv3 "go.yaml.in/yaml/v3"
+
+	"podflow.dev/podflow/untrusted/yamlbudget"
 )
 
 // FieldError is a problem with one field of a signature.
@@ -84,6 +86,9 @@ func ParseSignatures(file string, data []byte) ([]*Signature, error) {
 	if doc.Kind == 0 {
 		return nil, nil
 	}
+	if _, err := yamlbudget.CheckNode(&doc, yamlbudget.Budget(len(data))); err != nil {
+		return nil, &SignatureError{File: file, Msg: err.Error()}
+	}
 	root := &doc
 	if root.Kind == yamlv3.DocumentNode && len(root.Content) == 1 {
 		root = root.Content[0]
@@ -95,10 +100,16 @@ func ParseSignatures(file string, data []byte) ([]*Signature, error) {
 		return nil, &SignatureError{File: file, Msg: fmt.Sprintf("more than %d signatures", maxSignatures)}
 	}
 	var out []*Signature
+	cost := 0
 	for _, item := range root.Content {
 		s, err := parseSignature(file, item)
 		if err != nil {
 			return nil, err
+		}
+		// Checked as they compile: a file of heavy patterns stops at the budget, not
+		// after all of them are built.
+		if cost += s.Cost(); cost > MaxSignaturesCost {
+			return nil, &SignatureError{File: file, Line: item.Line, Msg: fmt.Sprintf("the signatures up to here compile to %d instructions, more than the %d an analysis tries on every line; keep fewer or simpler patterns", cost, MaxSignaturesCost)}
 		}
 		out = append(out, s)
 	}

@@ -253,17 +253,41 @@ const (
 
 // NodePath is the path of one node evidence file, e.g. NodePath("n1", NodeKubeletLog).
 func NodePath(node, file string) string {
-	return path.Join(NodesDir, node, file)
+	return path.Join(NodesDir, nodeSegment(node), file)
+}
+
+// nodeSegment is a node's name as a path segment. No real node is named "." or
+// "..", but evidence may say so; as a segment either would vanish into nodes/ or
+// its parent, with the evidence filed under it, so they are written %2E and %2E%2E
+// (which no node name can be either) and ParsePath reads them back.
+func nodeSegment(node string) string {
+	switch node {
+	case ".":
+		return "%2E"
+	case "..":
+		return "%2E%2E"
+	}
+	return node
+}
+
+func nodeFromSegment(seg string) string {
+	switch seg {
+	case "%2E":
+		return "."
+	case "%2E%2E":
+		return ".."
+	}
+	return seg
 }
 
 // NodeCRIInspectPath is the path of `crictl inspect` output for one container.
 func NodeCRIInspectPath(node, containerID string) string {
-	return path.Join(NodesDir, node, nodeCRIInspectDir, containerID+".json")
+	return path.Join(NodesDir, nodeSegment(node), nodeCRIInspectDir, containerID+".json")
 }
 
 // NodeCRIInspectPodPath is the path of `crictl inspectp` output for one sandbox.
 func NodeCRIInspectPodPath(node, podID string) string {
-	return path.Join(NodesDir, node, nodeCRIInspectPDir, podID+".json")
+	return path.Join(NodesDir, nodeSegment(node), nodeCRIInspectPDir, podID+".json")
 }
 
 // FragmentsDir holds evidence an import read but could not attribute to a pod or a
@@ -342,7 +366,7 @@ func ParsePath(p string) PathInfo {
 		(parts[1] == FragmentLog || parts[1] == FragmentJournal || parts[1] == FragmentText):
 		return PathInfo{Area: "fragment", Fragment: parts[1]}
 	case len(parts) >= 3 && parts[0] == NodesDir:
-		return PathInfo{Area: "node", Node: parts[1], NodeFile: strings.Join(parts[2:], "/")}
+		return PathInfo{Area: "node", Node: nodeFromSegment(parts[1]), NodeFile: strings.Join(parts[2:], "/")}
 	}
 	return PathInfo{}
 }

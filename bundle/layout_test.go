@@ -57,3 +57,24 @@ func TestListsDescribeEveryList(t *testing.T) {
 		t.Errorf("ListOfKind(Lease) = %s, want %s: node-leases is a view of one namespace", l.Name, KindLeases)
 	}
 }
+
+// TestNodeNamedDot: evidence of a node named "." or ".." keeps a folder of its own
+// and is read back under that name, instead of landing in nodes/ or the bundle's top.
+func TestNodeNamedDot(t *testing.T) {
+	seen := map[string]bool{}
+	for _, node := range []string{".", "..", "n1"} {
+		for _, p := range []string{NodePath(node, NodeKubeletLog), NodeCRIInspectPath(node, "abc"), NodeCRIInspectPodPath(node, "def")} {
+			if err := checkName(p); err != nil {
+				t.Errorf("node %q: %s: %v", node, p, err)
+			}
+			info := ParsePath(p)
+			if info.Area != "node" || info.Node != node {
+				t.Errorf("node %q: %s parses as %+v", node, p, info)
+			}
+			if seen[p] {
+				t.Errorf("node %q: %s shared with another node", node, p)
+			}
+			seen[p] = true
+		}
+	}
+}

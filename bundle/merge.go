@@ -76,7 +76,11 @@ func MergeContext(ctx context.Context, target string, inputs []*Bundle, opts Mer
 		return nil, err
 	}
 	m.PodflowVersion = opts.PodflowVersion
-	w, err := Create(target, WriterOptions{Force: opts.Force, ModTime: opts.ModTime})
+	sources := make([]string, 0, len(inputs))
+	for _, in := range inputs {
+		sources = append(sources, in.Source)
+	}
+	w, err := Create(target, WriterOptions{Force: opts.Force, Inputs: sources, ModTime: opts.ModTime})
 	if err != nil {
 		return nil, err
 	}

@@ -4,3 +4,5 @@ package bundle
 
 // processAlive cannot tell on this platform, so no leftover is ever taken for stale.
 func processAlive(int) bool { return true }
+
+const oNonblock = 0

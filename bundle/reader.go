@@ -76,6 +76,8 @@ type Bundle struct {
 	// readOnce is set by ReadOnce; taken lists the files Take let go of.
 	readOnce bool
 	taken    map[string]bool
+	// trimmed lists the container logs OpenReadOnce kept to their tail (LogTailBytes).
+	trimmed map[string]Trim
 }
 
 // ErrMixedRoot is returned by Scan with ScanOptions.Each when the archive's entries turn out not to share
@@ -235,6 +237,7 @@ func (b *Bundle) stripRoot() {
 		return
 	}
 	b.files, b.packed, b.digests = stripped(b.files, root), stripped(b.packed, root), stripped(b.digests, root)
+	b.trimmed = stripped(b.trimmed, root)
 	for i := range b.Skipped {
 		b.Skipped[i].Name = strings.TrimPrefix(b.Skipped[i].Name, root+"/")
 	}
@@ -278,6 +281,9 @@ func (b *Bundle) add(ctx context.Context, name string, size int64, r io.Reader, 
 		return err
 	}
 	r = ctxReader{ctx: ctx, r: r}
+	if b.pack && LogTailBytes > 0 && (size < 0 || size > LogTailBytes) && isContainerLog(name) {
+		return b.addTail(name, size, r, limits)
+	}
 	var data []byte
 	var err error
 	if b.pack || (b.digests != nil && path.Base(name) != ManifestPath) {

@@ -37,6 +37,9 @@ type WriterOptions struct {
 	Force bool
 	// Filter, when set, is applied to every file except the manifest.
 	Filter Filter
+	// Inputs are the paths the run reads: an existing target that is one of them, or
+	// holds one, is never replaced, --force or not.
+	Inputs []string
 	// ModTime is stamped on archive entries; zero means now.
 	ModTime time.Time
 	// Scan, when set, sees every file as it goes into the bundle, after Filter and
@@ -107,8 +110,15 @@ func Create(target string, opts WriterOptions) (*Writer, error) {
 	if opts.ModTime.IsZero() {
 		opts.ModTime = time.Now().UTC()
 	}
-	if _, err := os.Lstat(target); err == nil && !opts.Force {
-		return nil, fmt.Errorf("create bundle %q: %w", target, ErrExists)
+	if _, err := os.Lstat(target); err == nil {
+		// Only a bundle podflow wrote may be replaced; anything else is refused with
+		// a reason and no advice to force it.
+		if err := checkReplaceable(target, opts.Inputs); err != nil {
+			return nil, err
+		}
+		if !opts.Force {
+			return nil, fmt.Errorf("create bundle %q: %w", target, ErrExists)
+		}
 	}
 	w := &Writer{target: target, opts: opts, files: map[string]File{}, pending: map[string]bool{}}
 	dir := filepath.Dir(target)
@@ -401,6 +411,10 @@ func (w *Writer) Close(m *Manifest) (err error) {
 		}
 	}
 	if w.opts.Force {
+		// What is at the target now is checked again: it may have changed since Create.
+		if err := checkReplaceable(w.target, w.opts.Inputs); err != nil {
+			return err
+		}
 		if err := os.RemoveAll(w.target); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("replace bundle %q: %w", w.target, err)
 		}

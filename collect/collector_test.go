@@ -503,11 +503,28 @@ func TestCollectNamespaceNamedTwice(t *testing.T) {
 func TestCollectRefusesExistingTarget(t *testing.T) {
 	client, _ := newFakeClient(shopFixture()...)
 	opts := testOptions(t)
+	// A file podflow did not write is never replaced, --force or not.
 	if err := os.WriteFile(opts.Target, []byte("keep me"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	for _, force := range []bool{false, true} {
+		opts.Force = force
+		var nr *bundle.NotReplaceableError
+		if _, err := Run(context.Background(), client, opts); !errors.As(err, &nr) || strings.Contains(err.Error(), "--force") {
+			t.Fatalf("Run (force %v) over a file podflow did not write = %v, want NotReplaceableError without --force advice", force, err)
+		}
+	}
+	if data, _ := os.ReadFile(opts.Target); string(data) != "keep me" {
+		t.Fatalf("the file was changed: %q", data)
+	}
+	// A bundle podflow wrote is replaced with --force only.
+	if err := os.Remove(opts.Target); err != nil {
+		t.Fatal(err)
+	}
+	opts.Force = false
+	collectBundle(t, client, opts)
 	if _, err := Run(context.Background(), client, opts); !errors.Is(err, bundle.ErrExists) {
-		t.Fatalf("Run over an existing file = %v, want ErrExists", err)
+		t.Fatalf("Run over an existing bundle = %v, want ErrExists", err)
 	}
 	opts.Force = true
 	collectBundle(t, client, opts)

@@ -8,7 +8,8 @@ import (
 	"io"
 
 	yamlv3 "go.yaml.in/yaml/v3"
-	"sigs.k8s.io/yaml"
+
+	"podflow.dev/podflow/untrusted/yamlbudget"
 )
 
 // jsonItemLines returns the 1-based line where each element of a List's items (or of a
@@ -127,7 +128,7 @@ func yamlToJSON(data []byte) ([]byte, []int, error) {
 			return nil, nil, errors.New("not a YAML mapping or sequence")
 		}
 	}
-	out, err := yaml.YAMLToJSON(data)
+	out, err := yamlbudget.YAMLToJSON(data)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -96,7 +96,7 @@ func importLoose(src *bundle.Bundle, r *Report) map[string][]byte {
 	li := newLooseImport(r)
 	for _, name := range src.Names() {
 		data, _ := src.ReadFile(name) // listed by Names, so present
-		li.file(name, data)
+		li.file(name, decodeText(data))
 	}
 	files := li.files
 	li.eventPods()
@@ -885,10 +885,11 @@ func isLoose(src *bundle.Bundle) bool {
 	return false
 }
 
-// isText tells text from empty or binary data: no NUL byte and mostly valid UTF-8 in
-// the first 8 KiB.
+// isText tells text from empty or binary data: once decoded (decodeText), no NUL
+// byte and mostly valid UTF-8 in the first 8 KiB.
 func isText(data []byte) bool {
-	head := data[:min(len(data), 8192)]
+	data = decodeText(data[:min(len(data), 8192)])
+	head := data
 	if len(bytes.TrimSpace(head)) == 0 || bytes.IndexByte(head, 0) >= 0 {
 		return false
 	}
@@ -939,7 +940,7 @@ func openInput(ctx context.Context, input string, opts Options) (*bundle.Bundle,
 		if int64(len(data)) > limits.MaxFileSize {
 			return nil, fmt.Errorf("read standard input: more than %d bytes", limits.MaxFileSize)
 		}
-		return bundle.New(input, map[string][]byte{StdinName: data})
+		return bundle.New(input, map[string][]byte{StdinName: decodeText(data)})
 	}
 	if st, err := os.Stat(input); err == nil && st.Mode().IsRegular() && isTextFile(input) {
 		if st.Size() > limits.MaxFileSize {
@@ -949,7 +950,7 @@ func openInput(ctx context.Context, input string, opts Options) (*bundle.Bundle,
 		if err != nil {
 			return nil, fmt.Errorf("read %q: %w", input, err)
 		}
-		return bundle.New(input, map[string][]byte{filepath.Base(input): data})
+		return bundle.New(input, map[string][]byte{filepath.Base(input): decodeText(data)})
 	}
 	// Other tools' outputs hold links (a sosreport links its top-level files into
 	// sos_commands/): they are left out and listed in the import report.

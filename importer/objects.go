@@ -10,6 +10,8 @@ import (
 
 	yamlv3 "go.yaml.in/yaml/v3"
 	"sigs.k8s.io/yaml"
+
+	"podflow.dev/podflow/untrusted/yamlbudget"
 )
 
 // errNoKind is JSON without a kind: not kubectl get output, most often a program's JSON
@@ -114,6 +116,7 @@ func jsonObjects(data []byte, lineOf func(int) int) ([]rawObject, error) {
 
 func yamlObjects(data []byte, lineOf func(int) int) ([]rawObject, error) {
 	dec := yamlv3.NewDecoder(bytes.NewReader(data))
+	budget := yamlbudget.Budget(len(data))
 	var out []rawObject
 	for {
 		var doc yamlv3.Node
@@ -128,6 +131,11 @@ func yamlObjects(data []byte, lineOf func(int) int) ([]rawObject, error) {
 			continue
 		}
 		root := doc.Content[0]
+		size, err := yamlbudget.CheckNode(root, budget)
+		if err != nil {
+			return out, fmt.Errorf("line %d: %w", lineOf(root.Line), err)
+		}
+		budget -= size // the documents of a stream share one budget
 		var items []int
 		if root.Kind == yamlv3.SequenceNode {
 			items = nodeLines(root)

@@ -8,7 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"podflow.dev/podflow/bundle"
-	"sigs.k8s.io/yaml"
+	"podflow.dev/podflow/untrusted/yamlbudget"
 )
 
 // segYAMLFrag is a piece of a pod's -o yaml pasted alone: its status, its container
@@ -34,7 +34,7 @@ func yamlFragment(lines []textLine) (corev1.Pod, bool) {
 	text := b.String()
 	if strings.HasPrefix(strings.TrimSpace(text), "- ") {
 		var list []corev1.ContainerStatus
-		if yaml.Unmarshal([]byte(text), &list) != nil || len(list) == 0 {
+		if yamlbudget.Unmarshal([]byte(text), &list) != nil || len(list) == 0 {
 			return pod, false
 		}
 		pod.Status.ContainerStatuses = list
@@ -50,7 +50,7 @@ func yamlFragment(lines []textLine) (corev1.Pod, bool) {
 		RestartCount          int32                    `json:"restartCount"`
 		Phase                 corev1.PodPhase          `json:"phase"`
 	}
-	if yaml.Unmarshal([]byte(text), &doc) != nil {
+	if yamlbudget.Unmarshal([]byte(text), &doc) != nil {
 		return pod, false
 	}
 	switch {
@@ -119,7 +119,7 @@ func workloadStatus(file string, lines []textLine, cmd string) (rawObject, bool)
 		b.WriteByte('\n')
 	}
 	var doc map[string]any
-	if yaml.Unmarshal([]byte(b.String()), &doc) != nil {
+	if yamlbudget.Unmarshal([]byte(b.String()), &doc) != nil {
 		return rawObject{}, false
 	}
 	st, ok := doc["status"].(map[string]any)

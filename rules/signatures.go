@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"podflow.dev/podflow/analyze"
+	"podflow.dev/podflow/bundle"
 )
 
 // builtinSignatures are podflow's own signatures, one file per stage, in chain order.
@@ -93,19 +94,28 @@ func LoadSignatures(paths []string) ([]*analyze.Signature, error) {
 		return nil, err
 	}
 	var out []*analyze.Signature
+	cost := 0
 	for _, p := range paths {
 		files, err := signatureFiles(p)
 		if err != nil {
 			return nil, err
 		}
 		for _, f := range files {
-			data, err := os.ReadFile(f)
+			// A file named on the command line may be a link; one found in a folder
+			// may not. Either way only a regular file within the cap is read.
+			data, err := bundle.ReadRegular(f, analyze.MaxSignatureFileBytes, f == p)
 			if err != nil {
 				return nil, fmt.Errorf("read signatures: %w", err)
 			}
 			sigs, err := analyze.ParseSignatures(f, data)
 			if err != nil {
 				return nil, err
+			}
+			for _, s := range sigs {
+				cost += s.Cost()
+			}
+			if cost > analyze.MaxSignaturesCost {
+				return nil, fmt.Errorf("read signatures: %s: the signatures read so far compile to %d instructions, more than the %d an analysis tries on every line; keep fewer or simpler patterns", f, cost, analyze.MaxSignaturesCost)
 			}
 			out = append(out, sigs...)
 		}

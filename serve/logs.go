@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"net/http"
@@ -186,34 +185,80 @@ func parseLogOptions(get func(string) string, now time.Time) (logOptions, error)
 }
 
 // apply selects and shapes the lines of a log: since, then the tail, then the byte
-// limit, as the kubelet applies them.
+// limit, as the kubelet applies them. It reads the log in place: the tail is found
+// by walking back from the end, and writing stops at the byte limit, so a request
+// costs what it returns, never a copy or an index of every line of the log.
 func (o logOptions) apply(data []byte) []byte {
-	var lines [][]byte
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64<<10), len(data)+1)
-	for sc.Scan() {
-		line := sc.Bytes()
-		ts, rest, stamped := splitTimestamp(line)
-		if !o.since.IsZero() && stamped && ts.Before(o.since) {
-			continue
-		}
-		if !o.timestamps && stamped {
-			line = rest
-		}
-		lines = append(lines, line)
-	}
-	if o.tail >= 0 && o.tail < len(lines) {
-		lines = lines[len(lines)-o.tail:]
+	start := 0
+	if o.tail >= 0 {
+		start = o.tailStart(data)
 	}
 	var out bytes.Buffer
-	for _, l := range lines {
-		out.Write(l)
-		out.WriteByte('\n')
-		if o.limitBytes > 0 && out.Len() >= o.limitBytes {
-			return out.Bytes()[:o.limitBytes]
+	for rest := data[start:]; len(rest) > 0; {
+		line := rest
+		if nl := bytes.IndexByte(rest, '\n'); nl >= 0 {
+			line, rest = rest[:nl], rest[nl+1:]
+		} else {
+			rest = nil
 		}
+		line, keep := o.shape(line)
+		if !keep {
+			continue
+		}
+		if o.limitBytes > 0 && out.Len()+len(line)+1 >= o.limitBytes {
+			out.Write(line[:min(len(line), o.limitBytes-out.Len())])
+			if out.Len() < o.limitBytes {
+				out.WriteByte('\n')
+			}
+			return out.Bytes()
+		}
+		out.Write(line)
+		out.WriteByte('\n')
 	}
 	return out.Bytes()
+}
+
+// shape applies since and timestamps to one line: the line to write, or false when
+// since leaves it out.
+func (o logOptions) shape(line []byte) ([]byte, bool) {
+	line = bytes.TrimSuffix(line, []byte{'\r'})
+	if o.since.IsZero() && o.timestamps {
+		return line, true
+	}
+	ts, rest, stamped := splitTimestamp(line)
+	if !o.since.IsZero() && stamped && ts.Before(o.since) {
+		return nil, false
+	}
+	if !o.timestamps && stamped {
+		return rest, true
+	}
+	return line, true
+}
+
+// tailStart is the offset of the first of the last o.tail lines since keeps,
+// found by walking back from the end of the log.
+func (o logOptions) tailStart(data []byte) int {
+	if len(data) == 0 {
+		return 0
+	}
+	end := len(data)
+	if data[end-1] == '\n' {
+		end-- // the last line's newline ends it; it starts no line after it
+	}
+	kept := 0
+	for {
+		begin := bytes.LastIndexByte(data[:end], '\n') + 1
+		if _, keep := o.shape(data[begin:end]); keep {
+			if kept == o.tail {
+				return min(end+1, len(data))
+			}
+			kept++
+		}
+		if begin == 0 {
+			return 0
+		}
+		end = begin - 1
+	}
 }
 
 // splitTimestamp splits the RFC 3339 timestamp kubelet puts before a log line.

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"sigs.k8s.io/yaml"
+	"podflow.dev/podflow/untrusted/yamlbudget"
 )
 
 // Config holds user rules loaded from a YAML file:
@@ -93,7 +93,7 @@ func LoadConfig(path string) (*Config, error) {
 // ParseConfig parses a redaction config; file names it in errors.
 func ParseConfig(file string, data []byte) (*Config, error) {
 	var cf configFile
-	if err := yaml.UnmarshalStrict(data, &cf); err != nil {
+	if err := yamlbudget.UnmarshalStrict(data, &cf); err != nil {
 		return nil, &ConfigError{File: file, Err: err}
 	}
 	if len(cf.Rules) == 0 {

@@ -90,6 +90,7 @@ var builtinDetectors = []detector{
 	{rule: RuleBearerToken, keywords: keywords("bearer"), re: bearerRE, pick: pickBearer},
 	{rule: RuleAuthorizationHeader, keywords: keywords("authorization"), re: authorizationRE, pick: pickAuthorization},
 	{rule: RuleCredentialAssign, keywords: assignKeywords, scan: scanAssignments},
+	{rule: RuleCredentialArgument, keywords: argKeywords, scan: scanCredentialArgs},
 	{rule: RuleCredentialEnv, keywords: envKeywords, scan: scanEnvAssignments},
 }
 

@@ -31,8 +31,11 @@
 // the text detectors: private-key (PEM, also with \n escapes), private-key-base64,
 // jwt, aws-access-key-id, aws-secret-access-key, azure-connection-string, url-password
 // (user and password), dsn-password, connection-string-password, docker-config-auth,
-// bearer-token, authorization-header and credential-assignment (password=..., token:
-// ...), then the vendor detectors. Lines of text that are JSON objects (structured
+// bearer-token, authorization-header, credential-assignment (password=..., token:
+// ...) and credential-argument (--password X, --requirepass X, --token X, sshpass
+// -p X, redis-cli -a X; in a JSON argument list, the element after such a flag),
+// then the vendor detectors. A JSON string written with escapes (\u0065yJ) is
+// searched decoded. Lines of text that are JSON objects (structured
 // logs) are redacted structurally and stay JSON.
 //
 // # Vendor detectors

@@ -147,6 +147,8 @@ func TestCRIInspect(t *testing.T) {
 	want = strings.Replace(want, `"value":"from-a-secret"`, `"value":"`+ref+`"`, 1)
 	want = strings.Replace(want, `"UPSTREAM_REF=from-a-secret"`, `"UPSTREAM_REF=`+ref+`"`, 1)
 	want = strings.Replace(want, "ghp_4Ug2kqb8fVsc5XjZrKm0TLaQpW3nYdE6HiRo", mask(p, RuleRuntimeEnv, "ghp_4Ug2kqb8fVsc5XjZrKm0TLaQpW3nYdE6HiRo"), 1)
+	// A token passed as the argument after --token is a credential too.
+	want = strings.Replace(want, `"--token","plain"`, `"--token","`+mask(p, RuleCredentialArgument, "plain")+`"`, 1)
 	if out != want {
 		t.Fatalf("crictl inspect:\ngot:  %s\nwant: %s", out, want)
 	}

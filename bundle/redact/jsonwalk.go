@@ -64,7 +64,9 @@ func (w *walker) judge(name string) nameJudgement {
 
 // hasKeyword reports whether a detector keyword ends inside n.
 func (w *walker) hasKeyword(n *jnode) bool {
-	return w.p.unkeyed || n.kw
+	// A string written with escapes (\u0065yJ for eyJ) may hide a keyword its bytes
+	// do not show: it is searched decoded.
+	return w.p.unkeyed || n.kw || n.esc
 }
 
 // mayMask reports whether anything inside the object or array n can be masked, so
@@ -142,7 +144,25 @@ func (w *walker) value(n *jnode, c jctx) {
 			}
 			return
 		}
+		// A credential flag and its value as two elements of an argument list.
+		var args []string
 		for i := range kids {
+			s, ok := w.str(&kids[i])
+			if !ok {
+				args = nil
+				break
+			}
+			args = append(args, s)
+		}
+		masked := map[int]bool{}
+		for _, i := range credentialArgPairs(args) {
+			masked[i] = true
+		}
+		for i := range kids {
+			if masked[i] {
+				w.maskString(&kids[i], RuleCredentialArgument)
+				continue
+			}
 			w.element(&kids[i], ec)
 		}
 	case jString:

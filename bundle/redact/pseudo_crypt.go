@@ -10,6 +10,8 @@ import (
 	"fmt"
 
 	"sigs.k8s.io/yaml"
+
+	"podflow.dev/podflow/untrusted/yamlbudget"
 )
 
 // A mapping reverses pseudonyms, so a user may keep it encrypted at rest with a
@@ -18,6 +20,9 @@ import (
 const (
 	mappingCipher     = "aes-256-gcm+pbkdf2-sha256"
 	mappingIterations = 600_000 // OWASP's 2023 figure for PBKDF2-HMAC-SHA256
+	// maxMappingIterations bounds the count a mapping file may ask for: ten times
+	// what podflow writes, a few seconds.
+	maxMappingIterations = 10 * mappingIterations
 )
 
 // ErrMappingPassphrase reports an encrypted mapping read without its passphrase, or
@@ -62,7 +67,7 @@ func sealMapping(plain, passphrase []byte) ([]byte, error) {
 // envelope, else the decrypted content.
 func openMapping(data, passphrase []byte) ([]byte, error) {
 	var env mappingEnvelope
-	if err := yaml.Unmarshal(data, &env); err != nil || env.Encrypted == "" {
+	if err := yamlbudget.Unmarshal(data, &env); err != nil || env.Encrypted == "" {
 		return data, nil // not an envelope: a plain mapping, parsed (and checked) by the caller
 	}
 	if env.Encrypted != mappingCipher {
@@ -73,6 +78,11 @@ func openMapping(data, passphrase []byte) ([]byte, error) {
 	}
 	if env.Iterations < 1 || len(env.Nonce) != 12 {
 		return nil, errors.New("damaged encrypted mapping: bad iterations or nonce")
+	}
+	if env.Iterations > maxMappingIterations {
+		// The count is read from the file: an unbounded one costs minutes of key
+		// derivation before the passphrase is even checked.
+		return nil, fmt.Errorf("damaged encrypted mapping: %d key-derivation iterations, more than the %d podflow accepts", env.Iterations, maxMappingIterations)
 	}
 	gcm, err := mappingAEAD(passphrase, env.Salt, env.Iterations)
 	if err != nil {

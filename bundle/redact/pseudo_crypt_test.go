@@ -57,3 +57,27 @@ func TestPlainMappingReadsWithOrWithoutPassphrase(t *testing.T) {
 		}
 	}
 }
+
+// TestEncryptedMappingIterationsBounded: the key-derivation count is read from the
+// file; 2e9 is refused before any derivation runs.
+func TestEncryptedMappingIterationsBounded(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mapping.yaml")
+	m := &Mapping{Version: MappingVersion, Names: map[string]string{}, IPs: map[string]string{}, UIDs: map[string]string{}}
+	if err := m.SaveWith(path, []byte("correct horse")); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	huge := strings.Replace(string(raw), "iterations: 600000", "iterations: 2000000000", 1)
+	if huge == string(raw) {
+		t.Fatalf("no iterations field to change in:\n%s", raw)
+	}
+	if err := os.WriteFile(path, []byte(huge), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadMappingWith(path, []byte("correct horse")); err == nil || !strings.Contains(err.Error(), "iterations") {
+		t.Errorf("2e9 iterations: %v, want refused", err)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"podflow.dev/podflow/bundle"
+	"podflow.dev/podflow/untrusted/yamlbudget"
 )
 
 // Pseudonymization replaces who and where (namespace, pod, node and workload names,
@@ -55,7 +56,7 @@ func LoadMappingWith(path string, passphrase []byte) (*Mapping, error) {
 	if data, err = openMapping(data, passphrase); err != nil {
 		return nil, fmt.Errorf("read mapping %q: %w", path, err)
 	}
-	if err := yaml.UnmarshalStrict(data, m); err != nil {
+	if err := yamlbudget.UnmarshalStrict(data, m); err != nil {
 		return nil, fmt.Errorf("read mapping %q: %w", path, err)
 	}
 	if m.Version != MappingVersion {

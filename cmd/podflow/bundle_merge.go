@@ -54,7 +54,7 @@ takes scope and cluster facts from the cluster bundle, and sums redaction counts
 		},
 	}
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "bundle to write: .tar.gz, .tgz, .tar, or a directory (default podflow-merged-<UTC time>.tar.gz)")
-	cmd.Flags().BoolVar(&o.force, "force", false, "overwrite the output if it exists")
+	cmd.Flags().BoolVar(&o.force, "force", false, "replace the output if it is a bundle podflow wrote")
 	o.open.add(cmd.Flags())
 	return cmd
 }

@@ -108,7 +108,7 @@ that allow exactly what collect reads.`,
 	f.Float32Var(&o.qps, "qps", collect.DefaultQPS, "at most this many requests per second to the API server, on average")
 	f.IntVar(&o.burst, "burst", collect.DefaultBurst, "requests allowed at once above --qps before it applies")
 	f.StringVarP(&o.output, "output", "o", "", "bundle to write: .tar.gz, .tgz, .tar, or a directory (default podflow-<cluster>-<UTC time>.tar.gz)")
-	f.BoolVar(&o.force, "force", false, "overwrite the output if it exists")
+	f.BoolVar(&o.force, "force", false, "replace the output if it is a bundle podflow wrote")
 	// --print-rbac and --rbac-namespace are the deprecated spelling of 'podflow collect rbac',
 	// kept for one release.
 	f.BoolVar(&o.printRBAC, "print-rbac", false, "deprecated: use 'podflow collect rbac'")

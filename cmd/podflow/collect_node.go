@@ -77,7 +77,7 @@ still collected; the exit code is then 4. Merge node bundles with a cluster bund
 	f.StringVar(&n.KubeletConfig, "kubelet-config", node.DefaultKubeletConfig, "kubelet config file")
 	f.DurationVar(&n.StepTimeout, "timeout", node.DefaultStepTimeout, "time limit of each step (one journal, the CRI calls, dmesg)")
 	f.StringVarP(&n.Target, "output", "o", "", "bundle to write: .tar.gz, .tgz, .tar, or a directory (default podflow-node-<node>-<UTC time>.tar.gz)")
-	f.BoolVar(&n.Force, "force", false, "overwrite the output if it exists")
+	f.BoolVar(&n.Force, "force", false, "replace the output if it is a bundle podflow wrote")
 	addRedactFlags(f, &o.redact)
 	return cmd
 }

@@ -55,7 +55,7 @@ troubleshoot (Troubleshoot support bundle), must-gather (oc adm must-gather), so
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.output, "output", "o", "", "bundle to write: .tar.gz, .tgz, .tar, or a directory")
-	f.BoolVar(&o.force, "force", false, "overwrite the output if it exists")
+	f.BoolVar(&o.force, "force", false, "replace the output if it is a bundle podflow wrote")
 	addFormatFlag(f, &o.format)
 	o.open.add(f)
 	return cmd
@@ -99,7 +99,7 @@ func runConvert(ctx context.Context, o *convertOptions) error {
 	if o.now != nil {
 		now = o.now
 	}
-	w, err := bundle.Create(o.output, bundle.WriterOptions{Force: o.force, ModTime: now().UTC()})
+	w, err := bundle.Create(o.output, bundle.WriterOptions{Force: o.force, Inputs: []string{o.input}, ModTime: now().UTC()})
 	if err != nil {
 		return err
 	}

@@ -81,7 +81,7 @@ bundle the same way.`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.output, "output", "o", "", "bundle to write: .tar.gz, .tgz or .tar for an archive, anything else for a directory")
-	f.BoolVar(&o.force, "force", false, "overwrite the output if it exists")
+	f.BoolVar(&o.force, "force", false, "replace the output if it is a bundle podflow wrote")
 	addRedactPolicyFlags(f, &o.redact)
 	o.pseudo.add(f)
 	o.open.add(f)
@@ -189,7 +189,7 @@ func runRedact(ctx context.Context, o *redactOptions) error {
 		// Files are redacted already; writing only pseudonymizes them.
 		filter, rename = pseudo, pseudo.Path
 	}
-	w, err := bundle.Create(o.output, bundle.WriterOptions{Force: o.force, Filter: filter})
+	w, err := bundle.Create(o.output, bundle.WriterOptions{Force: o.force, Inputs: []string{o.path}, Filter: filter})
 	if err != nil {
 		return err
 	}
@@ -239,7 +239,7 @@ func streamRedact(ctx context.Context, o *redactOptions, start time.Time) error 
 	if err != nil {
 		return err
 	}
-	w, err := bundle.Create(o.output, bundle.WriterOptions{Force: o.force, Filter: bundle.Filter(policy)})
+	w, err := bundle.Create(o.output, bundle.WriterOptions{Force: o.force, Inputs: []string{o.path}, Filter: bundle.Filter(policy)})
 	if err != nil {
 		return err
 	}

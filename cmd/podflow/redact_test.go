@@ -221,7 +221,9 @@ func TestRedactAndScanUsage(t *testing.T) {
 		{[]string{"redact", raw, "-o", filepath.Join(dir, "o"), "--mapping", "m.yaml"}, exitUsage, "--mapping only goes with --pseudonymize"},
 		{[]string{"redact", raw, "-o", filepath.Join(dir, "o"), "--pseudonymize", "--mapping", filepath.Join(dir, "o", "m.yaml")}, exitUsage, "inside the output bundle"},
 		{[]string{"redact", raw, "-o", filepath.Join(dir, "o"), "--redact-config", bad}, exitError, `redaction config "` + bad + `": rule 1 (x): regex has no capture group`},
-		{[]string{"redact", raw, "-o", raw}, exitError, "target already exists"},
+		{[]string{"redact", raw, "-o", raw}, exitError, "is an input of this run"},
+		{[]string{"redact", raw, "-o", raw, "--force"}, exitError, "is an input of this run"},
+		{[]string{"redact", raw, "-o", dir, "--force"}, exitError, "replaces only a bundle it wrote"},
 		{[]string{"scan", raw, "-o", "xml"}, exitUsage, `unknown output format "xml"`},
 		{[]string{"scan", filepath.Join(dir, "missing")}, exitError, "open bundle"},
 	} {

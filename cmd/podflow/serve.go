@@ -158,14 +158,11 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	// The handlers' requests end with the server: a watch held open returns at once.
 	base, stop := context.WithCancel(context.Background())
 	defer stop()
-	hs := &http.Server{
-		Handler: srv, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: serve.MaxHeaderBytes,
-		BaseContext: func(net.Listener) context.Context { return base },
-		// TLS handshake errors of clients that do not trust the certificate are theirs.
-		ErrorLog: log.New(io.Discard, "", 0),
-	}
+	hs := serve.NewHTTPServer(base, srv)
+	// TLS handshake errors of clients that do not trust the certificate are theirs.
+	hs.ErrorLog = log.New(io.Discard, "", 0)
 	done := make(chan error, 1)
-	go func() { done <- hs.Serve(tls.NewListener(ln, tlsConfig)) }()
+	go func() { done <- hs.Serve(tls.NewListener(serve.LimitListener(ln), tlsConfig)) }()
 	how := "with the kubeconfig printed above"
 	if o.kubeconfigOut != "" {
 		how = "with --kubeconfig " + untrusted.ShellArg(o.kubeconfigOut)

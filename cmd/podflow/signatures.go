@@ -11,12 +11,12 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
-	"sigs.k8s.io/yaml"
 
 	"podflow.dev/podflow/analyze"
 	"podflow.dev/podflow/bundle"
 	"podflow.dev/podflow/importer"
 	"podflow.dev/podflow/untrusted"
+	"podflow.dev/podflow/untrusted/yamlbudget"
 )
 
 // incidentCase is one folder of an incident corpus: evidence files as pasted, and
@@ -32,6 +32,13 @@ type incidentCase struct {
 
 // caseFile is the name of the expectations file of an incident folder.
 const caseFile = "case.yaml"
+
+// Caps on what an incident folder's files may hold: its expectations, and each piece
+// of evidence (pasted text; a bundle is read with the bundle limits).
+const (
+	maxCaseFileBytes     = 1 << 20
+	maxEvidenceFileBytes = 64 << 20
+)
 
 // caseResult is what podflow made of one incident.
 type caseResult struct {
@@ -82,12 +89,12 @@ func readCases(dir string) ([]*incidentCase, error) {
 
 func readCase(dir string) (*incidentCase, error) {
 	path := filepath.Join(dir, caseFile)
-	data, err := os.ReadFile(path)
+	data, err := bundle.ReadRegular(path, maxCaseFileBytes, false)
 	if err != nil {
 		return nil, fmt.Errorf("read incident: %w", err)
 	}
 	c := &incidentCase{}
-	if err := yaml.UnmarshalStrict(data, c); err != nil {
+	if err := yamlbudget.UnmarshalStrict(data, c); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	c.Dir = dir
@@ -118,10 +125,12 @@ func evidenceDir(c *incidentCase) (string, func(), error) {
 		if e.IsDir() || e.Name() == caseFile || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(c.Dir, e.Name()))
+		// Evidence is read as a bundle's files are: no link is followed (one could
+		// point out of the incident folder), no FIFO opened, the size checked first.
+		data, err := bundle.ReadRegular(filepath.Join(c.Dir, e.Name()), maxEvidenceFileBytes, false)
 		if err != nil {
 			cleanup()
-			return "", nil, err
+			return "", nil, fmt.Errorf("incident %s: %w", c.Dir, err)
 		}
 		if err := os.WriteFile(filepath.Join(tmp, e.Name()), data, 0o600); err != nil {
 			cleanup()

@@ -7,7 +7,7 @@ import (
 	"io/fs"
 	"time"
 
-	"sigs.k8s.io/yaml"
+	"podflow.dev/podflow/untrusted/yamlbudget"
 
 	"podflow.dev/podflow/bundle"
 )
@@ -44,7 +44,7 @@ func (c *collector) collectKubeletConfig(_ context.Context) bundle.Source {
 	// The bytes are kept whatever they hold: a config that does not parse is itself a
 	// reason the kubelet would not start, and the analyzer says so.
 	var probe map[string]any
-	if err := yaml.Unmarshal(data, &probe); err != nil {
+	if err := yamlbudget.Unmarshal(data, &probe); err != nil {
 		st.Note = fmt.Sprintf("not valid YAML: %v", err)
 	}
 	out, err := c.write(bundle.NodeKubeletConfig, data)

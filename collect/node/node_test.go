@@ -133,6 +133,19 @@ func TestCollectRefusesBadInput(t *testing.T) {
 	if err := os.WriteFile(opts.Target, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	for _, force := range []bool{false, true} {
+		opts.Force = force
+		if _, err := Collect(context.Background(), opts); err == nil || !strings.Contains(err.Error(), "replaces only a bundle it wrote") {
+			t.Errorf("existing file podflow did not write (force %v): %v", force, err)
+		}
+	}
+	if err := os.Remove(opts.Target); err != nil {
+		t.Fatal(err)
+	}
+	opts.Force = false
+	if _, err := Collect(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := Collect(context.Background(), opts); err == nil || !strings.Contains(err.Error(), "already exists") {
 		t.Errorf("existing output without force: %v", err)
 	}

@@ -1,0 +1,129 @@
+package importer
+
+import (
+	"bytes"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// decodeText turns pasted text into UTF-8 as podflow reads it: UTF-16 (what
+// PowerShell 5.1's > writes, with a byte order mark, and what some editors save
+// without one) is decoded, a UTF-8 byte order mark is dropped, and stray NUL bytes
+// (a terminal's padding, a truncated write) are taken out so that one of them does
+// not make a paste "binary". Data with many NULs that is not UTF-16 is left as it
+// is: it is binary. Line breaks stay where they were, so line numbers hold.
+func decodeText(data []byte) []byte {
+	switch {
+	case bytes.HasPrefix(data, []byte{0xEF, 0xBB, 0xBF}):
+		data = data[3:]
+	case bytes.HasPrefix(data, []byte{0xFF, 0xFE}):
+		return fromUTF16(data[2:], false)
+	case bytes.HasPrefix(data, []byte{0xFE, 0xFF}):
+		return fromUTF16(data[2:], true)
+	default:
+		if bigEndian, ok := looksUTF16(data); ok {
+			return fromUTF16(data, bigEndian)
+		}
+	}
+	if n := bytes.Count(data, []byte{0}); n > 0 && n*10 < len(data) {
+		data = bytes.ReplaceAll(data, []byte{0}, nil)
+	}
+	return unquote(data)
+}
+
+// nbsp is U+00A0 in UTF-8: what a web page or a mail client puts in place of the
+// spaces that indent kubectl's output.
+var nbsp = []byte{0xC2, 0xA0}
+
+// unquote undoes what a mail or chat client does to a paste: no-break spaces instead
+// of spaces, and every line quoted with "> " (once or more, "> > "). Only a quote
+// that every non-blank line carries is taken off, so a log line that starts with '>'
+// stays as it is.
+func unquote(data []byte) []byte {
+	if bytes.Contains(data, nbsp) {
+		data = bytes.ReplaceAll(data, nbsp, []byte{' '})
+	}
+	if first := bytes.TrimLeft(data, " \t\r\n"); len(first) == 0 || first[0] != '>' {
+		return data
+	}
+	depth := -1
+	for line := range bytes.Lines(data) {
+		if len(bytes.Trim(line, "> \t\r\n")) == 0 {
+			continue // blank, or only quote marks
+		}
+		d := quoteDepth(line)
+		if depth < 0 || d < depth {
+			depth = d
+		}
+		if depth == 0 {
+			return data
+		}
+	}
+	if depth <= 0 {
+		return data
+	}
+	out := make([]byte, 0, len(data))
+	for line := range bytes.Lines(data) {
+		for range depth {
+			line = bytes.TrimPrefix(line, []byte{'>'})
+			line = bytes.TrimPrefix(line, []byte{' '})
+		}
+		out = append(out, line...)
+	}
+	return out
+}
+
+// quoteDepth counts the "> " quote marks a line starts with.
+func quoteDepth(line []byte) int {
+	d := 0
+	for len(line) > 0 && line[0] == '>' {
+		d++
+		line = bytes.TrimPrefix(line[1:], []byte{' '})
+	}
+	return d
+}
+
+// looksUTF16 tells UTF-16 without a byte order mark from its first 8 KiB: text in
+// it is mostly ASCII, so one byte of nearly every pair is NUL, always the same one.
+func looksUTF16(data []byte) (bigEndian, ok bool) {
+	head := data[:min(len(data), 8192)&^1]
+	if len(head) < 4 {
+		return false, false
+	}
+	var even, odd int
+	for i := 0; i < len(head); i += 2 {
+		if head[i] == 0 {
+			even++
+		}
+		if head[i+1] == 0 {
+			odd++
+		}
+	}
+	pairs := len(head) / 2
+	switch {
+	case odd*10 >= pairs*7 && even*20 < pairs:
+		return false, true
+	case even*10 >= pairs*7 && odd*20 < pairs:
+		return true, true
+	}
+	return false, false
+}
+
+func fromUTF16(data []byte, bigEndian bool) []byte {
+	units := make([]uint16, len(data)/2)
+	for i := range units {
+		if bigEndian {
+			units[i] = uint16(data[2*i])<<8 | uint16(data[2*i+1])
+		} else {
+			units[i] = uint16(data[2*i+1])<<8 | uint16(data[2*i])
+		}
+	}
+	out := make([]byte, 0, len(units)+len(units)/8)
+	for _, r := range utf16.Decode(units) {
+		if r == 0 {
+			continue
+		}
+		out = utf8.AppendRune(out, r)
+	}
+	return out
+}

@@ -1,0 +1,126 @@
+package importer
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf16"
+)
+
+func utf16Bytes(s string, bigEndian, bom bool) []byte {
+	var out []byte
+	units := utf16.Encode([]rune(s))
+	if bom {
+		units = append([]uint16{0xFEFF}, units...)
+	}
+	for _, u := range units {
+		if bigEndian {
+			out = append(out, byte(u>>8), byte(u))
+		} else {
+			out = append(out, byte(u), byte(u>>8))
+		}
+	}
+	return out
+}
+
+// TestPastesInUTF16AndWithNULs: a describe paste saved as UTF-16 (PowerShell 5.1's
+// >, with its byte order mark, or without one) and one with stray NUL bytes import
+// as the UTF-8 paste does, from a file and from standard input.
+func TestPastesInUTF16AndWithNULs(t *testing.T) {
+	plain, err := os.ReadFile(filepath.Join(looseDir("oom-killed"), "describe-pod.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := importedNames(t, plain)
+	if !slices.ContainsFunc(want, func(n string) bool {
+		return filepath.Base(n) == "pods.json" || filepath.Base(n) == "shop.json" || len(n) > 0
+	}) || len(want) < 2 {
+		t.Fatalf("the UTF-8 paste imports %v: nothing to compare", want)
+	}
+	withNULs := append([]byte{0}, plain...)
+	withNULs = append(withNULs[:200:200], append([]byte{0, 0}, withNULs[200:]...)...)
+	for name, data := range map[string][]byte{
+		"utf-16le with BOM":    utf16Bytes(string(plain), false, true),
+		"utf-16le without BOM": utf16Bytes(string(plain), false, false),
+		"utf-16be with BOM":    utf16Bytes(string(plain), true, true),
+		"utf-8 with BOM":       append([]byte{0xEF, 0xBB, 0xBF}, plain...),
+		"stray NULs":           withNULs,
+	} {
+		if got := importedNames(t, data); !slices.Equal(got, want) {
+			t.Errorf("%s: imported %v, want %v", name, got, want)
+		}
+		if !bytes.Equal(decodeText(data), plain) {
+			t.Errorf("%s: decoded text differs from the paste", name)
+		}
+	}
+	// Binary data stays binary.
+	if isText(bytes.Repeat([]byte{0, 1, 2, 0xff}, 1000)) {
+		t.Error("binary data read as text")
+	}
+}
+
+func importedNames(t *testing.T, data []byte) []string {
+	t.Helper()
+	var names [][]string
+	path := filepath.Join(t.TempDir(), "paste.txt")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, open := range []func() (namer, error){
+		func() (namer, error) { b, _, err := Open(path, Options{}); return b, err },
+		func() (namer, error) { b, _, err := Open("-", Options{Stdin: bytes.NewReader(data)}); return b, err },
+	} {
+		b, err := open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, n := range b.Names() {
+			if n != "import-report.json" {
+				got = append(got, n)
+			}
+		}
+		slices.Sort(got)
+		names = append(names, got)
+	}
+	if !slices.Equal(names[0], names[1]) {
+		t.Errorf("file and standard input differ: %v, %v", names[0], names[1])
+	}
+	return names[0]
+}
+
+type namer interface{ Names() []string }
+
+// TestPasteThroughMailOrChat: a describe paste whose indentation came back as
+// no-break spaces, and one quoted "> > " by a mail client, import as the paste does.
+func TestPasteThroughMailOrChat(t *testing.T) {
+	plain, err := os.ReadFile(filepath.Join(looseDir("oom-killed"), "describe-pod.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := importedNames(t, plain)
+	var quoted strings.Builder
+	for line := range strings.Lines(string(plain)) {
+		if strings.TrimSpace(line) == "" {
+			quoted.WriteString("> >\n")
+			continue
+		}
+		quoted.WriteString("> > " + line)
+	}
+	for name, data := range map[string][]byte{
+		"no-break spaces": []byte(strings.ReplaceAll(string(plain), "  ", "\u00a0\u00a0")),
+		"quoted > > ":     []byte(quoted.String()),
+	} {
+		if got := importedNames(t, data); !slices.Equal(got, want) {
+			t.Errorf("%s: imported %v, want %v", name, got, want)
+		}
+	}
+	// A log whose lines do not all start with '>' keeps them.
+	log := []byte("> starting\nplain line\n")
+	if got := decodeText(log); string(got) != string(log) {
+		t.Errorf("partly quoted text changed: %q", got)
+	}
+}
