@@ -112,6 +112,9 @@ type Permission struct {
 
 // String renders a permission as RBAC reads it: "get pods/log in shop".
 func (p Permission) String() string {
+	if p.Verb == "shell" {
+		return "a shell on the node (node-level)"
+	}
 	s := p.Verb + " " + p.Resource
 	if p.Namespace != "" {
 		s += " in " + p.Namespace

@@ -246,11 +246,11 @@ func (g *Graph) keepFirst(f *Finding, pods []planPod) []KeepStep {
 				continue
 			}
 			if st.RestartCount > 0 || st.LastTerminationState.Terminated != nil {
-				add(KeepStep{What: "log of container " + st.Name + "'s previous run (a restart replaces it, a deletion loses it)",
+				add(KeepStep{What: "log of the previous run of container " + st.Name + " of pod " + p.ref.NamespacedName() + " (a restart replaces it, a deletion loses it)",
 					Command: Command("kubectl logs %s -n %s -c %s --previous > %s-%s-previous.log", p.ref.Name, ns, st.Name, p.ref.Name, st.Name)})
 			}
 			if st.State.Terminated != nil {
-				add(KeepStep{What: "log of container " + st.Name + " (it has exited; a deletion loses it)",
+				add(KeepStep{What: "log of container " + st.Name + " of pod " + p.ref.NamespacedName() + " (it has exited; a deletion loses it)",
 					Command: Command("kubectl logs %s -n %s -c %s > %s-%s.log", p.ref.Name, ns, st.Name, p.ref.Name, st.Name)})
 			}
 		}

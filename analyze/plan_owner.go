@@ -136,7 +136,7 @@ func (g *Graph) resolveTarget(f *Finding, t ChangeSpecRef, pods []planPod, wl *O
 		}
 		return ObjectRef{Kind: "ImageRegistry"}, t.Fields, true
 	case changePullSecret:
-		return g.pullSecret(pods, ns), t.Fields, true
+		return g.pullSecret(pods, ns, t.Fields)
 	}
 	kinds := strings.Split(t.Target, "|")
 	for _, k := range kinds {
@@ -228,21 +228,23 @@ func registryHost(image string) string {
 }
 
 // pullSecret is the secret the pod pulls with: its own imagePullSecrets, else its
-// service account's, else an unnamed Secret in its namespace.
-func (g *Graph) pullSecret(pods []planPod, ns string) ObjectRef {
+// service account's; without one, the service account that should list one.
+func (g *Graph) pullSecret(pods []planPod, ns string, fields []string) (ObjectRef, []string, bool) {
 	for _, p := range pods {
 		if p.pod == nil {
 			continue
 		}
 		if s := p.pod.Obj.Spec.ImagePullSecrets; len(s) > 0 {
-			return ObjectRef{Kind: "Secret", Namespace: p.pod.meta.Namespace, Name: s[0].Name}
+			return ObjectRef{Kind: "Secret", Namespace: p.pod.meta.Namespace, Name: s[0].Name}, fields, true
 		}
 		sa := cmpOr(p.pod.Obj.Spec.ServiceAccountName, "default")
 		if o, ok := g.byKey["ServiceAccount/"+p.pod.meta.Namespace+"/"+sa].(*ServiceAccount); ok && len(o.Obj.ImagePullSecrets) > 0 {
-			return ObjectRef{Kind: "Secret", Namespace: p.pod.meta.Namespace, Name: o.Obj.ImagePullSecrets[0].Name}
+			return ObjectRef{Kind: "Secret", Namespace: p.pod.meta.Namespace, Name: o.Obj.ImagePullSecrets[0].Name}, fields, true
 		}
+		// No pull secret at all: create one and list it on the pod's service account.
+		return ObjectRef{Kind: "ServiceAccount", Namespace: p.pod.meta.Namespace, Name: sa}, []string{".imagePullSecrets"}, true
 	}
-	return ObjectRef{Kind: "Secret", Namespace: ns}
+	return ObjectRef{Kind: "Secret", Namespace: ns}, fields, true
 }
 
 // claimStorageClass is the StorageClass an unbound claim asks for; without a class
