@@ -182,6 +182,11 @@ func podFields(prefix string, fields []string, container string, init bool) []st
 		if !strings.HasPrefix(f, ".") {
 			f = "." + f
 		}
+		if strings.HasPrefix(f, ".metadata") {
+			// The template's metadata sits beside its spec.
+			out = append(out, strings.TrimSuffix(prefix, ".spec")+f)
+			continue
+		}
 		out = append(out, prefix+f)
 	}
 	if len(out) == 0 {
