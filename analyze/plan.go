@@ -116,7 +116,11 @@ func (p Permission) String() string {
 		return "a shell on the node (node-level)"
 	}
 	s := p.Verb + " " + p.Resource
-	if p.Namespace != "" {
+	switch p.Namespace {
+	case "":
+	case "*":
+		s += " in all namespaces"
+	default:
 		s += " in " + p.Namespace
 	}
 	if p.NodeLevel {

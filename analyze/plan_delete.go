@@ -433,7 +433,12 @@ func kubectlPermissions(args []string) []Permission {
 		}
 	case "describe":
 		if r := resource(); r != "" {
-			return []Permission{perm("get", r), perm("list", "events")}
+			ev := perm("list", "events")
+			if clusterResources[r] {
+				// kubectl describe looks up a cluster object's events in every namespace.
+				ev.Namespace = "*"
+			}
+			return []Permission{perm("get", r), ev}
 		}
 	case "top":
 		if r := resource(); r != "" {
