@@ -12,12 +12,21 @@ import (
 // first pod whose owner the evidence shows; a node cause says what a drain would move.
 func (g *Graph) deleteRisk(f *Finding, spec *ChangeSpec, pods []planPod) DeleteRisk {
 	if len(pods) == 0 {
+		nodeCause := spec.Target == changeNode || f.Stage == StageNode
 		for _, s := range f.Subjects {
-			if s.Kind == "Node" && (spec.Target == changeNode || f.Stage == StageNode) {
+			if s.Kind == "Node" && nodeCause {
 				return g.drainRisk(s.Name)
 			}
 		}
 		wl, _ := g.findingWorkload(f, nil)
+		switch {
+		case nodeCause:
+			return DeleteRisk{Outcome: DeleteDrain, Summary: "the cause is the node's and the evidence does not name the node: " +
+				"draining it (kubectl drain NODE --ignore-daemonsets) evicts its pods to other nodes; evictions wait for PodDisruptionBudgets"}
+		case wl == nil && f.Stage != StageAdmission && f.Stage != StageController:
+			return DeleteRisk{Outcome: DeleteUnknown, Summary: "the evidence names no pod: find the pod and its owner " +
+				"(kubectl get pods -A -o wide, then its ownerReferences) before deleting anything"}
+		}
 		what := "the pods"
 		if wl != nil {
 			what = wl.String() + "'s pods"
@@ -33,7 +42,7 @@ func (g *Graph) deleteRisk(f *Finding, spec *ChangeSpec, pods []planPod) DeleteR
 		}
 	}
 	if first == nil {
-		return DeleteRisk{Outcome: DeleteUnknown, Summary: ownerUnknownNote(pods[0].ref)}
+		return DeleteRisk{Outcome: DeleteUnknown, Summary: ownerUnknownNote(pods[0])}
 	}
 	r := g.podDeleteRisk(first, spec)
 	r.Details = append(r.Details, volumeDetails(first.pod)...)
@@ -235,10 +244,10 @@ func (g *Graph) keepFirst(f *Finding, pods []planPod) []KeepStep {
 		if i == maxPods {
 			break
 		}
-		ns := cmpOr(p.ref.Namespace, Placeholder)
+		ns, name := p.nsArg(), p.nameArg()
 		if p.pod == nil {
-			add(KeepStep{What: "logs of pod " + p.ref.NamespacedName() + "'s previous container",
-				Command: Command("kubectl logs %s -n %s --all-containers --previous > %s-previous.log", p.ref.Name, ns, p.ref.Name)})
+			add(KeepStep{What: "logs of the previous containers of " + p.label(),
+				Command: Command("kubectl logs %s -n %s --all-containers --previous > %s-previous.log", name, ns, name)})
 			continue
 		}
 		for _, st := range append(slices.Clone(p.pod.Obj.Status.InitContainerStatuses), p.pod.Obj.Status.ContainerStatuses...) {
@@ -246,12 +255,12 @@ func (g *Graph) keepFirst(f *Finding, pods []planPod) []KeepStep {
 				continue
 			}
 			if st.RestartCount > 0 || st.LastTerminationState.Terminated != nil {
-				add(KeepStep{What: "log of the previous run of container " + st.Name + " of pod " + p.ref.NamespacedName() + " (a restart replaces it, a deletion loses it)",
-					Command: Command("kubectl logs %s -n %s -c %s --previous > %s-%s-previous.log", p.ref.Name, ns, st.Name, p.ref.Name, st.Name)})
+				add(KeepStep{What: "log of the previous run of container " + st.Name + " of " + p.label() + " (a restart replaces it, a deletion loses it)",
+					Command: Command("kubectl logs %s -n %s -c %s --previous > %s-%s-previous.log", name, ns, st.Name, name, st.Name)})
 			}
 			if st.State.Terminated != nil {
-				add(KeepStep{What: "log of container " + st.Name + " of pod " + p.ref.NamespacedName() + " (it has exited; a deletion loses it)",
-					Command: Command("kubectl logs %s -n %s -c %s > %s-%s.log", p.ref.Name, ns, st.Name, p.ref.Name, st.Name)})
+				add(KeepStep{What: "log of container " + st.Name + " of " + p.label() + " (it has exited; a deletion loses it)",
+					Command: Command("kubectl logs %s -n %s -c %s > %s-%s.log", name, ns, st.Name, name, st.Name)})
 			}
 		}
 		if n := p.pod.Obj.Spec.NodeName; n != "" && !slices.Contains(nodes, n) {
@@ -264,8 +273,8 @@ func (g *Graph) keepFirst(f *Finding, pods []planPod) []KeepStep {
 		if i == maxPods {
 			break
 		}
-		add(KeepStep{What: "events of pod " + p.ref.NamespacedName() + " (kept about an hour)",
-			Command: Command("kubectl get events -n %s --field-selector %s -o yaml > %s-events.yaml", cmpOr(p.ref.Namespace, Placeholder), Value("involvedObject.name="+p.ref.Name), p.ref.Name)})
+		add(KeepStep{What: "events of " + p.label() + " (kept about an hour)",
+			Command: p.eventsCommand()})
 		evNS[p.ref.Namespace] = true
 	}
 	if len(pods) == 0 {

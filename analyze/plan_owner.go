@@ -98,7 +98,14 @@ func (g *Graph) change(f *Finding, spec *ChangeSpec, pods []planPod) Change {
 		}
 	}
 	c.Target.UID = ""
+	if !known && len(pods) > 0 && c.Target.key() == pods[0].ref.key() {
+		c.Target = pods[0].shownRef()
+	}
 	c.Suggest = suggestFor(spec, c, container, pods)
+	if !known && c.Target.Kind == "Pod" {
+		// Replacing a pod that may have an owner is no fix: say what is not known instead.
+		c.Suggest = ""
+	}
 	c.Note = changeNote(c, known, pods, container, init)
 	return c
 }
@@ -345,7 +352,7 @@ func isNameLike(s string) bool {
 func changeNote(c Change, known bool, pods []planPod, container string, init bool) string {
 	var notes []string
 	if !known && len(pods) > 0 {
-		notes = append(notes, ownerUnknownNote(pods[0].ref))
+		notes = append(notes, ownerUnknownNote(pods[0]))
 	}
 	switch c.Target.Kind {
 	case "Job":
@@ -366,8 +373,63 @@ func changeNote(c Change, known bool, pods []planPod, container string, init boo
 }
 
 // ownerUnknownNote is what a plan says of a pod the evidence names without its owner.
-func ownerUnknownNote(p ObjectRef) string {
-	return "owner not in the evidence: check `" + Command("kubectl get pod %s -n %s -o jsonpath='{.metadata.ownerReferences}'", p.Name, cmpOr(p.Namespace, Placeholder)) + "` before deleting"
+func ownerUnknownNote(p planPod) string {
+	return "owner not in the evidence: check `" + Command("kubectl get pod %s -n %s -o jsonpath='{.metadata.ownerReferences}'", p.nameArg(), p.nsArg()) + "` before deleting"
+}
+
+// Placeholders for a pod's name and namespace the evidence does not show.
+const (
+	podPlaceholder       = Literal("POD")
+	namespacePlaceholder = Literal("NAMESPACE")
+)
+
+// nameArg is the pod's name as a command argument, a placeholder when the evidence does
+// not show it (an import made the name up from the file).
+func (p planPod) nameArg() any {
+	if p.ref.Name == "" || p.pod != nil && Partial(*p.pod.meta, "name") {
+		return podPlaceholder
+	}
+	return p.ref.Name
+}
+
+// nsArg is the pod's namespace as a command argument, a placeholder when unknown.
+func (p planPod) nsArg() any {
+	if p.ref.Namespace == "" || p.pod != nil && Partial(*p.pod.meta, "namespace") {
+		return namespacePlaceholder
+	}
+	return p.ref.Namespace
+}
+
+// shownRef is the pod's reference without the parts an import made up.
+func (p planPod) shownRef() ObjectRef {
+	r := ObjectRef{Kind: "Pod", Namespace: p.ref.Namespace, Name: p.ref.Name}
+	if p.nameArg() == podPlaceholder {
+		r.Name = ""
+	}
+	if p.nsArg() == namespacePlaceholder {
+		r.Namespace = ""
+	}
+	return r
+}
+
+// label names the pod for a reader: "pod shop/web-1", or what the evidence shows of it.
+func (p planPod) label() string {
+	r := p.shownRef()
+	switch {
+	case r.Name == "":
+		return "the pod (its name is not in the evidence)"
+	case r.Namespace == "":
+		return "pod " + r.Name
+	}
+	return "pod " + r.NamespacedName()
+}
+
+func (p planPod) eventsCommand() string {
+	sel := Value("involvedObject.name=" + p.ref.Name)
+	if p.nameArg() == podPlaceholder {
+		sel = Value("involvedObject.name=POD")
+	}
+	return Command("kubectl get events -n %s --field-selector %s -o yaml > %s-events.yaml", p.nsArg(), sel, p.nameArg())
 }
 
 // restartPolicy is a pod's restart policy, Always when unset.

@@ -46,8 +46,22 @@ func TestPlanOfAPodWithoutItsOwner(t *testing.T) {
 	if p.DeleteRisk.Outcome != analyze.DeleteUnknown || p.DeleteRisk.Summary != want {
 		t.Errorf("delete risk %+v, want %s: %s", p.DeleteRisk, analyze.DeleteUnknown, want)
 	}
-	if !strings.Contains(p.Change.Note, "owner not in the evidence") {
-		t.Errorf("change note %q does not say the owner is unknown", p.Change.Note)
+	if !strings.Contains(p.Change.Note, "owner not in the evidence") || p.Change.Suggest != "" {
+		t.Errorf("change %+v: want a note that the owner is unknown and no command that replaces the pod", p.Change)
+	}
+
+	// A pod known from an event row without its name or namespace: the commands say
+	// POD and NAMESPACE rather than the names the import made up.
+	pod = podObj("default", "unnamed-events-txt", "", nil)
+	pod["metadata"].(obj)["annotations"] = obj{"podflow.dev/partial": "name,namespace,spec"}
+	g = load(t, map[string]any{"cluster-resources/pods/default.json": list(pod)})
+	p = onlyRoot(t, analyze.Run(g, []*analyze.Rule{planRule([]any{"status"})}, analyze.Options{}))
+	want = "owner not in the evidence: check `kubectl get pod POD -n NAMESPACE -o jsonpath='{.metadata.ownerReferences}'` before deleting"
+	if p.DeleteRisk.Summary != want || p.Change.Target.Name != "" || p.Change.Target.Namespace != "" {
+		t.Errorf("plan %+v, want %q and a target without the made-up name", p, want)
+	}
+	if len(p.KeepFirst) != 1 || p.KeepFirst[0].Command != "kubectl get events -n NAMESPACE --field-selector involvedObject.name=POD -o yaml > POD-events.yaml" {
+		t.Errorf("keep first %+v", p.KeepFirst)
 	}
 }
 

@@ -33,6 +33,8 @@ func PlanLine(p *Plan) string {
 func targetLabel(t ObjectRef) string {
 	if t.Name == "" {
 		switch {
+		case t.Kind == "Pod":
+			return "the pod's owner, or the Pod (the evidence shows neither)"
 		case t.Kind == "StorageClass":
 			return "StorageClass (the cluster's default: none is marked)"
 		case t.Namespace != "":
