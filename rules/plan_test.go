@@ -343,3 +343,29 @@ func TestChangeTableNamesRegisteredRules(t *testing.T) {
 		}
 	}
 }
+
+// A Job's pod with restartPolicy Never is not restarted by the kubelet, and its fix must
+// not say it is; a Deployment's pod is.
+func TestCrashFixFitsTheRestartPolicy(t *testing.T) {
+	for _, c := range []struct {
+		scenario, want, not string
+	}{
+		{"job-backoff-limit", "With restartPolicy Never the kubelet does not restart it", "The kubelet restarts it on its own"},
+		{"crash-exit-1", "The kubelet restarts it on its own", "restartPolicy Never"},
+	} {
+		rep := analyzeRecording(t, c.scenario, nil)
+		found := false
+		for _, f := range rep.Findings {
+			if f.Rule != "runtime-crash-exit" {
+				continue
+			}
+			found = true
+			if !strings.Contains(f.Remediation, c.want) || strings.Contains(f.Remediation, c.not) {
+				t.Errorf("%s: fix %q: want %q, not %q", c.scenario, f.Remediation, c.want, c.not)
+			}
+		}
+		if !found {
+			t.Errorf("%s: no runtime-crash-exit finding", c.scenario)
+		}
+	}
+}
