@@ -20,6 +20,8 @@ func (g *Graph) deleteRisk(f *Finding, spec *ChangeSpec, pods []planPod) DeleteR
 		}
 		wl, _ := g.findingWorkload(f, nil)
 		switch {
+		case f.Stage == StageService:
+			return DeleteRisk{Outcome: DeleteNoPod, Summary: "no pod to delete: the cause is in the Service, and deleting pods changes nothing about it"}
 		case nodeCause:
 			return DeleteRisk{Outcome: DeleteDrain, Summary: "the cause is the node's and the evidence does not name the node: " +
 				"draining it (kubectl drain NODE --ignore-daemonsets) evicts its pods to other nodes; evictions wait for PodDisruptionBudgets"}
