@@ -73,6 +73,13 @@ func (g *Graph) change(f *Finding, spec *ChangeSpec, pods []planPod) Change {
 			break
 		}
 	}
+	if container == "" && wl != nil {
+		// No pod to read it from (admission refused them): a template with one
+		// container names it.
+		if spec := g.templateSpec(*wl); spec != nil && len(spec.Containers) == 1 && len(spec.InitContainers) == 0 {
+			container = spec.Containers[0].Name
+		}
+	}
 	c := Change{}
 	primary := true
 	for _, t := range append([]ChangeSpecRef{{Target: spec.Target, Fields: spec.Fields}}, spec.Also...) {
@@ -438,4 +445,23 @@ func restartPolicy(p *Pod) corev1.RestartPolicy {
 		return corev1.RestartPolicyAlways
 	}
 	return p.Obj.Spec.RestartPolicy
+}
+
+// templateSpec is the pod template's spec of a workload the graph holds, or nil.
+func (g *Graph) templateSpec(ref ObjectRef) *corev1.PodSpec {
+	switch o := g.byKey[ref.key()].(type) {
+	case *Deployment:
+		return &o.Obj.Spec.Template.Spec
+	case *StatefulSet:
+		return &o.Obj.Spec.Template.Spec
+	case *DaemonSet:
+		return &o.Obj.Spec.Template.Spec
+	case *ReplicaSet:
+		return &o.Obj.Spec.Template.Spec
+	case *Job:
+		return &o.Obj.Spec.Template.Spec
+	case *CronJob:
+		return &o.Obj.Spec.JobTemplate.Spec.Template.Spec
+	}
+	return nil
 }
