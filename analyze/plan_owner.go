@@ -373,7 +373,11 @@ func changeNote(c Change, known bool, pods []planPod, container string, init boo
 	case "StatefulSet":
 		notes = append(notes, "with podManagementPolicy OrderedReady a pod that never becomes Ready is not replaced after a template change: once the template is fixed, delete that pod (its claim stays)")
 	}
-	if init && container != "" {
+	switch {
+	case init && container != "" && isSidecar(pods, container):
+		notes = append(notes, "sidecar "+container+" (an init container with restartPolicy Always) keeps running beside the app containers: "+
+			"the next init containers and the app wait until it has started (and passed its startup probe)")
+	case init && container != "":
 		notes = append(notes, "init container "+container+" must exit 0 before any app container starts")
 	}
 	return strings.Join(notes, "; ")
@@ -464,4 +468,20 @@ func (g *Graph) templateSpec(ref ObjectRef) *corev1.PodSpec {
 		return &o.Obj.Spec.JobTemplate.Spec.Template.Spec
 	}
 	return nil
+}
+
+// isSidecar reports whether the pods' init container of that name is a sidecar: an init
+// container with restartPolicy Always runs for the pod's life (Kubernetes 1.28 and later).
+func isSidecar(pods []planPod, container string) bool {
+	for _, p := range pods {
+		if p.pod == nil {
+			continue
+		}
+		for _, c := range p.pod.Obj.Spec.InitContainers {
+			if c.Name == container {
+				return c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways
+			}
+		}
+	}
+	return false
 }

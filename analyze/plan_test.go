@@ -112,6 +112,20 @@ func TestPlanOfAnInitContainerOfABarePod(t *testing.T) {
 	}
 }
 
+// An init container with restartPolicy Always is a sidecar: it is not told to exit 0.
+func TestPlanOfASidecar(t *testing.T) {
+	pod := podObj("shop", "app", "n1", nil)
+	pod["spec"].(obj)["initContainers"] = []any{obj{"name": "proxy", "image": "registry.example/proxy:1", "restartPolicy": "Always"}}
+	g := load(t, map[string]any{"cluster-resources/pods/shop.json": list(pod)})
+	p := onlyRoot(t, analyze.Run(g, []*analyze.Rule{planRule([]any{"spec", "initContainers", 0})}, analyze.Options{}))
+	if !strings.Contains(p.Change.Note, "sidecar proxy") || strings.Contains(p.Change.Note, "exit 0") {
+		t.Errorf("change note %q: want the sidecar named, not told to exit 0", p.Change.Note)
+	}
+	if len(p.Change.Fields) == 0 || p.Change.Fields[0] != ".spec.initContainers[proxy].image" {
+		t.Errorf("change fields %q", p.Change.Fields)
+	}
+}
+
 // A signature may say where its cause is fixed; a target podflow cannot resolve is an
 // error naming the field.
 func TestSignatureChange(t *testing.T) {
