@@ -108,7 +108,7 @@ func (g *Graph) change(f *Finding, spec *ChangeSpec, pods []planPod) Change {
 	if !known && len(pods) > 0 && c.Target.key() == pods[0].ref.key() {
 		c.Target = pods[0].shownRef()
 	}
-	c.Suggest = suggestFor(spec, c, container, pods)
+	c.Suggest = suggestFor(spec, c, container)
 	if !known && c.Target.Kind == "Pod" {
 		// Replacing a pod that may have an owner is no fix: say what is not known instead.
 		c.Suggest = ""
@@ -161,11 +161,11 @@ func (g *Graph) resolveTarget(f *Finding, t ChangeSpecRef, pods []planPod, wl *O
 		}
 	}
 	if kinds[0] == "StorageClass" {
-		return g.claimStorageClass(f, pods), t.Fields, true
+		return g.claimStorageClass(f), t.Fields, true
 	}
 	// The kind is right but the evidence does not name the object.
 	ref := ObjectRef{Kind: kinds[0]}
-	if clusterScoped[kinds[0]] == false {
+	if !clusterScoped[kinds[0]] {
 		ref.Namespace = ns
 	}
 	return ref, t.Fields, true
@@ -268,7 +268,7 @@ func (g *Graph) pullSecret(pods []planPod, ns string, fields []string) (ObjectRe
 
 // claimStorageClass is the StorageClass an unbound claim asks for; without a class
 // name it is the cluster's default class, which the evidence may show missing.
-func (g *Graph) claimStorageClass(f *Finding, pods []planPod) ObjectRef {
+func (g *Graph) claimStorageClass(f *Finding) ObjectRef {
 	for _, s := range f.Subjects {
 		if s.Kind != "PersistentVolumeClaim" {
 			continue
@@ -281,7 +281,7 @@ func (g *Graph) claimStorageClass(f *Finding, pods []planPod) ObjectRef {
 }
 
 // suggestFor fills the spec's command, or suggests kubectl edit of the target.
-func suggestFor(spec *ChangeSpec, c Change, container string, pods []planPod) string {
+func suggestFor(spec *ChangeSpec, c Change, container string) string {
 	t := c.Target
 	if t.Name == "" {
 		return ""
