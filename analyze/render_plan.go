@@ -70,36 +70,35 @@ func deleteShort(d DeleteRisk) string {
 	return string(d.Outcome)
 }
 
-// planText writes the plan as lines of plain text, each escaped for a terminal, with
-// indent before each line: explain's block.
-func planText(w io.Writer, p *Plan, indent string) {
+// planText writes the plan as lines of plain text through para (which wraps text after
+// its lead to the terminal's width): explain's block. Each text is escaped here.
+func planText(p *Plan, para func(lead, text string)) {
 	if p == nil {
 		return
 	}
 	t := untrusted.Text
-	pr := func(format string, args ...any) { fmt.Fprintf(w, indent+format+"\n", args...) }
-	pr("Change: %s %s", t(targetLabel(p.Change.Target)), t(strings.Join(p.Change.Fields, ", ")))
+	para("Change: ", t(targetLabel(p.Change.Target))+" "+t(strings.Join(p.Change.Fields, ", ")))
 	for _, a := range p.Change.Also {
-		pr("  or: %s %s", t(targetLabel(a.Target)), t(strings.Join(a.Fields, ", ")))
+		para("  or: ", t(targetLabel(a.Target))+" "+t(strings.Join(a.Fields, ", ")))
 	}
 	if p.Change.Suggest != "" {
-		pr("  review, then run: %s", t(p.Change.Suggest))
+		para("  review, then run: ", t(p.Change.Suggest))
 	}
 	if p.Change.Note != "" {
-		pr("  note: %s", t(p.Change.Note))
+		para("  note: ", t(p.Change.Note))
 	}
-	pr("If you delete the pod: %s", t(p.DeleteRisk.Summary))
+	para("If you delete the pod: ", t(p.DeleteRisk.Summary))
 	for _, d := range p.DeleteRisk.Details {
-		pr("  %s", t(d))
+		para("  ", t(d))
 	}
 	if len(p.KeepFirst) > 0 {
-		pr("Save first, in this order:")
+		para("", "Save first, in this order:")
 		for i, k := range p.KeepFirst {
-			pr("  %d. %s: %s", i+1, t(k.What), t(k.Command))
+			para(fmt.Sprintf("  %d. ", i+1), t(k.What)+": "+t(k.Command))
 		}
 	}
 	if len(p.Needs) > 0 {
-		pr("Needs: %s", t(needsText(p.Needs)))
+		para("Needs: ", t(needsText(p.Needs)))
 	}
 }
 
