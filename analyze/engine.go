@@ -112,6 +112,7 @@ func RunContext(ctx context.Context, g *Graph, rules []*Rule, opts Options) (*Re
 			roots = link(all)
 		}
 	}
+	addPlans(g, all)
 	r.Findings = scopeFindings(all, withOwners(g, opts))
 	r.nodeHealth = g.nodeHealth
 	r.buildPods(g, roots, opts)
@@ -192,6 +193,7 @@ func runRule(g *Graph, rule *Rule) (found []*Finding, violations []Violation) {
 			f.Rule, f.ruleBacked = rule.signature.ForRule, true
 		}
 		f.fallback = f.signature && rule.signature.Fallback
+		f.sig = rule.signature
 		if f.catchall {
 			for _, s := range f.Subjects {
 				if s.Kind == "Pod" {

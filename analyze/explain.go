@@ -272,6 +272,7 @@ func RenderExplanation(w io.Writer, x *Explanation, format string, opts RenderOp
 		if x.RootCause.Remediation != "" {
 			para("Fix: ", t(x.RootCause.Remediation))
 		}
+		planText(x.RootCause.Plan, para)
 	} else {
 		p("Root cause: none found by the rules\n")
 	}

@@ -140,6 +140,11 @@ func renderColumns(w io.Writer, rows []rowFinding, opts RenderOptions, widths [4
 		if ev := evidenceLine(row.f, opts.Width-indent); ev != "" {
 			fmt.Fprintf(w, "%s%s\n", strings.Repeat(" ", indent), ev)
 		}
+		for _, l := range wrap(untrusted.Text(PlanLine(row.f.Plan)), opts.Width-indent) {
+			if l != "" {
+				fmt.Fprintf(w, "%s%s\n", strings.Repeat(" ", indent), l)
+			}
+		}
 	}
 }
 
@@ -165,6 +170,11 @@ func renderStacked(w io.Writer, rows []rowFinding, opts RenderOptions) {
 		}
 		if ev := evidenceLine(row.f, width-2); ev != "" {
 			fmt.Fprintf(w, "  %s\n", ev)
+		}
+		for _, l := range wrap(untrusted.Text(PlanLine(row.f.Plan)), width-2) {
+			if l != "" {
+				fmt.Fprintf(w, "  %s\n", l)
+			}
 		}
 	}
 }

@@ -17,7 +17,9 @@ var htmlTemplateText string
 // htmlTemplate is parsed once; it has no external assets (styles are inline) so the file
 // reads the same in an air-gapped room and printed to PDF.
 var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
-	"t": func(s string) string { return untrusted.Text(displayText(s)) },
+	"t":      func(s string) string { return untrusted.Text(displayText(s)) },
+	"target": targetLabel,
+	"needs":  needsText,
 }).Parse(htmlTemplateText))
 
 // htmlReport is the report as the HTML template reads it: the same Report that JSON

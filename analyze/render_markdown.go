@@ -57,6 +57,7 @@ func renderMarkdown(w io.Writer, r *Report, opts RenderOptions) error {
 		if f.Remediation != "" {
 			p("\nFix: %s\n", md(f.Remediation))
 		}
+		planMarkdown(w, f.Plan, md)
 		if len(f.Confirm) > 0 {
 			// Inside a fence nothing is Markdown, but a line of backticks would close it
 			// and a control character would still reach a terminal that shows the file.

@@ -38,8 +38,12 @@ func renderTable(w io.Writer, r *Report, opts RenderOptions) error {
 			if row.consequence {
 				stage = consequenceArrow(opts.Unicode) + stage
 			}
+			cause := causeText(row)
+			if pl := PlanLine(f.Plan); pl != "" {
+				cause += "\n" + untrusted.Text(pl)
+			}
 			if err := table.Append(stage, string(f.Severity), escapeJoin(SubjectLines(f), "\n"),
-				causeText(row), strings.Join(keyEvidence(f, 2), "\n")); err != nil {
+				cause, strings.Join(keyEvidence(f, 2), "\n")); err != nil {
 				return fmt.Errorf("render table: %w", err)
 			}
 		}

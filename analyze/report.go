@@ -8,7 +8,7 @@ import (
 
 // SchemaVersion versions the JSON report (docs/report-schema.json). Additive changes
 // raise the minor; anything that breaks a reader raises the major.
-const SchemaVersion = "1.2"
+const SchemaVersion = "1.3"
 
 // Report is the result of an analysis: the stable machine interface behind every
 // output format.

@@ -90,6 +90,9 @@ type Finding struct {
 	// Explains and ExplainedBy link root causes and their consequences by finding ID.
 	Explains    []string `json:"explains,omitempty"`
 	ExplainedBy []string `json:"explainedBy,omitempty"`
+	// Plan says, for a root cause, what to change, what deleting its pods would do,
+	// what to save first and which permissions the commands need; the engine fills it.
+	Plan *Plan `json:"plan,omitempty"`
 	// GroupKey merges the findings of one rule that share a cause (one quota blocking 50
 	// replicas is one finding). Findings with the same non-empty key become one, with the
 	// union of subjects and evidence and the first one's text.
@@ -100,6 +103,8 @@ type Finding struct {
 	// signature is true for a finding a signature made; ruleBacked when that signature
 	// holds a Go rule's message knowledge.
 	signature, ruleBacked bool
+	// sig is the signature that made the finding, nil for a Go rule's.
+	sig *Signature
 	// fallback is copied from Signature.Fallback.
 	fallback bool
 	// catchall is copied from Rule.Catchall; catchallPods counts the pods it had.

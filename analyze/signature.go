@@ -42,6 +42,9 @@ type Signature struct {
 	// Fallback marks a reading of last resort (exit code 137 without a reason): it
 	// yields a pod to any Go rule's finding about it, at whatever stage.
 	Fallback bool `json:"fallback,omitempty"`
+	// Change names where the cause is fixed (docs/signatures.md); without it the
+	// stage's default applies.
+	Change *ChangeSpec `json:"change,omitempty"`
 	// File is where the signature was read from ("built-in" for podflow's own).
 	File string `json:"file"`
 	// Line is the signature's line in File.
@@ -99,6 +102,9 @@ func (s *Signature) compile() *FieldError {
 	case SeverityError, SeverityWarning:
 	default:
 		return &FieldError{Field: "severity", Msg: "must be error or warning"}
+	}
+	if fe := s.Change.check(); fe != nil {
+		return fe
 	}
 	if len(s.Patterns) == 0 {
 		return &FieldError{Field: "patterns", Msg: "at least one pattern is required"}

@@ -60,11 +60,17 @@ type rawSignature struct {
 	Incidents []string `yaml:"incidents"`
 	Rule      string   `yaml:"rule"`
 	Fallback  bool     `yaml:"fallback"`
+	Change    *struct {
+		Target  string   `yaml:"target"`
+		Fields  []string `yaml:"fields"`
+		Suggest string   `yaml:"suggest"`
+		Recurs  string   `yaml:"recurs"`
+	} `yaml:"change"`
 }
 
 var signatureFields = map[string]bool{"id": true, "stage": true, "title": true, "component": true, "versions": true,
 	"printedBy": true, "where": true, "patterns": true, "unless": true, "cause": true, "fix": true, "confirm": true, "doc": true,
-	"severity": true, "examples": true, "incidents": true, "rule": true, "fallback": true}
+	"severity": true, "examples": true, "incidents": true, "rule": true, "fallback": true, "change": true}
 
 // ParseSignatures reads one signature file (a YAML list of signatures). Every error
 // names the file, the line and the field.
@@ -124,7 +130,7 @@ func parseSignature(file string, item *yamlv3.Node) (*Signature, error) {
 	for i := 0; i+1 < len(item.Content); i += 2 {
 		k := item.Content[i]
 		if !signatureFields[k.Value] {
-			return nil, &SignatureError{File: file, Line: k.Line, Field: k.Value, Msg: "unknown field (known: id, stage, title, component, versions, printedBy, where, patterns, unless, cause, fix, confirm, doc, severity, examples, incidents, rule, fallback)"}
+			return nil, &SignatureError{File: file, Line: k.Line, Field: k.Value, Msg: "unknown field (known: id, stage, title, component, versions, printedBy, where, patterns, unless, cause, fix, confirm, doc, severity, examples, incidents, rule, fallback, change)"}
 		}
 		keyLine[k.Value] = k.Line
 	}
@@ -136,6 +142,9 @@ func parseSignature(file string, item *yamlv3.Node) (*Signature, error) {
 		PrintedBy: raw.PrintedBy, Patterns: raw.Patterns, Unless: raw.Unless, Cause: raw.Cause, Fix: raw.Fix, Confirm: raw.Confirm,
 		Doc: raw.Doc, Severity: Severity(raw.Severity), Incidents: raw.Incidents, ForRule: raw.Rule, Fallback: raw.Fallback, File: file, Line: item.Line}
 	s.Examples.Fires, s.Examples.Quiet = raw.Examples.Fires, raw.Examples.Quiet
+	if c := raw.Change; c != nil {
+		s.Change = &ChangeSpec{Target: c.Target, Fields: c.Fields, Suggest: c.Suggest, Recurs: c.Recurs}
+	}
 	for _, w := range raw.Where {
 		s.Where = append(s.Where, TextKind(w))
 	}

@@ -1,6 +1,10 @@
 package rules
 
-import "podflow.dev/podflow/analyze"
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"podflow.dev/podflow/analyze"
+)
 
 // Containers that report a status, in pods not being deleted: the start, config, probe
 // and crash rules all read their runs, and a pod on its way out explains nothing.
@@ -28,4 +32,24 @@ func liveContainers(v *analyze.View) []podContainer {
 func runOf(v *analyze.View, p *analyze.Pod, container string) analyze.ContainerRun {
 	r, _ := v.ContainerRun(p, container)
 	return r
+}
+
+// restartsOnItsOwn says what happens to a container that exited with an error, for the
+// pod's restartPolicy: the kubelet restarts it only under Always and OnFailure; under
+// Never the pod fails, and only its owner (a Job within its backoffLimit) makes another.
+func restartsOnItsOwn(policy corev1.RestartPolicy) string {
+	if policy == corev1.RestartPolicyNever {
+		return "With restartPolicy Never the kubelet does not restart it: the pod has failed, and a Job makes a new pod only " +
+			"while within its backoffLimit (a pod nothing owns must be recreated)."
+	}
+	return "The kubelet restarts it on its own."
+}
+
+// killedVerb is how a probe kill ends for the pod's restartPolicy: under Never the
+// container is killed and not restarted, and the pod fails.
+func killedVerb(policy corev1.RestartPolicy) string {
+	if policy == corev1.RestartPolicyNever {
+		return "killed for good (restartPolicy Never: not restarted, the pod fails)"
+	}
+	return "killed and restarted"
 }

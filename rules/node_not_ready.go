@@ -336,7 +336,7 @@ func nodeRemediation(node string, ready *corev1.NodeCondition) string {
 			"then check that the condition turns True.", node, strings.TrimSpace(ready.Message))
 	}
 	return fmt.Sprintf("Check that %s is up and reachable and that its kubelet runs (systemctl status kubelet; journalctl -u kubelet); "+
-		"restart it and read its journal for why it stopped. If the machine is gone for good, delete the node so its pods are recreated elsewhere.", node)
+		"restart it and read its journal for why it stopped. If the machine is gone for good, delete the node so its controllers recreate their pods elsewhere (a pod nothing owns is not recreated).", node)
 }
 
 func addedAt(t *metav1.Time) time.Time {

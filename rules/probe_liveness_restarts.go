@@ -77,7 +77,7 @@ func livenessFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, k
 	pr := c.Spec.LivenessProbe
 	action := probeAction(c.Spec, pr)
 	fail, evidence := probeKillEvidence(v, p, c, kill, "Liveness", "livenessProbe", pr)
-	cause := fmt.Sprintf("container %s is killed and restarted by its liveness probe (%s)", c.Name, action)
+	cause := fmt.Sprintf("container %s is %s by its liveness probe (%s)", c.Name, killedVerb(pod.Spec.RestartPolicy), action)
 	if fail.output != "" {
 		cause += fmt.Sprintf(", which fails with %q", fail.output)
 	}

@@ -87,7 +87,7 @@ func startupFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, ki
 	action := probeAction(c.Spec, pr)
 	fail, evidence := probeKillEvidence(v, p, c, kill, "Startup", "startupProbe", pr)
 	budget := startupBudget(pr)
-	cause := fmt.Sprintf("%s is killed and restarted because its startup probe (%s) never succeeds", containerWord(c), action)
+	cause := fmt.Sprintf("%s is %s because its startup probe (%s) never succeeds", containerWord(c), killedVerb(pod.Spec.RestartPolicy), action)
 	if fail.output != "" {
 		cause += fmt.Sprintf(", failing with %q", fail.output)
 	}

@@ -125,7 +125,7 @@ func crashFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *c
 		Subjects:    subjects,
 		Cause:       cause,
 		Evidence:    evidence,
-		Remediation: crashFix(c.Name, t.ExitCode, logText, profile),
+		Remediation: crashFix(c.Name, t.ExitCode, logText, profile, pod.Spec.RestartPolicy),
 		Confirm: []string{
 			analyze.Command("kubectl logs -n %s %s -c %s --previous --tail=50", pod.Namespace, pod.Name, c.Name),
 			analyze.Command("kubectl get pod -n %s %s -o jsonpath='{.status.containerStatuses[?(@.name==\"%s\")].lastState.terminated}'", pod.Namespace, pod.Name, c.Name),
@@ -134,7 +134,7 @@ func crashFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *c
 	}
 }
 
-func crashFix(container string, code int32, logText, profile string) string {
+func crashFix(container string, code int32, logText, profile string, policy corev1.RestartPolicy) string {
 	quote := ""
 	if logText != "" {
 		quote = fmt.Sprintf(" (its log: %q)", logText)
@@ -159,5 +159,5 @@ func crashFix(container string, code int32, logText, profile string) string {
 			"seccompProfile Unconfined confirms the profile is the cause.", container, in, quote)
 	}
 	return fmt.Sprintf("Fix the error container %s reports before it exits%s; a process that depends on another service should "+
-		"retry rather than exit. The kubelet restarts it on its own.", container, quote)
+		"retry rather than exit. %s", container, quote, restartsOnItsOwn(policy))
 }

@@ -96,7 +96,7 @@ func TestAnalyzeJSONIsTheVersionedReport(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if rep.SchemaVersion != "1.2" || rep.Scope.Pod != "shop/api-6b8c7d5f9-x8m4n" || len(rep.Findings) != 1 ||
+	if rep.SchemaVersion != "1.3" || rep.Scope.Pod != "shop/api-6b8c7d5f9-x8m4n" || len(rep.Findings) != 1 ||
 		rep.Findings[0].Rule != "image-pull-dns" || !rep.Findings[0].Root || len(rep.Pods) != 1 || rep.Pods[0].RootCause != rep.Findings[0].ID {
 		t.Errorf("report = %+v", rep)
 	}
