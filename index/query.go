@@ -22,6 +22,8 @@ type Table struct {
 // Grouping names what `query causes` counts by besides the cause.
 type Grouping string
 
+// The groupings `query causes --by` accepts: none, or the ticket's customer, product
+// release, Kubernetes version, or the finding's stage.
 const (
 	ByNone     Grouping = ""
 	ByCustomer Grouping = "customer"
@@ -298,7 +300,7 @@ func (s *Store) SQL(ctx context.Context, stmt string, lim int) (Table, error) {
 	if err != nil {
 		return Table{}, err
 	}
-	defer tx.Rollback()
+	defer func() { _ = tx.Rollback() }() // a read-only transaction: nothing to keep
 	if s.dialect == Postgres {
 		if _, err := tx.ExecContext(ctx, "SET LOCAL ROLE podflow_reader"); err != nil {
 			return Table{}, fmt.Errorf("sql: take the read-only role podflow_reader: %w", err)

@@ -147,7 +147,8 @@ func (s *Store) migrate(ctx context.Context) error {
 		if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(7320125)"); err != nil {
 			return err
 		}
-		defer conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(7320125)")
+		// The lock also ends with the connection, so a failed unlock loses nothing.
+		defer func() { _, _ = conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(7320125)") }()
 	}
 	if _, err := conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)`); err != nil {
 		return err
@@ -173,12 +174,12 @@ func (s *Store) migrate(ctx context.Context) error {
 		}
 		for _, st := range stmts {
 			if _, err := tx.ExecContext(ctx, st); err != nil {
-				tx.Rollback()
+				_ = tx.Rollback() // the statement's error is the one to report
 				return fmt.Errorf("migration %d: %w", m.version, err)
 			}
 		}
 		if _, err := tx.ExecContext(ctx, s.q("INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)"), m.version, nowUnix()); err != nil {
-			tx.Rollback()
+			_ = tx.Rollback() // the insert's error is the one to report
 			return err
 		}
 		if err := tx.Commit(); err != nil {

@@ -24,6 +24,7 @@ import (
 // Dialect is the kind of database behind a store.
 type Dialect string
 
+// The dialects a store speaks: a SQLite file, or a PostgreSQL server.
 const (
 	SQLite   Dialect = "sqlite"
 	Postgres Dialect = "postgres"
@@ -158,7 +159,7 @@ func (s *Store) Close() error {
 	if s.dialect == SQLite && !s.readOnly {
 		// SQLite's advice for a connection that wrote: refresh the planner's statistics
 		// where they are stale, cheaply.
-		s.db.Exec("PRAGMA optimize")
+		_, _ = s.db.Exec("PRAGMA optimize") // advice to the planner: closing does not depend on it
 	}
 	s.mu.Lock()
 	for _, p := range s.stmts {
@@ -253,7 +254,7 @@ func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 		return err
 	}
 	if err := fn(tx); err != nil {
-		tx.Rollback()
+		_ = tx.Rollback() // fn's error is the one to report
 		return err
 	}
 	return tx.Commit()

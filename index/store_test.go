@@ -65,7 +65,7 @@ func freshDatabase(t *testing.T, admin string) string {
 			return
 		}
 		defer c.Close(ctx)
-		c.Exec(ctx, "DROP DATABASE "+name+" WITH (FORCE)")
+		_, _ = c.Exec(ctx, "DROP DATABASE "+name+" WITH (FORCE)") // clean-up of a test database
 	})
 	u, err := url.Parse(admin)
 	if err != nil {
@@ -75,8 +75,8 @@ func freshDatabase(t *testing.T, admin string) string {
 	return u.String()
 }
 
-func finding(rule string, stage analyze.Stage, root bool, cause string, ns, pod string, excerpt string) *analyze.Finding {
-	return &analyze.Finding{Rule: rule, Stage: stage, Severity: analyze.SeverityError, Root: root, Cause: cause,
+func finding(rule string, stage analyze.Stage, cause string, ns, pod string, excerpt string) *analyze.Finding {
+	return &analyze.Finding{Rule: rule, Stage: stage, Severity: analyze.SeverityError, Root: true, Cause: cause,
 		Subjects: []analyze.ObjectRef{{Kind: "Pod", Namespace: ns, Name: pod}},
 		Evidence: []analyze.Evidence{{Excerpt: excerpt}}}
 }
@@ -118,10 +118,10 @@ func testStore(t *testing.T, tg target) {
 		}
 		return stored
 	}
-	quotaA := finding("admission-quota-exceeded", analyze.StageAdmission, true, "ResourceQuota compute refuses the pod", "shop", "web-7d4b9c8f6-x2xkq", `exceeded quota: compute, requested: cpu=2`)
-	quotaB := finding("admission-quota-exceeded", analyze.StageAdmission, true, "ResourceQuota team-b refuses the pod", "billing", "api-5f6d7c8b9-q8w7e", `exceeded quota: team-b, requested: memory=1Gi`)
-	pull := finding("image-pull-not-found", analyze.StageImage, true, "image registry.example.com/shop/web:1.2 does not exist in its registry", "shop", "web-1", `Failed to pull image "registry.example.com/shop/web:1.2": not found`)
-	unexpl := finding(analyze.UnexplainedRule, analyze.StageRuntime, true, "no rule explains", "db", "pg-0", `FATAL: could not map anonymous shared memory: Cannot allocate memory size 1234`)
+	quotaA := finding("admission-quota-exceeded", analyze.StageAdmission, "ResourceQuota compute refuses the pod", "shop", "web-7d4b9c8f6-x2xkq", `exceeded quota: compute, requested: cpu=2`)
+	quotaB := finding("admission-quota-exceeded", analyze.StageAdmission, "ResourceQuota team-b refuses the pod", "billing", "api-5f6d7c8b9-q8w7e", `exceeded quota: team-b, requested: memory=1Gi`)
+	pull := finding("image-pull-not-found", analyze.StageImage, "image registry.example.com/shop/web:1.2 does not exist in its registry", "shop", "web-1", `Failed to pull image "registry.example.com/shop/web:1.2": not found`)
+	unexpl := finding(analyze.UnexplainedRule, analyze.StageRuntime, "no rule explains", "db", "pg-0", `FATAL: could not map anonymous shared memory: Cannot allocate memory size 1234`)
 	fa := add("aaaaaaaa01", "acme", "T-1", "4.2", now.Add(-48*time.Hour), quotaA)
 	fb := add("aaaaaaaa02", "globex", "T-2", "4.3", now.Add(-24*time.Hour), quotaB, pull)
 	add("aaaaaaaa03", "acme", "T-3", "4.3", now.Add(-100*24*time.Hour), pull)
@@ -220,7 +220,7 @@ func testStore(t *testing.T, tg target) {
 			t.Fatal(err)
 		}
 	}
-	reanalyze("T-4", finding("postgres-shm-too-small", analyze.StageRuntime, true, "the pod's /dev/shm is too small for PostgreSQL", "db", "pg-0", unexpl.Evidence[0].Excerpt))
+	reanalyze("T-4", finding("postgres-shm-too-small", analyze.StageRuntime, "the pod's /dev/shm is too small for PostgreSQL", "db", "pg-0", unexpl.Evidence[0].Excerpt))
 	reanalyze("T-3", unexpl)
 	reanalyze("T-1", quotaA)
 	d, err := s.DiffKnowledge(ctx, "k1", "k2")

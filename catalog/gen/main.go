@@ -657,7 +657,7 @@ func (r *resolver) classify(call *ast.CallExpr, fi *fileInfo, locals map[string]
 		}
 		ti := -1
 		for i := 1; i < len(args) && i < 4; i++ {
-			if t := eventType(args[i], r, fi); t != "" {
+			if t := eventType(args[i]); t != "" {
 				ti = i
 				break
 			}
@@ -681,7 +681,7 @@ func (r *resolver) classify(call *ast.CallExpr, fi *fileInfo, locals map[string]
 			if !ok {
 				return nil
 			}
-			return []site{{kind: "event", eventType: eventType(args[ti], r, fi), reason: r.reasonOf(args[3], fi, locals), template: t}}
+			return []site{{kind: "event", eventType: eventType(args[ti]), reason: r.reasonOf(args[3], fi, locals), template: t}}
 		}
 		if ti+2 >= len(args) {
 			return nil
@@ -690,7 +690,7 @@ func (r *resolver) classify(call *ast.CallExpr, fi *fileInfo, locals map[string]
 		if !ok {
 			return nil
 		}
-		return []site{{kind: "event", eventType: eventType(args[ti], r, fi), reason: r.reasonOf(args[ti+1], fi, locals), template: t, plain: name == "Event" && !r.isFormat(args[ti+2], fi, locals)}}
+		return []site{{kind: "event", eventType: eventType(args[ti]), reason: r.reasonOf(args[ti+1], fi, locals), template: t, plain: name == "Event" && !r.isFormat(args[ti+2], fi, locals)}}
 	case recvPkg == "fmt":
 		switch name {
 		case "Errorf":
@@ -926,7 +926,7 @@ func isNil(e ast.Expr) bool {
 }
 
 // eventType is "Warning" or "Normal" when e spells one, else "".
-func eventType(e ast.Expr, r *resolver, fi *fileInfo) string {
+func eventType(e ast.Expr) string {
 	name := ""
 	switch x := e.(type) {
 	case *ast.SelectorExpr:

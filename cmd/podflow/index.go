@@ -496,7 +496,6 @@ type indexListOptions struct {
 	store  storeFlags
 	output string
 	limit  int
-	ref    string
 }
 
 func newIndexLsCmd(g *globalOptions) *cobra.Command {

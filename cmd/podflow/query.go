@@ -89,8 +89,6 @@ type queryOptions struct {
 	by     string
 	limit  int
 	unexpl bool
-	from   string
-	to     string
 }
 
 func (o *queryOptions) sinceTime() (time.Time, error) {

@@ -231,12 +231,12 @@ func runShell(ctx context.Context, o *serveOptions, served <-chan error) error {
 	case err = <-exited:
 	case err := <-served:
 		_ = cmd.Process.Kill()
-		<-exited
+		<-exited //nolint:errcheck // the shell's own exit status says nothing once the server failed
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 		// SIGTERM (Ctrl-C is the shell's): the shell is ended with the server.
 		_ = cmd.Process.Signal(syscall.SIGTERM)
-		<-exited
+		<-exited //nolint:errcheck // ended by us: its exit status is the signal's
 		return ctx.Err()
 	}
 	var ee *exec.ExitError
