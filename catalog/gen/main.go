@@ -630,6 +630,11 @@ var logLevels = map[string]string{
 }
 
 // classify returns the messages one call prints or returns.
+
+// structuredMsgArg is, for klog's structured calls, one more than the position of the
+// message among the arguments (0: not a structured call).
+var structuredMsgArg = map[string]int{"InfoS": 1, "InfoSDepth": 2, "ErrorS": 2, "ErrorSDepth": 3}
+
 func (r *resolver) classify(call *ast.CallExpr, fi *fileInfo, locals map[string]ast.Expr, consumed map[*ast.CallExpr]bool) []site {
 	name, recvPkg := "", ""
 	recvIdent := ""
@@ -793,24 +798,9 @@ func (r *resolver) classify(call *ast.CallExpr, fi *fileInfo, locals map[string]
 	}
 	s := site{kind: "log", level: level}
 	switch {
-	case name == "ErrorS" || name == "ErrorSDepth":
-		i := 1
-		if name == "ErrorSDepth" {
-			i = 2
-		}
-		if len(args) <= i {
-			return nil
-		}
-		t, ok := format(args[i])
-		if !ok {
-			return nil
-		}
-		s.template, s.plain, s.keys = t, !r.isFormat(args[i], fi, locals), r.keys(args[i+1:], fi, locals)
-	case name == "InfoS" || name == "InfoSDepth":
-		i := 0
-		if name == "InfoSDepth" {
-			i = 1
-		}
+	case structuredMsgArg[name] > 0:
+		// The message follows the error (ErrorS) and the depth (…Depth).
+		i := structuredMsgArg[name] - 1
 		if len(args) <= i {
 			return nil
 		}
