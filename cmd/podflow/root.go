@@ -178,6 +178,10 @@ func subcommands(g *globalOptions) []*cobra.Command {
 }
 
 // run executes podflow with args and returns the process exit code.
+// stopsOnSignal marks a command whose normal end is Ctrl-C or SIGTERM (serve): when
+// it then returns without error, podflow exits 0, not 130 or 143.
+const stopsOnSignal = "podflow.dev/stops-on-signal"
+
 func run(ctx context.Context, args []string, s streams) int {
 	return runAs(ctx, "podflow", args, s)
 }
@@ -190,8 +194,12 @@ func runAs(ctx context.Context, argv0 string, args []string, s streams) int {
 		presentAsPlugin(root)
 	}
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if ie, ok := interrupted(ctx); ok {
+		if err == nil && cmd != nil && cmd.Annotations[stopsOnSignal] == "true" {
+			// A server's normal end is the signal: it stopped cleanly.
+			return exitOK
+		}
 		if err != nil {
 			// The command stopped on the signal and cleaned up; one line says why.
 			fmt.Fprintf(s.ErrOut, "podflow: %s: stopped, nothing written\n", ie)

@@ -46,8 +46,9 @@ type serveOptions struct {
 func newServeCmd(g *globalOptions) *cobra.Command {
 	o := &serveOptions{globalOptions: g}
 	cmd := &cobra.Command{
-		Use:   "serve INPUT...",
-		Short: "Serve a bundle as a read-only Kubernetes API, so kubectl get, describe and logs browse it offline",
+		Annotations: map[string]string{stopsOnSignal: "true"},
+		Use:         "serve INPUT...",
+		Short:       "Serve a bundle as a read-only Kubernetes API, so kubectl get, describe and logs browse it offline",
 		Long: `Serve answers the read-only part of the Kubernetes API from a bundle, on 127.0.0.1 only,
 so kubectl and other Kubernetes clients browse the evidence as they would the cluster it
 came from: get and describe, lists per namespace and across namespaces (-A), label and

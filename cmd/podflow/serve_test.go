@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -236,5 +237,32 @@ func TestServeShellRunsOneCommandAgainstTheBundle(t *testing.T) {
 	out.Reset()
 	if code := run(context.Background(), []string{"serve", paste, "-c", "true"}, streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}); code != 0 {
 		t.Errorf("exit %d after a command that succeeded", code)
+	}
+}
+
+// TestServeStopsCleanlyOnSignal: Ctrl-C is serve's normal end, so it exits 0, where a
+// command doing work that a signal lands on exits 130.
+func TestServeStopsCleanlyOnSignal(t *testing.T) {
+	kubeconfig := filepath.Join(t.TempDir(), "serve.kubeconfig")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	var errOut syncBuffer
+	code := make(chan int, 1)
+	go func() {
+		code <- run(ctx, []string{"serve", "--kubeconfig-out", kubeconfig, filepath.Join("..", "..", "testdata", "bundles", "demo")},
+			streams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &errOut})
+	}()
+	for {
+		if _, err := os.Stat(kubeconfig); err == nil {
+			break
+		}
+		select {
+		case c := <-code:
+			t.Fatalf("serve exited with %d before serving: %s", c, errOut.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	cancel(&interruptedError{signal: syscall.SIGINT})
+	if c := <-code; c != exitOK {
+		t.Errorf("serve stopped by SIGINT exits %d, want %d: %s", c, exitOK, errOut.String())
 	}
 }
