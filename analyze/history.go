@@ -34,6 +34,13 @@ func (g *Graph) passedStage(p *Pod, st Stage) (time.Time, bool) {
 		return at, found
 	}
 	switch st {
+	case StageRequest:
+		// A pod whose status the evidence holds exists: the request that made it was
+		// accepted. A refused request in the same evidence (a kubelet's own, a node
+		// authorizer's) is not this pod's root.
+		if !isPartial(p, "status") && (pod.Status.Phase != "" || len(pod.Status.ContainerStatuses) > 0) {
+			return time.Time{}, true
+		}
 	case StageScheduling:
 		if pod.Spec.NodeName != "" && !isPartial(p, "spec") {
 			return time.Time{}, true
@@ -103,7 +110,7 @@ func allContainersStarted(pod *corev1.Pod, ranOK bool) bool {
 // stages (a crash, a failing probe) are judged by the pod's current state by the rules
 // themselves; earlier ones (admission, controller) are about the owner, not the pod.
 var historyStages = map[Stage]bool{
-	StageScheduling: true, StageSandbox: true, StageImage: true, StageVolume: true, StageConfig: true, StageStart: true,
+	StageRequest: true, StageScheduling: true, StageSandbox: true, StageImage: true, StageVolume: true, StageConfig: true, StageStart: true,
 }
 
 // latestTime is the time of the finding's latest dated evidence, or zero.
