@@ -96,8 +96,12 @@ go test -count=1 -run '^TestServeWithKubectl$' -v ./testbed/e2e/ | grep -E '^(==
 
 # The fleet test's index: PostgreSQL from Debian on 127.0.0.1, which the Job's pods reach
 # on the node's network.
-PODFLOW_E2E_POSTGRES=$("$repo/.ci/postgres.sh" install "${PODFLOW_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/podflow}/postgres/e2e" 54331)
+# The server must not inherit the test bed's lock (fd 8), or it would hold it after the
+# run; it is stopped with the rest of the test bed.
+pg_e2e_data="${PODFLOW_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/podflow}/postgres/e2e"
+PODFLOW_E2E_POSTGRES=$("$repo/.ci/postgres.sh" install "$pg_e2e_data" 54331 8>&-)
 export PODFLOW_E2E_POSTGRES
+trap 'reap; "$repo/.ci/postgres.sh" stop "$pg_e2e_data" 54331 >/dev/null 2>&1 || true' EXIT
 
 # Scenarios wait side by side, so parallelism is about waiting, not CPU.
 go test -tags e2e -count=1 -timeout 45m -v -parallel 32 -skip '^TestServeWithKubectl$' ./testbed/e2e/
