@@ -84,6 +84,18 @@ func probeKill(v *analyze.View, p *analyze.Pod, container string, t *corev1.Cont
 			break
 		}
 	}
+	if !r.found && t != nil && (t.ExitCode == 137 || t.ExitCode == 143) {
+		// Ended by a signal, and the kubelet killed this container for its probe: the
+		// Killing event's lastTimestamp can lag the instance's start (the recorder
+		// aggregates repeated events), so a kill that no later instance explains counts.
+		for i := len(events) - 1; i >= 0; i-- {
+			e := events[i]
+			if e.Reason == "Killing" && e.Container() == container && says(e.Message) {
+				r.event, r.kills, r.found = e, e.Count, true
+				break
+			}
+		}
+	}
 	var lines int32
 	for _, e := range run.Journal {
 		if e.Message != "Message for Container of pod" {
