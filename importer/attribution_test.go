@@ -16,20 +16,7 @@ import (
 // (a node journal line belongs to a pod only through its name, UID, sandbox or
 // container ID), never the other's.
 func TestJournalLinesGoToTheirPod(t *testing.T) {
-	files := map[string][]byte{}
-	for _, name := range []string{"journal.txt", "pods.txt"} {
-		data, err := os.ReadFile(filepath.Join("testdata", "attribution", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		files[name] = data
-	}
-	b, _ := importDir(t, files, FormatLoose)
-	catalog, err := rules.Catalog(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep := analyze.Run(analyze.Load([]*bundle.Bundle{b}, nil), catalog, analyze.Options{Unexplained: true})
+	rep := analyzeTestdata(t, "attribution", "journal.txt", "pods.txt")
 	want := map[string]struct{ own, other string }{
 		"api-5d8f9c7b6-abcde": {"registry.example/api:9.9", "private.example"},
 		"web-7c6b5d4f3-fghij": {"private.example", "registry.example/api"},
@@ -60,4 +47,24 @@ func TestJournalLinesGoToTheirPod(t *testing.T) {
 			t.Errorf("pod %s has no root finding", name)
 		}
 	}
+}
+
+// analyzeTestdata imports the named files of testdata/DIR as a paste and analyzes them
+// with the built-in rules and signatures, as podflow analyze does.
+func analyzeTestdata(t *testing.T, dir string, names ...string) *analyze.Report {
+	t.Helper()
+	files := map[string][]byte{}
+	for _, name := range names {
+		data, err := os.ReadFile(filepath.Join("testdata", dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[name] = data
+	}
+	b, _ := importDir(t, files, FormatLoose)
+	catalog, err := rules.Catalog(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return analyze.Run(analyze.Load([]*bundle.Bundle{b}, nil), catalog, analyze.Options{Unexplained: true})
 }

@@ -1,8 +1,6 @@
 package importer
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -110,20 +108,7 @@ func TestHistoryIsNotTheRoot(t *testing.T) {
 // pod (the node authorizer's 403 while the pod is being bound) names the pod, but the pod
 // exists: its creation got past the request stage, so the root is its own trouble.
 func TestRefusedRequestOfAnExistingPodIsNotItsRoot(t *testing.T) {
-	files := map[string][]byte{}
-	for _, name := range []string{"describe.txt", "kubelet.log"} {
-		data, err := os.ReadFile(filepath.Join("testdata", "request-history", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		files[name] = data
-	}
-	b, _ := importDir(t, files, FormatLoose)
-	catalog, err := rules.Catalog(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep := analyze.Run(analyze.Load([]*bundle.Bundle{b}, nil), catalog, analyze.Options{Unexplained: true})
+	rep := analyzeTestdata(t, "request-history", "describe.txt", "kubelet.log")
 	for _, f := range rep.Findings {
 		if f.Stage == analyze.StageRequest && f.Root {
 			t.Errorf("a refused request about an existing pod is its root: %s", f.Cause)

@@ -19,9 +19,14 @@ import (
 // serveInBackground runs podflow serve until the returned stop is called; stop returns
 // its exit code and stderr.
 func serveInBackground(t *testing.T, args ...string) (kubeconfig string, stop func() (int, string)) {
+	return serveUntil(t, nil, args...)
+}
+
+// serveUntil is serveInBackground whose stop cancels with stopCause (a signal's, say).
+func serveUntil(t *testing.T, stopCause error, args ...string) (kubeconfig string, stop func() (int, string)) {
 	t.Helper()
 	kubeconfig = filepath.Join(t.TempDir(), "serve.kubeconfig")
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancelCause(context.Background())
 	var out bytes.Buffer
 	var errOut syncBuffer
 	code := make(chan int, 1)
@@ -31,7 +36,7 @@ func serveInBackground(t *testing.T, args ...string) (kubeconfig string, stop fu
 	}()
 	stopped := false
 	stop = func() (int, string) {
-		cancel()
+		cancel(stopCause)
 		c := <-code
 		stopped = true
 		return c, errOut.String()
@@ -243,26 +248,8 @@ func TestServeShellRunsOneCommandAgainstTheBundle(t *testing.T) {
 // TestServeStopsCleanlyOnSignal: Ctrl-C is serve's normal end, so it exits 0, where a
 // command doing work that a signal lands on exits 130.
 func TestServeStopsCleanlyOnSignal(t *testing.T) {
-	kubeconfig := filepath.Join(t.TempDir(), "serve.kubeconfig")
-	ctx, cancel := context.WithCancelCause(context.Background())
-	var errOut syncBuffer
-	code := make(chan int, 1)
-	go func() {
-		code <- run(ctx, []string{"serve", "--kubeconfig-out", kubeconfig, filepath.Join("..", "..", "testdata", "bundles", "demo")},
-			streams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &errOut})
-	}()
-	for {
-		if _, err := os.Stat(kubeconfig); err == nil {
-			break
-		}
-		select {
-		case c := <-code:
-			t.Fatalf("serve exited with %d before serving: %s", c, errOut.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-	cancel(&interruptedError{signal: syscall.SIGINT})
-	if c := <-code; c != exitOK {
-		t.Errorf("serve stopped by SIGINT exits %d, want %d: %s", c, exitOK, errOut.String())
+	_, stop := serveUntil(t, &interruptedError{signal: syscall.SIGINT}, filepath.Join("..", "..", "testdata", "bundles", "demo"))
+	if c, errOut := stop(); c != exitOK {
+		t.Errorf("serve stopped by SIGINT exits %d, want %d: %s", c, exitOK, errOut)
 	}
 }
