@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"regexp"
 	"strings"
 	"time"
 
@@ -52,8 +53,24 @@ func (e *Event) Container() string {
 			return fp[len(p) : len(fp)-1]
 		}
 	}
+	if fp == "" && containerEventReasons[e.Reason] {
+		if m := reContainerInMessage.FindStringSubmatch(e.Message); m != nil {
+			return m[1]
+		}
+	}
 	return ""
 }
+
+// A pasted describe or event row carries no field path; the kubelet's own messages
+// about one container name it (pkg/kubelet/kuberuntime: "Created container: %s",
+// "Started container %s", "Stopping container %s", "Container %s failed liveness
+// probe", "Back-off restarting failed container %s in pod %s"; events.go's reasons).
+var (
+	containerEventReasons = map[string]bool{
+		"Created": true, "Started": true, "Killing": true, "BackOff": true, "Failed": true,
+	}
+	reContainerInMessage = regexp.MustCompile(`^(?:(?:Created|Started|Stopping) container:? |(?:Init )?[Cc]ontainer |Back-off restarting failed container:? )([a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?)(?:$| (?:failed (?:liveness|startup|readiness) probe|definition changed|resize requires restart|in pod |.*will be restarted))`)
+)
 
 // rawEvent decodes both event APIs: core/v1 (involvedObject, count, first/lastTimestamp)
 // and events.k8s.io/v1 (regarding, note, deprecated*, series).

@@ -118,3 +118,28 @@ func TestRefusedRequestOfAnExistingPodIsNotItsRoot(t *testing.T) {
 		}
 	}
 }
+
+// TestPastedProbeKillIsTheRoot: a pasted describe's events carry no field path, yet the
+// kubelet's "Container web failed liveness probe, will be restarted" names the container,
+// so a 137 exit is the probe's kill (probe stage), not an unexplained SIGKILL (runtime).
+func TestPastedProbeKillIsTheRoot(t *testing.T) {
+	rep := analyzeTestdata(t, "probe-kill-pasted", "describe.txt")
+	var root *analyze.Finding
+	for _, f := range rep.Findings {
+		if f.Root {
+			root = f
+			break
+		}
+	}
+	if root == nil {
+		t.Fatalf("no root finding: %v", rep.Findings)
+	}
+	if root.Rule != "probe-liveness-restarts" || root.Stage != analyze.StageProbe {
+		t.Errorf("root %s %s: %s, want probe-liveness-restarts at probe", root.Stage, root.Rule, root.Cause)
+	}
+	for _, f := range rep.Findings {
+		if f.Rule == "runtime-crash-exit" {
+			t.Errorf("the liveness kill is also read as a crash: %s", f.Cause)
+		}
+	}
+}
