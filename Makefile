@@ -53,13 +53,15 @@ incidents:
 	$(GO) test ./cmd/podflow -run '^TestIncidents$$' -count=1 -v | sed -n '/incident corpus/,/^---/p'
 
 ## catalog: regenerate catalog/data/ from the released sources pinned in catalog/gen/pins.yaml
+## and the curated entries in catalog/gen/curated.yaml
 ## (downloads them into the Go module cache; CI does not run it)
 catalog:
-	nice $(GO) run ./catalog/gen -pins catalog/gen/pins.yaml -out catalog/data/catalog.jsonl.gz
+	nice $(GO) run ./catalog/gen -pins catalog/gen/pins.yaml -curated catalog/gen/curated.yaml -out catalog/data/catalog.jsonl.gz
 
 ## catalog-coverage: the share of the incident corpus's warning and error lines the catalog recognizes
+## (COVERAGE_FLAGS=-list lists every unrecognized line and the lines outside the measure)
 catalog-coverage:
-	$(GO) run ./catalog/coverage testdata/incidents
+	$(GO) run ./catalog/coverage $(COVERAGE_FLAGS) testdata/incidents
 
 ## bench: podflow side by side with the floor (stream, decode, split) on generated S/M/L bundles
 BENCH_SIZES ?= S,M

@@ -69,14 +69,15 @@ func main() {
 	pinsPath := flag.String("pins", "catalog/gen/pins.yaml", "the pinned modules and releases")
 	out := flag.String("out", "catalog/data/catalog.jsonl.gz", "where to write the catalog")
 	only := flag.String("only", "", "read only modules whose path contains this (for trying a pin)")
+	curated := flag.String("curated", "catalog/gen/curated.yaml", "curated messages of components no Go module prints")
 	flag.Parse()
-	if err := run(*pinsPath, *out, *only); err != nil {
+	if err := run(*pinsPath, *curated, *out, *only); err != nil {
 		fmt.Fprintln(os.Stderr, "catalog gen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(pinsPath, out, only string) error {
+func run(pinsPath, curatedPath, out, only string) error {
 	b, err := os.ReadFile(pinsPath)
 	if err != nil {
 		return err
@@ -119,6 +120,11 @@ func run(pinsPath, out, only string) error {
 			m.add(mod.Module, rel, sites)
 		}
 	}
+	if only == "" {
+		if err := addCurated(m, curatedPath); err != nil {
+			return err
+		}
+	}
 	entries := m.entries()
 	header.Entries = len(entries)
 	var buf bytes.Buffer
@@ -143,6 +149,51 @@ func run(pinsPath, out, only string) error {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "%s: %d entries, %d bytes (dropped: %s)\n", out, len(entries), buf.Len(), m.dropSummary())
+	return nil
+}
+
+// curatedEntry is one message of a component no served Go module prints, copied from the
+// source file it cites (catalog/gen/curated.yaml).
+type curatedEntry struct {
+	Component string `json:"component"`
+	Module    string `json:"module"`
+	File      string `json:"file"`
+	Function  string `json:"function"`
+	Kind      string `json:"kind"`
+	Level     string `json:"level"`
+	Reason    string `json:"reason,omitempty"`
+	Stage     string `json:"stage,omitempty"`
+	Template  string `json:"template"`
+}
+
+// addCurated adds the curated entries; they carry the release label "curated".
+func addCurated(m *merger, path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var c struct {
+		Entries []curatedEntry `json:"entries"`
+	}
+	if err := yaml.UnmarshalStrict(b, &c); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	for i, e := range c.Entries {
+		if e.Component == "" || e.Module == "" || e.File == "" || e.Template == "" || e.Kind == "" {
+			return fmt.Errorf("%s: entry %d: component, module, file, kind and template are required", path, i+1)
+		}
+		pkg := e.Module
+		if d := filepath.Dir(e.File); d != "." {
+			pkg += "/" + d
+		}
+		s := site{component: e.Component, pkg: pkg, function: e.Function, file: e.File, kind: e.Kind, level: e.Level,
+			reason: e.Reason, template: e.Template, plain: !strings.Contains(e.Template, "%"), stage: e.Stage, curated: true}
+		n := len(m.byKey)
+		m.add(e.Module, "curated", []site{s})
+		if len(m.byKey) == n {
+			return fmt.Errorf("%s: entry %d (%q) was dropped or repeats another", path, i+1, e.Template)
+		}
+	}
 	return nil
 }
 
@@ -300,6 +351,8 @@ type site struct {
 	line                           int
 	kind, reason, level, template  string
 	eventType                      string
+	stage                          string // a curated entry's stage, when given
+	curated                        bool
 	pos                            token.Pos
 	plain                          bool
 	keys                           []string
@@ -778,6 +831,12 @@ func (r *resolver) classify(call *ast.CallExpr, fi *fileInfo, locals map[string]
 			}
 		}
 		return out
+	case fi.component == "go" && recvPkg == "" && (name == "plainError" || name == "errorString") && len(args) == 1:
+		// the runtime's panics: memoryError = error(errorString("invalid memory address …"))
+		if t, ok := format(args[0]); ok {
+			return []site{{kind: "error", level: "error", template: t, plain: !r.isFormat(args[0], fi, locals)}}
+		}
+		return nil
 	case strings.Contains(name, "PredicateFailureError") && len(args) == 2:
 		if t, ok := format(args[1]); ok {
 			return []site{{kind: "status", reason: r.reasonOf(args[0], fi, locals), level: "error", template: t, plain: !r.isFormat(args[1], fi, locals)}}
@@ -1014,6 +1073,9 @@ func (m *merger) add(mod, rel string, sites []site) {
 			g.e.Kind, g.e.Plain, g.e.Keys = s.kind, s.plain, s.keys
 			g.e.Reason = s.reason
 			g.e.Level = levelFor(s)
+			if s.curated {
+				g.e.Source = "curated"
+			}
 		}
 	}
 }
@@ -1109,7 +1171,41 @@ func dropReason(s site) string {
 	if s.kind == "message" && !strings.Contains(strings.TrimSpace(lit), " ") {
 		return "message-one-word"
 	}
+	// A few words any program prints, with at most one verb ("not supported", "%s is not
+	// allowed", "validation error: %s", "Response Headers:"), recognize other components'
+	// lines, not this one's.
+	if s.component != "go" && words <= 3 && commonWordsOnly(lit) && verbs(s) <= 1 {
+		return "common-words"
+	}
 	return ""
+}
+
+// commonWords are words every component's errors use; a template made of them alone says
+// nothing about who printed it.
+var commonWords = map[string]bool{"not": true, "is": true, "are": true, "was": true, "be": true, "supported": true,
+	"allowed": true, "response": true, "request": true, "headers": true, "error": true, "errors": true,
+	"failed": true, "failure": true, "invalid": true, "unknown": true, "found": true, "denied": true,
+	"validation": true, "value": true, "the": true, "a": true, "an": true, "no": true, "of": true, "for": true,
+	"in": true, "to": true, "on": true}
+
+// verbs counts the format verbs of a template: several verbs give even common words a
+// structure of their own (`%s %q is invalid: %v`).
+func verbs(s site) int {
+	if s.plain {
+		return 0
+	}
+	return strings.Count(s.template, "%") - 2*strings.Count(s.template, "%%")
+}
+
+func commonWordsOnly(lit string) bool {
+	n := 0
+	for _, w := range strings.FieldsFunc(strings.ToLower(lit), func(r rune) bool { return r < 'a' || r > 'z' }) {
+		if !commonWords[w] {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 // generic reports whether a template is a few words any component could print ("not

@@ -116,6 +116,21 @@ var placeRules = []placeRule{
 
 	// runc: the container process
 	{component: "runc", stage: "start"},
+
+	// kubelet 1.5/1.6: dockertools pulled images and ran containers
+	{component: "kubelet", dir: "pkg/kubelet/dockertools", function: re(`(?i)pull|image|auth|credential`), stage: "image"},
+
+	// kubectl: rollout status waits on the workload controllers; the rest is its request
+	{component: "kubectl", dir: "pkg/polymorphichelpers", function: re(`(?i)status`), stage: "controller"},
+	{component: "kubectl", dir: "pkg/cmd/rollout", stage: "controller"},
+	{component: "kubectl", dir: "pkg/cmd/drain", stage: "termination"},
+	{component: "kubectl", dir: "pkg/drain", stage: "termination"},
+	{component: "kubectl", dir: "pkg/cmd/logs", stage: ""},
+	{component: "kubectl", dir: "pkg/cmd/exec", stage: ""},
+
+	// Docker Engine (dockershim): the registry and pulls
+	{component: "docker", dir: "distribution", stage: "image"},
+	{component: "docker", dir: "registry", stage: "image"},
 }
 
 // componentStages is the stage of a component whose messages all concern one stage.
@@ -125,6 +140,12 @@ var componentStages = map[string]string{
 	"cilium": "sandbox", "aws-vpc-cni": "sandbox",
 	"csi-external-provisioner": "scheduling", "csi-external-attacher": "volume",
 	"csi-aws-ebs": "volume", "csi-gcp-pd": "volume", "csi-external-snapshotter": "volume",
+	// a client's request and what the API server and its store answer it
+	"client-go": "request", "etcd": "request", "kyverno": "admission", "gatekeeper": "admission",
+	"pod-security-admission": "admission", "openshift-scc": "admission",
+	"mount-utils": "volume", "nfs-utils": "volume",
+	"karpenter": "scheduling", "containers-image": "image",
+	"linux": "runtime", "systemd": "node",
 }
 
 // reasonStages maps event reasons (and scheduler status codes) to stages.
@@ -191,6 +212,14 @@ var templateOverrides = []templateOverride{
 	{"kube-controller-manager", "error creating: ", "admission"},
 	{"kube-scheduler", "didn't find available persistent volumes to bind", "scheduling"},
 	{"kube-scheduler", "volume node affinity conflict", "scheduling"},
+	{"kubelet", "image pull failed for", "image"},
+	// kubectl prints any API error inside its own words: those words name no stage, the
+	// error inside does; what it says of the connection and credentials is the request.
+	{"kubectl", "you must be logged in to the server", "request"},
+	{"kubectl", "the connection to the server", "request"},
+	{"kubectl", "unable to connect to the server", "request"},
+	{"kubectl", "error validating", "request"},
+	{"kubectl", "exceeded its progress deadline", "controller"},
 }
 
 func templateStage(component, template string) (string, bool) {
@@ -205,6 +234,9 @@ func templateStage(component, template string) (string, bool) {
 
 // stageFor is the stage of one call site.
 func stageFor(s site) string {
+	if s.stage != "" {
+		return s.stage
+	}
 	if st, ok := templateStage(s.component, s.template); ok {
 		return st
 	}

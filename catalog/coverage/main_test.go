@@ -1,0 +1,36 @@
+package main
+
+import "testing"
+
+// TestOutside checks which trouble lines are outside the measure, and that messages
+// printed by Pod-path components stay in it.
+func TestOutside(t *testing.T) {
+	cases := []struct{ line, want string }{
+		{`sudo journalctl -u kubelet.service | grep "failed to run"`, "command"},
+		{`$ grep -m1 ' failed to run Kubelet' /var/log/messages`, "command"},
+		{`k get event -n test | grep Error`, "command"},
+		{`Reason:       Evicted`, "field"},
+		{`phase: Failed`, "field"},
+		{`"reason": "Forbidden",`, "field"},
+		{`failed: 5`, "field"},
+		{`Pods Status:	0 Running / 0 Waiting / 0 Succeeded / 0 Failed`, "field"},
+		{`pmem-csi-node-w56mn   0/2     Evicted   0          4m15s   <none>   host-1`, "field"},
+		{`FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory`, "application"},
+		{`Caused by: com.zaxxer.hikari.pool.HikariPool$PoolInitializationException: Failed to initialize pool`, "application"},
+		{`tar: Error is not recoverable: exiting now`, "application"},
+		{`/usr/local/go/src/runtime/panic.go:679`, "stack frame"},
+		// in the measure
+		{`Reason:       OOMKilled`, ""},
+		{`node-exporter-d7mxn   1/2       CrashLoopBackOff   219        19h`, ""},
+		{"`kubectl describe pod` shows `Error: secrets \"my-password\" not found`", ""},
+		{`kubectl failed exit status 1: The Deployment "x" is invalid: spec.selector: Invalid value`, ""},
+		{`Warning  FailedMount  2m  kubelet  MountVolume.SetUp failed for volume "data" : mount failed: exit status 32`, ""},
+		{`Jun 16 11:03:05 node kubelet[1]: E0616 11:03:05.1 1 pod_workers.go:1] "Error syncing pod, skipping" err="failed to \"StartContainer\""`, ""},
+		{`error: You must be logged in to the server (Unauthorized)`, ""},
+	}
+	for _, c := range cases {
+		if got := outside(c.line); got != c.want {
+			t.Errorf("outside(%q) = %q, want %q", c.line, got, c.want)
+		}
+	}
+}
