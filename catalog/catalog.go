@@ -57,6 +57,10 @@ type Entry struct {
 	Releases int `json:"releases,omitempty"`
 	// Sites counts the call sites in the last release that print it.
 	Sites int `json:"sites,omitempty"`
+	// Source is "curated" for an entry copied by hand from the source file it cites (a
+	// component no served Go module prints: the kernel, systemd, nfs-utils, OpenShift's
+	// SCC admission); such an entry has no line and its releases read "curated".
+	Source string `json:"source,omitempty"`
 
 	m atomic.Pointer[matcher] // compiled on first use
 	p atomic.Pointer[prep]    // literal pieces, computed on first use

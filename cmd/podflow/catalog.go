@@ -204,7 +204,11 @@ func writeEntry(w io.Writer, e *catalog.Entry) {
 	row("Class", e.Class)
 	row("Keys", strings.Join(e.Keys, ", "))
 	row("Printed by", e.Package+"."+e.Function)
-	row("Where", fmt.Sprintf("%s:%d in %s@%s", e.File, e.Line, e.Module, e.Last))
+	if e.Source == "curated" {
+		row("Where", fmt.Sprintf("%s in %s (curated: copied from that file, not read from a pinned release)", e.File, e.Module))
+	} else {
+		row("Where", fmt.Sprintf("%s:%d in %s@%s", e.File, e.Line, e.Module, e.Last))
+	}
 	if e.Sites > 1 {
 		row("Call sites", fmt.Sprintf("%d in %s", e.Sites, e.Last))
 	}
