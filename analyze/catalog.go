@@ -154,8 +154,12 @@ func (r chainRead) refs() []CatalogRef {
 		if e.Last != "" && e.Last != e.First {
 			rel += " – " + e.Last
 		}
+		at := e.File + ":" + strconv.Itoa(e.Line)
+		if e.Source == "curated" { // copied from the cited file, not read from a release
+			rel, at = "curated from "+e.Module, e.File
+		}
 		return CatalogRef{ID: e.ID, Component: e.Component, Layer: layer, Stage: Stage(e.Stage), Template: e.Template,
-			PrintedBy: e.Package + " " + e.Function + " (" + e.File + ":" + strconv.Itoa(e.Line) + ")",
+			PrintedBy: e.Package + " " + e.Function + " (" + at + ")",
 			Releases:  rel, Text: oneLine(r.layerText(m))}
 	}
 	if r.inner == r.outer {
@@ -183,6 +187,8 @@ func componentName(c string) string {
 		return "a CNI reference plugin"
 	case "aws-vpc-cni":
 		return "the AWS VPC CNI"
+	case "linux":
+		return "the Linux kernel"
 	}
 	return c
 }
