@@ -70,3 +70,20 @@ func TestCatalogStats(t *testing.T) {
 		t.Errorf("components add up to %d, catalog has %d", sum, st.Entries)
 	}
 }
+
+// TestCatalogShowCurated: an entry copied from a C source (systemd) says it is curated
+// and cites its file, without a line or release it was not read from.
+func TestCatalogShowCurated(t *testing.T) {
+	code, out, errOut := runPodflow(t, "catalog", "search", "-o", "json", "Apr 05 05:33:40 master systemd[1]: Unit kubelet.service entered failed state.")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var hits []catalogHit
+	if err := json.Unmarshal([]byte(out), &hits); err != nil || len(hits) == 0 || hits[0].Entry.Component != "systemd" {
+		t.Fatalf("json search: %v %s", err, out)
+	}
+	code, out, _ = runPodflow(t, "catalog", "show", hits[0].Entry.ID)
+	if code != 0 || !strings.Contains(out, "src/core/unit.c in github.com/systemd/systemd (curated") || strings.Contains(out, "unit.c:0") {
+		t.Fatalf("show %s: exit %d\n%s", hits[0].Entry.ID, code, out)
+	}
+}
