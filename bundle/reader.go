@@ -179,6 +179,12 @@ func openWith(ctx context.Context, p string, limits Limits, mode openMode) (*Bun
 			return nil, fmt.Errorf("open bundle %q: %w", p, rerr)
 		}
 		err = b.readDir(ctx, root, limits)
+	} else if IsStream(st) {
+		var s *Stream
+		if s, err = OpenStream(ctx, p); err == nil {
+			err = b.readArchiveFrom(ctx, s, limits)
+			_ = s.Close()
+		}
 	} else {
 		err = b.readArchive(ctx, p, limits)
 	}
@@ -450,7 +456,15 @@ func (b *Bundle) readArchive(ctx context.Context, p string, limits Limits) error
 		return err
 	}
 	defer f.Close()
-	br := bufio.NewReader(f)
+	return b.readArchiveFrom(ctx, f, limits)
+}
+
+// readArchiveFrom reads an archive from r, in one pass: a file or a stream.
+func (b *Bundle) readArchiveFrom(ctx context.Context, r io.Reader, limits Limits) error {
+	br, ok := r.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReader(r)
+	}
 	head, _ := br.Peek(sniffLen) // a short file simply matches nothing below
 	var rd archiver.Reader
 	kind := SniffArchive(head)

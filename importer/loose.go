@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -942,6 +943,9 @@ func openInput(ctx context.Context, input string, opts Options) (*bundle.Bundle,
 		}
 		return bundle.New(input, map[string][]byte{StdinName: decodeText(data)})
 	}
+	if st, err := os.Stat(input); err == nil && bundle.IsStream(st) {
+		return openStream(ctx, input, opts, limits)
+	}
 	if st, err := os.Stat(input); err == nil && st.Mode().IsRegular() && isTextFile(input) {
 		if st.Size() > limits.MaxFileSize {
 			return nil, fmt.Errorf("read %q: %d bytes is over the %d byte limit", input, st.Size(), limits.MaxFileSize)
@@ -959,6 +963,37 @@ func openInput(ctx context.Context, input string, opts Options) (*bundle.Bundle,
 		return bundle.OpenReadOnce(ctx, input, limits)
 	}
 	return bundle.OpenContext(ctx, input, limits)
+}
+
+// openStream reads a stream input (a FIFO, `<(cmd)`, /dev/stdin, a terminal) once: an
+// archive is read as it comes, anything else is pasted text, like standard input. A
+// Ctrl-C ends the wait for a writer or for more input.
+func openStream(ctx context.Context, input string, opts Options, limits bundle.Limits) (*bundle.Bundle, error) {
+	s, err := bundle.OpenStream(ctx, input)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	head, err := s.Peek(512)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return nil, fmt.Errorf("read %q: %w", input, err)
+	}
+	if bundle.SniffArchive(head) != "" {
+		limits.SkipLinks, limits.SkipUnreadable = true, true
+		return bundle.OpenArchiveStream(ctx, input, s, limits, opts.ReadOnce)
+	}
+	data, err := io.ReadAll(io.LimitReader(s, limits.MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %q: %w", input, err)
+	}
+	if int64(len(data)) > limits.MaxFileSize {
+		return nil, fmt.Errorf("read %q: more than %d bytes", input, limits.MaxFileSize)
+	}
+	name := filepath.Base(input)
+	if name == "stdin" || strings.Trim(name, "0123456789") == "" {
+		name = StdinName // /dev/stdin, or the /dev/fd/63 of `<(cmd)`: no name of its own
+	}
+	return bundle.New(input, map[string][]byte{name: decodeText(data)})
 }
 
 // isTextFile tells pasted text from an archive by its content, whatever its name: a
