@@ -57,7 +57,8 @@ An input is a podflow bundle or what another tool wrote, as a directory or archi
   cluster-info-dump  kubectl cluster-info dump --output-directory (JSON or YAML)
   loose              pasted text: kubectl describe pod/node, get events/pods tables,
                      get -o yaml/json, kubelet journal lines, crictl ps -a/pods/inspect,
-                     kubectl logs output; a text file, a directory of them, or - for stdin
+                     kubectl logs output; a text file, a directory of them, - for stdin,
+                     or a pipe such as <(kubectl describe pod x)
 Evidence from imported inputs cites the original files and lines; every input file is
 accounted for (used, ignored or unreadable, with the reason).
 
