@@ -97,6 +97,10 @@ type Finding struct {
 	// replicas is one finding). Findings with the same non-empty key become one, with the
 	// union of subjects and evidence and the first one's text.
 	GroupKey string `json:"-"`
+	// FleetKey is what makes two findings of this rule the same cause across clusters,
+	// for an index of many analyses: a signature's fingerprint captures (name=value).
+	// Empty, the index keys on the rule and its masked cause sentence.
+	FleetKey string `json:"fleetKey,omitempty"`
 
 	// outcome is copied from Rule.Outcome by the engine.
 	outcome bool

@@ -45,6 +45,10 @@ type Signature struct {
 	// Change names where the cause is fixed (docs/signatures.md); without it the
 	// stage's default applies.
 	Change *ChangeSpec `json:"change,omitempty"`
+	// Fingerprint names the captures that say which cause of the signature's this is
+	// (the resource, the reason): the index keys "same cause" on the signature's ID and
+	// their values, masked, instead of its whole cause sentence. Empty keeps that default.
+	Fingerprint []string `json:"fingerprint,omitempty"`
 	// File is where the signature was read from ("built-in" for podflow's own).
 	File string `json:"file"`
 	// Line is the signature's line in File.
@@ -171,6 +175,11 @@ func (s *Signature) compile() *FieldError {
 			if !builtinPlaceholders[m[1]] && !common[m[1]] {
 				return &FieldError{Field: field, Msg: "{" + m[1] + "} is not a capture of every pattern nor one of {pod} {namespace} {node} {container}"}
 			}
+		}
+	}
+	for i, n := range s.Fingerprint {
+		if !common[n] && !builtinPlaceholders[n] {
+			return &FieldError{Field: "fingerprint[" + itoa(i) + "]", Msg: quote(n) + " is not a capture of every pattern nor one of pod, namespace, node, container"}
 		}
 	}
 	if len(s.Examples.Fires) == 0 || len(s.Examples.Quiet) == 0 {
@@ -376,6 +385,30 @@ func (s *Signature) Explain(text string, vals map[string]string) (cause, fix str
 	return cause, fix, true
 }
 
+// ExplainKey is Explain for one stored line: the cause, and the fleet key its
+// fingerprint captures make (empty without a fingerprint field).
+func (s *Signature) ExplainKey(text string) (cause, key string, ok bool) {
+	caps, ok := s.match(text)
+	if !ok {
+		return "", "", false
+	}
+	cause, _ = fill(s.Cause, caps, false)
+	return cause, s.fleetKey(caps), true
+}
+
+// fleetKey joins the values of the fingerprint's captures, name=value, in the
+// fingerprint's order.
+func (s *Signature) fleetKey(vals map[string]string) string {
+	if len(s.Fingerprint) == 0 {
+		return ""
+	}
+	parts := make([]string, len(s.Fingerprint))
+	for i, n := range s.Fingerprint {
+		parts[i] = n + "=" + strings.TrimSpace(vals[n])
+	}
+	return strings.Join(parts, " ")
+}
+
 // excluded reports whether one of the unless patterns matches text.
 func (s *Signature) excluded(text string) bool {
 	for _, re := range s.unless {
@@ -516,7 +549,7 @@ func (s *Signature) finding(l *Line, caps map[string]string) Finding {
 	ev := l.Evidence()
 	ev.Excerpt = Excerpt(ev.Excerpt)
 	return Finding{Subjects: l.Subjects(), Cause: cause, Remediation: fix, Confirm: confirm,
-		Evidence: []Evidence{ev}, GroupKey: cause + "\x00" + subjectKey(l)}
+		Evidence: []Evidence{ev}, GroupKey: cause + "\x00" + subjectKey(l), FleetKey: s.fleetKey(vals)}
 }
 
 // subjectKey groups a signature's matches: all lines about one pod (or one unknown

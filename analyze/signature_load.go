@@ -57,10 +57,11 @@ type rawSignature struct {
 		Fires []string `yaml:"fires"`
 		Quiet []string `yaml:"quiet"`
 	} `yaml:"examples"`
-	Incidents []string `yaml:"incidents"`
-	Rule      string   `yaml:"rule"`
-	Fallback  bool     `yaml:"fallback"`
-	Change    *struct {
+	Incidents   []string `yaml:"incidents"`
+	Rule        string   `yaml:"rule"`
+	Fallback    bool     `yaml:"fallback"`
+	Fingerprint []string `yaml:"fingerprint"`
+	Change      *struct {
 		Target  string   `yaml:"target"`
 		Fields  []string `yaml:"fields"`
 		Suggest string   `yaml:"suggest"`
@@ -70,7 +71,7 @@ type rawSignature struct {
 
 var signatureFields = map[string]bool{"id": true, "stage": true, "title": true, "component": true, "versions": true,
 	"printedBy": true, "where": true, "patterns": true, "unless": true, "cause": true, "fix": true, "confirm": true, "doc": true,
-	"severity": true, "examples": true, "incidents": true, "rule": true, "fallback": true, "change": true}
+	"severity": true, "examples": true, "incidents": true, "rule": true, "fallback": true, "change": true, "fingerprint": true}
 
 // ParseSignatures reads one signature file (a YAML list of signatures). Every error
 // names the file, the line and the field.
@@ -130,7 +131,7 @@ func parseSignature(file string, item *yamlv3.Node) (*Signature, error) {
 	for i := 0; i+1 < len(item.Content); i += 2 {
 		k := item.Content[i]
 		if !signatureFields[k.Value] {
-			return nil, &SignatureError{File: file, Line: k.Line, Field: k.Value, Msg: "unknown field (known: id, stage, title, component, versions, printedBy, where, patterns, unless, cause, fix, confirm, doc, severity, examples, incidents, rule, fallback, change)"}
+			return nil, &SignatureError{File: file, Line: k.Line, Field: k.Value, Msg: "unknown field (known: id, stage, title, component, versions, printedBy, where, patterns, unless, cause, fix, confirm, doc, severity, examples, incidents, rule, fallback, change, fingerprint)"}
 		}
 		keyLine[k.Value] = k.Line
 	}
@@ -140,7 +141,7 @@ func parseSignature(file string, item *yamlv3.Node) (*Signature, error) {
 	}
 	s := &Signature{ID: raw.ID, Stage: Stage(raw.Stage), Title: raw.Title, Component: raw.Component, Versions: raw.Versions,
 		PrintedBy: raw.PrintedBy, Patterns: raw.Patterns, Unless: raw.Unless, Cause: raw.Cause, Fix: raw.Fix, Confirm: raw.Confirm,
-		Doc: raw.Doc, Severity: Severity(raw.Severity), Incidents: raw.Incidents, ForRule: raw.Rule, Fallback: raw.Fallback, File: file, Line: item.Line}
+		Doc: raw.Doc, Severity: Severity(raw.Severity), Incidents: raw.Incidents, ForRule: raw.Rule, Fallback: raw.Fallback, Fingerprint: raw.Fingerprint, File: file, Line: item.Line}
 	s.Examples.Fires, s.Examples.Quiet = raw.Examples.Fires, raw.Examples.Quiet
 	if c := raw.Change; c != nil {
 		s.Change = &ChangeSpec{Target: c.Target, Fields: c.Fields, Suggest: c.Suggest, Recurs: c.Recurs}

@@ -14,7 +14,10 @@ import (
 // FingerprintVersion versions the masking and hashing below. A change to either raises
 // it, so fingerprints of different versions are never compared: the store keeps the
 // version beside each fingerprint ("v1:...").
-const FingerprintVersion = "v1"
+//
+// v2 keys a signature with a fingerprint field on its captures, and the Go rules of
+// ruleKeys on the fields listed there.
+const FingerprintVersion = "v2"
 
 // The masks, applied in this order. Each replaces what differs from one cluster to the
 // next by a placeholder, so two clusters failing for the same reason print the same
@@ -72,6 +75,23 @@ func Mask(s string, names []string) string {
 	return s
 }
 
+// maskKey masks a signature's fingerprint values: the names given and what is the
+// cluster's own by its form (URLs, paths, addresses, UIDs, digests, IDs, images, IPs,
+// times, generated names), but not numbers or words, which the signature's author
+// chose as what tells one cause from another (a port, a resource).
+func maskKey(s string, names []string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	for _, n := range names {
+		if len(n) >= 3 {
+			s = replaceWord(s, n, "<name>")
+		}
+	}
+	for _, m := range masks[:len(masks)-3] {
+		s = m.re.ReplaceAllString(s, m.with)
+	}
+	return s
+}
+
 // replaceWord replaces old by new in s where old stands as a word of its own (not
 // inside a longer name).
 func replaceWord(s, old, new string) string {
@@ -112,15 +132,18 @@ func subjectNames(f *analyze.Finding) []string {
 }
 
 // Key is what the index keeps of a finding to say "same cause": the cause class (the
-// rule or signature ID), the masked template the fingerprint hashes, and the versioned
-// fingerprint itself.
+// rule or signature ID), the masked template shown for it, and the versioned
+// fingerprint. The fingerprint hashes the class and the template, or, for a signature
+// with a fingerprint field or a Go rule listed in ruleKeys, the class and that key.
 type Key struct {
 	Class       string
 	Template    string
 	Fingerprint string
 }
 
-// FindingKey computes a finding's key. A rule's or signature's finding is keyed by its
+// FindingKey computes a finding's key. A signature with a fingerprint field is keyed by
+// its class and the masked values of those captures, a Go rule listed in ruleKeys by
+// its class and the fields listed there, any other rule's or signature's finding by its
 // class and its masked cause sentence; an unexplained finding, which has no class of
 // its own, by the masked template of its most telling line (its first excerpt), so
 // that unexplained tickets with the same line group together and the biggest groups
@@ -137,7 +160,16 @@ func FindingKey(f *analyze.Finding) Key {
 	} else {
 		k.Template = causeTemplate(Mask(f.Cause, names))
 	}
-	k.Fingerprint = fingerprint(k.Class, k.Template)
+	hashed := k.Template
+	if f.Rule != analyze.UnexplainedRule {
+		if f.FleetKey != "" {
+			// A signature's fingerprint captures, masked: the values that say which cause.
+			hashed = "key " + maskKey(f.FleetKey, names)
+		} else if rk := ruleKey(f); rk != "" {
+			hashed = rk
+		}
+	}
+	k.Fingerprint = fingerprint(k.Class, hashed)
 	return k
 }
 

@@ -70,7 +70,20 @@ type CauseQuery struct {
 
 // Causes counts the tickets per cause (class and fingerprint) among the current root
 // findings of tickets seen since q.Since, most tickets first.
+//
+// By month, the counts come from the per-month summary the store keeps, so a year is
+// read as a few thousand rows: months are whole (the month of q.Since counts from its
+// first day), and there is no customers column.
 func (s *Store) Causes(ctx context.Context, q CauseQuery) (Table, error) {
+	if q.By == ByMonth {
+		t, err := s.table(ctx, []string{"cause", "month", "tickets", "template", "fingerprint"},
+			`SELECT class, month, SUM(tickets), MIN(template), fingerprint FROM cause_months
+			WHERE tenant = ? AND month >= ? AND (? = 0 OR class = ?)
+			GROUP BY class, fingerprint, month HAVING SUM(tickets) > 0
+			ORDER BY SUM(tickets) DESC, class, month LIMIT ?`,
+			s.tenant, monthOf(q.Since), boolInt(q.Unexplained), analyze.UnexplainedRule, limit(q.Limit))
+		return t.monthText(1), err
+	}
 	g, err := s.groupExpr(q.By)
 	if err != nil {
 		return Table{}, err
@@ -127,16 +140,25 @@ func (s *Store) Similar(ctx context.Context, ref string, lim int) (Table, error)
 }
 
 // Trend counts tickets per month for one cause (class or fingerprint), or for every
-// cause when cause is empty.
+// cause when cause is empty, from the per-month summary (whole months from since's).
+// A ticket with two root causes of one class counts for each of their fingerprints.
 func (s *Store) Trend(ctx context.Context, cause string, since time.Time) (Table, error) {
-	g, _ := s.groupExpr(ByMonth)
-	return s.table(ctx, []string{"month", "cause", "tickets", "customers"},
-		`SELECT `+g+` AS month, f.class, COUNT(DISTINCT f.ticket_id), COUNT(DISTINCT t.customer)
-		FROM tickets t CROSS JOIN analyses a CROSS JOIN findings f
-		WHERE t.tenant = ? AND t.seen_at >= ? AND a.ticket_id = t.id AND a.current = 1 AND f.analysis_id = a.id
-			AND f.root = 1 AND (? = '' OR f.class = ? OR f.fingerprint = ?)
-		GROUP BY month, f.class
-		ORDER BY month, COUNT(DISTINCT f.ticket_id) DESC, f.class`, s.tenant, since.Unix(), cause, cause, cause)
+	t, err := s.table(ctx, []string{"month", "cause", "tickets"},
+		`SELECT month, class, SUM(tickets) FROM cause_months
+		WHERE tenant = ? AND month >= ? AND (? = '' OR class = ? OR fingerprint = ?)
+		GROUP BY month, class HAVING SUM(tickets) > 0
+		ORDER BY month, SUM(tickets) DESC, class`, s.tenant, monthOf(since), cause, cause, cause)
+	return t.monthText(0), err
+}
+
+// monthText shows a yyyymm column as yyyy-mm.
+func (t Table) monthText(col int) Table {
+	for _, r := range t.Rows {
+		if m := r[col]; len(m) == 6 {
+			r[col] = m[:4] + "-" + m[4:]
+		}
+	}
+	return t
 }
 
 // Search finds a phrase in the stored trouble lines (SQLite FTS5, PostgreSQL

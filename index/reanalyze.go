@@ -2,9 +2,12 @@ package index
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 
 	"podflow.dev/podflow/analyze"
 )
@@ -22,8 +25,11 @@ func (s *Store) Reanalyzed(ctx context.Context, ticketID int64, a Analysis) ([]F
 		if n > 0 {
 			return ErrExists
 		}
-		var err error
-		out, err = s.addAnalysis(ctx, tx, ticketID, a, false)
+		month, err := s.ticketMonth(ctx, tx, ticketID)
+		if err != nil {
+			return err
+		}
+		out, err = s.addAnalysis(ctx, tx, ticketID, month, a, false)
 		return err
 	})
 	return out, err
@@ -83,7 +89,9 @@ type SignatureHit struct {
 	Ticket    string `json:"ticket"`
 	Signature string `json:"signature"`
 	Cause     string `json:"cause"`
-	Line      string `json:"line"`
+	// Key is the fleet key the signature's fingerprint captures make, if it has one.
+	Key  string `json:"key,omitempty"`
+	Line string `json:"line"`
 }
 
 // RunSignatures tries signatures on every stored trouble line without reopening any
@@ -113,12 +121,12 @@ func (s *Store) RunSignatures(ctx context.Context, sigs []*analyze.Signature) ([
 			if seen[key{id, sig.ID}] {
 				continue
 			}
-			cause, _, ok := sig.Explain(line, nil)
+			cause, fk, ok := sig.ExplainKey(line)
 			if !ok {
 				continue
 			}
 			seen[key{id, sig.ID}] = true
-			hits = append(hits, SignatureHit{TicketID: id, Ticket: ticket, Signature: sig.ID, Cause: cause, Line: line})
+			hits = append(hits, SignatureHit{TicketID: id, Ticket: ticket, Signature: sig.ID, Cause: cause, Key: fk, Line: line})
 		}
 	}
 	return hits, n, rows.Err()
@@ -238,4 +246,201 @@ func (s *Store) Jobs(ctx context.Context, knowledge string) (map[string]int, err
 		out[st] = n
 	}
 	return out, rows.Err()
+}
+
+// SignatureRun is what trying signatures on the stored lines did.
+type SignatureRun struct {
+	Hits []SignatureHit `json:"hits"`
+	// Lines counts the stored lines read.
+	Lines int `json:"lines"`
+	// Tickets counts the tickets in the index; Changed those whose analysis the
+	// signatures change, Recorded the new analyses recorded (0 on a dry run).
+	Tickets  int `json:"tickets"`
+	Changed  int `json:"changed"`
+	Recorded int `json:"recorded"`
+	// Knowledge maps each knowledge version the changed tickets were at to the new
+	// version their new analyses are recorded under.
+	Knowledge map[string]string `json:"knowledge"`
+	// Over the whole index: tickets the signatures now explain that nothing explained
+	// (MoreExplain), that a changed signature no longer explains (StopExplain), and
+	// whose explained root cause changes (ChangedCause).
+	MoreExplain  int `json:"explainsMore"`
+	StopExplain  int `json:"stopsExplaining"`
+	ChangedCause int `json:"changedCause"`
+}
+
+// SignatureKnowledge names the knowledge version of base with the signatures added or
+// replaced: a digest of base and of each signature's identity and text.
+func SignatureKnowledge(base string, sigs []*analyze.Signature) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00", base, FingerprintVersion)
+	for _, s := range sigs {
+		fmt.Fprintf(h, "%s\x00%s\x00%s\x00%q\x00%q\x00%s\x00%q\x00", s.ID, s.Stage, s.Severity, s.Patterns, s.Unless, s.Cause, s.Fingerprint)
+	}
+	return "k-" + hex.EncodeToString(h.Sum(nil)[:6])
+}
+
+// ReanalyzeSignatures runs new or changed signatures over the stored trouble lines of
+// every ticket, without reopening any input, and (unless dryRun) records for each
+// ticket whose analysis they change a new analysis, under the knowledge version
+// SignatureKnowledge names; the older analyses are kept. The new analysis is the
+// current one with:
+//   - the findings of the given signatures' IDs replaced by what the signatures now
+//     find in the ticket's lines (nothing, if a changed signature no longer matches:
+//     the ticket's trouble is then unexplained again);
+//   - the unexplained findings at a matching signature's stage dropped, since the
+//     signature now explains that stage's trouble;
+//   - a signature's finding a root cause when the ticket had no explained root
+//     cause, and a finding beside the Go rules' root otherwise (which stage broke
+//     first among the rules' causes needs the whole evidence, which is not reopened).
+func (s *Store) ReanalyzeSignatures(ctx context.Context, sigs []*analyze.Signature, podflowVersion string, dryRun bool) (SignatureRun, error) {
+	run := SignatureRun{Knowledge: map[string]string{}}
+	hits, n, err := s.RunSignatures(ctx, sigs)
+	if err != nil {
+		return run, err
+	}
+	run.Hits, run.Lines = hits, n
+	if err := s.queryRow(ctx, `SELECT COUNT(*) FROM tickets WHERE tenant = ?`, s.tenant).Scan(&run.Tickets); err != nil {
+		return run, err
+	}
+	byID := map[string]*analyze.Signature{}
+	for _, sig := range sigs {
+		byID[sig.ID] = sig
+	}
+	// The tickets to look at: those a signature matches, and those whose current
+	// analysis has a finding of one of the signatures' IDs (a changed signature).
+	affected := map[int64][]SignatureHit{}
+	var order []int64
+	for _, h := range hits {
+		if _, ok := affected[h.TicketID]; !ok {
+			order = append(order, h.TicketID)
+		}
+		affected[h.TicketID] = append(affected[h.TicketID], h)
+	}
+	for _, sig := range sigs {
+		rows, err := s.query(ctx, `SELECT DISTINCT f.ticket_id FROM findings f JOIN analyses a ON a.id = f.analysis_id AND a.current = 1
+			WHERE f.tenant = ? AND f.class = ? ORDER BY f.ticket_id`, s.tenant, sig.ID)
+		if err != nil {
+			return run, err
+		}
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return run, err
+			}
+			if _, ok := affected[id]; !ok {
+				affected[id] = nil
+				order = append(order, id)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return run, err
+		}
+	}
+	for _, id := range order {
+		old, a, err := s.CurrentFindings(ctx, id)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue // a ticket without an analysis has nothing to change
+		}
+		if err != nil {
+			return run, err
+		}
+		next := signatureFindings(old, affected[id], byID)
+		before, after := explainedRoot(old), explainedRoot(next)
+		if sameFindings(old, next) {
+			continue
+		}
+		run.Changed++
+		switch {
+		case before == "" && after != "":
+			run.MoreExplain++
+		case before != "" && after == "":
+			run.StopExplain++
+		case before != after:
+			run.ChangedCause++
+		}
+		to := SignatureKnowledge(a.Knowledge, sigs)
+		run.Knowledge[a.Knowledge] = to
+		if dryRun {
+			continue
+		}
+		err = s.tx(ctx, func(tx *sql.Tx) error {
+			var have int
+			if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM analyses WHERE ticket_id = ? AND knowledge = ?`), id, to).Scan(&have); err != nil {
+				return err
+			}
+			if have > 0 {
+				return ErrExists
+			}
+			month, err := s.ticketMonth(ctx, tx, id)
+			if err != nil {
+				return err
+			}
+			_, err = s.addFindings(ctx, tx, id, month, podflowVersion, to, next, false)
+			return err
+		})
+		if errors.Is(err, ErrExists) {
+			continue
+		}
+		if err != nil {
+			return run, fmt.Errorf("ticket %d: %w", id, err)
+		}
+		run.Recorded++
+	}
+	return run, nil
+}
+
+// signatureFindings is a ticket's findings after the signatures ran on its lines.
+func signatureFindings(old []Finding, hits []SignatureHit, sigs map[string]*analyze.Signature) []Finding {
+	stages := map[string]bool{}
+	for _, h := range hits {
+		stages[string(sigs[h.Signature].Stage)] = true
+	}
+	var next []Finding
+	for _, f := range old {
+		if sigs[f.Class] != nil {
+			continue // the signature's own findings are made again below
+		}
+		if f.Class == analyze.UnexplainedRule && stages[f.Stage] {
+			continue
+		}
+		next = append(next, f)
+	}
+	explained := explainedRoot(next) != ""
+	seen := map[string]bool{}
+	for _, h := range hits {
+		sig := sigs[h.Signature]
+		k := FindingKey(&analyze.Finding{Rule: sig.ID, Stage: sig.Stage, Cause: h.Cause, FleetKey: h.Key})
+		if seen[k.Fingerprint] {
+			continue
+		}
+		seen[k.Fingerprint] = true
+		next = append(next, Finding{Class: sig.ID, Stage: string(sig.Stage), Severity: string(sig.Severity), Root: !explained,
+			Fingerprint: k.Fingerprint, Template: k.Template, Cause: clip(h.Cause, maxCauseBytes)})
+	}
+	return next
+}
+
+// explainedRoot is the class of the first root finding a rule or signature explains.
+func explainedRoot(fs []Finding) string {
+	for _, f := range fs {
+		if f.Root && f.Class != analyze.UnexplainedRule {
+			return f.Class
+		}
+	}
+	return ""
+}
+
+func sameFindings(a, b []Finding) bool {
+	key := func(fs []Finding) []string {
+		var out []string
+		for _, f := range fs {
+			out = append(out, fmt.Sprintf("%s\x00%s\x00%t\x00%s", f.Class, f.Fingerprint, f.Root, f.Cause))
+		}
+		slices.Sort(out)
+		return out
+	}
+	return slices.Equal(key(a), key(b))
 }

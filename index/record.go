@@ -118,36 +118,84 @@ func (s *Store) Add(ctx context.Context, t Ticket, a Analysis) (Ticket, []Findin
 				return ErrExists
 			}
 		}
-		stored, err = s.addAnalysis(ctx, tx, t.ID, a, fresh)
+		stored, err = s.addAnalysis(ctx, tx, t.ID, monthOf(t.SeenAt), a, fresh)
 		return err
 	})
 	return t, stored, err
 }
 
+// monthOf is the month (yyyymm, UTC) a ticket counts in.
+func monthOf(t time.Time) int {
+	t = t.UTC()
+	return t.Year()*100 + int(t.Month())
+}
+
+// ticketMonth reads the month a stored ticket counts in.
+func (s *Store) ticketMonth(ctx context.Context, tx *sql.Tx, ticketID int64) (int, error) {
+	var seen time.Time
+	if err := s.txRow(ctx, tx, `SELECT seen_at FROM tickets WHERE id = ?`, ticketID).Scan(unixScanner{&seen}); err != nil {
+		return 0, err
+	}
+	return monthOf(seen), nil
+}
+
+// countMonths adds delta to the month's count of each root cause of one analysis (a
+// cause twice in one analysis counts once), keeping cause_months in step.
+func (s *Store) countMonths(ctx context.Context, tx *sql.Tx, analysisID int64, month, delta int) error {
+	return s.txExec(ctx, tx, `INSERT INTO cause_months (tenant, month, class, fingerprint, template, tickets)
+		SELECT f.tenant, CAST(? AS INTEGER), f.class, f.fingerprint, MIN(f.template), CAST(? AS BIGINT) FROM findings f
+		WHERE f.analysis_id = ? AND f.root = 1 GROUP BY f.tenant, f.class, f.fingerprint
+		ON CONFLICT (tenant, month, class, fingerprint) DO UPDATE SET tickets = cause_months.tickets + excluded.tickets`,
+		month, delta, analysisID)
+}
+
 // addAnalysis records one analysis of a ticket and makes it the current one.
-func (s *Store) addAnalysis(ctx context.Context, tx *sql.Tx, ticketID int64, a Analysis, fresh bool) ([]Finding, error) {
+func (s *Store) addAnalysis(ctx context.Context, tx *sql.Tx, ticketID int64, month int, a Analysis, fresh bool) ([]Finding, error) {
+	var fs []Finding
+	for _, f := range a.Findings {
+		k := FindingKey(f)
+		fs = append(fs, Finding{Class: k.Class, Stage: string(f.Stage), Severity: string(f.Severity), Root: f.Root,
+			Fingerprint: k.Fingerprint, Template: k.Template, Cause: clip(f.Cause, maxCauseBytes), Subjects: subjectText(f)})
+	}
+	return s.addFindings(ctx, tx, ticketID, month, a.PodflowVersion, a.Knowledge, fs, fresh)
+}
+
+// addFindings records an analysis made of stored findings, makes it the ticket's
+// current one, and moves the ticket's month counts from the old current analysis to it.
+func (s *Store) addFindings(ctx context.Context, tx *sql.Tx, ticketID int64, month int, podflowVersion, knowledge string, fs []Finding, fresh bool) ([]Finding, error) {
 	if !fresh {
+		var old int64
+		err := s.txRow(ctx, tx, `SELECT id FROM analyses WHERE ticket_id = ? AND current = 1`, ticketID).Scan(&old)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil:
+			return nil, err
+		default:
+			if err := s.countMonths(ctx, tx, old, month, -1); err != nil {
+				return nil, err
+			}
+		}
 		if err := s.txExec(ctx, tx, `UPDATE analyses SET current = 0 WHERE ticket_id = ?`, ticketID); err != nil {
 			return nil, err
 		}
 	}
 	var analysisID int64
 	err := s.txRow(ctx, tx, `INSERT INTO analyses (tenant, ticket_id, podflow_version, knowledge, analyzed_at, current) VALUES (?, ?, ?, ?, ?, 1) RETURNING id`,
-		s.tenant, ticketID, a.PodflowVersion, a.Knowledge, nowUnix()).Scan(&analysisID)
+		s.tenant, ticketID, podflowVersion, knowledge, nowUnix()).Scan(&analysisID)
 	if err != nil {
 		return nil, err
 	}
 	var out []Finding
-	for _, f := range a.Findings {
-		k := FindingKey(f)
-		sf := Finding{Class: k.Class, Stage: string(f.Stage), Severity: string(f.Severity), Root: f.Root,
-			Fingerprint: k.Fingerprint, Template: k.Template, Cause: clip(f.Cause, maxCauseBytes), Subjects: subjectText(f)}
+	for _, sf := range fs {
 		if err := s.txExec(ctx, tx, `INSERT INTO findings (tenant, analysis_id, ticket_id, class, stage, severity, root, fingerprint, template, cause, subjects)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			s.tenant, analysisID, ticketID, sf.Class, sf.Stage, sf.Severity, boolInt(sf.Root), sf.Fingerprint, sf.Template, sf.Cause, sf.Subjects); err != nil {
 			return nil, err
 		}
 		out = append(out, sf)
+	}
+	if err := s.countMonths(ctx, tx, analysisID, month, 1); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -390,6 +438,17 @@ func (s *Store) deleteWhere(ctx context.Context, sel string, args ...any) ([]Tic
 			return err
 		}
 		for _, t := range out {
+			var current int64
+			err := tx.QueryRowContext(ctx, s.q(`SELECT id FROM analyses WHERE ticket_id = ? AND current = 1`), t.ID).Scan(&current)
+			switch {
+			case errors.Is(err, sql.ErrNoRows):
+			case err != nil:
+				return err
+			default:
+				if err := s.countMonths(ctx, tx, current, monthOf(t.SeenAt), -1); err != nil {
+					return err
+				}
+			}
 			// Lines first: the FTS trigger reads each row as it goes.
 			for _, st := range []string{`DELETE FROM lines WHERE ticket_id = ?`, `DELETE FROM jobs WHERE ticket_id = ?`,
 				`DELETE FROM findings WHERE ticket_id = ?`, `DELETE FROM analyses WHERE ticket_id = ?`, `DELETE FROM tickets WHERE id = ?`} {

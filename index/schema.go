@@ -130,7 +130,39 @@ var migrations = []migration{{
 		END $$`,
 		`GRANT SELECT ON tickets, analyses, findings, lines, jobs TO podflow_reader`,
 	), postgresRLS()...),
+}, {
+	// Migration 2: the tickets per month of each root cause, kept as analyses are
+	// recorded, replaced and forgotten, so counting by month over a year reads one row
+	// per month and cause instead of every finding of the year.
+	version: 2,
+	sqlite: []string{causeMonthsTable,
+		`INSERT INTO cause_months (tenant, month, class, fingerprint, template, tickets)
+		SELECT t.tenant, CAST(strftime('%Y%m', t.seen_at, 'unixepoch') AS INTEGER), f.class, f.fingerprint, MIN(f.template), COUNT(DISTINCT f.ticket_id)
+		FROM tickets t JOIN analyses a ON a.ticket_id = t.id AND a.current = 1 JOIN findings f ON f.analysis_id = a.id AND f.root = 1
+		GROUP BY t.tenant, 2, f.class, f.fingerprint`,
+	},
+	postgres: []string{causeMonthsTable,
+		`INSERT INTO cause_months (tenant, month, class, fingerprint, template, tickets)
+		SELECT t.tenant, CAST(to_char(to_timestamp(t.seen_at) AT TIME ZONE 'UTC', 'YYYYMM') AS INTEGER), f.class, f.fingerprint, MIN(f.template), COUNT(DISTINCT f.ticket_id)
+		FROM tickets t JOIN analyses a ON a.ticket_id = t.id AND a.current = 1 JOIN findings f ON f.analysis_id = a.id AND f.root = 1
+		GROUP BY t.tenant, 2, f.class, f.fingerprint`,
+		`ALTER TABLE cause_months ENABLE ROW LEVEL SECURITY`,
+		`ALTER TABLE cause_months FORCE ROW LEVEL SECURITY`,
+		`CREATE POLICY cause_months_tenant ON cause_months USING (tenant = current_setting('podflow.tenant', true)) WITH CHECK (tenant = current_setting('podflow.tenant', true))`,
+		`GRANT SELECT ON cause_months TO podflow_reader`,
+	},
 }}
+
+// causeMonthsTable counts, per tenant, month (yyyymm, UTC, of the ticket's seen_at),
+// cause class and fingerprint, the tickets whose current analysis has that root cause.
+const causeMonthsTable = `CREATE TABLE cause_months (
+		tenant TEXT NOT NULL,
+		month INTEGER NOT NULL,
+		class TEXT NOT NULL,
+		fingerprint TEXT NOT NULL,
+		template TEXT NOT NULL,
+		tickets BIGINT NOT NULL,
+		PRIMARY KEY (tenant, month, class, fingerprint))`
 
 // SchemaVersion is the newest migration this podflow knows.
 func SchemaVersion() int { return migrations[len(migrations)-1].version }

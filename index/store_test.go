@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"testing"
 	"time"
 
@@ -198,9 +199,10 @@ func testStore(t *testing.T, tg target) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := [][]string{{"2026-08", "image-pull-not-found", "1", "1"}, {"2026-11", "image-pull-not-found", "1", "1"}}; !reflect.DeepEqual(trend.Rows, want) {
+	if want := [][]string{{"2026-08", "image-pull-not-found", "1"}, {"2026-11", "image-pull-not-found", "1"}}; !reflect.DeepEqual(trend.Rows, want) {
 		t.Errorf("trend: %q, want %q", trend.Rows, want)
 	}
+	checkMonths(t, s, "after adds")
 	diff, err := s.Diff(ctx, "T-1", "T-2")
 	if err != nil {
 		t.Fatal(err)
@@ -223,6 +225,7 @@ func testStore(t *testing.T, tg target) {
 	reanalyze("T-4", finding("postgres-shm-too-small", analyze.StageRuntime, "the pod's /dev/shm is too small for PostgreSQL", "db", "pg-0", unexpl.Evidence[0].Excerpt))
 	reanalyze("T-3", unexpl)
 	reanalyze("T-1", quotaA)
+	checkMonths(t, s, "after re-analysis")
 	d, err := s.DiffKnowledge(ctx, "k1", "k2")
 	if err != nil {
 		t.Fatal(err)
@@ -270,9 +273,50 @@ func testStore(t *testing.T, tg target) {
 	if err != nil || len(gone) != 1 || gone[0].Ticket != "T-2" {
 		t.Fatalf("prune: %v %v", gone, err)
 	}
+	checkMonths(t, s, "after forget and prune")
 	left, err := s.Tickets(ctx, 0)
 	if err != nil || len(left) != 1 || left[0].Ticket != "T-4" || left[0].Labels["env"] != "prod" {
 		t.Errorf("left after forget and prune: %+v %v", left, err)
+	}
+}
+
+// checkMonths compares the per-month summary `causes --by month` reads with the same
+// counts made from every current root finding, so the summary stays in step as
+// analyses are added, replaced and forgotten.
+func checkMonths(t *testing.T, s *Store, when string) {
+	t.Helper()
+	ctx := context.Background()
+	got, err := s.Causes(ctx, CauseQuery{Since: time.Unix(0, 0), By: ByMonth})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{}
+	rows, err := s.query(ctx, `SELECT f.class, t.seen_at, f.fingerprint, COUNT(DISTINCT f.ticket_id) FROM tickets t
+		JOIN analyses a ON a.ticket_id = t.id AND a.current = 1 JOIN findings f ON f.analysis_id = a.id AND f.root = 1
+		WHERE t.tenant = ? GROUP BY f.class, t.seen_at, f.fingerprint, t.id`, s.tenant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	counts := map[string]int{}
+	for rows.Next() {
+		var class, fp string
+		var seen int64
+		var n int
+		if err := rows.Scan(&class, &seen, &fp, &n); err != nil {
+			t.Fatal(err)
+		}
+		counts[class+" "+time.Unix(seen, 0).UTC().Format("2006-01")+" "+fp] += n
+	}
+	for k, n := range counts {
+		want[k] = strconv.Itoa(n)
+	}
+	have := map[string]string{}
+	for _, r := range got.Rows {
+		have[r[0]+" "+r[1]+" "+r[4]] = r[2]
+	}
+	if len(want) == 0 || !reflect.DeepEqual(have, want) {
+		t.Errorf("causes by month %s: %v, want %v", when, have, want)
 	}
 }
 

@@ -150,11 +150,11 @@ func (o *indexAddOptions) validate() error {
 // or a new podflow build (whose Go rules may have changed) is a new version.
 func knowledgeVersion(catalog []*analyze.Rule) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00", version)
+	fmt.Fprintf(h, "%s\x00%s\x00", version, index.FingerprintVersion)
 	for _, r := range catalog {
 		fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00", r.ID, r.Stage, r.Severity, r.Title)
 		if s := r.Signature(); s != nil {
-			fmt.Fprintf(h, "%q\x00%q\x00%s\x00%s\x00", s.Patterns, s.Unless, s.Cause, s.ForRule)
+			fmt.Fprintf(h, "%q\x00%q\x00%s\x00%s\x00%q\x00", s.Patterns, s.Unless, s.Cause, s.ForRule, s.Fingerprint)
 		}
 	}
 	return "k-" + hex.EncodeToString(h.Sum(nil)[:6])
@@ -690,6 +690,7 @@ type indexReanalyzeOptions struct {
 	store      storeFlags
 	plan       bool
 	signatures []string
+	dryRun     bool
 	jobs       int
 	blobs      string
 	output     string
@@ -701,8 +702,12 @@ func newIndexReanalyzeCmd(g *globalOptions) *cobra.Command {
 		Use:   "reanalyze (--plan | --signatures FILE | --jobs N --blobs DIR)",
 		Short: "Re-run knowledge over the index: plan it, try new signatures on stored lines, or re-analyze kept inputs",
 		Long: `--plan says what re-analysis to this podflow's knowledge would touch and read. --signatures
-tries a signature file on every ticket's stored trouble lines without reopening any input and
-lists the tickets each signature explains. --jobs N re-analyzes the kept inputs (--blobs) of
+tries a signature file (new signatures, or changed ones with the IDs of recorded findings) on
+every ticket's stored trouble lines without reopening any input, lists the tickets each
+signature explains, records a new analysis under a new knowledge version for every ticket
+whose findings change (older analyses are kept), and prints the difference over the whole
+index: how many more tickets are explained, how many no longer are. --dry-run records
+nothing. --jobs N re-analyzes the kept inputs (--blobs) of
 every ticket this knowledge has not analyzed, with N workers here; older analyses are kept,
 and 'podflow query knowledge OLD NEW' prints the difference. For many machines, see
 'podflow fleet run'.`,
@@ -732,6 +737,7 @@ and 'podflow query knowledge OLD NEW' prints the difference. For many machines, 
 	o.store.add(cmd.Flags())
 	cmd.Flags().BoolVar(&o.plan, "plan", false, "say what re-analysis would do and read, and do nothing")
 	cmd.Flags().StringArrayVar(&o.signatures, "signatures", nil, "a signature file to try on the stored trouble lines; repeatable")
+	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "with --signatures: list and count what the signatures change, record nothing")
 	cmd.Flags().IntVar(&o.jobs, "jobs", 0, "re-analyze kept inputs with this many workers")
 	cmd.Flags().StringVar(&o.blobs, "blobs", "", "the folder of kept inputs")
 	addTableOutput(cmd.Flags(), &o.output)
@@ -774,24 +780,47 @@ func runIndexReanalyze(ctx context.Context, o *indexReanalyzeOptions) error {
 			}
 			sigs = append(sigs, ss...)
 		}
-		s, err := o.store.open(ctx, true)
+		s, err := o.store.open(ctx, o.dryRun)
 		if err != nil {
 			return err
 		}
 		defer s.Close()
 		start := time.Now()
-		hits, lines, err := s.RunSignatures(ctx, sigs)
+		run, err := s.ReanalyzeSignatures(ctx, sigs, version, o.dryRun)
 		if err != nil {
 			return err
 		}
-		tickets := map[int64]bool{}
+		o.log().Infof("%d signature(s) over %d stored line(s) in %s", len(sigs), run.Lines, time.Since(start).Round(time.Millisecond))
+		if o.output == "json" {
+			return writeStructured(o.streams.Out, "json", run)
+		}
 		t := index.Table{Columns: []string{"ticket", "signature", "cause", "line"}, Rows: [][]string{}}
-		for _, h := range hits {
-			tickets[h.TicketID] = true
+		for _, h := range run.Hits {
 			t.Rows = append(t.Rows, []string{h.Ticket, h.Signature, h.Cause, h.Line})
 		}
-		o.log().Infof("%d signature(s) over %d stored line(s) in %s: %d ticket(s) explained", len(sigs), lines, time.Since(start).Round(time.Millisecond), len(tickets))
-		return writeTable(o.streams.Out, o.output, t)
+		if err := writeTable(o.streams.Out, o.output, t); err != nil {
+			return err
+		}
+		var versions []string
+		for from, to := range run.Knowledge {
+			versions = append(versions, from+" -> "+to)
+		}
+		sort.Strings(versions)
+		recorded := fmt.Sprintf("%d new analyses recorded, the older ones kept", run.Recorded)
+		if o.dryRun {
+			recorded = "nothing recorded (--dry-run)"
+		}
+		summary := fmt.Sprintf("over %d ticket(s): explains %d more, stops explaining %d, changes the cause of %d; %s\n",
+			run.Tickets, run.MoreExplain, run.StopExplain, run.ChangedCause, recorded)
+		if len(versions) > 0 {
+			summary += "knowledge " + strings.Join(versions, ", ") + "\n"
+		}
+		if o.output == "csv" {
+			o.log().Info(strings.TrimSpace(summary))
+			return nil
+		}
+		_, err = fmt.Fprint(o.streams.Out, summary)
+		return err
 	default:
 		r, err := runWorkers(ctx, o.globalOptions, &o.store, o.blobs, o.jobs)
 		if err != nil {

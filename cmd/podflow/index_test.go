@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"podflow.dev/podflow/index"
 )
 
 // TestIndexAddQuery walks the path a support team takes: add recorded bundles and a
@@ -34,7 +36,7 @@ func TestIndexAddQuery(t *testing.T) {
 	var f struct {
 		Ticket, Class, Fingerprint string
 	}
-	if err := json.Unmarshal([]byte(strings.SplitN(out, "\n", 2)[0]), &f); err != nil || f.Ticket != "ticket-77" || !strings.HasPrefix(f.Fingerprint, "v1:") {
+	if err := json.Unmarshal([]byte(strings.SplitN(out, "\n", 2)[0]), &f); err != nil || f.Ticket != "ticket-77" || !strings.HasPrefix(f.Fingerprint, index.FingerprintVersion+":") {
 		t.Errorf("index add -o json: %q (%v)", out, err)
 	}
 	// Idempotent: the same inputs again add nothing.

@@ -137,7 +137,7 @@ func run(n int, pgURL, podflow, dir string) error {
 		for j, m := range measures {
 			p50, err := median(m, 31)
 			if err != nil {
-				return fmt.Errorf("%s: %w", rows[2+j].name, err)
+				return fmt.Errorf("%s: %s: %w", target, rows[2+j].name, err)
 			}
 			rows[2+j].value[i] = fmt.Sprintf("%.2f", float64(p50.Microseconds())/1000)
 		}
