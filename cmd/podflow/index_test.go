@@ -77,6 +77,43 @@ func TestIndexAddQuery(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "4 ticket(s), 4 current, 0 to re-analyze") {
 		t.Errorf("reanalyze --plan: exit %d\n%s", code, out)
 	}
+	code, out, _ = runPodflow(t, "query", "causes", "--db", db, "--by", "month", "-o", "csv")
+	if code != 0 || !strings.HasPrefix(out, "cause,month,tickets,template,fingerprint\n") || !strings.Contains(out, "runtime-oom-killed,") {
+		t.Errorf("query causes --by month: exit %d\n%s", code, out)
+	}
+	// A new signature over the stored lines: a dry run lists and records nothing, a
+	// run records a new analysis of the ticket it changes, under a new knowledge version.
+	sigFile := filepath.Join(dir, "sigs.yaml")
+	if err := os.WriteFile(sigFile, []byte(`- id: registry-tag-missing
+  stage: image
+  title: the tag is not in the registry
+  component: containerd
+  patterns: ['failed to pull and unpack image "(?P<image>[^"]+)": not found']
+  cause: the registry has no {image}
+  fix: push the tag, or name one that exists
+  fingerprint: [image]
+  examples:
+    fires: ['failed to pull and unpack image "r.example/a:1": not found']
+    quiet: ['failed to pull and unpack image "r.example/a:1": unauthorized']
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = runPodflow(t, "index", "reanalyze", "--db", db, "--signatures", sigFile, "--dry-run")
+	if code != 0 || !strings.Contains(out, "ticket-77") || !strings.Contains(out, "over 4 ticket(s): explains 0 more, stops explaining 0") || !strings.Contains(out, "nothing recorded") {
+		t.Errorf("reanalyze --signatures --dry-run: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = runPodflow(t, "index", "reanalyze", "--db", db, "--signatures", sigFile)
+	if code != 0 || !strings.Contains(out, "1 new analyses recorded") {
+		t.Errorf("reanalyze --signatures: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, _ = runPodflow(t, "query", "knowledge", "--db", db, "-o", "csv")
+	if code != 0 || strings.Count(out, "\n") != 3 {
+		t.Errorf("query knowledge after signatures: want two versions, exit %d\n%s", code, out)
+	}
+	code, out, _ = runPodflow(t, "query", "who", "--db", db, "registry-tag-missing", "-o", "csv")
+	if code != 0 || !strings.Contains(out, "ticket-77") {
+		t.Errorf("query who registry-tag-missing: exit %d\n%s", code, out)
+	}
 	// Forget removes rows and blobs.
 	code, out, _ = runPodflow(t, "index", "forget", "--db", db, "--blobs", blobs, "--customer", "acme")
 	if code != 0 || out != "deleted 3 ticket(s), 3 blob(s)\n" {
