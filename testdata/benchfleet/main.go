@@ -33,7 +33,15 @@ func main() {
 	pg := flag.String("postgres", "", "a PostgreSQL superuser URL: also measure there (in a fresh database)")
 	podflow := flag.String("podflow", "bin/podflow", "the podflow binary, for end-to-end ingest against analyze")
 	dir := flag.String("dir", ".cache/bench-fleet", "where the SQLite file goes")
+	measure := flag.String("measure", "", "measure the queries on this existing index (a file or a URL) of -n generated tickets, without ingesting")
 	flag.Parse()
+	if *measure != "" {
+		if err := measureOnly(*measure, *n); err != nil {
+			fmt.Fprintln(os.Stderr, "bench-fleet:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*n, *pg, *podflow, *dir); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-fleet:", err)
 		os.Exit(1)
@@ -164,6 +172,78 @@ func run(n int, pgURL, podflow, dir string) error {
 	}
 	fmt.Fprintf(tw, "index add of a collected bundle / analyze alone\t%s\t-\tratio\t≤ 1.1\n", e2e)
 	return tw.Flush()
+}
+
+// measureOnly runs the query measures on an index a run of this generator filled.
+func measureOnly(target string, n int) error {
+	ctx := context.Background()
+	s, err := index.Open(ctx, target, index.Options{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	var count int
+	if t, err := s.SQL(ctx, "SELECT COUNT(*) FROM tickets", 0); err == nil && len(t.Rows) == 1 {
+		fmt.Sscan(t.Rows[0][0], &count)
+	}
+	rnd := rand.New(rand.NewPCG(1, 2))
+	pick := func() string { return fmt.Sprintf("T-%06d", rnd.IntN(n)+1) }
+	now := time.Now()
+	sig, err := newSignature()
+	if err != nil {
+		return err
+	}
+	size, _ := storeSize(ctx, target)
+	fmt.Printf("index of %d tickets: %.1f KB/ticket\n", count, float64(size)/1024/float64(max(count, 1)))
+	for _, m := range []struct {
+		name string
+		f    func() error
+	}{
+		{"point look-up (index show) p50", func() error {
+			tk, err := s.Lookup(ctx, pick())
+			if err == nil {
+				_, _, err = s.CurrentFindings(ctx, tk.ID)
+			}
+			return err
+		}},
+		{"similar tickets p50", func() error { _, err := s.Similar(ctx, pick(), 20); return err }},
+		{"monthly aggregate (causes --since 30d) p50", func() error {
+			_, err := s.Causes(ctx, index.CauseQuery{Since: now.Add(-30 * 24 * time.Hour)})
+			return err
+		}},
+		{"causes by month over a year p50", func() error {
+			_, err := s.Causes(ctx, index.CauseQuery{Since: now.Add(-365 * 24 * time.Hour), By: index.ByMonth})
+			return err
+		}},
+		{"trend of one cause over a year p50", func() error {
+			_, err := s.Trend(ctx, "runtime-oom-killed", now.Add(-365*24*time.Hour))
+			return err
+		}},
+		{"phrase search p50", func() error {
+			_, err := s.Search(ctx, phrases[rnd.IntN(len(phrases))], 20)
+			return err
+		}},
+	} {
+		p50, err := median(m.f, 31)
+		if err != nil {
+			return fmt.Errorf("%s: %w", m.name, err)
+		}
+		fmt.Printf("%s: %.2f ms\n", m.name, float64(p50.Microseconds())/1000)
+	}
+	start := time.Now()
+	hits, lines, err := s.RunSignatures(ctx, []*analyze.Signature{sig})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("new signature over all stored lines: %.2f s (%d lines, %d hits)\n", time.Since(start).Seconds(), lines, len(hits))
+	start = time.Now()
+	run, err := s.ReanalyzeSignatures(ctx, []*analyze.Signature{sig}, "bench", true)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("reanalyze --signatures --dry-run (hits, findings compared, diff): %.2f s (%d tickets changed, explains %d more)\n",
+		time.Since(start).Seconds(), run.Changed, run.MoreExplain)
+	return nil
 }
 
 var phrases = []string{"connection refused", "no space left on device", "exceeded quota", "not found", "x509 certificate", "back-off restarting failed container"}
