@@ -58,11 +58,15 @@ func TestFingerprintCorpus(t *testing.T) {
 		}
 	}
 	groups := map[string]map[string]int{}
+	shown := map[string]string{}
 	for _, g := range gs {
 		if groups[g.want] == nil {
 			groups[g.want] = map[string]int{}
 		}
-		groups[g.want][g.key.Fingerprint+" "+g.key.Template]++
+		groups[g.want][g.key.Fingerprint]++
+		if shown[g.key.Fingerprint] == "" {
+			shown[g.key.Fingerprint] = g.key.Template
+		}
 	}
 	causes := 0
 	for rule, ts := range groups {
@@ -70,7 +74,7 @@ func TestFingerprintCorpus(t *testing.T) {
 		if len(ts) > 1 {
 			var l []string
 			for t, n := range ts {
-				l = append(l, fmt.Sprintf("%d× %q", n, t))
+				l = append(l, fmt.Sprintf("%d× %s %q", n, t, shown[t]))
 			}
 			sort.Strings(l)
 			splits = append(splits, rule+":\n      "+strings.Join(l, "\n      "))
