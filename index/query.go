@@ -84,6 +84,25 @@ func (s *Store) Causes(ctx context.Context, q CauseQuery) (Table, error) {
 			s.tenant, monthOf(q.Since), boolInt(q.Unexplained), analyze.UnexplainedRule, limit(q.Limit))
 		return t.monthText(1), err
 	}
+	if q.By == ByNone || q.By == ByCustomer {
+		// The current root causes with their ticket's date and customer: one index range.
+		g := "''"
+		if q.By == ByCustomer {
+			g = "customer"
+		}
+		cols := []string{"cause", string(q.By), "tickets", "customers", "template", "fingerprint"}
+		t, err := s.table(ctx, cols, `SELECT class, `+g+` AS grp, COUNT(DISTINCT ticket_id) AS tickets, COUNT(DISTINCT customer) AS customers,
+				MIN(template), fingerprint
+			FROM current_roots
+			WHERE tenant = ? AND seen_at >= ? AND (? = 0 OR class = ?)
+			GROUP BY class, fingerprint, grp
+			ORDER BY tickets DESC, class, grp
+			LIMIT ?`, s.tenant, q.Since.Unix(), boolInt(q.Unexplained), analyze.UnexplainedRule, limit(q.Limit))
+		if q.By == ByNone {
+			t = t.drop(1)
+		}
+		return t, err
+	}
 	g, err := s.groupExpr(q.By)
 	if err != nil {
 		return Table{}, err

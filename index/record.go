@@ -197,6 +197,15 @@ func (s *Store) addFindings(ctx context.Context, tx *sql.Tx, ticketID int64, mon
 	if err := s.countMonths(ctx, tx, analysisID, month, 1); err != nil {
 		return nil, err
 	}
+	if err := s.txExec(ctx, tx, `DELETE FROM current_roots WHERE ticket_id = ?`, ticketID); err != nil {
+		return nil, err
+	}
+	if err := s.txExec(ctx, tx, `INSERT INTO current_roots (tenant, ticket_id, seen_at, customer, class, fingerprint, template)
+		SELECT t.tenant, t.id, t.seen_at, t.customer, f.class, f.fingerprint, MIN(f.template)
+		FROM tickets t JOIN findings f ON f.ticket_id = t.id AND f.analysis_id = ? AND f.root = 1
+		WHERE t.id = ? GROUP BY t.tenant, t.id, t.seen_at, t.customer, f.class, f.fingerprint`, analysisID, ticketID); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
@@ -450,7 +459,7 @@ func (s *Store) deleteWhere(ctx context.Context, sel string, args ...any) ([]Tic
 				}
 			}
 			// Lines first: the FTS trigger reads each row as it goes.
-			for _, st := range []string{`DELETE FROM lines WHERE ticket_id = ?`, `DELETE FROM jobs WHERE ticket_id = ?`,
+			for _, st := range []string{`DELETE FROM lines WHERE ticket_id = ?`, `DELETE FROM jobs WHERE ticket_id = ?`, `DELETE FROM current_roots WHERE ticket_id = ?`,
 				`DELETE FROM findings WHERE ticket_id = ?`, `DELETE FROM analyses WHERE ticket_id = ?`, `DELETE FROM tickets WHERE id = ?`} {
 				if _, err := tx.ExecContext(ctx, s.q(st), t.ID); err != nil {
 					return err

@@ -151,7 +151,35 @@ var migrations = []migration{{
 		`CREATE POLICY cause_months_tenant ON cause_months USING (tenant = current_setting('podflow.tenant', true)) WITH CHECK (tenant = current_setting('podflow.tenant', true))`,
 		`GRANT SELECT ON cause_months TO podflow_reader`,
 	},
+}, {
+	// Migration 3: the root findings of each ticket's current analysis, with the
+	// ticket's seen date and customer beside them, so counting causes since a date reads
+	// one range of one index instead of joining tickets, analyses and findings.
+	version: 3,
+	sqlite: []string{currentRootsTable, currentRootsIndex, currentRootsFill},
+	postgres: []string{currentRootsTable, currentRootsIndex, currentRootsFill,
+		`ALTER TABLE current_roots ENABLE ROW LEVEL SECURITY`,
+		`ALTER TABLE current_roots FORCE ROW LEVEL SECURITY`,
+		`CREATE POLICY current_roots_tenant ON current_roots USING (tenant = current_setting('podflow.tenant', true)) WITH CHECK (tenant = current_setting('podflow.tenant', true))`,
+		`GRANT SELECT ON current_roots TO podflow_reader`,
+	},
 }}
+
+const (
+	currentRootsTable = `CREATE TABLE current_roots (
+		tenant TEXT NOT NULL,
+		ticket_id BIGINT NOT NULL REFERENCES tickets (id) ON DELETE CASCADE,
+		seen_at BIGINT NOT NULL,
+		customer TEXT NOT NULL,
+		class TEXT NOT NULL,
+		fingerprint TEXT NOT NULL,
+		template TEXT NOT NULL)`
+	currentRootsIndex = `CREATE INDEX current_roots_seen ON current_roots (tenant, seen_at, class, fingerprint, ticket_id, customer)`
+	currentRootsFill  = `INSERT INTO current_roots (tenant, ticket_id, seen_at, customer, class, fingerprint, template)
+		SELECT t.tenant, t.id, t.seen_at, t.customer, f.class, f.fingerprint, MIN(f.template)
+		FROM tickets t JOIN analyses a ON a.ticket_id = t.id AND a.current = 1 JOIN findings f ON f.analysis_id = a.id AND f.root = 1
+		GROUP BY t.tenant, t.id, t.seen_at, t.customer, f.class, f.fingerprint`
+)
 
 // causeMonthsTable counts, per tenant, month (yyyymm, UTC, of the ticket's seen_at),
 // cause class and fingerprint, the tickets whose current analysis has that root cause.

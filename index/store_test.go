@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -317,6 +318,24 @@ func checkMonths(t *testing.T, s *Store, when string) {
 	}
 	if len(want) == 0 || !reflect.DeepEqual(have, want) {
 		t.Errorf("causes by month %s: %v, want %v", when, have, want)
+	}
+	// The same for causes since a date, which read the current root findings' table.
+	all, err := s.Causes(ctx, CauseQuery{Since: time.Unix(0, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	perCause := map[string]int{}
+	for k, n := range counts {
+		f := strings.Fields(k)
+		perCause[f[0]+" "+f[2]] += n
+	}
+	haveAll := map[string]int{}
+	for _, r := range all.Rows {
+		n, _ := strconv.Atoi(r[1])
+		haveAll[r[0]+" "+r[4]] = n
+	}
+	if !reflect.DeepEqual(haveAll, perCause) {
+		t.Errorf("causes %s: %v, want %v", when, haveAll, perCause)
 	}
 }
 

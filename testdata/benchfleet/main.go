@@ -177,6 +177,12 @@ func run(n int, pgURL, podflow, dir string) error {
 // measureOnly runs the query measures on an index a run of this generator filled.
 func measureOnly(target string, n int) error {
 	ctx := context.Background()
+	// Opened once read-write first: an index an older podflow filled is migrated.
+	w, err := index.Open(ctx, target, index.Options{})
+	if err != nil {
+		return err
+	}
+	w.Close()
 	s, err := index.Open(ctx, target, index.Options{ReadOnly: true})
 	if err != nil {
 		return err
