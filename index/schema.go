@@ -156,7 +156,7 @@ var migrations = []migration{{
 	// ticket's seen date and customer beside them, so counting causes since a date reads
 	// one range of one index instead of joining tickets, analyses and findings.
 	version: 3,
-	sqlite: []string{currentRootsTable, currentRootsIndex, currentRootsFill},
+	sqlite:  []string{currentRootsTable, currentRootsIndex, currentRootsFill},
 	postgres: []string{currentRootsTable, currentRootsIndex, currentRootsFill,
 		`ALTER TABLE current_roots ENABLE ROW LEVEL SECURITY`,
 		`ALTER TABLE current_roots FORCE ROW LEVEL SECURITY`,
