@@ -99,8 +99,9 @@ type Finding struct {
 	GroupKey string `json:"-"`
 	// FleetKey is what makes two findings of this rule the same cause across clusters,
 	// for an index of many analyses: a signature's fingerprint captures (name=value).
-	// Empty, the index keys on the rule and its masked cause sentence.
-	FleetKey string `json:"fleetKey,omitempty"`
+	// Empty, the index keys on the rule and its masked cause sentence. Like GroupKey it
+	// is not part of the JSON report (whose schema is versioned on its own).
+	FleetKey string `json:"-"`
 
 	// outcome is copied from Rule.Outcome by the engine.
 	outcome bool
