@@ -39,8 +39,16 @@ type serveOptions struct {
 	// set, is the one command it runs (sh -c).
 	shell   bool
 	command string
-	// ready, when set, is told the address once the server listens (tests).
-	ready func(addr string)
+}
+
+// serveReadyKey carries, in the command's context, a function told the address once the
+// server accepts connections and its kubeconfig is written: tests wait on it instead of
+// watching for the kubeconfig file.
+type serveReadyKey struct{}
+
+// withServeReady returns ctx with ready called when a serve command run with it is ready.
+func withServeReady(ctx context.Context, ready func(addr string)) context.Context {
+	return context.WithValue(ctx, serveReadyKey{}, ready)
 }
 
 func newServeCmd(g *globalOptions) *cobra.Command {
@@ -171,8 +179,8 @@ func runServe(ctx context.Context, o *serveOptions) error {
 	o.log().Infof("serving %s%s read-only on https://%s (%d objects); use kubectl %s; stop with Ctrl-C",
 		untrusted.Text(inputNames(o.paths)), collectedText(bundles), addr, srv.Objects(), how)
 	o.log().Debugf("serving %v", srv.Resources())
-	if o.ready != nil {
-		o.ready(addr)
+	if ready, ok := ctx.Value(serveReadyKey{}).(func(string)); ok && ready != nil {
+		ready(addr)
 	}
 	var shellErr error
 	if o.shell {

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -30,6 +29,9 @@ func serveUntil(t *testing.T, stopCause error, args ...string) (kubeconfig strin
 	var out bytes.Buffer
 	var errOut syncBuffer
 	code := make(chan int, 1)
+	// serve says when it is ready: no polling for the kubeconfig, no clock.
+	ready := make(chan struct{})
+	ctx = withServeReady(ctx, func(string) { close(ready) })
 	go func() {
 		code <- run(ctx, append([]string{"serve", "--kubeconfig-out", kubeconfig}, args...),
 			streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
@@ -46,20 +48,14 @@ func serveUntil(t *testing.T, stopCause error, args ...string) (kubeconfig strin
 			stop()
 		}
 	})
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if _, err := os.Stat(kubeconfig); err == nil {
-			return kubeconfig, stop
-		}
-		select {
-		case c := <-code:
-			t.Fatalf("podflow serve exited with %d before writing its kubeconfig: %s", c, errOut.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("podflow serve wrote no kubeconfig")
-		}
+	select {
+	case <-ready:
+		return kubeconfig, stop
+	case c := <-code:
+		stopped = true
+		t.Fatalf("podflow serve exited with %d before it was ready: %s", c, errOut.String())
 	}
+	return "", nil
 }
 
 func clientFromKubeconfig(t *testing.T, path string) *kubernetes.Clientset {
@@ -165,14 +161,17 @@ func TestServeKubeconfigOnStdout(t *testing.T) {
 	var out bytes.Buffer
 	var errOut syncBuffer
 	done := make(chan int, 1)
+	ready := make(chan struct{})
 	go func() {
-		done <- run(ctx, []string{"serve", filepath.Join("..", "..", "testdata", "bundles", "demo")},
+		done <- run(withServeReady(ctx, func(string) { close(ready) }),
+			[]string{"serve", filepath.Join("..", "..", "testdata", "bundles", "demo")},
 			streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
 	}()
-	// The kubeconfig is printed before the server says it listens.
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(errOut.String(), "serving") && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
+	// The kubeconfig is printed before the server says it is ready.
+	select {
+	case <-ready:
+	case code := <-done:
+		t.Fatalf("exit %d before serving: %s", code, errOut.String())
 	}
 	cancel()
 	if code := <-done; code != exitOK {
