@@ -158,13 +158,24 @@ func TestLogsOfContainersWithoutOne(t *testing.T) {
 			`{"metadata":{"name":"pulling","namespace":"shop"},"spec":{"nodeName":"n1","containers":[{"name":"app"}]},
 			  "status":{"phase":"Pending","containerStatuses":[{"name":"app","state":{"waiting":{"reason":"ImagePullBackOff"}}}]}}`,
 			`{"metadata":{"name":"fresh","namespace":"shop"},"spec":{"nodeName":"n1","containers":[{"name":"app"}]},
-			  "status":{"phase":"Running","containerStatuses":[{"name":"app","containerID":"containerd://abc","state":{"running":{}}}]}}`),
+			  "status":{"phase":"Running","containerStatuses":[{"name":"app","containerID":"containerd://abc","state":{"running":{}}}]}}`,
+			`{"metadata":{"name":"looping","namespace":"shop"},"spec":{"nodeName":"n1","containers":[{"name":"app"}]},
+			  "status":{"phase":"Running","containerStatuses":[{"name":"app","restartCount":3,"state":{"waiting":{"reason":"CrashLoopBackOff"}},
+			  "lastState":{"terminated":{"exitCode":1,"reason":"Error","containerID":"containerd://old"}}}]}}`),
 	})
 	cs, _ := start(t, b)
 	ctx := context.Background()
 	pods := cs.CoreV1().Pods("shop")
-	if data, err := pods.GetLogs("pending", &corev1.PodLogOptions{}).DoRaw(ctx); err != nil || len(data) != 0 {
-		t.Errorf("log of a pod with no node: %q, %v; want an empty 200", data, err)
+	var code int
+	res := pods.GetLogs("pending", &corev1.PodLogOptions{}).Do(ctx).StatusCode(&code)
+	if data, err := res.Raw(); err != nil || len(data) != 0 || code != http.StatusNoContent {
+		t.Errorf("log of a pod with no node: %d %q, %v; want the API server's empty 204", code, data, err)
+	}
+	// A previous instance the status names, whose log the collector could not get: the
+	// kubelet had removed it, and answers 200 with its own words.
+	if data, err := pods.GetLogs("looping", &corev1.PodLogOptions{Previous: true}).DoRaw(ctx); err != nil ||
+		string(data) != "unable to retrieve container logs for containerd://old" {
+		t.Errorf("previous log of a removed container: %q, %v; want the kubelet's 200 text", data, err)
 	}
 	for pod, want := range map[string]string{
 		"creating": `container "app" in pod "creating" is waiting to start: ContainerCreating`,
@@ -237,6 +248,9 @@ func TestTableColumnsAsTheAPIServerPrints(t *testing.T) {
 			`{"metadata":{"name":"reader","namespace":"shop","creationTimestamp":"2026-11-29T20:00:00Z"}}`),
 		bundle.NamespacedResourcePath(bundle.KindRoleBindings, "shop"): list("RoleBinding",
 			`{"metadata":{"name":"read","namespace":"shop"},"roleRef":{"kind":"Role","name":"reader"},"subjects":[{"kind":"ServiceAccount","name":"app","namespace":"shop"}]}`),
+		bundle.NamespacedResourcePath(bundle.KindEvents, "shop"): list("Event",
+			`{"metadata":{"name":"web.1","namespace":"shop"},"type":"Warning","reason":"BackOff","message":"m","count":2,
+			  "involvedObject":{"kind":"Pod","name":"web"},"lastTimestamp":"2026-11-29T20:59:00Z"}`),
 	})
 	_, url := startWith(t, Options{Token: token, Now: now}, b)
 	table := func(path string) ([]string, [][]any) {
@@ -276,6 +290,13 @@ func TestTableColumnsAsTheAPIServerPrints(t *testing.T) {
 	cols, rows = table("/apis/rbac.authorization.k8s.io/v1/namespaces/shop/roles")
 	if !slices.Equal(cols, []string{"Name", "Created At"}) || len(rows) != 1 || rows[0][1] != "2026-11-29T20:00:00Z" {
 		t.Errorf("roles %v %v", cols, rows)
+	}
+	// Events: NAME last, shown with -o wide only, as the API server's event printer has it
+	// (measured against the test bed's API server).
+	cols, rows = table("/api/v1/namespaces/shop/events")
+	if !slices.Equal(cols, []string{"Last Seen", "Type", "Reason", "Object", "Subobject", "Source", "Message", "First Seen", "Count", "Name"}) ||
+		len(rows) != 1 || rows[0][9] != "web.1" || rows[0][2] != "BackOff" {
+		t.Errorf("events %v %v", cols, rows)
 	}
 	_, rows = table("/apis/rbac.authorization.k8s.io/v1/namespaces/shop/rolebindings")
 	if len(rows) != 1 || rows[0][1] != "Role/reader" || rows[0][5] != "shop/app" {

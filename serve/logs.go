@@ -43,12 +43,21 @@ func (s *Server) logs(w http.ResponseWriter, r *http.Request, pods *resource, na
 		if o != nil {
 			p := typed[corev1.Pod](o)
 			if p.Spec.NodeName == "" {
-				// The API server answers a pod no node runs yet with an empty log.
-				w.Header().Set("Content-Type", "text/plain")
+				// The API server has no kubelet to ask for a pod no node runs yet: it
+				// answers 204 No Content.
+				w.WriteHeader(http.StatusNoContent)
 				return
 			}
 			if msg := kubeletLogRefusal(p, container, previous); msg != "" {
 				writeStatus(w, apierrors.NewBadRequest(msg))
+				return
+			}
+			if id := lastContainerID(p, container); previous && id != "" {
+				// The collector asks for the previous instance's log whenever the status
+				// names one; without it in the bundle, the kubelet had removed that
+				// container, and says so with 200 and this text instead of a log.
+				w.Header().Set("Content-Type", "text/plain")
+				_, _ = fmt.Fprintf(w, "unable to retrieve container logs for %s", id)
 				return
 			}
 		}
@@ -110,6 +119,18 @@ func kubeletLogRefusal(p *corev1.Pod, container string, previous bool) string {
 		}
 	default:
 		return fmt.Sprintf("container %q in pod %q is waiting to start - no logs yet", container, p.Name)
+	}
+	return ""
+}
+
+// lastContainerID is the runtime's ID of the container's previous instance, or "".
+func lastContainerID(p *corev1.Pod, container string) string {
+	for _, list := range [][]corev1.ContainerStatus{p.Status.ContainerStatuses, p.Status.InitContainerStatuses, p.Status.EphemeralContainerStatuses} {
+		for _, st := range list {
+			if st.Name == container && st.LastTerminationState.Terminated != nil {
+				return st.LastTerminationState.Terminated.ContainerID
+			}
+		}
 	}
 	return ""
 }

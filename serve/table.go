@@ -27,6 +27,9 @@ type column struct {
 type printer struct {
 	columns []column
 	cells   func(ix *index, o *object) []any
+	// nameLast puts NAME last, shown with -o wide only, as the API server's event
+	// printer does.
+	nameLast bool
 }
 
 // table is the meta.k8s.io/v1 Table of objects, with NAME first and the columns of
@@ -44,15 +47,25 @@ func (s *Server) table(res *resource, objs []*object, includeObject, cont string
 	t := &metav1.Table{
 		TypeMeta: metav1.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/v1"},
 		ListMeta: metav1.ListMeta{ResourceVersion: "1", Continue: cont},
-		ColumnDefinitions: []metav1.TableColumnDefinition{{Name: "Name", Type: "string", Format: "name",
-			Description: "Name must be unique within a namespace."}},
-		Rows: []metav1.TableRow{},
+		Rows:     []metav1.TableRow{},
+	}
+	name := metav1.TableColumnDefinition{Name: "Name", Type: "string", Format: "name",
+		Description: "Name must be unique within a namespace."}
+	if !p.nameLast {
+		t.ColumnDefinitions = append(t.ColumnDefinitions, name)
 	}
 	for _, c := range p.columns {
 		t.ColumnDefinitions = append(t.ColumnDefinitions, metav1.TableColumnDefinition{Name: c.name, Type: c.typ, Priority: c.priority})
 	}
+	if p.nameLast {
+		name.Priority = 1
+		t.ColumnDefinitions = append(t.ColumnDefinitions, name)
+	}
 	for _, o := range objs {
 		cells := append([]any{o.name}, p.cells(s.ix, o)...)
+		if p.nameLast {
+			cells = append(p.cells(s.ix, o), o.name)
+		}
 		for i, c := range cells {
 			if str, ok := c.(string); ok {
 				cells[i] = untrusted.Text(str)
@@ -179,6 +192,7 @@ var printers = map[string]printer{
 		columns: []column{{"Last Seen", "string", 0}, {"Type", "string", 0}, {"Reason", "string", 0}, {"Object", "string", 0},
 			{"Subobject", "string", 1}, {"Source", "string", 1}, {"Message", "string", 0}, {"First Seen", "string", 1},
 			{"Count", "string", 1}},
+		nameLast: true,
 		cells: func(ix *index, o *object) []any {
 			e := typed[corev1.Event](o)
 			last := e.LastTimestamp.Time

@@ -42,6 +42,8 @@ type scenarioRun struct {
 	// pastes holds the root rule podflow gave for the scenario's pasted describe and
 	// events output, per variant (pasteVariants).
 	pastes map[string]string
+	// serve is the comparison of podflow serve of the bundle with the live API server.
+	serve []serveRow
 }
 
 func selectScenarios(t *testing.T) []*scenario.Scenario {
@@ -124,6 +126,13 @@ func TestScenarios(t *testing.T) {
 	}
 	runNodeFaults(t, cli, faulted, runs)
 	logSummary(t, append(all, faulted...), runs)
+	compared := map[string][]serveRow{}
+	for _, r := range runs {
+		if r.serve != nil {
+			compared[r.s.Name] = r.serve
+		}
+	}
+	writeServeComparison(t, compared)
 	var pasted []*scenarioRun
 	for _, s := range all {
 		pasted = append(pasted, runs[s.Name])
@@ -385,11 +394,15 @@ func collectScenario(t *testing.T, cli *podflowCLI, r *scenarioRun, kubeconfig, 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	out := tb.path("bundles", s.Name+".tar.gz")
+	// What a client is answered while the scenario runs, before and after the bundle is
+	// taken, as the collector: podflow serve of the bundle must answer the same.
+	liveBefore := liveProbe(t, ctx, kubeconfig, s.Name)
 	res, err := cli.run(ctx, "collect", "--kubeconfig", kubeconfig, "-n", s.Name, "-o", out, "--force")
 	if err != nil {
 		t.Fatal(err)
 	}
 	cli.checkCollected(t, ctx, res, out)
+	liveAfter := liveProbe(t, ctx, kubeconfig, s.Name)
 	r.collected, r.size = res.duration, fileSize(out)
 	if capturing() && containsString(pasteScenarios, s.Name) {
 		capturePastes(t, ctx, s.Name)
@@ -445,6 +458,10 @@ func collectScenario(t *testing.T, cli *podflowCLI, r *scenarioRun, kubeconfig, 
 	})
 	t.Run("pastes", func(t *testing.T) {
 		checkPastes(t, ctx, cli, r)
+	})
+	t.Run("serve", func(t *testing.T) {
+		cli.require(t, "serve")
+		r.serve = checkServeAgainstLive(t, ctx, cli.bin, s.Name, merged, liveBefore, liveAfter)
 	})
 }
 
