@@ -316,6 +316,19 @@ func FragmentPath(kind, name string) string {
 // what is known and says what is not.
 const PartialAnnotation = "podflow.dev/partial"
 
+// KubectlRowAnnotation holds, on a pod imported from a `kubectl get pods` row, the
+// row's READY, STATUS and RESTARTS cells as JSON (KubectlRow). The row names none of
+// the pod's containers, so the pod has none; serve prints the row again from these
+// cells, with containers and statuses that kubectl's printer reads back as the same.
+const KubectlRowAnnotation = "podflow.dev/kubectl-get-pods"
+
+// KubectlRow is the value of KubectlRowAnnotation.
+type KubectlRow struct {
+	Ready    string `json:"ready"`
+	Status   string `json:"status"`
+	Restarts string `json:"restarts,omitempty"`
+}
+
 // DeletionAnnotation says what an import from `kubectl describe pod` knows of a pod's
 // deletion, which describe prints without the deletionTimestamp: "terminating 5m16s"
 // for "Status: Terminating (lasts 5m16s)", the pod deleted and that long past its

@@ -33,6 +33,9 @@ type fileCtx struct {
 	// rows are event rows naming their object whose namespace is kubectl's default
 	// guess: a pod of that name the file shows in one namespace takes them.
 	rows []parsedEvent
+	// final marks the pass over fragments no file named a pod for: then the pods the
+	// whole paste names are its pods, and a fragment without one gets a placeholder.
+	final bool
 }
 
 // pendingFrag is a describe fragment or a run of describe event rows whose pod is
@@ -272,6 +275,13 @@ func (li *looseImport) describeFragment(ctx *fileCtx, b segmentBlock, cmd string
 // else the only pod the file names, else the one the scheduler's event names, else a
 // pod named after the file, marked as not knowing its name.
 func (li *looseImport) resolve(ctx *fileCtx) {
+	if !ctx.final {
+		defer func() {
+			for k := range ctx.pods {
+				li.pastePods[k] = true
+			}
+		}()
+	}
 	// Rows whose namespace was guessed take the namespace the file shows their pod in.
 	shown := map[string][]string{}
 	for k := range ctx.pods {
@@ -320,6 +330,12 @@ func (li *looseImport) resolve(ctx *fileCtx) {
 				}
 			}
 		}
+		if name == "" && !ctx.final {
+			// Another file of the paste may name the pod (`kubectl get pods` in one,
+			// the describe excerpt in another): decided once every file is read.
+			li.deferUnnamed(ctx.name, pf)
+			continue
+		}
 		if name == "" {
 			name = placeholderPod(ctx.name)
 		}
@@ -355,6 +371,27 @@ func (li *looseImport) resolve(ctx *fileCtx) {
 		}
 		li.found["pods"] = true
 	}
+}
+
+// deferUnnamed keeps a fragment whose file names no pod for resolveUnnamed.
+func (li *looseImport) deferUnnamed(file string, pf pendingFrag) {
+	for _, c := range li.unnamed {
+		if c.name == file {
+			c.pending = append(c.pending, pf)
+			return
+		}
+	}
+	li.unnamed = append(li.unnamed, &fileCtx{name: file, final: true, pending: []pendingFrag{pf}})
+}
+
+// resolveUnnamed gives the fragments no file named a pod for the one pod the whole
+// paste names, when it names exactly one; a placeholder otherwise.
+func (li *looseImport) resolveUnnamed() {
+	for _, c := range li.unnamed {
+		c.pods = li.pastePods
+		li.resolve(c)
+	}
+	li.unnamed = nil
 }
 
 // placeholderPod names a pod no line of the file names, after the file.

@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"podflow.dev/podflow/bundle"
 	"podflow.dev/podflow/logline"
 )
 
@@ -201,6 +203,7 @@ func headerlessPod(s string) (p corev1.Pod, nsKnown, ok bool) {
 		restarts = cells[ri+2]
 	}
 	setRowReadiness(&p, cells[ri], restarts)
+	keepRow(&p, cells[ri], cells[ri+1], restarts)
 	if len(cells) >= ri+6 {
 		if ip := cells[ri+4]; ip != "<none>" {
 			p.Status.PodIP = ip
@@ -231,6 +234,24 @@ func setRowReadiness(p *corev1.Pod, ready, restarts string) {
 		p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: corev1.PodReady, Status: corev1.ConditionFalse,
 			Reason: "ContainersNotReady", Message: fmt.Sprintf("%d of %d containers ready (kubectl get pods READY %s)", n, of, ready)})
 	}
+}
+
+// keepRow records the row's READY, STATUS and RESTARTS cells on the pod
+// (bundle.KubectlRowAnnotation), as pasted: the row names no container, so the pod
+// gets none that analysis could take for evidence, and serve prints the row again from
+// these cells.
+func keepRow(p *corev1.Pod, ready, status, restarts string) {
+	if !reReady.MatchString(ready) {
+		return
+	}
+	data, err := json.Marshal(bundle.KubectlRow{Ready: ready, Status: status, Restarts: restarts})
+	if err != nil {
+		return
+	}
+	if p.Annotations == nil {
+		p.Annotations = map[string]string{}
+	}
+	p.Annotations[bundle.KubectlRowAnnotation] = string(data)
 }
 
 // reRestarts is the RESTARTS cell: "3" or, since 1.22, "3 (2m ago)".

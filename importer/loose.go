@@ -71,12 +71,16 @@ type looseImport struct {
 	nodeFrags []pendingNode
 	// journalPods are the pods (namespace/name) known only from node log lines.
 	journalPodSet map[string]bool
+	// pastePods are the pods (namespace/name) the files of the paste name; unnamed are
+	// the fragments of files that name none, resolved against them at the end.
+	pastePods map[string]bool
+	unnamed   []*fileCtx
 }
 
 func newLooseImport(r *Report) *looseImport {
 	return &looseImport{r: r, lists: map[string][]*looseItem{}, byKey: map[string]*looseItem{},
 		events: map[string][]parsedEventAt{}, eventIndex: map[string][]int{}, found: map[string]bool{}, files: map[string][]byte{},
-		guessedNS: map[string]bool{}, guessedPods: map[string]bool{}, journalPodSet: map[string]bool{}}
+		guessedNS: map[string]bool{}, guessedPods: map[string]bool{}, journalPodSet: map[string]bool{}, pastePods: map[string]bool{}}
 }
 
 type parsedEventAt struct {
@@ -100,6 +104,8 @@ func importLoose(src *bundle.Bundle, r *Report) map[string][]byte {
 		li.file(name, decodeText(data))
 	}
 	files := li.files
+	li.resolveUnnamed()
+	li.podsFromOwners()
 	li.eventPods()
 	li.resolveNodeFrags()
 	li.journalPods()

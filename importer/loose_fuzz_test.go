@@ -41,6 +41,8 @@ func FuzzLooseImport(f *testing.F) {
 		li := newLooseImport(r)
 		li.file("f.txt", data)
 		files := map[string][]byte{}
+		li.resolveUnnamed()
+		li.podsFromOwners()
 		li.eventPods()
 		li.resolveNodeFrags()
 		li.journalPods()

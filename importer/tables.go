@@ -211,6 +211,7 @@ func parsePodsTable(lines []textLine, namespace string) ([]tablePod, []string) {
 		p.Status.Phase, p.Status.Reason = statusPhase(cells["STATUS"])
 		markScheduled(&p, cells["STATUS"])
 		setRowReadiness(&p, cells["READY"], cells["RESTARTS"])
+		keepRow(&p, cells["READY"], cells["STATUS"], cells["RESTARTS"])
 		if labels := cells["LABELS"]; labels != "" && labels != "<none>" {
 			p.Labels = map[string]string{}
 			for _, kv := range strings.Split(labels, ",") {

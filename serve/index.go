@@ -222,6 +222,9 @@ func (r *resource) add(data []byte, fileNamespace string) int {
 	}
 	skipped := 0
 	for _, raw := range list.Items {
+		if r.list.Resource == "pods" && r.list.Group == "" {
+			raw = podFromRow(raw)
+		}
 		o := r.decode(raw, fileNamespace)
 		if o == nil {
 			skipped++
