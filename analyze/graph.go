@@ -158,6 +158,8 @@ type LoadOptions struct {
 	// finds the same with far less memory. Lines that warn or fail, and lines about
 	// other pods or none, are all kept. Explaining one pod keeps its whole history.
 	TroubleOnly bool
+	// PodLoaded, when set, is called as each pod is loaded (for progress by pods).
+	PodLoaded func()
 }
 
 // LoadWith is LoadContext with options.
@@ -168,7 +170,7 @@ func LoadWith(ctx context.Context, bundles []*bundle.Bundle, log logrus.FieldLog
 		log = l
 	}
 	g := newGraph()
-	ld := &loader{ctx: ctx, g: g, log: log, seenEvents: map[string]bool{}}
+	ld := &loader{ctx: ctx, g: g, log: log, seenEvents: map[string]bool{}, podLoaded: opts.PodLoaded}
 	for _, b := range bundles {
 		ld.addManifest(b, len(bundles) > 1)
 	}

@@ -39,6 +39,8 @@ type loader struct {
 	// for bundles without a manifest.
 	latest     time.Time
 	seenEvents map[string]bool
+	// podLoaded is LoadOptions.PodLoaded.
+	podLoaded func()
 	// healthyPods are the pods (namespace/name and UID) whose informational journal
 	// lines are left out; nil keeps every line (LoadOptions.TroubleOnly).
 	healthyPods map[string]bool
@@ -236,6 +238,9 @@ var kindDecoders = map[Kind]kindDecoder{
 		l.intern.pod(o.Obj)
 		l.g.pods = append(l.g.pods, o)
 		l.notePodTimes(o)
+		if l.podLoaded != nil {
+			l.podLoaded()
+		}
 	}),
 	Deployments: listOf("Deployment", func(l *loader, o *Deployment) {
 		l.intern.workload(&o.Obj.ObjectMeta, o.Obj.Spec.Selector, &o.Obj.Spec.Template)

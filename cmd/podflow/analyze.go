@@ -233,7 +233,10 @@ func loadGraph(ctx context.Context, g *globalOptions, open *openFlags, format st
 		return nil, err
 	}
 	t := prog.spinner("decode")
+	var podsDone func()
+	opts.PodLoaded, podsDone = g.podProgress(prog)
 	graph, err := analyze.LoadWith(ctx, bundles, g.log(), opts)
+	podsDone()
 	t.done()
 	prog.wait()
 	if err != nil {

@@ -194,3 +194,33 @@ func sizeText(n int64) string {
 		return fmt.Sprintf("%d kB", n>>10)
 	}
 }
+
+// podLogEvery is how many pods make one progress line with -v when stderr is not a
+// terminal.
+var podLogEvery = 1000
+
+// podProgress counts the pods a load reads: a "pods" line on the display (a terminal
+// without -q), or with -v and stderr not a terminal, a log line every podLogEvery pods.
+// Otherwise (-q, or a pipe without -v) it is nil and nothing is shown. done ends the
+// count once the load has ended.
+func (g *globalOptions) podProgress(prog *progress) (count func(), done func()) {
+	switch {
+	case g.quiet:
+	case prog != nil:
+		t := prog.tally("pods", "pods")
+		return t.inc, t.done
+	case g.verbosity > 0 && !g.streams.ErrTTY:
+		n := 0
+		log := g.log()
+		return func() {
+				if n++; n%podLogEvery == 0 {
+					log.Infof("analyze: %d pods read", n)
+				}
+			}, func() {
+				if n >= podLogEvery {
+					log.Infof("analyze: %d pods read in all", n)
+				}
+			}
+	}
+	return nil, func() {}
+}

@@ -143,3 +143,32 @@ func TestCollectNodeProgressOnlyOnATerminal(t *testing.T) {
 		}
 	}
 }
+
+// TestProgressByPods: analyze counts the pods it reads, on the display of a terminal,
+// as log lines with -v when stderr is not one, and not at all with -q or in a pipe
+// without -v. The counts are the bundle's pods (the demo has 5).
+func TestProgressByPods(t *testing.T) {
+	demo := filepath.Join("..", "..", "testdata", "bundles", "demo")
+	defer func(d time.Duration, every int) { progressDelay, podLogEvery = d, every }(progressDelay, podLogEvery)
+	progressDelay, podLogEvery = 0, 2
+	_, ttyOut, ttyErr := runOn(true, "analyze", "--fail-on", "none", "-o", "json", demo)
+	if !strings.Contains(ttyErr, "pods") || !strings.Contains(ttyErr, "5 pods") {
+		t.Errorf("no pod count on a terminal:\n%s", ttyErr)
+	}
+	_, _, verboseErr := runOn(false, "analyze", "--fail-on", "none", "-o", "json", "-v", demo)
+	for _, want := range []string{"analyze: 2 pods read", "analyze: 4 pods read", "analyze: 5 pods read in all"} {
+		if !strings.Contains(verboseErr, want) {
+			t.Errorf("-v in a pipe lacks %q:\n%s", want, verboseErr)
+		}
+	}
+	_, plainOut, plainErr := runOn(false, "analyze", "--fail-on", "none", "-o", "json", demo)
+	if strings.Contains(plainErr, "pods read") {
+		t.Errorf("pod counts in a pipe without -v:\n%s", plainErr)
+	}
+	if plainOut != ttyOut {
+		t.Error("the pod count changed stdout")
+	}
+	if _, _, quietErr := runOn(true, "analyze", "--fail-on", "none", "-o", "json", "-q", demo); strings.Contains(quietErr, "pods") {
+		t.Errorf("pod count despite -q:\n%s", quietErr)
+	}
+}
