@@ -334,6 +334,7 @@ var serveAllowed = []struct {
 	{"not collected", "the collector reads only the scenario's namespace and the cluster-scoped kinds a diagnosis needs: objects of other namespaces (namespaces, cluster roles and bindings that no subject of it uses) are not in the bundle"},
 	{"rules", "SelfSubjectRulesReview: serve's fixed policy is get/list/watch on everything, while the live answer lists the collector's RBAC rules one by one"},
 	{"openapi", "serve's OpenAPI holds the group versions it serves only; the live index has every group version of the cluster"},
+	{"redacted", "collection redacts secrets a container printed (passwords, tokens) before they reach the bundle, line by line; the lines are otherwise the live ones"},
 }
 
 func allowedReason(diff string) string {
@@ -695,7 +696,31 @@ func compareLog(l1, l2, s []byte) string {
 	case bytes.HasPrefix(s, l1) && bytes.HasPrefix(l2, s):
 		return ""
 	}
+	if n := redactedLines(l1, s); n > 0 {
+		return fmt.Sprintf("redacted: %d line(s) of the log with secrets replaced", n)
+	}
 	return fmt.Sprintf("body: live %d bytes %q, serve %d bytes %q", len(l1), clip(l1), len(s), clip(s))
+}
+
+// redactedLines counts the lines of a served log that differ from the live one only
+// where collection redacted them: as many lines, every differing served line carrying
+// a redaction mark. 0 when the logs differ otherwise.
+func redactedLines(live, served []byte) int {
+	l, s := bytes.Split(live, []byte("\n")), bytes.Split(served, []byte("\n"))
+	if len(l) != len(s) {
+		return 0
+	}
+	n := 0
+	for i := range l {
+		if bytes.Equal(l[i], s[i]) {
+			continue
+		}
+		if !bytes.Contains(s[i], []byte("<redacted")) {
+			return 0
+		}
+		n++
+	}
+	return n
 }
 
 func clip(b []byte) string {
