@@ -191,9 +191,11 @@ func TestLogsOfContainersWithoutOne(t *testing.T) {
 	if want := `previous terminated container "app" in pod "fresh" not found`; !apierrors.IsBadRequest(err) || !strings.Contains(err.Error(), want) {
 		t.Errorf("previous log of a container that never restarted: %v, want %q", err, want)
 	}
-	// A running container whose log the bundle lacks is not the kubelet's refusal.
-	if _, err := pods.GetLogs("fresh", &corev1.PodLogOptions{}).DoRaw(ctx); !apierrors.IsNotFound(err) {
-		t.Errorf("log the bundle lacks: %v, want NotFound", err)
+	// A started container whose log the bundle lacks: the collector asked, and the
+	// kubelet had removed it (a terminating pod's), which it says with 200 and its text.
+	if data, err := pods.GetLogs("fresh", &corev1.PodLogOptions{}).DoRaw(ctx); err != nil ||
+		string(data) != "unable to retrieve container logs for containerd://abc" {
+		t.Errorf("log of a removed container: %q, %v; want the kubelet's 200 text", data, err)
 	}
 }
 

@@ -334,6 +334,7 @@ var serveAllowed = []struct {
 	{"not collected", "the collector reads only the scenario's namespace and the cluster-scoped kinds a diagnosis needs: objects of other namespaces (namespaces, cluster roles and bindings that no subject of it uses) are not in the bundle"},
 	{"rules", "SelfSubjectRulesReview: serve's fixed policy is get/list/watch on everything, while the live answer lists the collector's RBAC rules one by one"},
 	{"openapi", "serve's OpenAPI holds the group versions it serves only; the live index has every group version of the cluster"},
+	{"kubelet unreachable", "under a node fault the API server cannot reach the kubelet and answers a log request with 500; the bundle holds what was collected, and serve answers from it"},
 	{"redacted", "collection redacts secrets a container printed (passwords, tokens) before they reach the bundle, line by line; the lines are otherwise the live ones"},
 }
 
@@ -417,6 +418,10 @@ func summarizeLiveOnly(keys []string) string {
 // compareAnswer says how serve's answer s differs from the live ones l1 (before the
 // collection) and l2 (after), or "".
 func compareAnswer(key, ns string, l1, l2, s answer) string {
+	if s.Status != l1.Status && s.Status != l2.Status && l1.Status == http.StatusInternalServerError &&
+		strings.Contains(key, "/log?") && strings.Contains(statusMessage(l1.Body), "/containerLogs/") {
+		return fmt.Sprintf("kubelet unreachable: live %d %q, serve %d", l1.Status, briefStatus(l1.Body), s.Status)
+	}
 	if s.Status != l1.Status && s.Status != l2.Status {
 		return fmt.Sprintf("status: live %d %q, serve %d %q", l1.Status, briefStatus(l1.Body), s.Status, briefStatus(s.Body))
 	}
