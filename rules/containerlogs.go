@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"podflow.dev/podflow/analyze"
+	"podflow.dev/podflow/internal/phrase"
 )
 
 // Reading a container's log: its lines with their collection timestamps, the lines that
@@ -118,11 +119,11 @@ func (cl crashLog) phrase() string {
 	case len(cl.quote) == 0:
 		return ""
 	case cl.errors && len(cl.quote) > 1:
-		return "its last error lines are " + quoteJoin(cl.quote)
+		return "its last error lines are " + phrase.QuoteJoin(cl.quote)
 	case cl.errors:
-		return "its last error line is " + quoteJoin(cl.quote)
+		return "its last error line is " + phrase.QuoteJoin(cl.quote)
 	}
-	return "its log ends with " + quoteJoin(cl.quote)
+	return "its log ends with " + phrase.QuoteJoin(cl.quote)
 }
 
 // tellingLine is the last line that is not a shell's signal report, else the last line.
@@ -157,7 +158,7 @@ func readCrashLog(log *analyze.ContainerLog, at time.Time) crashLog {
 		for i := range tail {
 			tail[i] = strings.TrimSpace(stripLogTimestamp(tail[i]))
 		}
-		return crashLog{text: tellingLine(tail), quote: lastTwo(tail),
+		return crashLog{text: tellingLine(tail), quote: phrase.LastTwo(tail),
 			evidence: []analyze.Evidence{loc.Evidence("log ends: "+strings.Join(tail, " | "), at)}}
 	}
 	cl := crashLog{errors: true, evidence: make([]analyze.Evidence, len(errs))}
@@ -166,6 +167,6 @@ func readCrashLog(log *analyze.ContainerLog, at time.Time) crashLog {
 		cl.evidence[i] = lineEvidence(log, l, "", at)
 		texts[i] = strings.TrimSpace(stripLogTimestamp(l.text))
 	}
-	cl.text, cl.quote = tellingLine(texts), lastTwo(texts)
+	cl.text, cl.quote = tellingLine(texts), phrase.LastTwo(texts)
 	return cl
 }

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"podflow.dev/podflow/analyze"
+	"podflow.dev/podflow/internal/phrase"
 )
 
 // ControllerJobBackoffLimit finds Jobs that gave up because too many of their pods failed.
@@ -214,7 +215,7 @@ func failedPodText(v *analyze.View, f failedPod) (string, []analyze.Evidence) {
 			text += " with reason " + st.Reason
 		}
 		if st.Message != "" {
-			text += fmt.Sprintf(" (%s)", firstLine(st.Message))
+			text += fmt.Sprintf(" (%s)", phrase.FirstLine(st.Message))
 		}
 		return text, []analyze.Evidence{f.pod.Loc.At("status").Evidence(text, v.CollectedAt())}
 	}
@@ -226,7 +227,7 @@ func failedPodText(v *analyze.View, f failedPod) (string, []analyze.Evidence) {
 	text := fmt.Sprintf("container %s exited with code %d (%s%s)", f.container, t.ExitCode, exitMeaning(t.ExitCode), reason)
 	evidence := []analyze.Evidence{exitEvidence(t, f.termLoc)}
 	if t.Message != "" {
-		text += fmt.Sprintf("; termination message: %q", firstLine(t.Message))
+		text += fmt.Sprintf("; termination message: %q", phrase.FirstLine(t.Message))
 	}
 	logText, logEvidence := crashLogEvidence(f.log, t.FinishedAt.Time)
 	evidence = append(evidence, logEvidence...)

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"podflow.dev/podflow/analyze"
+	"podflow.dev/podflow/internal/phrase"
 )
 
 // ControllerReplicasZero finds Deployments and StatefulSets scaled to zero replicas
@@ -201,7 +202,7 @@ func replicasZeroFinding(v *analyze.View, w zeroWorkload) (analyze.Finding, bool
 		services = append(services, s.Obj.Name)
 		subjects = append(subjects, s.Ref())
 		evidence = append(evidence, s.Loc.At("spec", "selector").Evidence(
-			fmt.Sprintf("Service %s selects %s, the labels of %s's pod template", s.Obj.Name, selectorString(sel), w.ref.Name), s.Obj.CreationTimestamp.Time))
+			fmt.Sprintf("Service %s selects %s, the labels of %s's pod template", s.Obj.Name, phrase.Selector(sel), w.ref.Name), s.Obj.CreationTimestamp.Time))
 	}
 	var who []string
 	if e := scaledToZeroEvent(v, w.ref); e != nil {

@@ -9,6 +9,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 
 	"podflow.dev/podflow/analyze"
+	"podflow.dev/podflow/internal/phrase"
 )
 
 // ControllerStatefulSetStuck finds OrderedReady StatefulSets that do not create their
@@ -131,7 +132,7 @@ func statefulSetStuckFinding(v *analyze.View, s *analyze.StatefulSet, blocking *
 	text, ev := podStateText(v, blocking)
 	evidence = append(evidence, ev...)
 	cause := fmt.Sprintf("StatefulSet %s has %d of %d pod(s), %d ready: with podManagementPolicy OrderedReady it creates %s only after %s is Running and Ready, and %s %s",
-		s.Ref().NamespacedName(), have, want, sts.Status.ReadyReplicas, joinCapped(missing, "pod(s)"), blocking.Obj.Name, blocking.Obj.Name, text)
+		s.Ref().NamespacedName(), have, want, sts.Status.ReadyReplicas, phrase.JoinCapped(missing, "pod(s)"), blocking.Obj.Name, blocking.Obj.Name, text)
 	return analyze.Finding{
 		Subjects: []analyze.ObjectRef{blocking.Ref(), s.Ref()},
 		Cause:    cause,

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"podflow.dev/podflow/analyze"
+	"podflow.dev/podflow/internal/phrase"
 )
 
 // What the controller-stage rules share: a Deployment's progress deadline, the pods that are
@@ -50,7 +51,7 @@ func firstPodState(v *analyze.View, pods []*analyze.Pod, more string) (phrase, s
 func podStateText(v *analyze.View, p *analyze.Pod) (string, []analyze.Evidence) {
 	pod := p.Obj
 	if c, loc := analyze.PodCondition(p, corev1.PodScheduled); c != nil && c.Status == corev1.ConditionFalse {
-		text := "is not scheduled: " + firstLine(c.Message)
+		text := "is not scheduled: " + phrase.FirstLine(c.Message)
 		return text, []analyze.Evidence{loc.Evidence(text, c.LastTransitionTime.Time)}
 	}
 	for _, c := range analyze.Containers(p) {
@@ -60,7 +61,7 @@ func podStateText(v *analyze.View, p *analyze.Pod) (string, []analyze.Evidence) 
 		if w := c.Status.State.Waiting; w != nil && w.Reason != "ContainerCreating" && w.Reason != "PodInitializing" {
 			text := fmt.Sprintf("has container %s waiting in %s", c.Name, w.Reason)
 			if w.Message != "" {
-				text += ": " + firstLine(w.Message)
+				text += ": " + phrase.FirstLine(w.Message)
 			}
 			return text, []analyze.Evidence{c.StatusLoc.At("state", "waiting").Evidence(text, time.Time{})}
 		}
@@ -70,7 +71,7 @@ func podStateText(v *analyze.View, p *analyze.Pod) (string, []analyze.Evidence) 
 		if pod.Status.Phase == corev1.PodRunning {
 			state = "runs but is not ready"
 		}
-		text := fmt.Sprintf("%s: %s", state, strings.TrimSpace(firstLine(e.Message)))
+		text := fmt.Sprintf("%s: %s", state, strings.TrimSpace(phrase.FirstLine(e.Message)))
 		if e.Count > 1 {
 			text += fmt.Sprintf(" (x%d)", e.Count)
 		}

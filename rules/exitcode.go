@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"podflow.dev/podflow/analyze"
+	"podflow.dev/podflow/internal/phrase"
 )
 
 // How a container's process ended: what an exit code means, which termination to explain,
@@ -138,7 +139,7 @@ func podWorkloadAndNode(v *analyze.View, p *analyze.Pod) ([]analyze.ObjectRef, s
 func exitNotes(v *analyze.View, t *corev1.ContainerStateTerminated, log *analyze.ContainerLog, instance string) (string, crashLog) {
 	var note string
 	if t.Message != "" {
-		note += fmt.Sprintf("; termination message: %q", firstLine(t.Message))
+		note += fmt.Sprintf("; termination message: %q", phrase.FirstLine(t.Message))
 	}
 	cl := readCrashLog(log, t.FinishedAt.Time)
 	switch {

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"podflow.dev/podflow/analyze"
+	"podflow.dev/podflow/internal/phrase"
 )
 
 // NodeNotReady finds nodes that are not Ready, and the pods bound to them.
@@ -117,17 +118,17 @@ func nodeNotReady(v *analyze.View) []analyze.Finding {
 				if e = agent.PodNotReady; e == nil {
 					continue
 				}
-				what = fmt.Sprintf("the node controller marked pod %s not ready because of it (%s: %s)", e.Regarding.NamespacedName(), e.Reason, firstLine(e.Message))
+				what = fmt.Sprintf("the node controller marked pod %s not ready because of it (%s: %s)", e.Regarding.NamespacedName(), e.Reason, phrase.FirstLine(e.Message))
 			}
 			state = what + "; the evidence holds no Node object, so whether Ready is False (the kubelet reports a problem) " +
 				"or Unknown (the node controller no longer hears from the kubelet), and why, is not known: kubectl describe node " + node.Name + " shows it"
 		case ready != nil && ready.Status != corev1.ConditionTrue:
-			state = fmt.Sprintf("Ready=%s since %s (%s: %s)", ready.Status, stamp(ready.LastTransitionTime.Time), ready.Reason, strings.TrimSpace(ready.Message))
+			state = fmt.Sprintf("Ready=%s since %s (%s: %s)", ready.Status, phrase.Stamp(ready.LastTransitionTime.Time), ready.Reason, strings.TrimSpace(ready.Message))
 		case ready == nil && now.Sub(node.CreationTimestamp.Time) > nodeMonitorGracePeriod && (!leaseKnown || leaseAge > nodeMonitorGracePeriod):
 			state = "it has no Ready condition (the kubelet never posted node status)"
 		case ready != nil && leaseKnown && leaseAge > nodeMonitorGracePeriod:
 			verb = "stopped heartbeating"
-			state = fmt.Sprintf("Ready still says True (last heartbeat %s) but the kubelet no longer renews its Lease", stamp(ready.LastHeartbeatTime.Time))
+			state = fmt.Sprintf("Ready still says True (last heartbeat %s) but the kubelet no longer renews its Lease", phrase.Stamp(ready.LastHeartbeatTime.Time))
 		default:
 			continue
 		}
@@ -145,19 +146,19 @@ func nodeFinding(v *analyze.View, n *analyze.Node, idx int, ready *corev1.NodeCo
 	var facts []string
 	if ready != nil {
 		evidence = append(evidence, n.Loc.At("status", "conditions", idx).Evidence(
-			fmt.Sprintf("Ready=%s %s: %s (last heartbeat %s)", ready.Status, ready.Reason, ready.Message, stamp(ready.LastHeartbeatTime.Time)), ready.LastTransitionTime.Time))
+			fmt.Sprintf("Ready=%s %s: %s (last heartbeat %s)", ready.Status, ready.Reason, ready.Message, phrase.Stamp(ready.LastHeartbeatTime.Time)), ready.LastTransitionTime.Time))
 		if ready.Status != corev1.ConditionTrue && !ready.LastHeartbeatTime.IsZero() {
 			hb := ready.LastHeartbeatTime.Time
-			facts = append(facts, fmt.Sprintf("last status heartbeat %s (%s before collection)", stamp(hb),
+			facts = append(facts, fmt.Sprintf("last status heartbeat %s (%s before collection)", phrase.Stamp(hb),
 				v.CollectedAt().Add(v.ClockSkew()).Sub(hb).Round(time.Second)))
 		}
 	}
 	switch {
 	case lease != nil && lease.Obj.Spec.RenewTime != nil:
 		renew := lease.Obj.Spec.RenewTime.Time
-		text := fmt.Sprintf("Lease renewed %s, %s before collection", stamp(renew), leaseAge.Round(time.Second))
+		text := fmt.Sprintf("Lease renewed %s, %s before collection", phrase.Stamp(renew), leaseAge.Round(time.Second))
 		evidence = append(evidence, lease.Loc.At("spec", "renewTime").Evidence(text, renew))
-		facts = append(facts, fmt.Sprintf("its Lease was last renewed %s before collection (%s)", leaseAge.Round(time.Second), stamp(v.CollectedAt())))
+		facts = append(facts, fmt.Sprintf("its Lease was last renewed %s before collection (%s)", leaseAge.Round(time.Second), phrase.Stamp(v.CollectedAt())))
 	case v.Has(analyze.NodeLeases):
 		facts = append(facts, "it has no Lease in kube-node-lease")
 	}
@@ -174,7 +175,7 @@ func nodeFinding(v *analyze.View, n *analyze.Node, idx int, ready *corev1.NodeCo
 	}
 	exit := kubeletExit(agent)
 	if last := agent.Last; last != nil {
-		facts = append(facts, "the kubelet journal's last entry is at "+stamp(last.Time))
+		facts = append(facts, "the kubelet journal's last entry is at "+phrase.Stamp(last.Time))
 		if exit == nil {
 			evidence = append(evidence, last.Evidence())
 		}
@@ -228,9 +229,9 @@ func nodeFinding(v *analyze.View, n *analyze.Node, idx int, ready *corev1.NodeCo
 	if len(stuck) > 0 {
 		del := firstStuck.Obj.DeletionTimestamp.Time
 		cause += fmt.Sprintf("; %d of them deleted and stuck Terminating (the first since %s) because no kubelet confirms their end: %s",
-			len(stuck), stamp(del), strings.Join(stuck, ", "))
+			len(stuck), phrase.Stamp(del), strings.Join(stuck, ", "))
 		evidence = append(evidence, firstStuck.Loc.At("metadata", "deletionTimestamp").Evidence(
-			fmt.Sprintf("pod %s deletionTimestamp %s", firstStuck.Ref().NamespacedName(), stamp(del)), del))
+			fmt.Sprintf("pod %s deletionTimestamp %s", firstStuck.Ref().NamespacedName(), phrase.Stamp(del)), del))
 	}
 	return analyze.Finding{
 		Subjects:    subjects,
@@ -317,7 +318,7 @@ func kubeletExit(agent analyze.NodeAgent) *kubeletExited {
 			}
 		}
 	}
-	return &kubeletExited{cause: firstLine(exitErr), evidence: []analyze.Evidence{exitEv}}
+	return &kubeletExited{cause: phrase.FirstLine(exitErr), evidence: []analyze.Evidence{exitEv}}
 }
 
 func nodeRemediation(node string, ready *corev1.NodeCondition) string {

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"podflow.dev/podflow/analyze"
+	"podflow.dev/podflow/internal/phrase"
 )
 
 // NodePodEvicted finds pods the kubelet's eviction manager evicted, for node pressure or
@@ -159,7 +160,7 @@ func evictedFinding(v *analyze.View, f analyze.Eviction) analyze.Finding {
 	}
 	at := ""
 	if !when.IsZero() {
-		at = " at " + stamp(when)
+		at = " at " + phrase.Stamp(when)
 	}
 	on := "on node " + node
 	if node == "" {

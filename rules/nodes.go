@@ -2,7 +2,6 @@ package rules
 
 import (
 	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -17,14 +16,6 @@ func nodeReady(node *corev1.Node) (int, *corev1.NodeCondition) {
 		}
 	}
 	return -1, nil
-}
-
-// stamp renders a time for a cause: RFC 3339 in UTC, "never" when unset.
-func stamp(t time.Time) string {
-	if t.IsZero() {
-		return "never"
-	}
-	return t.UTC().Format(time.RFC3339)
 }
 
 // runtimeNetworkMessage is containerd's own words from the condition

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"podflow.dev/podflow/analyze"
+	"podflow.dev/podflow/internal/phrase"
 )
 
 // ProbeStartupFailing finds containers the kubelet keeps killing because their startup
@@ -147,6 +148,6 @@ func startupLog(log *analyze.ContainerLog, t *corev1.ContainerStateTerminated) (
 	if !t.StartedAt.IsZero() && t.FinishedAt.After(t.StartedAt.Time) {
 		lived = fmt.Sprintf(" %s after it started", t.FinishedAt.Sub(t.StartedAt.Time).Round(time.Second))
 	}
-	return fmt.Sprintf("it was still starting when it was killed%s: its log shows no sign it finished (%s)", lived, quoteJoin(tail)),
+	return fmt.Sprintf("it was still starting when it was killed%s: its log shows no sign it finished (%s)", lived, phrase.QuoteJoin(tail)),
 		[]analyze.Evidence{loc.Evidence("log before the kill: "+strings.Join(tail, " | "), t.FinishedAt.Time)}, false
 }

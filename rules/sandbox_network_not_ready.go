@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"podflow.dev/podflow/analyze"
+	"podflow.dev/podflow/internal/phrase"
 )
 
 // SandboxNetworkNotReady finds pods the kubelet does not start because the container
@@ -128,7 +129,7 @@ func networkNotReadyFinding(v *analyze.View, p *analyze.Pod, w netNotReady) anal
 		if idx, ready := nodeReady(n.Obj); ready != nil && strings.Contains(ready.Message, "NetworkReady=false") {
 			evidence = append(evidence, n.Loc.At("status", "conditions", idx).Evidence(
 				fmt.Sprintf("Ready=%s %s: %s", ready.Status, ready.Reason, ready.Message), ready.LastTransitionTime.Time))
-			state = fmt.Sprintf("; node %s has been Ready=%s for this since %s", node, ready.Status, stamp(ready.LastTransitionTime.Time))
+			state = fmt.Sprintf("; node %s has been Ready=%s for this since %s", node, ready.Status, phrase.Stamp(ready.LastTransitionTime.Time))
 		}
 	}
 	tries := ""
@@ -137,7 +138,7 @@ func networkNotReadyFinding(v *analyze.View, p *analyze.Pod, w netNotReady) anal
 	case w.event.LastTime.IsZero():
 		tries = fmt.Sprintf(" (%d attempts)", w.event.Count)
 	default:
-		tries = fmt.Sprintf(" (%d attempts, the last at %s)", w.event.Count, stamp(w.event.LastTime))
+		tries = fmt.Sprintf(" (%d attempts, the last at %s)", w.event.Count, phrase.Stamp(w.event.LastTime))
 	}
 	cause := fmt.Sprintf("the kubelet on node %s does not create the sandbox of pod %s because the container runtime reports the pod network not ready: %q%s%s",
 		node, p.Ref().NamespacedName(), runtimeNetworkMessage(w.message), tries, state)

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"podflow.dev/podflow/analyze"
+	"podflow.dev/podflow/internal/phrase"
 )
 
 // What the scheduling rules share: the scheduler's FailedScheduling message and its
@@ -61,7 +62,7 @@ func requiredTerms(pod *corev1.Pod) *corev1.NodeSelector {
 func nodeRequirements(pod *corev1.Pod) string {
 	var parts []string
 	if len(pod.Spec.NodeSelector) > 0 {
-		parts = append(parts, "nodeSelector "+selectorString(pod.Spec.NodeSelector))
+		parts = append(parts, "nodeSelector "+phrase.Selector(pod.Spec.NodeSelector))
 	}
 	if req := requiredTerms(pod); req != nil {
 		parts = append(parts, affinityString(req))
@@ -203,7 +204,7 @@ func requirementEvidence(p *analyze.Pod) []analyze.Evidence {
 	pod := p.Obj
 	var out []analyze.Evidence
 	if len(pod.Spec.NodeSelector) > 0 {
-		out = append(out, p.Loc.At("spec", "nodeSelector").Evidence("nodeSelector "+selectorString(pod.Spec.NodeSelector), pod.CreationTimestamp.Time))
+		out = append(out, p.Loc.At("spec", "nodeSelector").Evidence("nodeSelector "+phrase.Selector(pod.Spec.NodeSelector), pod.CreationTimestamp.Time))
 	}
 	if req := requiredTerms(pod); req != nil {
 		out = append(out, p.Loc.At("spec", "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution").Evidence(

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"podflow.dev/podflow/analyze"
+	"podflow.dev/podflow/internal/phrase"
 )
 
 // SchedulingAffinityUnsatisfiable finds pending pods whose required pod affinity or
@@ -118,14 +119,14 @@ func affinityFinding(v *analyze.View, u unscheduledPod, matched []string, nodes 
 			}
 			for _, h := range holders {
 				evidence = append(evidence, podLabelsLoc(h).Evidence(
-					fmt.Sprintf("pod %s on node %s has labels %s", h.Obj.Name, h.Obj.Spec.NodeName, selectorString(h.Obj.Labels)), h.Obj.CreationTimestamp.Time))
+					fmt.Sprintf("pod %s on node %s has labels %s", h.Obj.Name, h.Obj.Spec.NodeName, phrase.Selector(h.Obj.Labels)), h.Obj.CreationTimestamp.Time))
 			}
 		}
 	}
 	// Existing pods' anti-affinity against this pod.
 	if slices.ContainsFunc(matched, func(r string) bool { return strings.Contains(r, existingAntiAffinityRe) }) {
 		for _, h := range v.Pods() {
-			if h.Obj.Spec.NodeName == "" || podFinished(h) {
+			if h.Obj.Spec.NodeName == "" || analyze.PodFinished(h) {
 				continue
 			}
 			for _, t := range requiredPodTerms(h) {
@@ -144,7 +145,7 @@ func affinityFinding(v *analyze.View, u unscheduledPod, matched []string, nodes 
 		cause = fmt.Sprintf("no node satisfies the pod's %s: 0/%s nodes are available: %s", strings.Join(termTexts, " and "), total, strings.Join(reasons, ", "))
 	}
 	if len(nodeTexts) > 0 {
-		cause += "; " + joinCapped(uniqueStrings(nodeTexts), "node(s)")
+		cause += "; " + phrase.JoinCapped(phrase.Unique(nodeTexts), "node(s)")
 	}
 	return analyze.Finding{
 		Subjects:    subjects,
@@ -216,7 +217,7 @@ func termOnNode(v *analyze.View, pod *corev1.Pod, t affinityTerm, n *analyze.Nod
 			continue
 		}
 		for _, q := range v.PodsOnNode(other.Obj.Name) {
-			if q.Obj.UID != pod.UID && !podFinished(q) && termSelects(v, pod, t.term, q.Obj) {
+			if q.Obj.UID != pod.UID && !analyze.PodFinished(q) && termSelects(v, pod, t.term, q.Obj) {
 				matching = append(matching, q)
 			}
 		}
@@ -231,7 +232,7 @@ func termOnNode(v *analyze.View, pod *corev1.Pod, t affinityTerm, n *analyze.Nod
 		for _, q := range matching {
 			names = append(names, q.Obj.Name)
 		}
-		return fmt.Sprintf("%s already runs %s", scope, joinCapped(names, "pod(s)")), matching
+		return fmt.Sprintf("%s already runs %s", scope, phrase.JoinCapped(names, "pod(s)")), matching
 	}
 	if !t.anti && len(matching) == 0 {
 		return fmt.Sprintf("%s runs no pod matching the affinity", scope), nil

@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"podflow.dev/podflow/analyze"
+	"podflow.dev/podflow/internal/phrase"
 )
 
 // SchedulingHostPortConflict finds pending pods whose hostPort is taken on every node
@@ -115,7 +116,7 @@ func schedulingHostPortConflict(v *analyze.View) []analyze.Finding {
 			evidence = append(evidence, w.loc.Evidence(fmt.Sprintf("container %s asks for hostPort %s", w.container, w), pod.CreationTimestamp.Time))
 		}
 		for _, q := range v.Pods() {
-			if q.Obj.Spec.NodeName == "" || q.Obj.UID == pod.UID || podFinished(q) {
+			if q.Obj.Spec.NodeName == "" || q.Obj.UID == pod.UID || analyze.PodFinished(q) {
 				continue
 			}
 			for _, held := range hostPortsOf(q) {
@@ -133,7 +134,7 @@ func schedulingHostPortConflict(v *analyze.View) []analyze.Finding {
 		cause := fmt.Sprintf("the pod asks for hostPort %s, which is taken on the nodes it could use: 0/%s nodes are available: %s",
 			strings.Join(ports, ", "), total, strings.Join(reasons, ", "))
 		if len(holders) > 0 {
-			cause += "; " + joinCapped(holders, "pod(s)")
+			cause += "; " + phrase.JoinCapped(holders, "pod(s)")
 		}
 		out = append(out, analyze.Finding{
 			Subjects: subjects,

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"podflow.dev/podflow/analyze"
+	"podflow.dev/podflow/internal/phrase"
 )
 
 // SchedulingNodeSelectorMismatch finds pending pods whose nodeSelector or required node
@@ -96,7 +97,7 @@ func schedulingNodeSelectorMismatch(v *analyze.View) []analyze.Finding {
 		evidence = append(evidence, nodeEvidence...)
 		cause := fmt.Sprintf("no node matches the pod's %s: 0/%s nodes are available: %s", wants, total, strings.Join(reasons, ", "))
 		if len(misses) > 0 {
-			cause += "; " + joinCapped(misses, "node(s)")
+			cause += "; " + phrase.JoinCapped(misses, "node(s)")
 		}
 		subjects, group := v.PodAndWorkload(p)
 		out = append(out, analyze.Finding{
@@ -119,7 +120,7 @@ func schedulingNodeSelectorMismatch(v *analyze.View) []analyze.Finding {
 // asks for: its nodeSelector, else the In expressions of its first affinity term.
 func labelCommand(pod *corev1.Pod) string {
 	if len(pod.Spec.NodeSelector) > 0 {
-		return strings.ReplaceAll(selectorString(pod.Spec.NodeSelector), ",", " ")
+		return strings.ReplaceAll(phrase.Selector(pod.Spec.NodeSelector), ",", " ")
 	}
 	var labels []string
 	if req := requiredTerms(pod); req != nil && len(req.NodeSelectorTerms) > 0 {

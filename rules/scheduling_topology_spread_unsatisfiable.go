@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"podflow.dev/podflow/analyze"
+	"podflow.dev/podflow/internal/phrase"
 )
 
 // SchedulingTopologySpreadUnsatisfiable finds pending pods that no node can take without
@@ -166,7 +167,7 @@ func spreadDomains(v *analyze.View, p *analyze.Pod, c corev1.TopologySpreadConst
 			counts[domain] = 0
 		}
 		for _, q := range v.PodsOnNode(n.Obj.Name) {
-			if q.Obj.Namespace == pod.Namespace && !podFinished(q) && sel != nil && sel.Matches(labels.Set(q.Obj.Labels)) {
+			if q.Obj.Namespace == pod.Namespace && !analyze.PodFinished(q) && sel != nil && sel.Matches(labels.Set(q.Obj.Labels)) {
 				counts[domain]++
 			}
 		}
@@ -175,7 +176,7 @@ func spreadDomains(v *analyze.View, p *analyze.Pod, c corev1.TopologySpreadConst
 		if len(missing) == 0 {
 			return fmt.Sprintf("no node the pod may use carries %s", c.TopologyKey), evidence
 		}
-		return fmt.Sprintf("no node the pod may use carries %s (%s)", c.TopologyKey, joinCapped(missing, "node(s)")), evidence
+		return fmt.Sprintf("no node the pod may use carries %s (%s)", c.TopologyKey, phrase.JoinCapped(missing, "node(s)")), evidence
 	}
 	domains := make([]string, 0, len(counts))
 	for d := range counts {
@@ -192,7 +193,7 @@ func spreadDomains(v *analyze.View, p *analyze.Pod, c corev1.TopologySpreadConst
 	}
 	text := fmt.Sprintf("matching pods per domain: %s (the emptiest has %d, maxSkew %d)", strings.Join(parts, ", "), lowest, c.MaxSkew)
 	if len(missing) > 0 {
-		text += "; " + joinCapped(missing, "node(s)")
+		text += "; " + phrase.JoinCapped(missing, "node(s)")
 	}
 	return text, evidence
 }

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"podflow.dev/podflow/analyze"
+	"podflow.dev/podflow/internal/phrase"
 )
 
 // SchedulingUntoleratedTaint finds pending pods kept off the nodes they select by taints
@@ -105,7 +106,7 @@ func schedulingUntoleratedTaint(v *analyze.View) []analyze.Finding {
 				keys = append(keys, taintKV(m[1], m[2]))
 			}
 		}
-		out = append(out, taintFinding(v, u, tainted, uniqueStrings(keys)))
+		out = append(out, taintFinding(v, u, tainted, phrase.Unique(keys)))
 	}
 	return out
 }
@@ -168,7 +169,7 @@ func taintFinding(v *analyze.View, u unscheduledPod, tainted []taintedNode, keys
 		if wants := nodeRequirements(pod); wants != "" {
 			where = fmt.Sprintf("the %d node(s) its %s allows", len(tainted), wants)
 		}
-		cause = fmt.Sprintf("the pod tolerates no taint on %s: %s (%s)", where, joinCapped(lines, "tainted node(s)"), scheduler)
+		cause = fmt.Sprintf("the pod tolerates no taint on %s: %s (%s)", where, phrase.JoinCapped(lines, "tainted node(s)"), scheduler)
 	case len(keys) > 0:
 		cause = fmt.Sprintf("the pod does not tolerate the %s %s (%s)", plural(len(keys), "taint", "taints"), strings.Join(keys, ", "), scheduler)
 	default:

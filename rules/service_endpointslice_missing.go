@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"podflow.dev/podflow/analyze"
+	"podflow.dev/podflow/internal/phrase"
 )
 
 // ServiceEndpointSliceMissing finds Services that select ready pods but have no
@@ -54,7 +55,7 @@ const sliceGrace = time.Minute
 func serviceEndpointSliceMissing(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
 	now := v.CollectedAt().Add(v.ClockSkew())
-	for _, s := range selectorServices(v) {
+	for _, s := range v.SelectorServices() {
 		svc := s.Obj
 		if len(v.EndpointSlicesFor(svc.Namespace, svc.Name)) > 0 {
 			continue
@@ -63,7 +64,7 @@ func serviceEndpointSliceMissing(v *analyze.View) []analyze.Finding {
 		if svc.CreationTimestamp.IsZero() || age < sliceGrace {
 			continue
 		}
-		ready := readyPodsSelectedBy(v, svc)
+		ready := v.ReadyPodsSelectedBy(svc)
 		if len(ready) == 0 {
 			continue // no ready pod: the other service rules say why
 		}
@@ -74,9 +75,9 @@ func serviceEndpointSliceMissing(v *analyze.View) []analyze.Finding {
 
 func sliceMissingFinding(v *analyze.View, s *analyze.Service, ready []*analyze.Pod, age time.Duration) analyze.Finding {
 	svc := s.Obj
-	sel := selectorString(svc.Spec.Selector)
+	sel := phrase.Selector(svc.Spec.Selector)
 	evidence := []analyze.Evidence{
-		s.Loc.At("spec", "selector").Evidence(fmt.Sprintf("service %s: selector %s, created %s", svc.Name, sel, stamp(svc.CreationTimestamp.Time)), svc.CreationTimestamp.Time),
+		s.Loc.At("spec", "selector").Evidence(fmt.Sprintf("service %s: selector %s, created %s", svc.Name, sel, phrase.Stamp(svc.CreationTimestamp.Time)), svc.CreationTimestamp.Time),
 		v.ListLocation(analyze.EndpointSlices, svc.Namespace).Evidence(
 			fmt.Sprintf("no EndpointSlice labelled kubernetes.io/service-name=%s", svc.Name), v.CollectedAt()),
 	}

@@ -6,6 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"podflow.dev/podflow/analyze"
+	"podflow.dev/podflow/internal/phrase"
 )
 
 // ServiceNoReadyEndpoints finds Services whose selected pods exist but none is ready.
@@ -41,7 +42,7 @@ publishNotReadyAddresses on the Service.
 
 func serviceNoReadyEndpoints(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, s := range selectorServices(v) {
+	for _, s := range v.SelectorServices() {
 		svc := s.Obj
 		if svc.Spec.PublishNotReadyAddresses {
 			continue
@@ -65,7 +66,7 @@ func serviceNoReadyEndpoints(v *analyze.View) []analyze.Finding {
 		if ready > 0 || readyEndpoints > 0 {
 			continue
 		}
-		evidence := []analyze.Evidence{s.Loc.At("spec", "selector").Evidence("selector "+selectorString(svc.Spec.Selector), svc.CreationTimestamp.Time)}
+		evidence := []analyze.Evidence{s.Loc.At("spec", "selector").Evidence("selector "+phrase.Selector(svc.Spec.Selector), svc.CreationTimestamp.Time)}
 		evidence = append(evidence, sliceEvidence...)
 		subjects := []analyze.ObjectRef{s.Ref()}
 		for _, p := range selected {
@@ -78,7 +79,7 @@ func serviceNoReadyEndpoints(v *analyze.View) []analyze.Finding {
 			}
 		}
 		cause := fmt.Sprintf("service %s selects %d pod(s) (%s) and none is ready, so it has no ready endpoints",
-			s.Ref().NamespacedName(), len(selected), selectorString(svc.Spec.Selector))
+			s.Ref().NamespacedName(), len(selected), phrase.Selector(svc.Spec.Selector))
 		if sliceText != "" {
 			cause += ": " + sliceText
 		}
@@ -89,7 +90,7 @@ func serviceNoReadyEndpoints(v *analyze.View) []analyze.Finding {
 			Remediation: fmt.Sprintf("Fix what keeps the pods of service %s from becoming ready (see the findings that explain this one); traffic returns once they pass their readiness checks.", svc.Name),
 			Confirm: []string{
 				analyze.Command("kubectl get endpointslices -n %s -l kubernetes.io/service-name=%s", svc.Namespace, svc.Name),
-				analyze.Command("kubectl get pods -n %s -l %s -o wide", svc.Namespace, analyze.Value(selectorString(svc.Spec.Selector))),
+				analyze.Command("kubectl get pods -n %s -l %s -o wide", svc.Namespace, analyze.Value(phrase.Selector(svc.Spec.Selector))),
 			},
 		})
 	}

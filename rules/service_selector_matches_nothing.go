@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"podflow.dev/podflow/analyze"
+	"podflow.dev/podflow/internal/phrase"
 )
 
 // ServiceSelectorMatchesNothing finds Services whose selector matches no pod.
@@ -49,11 +50,11 @@ func serviceSelectorMatchesNothing(v *analyze.View) []analyze.Finding {
 	if !v.Has(analyze.Pods) {
 		return out
 	}
-	for _, s := range selectorServices(v) {
+	for _, s := range v.SelectorServices() {
 		svc := s.Obj
 		live, finished := 0, 0
 		for _, p := range v.PodsSelectedBy(svc.Namespace, svc.Spec.Selector) {
-			if podFinished(p) {
+			if analyze.PodFinished(p) {
 				finished++
 			} else {
 				live++
@@ -68,7 +69,7 @@ func serviceSelectorMatchesNothing(v *analyze.View) []analyze.Finding {
 			// with a label selector): the selector does match.
 			continue
 		}
-		sel := selectorString(svc.Spec.Selector)
+		sel := phrase.Selector(svc.Spec.Selector)
 		evidence := []analyze.Evidence{s.Loc.At("spec", "selector").Evidence("selector "+sel, svc.CreationTimestamp.Time)}
 		evidence = append(evidence, sliceEvidence...)
 		cause := fmt.Sprintf("service %s selects %s but no running pod in namespace %s has those labels", s.Ref().NamespacedName(), sel, svc.Namespace)
@@ -152,7 +153,7 @@ func emptyEndpointsWithoutService(v *analyze.View) []analyze.Finding {
 		cause := fmt.Sprintf("service %s has no endpoints, so every connection to it fails", ref.NamespacedName())
 		var ready []*analyze.Pod
 		for _, p := range podsInNamespace(v, s.ns) {
-			if !podFinished(p) && analyze.IsReady(p) {
+			if !analyze.PodFinished(p) && analyze.IsReady(p) {
 				ready = append(ready, p)
 			}
 		}
@@ -160,7 +161,7 @@ func emptyEndpointsWithoutService(v *analyze.View) []analyze.Finding {
 		case len(ready) > 0:
 			cause += fmt.Sprintf(", although %d pod(s) of namespace %s are running and ready (%s): its selector matches none of them",
 				len(ready), s.ns, ready[0].Obj.Name)
-			evidence = append(evidence, ready[0].Loc.At("metadata").Evidence("pod "+ready[0].Obj.Name+" labels "+selectorString(ready[0].Obj.Labels), ready[0].Obj.CreationTimestamp.Time))
+			evidence = append(evidence, ready[0].Loc.At("metadata").Evidence("pod "+ready[0].Obj.Name+" labels "+phrase.Selector(ready[0].Obj.Labels), ready[0].Obj.CreationTimestamp.Time))
 		case readyOnly:
 			cause += ": its selector matches no pod, or only pods that are not ready (kubectl get endpoints lists ready addresses only)"
 		default:
@@ -219,7 +220,7 @@ func closestPods(v *analyze.View, svc *corev1.Service) (string, []analyze.Eviden
 	byView := map[string]*candidate{}
 	var pods int
 	for _, p := range podsInNamespace(v, svc.Namespace) {
-		if podFinished(p) {
+		if analyze.PodFinished(p) {
 			continue
 		}
 		pods++
@@ -267,13 +268,13 @@ func closestPods(v *analyze.View, svc *corev1.Service) (string, []analyze.Eviden
 	}
 	text := fmt.Sprintf("the closest, %s, %s %s", who, verb, best.view)
 	if best.score == 0 {
-		text = fmt.Sprintf("no running pod has any of the selector's keys; %s has labels %s", who, selectorString(first.Obj.Labels))
+		text = fmt.Sprintf("no running pod has any of the selector's keys; %s has labels %s", who, phrase.Selector(first.Obj.Labels))
 	}
 	loc := first.Loc.At("metadata", "labels")
 	if len(first.Obj.Labels) == 0 {
 		loc = first.Loc.At("metadata")
 	}
-	return text, []analyze.Evidence{loc.Evidence("pod "+first.Obj.Name+" labels "+selectorString(first.Obj.Labels), first.Obj.CreationTimestamp.Time)}
+	return text, []analyze.Evidence{loc.Evidence("pod "+first.Obj.Name+" labels "+phrase.Selector(first.Obj.Labels), first.Obj.CreationTimestamp.Time)}
 }
 
 // podsInNamespace lists a namespace's pods, sorted by name.

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"podflow.dev/podflow/analyze"
+	"podflow.dev/podflow/internal/phrase"
 )
 
 // ServiceTargetPortMismatch finds Services whose targetPort matches no port the ready
@@ -120,9 +121,9 @@ func servesTarget(pod *corev1.Pod, sp corev1.ServicePort) (serves, known bool) {
 
 func serviceTargetPortMismatch(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, s := range selectorServices(v) {
+	for _, s := range v.SelectorServices() {
 		svc := s.Obj
-		ready := readyPodsSelectedBy(v, svc)
+		ready := v.ReadyPodsSelectedBy(svc)
 		if len(ready) == 0 {
 			continue // no ready pod: service-no-ready-endpoints says why
 		}
@@ -205,7 +206,7 @@ func targetPortFinding(v *analyze.View, s *analyze.Service, i int, sp corev1.Ser
 		Confirm: []string{
 			analyze.Command("kubectl get service -n %s %s -o jsonpath='{.spec.ports}'", svc.Namespace, svc.Name),
 			analyze.Command("kubectl get endpointslices -n %s -l kubernetes.io/service-name=%s -o yaml", svc.Namespace, svc.Name),
-			analyze.Command("kubectl get pods -n %s -l %s -o jsonpath='{.items[*].spec.containers[*].ports}'", svc.Namespace, analyze.Value(selectorString(svc.Spec.Selector))),
+			analyze.Command("kubectl get pods -n %s -l %s -o jsonpath='{.items[*].spec.containers[*].ports}'", svc.Namespace, analyze.Value(phrase.Selector(svc.Spec.Selector))),
 		},
 		GroupKey: s.Ref().String() + "\x00" + portName,
 	}, true

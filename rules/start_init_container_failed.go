@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"podflow.dev/podflow/analyze"
+	"podflow.dev/podflow/internal/phrase"
 )
 
 // StartInitContainerFailed finds pods whose containers cannot start because an init
@@ -118,7 +119,7 @@ func initFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *co
 	logText := cl.text
 	evidence = append(evidence, cl.evidence...)
 	if cmd := strings.Join(append(append([]string{}, c.Spec.Command...), c.Spec.Args...), " "); cmd != "" {
-		evidence = append(evidence, c.SpecLoc.At(specCommandField(c.Spec)).Evidence("command: "+firstLine(cmd), pod.CreationTimestamp.Time))
+		evidence = append(evidence, c.SpecLoc.At(specCommandField(c.Spec)).Evidence("command: "+phrase.FirstLine(cmd), pod.CreationTimestamp.Time))
 	}
 	fix := fmt.Sprintf("Fix what init container %s reports before it exits", c.Name)
 	if logText != "" {

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"podflow.dev/podflow/analyze"
+	"podflow.dev/podflow/internal/phrase"
 )
 
 // TerminationFinalizersStuck finds deleted pods that finalizers keep in the API past
@@ -96,15 +97,15 @@ func terminationFinalizersStuck(v *analyze.View) []analyze.Finding {
 			grace = fmt.Sprintf("grace period %ds", *g)
 		}
 		evidence := []analyze.Evidence{
-			p.Loc.At("metadata", "deletionTimestamp").Evidence(fmt.Sprintf("deletionTimestamp %s (%s)", stamp(pod.DeletionTimestamp.Time), grace), pod.DeletionTimestamp.Time),
+			p.Loc.At("metadata", "deletionTimestamp").Evidence(fmt.Sprintf("deletionTimestamp %s (%s)", phrase.Stamp(pod.DeletionTimestamp.Time), grace), pod.DeletionTimestamp.Time),
 			p.Loc.At("metadata", "finalizers").Evidence("finalizers "+strings.Join(pod.Finalizers, ", "), pod.DeletionTimestamp.Time),
 		}
 		evidence = append(evidence, runningEv...)
 		cause := fmt.Sprintf("pod %s was deleted and should have been gone at %s, %s before collection, but finalizer(s) %s keep it",
-			p.Ref().NamespacedName(), stamp(pod.DeletionTimestamp.Time), overdue.Round(time.Second), strings.Join(fins, ", "))
+			p.Ref().NamespacedName(), phrase.Stamp(pod.DeletionTimestamp.Time), overdue.Round(time.Second), strings.Join(fins, ", "))
 		if untimed {
 			cause = fmt.Sprintf("pod %s was deleted (due at %s; the evidence does not say how long ago), but finalizer(s) %s keep it",
-				p.Ref().NamespacedName(), stamp(pod.DeletionTimestamp.Time), strings.Join(fins, ", "))
+				p.Ref().NamespacedName(), phrase.Stamp(pod.DeletionTimestamp.Time), strings.Join(fins, ", "))
 		}
 		switch {
 		case kubeletDone:
@@ -256,7 +257,7 @@ func containerStops(p *analyze.Pod) (running, stopped int, evidence []analyze.Ev
 		if c.Status.State.Running != nil {
 			running++
 			evidence = append(evidence, c.StatusLoc.At("state", "running").Evidence(
-				"container "+c.Name+" running since "+stamp(c.Status.State.Running.StartedAt.Time), c.Status.State.Running.StartedAt.Time))
+				"container "+c.Name+" running since "+phrase.Stamp(c.Status.State.Running.StartedAt.Time), c.Status.State.Running.StartedAt.Time))
 			continue
 		}
 		stopped++

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"podflow.dev/podflow/analyze"
+	"podflow.dev/podflow/internal/phrase"
 )
 
 // TerminationGracePeriodOverrun finds containers of deleted pods that did not stop on
@@ -164,7 +165,7 @@ func graceFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *c
 		evidence = append(evidence, r.runtime.EvidenceAround("Kill container"))
 	}
 	evidence = append(evidence, c.StatusLoc.At("state", "terminated").Evidence(
-		fmt.Sprintf("container %s terminated: exit code %d (%s), finished %s", c.Name, t.ExitCode, t.Reason, stamp(t.FinishedAt.Time)), t.FinishedAt.Time))
+		fmt.Sprintf("container %s terminated: exit code %d (%s), finished %s", c.Name, t.ExitCode, t.Reason, phrase.Stamp(t.FinishedAt.Time)), t.FinishedAt.Time))
 	if g := pod.Spec.TerminationGracePeriodSeconds; g != nil {
 		evidence = append(evidence, p.Loc.At("spec", "terminationGracePeriodSeconds").Evidence(
 			fmt.Sprintf("terminationGracePeriodSeconds %d", *g), pod.CreationTimestamp.Time))
@@ -175,7 +176,7 @@ func graceFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *c
 			c.Name, p.Ref().NamespacedName(), r.event.Reason, r.event.Message)
 	}
 	if !r.asked.IsZero() {
-		cause += fmt.Sprintf(": the kubelet asked it to stop at %s with a %ds grace period", stamp(r.asked), r.grace)
+		cause += fmt.Sprintf(": the kubelet asked it to stop at %s with a %ds grace period", phrase.Stamp(r.asked), r.grace)
 		if took > 0 && (r.runtime == nil || r.sigterm == nil) {
 			cause += fmt.Sprintf(" and it was still running %s later", took.Round(100*time.Millisecond))
 		}

@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"podflow.dev/podflow/analyze"
+	"podflow.dev/podflow/internal/phrase"
 )
 
 // VolumeNodeAffinityConflict finds pending pods whose bound PersistentVolumes can only
@@ -62,7 +63,7 @@ func volumeNodeAffinityConflict(v *analyze.View) []analyze.Finding {
 	for _, u := range unscheduledPods(v) {
 		p, pod := u.pod, u.pod.Obj
 		total, reasons := u.total, u.reasons
-		if !containsAny(strings.Join(reasons, ", "), volumeNodeConflictReasons) {
+		if !phrase.ContainsAny(strings.Join(reasons, ", "), volumeNodeConflictReasons) {
 			continue
 		}
 		evidence := u.schedulerEvidence()
@@ -91,7 +92,7 @@ func volumeNodeAffinityConflict(v *analyze.View) []analyze.Finding {
 		}
 		cause := fmt.Sprintf("%s, and no node the pod can use matches: 0/%s nodes are available: %s", strings.Join(volumes, "; "), total, strings.Join(reasons, ", "))
 		if len(details) > 0 {
-			cause += "; " + joinCapped(uniqueStrings(details), "node(s)")
+			cause += "; " + phrase.JoinCapped(phrase.Unique(details), "node(s)")
 		}
 		out = append(out, analyze.Finding{
 			Subjects: subjects,

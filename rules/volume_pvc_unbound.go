@@ -8,6 +8,7 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 
 	"podflow.dev/podflow/analyze"
+	"podflow.dev/podflow/internal/phrase"
 )
 
 // VolumePVCUnbound finds pods that cannot be scheduled because a claim they use stays
@@ -66,7 +67,7 @@ func volumePVCUnbound(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
 	for _, u := range unscheduledPods(v) {
 		pod, msg := u.pod.Obj, u.msg
-		byMessage := containsAny(msg, unboundReasons)
+		byMessage := phrase.ContainsAny(msg, unboundReasons)
 		if msg != "" && !byMessage {
 			continue
 		}
@@ -168,7 +169,7 @@ func unboundFinding(v *analyze.View, u unscheduledPod, claims []*analyze.PVC) an
 		Subjects:    subjects,
 		Cause:       cause,
 		Evidence:    evidence,
-		Remediation: strings.Join(uniqueStrings(fixes), " "),
+		Remediation: strings.Join(phrase.Unique(fixes), " "),
 		Confirm: []string{
 			analyze.Command("kubectl describe pvc -n %s %s", c.Namespace, c.Name),
 			"kubectl get storageclass",

@@ -1,0 +1,47 @@
+package phrase
+
+import (
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestPhrases(t *testing.T) {
+	if got, want := QuoteJoin([]string{"a", `b"c`}), `"a" and "b\"c"`; got != want {
+		t.Errorf("QuoteJoin = %s, want %s", got, want)
+	}
+	if got := LastTwo([]string{"a", "b", "c"}); !slices.Equal(got, []string{"b", "c"}) {
+		t.Errorf("LastTwo = %v", got)
+	}
+	if got := LastTwo([]string{"a"}); !slices.Equal(got, []string{"a"}) {
+		t.Errorf("LastTwo of one = %v", got)
+	}
+	if got := FirstLine("  one\ntwo\n"); got != "one" {
+		t.Errorf("FirstLine = %q", got)
+	}
+	if got := JoinCapped([]string{"a", "b", "c"}, "nodes"); got != "a; b; c" {
+		t.Errorf("JoinCapped of three = %q", got)
+	}
+	if got := JoinCapped([]string{"a", "b", "c", "d", "e"}, "nodes"); got != "a; b; c; and 2 more nodes" {
+		t.Errorf("JoinCapped of five = %q", got)
+	}
+	if !ContainsAny("no space left", []string{"x", "space"}) || ContainsAny("ok", []string{"x"}) {
+		t.Error("ContainsAny")
+	}
+	if got := Unique([]string{"b", "a", "b", "c", "a"}); !slices.Equal(got, []string{"b", "a", "c"}) {
+		t.Errorf("Unique = %v", got)
+	}
+	if got := Stamp(time.Time{}); got != "never" {
+		t.Errorf("Stamp of zero = %q", got)
+	}
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.FixedZone("x", 3600))
+	if got := Stamp(at); got != "2026-01-02T02:04:05Z" {
+		t.Errorf("Stamp = %q", got)
+	}
+	if got := Selector(map[string]string{"tier": "web", "app": "shop"}); got != "app=shop,tier=web" {
+		t.Errorf("Selector = %q", got)
+	}
+	if got := Selector(nil); got != "" {
+		t.Errorf("Selector of none = %q", got)
+	}
+}
