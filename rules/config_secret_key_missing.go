@@ -93,19 +93,19 @@ func envRefs(c analyze.ContainerInfo) []envRef {
 		}
 		loc := c.SpecLoc.At("env", i)
 		if r := e.ValueFrom.SecretKeyRef; r != nil {
-			out = append(out, envRef{e.Name, "Secret", r.Name, r.Key, isTrue(r.Optional), loc})
+			out = append(out, envRef{e.Name, "Secret", r.Name, r.Key, r.Optional != nil && *r.Optional, loc})
 		}
 		if r := e.ValueFrom.ConfigMapKeyRef; r != nil {
-			out = append(out, envRef{e.Name, "ConfigMap", r.Name, r.Key, isTrue(r.Optional), loc})
+			out = append(out, envRef{e.Name, "ConfigMap", r.Name, r.Key, r.Optional != nil && *r.Optional, loc})
 		}
 	}
 	for i, e := range c.Spec.EnvFrom {
 		loc := c.SpecLoc.At("envFrom", i)
 		if r := e.SecretRef; r != nil {
-			out = append(out, envRef{"", "Secret", r.Name, "", isTrue(r.Optional), loc})
+			out = append(out, envRef{"", "Secret", r.Name, "", r.Optional != nil && *r.Optional, loc})
 		}
 		if r := e.ConfigMapRef; r != nil {
-			out = append(out, envRef{"", "ConfigMap", r.Name, "", isTrue(r.Optional), loc})
+			out = append(out, envRef{"", "ConfigMap", r.Name, "", r.Optional != nil && *r.Optional, loc})
 		}
 	}
 	return out
@@ -124,7 +124,7 @@ func parseEnvProblem(msg, namespace string) (envProblem, bool) {
 		return envProblem{kind: m[2], namespace: m[3], name: m[4], key: m[1], said: m[0]}, true
 	}
 	if m := reEnvObjectMissing.FindStringSubmatch(msg); m != nil {
-		return envProblem{kind: kindTitle(m[1]), namespace: namespace, name: m[2], said: m[0]}, true
+		return envProblem{kind: analyze.VolumeObjectKind(m[1]), namespace: namespace, name: m[2], said: m[0]}, true
 	}
 	return envProblem{}, false
 }

@@ -66,19 +66,19 @@ func volumeRefs(p *analyze.Pod) []volumeRef {
 	for i, vol := range p.Obj.Spec.Volumes {
 		loc := p.Loc.At("spec", "volumes", i)
 		if cm := vol.ConfigMap; cm != nil {
-			out = append(out, volumeRef{vol.Name, "configmap", cm.Name, isTrue(cm.Optional), loc.At("configMap")})
+			out = append(out, volumeRef{vol.Name, "configmap", cm.Name, cm.Optional != nil && *cm.Optional, loc.At("configMap")})
 		}
 		if s := vol.Secret; s != nil {
-			out = append(out, volumeRef{vol.Name, "secret", s.SecretName, isTrue(s.Optional), loc.At("secret")})
+			out = append(out, volumeRef{vol.Name, "secret", s.SecretName, s.Optional != nil && *s.Optional, loc.At("secret")})
 		}
 		if pr := vol.Projected; pr != nil {
 			for j, src := range pr.Sources {
 				sl := loc.At("projected", "sources", j)
 				if cm := src.ConfigMap; cm != nil {
-					out = append(out, volumeRef{vol.Name, "configmap", cm.Name, isTrue(cm.Optional), sl.At("configMap")})
+					out = append(out, volumeRef{vol.Name, "configmap", cm.Name, cm.Optional != nil && *cm.Optional, sl.At("configMap")})
 				}
 				if s := src.Secret; s != nil {
-					out = append(out, volumeRef{vol.Name, "secret", s.Name, isTrue(s.Optional), sl.At("secret")})
+					out = append(out, volumeRef{vol.Name, "secret", s.Name, s.Optional != nil && *s.Optional, sl.At("secret")})
 				}
 			}
 		}
@@ -97,7 +97,7 @@ func volumeConfigMapMissing(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
 	for _, mount := range v.MountFailures() {
 		p := mount.Subject.Pod
-		stuck, waiting := waitingToCreate(p)
+		stuck, waiting := analyze.WaitingToCreate(p)
 		for _, ref := range volumeRefs(p) {
 			if ref.optional {
 				continue
@@ -135,7 +135,7 @@ func missingVolumeObject(v *analyze.View, mount analyze.MountFailure, ref volume
 	if !(said && (stuck || missing)) && !(missing && stuck) {
 		return analyze.Finding{}, false
 	}
-	title := kindTitle(ref.kind)
+	title := analyze.VolumeObjectKind(ref.kind)
 	needle := fmt.Sprintf("%s %q not found", ref.kind, ref.name)
 	var evidence []analyze.Evidence
 	if event != nil {

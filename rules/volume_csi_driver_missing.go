@@ -61,9 +61,9 @@ var (
 func volumeCSIDriverMissing(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
 	// Only pods still waiting: once mounted, or running, an old event is history.
-	for _, cp := range podsWaitingToCreate(v) {
+	for _, cp := range v.PodsWaitingToCreate() {
 		seen := map[string]bool{}
-		events := cp.mount.Events
+		events := cp.Mount.Events
 		for i := len(events) - 1; i >= 0; i-- {
 			e := events[i]
 			m := reCSIDriverNotFound.FindStringSubmatch(e.Message)
@@ -84,13 +84,13 @@ func volumeCSIDriverMissing(v *analyze.View) []analyze.Finding {
 	return out
 }
 
-func csiDriverFinding(v *analyze.View, cp creatingPod, e *analyze.Event, driver, volume string) analyze.Finding {
-	p, waiting := cp.pod, cp.waiting
+func csiDriverFinding(v *analyze.View, cp analyze.CreatingPod, e *analyze.Event, driver, volume string) analyze.Finding {
+	p, waiting := cp.Pod, cp.Waiting
 	pod := p.Obj
 	node := pod.Spec.NodeName
 	needle := "driver name " + driver + " not found"
 	evidence := []analyze.Evidence{e.EvidenceAround(needle)}
-	if line := csiJournalLine(cp.mount, needle); line != nil {
+	if line := csiJournalLine(cp.Mount, needle); line != nil {
 		evidence = append(evidence, line.EvidenceAround(needle))
 	}
 	what := fmt.Sprintf("volume %q", volume)

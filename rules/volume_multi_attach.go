@@ -58,9 +58,9 @@ var reMultiAttach = regexp.MustCompile(`(?:Multi-Attach error|Waiting for detach
 
 func volumeMultiAttach(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, cp := range podsWaitingToCreate(v) {
-		p, waiting := cp.pod, cp.waiting
-		e := analyze.LatestEvent(cp.mount.Events, "", "FailedAttachVolume")
+	for _, cp := range v.PodsWaitingToCreate() {
+		p, waiting := cp.Pod, cp.Waiting
+		e := analyze.LatestEvent(cp.Mount.Events, "", "FailedAttachVolume")
 		if e == nil {
 			continue
 		}

@@ -69,7 +69,7 @@ func volumeNodeAffinityConflict(v *analyze.View) []analyze.Finding {
 		evidence := u.schedulerEvidence()
 		subjects, group := v.PodAndWorkload(p)
 		var volumes, details []string
-		for _, name := range podClaims(pod) {
+		for _, name := range analyze.PodClaims(pod) {
 			c := v.PVC(pod.Namespace, name)
 			if c == nil || c.Obj.Spec.VolumeName == "" {
 				continue

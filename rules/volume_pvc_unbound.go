@@ -72,7 +72,7 @@ func volumePVCUnbound(v *analyze.View) []analyze.Finding {
 			continue
 		}
 		var pending []*analyze.PVC
-		for _, name := range podClaims(pod) {
+		for _, name := range analyze.PodClaims(pod) {
 			c := v.PVC(pod.Namespace, name)
 			if c == nil || c.Obj.Status.Phase != corev1.ClaimPending {
 				continue
@@ -108,7 +108,7 @@ func lonelyClaims(v *analyze.View) []analyze.Finding {
 		if analyze.SpecKnown(p) {
 			specs++
 		}
-		for _, name := range podClaims(p.Obj) {
+		for _, name := range analyze.PodClaims(p.Obj) {
 			used[p.Obj.Namespace+"/"+name] = true
 		}
 	}
