@@ -96,7 +96,7 @@ const nodeMonitorGracePeriod = 50 * time.Second
 func nodeNotReady(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
 	now := v.CollectedAt().Add(v.ClockSkew())
-	for _, n := range sortedNodes(v) {
+	for _, n := range v.SortedNodes() {
 		node := n.Obj
 		idx, ready := nodeReady(node)
 		lease := v.NodeLease(node.Name)
@@ -164,7 +164,7 @@ func nodeFinding(v *analyze.View, n *analyze.Node, idx int, ready *corev1.NodeCo
 	}
 	for i, t := range node.Spec.Taints {
 		if t.Key == corev1.TaintNodeNotReady || t.Key == corev1.TaintNodeUnreachable {
-			evidence = append(evidence, n.Loc.At("spec", "taints", i).Evidence("taint "+taintString(t), addedAt(t.TimeAdded)))
+			evidence = append(evidence, n.Loc.At("spec", "taints", i).Evidence("taint "+analyze.TaintString(t), addedAt(t.TimeAdded)))
 		}
 	}
 	agent := v.NodeAgent(node.Name)

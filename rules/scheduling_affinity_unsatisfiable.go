@@ -75,9 +75,9 @@ type affinityTerm struct {
 
 func schedulingAffinityUnsatisfiable(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	nodes := sortedNodes(v)
-	for _, u := range unscheduledPods(v) {
-		reasons := u.reasons
+	nodes := v.SortedNodes()
+	for _, u := range v.UnscheduledPods() {
+		reasons := u.Reasons
 		var matched []string
 		for _, r := range reasons {
 			if strings.Contains(r, antiAffinityReason) || strings.Contains(r, affinityReason) || strings.Contains(r, existingAntiAffinityRe) {
@@ -92,10 +92,10 @@ func schedulingAffinityUnsatisfiable(v *analyze.View) []analyze.Finding {
 	return out
 }
 
-func affinityFinding(v *analyze.View, u unscheduledPod, matched []string, nodes []*analyze.Node) analyze.Finding {
-	p, total, reasons := u.pod, u.total, u.reasons
+func affinityFinding(v *analyze.View, u analyze.SchedulingFailure, matched []string, nodes []*analyze.Node) analyze.Finding {
+	p, total, reasons := u.Subject.Pod, u.Nodes, u.Reasons
 	pod := p.Obj
-	evidence := u.schedulerEvidence()
+	evidence := u.SchedulerEvidence()
 	subjects, group := v.PodAndWorkload(p)
 	terms := requiredPodTerms(p)
 	var termTexts, nodeTexts []string

@@ -98,17 +98,17 @@ func portsConflict(a, b corev1.ContainerPort) bool {
 
 func schedulingHostPortConflict(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, u := range unscheduledPods(v) {
-		p, pod := u.pod, u.pod.Obj
-		total, reasons := u.total, u.reasons
-		if reasonCount(reasons, hostPortReason) <= 0 {
+	for _, u := range v.UnscheduledPods() {
+		p, pod := u.Subject.Pod, u.Subject.Pod.Obj
+		total, reasons := u.Nodes, u.Reasons
+		if analyze.FitReasonCount(reasons, hostPortReason) <= 0 {
 			continue
 		}
 		wanted := hostPortsOf(p)
 		if len(wanted) == 0 {
 			continue
 		}
-		evidence := u.schedulerEvidence()
+		evidence := u.SchedulerEvidence()
 		subjects, group := v.PodAndWorkload(p)
 		var ports, holders []string
 		for _, w := range wanted {

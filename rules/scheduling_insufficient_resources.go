@@ -70,9 +70,9 @@ func insufficientResource(reason string) (corev1.ResourceName, bool) {
 func schedulingInsufficientResources(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
 	var nodeUse map[string]corev1.ResourceList
-	for _, u := range unscheduledPods(v) {
-		p, pod := u.pod, u.pod.Obj
-		total, reasons := u.total, u.reasons
+	for _, u := range v.UnscheduledPods() {
+		p, pod := u.Subject.Pod, u.Subject.Pod.Obj
+		total, reasons := u.Nodes, u.Reasons
 		var lacking []corev1.ResourceName
 		var lackReasons []string
 		for _, r := range reasons {
@@ -96,7 +96,7 @@ func schedulingInsufficientResources(v *analyze.View) []analyze.Finding {
 			q := analyze.Quantity(requests, name)
 			asked = append(asked, fmt.Sprintf("%s %s", name, q.String()))
 		}
-		evidence := u.schedulerEvidence()
+		evidence := u.SchedulerEvidence()
 		evidence = append(evidence, requestEvidence(p, lacking)...)
 		nodeText, nodeEvidence := nodeRoom(v, nodeUse, requests, lacking)
 		evidence = append(evidence, nodeEvidence...)

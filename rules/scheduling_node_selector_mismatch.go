@@ -55,14 +55,14 @@ const nodeAffinityReason = "didn't match Pod's node affinity/selector"
 
 func schedulingNodeSelectorMismatch(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	nodes := sortedNodes(v)
-	for _, u := range unscheduledPods(v) {
-		p, pod := u.pod, u.pod.Obj
-		wants := nodeRequirements(pod)
+	nodes := v.SortedNodes()
+	for _, u := range v.UnscheduledPods() {
+		p, pod := u.Subject.Pod, u.Subject.Pod.Obj
+		wants := analyze.NodeRequirements(pod)
 		if wants == "" {
 			continue
 		}
-		total, reasons := u.total, u.reasons
+		total, reasons := u.Nodes, u.Reasons
 		if !slices.ContainsFunc(reasons, func(r string) bool { return strings.Contains(r, nodeAffinityReason) }) {
 			continue
 		}
@@ -73,27 +73,27 @@ func schedulingNodeSelectorMismatch(v *analyze.View) []analyze.Finding {
 			if analyze.Partial(n.Obj.ObjectMeta, "labels") || analyze.Partial(n.Obj.ObjectMeta, "spec") {
 				continue // a node whose labels the evidence does not show says nothing either way
 			}
-			miss := nodeMismatches(pod, n.Obj)
+			miss := analyze.NodeMismatches(pod, n.Obj)
 			if len(miss) == 0 {
 				fits = true
 				break
 			}
 			line := "node " + n.Obj.Name + ": " + strings.Join(miss, ", ")
 			misses = append(misses, line)
-			nodeEvidence = append(nodeEvidence, labelsLoc(n).Evidence(line, v.CollectedAt()))
+			nodeEvidence = append(nodeEvidence, analyze.NodeLabelsLoc(n).Evidence(line, v.CollectedAt()))
 		}
 		if fits {
 			// A node satisfies the selector now: whatever else the scheduler reported
 			// (a taint, resources) is what keeps the pod off it.
 			continue
 		}
-		if !nodesKnown(v) && reasonCount(reasons, nodeAffinityReason) != atoi(total) {
+		if !v.NodesKnown() && analyze.FitReasonCount(reasons, nodeAffinityReason) != analyze.NodeCount(total) {
 			// Without node objects only a message that counts every node as not
 			// matching tells; the scheduler names just the first check a node fails.
 			continue
 		}
-		evidence := u.schedulerEvidence()
-		evidence = append(evidence, requirementEvidence(p)...)
+		evidence := u.SchedulerEvidence()
+		evidence = append(evidence, analyze.NodeRequirementEvidence(p)...)
 		evidence = append(evidence, nodeEvidence...)
 		cause := fmt.Sprintf("no node matches the pod's %s: 0/%s nodes are available: %s", wants, total, strings.Join(reasons, ", "))
 		if len(misses) > 0 {
@@ -123,7 +123,7 @@ func labelCommand(pod *corev1.Pod) string {
 		return strings.ReplaceAll(phrase.Selector(pod.Spec.NodeSelector), ",", " ")
 	}
 	var labels []string
-	if req := requiredTerms(pod); req != nil && len(req.NodeSelectorTerms) > 0 {
+	if req := analyze.RequiredNodeAffinity(pod); req != nil && len(req.NodeSelectorTerms) > 0 {
 		for _, r := range req.NodeSelectorTerms[0].MatchExpressions {
 			if r.Operator == corev1.NodeSelectorOpIn && len(r.Values) > 0 {
 				labels = append(labels, r.Key+"="+r.Values[0])

@@ -64,10 +64,10 @@ const (
 
 func schedulingTopologySpreadUnsatisfiable(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	nodes := sortedNodes(v)
-	for _, u := range unscheduledPods(v) {
-		p, pod := u.pod, u.pod.Obj
-		total, reasons := u.total, u.reasons
+	nodes := v.SortedNodes()
+	for _, u := range v.UnscheduledPods() {
+		p, pod := u.Subject.Pod, u.Subject.Pod.Obj
+		total, reasons := u.Nodes, u.Reasons
 		var matched []string
 		for _, r := range reasons {
 			if strings.Contains(r, spreadReason) {
@@ -77,7 +77,7 @@ func schedulingTopologySpreadUnsatisfiable(v *analyze.View) []analyze.Finding {
 		if len(matched) == 0 {
 			continue
 		}
-		evidence := u.schedulerEvidence()
+		evidence := u.SchedulerEvidence()
 		var constraints, details []string
 		for i, c := range pod.Spec.TopologySpreadConstraints {
 			if c.WhenUnsatisfiable != corev1.DoNotSchedule {
@@ -86,7 +86,7 @@ func schedulingTopologySpreadUnsatisfiable(v *analyze.View) []analyze.Finding {
 			text := spreadString(c)
 			constraints = append(constraints, text)
 			evidence = append(evidence, p.Loc.At("spec", "topologySpreadConstraints", i).Evidence(text, pod.CreationTimestamp.Time))
-			if nodesKnown(v) {
+			if v.NodesKnown() {
 				detail, nodeEvidence := spreadDomains(v, p, c, nodes)
 				details = append(details, detail)
 				evidence = append(evidence, nodeEvidence...)
@@ -153,14 +153,14 @@ func spreadDomains(v *analyze.View, p *analyze.Pod, c corev1.TopologySpreadConst
 		sel, _ = metav1.LabelSelectorAsSelector(c.LabelSelector)
 	}
 	for _, n := range nodes {
-		if len(nodeMismatches(pod, n.Obj)) > 0 {
+		if len(analyze.NodeMismatches(pod, n.Obj)) > 0 {
 			continue
 		}
 		domain, ok := n.Obj.Labels[c.TopologyKey]
 		if !ok {
 			line := fmt.Sprintf("node %s has no %s label", n.Obj.Name, c.TopologyKey)
 			missing = append(missing, line)
-			evidence = append(evidence, labelsLoc(n).Evidence(line, v.CollectedAt()))
+			evidence = append(evidence, analyze.NodeLabelsLoc(n).Evidence(line, v.CollectedAt()))
 			continue
 		}
 		if _, seen := counts[domain]; !seen {

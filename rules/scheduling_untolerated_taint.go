@@ -65,7 +65,7 @@ func isTaintReason(r string) bool {
 
 // taintCount is how many nodes the message counts as tainted, in either wording.
 func taintCount(reasons []string) int {
-	return reasonCount(reasons, taintReason) + reasonCount(reasons, oldTaintReason)
+	return analyze.FitReasonCount(reasons, taintReason) + analyze.FitReasonCount(reasons, oldTaintReason)
 }
 
 var reTaintInMessage = regexp.MustCompile(`had (?:untolerated )?taint \{([^:}]*): ?([^}]*)\}`)
@@ -83,27 +83,27 @@ type taintedNode struct {
 
 func schedulingUntoleratedTaint(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	nodes := sortedNodes(v)
-	for _, u := range unscheduledPods(v) {
-		pod := u.pod.Obj
-		msg, total, reasons := u.msg, u.total, u.reasons
+	nodes := v.SortedNodes()
+	for _, u := range v.UnscheduledPods() {
+		pod := u.Subject.Pod.Obj
+		msg, total, reasons := u.Message, u.Nodes, u.Reasons
 		if !slices.ContainsFunc(reasons, isTaintReason) {
 			continue
 		}
 		var tainted []taintedNode
 		var keys []string
-		if nodesKnown(v) {
+		if v.NodesKnown() {
 			var ok bool
 			if tainted, keys, ok = taintedCandidates(pod, nodes); !ok {
 				continue
 			}
 		} else {
 			// Without node objects the message must show every node tainted.
-			if taintCount(reasons) != atoi(total) {
+			if taintCount(reasons) != analyze.NodeCount(total) {
 				continue
 			}
 			for _, m := range reTaintInMessage.FindAllStringSubmatch(msg, -1) {
-				keys = append(keys, taintKV(m[1], m[2]))
+				keys = append(keys, analyze.TaintKV(m[1], m[2]))
 			}
 		}
 		out = append(out, taintFinding(v, u, tainted, phrase.Unique(keys)))
@@ -120,7 +120,7 @@ func taintedCandidates(pod *corev1.Pod, nodes []*analyze.Node) ([]taintedNode, [
 	var keys []string
 	candidates := 0
 	for _, n := range nodes {
-		if len(nodeMismatches(pod, n.Obj)) > 0 {
+		if len(analyze.NodeMismatches(pod, n.Obj)) > 0 {
 			continue
 		}
 		candidates++
@@ -130,7 +130,7 @@ func taintedCandidates(pod *corev1.Pod, nodes []*analyze.Node) ([]taintedNode, [
 		}
 		var names []string
 		for _, i := range idx {
-			names = append(names, taintString(n.Obj.Spec.Taints[i]))
+			names = append(names, analyze.TaintString(n.Obj.Spec.Taints[i]))
 		}
 		keys = append(keys, names...)
 		tainted = append(tainted, taintedNode{node: n, taints: idx, display: "node " + n.Obj.Name + " has " + strings.Join(names, ", ")})
@@ -138,10 +138,10 @@ func taintedCandidates(pod *corev1.Pod, nodes []*analyze.Node) ([]taintedNode, [
 	return tainted, keys, len(tainted) > 0 && len(tainted) == candidates
 }
 
-func taintFinding(v *analyze.View, u unscheduledPod, tainted []taintedNode, keys []string) analyze.Finding {
-	p, total, reasons := u.pod, u.total, u.reasons
+func taintFinding(v *analyze.View, u analyze.SchedulingFailure, tainted []taintedNode, keys []string) analyze.Finding {
+	p, total, reasons := u.Subject.Pod, u.Nodes, u.Reasons
 	pod := p.Obj
-	evidence := u.schedulerEvidence()
+	evidence := u.SchedulerEvidence()
 	subjects := []analyze.ObjectRef{p.Ref()}
 	var lines []string
 	for _, t := range tainted {
@@ -149,24 +149,24 @@ func taintFinding(v *analyze.View, u unscheduledPod, tainted []taintedNode, keys
 		subjects = append(subjects, t.node.Ref())
 		for _, i := range t.taints {
 			evidence = append(evidence, t.node.Loc.At("spec", "taints", i).Evidence(
-				"node "+t.node.Obj.Name+" taint "+taintString(t.node.Obj.Spec.Taints[i]), v.CollectedAt()))
+				"node "+t.node.Obj.Name+" taint "+analyze.TaintString(t.node.Obj.Spec.Taints[i]), v.CollectedAt()))
 		}
 	}
 	if len(pod.Spec.Tolerations) > 0 {
 		evidence = append(evidence, p.Loc.At("spec", "tolerations").Evidence("tolerations "+tolerationsString(pod.Spec.Tolerations), pod.CreationTimestamp.Time))
 	}
-	evidence = append(evidence, requirementEvidence(p)...)
+	evidence = append(evidence, analyze.NodeRequirementEvidence(p)...)
 
 	scheduler := fmt.Sprintf("0/%s nodes are available: %s", total, strings.Join(reasons, ", "))
 	var cause string
 	switch {
-	case len(tainted) == 1 && nodeRequirements(pod) != "":
+	case len(tainted) == 1 && analyze.NodeRequirements(pod) != "":
 		t := tainted[0]
 		cause = fmt.Sprintf("the pod does not tolerate the %s %s on node %s, the only node its %s allows (%s)",
-			plural(len(keys), "taint", "taints"), strings.Join(keys, ", "), t.node.Obj.Name, nodeRequirements(pod), scheduler)
+			plural(len(keys), "taint", "taints"), strings.Join(keys, ", "), t.node.Obj.Name, analyze.NodeRequirements(pod), scheduler)
 	case len(tainted) > 0:
 		where := fmt.Sprintf("the %d node(s) it may run on", len(tainted))
-		if wants := nodeRequirements(pod); wants != "" {
+		if wants := analyze.NodeRequirements(pod); wants != "" {
 			where = fmt.Sprintf("the %d node(s) its %s allows", len(tainted), wants)
 		}
 		cause = fmt.Sprintf("the pod tolerates no taint on %s: %s (%s)", where, phrase.JoinCapped(lines, "tainted node(s)"), scheduler)
@@ -214,7 +214,7 @@ func taintRemediation(group string, tainted []taintedNode, keys []string) string
 	for _, tn := range tainted {
 		for _, i := range tn.taints {
 			t := tn.node.Obj.Spec.Taints[i]
-			if s := taintString(t); !seen[s] && len(tols) < 3 {
+			if s := analyze.TaintString(t); !seen[s] && len(tols) < 3 {
 				seen[s] = true
 				tols = append(tols, tolerationFor(t))
 			}
@@ -222,7 +222,7 @@ func taintRemediation(group string, tainted []taintedNode, keys []string) string
 	}
 	first := tainted[0].node.Obj
 	return fmt.Sprintf("If %s belongs on node %s, add the toleration(s) %s to its template; otherwise point its nodeSelector or affinity at other nodes, "+
-		"or remove a taint left behind: kubectl taint nodes %s %s-", group, first.Name, strings.Join(tols, ", "), first.Name, taintString(first.Spec.Taints[tainted[0].taints[0]]))
+		"or remove a taint left behind: kubectl taint nodes %s %s-", group, first.Name, strings.Join(tols, ", "), first.Name, analyze.TaintString(first.Spec.Taints[tainted[0].taints[0]]))
 }
 
 // tolerationFor writes the toleration that matches a taint, in YAML flow style.
@@ -274,7 +274,7 @@ func tolerates(tol corev1.Toleration, t corev1.Taint) bool {
 	case corev1.TolerationOpExists:
 		return true
 	case corev1.TolerationOpGt, corev1.TolerationOpLt:
-		return integerCompare(t.Value, tol.Value, tol.Operator == corev1.TolerationOpGt)
+		return analyze.IntegerCompare(t.Value, tol.Value, tol.Operator == corev1.TolerationOpGt)
 	}
 	return false
 }

@@ -59,14 +59,14 @@ var volumeNodeConflictReasons = []string{"didn't match PersistentVolume's node a
 
 func volumeNodeAffinityConflict(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	nodes := sortedNodes(v)
-	for _, u := range unscheduledPods(v) {
-		p, pod := u.pod, u.pod.Obj
-		total, reasons := u.total, u.reasons
+	nodes := v.SortedNodes()
+	for _, u := range v.UnscheduledPods() {
+		p, pod := u.Subject.Pod, u.Subject.Pod.Obj
+		total, reasons := u.Nodes, u.Reasons
 		if !phrase.ContainsAny(strings.Join(reasons, ", "), volumeNodeConflictReasons) {
 			continue
 		}
-		evidence := u.schedulerEvidence()
+		evidence := u.SchedulerEvidence()
 		subjects, group := v.PodAndWorkload(p)
 		var volumes, details []string
 		for _, name := range analyze.PodClaims(pod) {
@@ -79,7 +79,7 @@ func volumeNodeAffinityConflict(v *analyze.View) []analyze.Finding {
 				continue
 			}
 			req := pv.Obj.Spec.NodeAffinity.Required
-			affinity := strings.TrimPrefix(affinityString(req), "required node affinity ")
+			affinity := strings.TrimPrefix(analyze.NodeAffinityString(req), "required node affinity ")
 			volumes = append(volumes, fmt.Sprintf("claim %s is bound to PersistentVolume %s, usable only on nodes with %s", name, pv.Obj.Name, affinity))
 			subjects = append(subjects, c.Ref(), pv.Ref())
 			evidence = append(evidence,
@@ -118,7 +118,7 @@ func volumeNodes(v *analyze.View, req *corev1.NodeSelector, nodes []*analyze.Nod
 		var misses []string
 		matched := false
 		for _, t := range req.NodeSelectorTerms {
-			miss, ok := termMismatch(t, n.Obj)
+			miss, ok := analyze.NodeTermMismatch(t, n.Obj)
 			if ok {
 				matched = true
 				break
@@ -131,7 +131,7 @@ func volumeNodes(v *analyze.View, req *corev1.NodeSelector, nodes []*analyze.Nod
 		}
 		line := "node " + n.Obj.Name + ": " + strings.Join(misses, ", ")
 		out = append(out, line)
-		*evidence = append(*evidence, labelsLoc(n).Evidence(line, v.CollectedAt()))
+		*evidence = append(*evidence, analyze.NodeLabelsLoc(n).Evidence(line, v.CollectedAt()))
 	}
 	return out
 }

@@ -65,8 +65,8 @@ const isDefaultClassAnnotation = "storageclass.kubernetes.io/is-default-class"
 
 func volumePVCUnbound(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, u := range unscheduledPods(v) {
-		pod, msg := u.pod.Obj, u.msg
+	for _, u := range v.UnscheduledPods() {
+		pod, msg := u.Subject.Pod.Obj, u.Message
 		byMessage := phrase.ContainsAny(msg, unboundReasons)
 		if msg != "" && !byMessage {
 			continue
@@ -139,11 +139,11 @@ func lonelyClaims(v *analyze.View) []analyze.Finding {
 	return out
 }
 
-func unboundFinding(v *analyze.View, u unscheduledPod, claims []*analyze.PVC) analyze.Finding {
-	p, msg := u.pod, u.msg
+func unboundFinding(v *analyze.View, u analyze.SchedulingFailure, claims []*analyze.PVC) analyze.Finding {
+	p, msg := u.Subject.Pod, u.Message
 	var evidence []analyze.Evidence
 	if msg != "" {
-		evidence = append(evidence, u.schedulerEvidence()...)
+		evidence = append(evidence, u.SchedulerEvidence()...)
 	}
 	subjects := []analyze.ObjectRef{p.Ref()}
 	var parts, fixes, classes []string

@@ -1,4 +1,4 @@
-package rules
+package analyze
 
 import (
 	"fmt"
@@ -9,24 +9,48 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"podflow.dev/podflow/analyze"
 	"podflow.dev/podflow/internal/phrase"
 )
 
-// What the scheduling rules share: the scheduler's FailedScheduling message and its
-// per-node reasons, node selectors and required affinity against node labels, and taints.
+// What the scheduler compares, read the way it reads it: a pod's nodeSelector and
+// required node affinity against node labels, taints, and the per-node reasons of its
+// FailedScheduling message. The scheduling rules and the volume rules that explain a pod
+// stuck before a node read these.
 
-// nodesKnown reports whether the evidence holds every node with its labels, taints and
+// UnscheduledPods lists, in the view's order, the scheduling facts of Pending pods the
+// evidence holds: a FailedScheduling known only from an event or a pasted line has no
+// pod spec to compare with the nodes (the unexplained check quotes it).
+func (v *View) UnscheduledPods() []SchedulingFailure {
+	var out []SchedulingFailure
+	for _, f := range v.SchedulingFailures() {
+		if f.Subject.Pod != nil {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// SchedulerEvidence cites the scheduler's message and, when it is a separate item, the
+// latest FailedScheduling event.
+func (f SchedulingFailure) SchedulerEvidence() []Evidence {
+	evidence := []Evidence{f.MessageEvidence}
+	if e := f.Event; e != nil && e.Loc != f.MessageEvidence.Location {
+		evidence = append(evidence, e.Evidence())
+	}
+	return evidence
+}
+
+// NodesKnown reports whether the evidence holds every node with its labels, taints and
 // resources: node objects, none of them built from a fragment that lacks them (a Node
 // known only from its pods' events, a pasted Taints line). Rules that reason over all
 // nodes need that; with less, only a scheduler message that counts every node decides.
-func nodesKnown(v *analyze.View) bool {
-	if !v.Has(analyze.Nodes) {
+func (v *View) NodesKnown() bool {
+	if !v.Has(Nodes) {
 		return false
 	}
 	for _, n := range v.Nodes() {
 		for _, what := range []string{"spec", "status", "labels", "taints", "allocatable"} {
-			if analyze.Partial(n.Obj.ObjectMeta, what) {
+			if Partial(n.Obj.ObjectMeta, what) {
 				return false
 			}
 		}
@@ -34,23 +58,24 @@ func nodesKnown(v *analyze.View) bool {
 	return true
 }
 
-func sortedNodes(v *analyze.View) []*analyze.Node {
-	nodes := append([]*analyze.Node(nil), v.Nodes()...)
+// SortedNodes lists the view's nodes by name.
+func (v *View) SortedNodes() []*Node {
+	nodes := append([]*Node(nil), v.Nodes()...)
 	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Obj.Name < nodes[j].Obj.Name })
 	return nodes
 }
 
-// labelsLoc points at a node's labels, or at its metadata when it has none (a pointer
+// NodeLabelsLoc points at a node's labels, or at its metadata when it has none (a pointer
 // must name something that exists).
-func labelsLoc(n *analyze.Node) analyze.Location {
+func NodeLabelsLoc(n *Node) Location {
 	if len(n.Obj.Labels) == 0 {
 		return n.Loc.At("metadata")
 	}
 	return n.Loc.At("metadata", "labels")
 }
 
-// requiredTerms is the pod's required node affinity, nil when it has none.
-func requiredTerms(pod *corev1.Pod) *corev1.NodeSelector {
+// RequiredNodeAffinity is the pod's required node affinity, nil when it has none.
+func RequiredNodeAffinity(pod *corev1.Pod) *corev1.NodeSelector {
 	a := pod.Spec.Affinity
 	if a == nil || a.NodeAffinity == nil {
 		return nil
@@ -58,20 +83,20 @@ func requiredTerms(pod *corev1.Pod) *corev1.NodeSelector {
 	return a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution
 }
 
-// nodeRequirements describes what the pod asks of a node's labels, "" when nothing.
-func nodeRequirements(pod *corev1.Pod) string {
+// NodeRequirements describes what the pod asks of a node's labels, "" when nothing.
+func NodeRequirements(pod *corev1.Pod) string {
 	var parts []string
 	if len(pod.Spec.NodeSelector) > 0 {
 		parts = append(parts, "nodeSelector "+phrase.Selector(pod.Spec.NodeSelector))
 	}
-	if req := requiredTerms(pod); req != nil {
-		parts = append(parts, affinityString(req))
+	if req := RequiredNodeAffinity(pod); req != nil {
+		parts = append(parts, NodeAffinityString(req))
 	}
 	return strings.Join(parts, " and ")
 }
 
-// affinityString renders required node affinity: terms joined by "or".
-func affinityString(req *corev1.NodeSelector) string {
+// NodeAffinityString renders required node affinity: terms joined by "or".
+func NodeAffinityString(req *corev1.NodeSelector) string {
 	terms := make([]string, len(req.NodeSelectorTerms))
 	for i, t := range req.NodeSelectorTerms {
 		terms[i] = termString(t)
@@ -112,12 +137,12 @@ func requirementString(r corev1.NodeSelectorRequirement) string {
 	return r.Key + " " + string(r.Operator) + " (" + vals + ")"
 }
 
-// nodeMismatches says why a node fails the pod's nodeSelector and required node affinity,
+// NodeMismatches says why a node fails the pod's nodeSelector and required node affinity,
 // nil when it satisfies both. Matching follows the scheduler's NodeAffinity filter
 // (k8s.io/component-helpers/scheduling/corev1/nodeaffinity: the nodeSelector must match
 // and so must at least one required term; a term matches when all its expressions do;
 // matchFields knows only metadata.name).
-func nodeMismatches(pod *corev1.Pod, node *corev1.Node) []string {
+func NodeMismatches(pod *corev1.Pod, node *corev1.Node) []string {
 	var out []string
 	keys := make([]string, 0, len(pod.Spec.NodeSelector))
 	for k := range pod.Spec.NodeSelector {
@@ -130,13 +155,13 @@ func nodeMismatches(pod *corev1.Pod, node *corev1.Node) []string {
 			out = append(out, actualLabel(node, k))
 		}
 	}
-	req := requiredTerms(pod)
+	req := RequiredNodeAffinity(pod)
 	if req == nil {
 		return out
 	}
 	var termMisses []string
 	for i, t := range req.NodeSelectorTerms {
-		miss, ok := termMismatch(t, node)
+		miss, ok := NodeTermMismatch(t, node)
 		if ok {
 			return out
 		}
@@ -151,9 +176,9 @@ func nodeMismatches(pod *corev1.Pod, node *corev1.Node) []string {
 	return append(out, termMisses...)
 }
 
-// termMismatch reports whether a node matches a term and, when it does not, the first
+// NodeTermMismatch reports whether a node matches a term and, when it does not, the first
 // requirement it fails.
-func termMismatch(t corev1.NodeSelectorTerm, node *corev1.Node) (string, bool) {
+func NodeTermMismatch(t corev1.NodeSelectorTerm, node *corev1.Node) (string, bool) {
 	if len(t.MatchExpressions) == 0 && len(t.MatchFields) == 0 {
 		return "an empty affinity term matches no node", false
 	}
@@ -194,41 +219,41 @@ func requirementMatches(r corev1.NodeSelectorRequirement, value string, has bool
 		if !has || len(r.Values) != 1 {
 			return false
 		}
-		return integerCompare(value, r.Values[0], r.Operator == corev1.NodeSelectorOpGt)
+		return IntegerCompare(value, r.Values[0], r.Operator == corev1.NodeSelectorOpGt)
 	}
 	return false
 }
 
-// requirementEvidence cites the pod's nodeSelector and required node affinity.
-func requirementEvidence(p *analyze.Pod) []analyze.Evidence {
+// NodeRequirementEvidence cites the pod's nodeSelector and required node affinity.
+func NodeRequirementEvidence(p *Pod) []Evidence {
 	pod := p.Obj
-	var out []analyze.Evidence
+	var out []Evidence
 	if len(pod.Spec.NodeSelector) > 0 {
 		out = append(out, p.Loc.At("spec", "nodeSelector").Evidence("nodeSelector "+phrase.Selector(pod.Spec.NodeSelector), pod.CreationTimestamp.Time))
 	}
-	if req := requiredTerms(pod); req != nil {
+	if req := RequiredNodeAffinity(pod); req != nil {
 		out = append(out, p.Loc.At("spec", "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution").Evidence(
-			affinityString(req), pod.CreationTimestamp.Time))
+			NodeAffinityString(req), pod.CreationTimestamp.Time))
 	}
 	return out
 }
 
-// reasonCount adds up the node counts of the fit reasons that contain substr: "3 node(s)
+// FitReasonCount adds up the node counts of the fit reasons that contain substr: "3 node(s)
 // had untolerated taint(s)" counts 3.
-func reasonCount(reasons []string, substr string) int {
+func FitReasonCount(reasons []string, substr string) int {
 	n := 0
 	for _, r := range reasons {
 		if !strings.Contains(r, substr) {
 			continue
 		}
 		count, _, _ := strings.Cut(r, " ")
-		n += atoi(count)
+		n += NodeCount(count)
 	}
 	return n
 }
 
-// atoi reads a count, -1 when it is not a number (so it never equals a real count).
-func atoi(s string) int {
+// NodeCount reads a count, -1 when it is not a number (so it never equals a real count).
+func NodeCount(s string) int {
 	n, err := strconv.Atoi(s)
 	if err != nil {
 		return -1
@@ -236,14 +261,29 @@ func atoi(s string) int {
 	return n
 }
 
-// taintString renders a taint as kubectl does: key=value:Effect, key:Effect without a value.
-func taintString(t corev1.Taint) string {
-	return taintKV(t.Key, t.Value) + ":" + string(t.Effect)
+// TaintString renders a taint as kubectl does: key=value:Effect, key:Effect without a value.
+func TaintString(t corev1.Taint) string {
+	return TaintKV(t.Key, t.Value) + ":" + string(t.Effect)
 }
 
-func taintKV(key, value string) string {
+// TaintKV renders a taint's or toleration's key and value: key=value, key alone without a value.
+func TaintKV(key, value string) string {
 	if value == "" {
 		return key
 	}
 	return key + "=" + value
+}
+
+// IntegerCompare is the Gt/Lt test Kubernetes applies to node-selector requirements and
+// tolerations: both sides must parse as integers, else it does not match.
+func IntegerCompare(got, want string, greater bool) bool {
+	g, err1 := strconv.ParseInt(got, 10, 64)
+	w, err2 := strconv.ParseInt(want, 10, 64)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	if greater {
+		return g > w
+	}
+	return g < w
 }
