@@ -1,4 +1,4 @@
-package rules
+package analyze
 
 import (
 	"strings"
@@ -8,8 +8,8 @@ import (
 
 // Node state several stages read: the Ready condition and the runtime's network message.
 
-// nodeReady returns the node's Ready condition and its index, or nil.
-func nodeReady(node *corev1.Node) (int, *corev1.NodeCondition) {
+// NodeReady returns the node's Ready condition and its index, or nil.
+func NodeReady(node *corev1.Node) (int, *corev1.NodeCondition) {
 	for i := range node.Status.Conditions {
 		if node.Status.Conditions[i].Type == corev1.NodeReady {
 			return i, &node.Status.Conditions[i]
@@ -18,9 +18,9 @@ func nodeReady(node *corev1.Node) (int, *corev1.NodeCondition) {
 	return -1, nil
 }
 
-// runtimeNetworkMessage is containerd's own words from the condition
+// RuntimeNetworkMessage is containerd's own words from the condition
 // "NetworkReady=false reason:R message:M".
-func runtimeNetworkMessage(cond string) string {
+func RuntimeNetworkMessage(cond string) string {
 	if _, m, ok := strings.Cut(cond, " message:"); ok {
 		return strings.TrimPrefix(strings.TrimSpace(m), "Network plugin returns error: ")
 	}
