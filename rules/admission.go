@@ -338,10 +338,10 @@ func (o *podOwners) satisfied(ref analyze.ObjectRef) bool {
 				return false
 			}
 		}
-		return x.Obj.Status.Replicas >= replicas(x.Obj.Spec.Replicas)
+		return x.Obj.Status.Replicas >= analyze.Replicas(x.Obj.Spec.Replicas)
 	case "StatefulSet":
 		x := o.sts[key]
-		return x != nil && x.Obj.Status.Replicas >= replicas(x.Obj.Spec.Replicas)
+		return x != nil && x.Obj.Status.Replicas >= analyze.Replicas(x.Obj.Spec.Replicas)
 	case "DaemonSet":
 		x := o.ds[key]
 		return x != nil && x.Obj.Status.CurrentNumberScheduled >= x.Obj.Status.DesiredNumberScheduled
@@ -370,14 +370,14 @@ func (o *podOwners) progress(ref analyze.ObjectRef) (string, *analyze.Evidence) 
 		if x == nil {
 			return "", nil
 		}
-		text = fmt.Sprintf("ReplicaSet %s has %d of %d pod(s)", x.Obj.Name, x.Obj.Status.Replicas, replicas(x.Obj.Spec.Replicas))
+		text = fmt.Sprintf("ReplicaSet %s has %d of %d pod(s)", x.Obj.Name, x.Obj.Status.Replicas, analyze.Replicas(x.Obj.Spec.Replicas))
 		loc = x.Loc.At("status")
 	case "StatefulSet":
 		x := o.sts[key]
 		if x == nil {
 			return "", nil
 		}
-		text = fmt.Sprintf("StatefulSet %s has %d of %d pod(s)", x.Obj.Name, x.Obj.Status.Replicas, replicas(x.Obj.Spec.Replicas))
+		text = fmt.Sprintf("StatefulSet %s has %d of %d pod(s)", x.Obj.Name, x.Obj.Status.Replicas, analyze.Replicas(x.Obj.Spec.Replicas))
 		loc = x.Loc.At("status")
 	case "DaemonSet":
 		x := o.ds[key]
@@ -398,14 +398,6 @@ func (o *podOwners) progress(ref analyze.ObjectRef) (string, *analyze.Evidence) 
 	}
 	ev := loc.Evidence(text, o.v.CollectedAt())
 	return text, &ev
-}
-
-// replicas reads a replica count that defaults to 1 when unset.
-func replicas(n *int32) int32 {
-	if n == nil {
-		return 1
-	}
-	return *n
 }
 
 func findQuota(v *analyze.View, ns, name string) *analyze.ResourceQuota {

@@ -67,7 +67,7 @@ func controllerProgressDeadlineExceeded(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
 	for _, d := range v.Deployments() {
 		for i, c := range d.Obj.Status.Conditions {
-			if c.Type == appsv1.DeploymentProgressing && c.Status == corev1.ConditionFalse && c.Reason == progressDeadlineReason {
+			if c.Type == appsv1.DeploymentProgressing && c.Status == corev1.ConditionFalse && c.Reason == analyze.ProgressDeadlineReason {
 				out = append(out, progressDeadlineFinding(v, d, i, c))
 				break
 			}
@@ -94,14 +94,14 @@ func progressDeadlineFinding(v *analyze.View, d *analyze.Deployment, i int, c ap
 	var pods []*analyze.Pod
 	if rs != nil {
 		subjects = append(subjects, rs.Ref())
-		want := replicas(rs.Obj.Spec.Replicas)
+		want := analyze.Replicas(rs.Obj.Spec.Replicas)
 		stuck = fmt.Sprintf("ReplicaSet %s (created %s) has %d of %d pod(s) ready", rs.Obj.Name,
 			rs.Obj.CreationTimestamp.UTC().Format(time.RFC3339), rs.Obj.Status.ReadyReplicas, want)
 		evidence = append(evidence, rs.Loc.At("status").Evidence(fmt.Sprintf("replicas %d, ready %d, available %d of %d desired",
 			rs.Obj.Status.Replicas, rs.Obj.Status.ReadyReplicas, rs.Obj.Status.AvailableReplicas, want), v.CollectedAt()))
-		pods = notReadyPods(v, rs)
+		pods = v.NotReadyPods(rs)
 	} else {
-		stuck = fmt.Sprintf("it has %d of %d pod(s) ready", dep.Status.ReadyReplicas, replicas(dep.Spec.Replicas))
+		stuck = fmt.Sprintf("it has %d of %d pod(s) ready", dep.Status.ReadyReplicas, analyze.Replicas(dep.Spec.Replicas))
 		evidence = append(evidence, d.Loc.At("status").Evidence(stuck, v.CollectedAt()))
 	}
 	cause := fmt.Sprintf("Deployment %s stopped progressing: %s and made no progress within progressDeadlineSeconds %d (timed out at %s)",
@@ -111,7 +111,7 @@ func progressDeadlineFinding(v *analyze.View, d *analyze.Deployment, i int, c ap
 		subjects = append(subjects, p.Ref())
 	}
 	if len(pods) > 0 {
-		phrase, text, ev := firstPodState(v, pods, "not ready")
+		phrase, text, ev := v.FirstPodState(pods, "not ready")
 		evidence = append(evidence, ev...)
 		cause += "; pod " + phrase
 		why = fmt.Sprintf("pod %s (%s)", pods[0].Obj.Name, text)

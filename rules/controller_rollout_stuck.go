@@ -69,11 +69,11 @@ func controllerRolloutStuck(v *analyze.View) []analyze.Finding {
 		if newRS == nil || len(olds) == 0 {
 			continue
 		}
-		if newRS.Obj.Status.AvailableReplicas >= replicas(newRS.Obj.Spec.Replicas) && replicas(newRS.Obj.Spec.Replicas) > 0 {
+		if newRS.Obj.Status.AvailableReplicas >= analyze.Replicas(newRS.Obj.Spec.Replicas) && analyze.Replicas(newRS.Obj.Spec.Replicas) > 0 {
 			continue
 		}
 		var failing []*analyze.Pod
-		for _, p := range notReadyPods(v, newRS) {
+		for _, p := range v.NotReadyPods(newRS) {
 			if podFailing(v, p) {
 				failing = append(failing, p)
 			}
@@ -88,7 +88,7 @@ func controllerRolloutStuck(v *analyze.View) []analyze.Finding {
 
 func deadlineExceeded(d *appsv1.Deployment) bool {
 	for _, c := range d.Status.Conditions {
-		if c.Type == appsv1.DeploymentProgressing && c.Status == corev1.ConditionFalse && c.Reason == progressDeadlineReason {
+		if c.Type == appsv1.DeploymentProgressing && c.Status == corev1.ConditionFalse && c.Reason == analyze.ProgressDeadlineReason {
 			return true
 		}
 	}
@@ -139,7 +139,7 @@ func rolloutStuckFinding(v *analyze.View, d *analyze.Deployment, newRS *analyze.
 	evidence := []analyze.Evidence{
 		d.Loc.At("metadata", "annotations", analyze.RevisionAnnotation).Evidence("revision "+revision, time.Time{}),
 		d.Loc.At("status").Evidence(fmt.Sprintf("replicas %d desired, %d updated, %d available, %d unavailable",
-			replicas(dep.Spec.Replicas), dep.Status.UpdatedReplicas, dep.Status.AvailableReplicas, dep.Status.UnavailableReplicas), v.CollectedAt()),
+			analyze.Replicas(dep.Spec.Replicas), dep.Status.UpdatedReplicas, dep.Status.AvailableReplicas, dep.Status.UnavailableReplicas), v.CollectedAt()),
 		newRS.Loc.At("status").Evidence(rsCounts(newRS), v.CollectedAt()),
 	}
 	subjects := []analyze.ObjectRef{d.Ref(), newRS.Ref()}
@@ -153,7 +153,7 @@ func rolloutStuckFinding(v *analyze.View, d *analyze.Deployment, newRS *analyze.
 	change, changeEvidence := templateChange(newRS, olds[0])
 	evidence = append(evidence, changeEvidence...)
 	cause := fmt.Sprintf("the rollout of Deployment %s to revision %s is stuck: new ReplicaSet %s has %d of %d pod(s) available while %s",
-		d.Ref().NamespacedName(), revision, newRS.Obj.Name, newRS.Obj.Status.AvailableReplicas, replicas(newRS.Obj.Spec.Replicas), strings.Join(oldTexts, " and "))
+		d.Ref().NamespacedName(), revision, newRS.Obj.Name, newRS.Obj.Status.AvailableReplicas, analyze.Replicas(newRS.Obj.Spec.Replicas), strings.Join(oldTexts, " and "))
 	if change != "" {
 		cause += "; the new template changes " + change
 	}
@@ -162,7 +162,7 @@ func rolloutStuckFinding(v *analyze.View, d *analyze.Deployment, newRS *analyze.
 		subjects = append(subjects, p.Ref())
 	}
 	if len(failing) > 0 {
-		phrase, _, ev := firstPodState(v, failing, "failing")
+		phrase, _, ev := v.FirstPodState(failing, "failing")
 		evidence = append(evidence, ev...)
 		cause += "; new pod " + phrase
 		why = "new pod " + failing[0].Obj.Name
@@ -184,7 +184,7 @@ func rolloutStuckFinding(v *analyze.View, d *analyze.Deployment, newRS *analyze.
 
 func rsCounts(rs *analyze.ReplicaSet) string {
 	return fmt.Sprintf("ReplicaSet %s revision %s: %d desired, %d current, %d ready, %d available", rs.Obj.Name,
-		rs.Obj.Annotations[analyze.RevisionAnnotation], replicas(rs.Obj.Spec.Replicas), rs.Obj.Status.Replicas, rs.Obj.Status.ReadyReplicas, rs.Obj.Status.AvailableReplicas)
+		rs.Obj.Annotations[analyze.RevisionAnnotation], analyze.Replicas(rs.Obj.Spec.Replicas), rs.Obj.Status.Replicas, rs.Obj.Status.ReadyReplicas, rs.Obj.Status.AvailableReplicas)
 }
 
 // templateChange names the container images that differ between the old and the new

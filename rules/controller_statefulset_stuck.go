@@ -62,7 +62,7 @@ func controllerStatefulSetStuck(v *analyze.View) []analyze.Finding {
 		if sts.Spec.PodManagementPolicy == appsv1.ParallelPodManagement || sts.DeletionTimestamp != nil {
 			continue
 		}
-		want := int(replicas(sts.Spec.Replicas))
+		want := int(analyze.Replicas(sts.Spec.Replicas))
 		start := 0
 		if sts.Spec.Ordinals != nil {
 			start = int(sts.Spec.Ordinals.Start)
@@ -122,14 +122,14 @@ func statefulSetPods(v *analyze.View, s *analyze.StatefulSet) map[int]*analyze.P
 
 func statefulSetStuckFinding(v *analyze.View, s *analyze.StatefulSet, blocking *analyze.Pod, missing []string, have int) analyze.Finding {
 	sts := s.Obj
-	want := replicas(sts.Spec.Replicas)
+	want := analyze.Replicas(sts.Spec.Replicas)
 	evidence := []analyze.Evidence{
 		s.Loc.At("status").Evidence(fmt.Sprintf("replicas %d desired, %d current, %d ready", want, sts.Status.Replicas, sts.Status.ReadyReplicas), v.CollectedAt()),
 	}
 	if sts.Spec.PodManagementPolicy != "" {
 		evidence = append(evidence, s.Loc.At("spec", "podManagementPolicy").Evidence("podManagementPolicy "+string(sts.Spec.PodManagementPolicy), time.Time{}))
 	}
-	text, ev := podStateText(v, blocking)
+	text, ev := v.PodStateText(blocking)
 	evidence = append(evidence, ev...)
 	cause := fmt.Sprintf("StatefulSet %s has %d of %d pod(s), %d ready: with podManagementPolicy OrderedReady it creates %s only after %s is Running and Ready, and %s %s",
 		s.Ref().NamespacedName(), have, want, sts.Status.ReadyReplicas, phrase.JoinCapped(missing, "pod(s)"), blocking.Obj.Name, blocking.Obj.Name, text)

@@ -21,17 +21,17 @@ import (
 // read events or journals itself again would see less than its facts, and two rules
 // would read one failure two ways.
 
-// rawReaders are the View methods that hand out raw evidence: pods to enumerate, events,
-// journals, runtime state, logs, kernel kills.
-var rawReaders = []string{"Pods", "PodByUID", "Events", "EventsFor", "Journal", "JournalFor", "RuntimeJournal",
+// rawReaders are the View methods that hand out raw evidence: pods to enumerate (also
+// through NotReadyPods), events, journals, runtime state, logs, kernel kills.
+var rawReaders = []string{"Pods", "NotReadyPods", "PodByUID", "Events", "EventsFor", "Journal", "JournalFor", "RuntimeJournal",
 	"ContainersFor", "SandboxesFor", "Log", "OOMKills", "OOMKillsFor"}
 
 // factRules are the rule files that read only facts, each with the raw readers it may
 // still call and why: other pods read as the cluster's state, not as evidence of the
 // failure.
 var factRules = map[string]map[string]string{
-	"controller_progress_deadline_exceeded.go": {"Pods": "the ReplicaSet's pods whose readiness the rollout waits on"},
-	"controller_rollout_stuck.go":              {"Pods": "the new ReplicaSet's pods whose readiness the rollout waits on"},
+	"controller_progress_deadline_exceeded.go": {"NotReadyPods": "the ReplicaSet's pods whose readiness the rollout waits on"},
+	"controller_rollout_stuck.go":              {"NotReadyPods": "the new ReplicaSet's pods whose readiness the rollout waits on"},
 	"controller_statefulset_stuck.go":          nil,
 	// Service rules compare objects (Services, EndpointSlices, the pods they select);
 	// they read no evidence text to move onto facts.

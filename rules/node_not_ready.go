@@ -98,7 +98,7 @@ func nodeNotReady(v *analyze.View) []analyze.Finding {
 	now := v.CollectedAt().Add(v.ClockSkew())
 	for _, n := range v.SortedNodes() {
 		node := n.Obj
-		idx, ready := nodeReady(node)
+		idx, ready := analyze.NodeReady(node)
 		lease := v.NodeLease(node.Name)
 		var leaseAge time.Duration
 		leaseKnown := lease != nil && lease.Obj.Spec.RenewTime != nil
@@ -376,7 +376,7 @@ func notReadyExplanation(ready *corev1.NodeCondition) string {
 		why = append(why, "the container runtime says it is not ready")
 	}
 	if strings.Contains(msg, "container runtime network not ready") {
-		why = append(why, "the container runtime reports the pod network (CNI) not ready: "+strings.TrimRight(runtimeNetworkMessage(msg), "]"))
+		why = append(why, "the container runtime reports the pod network (CNI) not ready: "+strings.TrimRight(analyze.RuntimeNetworkMessage(msg), "]"))
 	}
 	return strings.Join(why, "; ")
 }

@@ -111,7 +111,7 @@ func networkRecovered(v *analyze.View, node string, at time.Time) bool {
 	if n == nil {
 		return false
 	}
-	_, ready := nodeReady(n.Obj)
+	_, ready := analyze.NodeReady(n.Obj)
 	return ready != nil && ready.Status == corev1.ConditionTrue && ready.LastTransitionTime.After(at)
 }
 
@@ -126,7 +126,7 @@ func networkNotReadyFinding(v *analyze.View, p *analyze.Pod, w netNotReady) anal
 	}
 	state := ""
 	if n := v.Node(node); n != nil {
-		if idx, ready := nodeReady(n.Obj); ready != nil && strings.Contains(ready.Message, "NetworkReady=false") {
+		if idx, ready := analyze.NodeReady(n.Obj); ready != nil && strings.Contains(ready.Message, "NetworkReady=false") {
 			evidence = append(evidence, n.Loc.At("status", "conditions", idx).Evidence(
 				fmt.Sprintf("Ready=%s %s: %s", ready.Status, ready.Reason, ready.Message), ready.LastTransitionTime.Time))
 			state = fmt.Sprintf("; node %s has been Ready=%s for this since %s", node, ready.Status, phrase.Stamp(ready.LastTransitionTime.Time))
@@ -141,7 +141,7 @@ func networkNotReadyFinding(v *analyze.View, p *analyze.Pod, w netNotReady) anal
 		tries = fmt.Sprintf(" (%d attempts, the last at %s)", w.event.Count, phrase.Stamp(w.event.LastTime))
 	}
 	cause := fmt.Sprintf("the kubelet on node %s does not create the sandbox of pod %s because the container runtime reports the pod network not ready: %q%s%s",
-		node, p.Ref().NamespacedName(), runtimeNetworkMessage(w.message), tries, state)
+		node, p.Ref().NamespacedName(), analyze.RuntimeNetworkMessage(w.message), tries, state)
 	return analyze.Finding{
 		Subjects: sandboxSubjects(v, p),
 		Cause:    cause,
