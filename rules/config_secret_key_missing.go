@@ -227,7 +227,7 @@ func objectKeys(v *analyze.View, prob envProblem) (keys []string, loc analyze.Lo
 		if s == nil {
 			return nil, loc, true
 		}
-		return secretKeys(s.Obj), s.Loc, true
+		return analyze.SecretKeys(s.Obj), s.Loc, true
 	default:
 		if !v.Has(analyze.ConfigMaps) {
 			return nil, loc, false

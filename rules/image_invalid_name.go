@@ -52,7 +52,7 @@ var reInvalidReference = regexp.MustCompile(`invalid reference format(?:: ([^"\n
 
 func imageInvalidName(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, w := range imageWaits(v, "InvalidImageName", "InspectFailed", unparsableMessage) {
+	for _, w := range v.ImageWaits("InvalidImageName", "InspectFailed", unparsableMessage) {
 		out = append(out, invalidNameFinding(v, w))
 	}
 	return out
@@ -64,12 +64,12 @@ func unparsableMessage(image, msg string) bool {
 	return strings.Contains(msg, fmt.Sprintf("Failed to apply default image tag %q", image))
 }
 
-func invalidNameFinding(v *analyze.View, w imageWait) analyze.Finding {
-	pod := w.pod.Obj
-	image := w.container.Spec.Image
-	text := w.waiting.Message
-	if w.event != nil {
-		text += "\n" + w.event.Message
+func invalidNameFinding(v *analyze.View, w analyze.ImageWait) analyze.Finding {
+	pod := w.Pod.Obj
+	image := w.Container.Spec.Image
+	text := w.Waiting.Message
+	if w.Event != nil {
+		text += "\n" + w.Event.Message
 	}
 	why := "the kubelet cannot parse it"
 	needle := "Failed to apply default image tag"
@@ -78,22 +78,22 @@ func invalidNameFinding(v *analyze.View, w imageWait) analyze.Finding {
 		why = "the kubelet cannot parse it: " + m[0]
 	}
 	cause := fmt.Sprintf("image %q of container %s in pod %s is not a valid image reference, %s; nothing is pulled and the container never starts%s",
-		image, w.container.Name, w.pod.Ref().NamespacedName(), why, w.repeated())
-	evidence := w.evidence(needle)
-	evidence = append(evidence, w.container.SpecLoc.At("image").Evidence(
-		fmt.Sprintf("container %s: image %s", w.container.Name, image), pod.CreationTimestamp.Time))
-	fix := fmt.Sprintf("Correct the image of container %s (%q) in the pod template", w.container.Name, image)
+		image, w.Container.Name, w.Pod.Ref().NamespacedName(), why, w.Repeated())
+	evidence := w.Evidence(needle)
+	evidence = append(evidence, w.Container.SpecLoc.At("image").Evidence(
+		fmt.Sprintf("container %s: image %s", w.Container.Name, image), pod.CreationTimestamp.Time))
+	fix := fmt.Sprintf("Correct the image of container %s (%q) in the pod template", w.Container.Name, image)
 	if strings.Contains(text, "must be lowercase") {
 		fix += fmt.Sprintf(": registry and repository names are lower-case (%q)", lowerRepository(image))
 	}
-	subjects, group := v.PodAndWorkload(w.pod)
+	subjects, group := v.PodAndWorkload(w.Pod)
 	return analyze.Finding{
 		Subjects:    subjects,
 		Cause:       cause,
 		Evidence:    evidence,
 		Remediation: fix + ", then roll the workload out again; the pod does not recover on its own.",
 		Confirm: []string{
-			analyze.Command("kubectl get pod -n %s %s -o jsonpath='{.spec.containers[?(@.name==\"%s\")].image}'", pod.Namespace, pod.Name, w.container.Name),
+			analyze.Command("kubectl get pod -n %s %s -o jsonpath='{.spec.containers[?(@.name==\"%s\")].image}'", pod.Namespace, pod.Name, w.Container.Name),
 		},
 		GroupKey: group + "\x00" + image,
 	}
@@ -102,7 +102,7 @@ func invalidNameFinding(v *analyze.View, w imageWait) analyze.Finding {
 // lowerRepository lower-cases an image reference's registry and repository, keeping
 // the tag or digest as written (tags may hold upper-case letters).
 func lowerRepository(image string) string {
-	repo, version := splitImage(image)
+	repo, version := analyze.SplitImage(image)
 	sep := ":"
 	if strings.Contains(image, "@") {
 		sep = "@"

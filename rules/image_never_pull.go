@@ -45,7 +45,7 @@ only as a stopgap.
 
 func imageNeverPull(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, w := range imageWaits(v, "ErrImageNeverPull", "ErrImageNeverPull", neverPullMessage) {
+	for _, w := range v.ImageWaits("ErrImageNeverPull", "ErrImageNeverPull", neverPullMessage) {
 		out = append(out, neverPullFinding(v, w))
 	}
 	return out
@@ -57,32 +57,32 @@ func neverPullMessage(image, msg string) bool {
 	return strings.Contains(msg, fmt.Sprintf("Container image %q is not present with pull policy of Never", image))
 }
 
-func neverPullFinding(v *analyze.View, w imageWait) analyze.Finding {
-	pod := w.pod.Obj
-	image := w.container.Spec.Image
+func neverPullFinding(v *analyze.View, w analyze.ImageWait) analyze.Finding {
+	pod := w.Pod.Obj
+	image := w.Container.Spec.Image
 	node := pod.Spec.NodeName
 	where := "the node"
 	if node != "" {
 		where = "node " + node
 	}
 	cause := fmt.Sprintf("container %s of pod %s never starts: its image %q is not on %s and imagePullPolicy Never forbids pulling it%s",
-		w.container.Name, w.pod.Ref().NamespacedName(), image, where, w.repeated())
-	evidence := w.evidence("is not present with pull policy of Never")
-	evidence = append(evidence, w.container.SpecLoc.At("imagePullPolicy").Evidence(
-		fmt.Sprintf("container %s: image %s, imagePullPolicy %s", w.container.Name, image, w.container.Spec.ImagePullPolicy), pod.CreationTimestamp.Time))
+		w.Container.Name, w.Pod.Ref().NamespacedName(), image, where, w.Repeated())
+	evidence := w.Evidence("is not present with pull policy of Never")
+	evidence = append(evidence, w.Container.SpecLoc.At("imagePullPolicy").Evidence(
+		fmt.Sprintf("container %s: image %s, imagePullPolicy %s", w.Container.Name, image, w.Container.Spec.ImagePullPolicy), pod.CreationTimestamp.Time))
 	confirm := []string{
-		analyze.Command("kubectl get pod -n %s %s -o jsonpath='{.status.containerStatuses[?(@.name==\"%s\")].state.waiting.message}'", pod.Namespace, pod.Name, w.container.Name),
+		analyze.Command("kubectl get pod -n %s %s -o jsonpath='{.status.containerStatuses[?(@.name==\"%s\")].state.waiting.message}'", pod.Namespace, pod.Name, w.Container.Name),
 	}
 	if node != "" {
 		confirm = append(confirm, analyze.Command("kubectl debug node/%s -it --image=busybox -- chroot /host crictl images", node))
 	}
-	subjects, group := v.PodAndWorkload(w.pod)
+	subjects, group := v.PodAndWorkload(w.Pod)
 	return analyze.Finding{
 		Subjects: subjects,
 		Cause:    cause,
 		Evidence: evidence,
 		Remediation: fmt.Sprintf("Load image %s onto every node the pod can run on (with exactly this tag), or set imagePullPolicy "+
-			"of container %s to IfNotPresent so the kubelet pulls it from a registry that holds it.", image, w.container.Name),
+			"of container %s to IfNotPresent so the kubelet pulls it from a registry that holds it.", image, w.Container.Name),
 		Confirm:  confirm,
 		GroupKey: group + "\x00" + image + "\x00" + node,
 	}

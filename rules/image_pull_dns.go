@@ -43,8 +43,8 @@ container runtime.
 
 func imagePullDNS(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, a := range failedPulls(v) {
-		if pullFailure(a.text) == pullErrorDNS {
+	for _, a := range v.PullAttempts() {
+		if a.Kind == analyze.PullErrorDNS {
 			out = append(out, dnsFinding(v, a))
 		}
 	}
@@ -54,16 +54,16 @@ func imagePullDNS(v *analyze.View) []analyze.Finding {
 // dnsFinding reports a pull whose error, joined from the container status, the pod's
 // event and the kubelet journal, is a failed lookup; the status alone may only say
 // "Back-off pulling image".
-func dnsFinding(v *analyze.View, a pullAttempt) analyze.Finding {
-	p, c, image, all := a.pod, a.container, a.image, a.text
+func dnsFinding(v *analyze.View, a analyze.PullAttempt) analyze.Finding {
+	p, c, image, all := a.Pod, a.Container, a.Image, a.Text
 	const needle = "lookup "
-	evidence := a.evidence(needle)
-	host, resolver := registryHost(image), ""
-	if m := reLookup.FindStringSubmatch(all); m != nil {
+	evidence := a.Evidence(needle)
+	host, resolver := analyze.RegistryHost(image), ""
+	if m := analyze.PullLookupPattern.FindStringSubmatch(all); m != nil {
 		host, resolver = m[1], m[2]
 	}
 	lookup := "lookup " + host + ": no such host"
-	if m := reLookup.FindString(all); m != "" {
+	if m := analyze.PullLookupPattern.FindString(all); m != "" {
 		lookup = m
 	}
 	node := p.Obj.Spec.NodeName

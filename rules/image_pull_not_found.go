@@ -42,18 +42,18 @@ policy. Pin images by a tag or digest that exists, and push it before rolling ou
 
 func imagePullNotFound(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, a := range failedPullsOf(v, pullErrorNotFound) {
+	for _, a := range v.PullAttemptsOf(analyze.PullErrorNotFound) {
 		out = append(out, notFoundFinding(v, a))
 	}
 	return out
 }
 
-func notFoundFinding(v *analyze.View, a pullAttempt) analyze.Finding {
-	repo, version := splitImage(a.image)
-	host := registryHost(a.image)
-	said := reRefNotFound.FindString(a.text)
+func notFoundFinding(v *analyze.View, a analyze.PullAttempt) analyze.Finding {
+	repo, version := analyze.SplitImage(a.Image)
+	host := analyze.RegistryHost(a.Image)
+	said := analyze.PullRefNotFoundPattern.FindString(a.Text)
 	missing := fmt.Sprintf("the repository %s or its tag %q does not exist", repo, version)
-	if m := reManifestUnknown.FindString(a.text); m != "" {
+	if m := analyze.PullManifestUnknownPattern.FindString(a.Text); m != "" {
 		said = m
 		switch {
 		case strings.Contains(m, "name unknown"):
@@ -69,14 +69,14 @@ func notFoundFinding(v *analyze.View, a pullAttempt) analyze.Finding {
 		needle = "not found"
 	}
 	cause := fmt.Sprintf("image %q of container %s cannot be pulled: registry %s answered that %s (%s)",
-		a.image, a.container.Name, host, missing, said)
+		a.Image, a.Container.Name, host, missing, said)
 	return analyze.Finding{
-		Subjects: a.subjects(v),
+		Subjects: a.Subjects(v),
 		Cause:    cause,
-		Evidence: a.evidence(needle),
+		Evidence: a.Evidence(needle),
 		Remediation: fmt.Sprintf("Correct the image reference %q (a typo in the repository or tag, or a tag that was never pushed "+
-			"or has been deleted), or push the image to %s, then roll the workload out again.", a.image, host),
-		Confirm:  a.confirm(),
-		GroupKey: a.image,
+			"or has been deleted), or push the image to %s, then roll the workload out again.", a.Image, host),
+		Confirm:  a.Confirm(),
+		GroupKey: a.Image,
 	}
 }

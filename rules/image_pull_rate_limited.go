@@ -48,17 +48,17 @@ Pods recover by themselves once the limit's window resets.
 
 func imagePullRateLimited(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, a := range failedPullsOf(v, pullErrorRateLimited) {
+	for _, a := range v.PullAttemptsOf(analyze.PullErrorRateLimited) {
 		out = append(out, rateLimitedFinding(v, a))
 	}
 	return out
 }
 
-func rateLimitedFinding(v *analyze.View, a pullAttempt) analyze.Finding {
-	pod := a.pod.Obj
-	host := registryHost(a.image)
-	said := strings.TrimSpace(reRateLimited.FindString(a.text))
-	evidence := a.evidence(said)
+func rateLimitedFinding(v *analyze.View, a analyze.PullAttempt) analyze.Finding {
+	pod := a.Pod.Obj
+	host := analyze.RegistryHost(a.Image)
+	said := strings.TrimSpace(analyze.PullRateLimitPattern.FindString(a.Text))
+	evidence := a.Evidence(said)
 	how := "anonymously (the pod references no imagePullSecrets)"
 	if len(pod.Spec.ImagePullSecrets) > 0 {
 		var names []string
@@ -66,7 +66,7 @@ func rateLimitedFinding(v *analyze.View, a pullAttempt) analyze.Finding {
 			names = append(names, s.Name)
 		}
 		how = "with the credentials of imagePullSecrets " + strings.Join(names, ", ")
-		_, secretEvidence := pullSecrets(v, a)
+		_, secretEvidence := v.PullSecrets(a)
 		evidence = append(evidence, secretEvidence...)
 	}
 	node := pod.Spec.NodeName
@@ -75,18 +75,18 @@ func rateLimitedFinding(v *analyze.View, a pullAttempt) analyze.Finding {
 		by = "node " + node
 	}
 	cause := fmt.Sprintf("registry %s refused to serve image %q to container %s with %s: %s, pulling %s, exceeded the registry's pull rate limit",
-		host, a.image, a.container.Name, said, by, how)
+		host, a.Image, a.Container.Name, said, by, how)
 	fix := fmt.Sprintf("Authenticate pulls from %s with an imagePullSecret for an account with a higher limit, or pull through a mirror "+
-		"or cache, or copy %q to a registry of your own; the pod recovers once the limit resets.", host, a.image)
+		"or cache, or copy %q to a registry of your own; the pod recovers once the limit resets.", host, a.Image)
 	if len(pod.Spec.ImagePullSecrets) > 0 {
 		fix = fmt.Sprintf("The account of the pull secret has used up its limit at %s: use an account with a higher limit, pull through a "+
-			"mirror or cache, or copy %q to a registry of your own; the pod recovers once the limit resets.", host, a.image)
+			"mirror or cache, or copy %q to a registry of your own; the pod recovers once the limit resets.", host, a.Image)
 	}
-	subjects := a.subjects(v)
+	subjects := a.Subjects(v)
 	if node != "" {
 		subjects = append(subjects, analyze.NodeRef(node))
 	}
-	confirm := a.confirm()
+	confirm := a.Confirm()
 	return analyze.Finding{
 		Subjects:    subjects,
 		Cause:       cause,

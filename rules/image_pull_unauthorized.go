@@ -57,24 +57,24 @@ var reRefusal = regexp.MustCompile(`(?i)(\d{3} (?:Unauthorized|Forbidden)|pull a
 
 func imagePullUnauthorized(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, a := range failedPullsOf(v, pullErrorUnauthorized) {
+	for _, a := range v.PullAttemptsOf(analyze.PullErrorUnauthorized) {
 		out = append(out, unauthorizedFinding(v, a))
 	}
 	return out
 }
 
-func unauthorizedFinding(v *analyze.View, a pullAttempt) analyze.Finding {
-	pod := a.pod.Obj
-	host := registryHost(a.image)
-	said := reRefusal.FindString(a.text)
+func unauthorizedFinding(v *analyze.View, a analyze.PullAttempt) analyze.Finding {
+	pod := a.Pod.Obj
+	host := analyze.RegistryHost(a.Image)
+	said := reRefusal.FindString(a.Text)
 	if said == "" {
 		said = "unauthorized"
 	}
-	evidence := a.evidence(said)
-	secrets, secretEvidence := pullSecrets(v, a)
+	evidence := a.Evidence(said)
+	secrets, secretEvidence := v.PullSecrets(a)
 	evidence = append(evidence, secretEvidence...)
 	cause := fmt.Sprintf("registry %s refused to serve image %q to container %s (%s): %s",
-		host, a.image, a.container.Name, said, describePullSecrets(v, a.pod, secrets))
+		host, a.Image, a.Container.Name, said, describePullSecrets(v, a.Pod, secrets))
 	if strings.Contains(strings.ToLower(said), "pull access denied") {
 		cause += "; the registry gives this answer for a repository that does not exist, too"
 	}
@@ -87,31 +87,31 @@ func unauthorizedFinding(v *analyze.View, a pullAttempt) analyze.Finding {
 	}
 	var names []string
 	for _, s := range secrets {
-		names = append(names, s.name)
-		confirm = append(confirm, analyze.Command("kubectl get secret -n %s %s -o jsonpath='{.type}'", pod.Namespace, s.name))
+		names = append(names, s.Name)
+		confirm = append(confirm, analyze.Command("kubectl get secret -n %s %s -o jsonpath='{.type}'", pod.Namespace, s.Name))
 	}
 	return analyze.Finding{
-		Subjects:    a.subjects(v),
+		Subjects:    a.Subjects(v),
 		Cause:       cause,
 		Evidence:    evidence,
 		Remediation: fix,
 		Confirm:     confirm,
-		GroupKey:    pod.Namespace + "\x00" + a.image + "\x00" + strings.Join(names, ","),
+		GroupKey:    pod.Namespace + "\x00" + a.Image + "\x00" + strings.Join(names, ","),
 	}
 }
 
 // pullSecretFix says what to do about the credentials, from what is known of them.
-func pullSecretFix(pod *corev1.Pod, host string, secrets []pullSecret) string {
+func pullSecretFix(pod *corev1.Pod, host string, secrets []analyze.PullSecret) string {
 	create := analyze.Command("kubectl create secret docker-registry -n %s NAME --docker-server=%s ...", pod.Namespace, analyze.Value(host))
 	var missing, unusable, present []string
 	for _, s := range secrets {
-		switch s.state {
+		switch s.State {
 		case "missing":
-			missing = append(missing, s.name)
+			missing = append(missing, s.Name)
 		case "unusable":
-			unusable = append(unusable, s.name)
+			unusable = append(unusable, s.Name)
 		case "exists":
-			present = append(present, s.name)
+			present = append(present, s.Name)
 		}
 	}
 	switch {
@@ -126,7 +126,7 @@ func pullSecretFix(pod *corev1.Pod, host string, secrets []pullSecret) string {
 			"and that the account may read the repository; renew the Secret if not.", strings.Join(present, ", "), host)
 	case len(secrets) > 0:
 		return fmt.Sprintf("Check that %s exists in namespace %s and holds current credentials for %s; create or renew it (%s).",
-			secrets[0].name, pod.Namespace, host, create)
+			secrets[0].Name, pod.Namespace, host, create)
 	}
 	return fmt.Sprintf("Give the pod credentials for %s: create a pull secret (%s) and list it in the pod template's "+
 		"imagePullSecrets or in ServiceAccount %s's imagePullSecrets, then recreate the pods.", host, create, serviceAccountName(pod))
@@ -140,7 +140,7 @@ func serviceAccountName(pod *corev1.Pod) string {
 }
 
 // describePullSecrets says which pull secrets the pod references and their state.
-func describePullSecrets(v *analyze.View, p *analyze.Pod, secrets []pullSecret) string {
+func describePullSecrets(v *analyze.View, p *analyze.Pod, secrets []analyze.PullSecret) string {
 	if len(secrets) == 0 {
 		text := "the pod references no imagePullSecrets, so only the node's own credentials were tried"
 		if v.Has(analyze.ServiceAccounts) {
@@ -153,7 +153,7 @@ func describePullSecrets(v *analyze.View, p *analyze.Pod, secrets []pullSecret) 
 	}
 	parts := make([]string, len(secrets))
 	for i, s := range secrets {
-		parts[i] = fmt.Sprintf("%s %s", s.name, s.detail)
+		parts[i] = fmt.Sprintf("%s %s", s.Name, s.Detail)
 	}
 	return "the pod's imagePullSecrets: " + strings.Join(parts, "; ")
 }

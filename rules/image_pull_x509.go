@@ -49,7 +49,7 @@ not include the host in the image reference, or pull by a name it does include.
 
 func imagePullX509(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, a := range failedPullsOf(v, pullErrorX509) {
+	for _, a := range v.PullAttemptsOf(analyze.PullErrorX509) {
 		out = append(out, x509Finding(v, a))
 	}
 	return out
@@ -79,10 +79,10 @@ func x509NameMismatch(verdict string) bool {
 	return false
 }
 
-func x509Finding(v *analyze.View, a pullAttempt) analyze.Finding {
-	pod := a.pod.Obj
-	host := registryHost(a.image)
-	verdict := strings.TrimSpace(reX509.FindString(a.text))
+func x509Finding(v *analyze.View, a analyze.PullAttempt) analyze.Finding {
+	pod := a.Pod.Obj
+	host := analyze.RegistryHost(a.Image)
+	verdict := strings.TrimSpace(analyze.PullX509Pattern.FindString(a.Text))
 	needle := verdict
 	if i := strings.Index(verdict, "x509: "); i >= 0 {
 		needle = verdict[i:]
@@ -93,7 +93,7 @@ func x509Finding(v *analyze.View, a pullAttempt) analyze.Finding {
 		on = " on node " + node
 	}
 	cause := fmt.Sprintf("image %q of container %s cannot be pulled%s: the TLS handshake with registry %s failed because %s (%s)",
-		a.image, a.container.Name, on, host, x509Problem(verdict, host), verdict)
+		a.Image, a.Container.Name, on, host, x509Problem(verdict, host), verdict)
 	fix := fmt.Sprintf("Make the nodes trust the CA that signed %s's certificate (containerd, with the CRI plugin's registry "+
 		"config_path set: /etc/containerd/certs.d/%s/ca.crt, or ca = in that directory's hosts.toml; CRI-O: "+
 		"/etc/containers/certs.d/%s/ca.crt), or serve the registry with a certificate from a CA the nodes already trust.", host, host, host)
@@ -104,16 +104,16 @@ func x509Finding(v *analyze.View, a pullAttempt) analyze.Finding {
 		fix = fmt.Sprintf("Reissue the certificate of %s with %s among its names (an IP address needs an IP SAN), "+
 			"or change the image reference to a name the certificate holds.", host, strings.Split(host, ":")[0])
 	}
-	subjects := a.subjects(v)
+	subjects := a.Subjects(v)
 	if node != "" {
 		subjects = append(subjects, analyze.NodeRef(node))
 	}
-	confirm := a.confirm()
+	confirm := a.Confirm()
 	confirm = append(confirm, fmt.Sprintf("openssl s_client -connect %s -showcerts </dev/null", hostWithPort(host)))
 	return analyze.Finding{
 		Subjects:    subjects,
 		Cause:       cause,
-		Evidence:    a.evidence(needle),
+		Evidence:    a.Evidence(needle),
 		Remediation: fix,
 		Confirm:     confirm,
 		GroupKey:    host + "\x00" + verdict,

@@ -1,0 +1,56 @@
+package analyze_test
+
+import (
+	"testing"
+
+	"podflow.dev/podflow/analyze"
+)
+
+// A failed pull is classified once, on its attempt, from every message about it: the
+// status may say only "Back-off pulling image" while the event or journal says why.
+func TestPullAttemptKinds(t *testing.T) {
+	cases := map[string]analyze.PullErrorKind{
+		`dial tcp: lookup registry.example on 10.96.0.10:53: no such host`:                                  analyze.PullErrorDNS,
+		`tls: failed to verify certificate: x509: certificate signed by unknown authority`:                  analyze.PullErrorX509,
+		`429 Too Many Requests - Server message: toomanyrequests: You have reached your pull rate limit`:    analyze.PullErrorRateLimited,
+		`pull access denied for shop/api, repository does not exist or may require 'docker login'`:          analyze.PullErrorUnauthorized,
+		`failed to resolve reference "registry.example/app:9": registry.example/app:9: not found`:           analyze.PullErrorNotFound,
+		`reading manifest 1.2 in quay.io/shop/api: manifest unknown`:                                        analyze.PullErrorNotFound,
+		`failed to copy: httpReadSeeker: failed open: unexpected status code 500 Internal Server Error`:     analyze.PullErrorOther,
+		`unexpected status 401 Unauthorized, but also lookup x on 10.0.0.1:53: no such host (the DNS wins)`: analyze.PullErrorDNS,
+	}
+	for msg, want := range cases {
+		g := load(t, map[string]any{
+			"cluster-resources/pods/shop.json": list(pullFailing("shop", "web", "n1", "Back-off pulling image")),
+			"cluster-resources/events/shop.json": list(
+				event("shop", "e1", "Pod", "web", "spec.containers{app}", "Failed", `Failed to pull image "registry.example/app:1": `+msg, "2026-11-29T10:00:05Z")),
+		})
+		got := viewOf(t, g, allKinds, func(v *analyze.View) []analyze.PullErrorKind {
+			var out []analyze.PullErrorKind
+			for _, a := range v.PullAttempts() {
+				out = append(out, a.Kind)
+				if of := v.PullAttemptsOf(a.Kind); len(of) != 1 {
+					t.Errorf("%s: PullAttemptsOf(%s) has %d attempts, want 1", msg, a.Kind, len(of))
+				}
+			}
+			return out
+		})
+		if len(got) != 1 || got[0] != want {
+			t.Errorf("%s: kinds %v, want [%s]", msg, got, want)
+		}
+	}
+}
+
+func TestImageReferenceParts(t *testing.T) {
+	for image, want := range map[string][3]string{
+		"nginx":                          {"docker.io", "nginx", "latest"},
+		"localhost/app:2":                {"localhost", "localhost/app", "2"},
+		"registry.example:5000/shop/api": {"registry.example:5000", "registry.example:5000/shop/api", "latest"},
+		"quay.io/shop/api@sha256:abc":    {"quay.io", "quay.io/shop/api", "sha256:abc"},
+	} {
+		repo, version := analyze.SplitImage(image)
+		if got := [3]string{analyze.RegistryHost(image), repo, version}; got != want {
+			t.Errorf("%s: host, repo, version = %q, want %q", image, got, want)
+		}
+	}
+}
