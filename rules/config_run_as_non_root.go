@@ -80,7 +80,7 @@ func configRunAsNonRoot(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
 	for _, pc := range liveContainers(v) {
 		p, c := pc.pod, pc.c
-		msg, event, ok := configError(v, p, c)
+		msg, event, ok := v.ConfigError(p, c)
 		if !ok {
 			continue
 		}

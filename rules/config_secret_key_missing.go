@@ -133,7 +133,7 @@ func configSecretKeyMissing(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
 	for _, r := range v.ContainerRuns() {
 		p, c := r.Subject.Pod, r.Container
-		msg, event, ok := configError(v, p, c)
+		msg, event, ok := v.ConfigError(p, c)
 		if !ok {
 			continue
 		}

@@ -86,7 +86,7 @@ func startFailureSources(v *analyze.View, p *analyze.Pod, c analyze.ContainerInf
 			sources = append(sources, startSource{t.t.Message, t.loc.EvidenceAround(text, around, t.t.FinishedAt.Time), t.t.ExitCode})
 		}
 	}
-	if e := latestContainerError(runOf(v, p, c.Name).Events, c.Name); e != nil {
+	if e := analyze.LatestContainerError(runOf(v, p, c.Name).Events, c.Name); e != nil {
 		sources = append(sources, startSource{e.Message, e.EvidenceAround(around), 0})
 	}
 	return sources
