@@ -18,10 +18,11 @@ import (
 
 // The package's shape, checked from its source: a rule file (one that declares a rule
 // listed in All) holds its declaration, Doc, Run and finding builder, and nothing
-// another file uses; code several rules share lives in family files (imagepull.go,
-// sandbox.go, …). And a failure classification, a constant of a kind type such as
-// pullError or sandboxKind, is claimed by at most one rule, so one failure never
-// becomes two findings.
+// another file uses; reasoning several rules share lives in the facts layer
+// (analyze/facts_*.go), so a rule file uses no other file's names either (at most
+// selfContainedBound files may, each with its reason). And a failure classification, a
+// constant of a kind type such as analyze.PullErrorKind or sandboxKind, is claimed by
+// at most one rule, so one failure never becomes two findings.
 
 // TestRuleFilesStandAlone fails when a file uses a name declared in a rule file: a
 // helper, a type, a method or a field. Only registry.go may name a rule file's rule.
@@ -35,6 +36,74 @@ func TestRuleFilesStandAlone(t *testing.T) {
 	}
 }
 
+// selfContainedBound is how many rule files may use a name declared in another file of
+// the package. Shared reasoning belongs to the facts layer (analyze/facts_*.go) or the
+// signatures; a rule reads like a go/analysis pass: its declaration, Run and finding
+// builder, reading facts.
+const selfContainedBound = 2
+
+// allowedDependents are the rule files that may use another file's names, each with why.
+var allowedDependents = map[string]string{
+	"node_not_ready.go": "reads the node-stage signatures (signatures.go) to name why a kubelet exited; " +
+		"the signatures are data loaded by package rules, not reasoning to move",
+}
+
+// notYetSelfContained are the rule files that still use a family file's helpers: the
+// admission grouping by owner (admission.go), the container runs, exits, logs, probe
+// kills and start failures (containers.go, exitcode.go, containerlogs.go, probes.go,
+// startfailure.go) and the sandbox kinds (sandbox.go). Each is to become facts; the list
+// only shrinks, and a file that no longer depends must leave it.
+var notYetSelfContained = []string{
+	"admission_limitrange_violated.go", "admission_pod_security.go", "admission_priorityclass_missing.go",
+	"admission_quota_exceeded.go", "admission_quota_resources_required.go", "admission_serviceaccount_missing.go",
+	"admission_webhook_denied.go", "admission_webhook_unreachable.go",
+	"config_run_as_non_root.go", "controller_job_backoff_limit.go",
+	"probe_liveness_restarts.go", "probe_readiness_failing.go", "probe_startup_failing.go",
+	"runtime_crash_exit.go", "runtime_oom_killed.go",
+	"sandbox_create_failed.go", "sandbox_image_pull_failed.go", "sandbox_ip_exhausted.go", "sandbox_network_not_ready.go",
+	"start_command_not_found.go", "start_exec_format_error.go", "start_init_container_failed.go", "start_permission_denied.go",
+	"termination_grace_period_overrun.go",
+}
+
+// TestRuleFilesSelfContained fails when a rule file uses a name declared in another
+// file of the package (a family file's helper, type, constant, method or field), unless
+// it is one of the at most selfContainedBound allowed files, or still on the shrinking
+// notYetSelfContained list. It prints which files depend on which names.
+func TestRuleFilesSelfContained(t *testing.T) {
+	pkg := loadRulesSource(t, ".")
+	if len(allowedDependents) > selfContainedBound {
+		t.Errorf("%d rule files are allowed to use other files' names, at most %d may be", len(allowedDependents), selfContainedBound)
+	}
+	deps := pkg.dependents()
+	for _, file := range slices.Sorted(maps.Keys(deps)) {
+		t.Logf("%s uses %s", file, strings.Join(deps[file], ", "))
+	}
+	t.Logf("%d of %d rule files use names declared in another file", len(deps), len(pkg.ruleFiles))
+	for _, v := range selfContainedViolations(deps, allowedDependents, notYetSelfContained) {
+		t.Error(v)
+	}
+}
+
+// selfContainedViolations lists the dependent rule files neither allowed nor pending,
+// and the listed files that no longer depend, sorted.
+func selfContainedViolations(deps map[string][]string, allowed map[string]string, pending []string) []string {
+	var out []string
+	for file, names := range deps {
+		_, ok := allowed[file]
+		if !ok && !slices.Contains(pending, file) {
+			out = append(out, fmt.Sprintf("%s uses %s: move shared reasoning to the facts layer (analyze/facts_*.go) or into the rule",
+				file, strings.Join(names, ", ")))
+		}
+	}
+	for _, file := range append(slices.Sorted(maps.Keys(allowed)), pending...) {
+		if _, ok := deps[file]; !ok {
+			out = append(out, file+" no longer uses another file's names: take it off the list")
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // TestClassificationsClaimedOnce fails when two rule files use the same constant of a
 // classification type declared outside rule files.
 func TestClassificationsClaimedOnce(t *testing.T) {
@@ -43,6 +112,13 @@ func TestClassificationsClaimedOnce(t *testing.T) {
 	if len(claims) == 0 {
 		t.Fatal("no classification constants found: pullError and sandboxKind should be")
 	}
+	facts := pkg.factClaims(t)
+	if len(facts) == 0 {
+		t.Fatal("no fact classification constants used: analyze.PullErrorDNS should be")
+	}
+	for c, files := range facts {
+		claims["analyze."+c] = files
+	}
 	for c, files := range claims {
 		if len(files) > 1 {
 			t.Errorf("classification %s is claimed by %d rules (%s): give it to one", c, len(files), strings.Join(files, ", "))
@@ -50,27 +126,100 @@ func TestClassificationsClaimedOnce(t *testing.T) {
 	}
 }
 
+// factClassifications are the classification types of the facts layer: a failure kind
+// a fact computes once, each constant of which one rule claims.
+var factClassifications = []string{"PullErrorKind"}
+
+// factClaims maps each constant of a fact classification (declared in package analyze,
+// next to the rules package) to the rule files that name it as analyze.<Name>.
+func (s *rulesSource) factClaims(t *testing.T) map[string][]string {
+	t.Helper()
+	names, err := filepath.Glob(filepath.Join(s.dir, "..", "analyze", "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	consts := map[string]bool{}
+	fset := token.NewFileSet()
+	for _, n := range names {
+		if strings.HasSuffix(n, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, n, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.CONST {
+				continue
+			}
+			for _, spec := range g.Specs {
+				vs := spec.(*ast.ValueSpec)
+				if typ, ok := vs.Type.(*ast.Ident); ok && slices.Contains(factClassifications, typ.Name) {
+					for _, id := range vs.Names {
+						consts[id.Name] = true
+					}
+				}
+			}
+		}
+	}
+	users := map[string]map[string]bool{}
+	for _, f := range s.files {
+		from := s.file(f.Pos())
+		if !s.isRuleFile(from) {
+			continue
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if x, ok := sel.X.(*ast.Ident); ok && x.Name == "analyze" && consts[sel.Sel.Name] {
+				if users[sel.Sel.Name] == nil {
+					users[sel.Sel.Name] = map[string]bool{}
+				}
+				users[sel.Sel.Name][from] = true
+			}
+			return true
+		})
+	}
+	out := map[string][]string{}
+	for c, files := range users {
+		out[c] = slices.Sorted(maps.Keys(files))
+	}
+	return out
+}
+
 // TestStructureCheckCatches runs both checks on a small package that breaks each once,
 // so a check that stopped seeing anything would fail here.
 func TestStructureCheckCatches(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
-		"registry.go": "package rules\n\nfunc All() []*analyze.Rule { return []*analyze.Rule{A, B} }\n",
+		"registry.go": "package rules\n\nfunc All() []*analyze.Rule { return []*analyze.Rule{A, B, C} }\n",
 		"a_rule.go": "package rules\n\nvar A = &analyze.Rule{Run: runA}\n\n" +
 			"func runA() { _ = helper(); claim(kindX) }\n\nfunc helper() int { return 1 }\n",
 		"b_rule.go": "package rules\n\nvar B = &analyze.Rule{Run: runB}\n\n" +
 			"func runB() { _ = helper(); claim(kindX); claim(kindY) }\n",
+		"c_rule.go": "package rules\n\nvar C = &analyze.Rule{Run: runC}\n\n" +
+			"func runC() { claim(kindY); _ = analyze.PullErrorDNS }\n",
 		"family.go": "package rules\n\ntype kind string\n\nconst (\n\tkindX kind = \"x\"\n\tkindY kind = \"y\"\n)\n\n" +
 			"func claim(kind) {}\n",
 	}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
+	files["../analyze/facts_kind.go"] = "package analyze\n\ntype PullErrorKind string\n\n" +
+		"const (\n\tPullErrorDNS PullErrorKind = \"dns\"\n\tPullErrorX509 PullErrorKind = \"x509\"\n)\n"
+	for _, sub := range []string{"rules", "analyze"} {
+		if err := os.Mkdir(filepath.Join(dir, sub), 0o700); err != nil {
 			t.Fatal(err)
 		}
 	}
-	pkg := loadRulesSource(t, dir)
-	if got := strings.Join(pkg.ruleFiles, " "); got != "a_rule.go b_rule.go" {
-		t.Errorf("rule files = %q, want a_rule.go b_rule.go", got)
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, "rules", name), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pkg := loadRulesSource(t, filepath.Join(dir, "rules"))
+	if got := strings.Join(pkg.ruleFiles, " "); got != "a_rule.go b_rule.go c_rule.go" {
+		t.Errorf("rule files = %q, want a_rule.go b_rule.go c_rule.go", got)
 	}
 	var uses []string
 	for _, u := range pkg.crossUses() {
@@ -79,18 +228,42 @@ func TestStructureCheckCatches(t *testing.T) {
 	if got, want := strings.Join(uses, " "), "b_rule.go:helper:a_rule.go"; got != want {
 		t.Errorf("cross uses = %q, want %q", got, want)
 	}
+	deps := pkg.dependents()
+	for file, want := range map[string]string{
+		"a_rule.go": "family.go:claim family.go:kindX",
+		"b_rule.go": "a_rule.go:helper family.go:claim family.go:kindX family.go:kindY",
+		"c_rule.go": "family.go:claim family.go:kindY",
+	} {
+		if got := strings.Join(deps[file], " "); got != want {
+			t.Errorf("dependents[%s] = %q, want %q", file, got, want)
+		}
+	}
+	// Two allowed files pass; the third dependent fails, and so does a listed file that
+	// no longer depends.
+	allowed := map[string]string{"a_rule.go": "one", "b_rule.go": "two"}
+	got := selfContainedViolations(deps, allowed, nil)
+	if len(got) != 1 || !strings.HasPrefix(got[0], "c_rule.go uses family.go:claim") {
+		t.Errorf("violations with two allowed = %q, want c_rule.go's", got)
+	}
+	if got := selfContainedViolations(deps, allowed, []string{"c_rule.go", "d_rule.go"}); len(got) != 1 || !strings.HasPrefix(got[0], "d_rule.go no longer") {
+		t.Errorf("violations with c pending and d stale = %q", got)
+	}
+	if got := pkg.factClaims(t); len(got["PullErrorDNS"]) != 1 {
+		t.Errorf("claims of analyze.PullErrorDNS = %q, want c_rule.go", got["PullErrorDNS"])
+	}
 	claims := pkg.claims()
 	if got := strings.Join(claims["kindX"], " "); got != "a_rule.go b_rule.go" {
 		t.Errorf("claims of kindX = %q, want both rule files", got)
 	}
-	if got := strings.Join(claims["kindY"], " "); got != "b_rule.go" {
-		t.Errorf("claims of kindY = %q, want b_rule.go", got)
+	if got := strings.Join(claims["kindY"], " "); got != "b_rule.go c_rule.go" {
+		t.Errorf("claims of kindY = %q, want b_rule.go c_rule.go", got)
 	}
 }
 
 // rulesSource is the package's non-test files, type-checked on their own: imports
 // resolve to empty packages, which leaves every name the package declares resolved.
 type rulesSource struct {
+	dir       string
 	fset      *token.FileSet
 	files     []*ast.File
 	info      *types.Info
@@ -115,7 +288,7 @@ func loadRulesSource(t *testing.T, dir string) *rulesSource {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &rulesSource{fset: token.NewFileSet(), ruleVars: map[types.Object]bool{}}
+	s := &rulesSource{dir: dir, fset: token.NewFileSet(), ruleVars: map[types.Object]bool{}}
 	for _, n := range names {
 		if strings.HasSuffix(n, "_test.go") {
 			continue
@@ -220,6 +393,31 @@ func (s *rulesSource) crossUses() []crossUse {
 	sort.Slice(out, func(i, j int) bool {
 		return out[i].from+out[i].name < out[j].from+out[j].name
 	})
+	return out
+}
+
+// dependents maps each rule file that uses a name declared in another file of the
+// package (All aside) to those names, as "file:name", sorted.
+func (s *rulesSource) dependents() map[string][]string {
+	out := map[string][]string{}
+	for id, obj := range s.info.Uses {
+		if obj.Pkg() != s.pkg || !obj.Pos().IsValid() {
+			continue
+		}
+		if _, ok := obj.(*types.PkgName); ok {
+			continue
+		}
+		from, decl := s.file(id.Pos()), s.file(obj.Pos())
+		if from == decl || !s.isRuleFile(from) || !s.declaredAtTop(obj) || (decl == "registry.go" && obj.Name() == "All") {
+			continue
+		}
+		if u := decl + ":" + id.Name; !slices.Contains(out[from], u) {
+			out[from] = append(out[from], u)
+		}
+	}
+	for _, names := range out {
+		sort.Strings(names)
+	}
 	return out
 }
 
