@@ -68,31 +68,31 @@ plugin error.
 
 func sandboxCreateFailed(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, s := range failedSandboxes(v) {
-		if s.part.kind.hasOwnRule() {
+	for _, s := range v.FailedSandboxes() {
+		if s.Part.Kind.HasOwnRule() {
 			continue // sandbox-ip-exhausted and sandbox-image-pull-failed say more
 		}
-		out = append(out, sandboxFinding(v, s.pod, s.failure))
+		out = append(out, sandboxFinding(v, s.Pod, s.Failure))
 	}
 	return out
 }
 
-func sandboxFinding(v *analyze.View, p *analyze.Pod, f sandboxFailure) analyze.Finding {
+func sandboxFinding(v *analyze.View, p *analyze.Pod, f analyze.SandboxAttempt) analyze.Finding {
 	pod := p.Obj
 	node := pod.Spec.NodeName
-	part := classifySandboxError(f.message, pod)
-	evidence := sandboxEvidence(p, f)
-	if rc := pod.Spec.RuntimeClassName; rc != nil && part.kind == sandboxHandler {
+	part := analyze.ClassifySandboxError(f.Message, pod)
+	evidence := analyze.SandboxEvidence(p, f)
+	if rc := pod.Spec.RuntimeClassName; rc != nil && part.Kind == analyze.SandboxHandler {
 		evidence = append(evidence, p.Loc.At("spec", "runtimeClassName").Evidence("runtimeClassName "+*rc, time.Time{}))
 	}
 	cause := fmt.Sprintf("the kubelet on node %s cannot create the sandbox of pod %s (failing part: %s); the runtime says %q%s",
-		node, p.Ref().NamespacedName(), part.what, f.message, f.tries())
+		node, p.Ref().NamespacedName(), part.What, f.Message, f.Tries())
 	return analyze.Finding{
-		Subjects:    sandboxSubjects(v, p),
+		Subjects:    v.SandboxSubjects(p),
 		Cause:       cause,
 		Evidence:    evidence,
-		Remediation: sandboxFix(part, node),
-		Confirm:     sandboxConfirm(part, pod),
-		GroupKey:    node + "\x00" + string(part.kind) + "\x00" + reSandboxIDQuote.ReplaceAllString(f.message, `"ID"`),
+		Remediation: analyze.SandboxFix(part, node),
+		Confirm:     analyze.SandboxConfirm(part, pod),
+		GroupKey:    node + "\x00" + string(part.Kind) + "\x00" + analyze.SandboxIDQuotePattern.ReplaceAllString(f.Message, `"ID"`),
 	}
 }

@@ -51,32 +51,32 @@ image; a manual removal is not prevented).
 
 func sandboxImagePullFailed(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, s := range failedSandboxes(v) {
-		if s.part.kind != sandboxPauseImage {
+	for _, s := range v.FailedSandboxes() {
+		if s.Part.Kind != analyze.SandboxPauseImage {
 			continue
 		}
-		out = append(out, sandboxImageFinding(v, s.pod, s.failure, s.part))
+		out = append(out, sandboxImageFinding(v, s.Pod, s.Failure, s.Part))
 	}
 	return out
 }
 
-func sandboxImageFinding(v *analyze.View, p *analyze.Pod, f sandboxFailure, part sandboxPart) analyze.Finding {
-	node, image := p.Obj.Spec.NodeName, part.detail
+func sandboxImageFinding(v *analyze.View, p *analyze.Pod, f analyze.SandboxAttempt, part analyze.SandboxPart) analyze.Finding {
+	node, image := p.Obj.Spec.NodeName, part.Detail
 	// The registry's answer is what follows the runtime's own wrapping.
-	why := f.message
+	why := f.Message
 	prefix := fmt.Sprintf("failed to get sandbox image %q: ", image)
 	if i := strings.Index(why, prefix); i >= 0 {
 		why = why[i+len(prefix):]
 	}
 	why = strings.TrimPrefix(why, fmt.Sprintf("failed to pull image %q: ", image))
 	cause := fmt.Sprintf("the container runtime on node %s cannot get its sandbox (pause) image %q, so it cannot create the sandbox of pod %s "+
-		"or of any other new pod there%s; pulling it failed: %s", node, image, p.Ref().NamespacedName(), f.tries(), why)
+		"or of any other new pod there%s; pulling it failed: %s", node, image, p.Ref().NamespacedName(), f.Tries(), why)
 	return analyze.Finding{
-		Subjects:    sandboxSubjects(v, p),
+		Subjects:    v.SandboxSubjects(p),
 		Cause:       cause,
-		Evidence:    sandboxEvidence(p, f),
-		Remediation: sandboxFix(part, node),
-		Confirm:     sandboxConfirm(part, p.Obj),
+		Evidence:    analyze.SandboxEvidence(p, f),
+		Remediation: analyze.SandboxFix(part, node),
+		Confirm:     analyze.SandboxConfirm(part, p.Obj),
 		GroupKey:    "sandbox-image\x00" + node + "\x00" + image,
 	}
 }

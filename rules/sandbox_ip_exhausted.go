@@ -55,20 +55,20 @@ kubelet's maxPods to what the range holds.
 
 func sandboxIPExhausted(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, s := range failedSandboxes(v) {
-		if s.part.kind != sandboxIPRangeUsedUp {
+	for _, s := range v.FailedSandboxes() {
+		if s.Part.Kind != analyze.SandboxIPRangeUsedUp {
 			continue
 		}
-		out = append(out, ipExhaustedFinding(v, s.pod, s.failure, s.part.detail))
+		out = append(out, ipExhaustedFinding(v, s.Pod, s.Failure, s.Part.Detail))
 	}
 	return out
 }
 
-func ipExhaustedFinding(v *analyze.View, p *analyze.Pod, f sandboxFailure, rangeSet string) analyze.Finding {
+func ipExhaustedFinding(v *analyze.View, p *analyze.Pod, f analyze.SandboxAttempt, rangeSet string) analyze.Finding {
 	node := p.Obj.Spec.NodeName
 	network := "its CNI network"
 	plugin := ""
-	if m := reCNIPlugin.FindStringSubmatch(f.message); m != nil {
+	if m := analyze.SandboxCNIPluginPattern.FindStringSubmatch(f.Message); m != nil {
 		plugin = m[1]
 		if m[2] != "" {
 			network = fmt.Sprintf("CNI network %q", m[2])
@@ -92,14 +92,14 @@ func ipExhaustedFinding(v *analyze.View, p *analyze.Pod, f sandboxFailure, range
 		via = fmt.Sprintf(" (plugin %q)", plugin)
 	}
 	cause := fmt.Sprintf("node %s has no address left in %s%s, range set %s: the sandbox of pod %s cannot get one%s",
-		node, network, via, rangeSet, p.Ref().NamespacedName(), f.tries())
+		node, network, via, rangeSet, p.Ref().NamespacedName(), f.Tries())
 	if len(facts) > 0 {
 		cause += "; " + strings.Join(facts, "; ")
 	}
 	return analyze.Finding{
-		Subjects: sandboxSubjects(v, p),
+		Subjects: v.SandboxSubjects(p),
 		Cause:    cause,
-		Evidence: sandboxEvidence(p, f),
+		Evidence: analyze.SandboxEvidence(p, f),
 		Remediation: fmt.Sprintf("Compare range %s with the pods on node %s: if fewer pods run than it holds, addresses leaked "+
 			"(remove stale reservations under /var/lib/cni/networks on the node, or restart the CNI agent); otherwise give the node a "+
 			"larger pod range or lower the kubelet's maxPods to what the range holds.", rangeSet, node),

@@ -76,7 +76,7 @@ func sandboxNetworkNotReady(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
 	for _, f := range v.SandboxFailures() {
 		p := f.Subject.Pod
-		if p == nil || p.Obj.DeletionTimestamp != nil || p.Obj.Spec.HostNetwork || !waitingForSandbox(p) {
+		if p == nil || p.Obj.DeletionTimestamp != nil || p.Obj.Spec.HostNetwork || !analyze.WaitingForSandbox(p) {
 			continue
 		}
 		w, ok := latestNetworkNotReady(f)
@@ -143,7 +143,7 @@ func networkNotReadyFinding(v *analyze.View, p *analyze.Pod, w netNotReady) anal
 	cause := fmt.Sprintf("the kubelet on node %s does not create the sandbox of pod %s because the container runtime reports the pod network not ready: %q%s%s",
 		node, p.Ref().NamespacedName(), analyze.RuntimeNetworkMessage(w.message), tries, state)
 	return analyze.Finding{
-		Subjects: sandboxSubjects(v, p),
+		Subjects: v.SandboxSubjects(p),
 		Cause:    cause,
 		Evidence: evidence,
 		Remediation: fmt.Sprintf("Get the network plugin running on node %s: its DaemonSet pod there must be up, its configuration in the "+
