@@ -24,10 +24,12 @@
 //     that share a cause share a GroupKey and become one finding.
 //   - List the pods a cause affects: the engine makes a pod's earliest-stage finding its
 //     root cause and its later-stage findings consequences, through shared pods.
-//   - The rule file holds the declaration, Doc, Run and finding builder only. Code two
-//     rules share goes in the family file named for what it holds (imagepull.go,
-//     sandbox.go, startfailure.go, probes.go, exitcode.go, scheduling.go, services.go, …);
-//     a failure kind is a constant there that one rule claims. structure_test.go checks both.
+//   - The rule file holds the declaration, Doc, Run and finding builder only, and uses
+//     no name another file of the package declares. Reasoning two rules share is a fact
+//     in analyze/facts_*.go (v.PullAttemptsOf(kind), v.FailedSandboxes(),
+//     v.UnscheduledPods(), analyze.NodeMismatches, …); a failure kind is a constant
+//     there, computed once on the fact, that one rule claims; generic wording is in
+//     internal/phrase. structure_test.go checks all three.
 //   - Add testdata/<id>/fires-*/ and testdata/<id>/quiet-*/ cases (a trimmed bundle
 //     directory each), one Test<Name> line in rules_test.go, run
 //     `go test ./rules -update` and read the want.golden it writes.
