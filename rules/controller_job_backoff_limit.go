@@ -224,8 +224,8 @@ func failedPodText(v *analyze.View, f failedPod) (string, []analyze.Evidence) {
 	if t.Reason != "" && t.Reason != "Error" {
 		reason = ", " + t.Reason
 	}
-	text := fmt.Sprintf("container %s exited with code %d (%s%s)", f.container, t.ExitCode, exitMeaning(t.ExitCode), reason)
-	evidence := []analyze.Evidence{exitEvidence(t, f.termLoc)}
+	text := fmt.Sprintf("container %s exited with code %d (%s%s)", f.container, t.ExitCode, analyze.ExitMeaning(t.ExitCode), reason)
+	evidence := []analyze.Evidence{analyze.ExitEvidence(t, f.termLoc)}
 	if t.Message != "" {
 		text += fmt.Sprintf("; termination message: %q", phrase.FirstLine(t.Message))
 	}

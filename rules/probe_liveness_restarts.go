@@ -59,10 +59,10 @@ func probeLivenessRestarts(v *analyze.View) []analyze.Finding {
 		if c.Spec.LivenessProbe == nil {
 			continue
 		}
-		if settledRunning(v, st) {
+		if v.SettledRunning(st) {
 			continue
 		}
-		kill := probeKill(v, p, c.Name, nil, livenessKill)
+		kill := probeKill(v, p, c.Name, nil, analyze.LivenessKill)
 		if !kill.found {
 			continue
 		}
@@ -85,8 +85,8 @@ func livenessFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, k
 	t, loc, log := crashTermination(v, p, c)
 	slowStart := false
 	if t != nil {
-		cause += fmt.Sprintf(", last exit code %d (%s)", t.ExitCode, exitMeaning(t.ExitCode))
-		evidence = append(evidence, terminationEvidence(t, loc))
+		cause += fmt.Sprintf(", last exit code %d (%s)", t.ExitCode, analyze.ExitMeaning(t.ExitCode))
+		evidence = append(evidence, analyze.TerminationEvidence(t, loc))
 		if log != nil {
 			if tail, at := log.Tail(3); len(tail) > 0 {
 				for i := range tail {

@@ -60,13 +60,13 @@ func probeStartupFailing(v *analyze.View) []analyze.Finding {
 		if c.Spec.StartupProbe == nil {
 			continue
 		}
-		if settledRunning(v, st) {
+		if v.SettledRunning(st) {
 			continue
 		}
 		if st.Started != nil && *st.Started && st.State.Running != nil {
 			continue
 		}
-		kill := probeKill(v, p, c.Name, nil, startupKill)
+		kill := probeKill(v, p, c.Name, nil, analyze.StartupKill)
 		if !kill.found {
 			continue
 		}
@@ -98,7 +98,7 @@ func startupFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, ki
 		"or make it start faster; if it is up and the probe (%s) still fails, correct what the probe checks.", containerWord(c), action)
 	t, loc, log := crashTermination(v, p, c)
 	if t != nil {
-		evidence = append(evidence, terminationEvidence(t, loc))
+		evidence = append(evidence, analyze.TerminationEvidence(t, loc))
 		note, ev, started := startupLog(log, t)
 		evidence = append(evidence, ev...)
 		if note != "" {

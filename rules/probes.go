@@ -16,14 +16,6 @@ import (
 // Probe failures: the kubelet's Unhealthy events and journal lines, the restarts a failing
 // liveness or startup probe caused, and how a probe's action and timing read.
 
-// The kubelet's kill message (pkg/kubelet/kuberuntime/kuberuntime_manager.go,
-// computePodActions): "Container %s failed liveness probe, will be restarted", also
-// logged as "Message for Container of pod" containerMessage="…".
-const (
-	livenessKill = "failed liveness probe"
-	startupKill  = "failed startup probe"
-)
-
 // probeKillRecord is the kubelet's record of killing a container for a failed probe.
 type probeKillRecord struct {
 	found bool
@@ -59,7 +51,7 @@ func notBefore(e *analyze.Event, t time.Time) bool {
 // (livenessKill, startupKill). With a termination, only a kill of that instance counts.
 func probeKill(v *analyze.View, p *analyze.Pod, container string, t *corev1.ContainerStateTerminated, probes ...string) probeKillRecord {
 	if len(probes) == 0 {
-		probes = []string{livenessKill, startupKill}
+		probes = []string{analyze.LivenessKill, analyze.StartupKill}
 	}
 	says := func(msg string) bool {
 		for _, s := range probes {

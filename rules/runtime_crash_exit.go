@@ -64,7 +64,7 @@ func crashExitMeaning(t *corev1.ContainerStateTerminated) string {
 	case 143:
 		return "SIGTERM: the process was asked to stop, and no probe kill or deletion of the pod explains it"
 	}
-	return exitMeaning(t.ExitCode)
+	return analyze.ExitMeaning(t.ExitCode)
 }
 
 func runtimeCrashExit(v *analyze.View) []analyze.Finding {
@@ -75,11 +75,11 @@ func runtimeCrashExit(v *analyze.View) []analyze.Finding {
 		t, loc, log := crashTermination(v, p, c)
 		// Processes that never started (StartError, a shell's 126 and 127) are the start
 		// rules' findings, and an init container's failure is start-init-container-failed's.
-		if t == nil || t.ExitCode == 0 || t.Reason == oomReason || startFailureReasons[t.Reason] ||
+		if t == nil || t.ExitCode == 0 || t.Reason == analyze.OOMReason || startFailureReasons[t.Reason] ||
 			t.ExitCode == exitCommandNotFound || t.ExitCode == exitCannotExecute || blocksStart(c) {
 			continue
 		}
-		if settledRunning(v, st) {
+		if v.SettledRunning(st) {
 			continue
 		}
 		if k := probeKill(v, p, c.Name, t); k.found {
@@ -94,7 +94,7 @@ func crashFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *c
 	pod := p.Obj
 	st := c.Status
 	meaning := crashExitMeaning(t)
-	evidence := []analyze.Evidence{terminationEvidence(t, loc)}
+	evidence := []analyze.Evidence{analyze.TerminationEvidence(t, loc)}
 	state := "has stopped"
 	switch {
 	case st.State.Waiting != nil:
@@ -109,9 +109,9 @@ func crashFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *c
 	}
 	cause := fmt.Sprintf("container %s exits with code %d (%s) after %d restart(s) and %s", c.Name, t.ExitCode, meaning, st.RestartCount, state)
 	profile := ""
-	if t.ExitCode == exitSIGSYS {
+	if t.ExitCode == analyze.ExitSIGSYS {
 		var at analyze.Location
-		if profile, at = seccompProfile(p, c); profile != "" {
+		if profile, at = analyze.SeccompProfile(p, c); profile != "" {
 			cause += "; it runs under seccomp profile " + profile
 			evidence = append(evidence, at.Evidence("seccompProfile "+profile, time.Time{}))
 		}
@@ -120,7 +120,7 @@ func crashFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *c
 	cause += note
 	logText := cl.text
 	evidence = append(evidence, cl.evidence...)
-	subjects, group := podWorkloadAndNode(v, p)
+	subjects, group := v.PodWorkloadAndNode(p)
 	return analyze.Finding{
 		Subjects:    subjects,
 		Cause:       cause,
@@ -149,7 +149,7 @@ func crashFix(container string, code int32, logText, profile string, policy core
 	case 143:
 		return fmt.Sprintf("Find what asked container %s to stop%s (a deletion, a preStop hook, a supervisor inside the image) "+
 			"and keep the process running.", container, quote)
-	case exitSIGSYS:
+	case analyze.ExitSIGSYS:
 		in := "its seccomp profile"
 		if profile != "" {
 			in = "its seccomp profile (" + profile + ")"

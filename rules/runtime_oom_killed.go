@@ -52,10 +52,10 @@ func runtimeOOMKilled(v *analyze.View) []analyze.Finding {
 			continue
 		}
 		term, loc := st.LastTerminationState.Terminated, c.StatusLoc.At("lastState", "terminated")
-		if st.State.Terminated != nil && st.State.Terminated.Reason == oomReason {
+		if st.State.Terminated != nil && st.State.Terminated.Reason == analyze.OOMReason {
 			term, loc = st.State.Terminated, c.StatusLoc.At("state", "terminated")
 		}
-		if term == nil || term.Reason != oomReason {
+		if term == nil || term.Reason != analyze.OOMReason {
 			continue
 		}
 		out = append(out, oomFinding(v, p, c, term, loc))
@@ -66,7 +66,7 @@ func runtimeOOMKilled(v *analyze.View) []analyze.Finding {
 func oomFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, term *corev1.ContainerStateTerminated, loc analyze.Location) analyze.Finding {
 	pod := p.Obj
 	limit, limitLoc, hasLimit := memoryLimit(p, c)
-	evidence := []analyze.Evidence{exitEvidence(term, loc)}
+	evidence := []analyze.Evidence{analyze.ExitEvidence(term, loc)}
 	limitText := "it has no memory limit, so the node itself ran out of memory"
 	switch {
 	case !analyze.SpecKnown(p):
@@ -76,12 +76,13 @@ func oomFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, term *
 		evidence = append(evidence, limitLoc.Evidence("limits.memory: "+limit, pod.CreationTimestamp.Time))
 	}
 	cause := fmt.Sprintf("container %s was killed by the kernel OOM killer (%s, exit code %d, %d restart(s)): %s",
-		c.Name, oomReason, term.ExitCode, c.Status.RestartCount, limitText)
+		c.Name, analyze.OOMReason, term.ExitCode, c.Status.RestartCount, limitText)
 	if k := kernelKill(v, p, c, term.ContainerID); k != nil {
 		cause += "; the kernel log on node " + k.Node + " shows " + killSummary(k)
 		evidence = append(evidence, k.Evidence())
 	}
-	if log := runOf(v, p, c.Name).PreviousLog; log != nil {
+	if run, _ := v.ContainerRun(p, c.Name); run.PreviousLog != nil {
+		log := run.PreviousLog
 		if lines, at := log.Tail(3); len(lines) > 0 {
 			evidence = append(evidence, at.Evidence("previous log ends: "+strings.Join(lines, " | "), term.FinishedAt.Time))
 		}
@@ -148,7 +149,8 @@ func killSummary(k *analyze.OOMKill) string {
 // kernelKill finds the kernel's line for this kill in the node's dmesg: by container ID
 // when the cgroup path names it, else the pod's latest kill.
 func kernelKill(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, containerID string) *analyze.OOMKill {
-	kills := runOf(v, p, c.Name).OOMKills
+	run, _ := v.ContainerRun(p, c.Name)
+	kills := run.OOMKills
 	id := analyze.ContainerID(containerID)
 	var latest *analyze.OOMKill
 	for _, k := range kills {

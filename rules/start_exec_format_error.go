@@ -106,7 +106,7 @@ func execFormatFailure(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo)
 			if ff.exitCode == 0 {
 				ff.exitCode = t.ExitCode
 			}
-			ff.evidence = append(ff.evidence, exitEvidence(t, loc))
+			ff.evidence = append(ff.evidence, analyze.ExitEvidence(t, loc))
 		}
 	}
 	if ff.said == "" {
@@ -171,7 +171,7 @@ func execFormatFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo,
 		cause += fmt.Sprintf("; exit code %d", ff.exitCode)
 	}
 	cause += fmt.Sprintf("; %d restart(s))", c.Status.RestartCount)
-	subjects, group := podWorkloadAndNode(v, p)
+	subjects, group := v.PodWorkloadAndNode(p)
 	platform := "the nodes' architecture"
 	if arch != "" {
 		platform = "linux/" + arch

@@ -73,7 +73,7 @@ func startInitContainerFailed(v *analyze.View) []analyze.Finding {
 			continue
 		}
 		t, loc, log := crashTermination(v, p, c)
-		if t == nil || t.ExitCode == 0 || t.Reason == oomReason || startFailureReasons[t.Reason] ||
+		if t == nil || t.ExitCode == 0 || t.Reason == analyze.OOMReason || startFailureReasons[t.Reason] ||
 			t.ExitCode == exitCommandNotFound || t.ExitCode == exitCannotExecute {
 			continue
 		}
@@ -86,7 +86,7 @@ func startInitContainerFailed(v *analyze.View) []analyze.Finding {
 func initFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *corev1.ContainerStateTerminated, loc analyze.Location, log *analyze.ContainerLog) analyze.Finding {
 	pod := p.Obj
 	st := c.Status
-	evidence := []analyze.Evidence{terminationEvidence(t, loc)}
+	evidence := []analyze.Evidence{analyze.TerminationEvidence(t, loc)}
 	var state string
 	switch {
 	case st.State.Waiting != nil:
@@ -113,7 +113,7 @@ func initFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *co
 		}
 	}
 	cause := fmt.Sprintf("init container %s exits with code %d (%s) after %d restart(s) and %s, so the pod's containers (%s) never start",
-		c.Name, t.ExitCode, exitMeaning(t.ExitCode), st.RestartCount, state, strings.Join(waiting, ", "))
+		c.Name, t.ExitCode, analyze.ExitMeaning(t.ExitCode), st.RestartCount, state, strings.Join(waiting, ", "))
 	note, cl := exitNotes(v, t, log, "the failed run")
 	cause += note
 	logText := cl.text

@@ -147,7 +147,7 @@ func shellFailure(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, exit
 		return startFailure{}, false
 	}
 	sf := startFailure{kind: "shell", exitCode: t.ExitCode, said: fmt.Sprintf("exit code %d", exit)}
-	sf.evidence = append(sf.evidence, exitEvidence(t, loc))
+	sf.evidence = append(sf.evidence, analyze.ExitEvidence(t, loc))
 	if log == nil {
 		return sf, true
 	}

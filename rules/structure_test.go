@@ -59,9 +59,8 @@ var notYetSelfContained = []string{
 	"admission_webhook_denied.go", "admission_webhook_unreachable.go",
 	"config_run_as_non_root.go", "controller_job_backoff_limit.go",
 	"probe_liveness_restarts.go", "probe_readiness_failing.go", "probe_startup_failing.go",
-	"runtime_crash_exit.go", "runtime_oom_killed.go",
+	"runtime_crash_exit.go",
 	"start_command_not_found.go", "start_exec_format_error.go", "start_init_container_failed.go", "start_permission_denied.go",
-	"termination_grace_period_overrun.go",
 }
 
 // TestRuleFilesSelfContained fails when a rule file uses a name declared in another

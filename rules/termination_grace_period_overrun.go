@@ -185,7 +185,7 @@ func graceFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *c
 		cause += fmt.Sprintf(" and the runtime, having sent SIGTERM, logged Kill container %s later", logfmtTime(r.runtime).Sub(logfmtTime(r.sigterm)).Round(100*time.Millisecond))
 	}
 	cause += fmt.Sprintf(", so it was killed with SIGKILL (exit code %d)", t.ExitCode)
-	subjects, group := podWorkloadAndNode(v, p)
+	subjects, group := v.PodWorkloadAndNode(p)
 	return analyze.Finding{
 		Subjects: subjects,
 		Cause:    cause,
@@ -208,7 +208,7 @@ func graceFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *c
 func pastedStop(run analyze.ContainerRun) bool {
 	e := analyze.LatestEvent(run.Events, run.Container.Name, "Killing")
 	return e != nil && e.LastTime.IsZero() && strings.HasPrefix(e.Message, "Stopping container") &&
-		!strings.Contains(e.Message, livenessKill) && !strings.Contains(e.Message, startupKill)
+		!strings.Contains(e.Message, analyze.LivenessKill) && !strings.Contains(e.Message, analyze.StartupKill)
 }
 
 // logfmtTime is a runtime journal entry's own time= field, finer than the journal's
