@@ -71,7 +71,7 @@ func (v *View) ImageWaits(reason, eventReason string, match func(image, msg stri
 }
 
 var (
-	// DNS failures as Go's resolver words them inside the CRI pull error:
+	// PullLookupPattern matches DNS failures as Go's resolver words them inside the CRI pull error:
 	// "dial tcp: lookup registry.invalid on 10.96.0.10:53: no such host".
 	PullLookupPattern = regexp.MustCompile(`lookup ([^\s:]+)(?: on ([^\s]+))?: (no such host|server misbehaving|Temporary failure in name resolution|i/o timeout)`)
 )
@@ -81,6 +81,7 @@ var (
 // -not-found), so one pull never becomes two findings.
 type PullErrorKind string
 
+// The pull error kinds.
 const (
 	PullErrorDNS          PullErrorKind = "dns"
 	PullErrorX509         PullErrorKind = "x509"
@@ -132,10 +133,10 @@ func pullLine(f PullFailure) *JournalEntry {
 }
 
 var (
-	// containerd's resolver (remotes/docker/resolver.go) wraps ErrNotFound with the
+	// PullRefNotFoundPattern matches what containerd's resolver (remotes/docker/resolver.go) wraps ErrNotFound with the
 	// reference: "…: failed to resolve reference "R": R: not found".
 	PullRefNotFoundPattern = regexp.MustCompile(`[^\s"]+: not found`)
-	// The distribution API's error codes, as CRI-O (containers/image) prints them:
+	// PullManifestUnknownPattern matches the distribution API's error codes, as CRI-O (containers/image) prints them:
 	// "reading manifest 1.2 in quay.io/shop/api: manifest unknown".
 	PullManifestUnknownPattern = regexp.MustCompile(`(?:reading manifest [^\s"]+ in [^\s"]+: )?(?:manifest|name) unknown(?:: [^"\n]+)?`)
 )
@@ -278,7 +279,7 @@ func SplitImage(image string) (repo, version string) {
 	return image, "latest"
 }
 
-// A 429 as containerd's resolver reports it ("...: 429 Too Many Requests") and the
+// PullRateLimitPattern matches a 429 as containerd's resolver reports it ("...: 429 Too Many Requests") and the
 // distribution API's error code as CRI-O and Docker quote it ("toomanyrequests: ...").
 var PullRateLimitPattern = regexp.MustCompile(`(?i)429 Too Many Requests|toomanyrequests(?::[^"\\\n]*)?|pull rate limit`)
 
@@ -364,6 +365,7 @@ func secretUsability(s *Secret) (state, detail string) {
 	return "unusable", "has type " + string(typ) + ", which the kubelet does not read as pull credentials"
 }
 
+// SecretKeys lists a Secret's data keys, sorted, or "(none)".
 func SecretKeys(s *corev1.Secret) []string {
 	keys := make([]string, 0, len(s.Data))
 	for k := range s.Data {
@@ -377,7 +379,7 @@ func SecretKeys(s *corev1.Secret) []string {
 }
 
 var (
-	// Go's crypto/x509 errors as the pull error carries them, with or without the
+	// PullX509Pattern matches Go's crypto/x509 errors as the pull error carries them, with or without the
 	// "tls: failed to verify certificate: " prefix crypto/tls adds since Go 1.20.
 	PullX509Pattern = regexp.MustCompile(`(?:tls: failed to verify certificate: )?x509: [^"\\\n]+`)
 )

@@ -37,6 +37,7 @@ var (
 // others, leaving to those two the kinds that HasOwnRule names.
 type SandboxKind string
 
+// The sandbox failure kinds.
 const (
 	SandboxHandler       SandboxKind = "handler"
 	SandboxPauseImage    SandboxKind = "pause-image"
