@@ -251,10 +251,7 @@ func (g *Graph) buildLines() []Line {
 	for _, u := range g.unparsed {
 		l := lineIn{Kind: TextJournal, Text: u.text, Node: u.node, Warning: looksLikeError(u.text), ev: evidencePtr(u.loc.Evidence(u.text, time.Time{}))}
 		if e, k, _ := logline.Parse(u.text, g.collectedAt); k == logline.KindEntry && e.Message != "" {
-			l.Text = e.Message
-			if err, ok := e.Field("err"); ok {
-				l.Text += ": " + err
-			}
+			l.Text = entryText(&e)
 			l.Warning = l.Warning || e.Severity == 'W' || e.Severity == 'E' || e.Severity == 'F'
 		}
 		add(l)
@@ -326,10 +323,7 @@ func (g *Graph) fragmentTextLines(add func(lineIn)) {
 			l := lineIn{Kind: kind, Text: s, Fragment: true, Warning: looksLikeError(s)}
 			if kind == TextJournal {
 				if e, k, _ := ParseJournalLine(s, g.collectedAt); k == LineEntry {
-					l.Text = e.Message
-					if err, ok := e.Field("err"); ok {
-						l.Text += ": " + err
-					}
+					l.Text = entryText(&e.Entry)
 					l.Warning = l.Warning || e.Severity == 'W' || e.Severity == 'E' || e.Severity == 'F'
 				}
 			}
@@ -444,10 +438,7 @@ func mostlyNodeAgent(lines []string) bool {
 }
 
 func journalLine(e *JournalEntry, p *Pod) lineIn {
-	text := e.Message
-	if err, ok := e.Field("err"); ok {
-		text += ": " + err
-	}
+	text := entryText(&e.Entry)
 	// Node and container are read from the entry when asked (Line.Node, Line.Container).
 	return lineIn{Kind: TextJournal, Text: text, Pod: p, entry: e,
 		Warning: e.Severity == 'W' || e.Severity == 'E' || e.Severity == 'F' || (e.Severity == 0 && looksLikeError(text))}

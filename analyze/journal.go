@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"strings"
 	"time"
 	"unsafe"
 
@@ -44,20 +45,14 @@ func (e *JournalEntry) Loc() Location {
 
 // Evidence cites the entry with its message and error.
 func (e *JournalEntry) Evidence() Evidence {
-	text := e.Message
-	if err, ok := e.Field("err"); ok {
-		text += ": " + err
-	}
+	text := entryText(&e.Entry)
 	return e.Loc().Evidence(text, e.Time)
 }
 
 // EvidenceAround cites the entry with an excerpt centred on needle.
 func (e *JournalEntry) EvidenceAround(needle string) Evidence {
 	ev := e.Evidence()
-	text := e.Message
-	if err, ok := e.Field("err"); ok {
-		text += ": " + err
-	}
+	text := entryText(&e.Entry)
 	ev.Excerpt = ExcerptAround(text, needle)
 	return ev
 }
@@ -220,4 +215,32 @@ func rebase(s, line string, lo int, kept string) string {
 		return s
 	}
 	return kept[l-lo : h-lo]
+}
+
+// entryText is what a structured log line says: its message and, after ": ", the error
+// it carries. The error is the err field the kubelet's ErrorS writes; without one, the
+// first other field whose value reads as an error of several words or an error chain ("listen tcp :8080:
+// bind: address already in use" under exitCode=, reason=, error=), since components log
+// their failures under keys of their own choosing and a line read without that value
+// says only "http server stopped".
+func entryText(e *logline.Entry) string {
+	if err, ok := e.Field("err"); ok {
+		return e.Message + ": " + err
+	}
+	var extra string
+	logline.ScanFields(e.FieldText, func(k, raw string) bool {
+		v := logline.FieldValue(raw)
+		if k == "msg" || !strings.Contains(v, " ") || !(looksLikeError(v) || strings.Contains(v, ": ")) || strings.Contains(e.Message, v) {
+			return true
+		}
+		extra = v
+		return false
+	})
+	if extra == "" {
+		return e.Message
+	}
+	if e.Message == "" {
+		return extra
+	}
+	return e.Message + ": " + extra
 }

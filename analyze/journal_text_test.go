@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 	"unsafe"
 
 	"podflow.dev/podflow/bundle"
@@ -90,5 +91,25 @@ func TestJournalTextBlocksAreNeverRewritten(t *testing.T) {
 	}
 	if jt.copy("") != "" {
 		t.Fatal("an empty string copies as empty")
+	}
+}
+
+// TestEntryTextErrorUnderOtherKey: a structured line that logs its failure under a key
+// of its own (exitCode=, error=) reads with that error, as one under err= does; values
+// that are no error, and a message that already holds the value, add nothing.
+func TestEntryTextErrorUnderOtherKey(t *testing.T) {
+	for _, c := range []struct{ line, want string }{
+		{`I0220 19:03:52.344087 1 nfd-worker.go:332] "http server stopped" exitCode="listen tcp :8080: bind: address already in use"`,
+			"http server stopped: listen tcp :8080: bind: address already in use"},
+		{`E0220 19:03:52.344087 1 x.go:1] "sync failed" err="boom" error="other failure: timed out"`, "sync failed: boom"},
+		{`I0220 19:03:52.344087 1 x.go:1] "pod started" pod="shop/web-1" status="Running fine"`, "pod started"},
+	} {
+		e, k, _ := ParseJournalLine(c.line, time.Time{})
+		if k != LineEntry {
+			t.Fatalf("%q: kind %v", c.line, k)
+		}
+		if got := entryText(&e.Entry); got != c.want {
+			t.Errorf("%q: %q, want %q", c.line, got, c.want)
+		}
 	}
 }

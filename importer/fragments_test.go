@@ -253,3 +253,26 @@ func TestYAMLStatusFragment(t *testing.T) {
 		}
 	}
 }
+
+// TestUnanalyzedObjectKeepsText: an object of a kind the bundle keeps but analysis does
+// not read (a HorizontalPodAutoscaler) is kept in its list and its lines also stay
+// available as text, so the messages of its status conditions are read.
+func TestUnanalyzedObjectKeepsText(t *testing.T) {
+	hpa := "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: web\n  namespace: shop\n" +
+		"status:\n  conditions:\n  - message: 'the HPA was unable to compute the replica count: failed to get cpu utilization:\n" +
+		"      missing request for cpu in container web of Pod web-5cdb678c48-8bgbm'\n    reason: FailedGetResourceMetric\n" +
+		"    status: \"False\"\n    type: ScalingActive\n"
+	pod := "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web-1\n  namespace: shop\nspec:\n  containers:\n  - name: web\n    image: web:1\n"
+	b, _ := importDir(t, map[string][]byte{"hpa.yaml": []byte(hpa), "pod.yaml": []byte(pod)}, FormatAuto)
+	if _, err := b.ReadFile(bundle.NamespacedResourcePath(bundle.KindHPAs, "shop")); err != nil {
+		t.Fatalf("HPA list: %v", err)
+	}
+	text, err := b.ReadFile(bundle.FragmentPath(bundle.FragmentText, "hpa.yaml-L1.txt"))
+	if err != nil || !strings.Contains(string(text), "missing request for cpu in container web") {
+		t.Fatalf("HPA lines as text: %q %v", text, err)
+	}
+	// A pod, which analysis reads, is not also kept as text.
+	if _, err := b.ReadFile(bundle.FragmentPath(bundle.FragmentText, "pod.yaml-L1.txt")); err == nil {
+		t.Error("pod object also kept as text")
+	}
+}

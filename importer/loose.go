@@ -421,11 +421,20 @@ func (li *looseImport) block(ctx *fileCtx, name string, b segmentBlock, ns, cmd 
 			return "crictl inspect", true, nil
 		}
 		objs, err := parseObjects(b.lines)
-		added := 0
+		added, analyzed := 0, 0
 		for _, o := range objs {
 			if li.addObject(name, o) {
 				added++
+				if k, ok := bundle.ListOfKind(o.kind); o.kind == "Event" || (ok && k.Use == bundle.ReadByAnalyze) {
+					analyzed++
+				}
 			}
+		}
+		if added > 0 && analyzed == 0 {
+			// Objects of kinds the bundle keeps but analysis does not read (a
+			// HorizontalPodAutoscaler, an Ingress): their status messages are still what
+			// the user pasted them for, so their lines also stay available as text.
+			li.keepFragment(bundle.FragmentText, name, b.lines)
 		}
 		var probs []string
 		if err != nil {
