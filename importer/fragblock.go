@@ -254,6 +254,11 @@ func (li *looseImport) podRows(ctx *fileCtx, name string, b segmentBlock, cmd st
 
 // describeFragment reads a describe fragment; its pod is decided at the end of the file.
 func (li *looseImport) describeFragment(ctx *fileCtx, b segmentBlock, cmd string) (bool, []string) {
+	if namespaceDescribe(b.lines) {
+		// A namespace's describe (its deletion conditions) is no pod: its lines stay
+		// text, where the namespace controller's messages are read.
+		return false, nil
+	}
 	lines := wrapFragment(b.lines, "unknown")
 	if len(lines) == 0 {
 		return false, nil
@@ -617,4 +622,17 @@ func blockRange(b segmentBlock) (int, int) {
 		return 0, 0
 	}
 	return lines[0].n, lines[len(lines)-1].n
+}
+
+// namespaceDescribe tells the describe of a namespace by the conditions only the
+// namespace controller sets (pkg/controller/namespace/deletion: NamespaceDeletion*,
+// NamespaceContentRemaining, NamespaceFinalizersRemaining).
+func namespaceDescribe(lines []textLine) bool {
+	for _, l := range lines {
+		f := strings.Fields(l.s)
+		if len(f) >= 2 && strings.HasPrefix(f[0], "Namespace") && (f[1] == "True" || f[1] == "False" || f[1] == "Unknown") {
+			return true
+		}
+	}
+	return false
 }

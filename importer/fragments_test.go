@@ -276,3 +276,26 @@ func TestUnanalyzedObjectKeepsText(t *testing.T) {
 		t.Error("pod object also kept as text")
 	}
 }
+
+// TestNamespaceDescribeIsNoPod: the describe of a namespace stuck in deletion makes no
+// pod; its condition lines stay text, where the namespace controller's messages are read.
+func TestNamespaceDescribeIsNoPod(t *testing.T) {
+	ns := "Name:         kusk-system\nLabels:       name=kusk-system\nAnnotations:  <none>\nStatus:       Terminating\nConditions:\n" +
+		"  Type                                         Status  LastTransitionTime               Reason                Message\n" +
+		"  ----                                         ------  ------------------               ------                -------\n" +
+		"  NamespaceContentRemaining                    True    Thu, 11 Aug 2022 00:02:46 +0200  SomeResourcesRemain   Some resources are remaining: staticroutes.gateway.kusk.io has 1 resource instances\n"
+	b, _ := importDir(t, map[string][]byte{"describe-ns.txt": []byte(ns)}, FormatAuto)
+	if _, err := b.ReadFile(bundle.NamespacedResourcePath(bundle.KindPods, "default")); err == nil {
+		t.Error("a namespace describe made a pod")
+	}
+	found := false
+	for _, name := range b.Names() {
+		if strings.HasPrefix(name, bundle.FragmentsDir+"/"+bundle.FragmentText) {
+			data, _ := b.ReadFile(name)
+			found = found || strings.Contains(string(data), "Some resources are remaining: staticroutes.gateway.kusk.io")
+		}
+	}
+	if !found {
+		t.Fatalf("the namespace's conditions are not kept as text: %q", b.Names())
+	}
+}
