@@ -327,6 +327,13 @@ func TestOpenAPI(t *testing.T) {
 			Components struct {
 				Schemas map[string]json.RawMessage `json:"schemas"`
 			} `json:"components"`
+			// kubectl explain finds a resource's kind through its path's get operation
+			// (x-kubernetes-group-version-kind), then the schema of that kind.
+			Paths map[string]struct {
+				Get struct {
+					GVK struct{ Group, Version, Kind string } `json:"x-kubernetes-group-version-kind"`
+				} `json:"get"`
+			} `json:"paths"`
 		}
 		if err := json.Unmarshal(data, &doc); err != nil || len(doc.Components.Schemas) == 0 {
 			t.Errorf("%s: %d schemas, %v", gv, len(doc.Components.Schemas), err)
@@ -335,6 +342,14 @@ func TestOpenAPI(t *testing.T) {
 			pod := string(doc.Components.Schemas["io.k8s.api.core.v1.Pod"])
 			if !strings.Contains(pod, `"x-kubernetes-group-version-kind"`) || !strings.Contains(pod, "spec") {
 				t.Errorf("Pod schema %.300s", pod)
+			}
+			if k := doc.Paths["/api/v1/namespaces/{namespace}/pods"].Get.GVK; k.Kind != "Pod" || k.Version != "v1" {
+				t.Errorf("the pods path names kind %+v, want v1 Pod: kubectl explain pods fails without it", k)
+			}
+		}
+		if gv == "apis/apps/v1" {
+			if k := doc.Paths["/apis/apps/v1/namespaces/{namespace}/deployments/{name}"].Get.GVK; k.Kind != "Deployment" || k.Group != "apps" {
+				t.Errorf("the deployment path names kind %+v, want apps/v1 Deployment", k)
 			}
 		}
 	}

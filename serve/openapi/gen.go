@@ -2,8 +2,10 @@
 
 // gen writes the OpenAPI documents podflow serve answers /openapi/v2 and /openapi/v3
 // with: the Kubernetes API's own, from the Kubernetes source tree named by its one
-// argument (api/openapi-spec), kept to the group versions a bundle can hold, without
-// their paths (the operations, which the server does not offer), gzipped.
+// argument (api/openapi-spec), kept to the group versions a bundle can hold, gzipped.
+// Of the v3 paths only what kubectl explain reads is kept: each resource path's get
+// operation with the kind it returns (x-kubernetes-group-version-kind), which explain
+// uses to find a resource's schema; the rest of the operations the server does not offer.
 //
 //	go run gen.go "$(go mod download -json k8s.io/kubernetes@v1.37.2 | jq -r .Dir)"
 package main
@@ -39,7 +41,7 @@ func main() {
 		name := strings.ReplaceAll(gv, "/", "__") + "_openapi.json"
 		doc := map[string]any{}
 		must(readJSON(filepath.Join(spec, "v3", name), &doc))
-		doc["paths"] = map[string]any{}
+		doc["paths"] = kindsOfPaths(doc["paths"])
 		must(writeGz(filepath.Join("v3", strings.ReplaceAll(gv, "/", "_")+".json.gz"), doc))
 	}
 	v2 := map[string]any{}
@@ -53,6 +55,30 @@ func main() {
 	pb, err := proto.Marshal(doc)
 	must(err)
 	must(writeGzBytes("v2.pb.gz", pb))
+}
+
+// kindsOfPaths keeps, of a v3 document's paths, each get operation that names the kind
+// it returns, reduced to that name (watch paths left out).
+func kindsOfPaths(paths any) map[string]any {
+	out := map[string]any{}
+	all, _ := paths.(map[string]any)
+	for p, item := range all {
+		ops, _ := item.(map[string]any)
+		get, _ := ops["get"].(map[string]any)
+		gvk, ok := get["x-kubernetes-group-version-kind"]
+		if !ok || strings.Contains(p, "/watch/") {
+			continue
+		}
+		if action, _ := get["x-kubernetes-action"].(string); action != "get" && action != "list" {
+			continue
+		}
+		out[p] = map[string]any{"get": map[string]any{
+			"x-kubernetes-group-version-kind": gvk,
+			"x-kubernetes-action":             get["x-kubernetes-action"],
+			"responses":                       map[string]any{"200": map[string]any{"description": "OK"}},
+		}}
+	}
+	return out
 }
 
 func readJSON(path string, into any) error {

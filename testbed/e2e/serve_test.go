@@ -155,6 +155,23 @@ func TestServeWithKubectl(t *testing.T) {
 	nodes := must("get", "nodes")
 	wantLines("get nodes", nodes, "STATUS", "VERSION", serveNode)
 
+	// kubectl explain reads the schema serve publishes (OpenAPI v3, v2 for older clients).
+	explain := must("explain", "pods.spec.containers.livenessProbe")
+	wantLines("explain", explain, "KIND:", "Pod", "VERSION:", "v1", "FIELD:", "livenessProbe", "<Probe>", "DESCRIPTION:")
+
+	// auth can-i and whoami ask the SelfSubject reviews: reads allowed, writes denied.
+	if out, errOut, err := kc("auth", "can-i", "list", "pods", "-n", serveNamespace); err != nil || strings.TrimSpace(out) != "yes" {
+		t.Errorf("auth can-i list pods: %q %q %v, want yes", out, errOut, err)
+	}
+	if out, _, err := kc("auth", "can-i", "delete", "pods", "-n", serveNamespace); err == nil || !strings.HasPrefix(out, "no") {
+		t.Errorf("auth can-i delete pods: %q %v, want no (exit 1)", out, err)
+	}
+	wantLines("auth whoami", must("auth", "whoami"), "Username")
+
+	// v1 Endpoints are derived from the EndpointSlices the bundle holds: the list is
+	// served (this scenario has no Service, so it is empty), never 404.
+	must("get", "endpoints", "-n", serveNamespace)
+
 	// Writes are refused and nothing changes.
 	_, errOut, err := kc("delete", "pod", "-n", serveNamespace, servePod)
 	if err == nil || !strings.Contains(errOut, "MethodNotAllowed") {
