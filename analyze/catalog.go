@@ -173,9 +173,36 @@ func (r chainRead) cause() string {
 	o := r.outer.Entry
 	s := componentName(o.Component) + " reports " + quoteText(oneLine(r.layerText(r.outer)))
 	if r.inner != r.outer {
-		s += "; the innermost reason, from " + componentName(r.inner.Entry.Component) + ": " + quoteText(oneLine(r.layerText(r.inner)))
+		s += "; the innermost reason, from " + componentName(r.inner.Entry.Component) + ": " + quoteText(oneLine(r.innerText()))
 	}
 	return s
+}
+
+// maxLabel is the longest wrapper quoted with the innermost reason.
+const maxLabel = 40
+
+// innerText is the innermost reason with the short label that wraps it directly in the
+// line: "mount error(115): Operation now in progress", where the errno text alone loses
+// which call failed and its code. The label runs back to the previous wrapping, sentence
+// or line break.
+func (r chainRead) innerText() string {
+	t := r.layerText(r.inner)
+	i := strings.Index(r.text, t)
+	if i < 2 || r.text[i-2:i] != ": " || r.inner == r.outer {
+		return t
+	}
+	before := r.text[:i-2]
+	start := 0
+	for _, sep := range []string{": ", ". ", "\n", "\t", "\""} {
+		if j := strings.LastIndex(before, sep); j >= 0 && j+len(sep) > start {
+			start = j + len(sep)
+		}
+	}
+	label := strings.TrimSpace(before[start:])
+	if label == "" || len(label) > maxLabel {
+		return t
+	}
+	return r.text[i-2-len(before[start:]):]
 }
 
 // componentName names a component in a sentence.

@@ -193,6 +193,7 @@ func runRule(g *Graph, rule *Rule) (found []*Finding, violations []Violation) {
 			f.Rule, f.ruleBacked = rule.signature.ForRule, true
 		}
 		f.fallback = f.signature && rule.signature.Fallback
+		f.NodeCondition = f.NodeCondition || f.signature && rule.signature.NodeCondition
 		f.sig = rule.signature
 		if f.catchall {
 			for _, s := range f.Subjects {
@@ -282,6 +283,12 @@ func findingLess(a, b *Finding) bool {
 	if a.Severity.Rank() != b.Severity.Rank() {
 		return a.Severity.Rank() > b.Severity.Rank()
 	}
+	// At one stage a rule's or a signature's reading comes before the floor's echo of
+	// the same trouble (the catalog's outer message, an unexplained line), so a pod's
+	// root is the explanation with the decisive words.
+	if fa, fb := isFloor(a.Rule), isFloor(b.Rule); fa != fb {
+		return fb
+	}
 	if a.Rule != b.Rule {
 		return a.Rule < b.Rule
 	}
@@ -291,6 +298,10 @@ func findingLess(a, b *Finding) bool {
 	}
 	return a.Cause < b.Cause
 }
+
+// isFloor reports whether a rule ID is one of the floor's: findings about trouble no
+// rule or signature explains.
+func isFloor(rule string) bool { return rule == CatalogRule || rule == UnexplainedRule }
 
 func firstSubject(f *Finding) string {
 	if len(f.Subjects) == 0 {
@@ -355,12 +366,23 @@ func link(fs []*Finding) map[string]*Finding {
 				break
 			}
 		}
+		// A refusal for a node condition (the disk-pressure taint) is the consequence of
+		// the node's own trouble (its image garbage collection cannot free the disk).
+		var yielded *Finding
+		if root.NodeCondition {
+			for _, f := range current {
+				if f.Stage == StageNode && !f.outcome {
+					yielded, root = root, f
+					break
+				}
+			}
+		}
 		roots[pod] = root
 		root.Root = true
 		for _, f := range current {
 			switch {
 			case f == root:
-			case f.outcome && !root.outcome, f.Stage.Order() > root.Stage.Order():
+			case f == yielded, f.outcome && !root.outcome, f.Stage.Order() > root.Stage.Order():
 				addLink(root, f)
 			default:
 				f.Root = true

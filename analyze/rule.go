@@ -103,6 +103,11 @@ type Finding struct {
 	// is not part of the JSON report (whose schema is versioned on its own).
 	FleetKey string `json:"-"`
 
+	// NodeCondition is set by a rule whose refusal is a node condition's consequence (a
+	// scheduler refusal for a node.kubernetes.io/ taint, or for taints its message does
+	// not name): a node-stage finding about the same pod is the root that explains it.
+	NodeCondition bool `json:"-"`
+
 	// outcome is copied from Rule.Outcome by the engine.
 	outcome bool
 	// signature is true for a finding a signature made; ruleBacked when that signature

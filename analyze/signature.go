@@ -42,6 +42,10 @@ type Signature struct {
 	// Fallback marks a reading of last resort (exit code 137 without a reason): it
 	// yields a pod to any Go rule's finding about it, at whatever stage.
 	Fallback bool `json:"fallback,omitempty"`
+	// NodeCondition marks a refusal that a node condition causes when the message names
+	// no other cause (taints it does not name): a node-stage finding about the same pod
+	// is the root (Finding.NodeCondition).
+	NodeCondition bool `json:"nodeCondition,omitempty"`
 	// Change names where the cause is fixed (docs/signatures.md); without it the
 	// stage's default applies.
 	Change *ChangeSpec `json:"change,omitempty"`

@@ -60,6 +60,7 @@ type rawSignature struct {
 	Incidents   []string `yaml:"incidents"`
 	Rule        string   `yaml:"rule"`
 	Fallback    bool     `yaml:"fallback"`
+	NodeCond    bool     `yaml:"nodeCondition"`
 	Fingerprint []string `yaml:"fingerprint"`
 	Change      *struct {
 		Target  string   `yaml:"target"`
@@ -71,7 +72,7 @@ type rawSignature struct {
 
 var signatureFields = map[string]bool{"id": true, "stage": true, "title": true, "component": true, "versions": true,
 	"printedBy": true, "where": true, "patterns": true, "unless": true, "cause": true, "fix": true, "confirm": true, "doc": true,
-	"severity": true, "examples": true, "incidents": true, "rule": true, "fallback": true, "change": true, "fingerprint": true}
+	"severity": true, "examples": true, "incidents": true, "rule": true, "fallback": true, "nodeCondition": true, "change": true, "fingerprint": true}
 
 // ParseSignatures reads one signature file (a YAML list of signatures). Every error
 // names the file, the line and the field.
@@ -131,7 +132,7 @@ func parseSignature(file string, item *yamlv3.Node) (*Signature, error) {
 	for i := 0; i+1 < len(item.Content); i += 2 {
 		k := item.Content[i]
 		if !signatureFields[k.Value] {
-			return nil, &SignatureError{File: file, Line: k.Line, Field: k.Value, Msg: "unknown field (known: id, stage, title, component, versions, printedBy, where, patterns, unless, cause, fix, confirm, doc, severity, examples, incidents, rule, fallback, change, fingerprint)"}
+			return nil, &SignatureError{File: file, Line: k.Line, Field: k.Value, Msg: "unknown field (known: id, stage, title, component, versions, printedBy, where, patterns, unless, cause, fix, confirm, doc, severity, examples, incidents, rule, fallback, nodeCondition, change, fingerprint)"}
 		}
 		keyLine[k.Value] = k.Line
 	}
@@ -141,7 +142,7 @@ func parseSignature(file string, item *yamlv3.Node) (*Signature, error) {
 	}
 	s := &Signature{ID: raw.ID, Stage: Stage(raw.Stage), Title: raw.Title, Component: raw.Component, Versions: raw.Versions,
 		PrintedBy: raw.PrintedBy, Patterns: raw.Patterns, Unless: raw.Unless, Cause: raw.Cause, Fix: raw.Fix, Confirm: raw.Confirm,
-		Doc: raw.Doc, Severity: Severity(raw.Severity), Incidents: raw.Incidents, ForRule: raw.Rule, Fallback: raw.Fallback, Fingerprint: raw.Fingerprint, File: file, Line: item.Line}
+		Doc: raw.Doc, Severity: Severity(raw.Severity), Incidents: raw.Incidents, ForRule: raw.Rule, Fallback: raw.Fallback, NodeCondition: raw.NodeCond, Fingerprint: raw.Fingerprint, File: file, Line: item.Line}
 	s.Examples.Fires, s.Examples.Quiet = raw.Examples.Fires, raw.Examples.Quiet
 	if c := raw.Change; c != nil {
 		s.Change = &ChangeSpec{Target: c.Target, Fields: c.Fields, Suggest: c.Suggest, Recurs: c.Recurs}

@@ -575,3 +575,43 @@ func parseProbe(s string) *corev1.Probe {
 	}
 	return pr
 }
+
+// workloadDescribeKeys are margin keys that kubectl describe prints for controllers and
+// autoscalers but never for a pod (k8s.io/kubectl pkg/describe/describe.go:
+// HorizontalPodAutoscalerDescriber, DeploymentDescriber, ReplicaSetDescriber,
+// StatefulSetDescriber, DaemonSetDescriber, JobDescriber, CronJobDescriber), each mapped
+// to the kind it shows.
+var workloadDescribeKeys = map[string]string{
+	"Reference":                         "hpa",
+	"Min replicas":                      "hpa",
+	"Max replicas":                      "hpa",
+	"Metrics":                           "hpa",
+	"Pod Template":                      "workload",
+	"Replicas":                          "workload",
+	"StrategyType":                      "deployment",
+	"Update Strategy":                   "workload",
+	"Desired Number of Nodes Scheduled": "daemonset",
+	"Completions":                       "job",
+	"Parallelism":                       "job",
+	"Schedule":                          "cronjob",
+	"Concurrency Policy":                "cronjob",
+}
+
+// describedNonPod reports the kind of a describe block that starts like a pod's ("Name:",
+// "Namespace:") but shows a controller or an autoscaler: its lines are not a pod's, and
+// stay text for the signatures (an HPA's ScalingActive False FailedGetResourceMetric).
+func describedNonPod(lines []textLine) string {
+	for _, l := range lines {
+		if strings.HasPrefix(l.s, " ") || strings.HasPrefix(l.s, "\t") {
+			continue
+		}
+		m := reKey.FindStringSubmatch(strings.TrimRight(l.s, " \r"))
+		if m == nil {
+			continue
+		}
+		if kind, ok := workloadDescribeKeys[m[1]]; ok {
+			return kind
+		}
+	}
+	return ""
+}

@@ -372,6 +372,10 @@ func (li *looseImport) block(ctx *fileCtx, name string, b segmentBlock, ns, cmd 
 	case segOtherTable:
 		return otherTableKind(b.lines[0].s), false, nil
 	case segDescribe:
+		if kind := describedNonPod(b.lines); kind != "" {
+			// A controller's or an autoscaler's describe: no pod, its lines stay text.
+			return "kubectl describe " + kind, false, nil
+		}
 		d := parseDescribe(b.lines)
 		if d.pod.Name == "" || d.pod.Namespace == "" {
 			return segDescribe, false, append(d.problems, fmt.Sprintf("line %d: describe output without Name and Namespace", b.lines[0].n))

@@ -182,10 +182,11 @@ func taintFinding(v *analyze.View, u analyze.SchedulingFailure, tainted []tainte
 		group = w.String()
 	}
 	return analyze.Finding{
-		Subjects:    subjects,
-		Cause:       cause,
-		Evidence:    evidence,
-		Remediation: taintRemediation(group, tainted, keys),
+		Subjects:      subjects,
+		NodeCondition: !slices.ContainsFunc(keys, func(k string) bool { return !strings.HasPrefix(k, nodeConditionTaintPrefix) }),
+		Cause:         cause,
+		Evidence:      evidence,
+		Remediation:   taintRemediation(group, tainted, keys),
 		Confirm: []string{
 			"kubectl get nodes -o custom-columns=NAME:.metadata.name,TAINTS:.spec.taints",
 			analyze.Command("kubectl get pod -n %s %s -o jsonpath='{.spec.tolerations}'", pod.Namespace, pod.Name),
