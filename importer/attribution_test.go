@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	"podflow.dev/podflow/analyze"
-	"podflow.dev/podflow/bundle"
-	"podflow.dev/podflow/rules"
 )
 
 // TestJournalLinesGoToTheirPod: two pods on one node fail to pull for different
@@ -61,10 +59,5 @@ func analyzeTestdata(t *testing.T, dir string, names ...string) *analyze.Report 
 		}
 		files[name] = data
 	}
-	b, _ := importDir(t, files, FormatLoose)
-	catalog, err := rules.Catalog(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return analyze.Run(analyze.Load([]*bundle.Bundle{b}, nil), catalog, analyze.Options{Unexplained: true})
+	return analyzePaste(t, files)
 }

@@ -5,8 +5,6 @@ import (
 	"testing"
 
 	"podflow.dev/podflow/analyze"
-	"podflow.dev/podflow/bundle"
-	"podflow.dev/podflow/rules"
 )
 
 // TestCatalogIsTheFloor: a trouble line no rule or signature knows, but a component on
@@ -37,19 +35,8 @@ func TestCatalogIsTheFloor(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			b, _ := importDir(t, map[string][]byte{tc.file: []byte(tc.text)}, FormatLoose)
-			catalog, err := rules.Catalog(nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rep := analyze.Run(analyze.Load([]*bundle.Bundle{b}, nil), catalog, analyze.Options{Unexplained: true})
-			var root *analyze.Finding
-			for _, f := range rep.Findings {
-				if f.Root {
-					root = f
-					break
-				}
-			}
+			rep := analyzePaste(t, map[string][]byte{tc.file: []byte(tc.text)})
+			root := firstRoot(rep)
 			if root == nil {
 				t.Fatalf("no root finding")
 			}

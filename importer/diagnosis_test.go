@@ -39,6 +39,28 @@ func analyzeBundles(t testing.TB, bs ...*bundle.Bundle) *analyze.Report {
 	return analyze.Run(g, rules.All(), analyze.Options{})
 }
 
+// analyzePaste imports files as a loose paste and analyzes them with the built-in rules
+// and signatures and the unexplained floor, as podflow analyze does.
+func analyzePaste(t testing.TB, files map[string][]byte) *analyze.Report {
+	t.Helper()
+	b, _ := importDir(t, files, FormatLoose)
+	catalog, err := rules.Catalog(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return analyze.Run(analyze.Load([]*bundle.Bundle{b}, nil), catalog, analyze.Options{Unexplained: true})
+}
+
+// firstRoot is the report's first root finding, nil when there is none.
+func firstRoot(rep *analyze.Report) *analyze.Finding {
+	for _, f := range rep.Findings {
+		if f.Root {
+			return f
+		}
+	}
+	return nil
+}
+
 func importDir(t testing.TB, files map[string][]byte, format Format) (*bundle.Bundle, *Report) {
 	t.Helper()
 	dir := t.TempDir()

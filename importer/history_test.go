@@ -5,8 +5,6 @@ import (
 	"testing"
 
 	"podflow.dev/podflow/analyze"
-	"podflow.dev/podflow/bundle"
-	"podflow.dev/podflow/rules"
 )
 
 // historyDescribe is a describe of a pod whose sandbox failed four times before it was
@@ -76,12 +74,7 @@ func TestHistoryIsNotTheRoot(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			b, _ := importDir(t, map[string][]byte{"describe.txt": historyPaste(tc.earlier, tc.status, tc.state, tc.later)}, FormatLoose)
-			catalog, err := rules.Catalog(nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rep := analyze.Run(analyze.Load([]*bundle.Bundle{b}, nil), catalog, analyze.Options{Unexplained: true})
+			rep := analyzePaste(t, map[string][]byte{"describe.txt": historyPaste(tc.earlier, tc.status, tc.state, tc.later)})
 			var root *analyze.Finding
 			for _, f := range rep.Findings {
 				if f.Root && root == nil {
@@ -124,13 +117,7 @@ func TestRefusedRequestOfAnExistingPodIsNotItsRoot(t *testing.T) {
 // so a 137 exit is the probe's kill (probe stage), not an unexplained SIGKILL (runtime).
 func TestPastedProbeKillIsTheRoot(t *testing.T) {
 	rep := analyzeTestdata(t, "probe-kill-pasted", "describe.txt")
-	var root *analyze.Finding
-	for _, f := range rep.Findings {
-		if f.Root {
-			root = f
-			break
-		}
-	}
+	root := firstRoot(rep)
 	if root == nil {
 		t.Fatalf("no root finding: %v", rep.Findings)
 	}

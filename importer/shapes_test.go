@@ -5,8 +5,6 @@ import (
 	"testing"
 
 	"podflow.dev/podflow/analyze"
-	"podflow.dev/podflow/bundle"
-	"podflow.dev/podflow/rules"
 )
 
 // primaryRoot runs the rules on one loose file and returns the first root a rule,
@@ -17,12 +15,7 @@ func primaryRoot(t *testing.T, files map[string]string) *analyze.Finding {
 	for k, v := range files {
 		in[k] = []byte(v)
 	}
-	b, _ := importDir(t, in, FormatLoose)
-	catalog, err := rules.Catalog(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep := analyze.Run(analyze.Load([]*bundle.Bundle{b}, nil), catalog, analyze.Options{Unexplained: true})
+	rep := analyzePaste(t, in)
 	var first *analyze.Finding
 	for _, f := range rep.Findings {
 		if !f.Root {
