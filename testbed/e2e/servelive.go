@@ -692,30 +692,6 @@ func compareColumns(live, served []byte) string {
 	return ""
 }
 
-// compareLog: a log read while it grows is a prefix of the later read; serve's must lie
-// between the two live reads.
-func compareLog(l1, l2, s []byte) string {
-	switch {
-	case bytes.Equal(s, l1) || bytes.Equal(s, l2):
-		return ""
-	case bytes.HasPrefix(s, l1) && bytes.HasPrefix(l2, s):
-		return ""
-	}
-	for _, l := range [][]byte{l1, l2} {
-		if n := redactedLines(l, s); n > 0 {
-			return fmt.Sprintf("redacted: %d secret(s) of the log replaced", n)
-		}
-	}
-	return fmt.Sprintf("body: live %d bytes %q, serve %d bytes %q", len(l1), clip(l1), len(s), clip(s))
-}
-
-func clip(b []byte) string {
-	if len(b) > 60 {
-		return string(b[:60]) + "…"
-	}
-	return string(b)
-}
-
 func statusMessage(b []byte) string {
 	var st struct {
 		Message string `json:"message"`
