@@ -80,6 +80,12 @@ var nodeFaults = map[string]nodeFault{
 	// address; the first pod takes it, the next fails to get one.
 	"ip-exhausted": {
 		inject: func(ctx context.Context, b *bed) error {
+			// The one address must be free: a reservation an earlier run on this machine
+			// left behind (a sandbox it could not tear down) would hold it, and neither
+			// replica could start.
+			if err := os.RemoveAll(filepath.Join(b.path("cni", "ipam"), tinyNetwork)); err != nil {
+				return err
+			}
 			cni := fill(cniConfig, "{{bridge}}", bridgeName, "{{subnet}}", podSubnet, "{{ipam}}", b.path("cni", "ipam"))
 			cni = strings.Replace(cni, `"name": "podflow"`, `"name": "`+tinyNetwork+`"`, 1)
 			cni = strings.Replace(cni, `{"subnet": "`+podSubnet+`"}`, `{"subnet": "`+podSubnet+`", "rangeStart": "10.213.0.250", "rangeEnd": "10.213.0.250"}`, 1)
