@@ -111,8 +111,12 @@ lint: $(GOLANGCI_LINT)
 	$(GO) vet ./...
 	GOLANGCI_LINT_CACHE=$(CACHE_DIR)/golangci-lint $(GOLANGCI_LINT) run ./...
 
+# A download that times out once (a slow proxy) is tried again before lint gives up.
 $(GOLANGCI_LINT):
-	GOBIN=$(@D) $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
+	@for try in 1 2 3; do \
+	  GOBIN=$(@D) $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION) && exit 0; \
+	  echo "golangci-lint install failed (try $$try of 3)" >&2; sleep $$((try * 10)); \
+	done; exit 1
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
