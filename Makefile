@@ -111,11 +111,14 @@ lint: $(GOLANGCI_LINT)
 	$(GO) vet ./...
 	GOLANGCI_LINT_CACHE=$(CACHE_DIR)/golangci-lint $(GOLANGCI_LINT) run ./...
 
-# A download that times out once (a slow proxy) is tried again before lint gives up.
+# The linter is built from its module's own folder in the module cache, so only that module is
+# asked of the proxy (`go install PKG@V` also asks for every shorter path of the package, and a
+# proxy that cannot answer those fails the install); a download that fails is tried again.
 $(GOLANGCI_LINT):
 	@for try in 1 2 3; do \
-	  GOBIN=$(@D) $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION) && exit 0; \
-	  echo "golangci-lint install failed (try $$try of 3)" >&2; sleep $$((try * 10)); \
+	  dir=$$($(GO) mod download -json github.com/golangci/golangci-lint/v2@$(GOLANGCI_LINT_VERSION) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p'); \
+	  if [ -n "$$dir" ]; then cd "$$dir" && exec $(GO) build -trimpath -o $(abspath $@) ./cmd/golangci-lint; fi; \
+	  echo "golangci-lint download failed (try $$try of 3)" >&2; sleep $$((try * 10)); \
 	done; exit 1
 
 fmt:
