@@ -120,11 +120,13 @@ var changeTable = map[string]*ChangeSpec{
 	"service-endpointslice-missing":            to("Service", ".spec.selector"),
 	"service-no-ready-endpoints":               w("{c}.readinessProbe").also("Service", ".spec.selector"),
 	"service-selector-matches-nothing":         to("Service", ".spec.selector").also(changeWorkload, ".metadata.labels"),
+	"service-without-endpoints":                to("Service", ".spec.selector").also(changeWorkload, ".metadata.labels"),
 	"service-target-port-mismatch":             to("Service", ".spec.ports[].targetPort").also(changeWorkload, "{c}.ports"),
 	"start-command-not-found":                  w("{c}.command", "{c}.args", "{c}.image"),
 	"start-exec-format-error":                  w("{c}.image", ".nodeSelector[\"kubernetes.io/arch\"]").suggest(suggestImage),
 	"start-init-container-failed":              w("{c}"),
 	"start-permission-denied":                  w("{c}.command", "{c}.securityContext", ".securityContext"),
+	"termination-deletion-stalled":             to(changeNode).recurs(recursNode),
 	"termination-finalizers-stuck": to(changePod, ".metadata.finalizers").
 		suggest(`kubectl patch pod {name} -n {namespace} --type=merge -p '{"metadata":{"finalizers":null}}'   # only once the finalizer's controller is known to be gone`),
 	"termination-grace-period-overrun": w(".terminationGracePeriodSeconds", "{c}.lifecycle.preStop"),

@@ -67,10 +67,12 @@ func TestServiceEndpointSliceMissing(t *testing.T)   { runGolden(t, ServiceEndpo
 func TestServiceNoReadyEndpoints(t *testing.T)       { runGolden(t, ServiceNoReadyEndpoints) }
 func TestServiceSelectorMatchesNothing(t *testing.T) { runGolden(t, ServiceSelectorMatchesNothing) }
 func TestServiceTargetPortMismatch(t *testing.T)     { runGolden(t, ServiceTargetPortMismatch) }
+func TestServiceWithoutEndpoints(t *testing.T)       { runGolden(t, ServiceWithoutEndpoints) }
 func TestStartCommandNotFound(t *testing.T)          { runGolden(t, StartCommandNotFound) }
 func TestStartExecFormatError(t *testing.T)          { runGolden(t, StartExecFormatError) }
 func TestStartInitContainerFailed(t *testing.T)      { runGolden(t, StartInitContainerFailed) }
 func TestStartPermissionDenied(t *testing.T)         { runGolden(t, StartPermissionDenied) }
+func TestTerminationDeletionStalled(t *testing.T)    { runGolden(t, TerminationDeletionStalled) }
 func TestTerminationFinalizersStuck(t *testing.T)    { runGolden(t, TerminationFinalizersStuck) }
 func TestTerminationGracePeriodOverrun(t *testing.T) { runGolden(t, TerminationGracePeriodOverrun) }
 func TestVolumeConfigMapMissing(t *testing.T)        { runGolden(t, VolumeConfigMapMissing) }
