@@ -3,22 +3,28 @@ package e2e
 import (
 	"bytes"
 	"fmt"
+	"net/url"
 	"regexp"
 	"strings"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 // compareLog: a log read while it grows is a prefix of the later read, so serve's must
-// lie between the two live reads. A container the kubelet restarts (a liveness kill, a
-// crash loop) may start a new instance between the reads and the collection: its log
-// then begins again, so serve's is a prefix of either live read, or extends one.
-func compareLog(l1, l2, s []byte) string {
+// lie between the two live reads. restarted says the container started a new instance
+// between the first live read and the last (restartDuring): then the log serve holds
+// may be another instance's than either live read's (see restartedLog).
+func compareLog(l1, l2, s []byte, restarted bool) string {
 	switch {
 	case bytes.Equal(s, l1) || bytes.Equal(s, l2):
 		return ""
 	case bytes.HasPrefix(s, l1) && bytes.HasPrefix(l2, s):
 		return ""
-	case len(s) > 0 && (bytes.HasPrefix(l1, s) || bytes.HasPrefix(l2, s) || bytes.HasPrefix(s, l2)):
-		return ""
+	}
+	if restarted {
+		if d := restartedLog(l1, l2, s); d != "" {
+			return d
+		}
 	}
 	for _, l := range [][]byte{l1, l2} {
 		if n := redactedLines(l, s); n > 0 {
@@ -26,6 +32,80 @@ func compareLog(l1, l2, s []byte) string {
 		}
 	}
 	return fmt.Sprintf("body: live %d bytes %q, serve %d bytes %q", len(l1), clip(l1), len(s), clip(s))
+}
+
+// restartedLog says how a container that started again between the reads explains
+// serve's log s against the live reads l1 and l2, or "" when it does not. A new
+// instance's log begins again: collected early in its life, serve's is a prefix of a
+// live read (empty when it had printed nothing yet); read after the collection, a live
+// log may be a new instance's prefix of serve's. And once a later instance has ended,
+// the kubelet removes the one before it: asked for that instance's log, it answers
+// "unable to retrieve container logs for ID" (serve says the same when the collector
+// met that answer).
+func restartedLog(l1, l2, s []byte) string {
+	if id, ok := removedInstance(s); ok {
+		return fmt.Sprintf("restarted: the kubelet had removed instance %s when the collector asked for its log", id)
+	}
+	for _, l := range [][]byte{l1, l2} {
+		if _, gone := removedInstance(l); gone {
+			continue
+		}
+		switch {
+		case bytes.HasPrefix(l, s):
+			return fmt.Sprintf("restarted: serve's log is the first %d of a live read's %d bytes, a new instance's", len(s), len(l))
+		case bytes.HasPrefix(s, l):
+			return fmt.Sprintf("restarted: a live read of %d bytes is a new instance's beginning of serve's %d", len(l), len(s))
+		}
+	}
+	return ""
+}
+
+// removedInstance recognizes the kubelet's answer, with status 200, for the log of a
+// container instance it no longer has, and returns the instance's ID.
+func removedInstance(b []byte) (string, bool) {
+	id, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "unable to retrieve container logs for ")
+	if !ok || id == "" || strings.ContainsAny(id, " \t\n") {
+		return "", false
+	}
+	return id, true
+}
+
+// restartCounts are the restart counts of every container of a pod list ("pod/container").
+func restartCounts(pods []corev1.Pod) map[string]int32 {
+	out := map[string]int32{}
+	for _, p := range pods {
+		for _, list := range [][]corev1.ContainerStatus{p.Status.InitContainerStatuses, p.Status.ContainerStatuses} {
+			for _, st := range list {
+				out[p.Name+"/"+st.Name] = st.RestartCount
+			}
+		}
+	}
+	return out
+}
+
+// restartedDuring reports whether the container a log request names ("GET
+// /api/v1/namespaces/NS/pods/POD/log?container=C...") started a new instance between
+// first, the counts the first live read began with, and last, counts read after
+// serve's answers: restart counts only grow, so a container whose count is the same in
+// both ran one instance throughout. The last read is taken well after the live reads
+// because the API server learns of a restart from the kubelet a moment after the
+// kubelet's log endpoint does. A container first does not know about (a pod created
+// in between) counts as restarted only when last says it restarted.
+func restartedDuring(key string, first, last map[string]int32) bool {
+	_, rest, ok := strings.Cut(key, "/pods/")
+	if !ok {
+		return false
+	}
+	pod, query, ok := strings.Cut(rest, "/log?")
+	if !ok {
+		return false
+	}
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		return false
+	}
+	c := pod + "/" + q.Get("container")
+	return last[c] > first[c]
 }
 
 func clip(b []byte) string {

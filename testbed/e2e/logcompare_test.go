@@ -1,8 +1,11 @@
 package e2e
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 // The comparison accepts a served log that differs from the live one only where
@@ -25,25 +28,68 @@ func TestRedactedLines(t *testing.T) {
 	}
 }
 
-// A served log lies between the two live reads; a restarted container's log begins
-// again, so serve's may be a prefix of either read. Anything else is a difference.
+// A served log lies between the two live reads. Only a container that started again
+// between the reads may have another instance's log in the bundle: a prefix of a live
+// read (empty when the new instance had printed nothing yet), the beginning of one read
+// after collection, or the kubelet's answer for an instance it removed. Without a
+// restart, each of these is a difference.
 func TestCompareLog(t *testing.T) {
+	const gone = "unable to retrieve container logs for containerd://4f2a9c"
 	cases := []struct {
 		name, l1, l2, served string
-		same                 bool
+		restarted            bool
+		want                 string // the kind of difference; "" for none
 	}{
-		{"equal to the first read", "a\nb\n", "a\nb\nc\n", "a\nb\n", true},
-		{"between the reads", "a\n", "a\nb\nc\n", "a\nb\n", true},
-		{"restarted before collection", "started\nstalled\n", "started\nstalled\n", "started\n", true},
-		{"restarted after collection", "started\n", "started\n", "started\nstalled\n", true},
-		{"another text", "started\nstalled\n", "started\nstalled\n", "stopped\n", false},
-		{"empty where the live log is not", "started\n", "started\n", "", false},
-		{"redacted", "password=PFCANARY-1\n", "password=PFCANARY-1\n", "password=<redacted:credential-assignment:c6e060>\n", true},
+		{"equal to the first read", "a\nb\n", "a\nb\nc\n", "a\nb\n", false, ""},
+		{"between the reads", "a\n", "a\nb\nc\n", "a\nb\n", false, ""},
+		{"restarted before collection", "started\nstalled\n", "started\nstalled\n", "started\n", true, "restarted"},
+		{"restarted before collection, nothing printed yet", "started\n", "started\n", "", true, "restarted"},
+		{"restarted after collection", "started\n", "started\n", "started\nstalled\n", true, "restarted"},
+		{"instance removed before collection", "started\n", "started\n", gone, true, "restarted"},
+		{"instance removed before the first read", gone, "started\n", "started\n", true, ""},
+		{"a prefix without a restart", "started\nstalled\n", "started\nstalled\n", "started\n", false, "body"},
+		{"empty without a restart", "started\n", "started\n", "", false, "body"},
+		{"longer without a restart", "started\n", "started\n", "started\nstalled\n", false, "body"},
+		{"removed instance without a restart", "started\n", "started\n", gone, false, "body"},
+		{"another text after a restart", "started\nstalled\n", "started\nstalled\n", "stopped\n", true, "body"},
+		{"another text", "started\nstalled\n", "started\nstalled\n", "stopped\n", false, "body"},
+		{"redacted", "password=PFCANARY-1\n", "password=PFCANARY-1\n", "password=<redacted:credential-assignment:c6e060>\n", false, "redacted"},
 	}
 	for _, c := range cases {
-		diff := compareLog([]byte(c.l1), []byte(c.l2), []byte(c.served))
-		if (diff == "" || strings.HasPrefix(diff, "redacted:")) != c.same {
-			t.Errorf("%s: compareLog = %q, want same=%v", c.name, diff, c.same)
+		diff := compareLog([]byte(c.l1), []byte(c.l2), []byte(c.served), c.restarted)
+		if kind, _, _ := strings.Cut(diff, ":"); kind != c.want {
+			t.Errorf("%s: compareLog = %q, want kind %q", c.name, diff, c.want)
+		}
+	}
+}
+
+// A log request's container restarted when its count grew between the first read and
+// the last; a container the first read did not see restarted only if the last says so.
+func TestRestartedDuring(t *testing.T) {
+	pod := func(name string, counts ...int32) corev1.Pod {
+		p := corev1.Pod{}
+		p.Name = name
+		for i, n := range counts {
+			p.Status.ContainerStatuses = append(p.Status.ContainerStatuses, corev1.ContainerStatus{Name: fmt.Sprintf("c%d", i), RestartCount: n})
+		}
+		return p
+	}
+	first := restartCounts([]corev1.Pod{pod("spooler", 2, 0)})
+	last := restartCounts([]corev1.Pod{pod("spooler", 3, 0), pod("late", 1)})
+	cases := []struct {
+		key  string
+		want bool
+	}{
+		{"GET /api/v1/namespaces/ns/pods/spooler/log?container=c0", true},
+		{"GET /api/v1/namespaces/ns/pods/spooler/log?container=c0&previous=true", true},
+		{"GET /api/v1/namespaces/ns/pods/spooler/log?container=c1", false},
+		{"GET /api/v1/namespaces/ns/pods/late/log?container=c0", true},
+		{"GET /api/v1/namespaces/ns/pods/other/log?container=c0", false},
+		{"GET /api/v1/namespaces/ns/pods", false},
+	}
+	for _, c := range cases {
+		if got := restartedDuring(c.key, first, last); got != c.want {
+			t.Errorf("restartedDuring(%q) = %v, want %v", c.key, got, c.want)
 		}
 	}
 }

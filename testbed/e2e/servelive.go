@@ -29,6 +29,8 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -47,6 +49,9 @@ type answer struct {
 type probeSet struct {
 	order   []string
 	answers map[string]answer
+	// restarts are the restart counts ("pod/container") of the pod list the read began
+	// with: a container restarted between the reads is told by them (restartedDuring).
+	restarts map[string]int32
 }
 
 type prober struct {
@@ -243,21 +248,14 @@ func (p *prober) run(ns string) error {
 	// Logs of every container of every pod, current and previous: the kubelet's answer,
 	// or the API server's for a pod with no node.
 	if pods.Status == http.StatusOK {
-		var pl struct {
-			Items []struct {
-				Metadata struct{ Name string }
-				Spec     struct {
-					InitContainers []struct{ Name string } `json:"initContainers"`
-					Containers     []struct{ Name string }
-				}
-			}
-		}
+		var pl corev1.PodList
 		if err := json.Unmarshal(pods.Body, &pl); err != nil {
 			return fmt.Errorf("pods: %w", err)
 		}
+		p.set.restarts = restartCounts(pl.Items)
 		for _, pod := range pl.Items {
 			for _, c := range append(pod.Spec.InitContainers, pod.Spec.Containers...) {
-				base := "/api/v1/namespaces/" + ns + "/pods/" + pod.Metadata.Name + "/log?container=" + url.QueryEscape(c.Name)
+				base := "/api/v1/namespaces/" + ns + "/pods/" + pod.Name + "/log?container=" + url.QueryEscape(c.Name)
 				for _, q := range []string{"", "&previous=true"} {
 					if _, err := p.get(base + q); err != nil {
 						return err
@@ -335,6 +333,7 @@ var serveAllowed = []struct {
 	{"rules", "SelfSubjectRulesReview: serve's fixed policy is get/list/watch on everything, while the live answer lists the collector's RBAC rules one by one"},
 	{"openapi", "serve's OpenAPI holds the group versions it serves only; the live index has every group version of the cluster"},
 	{"kubelet unreachable", "under a node fault the API server cannot reach the kubelet and answers a log request with 500; the bundle holds what was collected, and serve answers from it"},
+	{"restarted", "the container started a new instance between the live reads and the collection (a crash loop, a liveness kill; its restart count grew): a new instance's log begins again, so the log serve holds is a prefix of a live read or begins one, and an instance the kubelet removed once a later one ended is answered as 200 \"unable to retrieve container logs for ID\""},
 	{"redacted", "collection redacts secrets a container printed (passwords, tokens) before they reach the bundle: each mark stands for a secret (a private key block of several lines becomes one mark); the rest of the log is the live one"},
 }
 
@@ -348,8 +347,9 @@ func allowedReason(diff string) string {
 	return ""
 }
 
-// compareServe compares serve's answers with the live server's two reads.
-func compareServe(ns string, before, after, served *probeSet) []serveRow {
+// compareServe compares serve's answers with the live server's two reads; restarts are
+// the containers' restart counts read after serve's answers (restartedDuring).
+func compareServe(ns string, before, after, served *probeSet, restarts map[string]int32) []serveRow {
 	var rows []serveRow
 	seen := map[string]bool{}
 	for _, key := range served.order {
@@ -368,13 +368,13 @@ func compareServe(ns string, before, after, served *probeSet) []serveRow {
 			}
 			row.Live = fmt.Sprint(l1.Status)
 			l2 = l1
-			row.Diff = compareAnswer(key, ns, l1, l2, s)
+			row.Diff = compareAnswer(key, ns, l1, l2, s, restartedDuring(key, before.restarts, restarts))
 		default:
 			row.Live = fmt.Sprint(l1.Status)
 			if l2.Status != l1.Status {
 				row.Live += "→" + fmt.Sprint(l2.Status)
 			}
-			row.Diff = compareAnswer(key, ns, l1, l2, s)
+			row.Diff = compareAnswer(key, ns, l1, l2, s, restartedDuring(key, before.restarts, restarts))
 		}
 		if l1.AsAdmin || l2.AsAdmin {
 			// The collector's role does not read it (serve derives it): the admin's answer.
@@ -416,8 +416,9 @@ func summarizeLiveOnly(keys []string) string {
 }
 
 // compareAnswer says how serve's answer s differs from the live ones l1 (before the
-// collection) and l2 (after), or "".
-func compareAnswer(key, ns string, l1, l2, s answer) string {
+// collection) and l2 (after), or "". restarted says the container a log request names
+// started again between the reads.
+func compareAnswer(key, ns string, l1, l2, s answer, restarted bool) string {
 	if s.Status != l1.Status && s.Status != l2.Status && l1.Status == http.StatusInternalServerError &&
 		strings.Contains(key, "/log?") && strings.Contains(statusMessage(l1.Body), "/containerLogs/") {
 		return fmt.Sprintf("kubelet unreachable: live %d %q, serve %d", l1.Status, briefStatus(l1.Body), s.Status)
@@ -475,7 +476,7 @@ func compareAnswer(key, ns string, l1, l2, s answer) string {
 		}
 		return ""
 	case strings.Contains(key, "/log?"):
-		return compareLog(l1.Body, l2.Body, s.Body)
+		return compareLog(l1.Body, l2.Body, s.Body, restarted)
 	case strings.HasPrefix(key, "POST selfsubjectaccessreviews"):
 		allowed := func(b []byte) string {
 			var r struct {
@@ -763,7 +764,13 @@ func checkServeAgainstLive(t *testing.T, ctx context.Context, podflow, ns, bundl
 	if err != nil {
 		t.Fatalf("requests to podflow serve: %v", err)
 	}
-	rows := compareServe(ns, before, after, served)
+	// The restart counts that close the window the reads and the collection took place
+	// in, read once serve has answered (restartedDuring says why this late).
+	pods, err := tb.client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatalf("pods of %s after serve's answers: %v", ns, err)
+	}
+	rows := compareServe(ns, before, after, served, restartCounts(pods.Items))
 	for _, r := range rows {
 		if r.Diff != "" && r.Allowed == "" {
 			t.Errorf("serve differs from the live server: %s: live %s, serve %s: %s", r.Request, r.Live, r.Serve, r.Diff)
