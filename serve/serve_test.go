@@ -387,7 +387,7 @@ func TestTable(t *testing.T) {
 		t.Fatalf("%d rows", len(tab.Rows))
 	}
 	cells := tab.Rows[0].Cells
-	if cells[0] != "worker-89b5c5d5-chzvn" || cells[1] != "0/1" || cells[3] != "2" || cells[6] != "podflow-node" {
+	if cells[0] != "worker-89b5c5d5-chzvn" || cells[1] != "0/1" || cells[3] != "2 (78s ago)" || cells[6] != "podflow-node" {
 		t.Errorf("cells %v", cells)
 	}
 	var meta metav1.PartialObjectMetadata
@@ -396,6 +396,21 @@ func TestTable(t *testing.T) {
 	}
 	if cells[4] != "90s" {
 		t.Errorf("age %v, want 90s", cells[4])
+	}
+	// RESTARTS says when the last restart was, and the events' COUNT is an integer, as
+	// the API server prints them.
+	code, body = get(t, url+"/api/v1/namespaces/crash-exit-1/events", kubectlTable)
+	if code != http.StatusOK {
+		t.Fatalf("%d: %s", code, body)
+	}
+	var events metav1.Table
+	if err := json.Unmarshal(body, &events); err != nil || len(events.Rows) == 0 {
+		t.Fatalf("events table: %v (%d rows)", err, len(events.Rows))
+	}
+	for _, r := range events.Rows {
+		if n, ok := r.Cells[8].(float64); !ok || n < 1 {
+			t.Errorf("event COUNT %#v, want an integer of at least 1", r.Cells[8])
+		}
 	}
 	// Plain JSON when the client does not ask for a table.
 	code, body = get(t, url+"/api/v1/namespaces/crash-exit-1/pods", "application/json")

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -124,12 +125,10 @@ var printers = map[string]printer{
 			{"IP", "string", 1}, {"Node", "string", 1}, {"Nominated Node", "string", 1}, {"Readiness Gates", "string", 1}},
 		cells: func(ix *index, o *object) []any {
 			p := typed[corev1.Pod](o)
-			ready, restarts := 0, 0
-			for _, c := range p.Status.ContainerStatuses {
-				if c.Ready {
-					ready++
-				}
-				restarts += int(c.RestartCount)
+			st := podState(p)
+			restarts := strconv.Itoa(st.restarts)
+			if st.restarts != 0 && !st.lastRestart.IsZero() {
+				restarts = fmt.Sprintf("%d (%s ago)", st.restarts, ix.age(st.lastRestart))
 			}
 			gates := "<none>"
 			if n := len(p.Spec.ReadinessGates); n > 0 {
@@ -143,7 +142,7 @@ var printers = map[string]printer{
 				}
 				gates = fmt.Sprintf("%d/%d", met, n)
 			}
-			return []any{fmt.Sprintf("%d/%d", ready, len(p.Spec.Containers)), podStatus(p), fmt.Sprint(restarts),
+			return []any{fmt.Sprintf("%d/%d", st.ready, st.total), st.reason, restarts,
 				ix.ageOf(p.CreationTimestamp), orNone(p.Status.PodIP), orNone(p.Spec.NodeName),
 				orNone(p.Status.NominatedNodeName), gates}
 		},
@@ -194,32 +193,33 @@ var printers = map[string]printer{
 			{"Count", "string", 1}},
 		nameLast: true,
 		cells: func(ix *index, o *object) []any {
+			// As the API server's printEvent: LAST SEEN falls back on FIRST SEEN, a
+			// series counts its own, and a singleton of the events API counts 1.
 			e := typed[corev1.Event](o)
-			last := e.LastTimestamp.Time
-			if e.Series != nil && !e.Series.LastObservedTime.IsZero() {
-				last = e.Series.LastObservedTime.Time
-			}
-			if last.IsZero() {
-				last = e.EventTime.Time
-			}
 			first := e.FirstTimestamp.Time
 			if first.IsZero() {
 				first = e.EventTime.Time
 			}
+			last := e.LastTimestamp.Time
+			if last.IsZero() {
+				last = first
+			}
 			count := e.Count
 			if e.Series != nil {
-				count = e.Series.Count
+				last, count = e.Series.LastObservedTime.Time, e.Series.Count
+			} else if count == 0 {
+				count = 1
 			}
-			source := e.Source.Component
-			if source == "" {
-				source = e.ReportingController
+			source := firstNonEmpty(e.Source.Component, e.ReportingController)
+			if host := firstNonEmpty(e.Source.Host, e.ReportingInstance); host != "" {
+				source += ", " + host
 			}
-			if e.Source.Host != "" {
-				source += ", " + e.Source.Host
+			obj := strings.ToLower(e.InvolvedObject.Kind)
+			if e.InvolvedObject.Name != "" {
+				obj += "/" + e.InvolvedObject.Name
 			}
-			obj := strings.ToLower(e.InvolvedObject.Kind) + "/" + e.InvolvedObject.Name
 			return []any{ix.age(last), e.Type, e.Reason, obj, e.InvolvedObject.FieldPath, source,
-				strings.TrimSpace(e.Message), ix.age(first), fmt.Sprint(count)}
+				strings.TrimSpace(e.Message), ix.age(first), int64(count)}
 		},
 	},
 	"namespaces": {
@@ -235,8 +235,9 @@ var printers = map[string]printer{
 		cells: func(ix *index, o *object) []any {
 			d := typed[appsv1.Deployment](o)
 			names, images := containerColumns(d.Spec.Template.Spec.Containers)
-			return []any{fmt.Sprintf("%d/%d", d.Status.ReadyReplicas, replicas(d.Spec.Replicas)), fmt.Sprint(d.Status.UpdatedReplicas),
-				fmt.Sprint(d.Status.AvailableReplicas), ix.ageOf(d.CreationTimestamp), names, images, selector(d.Spec.Selector)}
+			// UP-TO-DATE and AVAILABLE are declared strings and printed as integers.
+			return []any{fmt.Sprintf("%d/%d", d.Status.ReadyReplicas, replicas(d.Spec.Replicas)), int64(d.Status.UpdatedReplicas),
+				int64(d.Status.AvailableReplicas), ix.ageOf(d.CreationTimestamp), names, images, selector(d.Spec.Selector)}
 		},
 	},
 	"statefulsets": {
@@ -316,61 +317,136 @@ func selector(s *metav1.LabelSelector) string {
 	return orNone(sel.String())
 }
 
-// podStatus is the STATUS column of kubectl get pods: the pod's reason, else that of
-// its first waiting or failed init container (Init:...), else that of its containers,
-// and Terminating for a pod being deleted.
-func podStatus(p *corev1.Pod) string {
-	reason := string(p.Status.Phase)
+// podRow is what the API server's pod printer (Kubernetes pkg/printers/internalversion,
+// printPod) derives from a pod's status: READY's counts, STATUS, and RESTARTS with the
+// time of the last one.
+type podRow struct {
+	ready, total, restarts int
+	reason                 string
+	lastRestart            time.Time
+}
+
+func podState(p *corev1.Pod) podRow {
+	r := podRow{total: len(p.Spec.Containers), reason: string(p.Status.Phase)}
 	if p.Status.Reason != "" {
-		reason = p.Status.Reason
+		r.reason = p.Status.Reason
 	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Reason == corev1.PodReasonSchedulingGated {
+			r.reason = corev1.PodReasonSchedulingGated
+		}
+	}
+	restartable := map[string]bool{}
+	for _, c := range p.Spec.InitContainers {
+		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+			restartable[c.Name] = true
+			r.total++
+		}
+	}
+	lastTerminated := func(c corev1.ContainerStatus, last *time.Time) {
+		if t := c.LastTerminationState.Terminated; t != nil && last.Before(t.FinishedAt.Time) {
+			*last = t.FinishedAt.Time
+		}
+	}
+	var sidecarRestarts int
+	var sidecarLast time.Time
 	initializing := false
 	for i, c := range p.Status.InitContainerStatuses {
+		r.restarts += int(c.RestartCount)
+		lastTerminated(c, &r.lastRestart)
+		if restartable[c.Name] {
+			sidecarRestarts += int(c.RestartCount)
+			lastTerminated(c, &sidecarLast)
+		}
 		switch {
 		case c.State.Terminated != nil && c.State.Terminated.ExitCode == 0:
 			continue
+		case restartable[c.Name] && c.Started != nil && *c.Started:
+			if c.Ready {
+				r.ready++
+			}
+			continue
 		case c.State.Terminated != nil:
-			if c.State.Terminated.Reason != "" {
-				reason = "Init:" + c.State.Terminated.Reason
-			} else if c.State.Terminated.Signal != 0 {
-				reason = fmt.Sprintf("Init:Signal:%d", c.State.Terminated.Signal)
-			} else {
-				reason = fmt.Sprintf("Init:ExitCode:%d", c.State.Terminated.ExitCode)
+			switch {
+			case c.State.Terminated.Reason != "":
+				r.reason = "Init:" + c.State.Terminated.Reason
+			case c.State.Terminated.Signal != 0:
+				r.reason = fmt.Sprintf("Init:Signal:%d", c.State.Terminated.Signal)
+			default:
+				r.reason = fmt.Sprintf("Init:ExitCode:%d", c.State.Terminated.ExitCode)
 			}
 		case c.State.Waiting != nil && c.State.Waiting.Reason != "" && c.State.Waiting.Reason != "PodInitializing":
-			reason = "Init:" + c.State.Waiting.Reason
+			r.reason = "Init:" + c.State.Waiting.Reason
 		default:
-			reason = fmt.Sprintf("Init:%d/%d", i, len(p.Spec.InitContainers))
+			r.reason = fmt.Sprintf("Init:%d/%d", i, len(p.Spec.InitContainers))
 		}
 		initializing = true
 		break
 	}
-	if !initializing {
+	if !initializing || podCondition(p, corev1.PodInitialized) {
+		r.restarts, r.lastRestart = sidecarRestarts, sidecarLast
 		running := false
+		errorReason := ""
 		for i := len(p.Status.ContainerStatuses) - 1; i >= 0; i-- {
 			c := p.Status.ContainerStatuses[i]
-			switch {
+			r.restarts += int(c.RestartCount)
+			lastTerminated(c, &r.lastRestart)
+			switch t := c.State.Terminated; {
 			case c.State.Waiting != nil && c.State.Waiting.Reason != "":
-				reason = c.State.Waiting.Reason
-			case c.State.Terminated != nil && c.State.Terminated.Reason != "":
-				reason = c.State.Terminated.Reason
-			case c.State.Terminated != nil && c.State.Terminated.Signal != 0:
-				reason = fmt.Sprintf("Signal:%d", c.State.Terminated.Signal)
-			case c.State.Terminated != nil:
-				reason = fmt.Sprintf("ExitCode:%d", c.State.Terminated.ExitCode)
+				r.reason = c.State.Waiting.Reason
+			case t != nil:
+				switch {
+				case t.Reason != "":
+					r.reason = t.Reason
+				case t.Signal != 0:
+					r.reason = fmt.Sprintf("Signal:%d", t.Signal)
+				default:
+					r.reason = fmt.Sprintf("ExitCode:%d", t.ExitCode)
+				}
+				if t.ExitCode != 0 {
+					errorReason = r.reason
+				}
 			case c.Ready && c.State.Running != nil:
 				running = true
+				r.ready++
 			}
 		}
-		if reason == "Completed" && running {
-			reason = "Running"
+		// Back to Running when a container still runs, as the printer does.
+		if r.reason == "Completed" {
+			switch {
+			case running && podCondition(p, corev1.PodReady):
+				r.reason = "Running"
+			case errorReason != "":
+				r.reason = errorReason
+			case running:
+				r.reason = "NotReady"
+			}
 		}
 	}
-	if p.DeletionTimestamp != nil {
-		if p.Status.Reason == "NodeLost" {
-			return "Unknown"
-		}
-		return "Terminating"
+	switch {
+	case p.DeletionTimestamp != nil && p.Status.Reason == "NodeLost":
+		r.reason = "Unknown"
+	case p.DeletionTimestamp != nil && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed:
+		r.reason = "Terminating"
 	}
-	return reason
+	return r
+}
+
+// podCondition reports whether the pod's condition of type t is True.
+func podCondition(p *corev1.Pod, t corev1.PodConditionType) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == t {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
 }
