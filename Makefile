@@ -29,9 +29,11 @@ build:
 release:
 	packaging/release.sh '$(VERSION)' '$(COMMIT)' '$(RELEASE_URL)' '$(HOMEPAGE)' $(PLATFORMS)
 
-## test: unit and golden tests; hermetic, no cluster needed
+## test: unit and golden tests; hermetic, no cluster needed. The timeout is go test's
+## guard against a hang, per package: cmd/podflow's corpus tests need more than the
+## default 10 minutes on a 2-core machine shared with other work.
 test:
-	$(GO) test ./...
+	$(GO) test -timeout 30m ./...
 
 ## fuzz: every fuzz target in turn, FUZZTIME each (default 30s). Minimizing a new
 ## input is capped at FUZZMINTIME (default 5s): Go's default of 60s spends a short
