@@ -85,19 +85,33 @@ func (s *Store) Causes(ctx context.Context, q CauseQuery) (Table, error) {
 		return t.monthText(1), err
 	}
 	if q.By == ByNone || q.By == ByCustomer {
-		// The current root causes with their ticket's date and customer: one index range.
+		// Whole days from the per-day summary, the first, partial day from the current
+		// root causes with their ticket's date and customer: both are one index range.
 		g := "''"
 		if q.By == ByCustomer {
 			g = "customer"
 		}
+		since := q.Since.Unix()
+		fullFrom := since / secondsPerDay
+		if since%secondsPerDay != 0 {
+			fullFrom++
+		}
+		if since < 0 {
+			since, fullFrom = 0, 0
+		}
 		cols := []string{"cause", string(q.By), "tickets", "customers", "template", "fingerprint"}
-		t, err := s.table(ctx, cols, `SELECT class, `+g+` AS grp, COUNT(DISTINCT ticket_id) AS tickets, COUNT(DISTINCT customer) AS customers,
+		t, err := s.table(ctx, cols, `SELECT class, `+g+` AS grp, SUM(n) AS tickets, COUNT(DISTINCT customer) AS customers,
 				MIN(template), fingerprint
-			FROM current_roots
-			WHERE tenant = ? AND seen_at >= ? AND (? = 0 OR class = ?)
+			FROM (SELECT class, fingerprint, customer, template, tickets AS n FROM cause_days
+					WHERE tenant = ? AND day >= ? AND (? = 0 OR class = ?)
+				UNION ALL
+				SELECT class, fingerprint, customer, template, 1 FROM current_roots
+					WHERE tenant = ? AND seen_at >= ? AND seen_at < ? AND (? = 0 OR class = ?)) c
 			GROUP BY class, fingerprint, grp
+			HAVING SUM(n) > 0
 			ORDER BY tickets DESC, class, grp
-			LIMIT ?`, s.tenant, q.Since.Unix(), boolInt(q.Unexplained), analyze.UnexplainedRule, limit(q.Limit))
+			LIMIT ?`, s.tenant, fullFrom, boolInt(q.Unexplained), analyze.UnexplainedRule,
+			s.tenant, since, fullFrom*secondsPerDay, boolInt(q.Unexplained), analyze.UnexplainedRule, limit(q.Limit))
 		if q.By == ByNone {
 			t = t.drop(1)
 		}
@@ -190,10 +204,7 @@ func (s *Store) Search(ctx context.Context, phrase string, lim int) (Table, erro
 	}
 	cols := []string{"ticket", "customer", "seen", "line"}
 	if s.dialect == Postgres {
-		return s.table(ctx, cols, `SELECT t.ticket, t.customer, t.seen_at, l.text
-			FROM lines l JOIN tickets t ON t.id = l.ticket_id
-			WHERE l.tenant = ? AND l.tsv @@ phraseto_tsquery('simple', ?)
-			ORDER BY l.id DESC LIMIT ?`, s.tenant, phrase, limit(lim))
+		return s.searchPostgres(ctx, cols, phrase, limit(lim))
 	}
 	// An FTS5 string: one phrase, its quotes doubled, so no operator in it counts.
 	fts := `"` + strings.ReplaceAll(phrase, `"`, `""`) + `"`
@@ -201,6 +212,44 @@ func (s *Store) Search(ctx context.Context, phrase string, lim int) (Table, erro
 		FROM lines_fts JOIN lines l ON l.id = lines_fts.rowid JOIN tickets t ON t.id = l.ticket_id
 		WHERE lines_fts MATCH ? AND l.tenant = ?
 		ORDER BY lines_fts.rowid DESC LIMIT ?`, fts, s.tenant, limit(lim))
+}
+
+// searchWindow is how many of the newest lines the first PostgreSQL search round
+// looks at; each further round looks at searchGrowth times more.
+const (
+	searchWindow = 4096
+	searchGrowth = 8
+)
+
+// searchStatement finds a phrase among the lines whose ID is above a bound, newest
+// first. The GIN index on tsv gives the lines holding the phrase's words and the
+// primary key the window; only the lines in both are read from the table and checked
+// for the words' order.
+const searchStatement = `SELECT t.ticket, t.customer, t.seen_at, l.text
+	FROM lines l JOIN tickets t ON t.id = l.ticket_id
+	WHERE l.tenant = ? AND l.id > ? AND l.tsv @@ phraseto_tsquery('simple', ?)
+	ORDER BY l.id DESC LIMIT ?`
+
+// searchPostgres looks for the phrase in windows of the newest lines, growing until it
+// has lim lines or has looked at all: a phrase in many lines is answered from the
+// newest few thousand, never by checking every line that holds its words (a tsvector
+// phrase match is checked against each candidate row), and a rare phrase's last round
+// is the whole table, whose candidates are few.
+func (s *Store) searchPostgres(ctx context.Context, cols []string, phrase string, lim int) (Table, error) {
+	var top int64
+	if err := s.queryRow(ctx, `SELECT COALESCE(MAX(id), 0) FROM lines WHERE tenant = ?`, s.tenant).Scan(&top); err != nil {
+		return Table{}, err
+	}
+	for window := int64(searchWindow); ; window *= searchGrowth {
+		above := top - window
+		if above < 0 {
+			above = -1
+		}
+		t, err := s.table(ctx, cols, searchStatement, s.tenant, above, phrase, lim)
+		if err != nil || len(t.Rows) >= lim || above < 0 {
+			return t, err
+		}
+	}
 }
 
 // Diff compares two tickets' current root causes by fingerprint.

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -18,21 +19,31 @@ import (
 func (s *Store) Reanalyzed(ctx context.Context, ticketID int64, a Analysis) ([]Finding, error) {
 	var out []Finding
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		var n int
-		if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM analyses WHERE tenant = ? AND ticket_id = ? AND knowledge = ?`), s.tenant, ticketID, a.Knowledge).Scan(&n); err != nil {
-			return err
-		}
-		if n > 0 {
-			return ErrExists
-		}
-		month, err := s.ticketMonth(ctx, tx, ticketID)
-		if err != nil {
-			return err
-		}
-		out, err = s.addAnalysis(ctx, tx, ticketID, month, a, false)
+		var err error
+		out, err = s.reanalyzed(ctx, tx, ticketID, a)
 		return err
 	})
 	return out, err
+}
+
+func (s *Store) reanalyzedTx(ctx context.Context, tx *sql.Tx, ticketID int64, a Analysis) error {
+	_, err := s.reanalyzed(ctx, tx, ticketID, a)
+	return err
+}
+
+func (s *Store) reanalyzed(ctx context.Context, tx *sql.Tx, ticketID int64, a Analysis) ([]Finding, error) {
+	var n int
+	if err := s.txRow(ctx, tx, `SELECT COUNT(*) FROM analyses WHERE tenant = ? AND ticket_id = ? AND knowledge = ?`, s.tenant, ticketID, a.Knowledge).Scan(&n); err != nil {
+		return nil, err
+	}
+	if n > 0 {
+		return nil, ErrExists
+	}
+	sl, err := s.ticketSlot(ctx, tx, ticketID)
+	if err != nil {
+		return nil, err
+	}
+	return s.addAnalysis(ctx, tx, ticketID, sl, a, false)
 }
 
 // Plan says what re-analysis to a knowledge version would do.
@@ -174,29 +185,113 @@ func (s *Store) Claim(ctx context.Context, worker string) (*Job, error) {
 // ClaimShard is Claim limited to the tickets whose ID modulo shards is shard: the
 // share of one index of a Kubernetes Indexed Job.
 func (s *Store) ClaimShard(ctx context.Context, worker string, shard, shards int) (*Job, error) {
+	js, err := s.ClaimBatch(ctx, worker, shard, shards, 1)
+	if err != nil || len(js) == 0 {
+		return nil, err
+	}
+	return js[0], nil
+}
+
+// ClaimBatch takes up to n queued jobs of the shard at once, oldest first, so a worker
+// that analyzes several inputs side by side claims them in one statement.
+func (s *Store) ClaimBatch(ctx context.Context, worker string, shard, shards, n int) ([]*Job, error) {
 	if shards < 1 {
 		shards = 1
 	}
-	var j Job
 	stmt := `UPDATE jobs SET state = 'running', worker = ?, attempts = attempts + 1, updated_at = ?
-		WHERE id = (SELECT id FROM jobs WHERE tenant = ? AND state = 'queued' AND ticket_id % ? = ? ORDER BY id LIMIT 1)
+		WHERE id IN (SELECT id FROM jobs WHERE tenant = ? AND state = 'queued' AND ticket_id % ? = ? ORDER BY id LIMIT ?)
 		RETURNING id, ticket_id, knowledge, attempts`
 	if s.dialect == Postgres {
 		stmt = `UPDATE jobs SET state = 'running', worker = ?, attempts = attempts + 1, updated_at = ?
-		WHERE id = (SELECT id FROM jobs WHERE tenant = ? AND state = 'queued' AND ticket_id % ? = ? ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
+		WHERE id IN (SELECT id FROM jobs WHERE tenant = ? AND state = 'queued' AND ticket_id % ? = ? ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED)
 		RETURNING id, ticket_id, knowledge, attempts`
 	}
-	err := s.queryRow(ctx, stmt, worker, nowUnix(), s.tenant, shards, shard).Scan(&j.ID, &j.TicketID, &j.Knowledge, &j.Attempts)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
+	var out []*Job
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, s.q(stmt), worker, nowUnix(), s.tenant, shards, shard, max(n, 1))
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var j Job
+			if err := rows.Scan(&j.ID, &j.TicketID, &j.Knowledge, &j.Attempts); err != nil {
+				rows.Close()
+				return err
+			}
+			out = append(out, &j)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, j := range out {
+			if err := tx.QueryRowContext(ctx, s.q(`SELECT blob FROM tickets WHERE id = ?`), j.TicketID).Scan(&j.Blob); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	if err := s.queryRow(ctx, `SELECT blob FROM tickets WHERE id = ?`, j.TicketID).Scan(&j.Blob); err != nil {
-		return nil, err
+	slices.SortFunc(out, func(a, b *Job) int { return cmp.Compare(a.ID, b.ID) })
+	return out, nil
+}
+
+// JobResult is one claimed job's outcome: the new analysis, or the error that ended it.
+type JobResult struct {
+	Job      *Job
+	Analysis *Analysis
+	Err      error
+}
+
+// FinishBatch records the analyses of finished jobs and marks each job done or failed,
+// all in one transaction, so the one goroutine that writes for many analyzing ones
+// commits once per batch. An analysis recorded already (ErrExists) counts as done. If
+// the batch fails, each job is recorded again on its own, and a job whose recording
+// fails is marked failed with that error. It returns each job's final error.
+func (s *Store) FinishBatch(ctx context.Context, rs []JobResult) ([]error, error) {
+	errs := make([]error, len(rs))
+	one := func(tx *sql.Tx, i int) error {
+		r := rs[i]
+		jobErr := r.Err
+		if jobErr == nil && r.Analysis != nil {
+			jobErr = s.reanalyzedTx(ctx, tx, r.Job.TicketID, *r.Analysis)
+			if errors.Is(jobErr, ErrExists) {
+				jobErr = nil
+			}
+		}
+		errs[i] = jobErr
+		if jobErr != nil && r.Err == nil {
+			return jobErr // a failure to record: the batch is retried one job at a time
+		}
+		return s.finishTx(ctx, tx, r.Job, jobErr)
 	}
-	return &j, nil
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		for i := range rs {
+			if err := one(tx, i); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err == nil {
+		return errs, nil
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	for i := range rs {
+		err := s.tx(ctx, func(tx *sql.Tx) error { return one(tx, i) })
+		if err != nil && errs[i] != nil && rs[i].Err == nil {
+			// The analysis could not be recorded: the job fails with why.
+			err = s.tx(ctx, func(tx *sql.Tx) error { return s.finishTx(ctx, tx, rs[i].Job, errs[i]) })
+		}
+		if err != nil {
+			return nil, fmt.Errorf("finish job %d: %w", rs[i].Job.ID, err)
+		}
+	}
+	return errs, nil
 }
 
 // Requeue puts a shard's failed jobs back in the queue, and with owned (the shard
@@ -218,15 +313,18 @@ func (s *Store) Requeue(ctx context.Context, knowledge string, shard, shards int
 
 // Finish marks a job done, or failed with the error's text.
 func (s *Store) Finish(ctx context.Context, j *Job, jobErr error) error {
+	if err := s.tx(ctx, func(tx *sql.Tx) error { return s.finishTx(ctx, tx, j, jobErr) }); err != nil {
+		return fmt.Errorf("finish job %d: %w", j.ID, err)
+	}
+	return nil
+}
+
+func (s *Store) finishTx(ctx context.Context, tx *sql.Tx, j *Job, jobErr error) error {
 	state, msg := JobDone, ""
 	if jobErr != nil {
 		state, msg = JobFailed, clip(jobErr.Error(), maxCauseBytes)
 	}
-	_, err := s.exec(ctx, `UPDATE jobs SET state = ?, error = ?, updated_at = ? WHERE id = ?`, state, msg, nowUnix(), j.ID)
-	if err != nil {
-		return fmt.Errorf("finish job %d: %w", j.ID, err)
-	}
-	return nil
+	return s.txExec(ctx, tx, `UPDATE jobs SET state = ?, error = ?, updated_at = ? WHERE id = ?`, state, msg, nowUnix(), j.ID)
 }
 
 // Jobs counts jobs per state for a knowledge version.
@@ -374,11 +472,11 @@ func (s *Store) ReanalyzeSignatures(ctx context.Context, sigs []*analyze.Signatu
 			if have > 0 {
 				return ErrExists
 			}
-			month, err := s.ticketMonth(ctx, tx, id)
+			sl, err := s.ticketSlot(ctx, tx, id)
 			if err != nil {
 				return err
 			}
-			_, err = s.addFindings(ctx, tx, id, month, podflowVersion, to, next, false)
+			_, err = s.addFindings(ctx, tx, id, sl, podflowVersion, to, next, false)
 			return err
 		})
 		if errors.Is(err, ErrExists) {

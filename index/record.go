@@ -72,55 +72,127 @@ const (
 // knowledge version.
 var ErrExists = errors.New("already in the index")
 
+// Entry is one ticket and its analysis, to record with AddBatch.
+type Entry struct {
+	Ticket   Ticket
+	Analysis Analysis
+}
+
+// Added is what AddBatch did with one entry: the stored ticket and its findings, or
+// Err (ErrExists for an input recorded already, or the entry's own failure).
+type Added struct {
+	Ticket   Ticket
+	Findings []Finding
+	Err      error
+}
+
 // Add records a ticket and its analysis in one transaction. An input already in the
 // index (same digest) is not added again: if its analysis by this knowledge version is
 // there too, Add returns the stored ticket and ErrExists; otherwise the analysis is
 // added beside the older ones and becomes the current one.
 func (s *Store) Add(ctx context.Context, t Ticket, a Analysis) (Ticket, []Finding, error) {
-	if t.AddedAt.IsZero() {
-		t.AddedAt = time.Now().UTC()
+	out, err := s.AddBatch(ctx, []Entry{{t, a}})
+	if err != nil {
+		return t, nil, err
 	}
-	if t.SeenAt.IsZero() {
-		t.SeenAt = t.AddedAt
+	return out[0].Ticket, out[0].Findings, out[0].Err
+}
+
+// AddBatch records entries as Add does, in one transaction for the whole batch: a
+// SQLite commit (and its full-text index's flush) or a PostgreSQL round of commit is
+// paid once per batch rather than once per ticket. An entry that fails does not cost
+// the others: the batch is then recorded again one entry per transaction, and each
+// entry's own result says what happened to it. The error is for the store as a whole
+// (a cancelled context, a lost connection).
+func (s *Store) AddBatch(ctx context.Context, entries []Entry) ([]Added, error) {
+	out := make([]Added, len(entries))
+	for i, e := range entries {
+		out[i].Ticket = e.Ticket
+		if out[i].Ticket.AddedAt.IsZero() {
+			out[i].Ticket.AddedAt = time.Now().UTC()
+		}
+		if out[i].Ticket.SeenAt.IsZero() {
+			out[i].Ticket.SeenAt = out[i].Ticket.AddedAt
+		}
 	}
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		for i := range entries {
+			t, fs, err := s.addTx(ctx, tx, out[i].Ticket, entries[i].Analysis)
+			out[i] = Added{Ticket: t, Findings: fs, Err: err}
+			if err != nil && !errors.Is(err, ErrExists) {
+				return err
+			}
+		}
+		return nil
+	})
+	if err == nil {
+		return out, nil
+	}
+	if ctx.Err() != nil || len(entries) == 1 {
+		if len(entries) == 1 && ctx.Err() == nil {
+			out[0].Err = err
+			return out, nil
+		}
+		return nil, err
+	}
+	// One entry failed the batch: record each on its own, so only it fails.
+	for i := range entries {
+		t := out[i].Ticket
+		var fs []Finding
+		var own error
+		err := s.tx(ctx, func(tx *sql.Tx) error {
+			t, fs, own = s.addTx(ctx, tx, t, entries[i].Analysis)
+			if errors.Is(own, ErrExists) {
+				return nil // nothing written: commit the empty transaction
+			}
+			return own
+		})
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if err == nil {
+			err = own
+		}
+		out[i] = Added{Ticket: t, Findings: fs, Err: err}
+	}
+	return out, nil
+}
+
+// addTx records one ticket and its analysis in tx.
+func (s *Store) addTx(ctx context.Context, tx *sql.Tx, t Ticket, a Analysis) (Ticket, []Finding, error) {
 	labels, err := json.Marshal(t.Labels)
 	if err != nil {
 		return t, nil, err
 	}
-	var stored []Finding
-	err = s.tx(ctx, func(tx *sql.Tx) error {
-		err := s.txRow(ctx, tx, `SELECT id, customer, ticket, source, seen_at, added_at FROM tickets WHERE tenant = ? AND digest = ?`, s.tenant, t.Digest).
-			Scan(&t.ID, &t.Customer, &t.Ticket, &t.Source, unixScanner{&t.SeenAt}, unixScanner{&t.AddedAt})
-		fresh := errors.Is(err, sql.ErrNoRows)
-		switch {
-		case fresh:
-			err = s.txRow(ctx, tx, `INSERT INTO tickets (tenant, digest, customer, ticket, source, input_kind, labels, product_release, kube_version, seen_at, added_at, blob)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-				s.tenant, t.Digest, t.Customer, t.Ticket, t.Source, t.InputKind, string(labels), t.ProductRelease, t.KubeVersion,
-				t.SeenAt.Unix(), t.AddedAt.Unix(), t.Blob).Scan(&t.ID)
-			if err != nil {
-				return err
-			}
-			lines := troubleLines(a)
-			for _, l := range lines {
-				if err := s.txExec(ctx, tx, `INSERT INTO lines (tenant, ticket_id, text) VALUES (?, ?, ?)`, s.tenant, t.ID, l); err != nil {
-					return err
-				}
-			}
-		case err != nil:
-			return err
-		default:
-			var n int
-			if err := s.txRow(ctx, tx, `SELECT COUNT(*) FROM analyses WHERE ticket_id = ? AND knowledge = ?`, t.ID, a.Knowledge).Scan(&n); err != nil {
-				return err
-			}
-			if n > 0 {
-				return ErrExists
+	err = s.txRow(ctx, tx, `SELECT id, customer, ticket, source, seen_at, added_at FROM tickets WHERE tenant = ? AND digest = ?`, s.tenant, t.Digest).
+		Scan(&t.ID, &t.Customer, &t.Ticket, &t.Source, unixScanner{&t.SeenAt}, unixScanner{&t.AddedAt})
+	fresh := errors.Is(err, sql.ErrNoRows)
+	switch {
+	case fresh:
+		err = s.txRow(ctx, tx, `INSERT INTO tickets (tenant, digest, customer, ticket, source, input_kind, labels, product_release, kube_version, seen_at, added_at, blob)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+			s.tenant, t.Digest, t.Customer, t.Ticket, t.Source, t.InputKind, string(labels), t.ProductRelease, t.KubeVersion,
+			t.SeenAt.Unix(), t.AddedAt.Unix(), t.Blob).Scan(&t.ID)
+		if err != nil {
+			return t, nil, err
+		}
+		for _, l := range troubleLines(a) {
+			if err := s.txExec(ctx, tx, `INSERT INTO lines (tenant, ticket_id, text) VALUES (?, ?, ?)`, s.tenant, t.ID, l); err != nil {
+				return t, nil, err
 			}
 		}
-		stored, err = s.addAnalysis(ctx, tx, t.ID, monthOf(t.SeenAt), a, fresh)
-		return err
-	})
+	case err != nil:
+		return t, nil, err
+	default:
+		var n int
+		if err := s.txRow(ctx, tx, `SELECT COUNT(*) FROM analyses WHERE ticket_id = ? AND knowledge = ?`, t.ID, a.Knowledge).Scan(&n); err != nil {
+			return t, nil, err
+		}
+		if n > 0 {
+			return t, nil, ErrExists
+		}
+	}
+	stored, err := s.addAnalysis(ctx, tx, t.ID, slotOf(t), a, fresh)
 	return t, stored, err
 }
 
@@ -130,39 +202,89 @@ func monthOf(t time.Time) int {
 	return t.Year()*100 + int(t.Month())
 }
 
-// ticketMonth reads the month a stored ticket counts in.
-func (s *Store) ticketMonth(ctx context.Context, tx *sql.Tx, ticketID int64) (int, error) {
-	var seen time.Time
-	if err := s.txRow(ctx, tx, `SELECT seen_at FROM tickets WHERE id = ?`, ticketID).Scan(unixScanner{&seen}); err != nil {
-		return 0, err
-	}
-	return monthOf(seen), nil
+// dayOf is the day (days since 1970-01-01, UTC) a ticket counts in: its seen time in
+// seconds divided by a day's, as SQL's integer division does in the migration that
+// filled the table.
+func dayOf(t time.Time) int64 { return t.Unix() / secondsPerDay }
+
+const secondsPerDay = 86400
+
+// slot is where a ticket's root causes count in the summaries: its month, its day and
+// its customer.
+type slot struct {
+	seen     time.Time
+	customer string
 }
 
-// countMonths adds delta to the month's count of each root cause of one analysis (a
-// cause twice in one analysis counts once), keeping cause_months in step.
-func (s *Store) countMonths(ctx context.Context, tx *sql.Tx, analysisID int64, month, delta int) error {
-	return s.txExec(ctx, tx, `INSERT INTO cause_months (tenant, month, class, fingerprint, template, tickets)
-		SELECT f.tenant, CAST(? AS INTEGER), f.class, f.fingerprint, MIN(f.template), CAST(? AS BIGINT) FROM findings f
-		WHERE f.analysis_id = ? AND f.root = 1 GROUP BY f.tenant, f.class, f.fingerprint
-		ON CONFLICT (tenant, month, class, fingerprint) DO UPDATE SET tickets = cause_months.tickets + excluded.tickets`,
-		month, delta, analysisID)
+func slotOf(t Ticket) slot { return slot{seen: t.SeenAt, customer: t.Customer} }
+
+// ticketSlot reads where a stored ticket counts.
+func (s *Store) ticketSlot(ctx context.Context, tx *sql.Tx, ticketID int64) (slot, error) {
+	var sl slot
+	err := s.txRow(ctx, tx, `SELECT seen_at, customer FROM tickets WHERE id = ?`, ticketID).Scan(unixScanner{&sl.seen}, &sl.customer)
+	return sl, err
+}
+
+// uncount takes one analysis's root causes out of the summaries (a cause twice in one
+// analysis counts once), keeping cause_months and cause_days in step when an analysis
+// stops being current or its ticket is deleted.
+func (s *Store) uncount(ctx context.Context, tx *sql.Tx, analysisID int64, sl slot) error {
+	if err := s.txExec(ctx, tx, `UPDATE cause_months SET tickets = tickets - 1
+		WHERE tenant = ? AND month = ? AND EXISTS (SELECT 1 FROM findings f WHERE f.analysis_id = ? AND f.root = 1
+			AND f.class = cause_months.class AND f.fingerprint = cause_months.fingerprint)`,
+		s.tenant, monthOf(sl.seen), analysisID); err != nil {
+		return err
+	}
+	if err := s.txExec(ctx, tx, `UPDATE cause_days SET tickets = tickets - 1
+		WHERE tenant = ? AND day = ? AND customer = ? AND EXISTS (SELECT 1 FROM findings f WHERE f.analysis_id = ? AND f.root = 1
+			AND f.class = cause_days.class AND f.fingerprint = cause_days.fingerprint)`,
+		s.tenant, dayOf(sl.seen), sl.customer, analysisID); err != nil {
+		return err
+	}
+	return s.txExec(ctx, tx, `DELETE FROM cause_days WHERE tenant = ? AND day = ? AND customer = ? AND tickets <= 0`, s.tenant, dayOf(sl.seen), sl.customer)
+}
+
+// rootGroup is one root cause of an analysis as the summaries count it.
+type rootGroup struct{ class, fingerprint, template string }
+
+// rootGroups are the distinct root causes (class and fingerprint) of fs, each with its
+// least template, in order of first appearance.
+func rootGroups(fs []Finding) []rootGroup {
+	var out []rootGroup
+	at := map[[2]string]int{}
+	for _, f := range fs {
+		if !f.Root {
+			continue
+		}
+		k := [2]string{f.Class, f.Fingerprint}
+		if i, ok := at[k]; ok {
+			if f.Template < out[i].template {
+				out[i].template = f.Template
+			}
+			continue
+		}
+		at[k] = len(out)
+		out = append(out, rootGroup{f.Class, f.Fingerprint, f.Template})
+	}
+	return out
 }
 
 // addAnalysis records one analysis of a ticket and makes it the current one.
-func (s *Store) addAnalysis(ctx context.Context, tx *sql.Tx, ticketID int64, month int, a Analysis, fresh bool) ([]Finding, error) {
+func (s *Store) addAnalysis(ctx context.Context, tx *sql.Tx, ticketID int64, sl slot, a Analysis, fresh bool) ([]Finding, error) {
 	var fs []Finding
 	for _, f := range a.Findings {
 		k := FindingKey(f)
 		fs = append(fs, Finding{Class: k.Class, Stage: string(f.Stage), Severity: string(f.Severity), Root: f.Root,
 			Fingerprint: k.Fingerprint, Template: k.Template, Cause: clip(f.Cause, maxCauseBytes), Subjects: subjectText(f)})
 	}
-	return s.addFindings(ctx, tx, ticketID, month, a.PodflowVersion, a.Knowledge, fs, fresh)
+	return s.addFindings(ctx, tx, ticketID, sl, a.PodflowVersion, a.Knowledge, fs, fresh)
 }
 
 // addFindings records an analysis made of stored findings, makes it the ticket's
-// current one, and moves the ticket's month counts from the old current analysis to it.
-func (s *Store) addFindings(ctx context.Context, tx *sql.Tx, ticketID int64, month int, podflowVersion, knowledge string, fs []Finding, fresh bool) ([]Finding, error) {
+// current one, and moves the ticket's counts in the summaries (cause_months,
+// cause_days, current_roots) from the old current analysis to it. The new counts come
+// from the findings in hand, so nothing just written is read back.
+func (s *Store) addFindings(ctx context.Context, tx *sql.Tx, ticketID int64, sl slot, podflowVersion, knowledge string, fs []Finding, fresh bool) ([]Finding, error) {
 	if !fresh {
 		var old int64
 		err := s.txRow(ctx, tx, `SELECT id FROM analyses WHERE ticket_id = ? AND current = 1`, ticketID).Scan(&old)
@@ -171,11 +293,14 @@ func (s *Store) addFindings(ctx context.Context, tx *sql.Tx, ticketID int64, mon
 		case err != nil:
 			return nil, err
 		default:
-			if err := s.countMonths(ctx, tx, old, month, -1); err != nil {
+			if err := s.uncount(ctx, tx, old, sl); err != nil {
 				return nil, err
 			}
 		}
 		if err := s.txExec(ctx, tx, `UPDATE analyses SET current = 0 WHERE ticket_id = ?`, ticketID); err != nil {
+			return nil, err
+		}
+		if err := s.txExec(ctx, tx, `DELETE FROM current_roots WHERE ticket_id = ?`, ticketID); err != nil {
 			return nil, err
 		}
 	}
@@ -194,17 +319,22 @@ func (s *Store) addFindings(ctx context.Context, tx *sql.Tx, ticketID int64, mon
 		}
 		out = append(out, sf)
 	}
-	if err := s.countMonths(ctx, tx, analysisID, month, 1); err != nil {
-		return nil, err
-	}
-	if err := s.txExec(ctx, tx, `DELETE FROM current_roots WHERE ticket_id = ?`, ticketID); err != nil {
-		return nil, err
-	}
-	if err := s.txExec(ctx, tx, `INSERT INTO current_roots (tenant, ticket_id, seen_at, customer, class, fingerprint, template)
-		SELECT t.tenant, t.id, t.seen_at, t.customer, f.class, f.fingerprint, MIN(f.template)
-		FROM tickets t JOIN findings f ON f.ticket_id = t.id AND f.analysis_id = ? AND f.root = 1
-		WHERE t.id = ? GROUP BY t.tenant, t.id, t.seen_at, t.customer, f.class, f.fingerprint`, analysisID, ticketID); err != nil {
-		return nil, err
+	month, day := monthOf(sl.seen), dayOf(sl.seen)
+	for _, g := range rootGroups(fs) {
+		if err := s.txExec(ctx, tx, `INSERT INTO cause_months (tenant, month, class, fingerprint, template, tickets) VALUES (?, ?, ?, ?, ?, 1)
+			ON CONFLICT (tenant, month, class, fingerprint) DO UPDATE SET tickets = cause_months.tickets + 1`,
+			s.tenant, month, g.class, g.fingerprint, g.template); err != nil {
+			return nil, err
+		}
+		if err := s.txExec(ctx, tx, `INSERT INTO cause_days (tenant, day, class, fingerprint, customer, template, tickets) VALUES (?, ?, ?, ?, ?, ?, 1)
+			ON CONFLICT (tenant, day, class, fingerprint, customer) DO UPDATE SET tickets = cause_days.tickets + 1`,
+			s.tenant, day, g.class, g.fingerprint, sl.customer, g.template); err != nil {
+			return nil, err
+		}
+		if err := s.txExec(ctx, tx, `INSERT INTO current_roots (tenant, ticket_id, seen_at, customer, class, fingerprint, template) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			s.tenant, ticketID, sl.seen.Unix(), sl.customer, g.class, g.fingerprint, g.template); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
@@ -454,7 +584,7 @@ func (s *Store) deleteWhere(ctx context.Context, sel string, args ...any) ([]Tic
 			case err != nil:
 				return err
 			default:
-				if err := s.countMonths(ctx, tx, current, monthOf(t.SeenAt), -1); err != nil {
+				if err := s.uncount(ctx, tx, current, slotOf(t)); err != nil {
 					return err
 				}
 			}

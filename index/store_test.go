@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -319,23 +320,38 @@ func checkMonths(t *testing.T, s *Store, when string) {
 	if len(want) == 0 || !reflect.DeepEqual(have, want) {
 		t.Errorf("causes by month %s: %v, want %v", when, have, want)
 	}
-	// The same for causes since a date, which read the current root findings' table.
-	all, err := s.Causes(ctx, CauseQuery{Since: time.Unix(0, 0)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	perCause := map[string]int{}
-	for k, n := range counts {
-		f := strings.Fields(k)
-		perCause[f[0]+" "+f[2]] += n
-	}
-	haveAll := map[string]int{}
-	for _, r := range all.Rows {
-		n, _ := strconv.Atoi(r[1])
-		haveAll[r[0]+" "+r[4]] = n
-	}
-	if !reflect.DeepEqual(haveAll, perCause) {
-		t.Errorf("causes %s: %v, want %v", when, haveAll, perCause)
+	// The same for causes since a date, which read the per-day summary for whole days
+	// and the current root findings for the first, partial one: since the beginning,
+	// and since a time inside a day that has tickets.
+	// (T-1 is seen at 2026-11-18 12:00: a cut before it and one after it on its day.)
+	for _, cut := range []int64{0, time.Date(2026, 11, 18, 6, 0, 0, 0, time.UTC).Unix(), time.Date(2026, 11, 18, 13, 0, 0, 0, time.UTC).Unix()} {
+		all, err := s.Causes(ctx, CauseQuery{Since: time.Unix(cut, 0)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		perCause := map[string]string{}
+		rows, err := s.query(ctx, `SELECT f.class, f.fingerprint, COUNT(DISTINCT t.id), COUNT(DISTINCT t.customer) FROM tickets t
+			JOIN analyses a ON a.ticket_id = t.id AND a.current = 1 JOIN findings f ON f.analysis_id = a.id AND f.root = 1
+			WHERE t.tenant = ? AND t.seen_at >= ? GROUP BY f.class, f.fingerprint`, s.tenant, cut)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var class, fp string
+			var n, c int
+			if err := rows.Scan(&class, &fp, &n, &c); err != nil {
+				t.Fatal(err)
+			}
+			perCause[class+" "+fp] = fmt.Sprintf("%d tickets, %d customers", n, c)
+		}
+		rows.Close()
+		haveAll := map[string]string{}
+		for _, r := range all.Rows {
+			haveAll[r[0]+" "+r[4]] = r[1] + " tickets, " + r[2] + " customers"
+		}
+		if !reflect.DeepEqual(haveAll, perCause) {
+			t.Errorf("causes since %s %s: %v, want %v", time.Unix(cut, 0).UTC().Format(time.RFC3339), when, haveAll, perCause)
+		}
 	}
 }
 
@@ -467,5 +483,93 @@ func TestClaim(t *testing.T) {
 				t.Errorf("job states %v", st)
 			}
 		})
+	}
+}
+
+// TestSearchPlan checks on PostgreSQL that phrase search reads the GIN index of the
+// lines' tsvector and a bounded window of the newest lines, never the whole table, and
+// that a common phrase is answered from the newest window while a rare one is still
+// found in the oldest line.
+func TestSearchPlan(t *testing.T) {
+	ctx := context.Background()
+	for _, tg := range targets(t) {
+		if tg.name != "postgres" {
+			continue
+		}
+		s, err := Open(ctx, tg.url, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		const n = 2 * searchWindow
+		var batch []Entry
+		for i := range n / 4 {
+			lines := []string{"dial tcp 10.0.0.7:5432: connect: connection refused", "Back-off restarting failed container app", "pulling image web", "probe failed"}
+			if i == 0 {
+				lines[2] = "a rare phrase only the oldest ticket holds"
+			}
+			batch = append(batch, Entry{Ticket{Digest: strconv.Itoa(i), Ticket: "T-" + strconv.Itoa(i), InputKind: "bundle"}, Analysis{Knowledge: "k1", Lines: lines}})
+		}
+		added, err := s.AddBatch(ctx, batch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range added {
+			if a.Err != nil {
+				t.Fatal(a.Err)
+			}
+		}
+		// As autovacuum does on a live server: statistics, and the GIN index's list of
+		// pending entries merged into the index.
+		if _, err := s.db.ExecContext(ctx, "VACUUM ANALYZE lines"); err != nil {
+			t.Fatal(err)
+		}
+		explain := func(above int64, phrase string, noSeqScan bool) string {
+			t.Helper()
+			tx, err := s.db.BeginTx(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = tx.Rollback() }() // EXPLAIN only: nothing to keep
+			if noSeqScan {
+				if _, err := tx.ExecContext(ctx, "SET LOCAL enable_seqscan = off"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var plan []string
+			rows, err := tx.QueryContext(ctx, s.q("EXPLAIN "+searchStatement), s.tenant, above, phrase, 20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var l string
+				if err := rows.Scan(&l); err != nil {
+					t.Fatal(err)
+				}
+				plan = append(plan, l)
+			}
+			return strings.Join(plan, "\n")
+		}
+		// A round over a window reads the window (through the primary key, or the GIN
+		// index and the key together), never the whole table.
+		if plan := explain(int64(n-searchWindow), "connection refused", false); strings.Contains(plan, "Seq Scan on lines") ||
+			!strings.Contains(plan, "lines_tsv") && !strings.Contains(plan, "Index Cond: (id >") {
+			t.Errorf("a window's phrase search is not bounded by the window:\n%s", plan)
+		}
+		// The last round, over every line, finds a rare phrase's few candidates in the
+		// tsvector GIN index. This test's table is small enough to read whole, so the
+		// planner is told to avoid that, as it does itself at the size of a fleet.
+		if plan := explain(-1, "rare phrase only", true); !strings.Contains(plan, "lines_tsv") || strings.Contains(plan, "Seq Scan on lines") {
+			t.Errorf("phrase search over every line does not read the tsvector GIN index:\n%s", plan)
+		}
+		got, err := s.Search(ctx, "connection refused", 20)
+		if err != nil || len(got.Rows) != 20 || got.Rows[0][0] != "T-"+strconv.Itoa(n/4-1) {
+			t.Errorf("common phrase: %d rows, first %v (%v)", len(got.Rows), got.Rows[:min(1, len(got.Rows))], err)
+		}
+		got, err = s.Search(ctx, "rare phrase only", 20)
+		if err != nil || len(got.Rows) != 1 || got.Rows[0][0] != "T-0" {
+			t.Errorf("rare phrase: %q (%v)", got.Rows, err)
+		}
 	}
 }
