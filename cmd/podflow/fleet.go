@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -40,44 +39,106 @@ type workerResult struct {
 	errs         []string
 }
 
-// work claims jobs until none is left and records each re-analysis. A job that fails
-// is marked failed with its error and the worker goes on; the caller decides what a
-// failure means for its exit code.
-func work(ctx context.Context, g *globalOptions, s *index.Store, worker, blobs string, catalog []*analyze.Rule, shard, shards int) (workerResult, error) {
-	var r workerResult
-	for {
-		if err := ctx.Err(); err != nil {
-			return r, err
-		}
-		j, err := s.ClaimShard(ctx, worker, shard, shards)
-		if err != nil {
-			return r, err
-		}
-		if j == nil {
-			return r, nil
-		}
-		rep, jobErr := reanalyzeBlob(ctx, g, blobs, j, catalog)
-		if jobErr == nil {
-			_, jobErr = s.Reanalyzed(ctx, j.TicketID, index.Analysis{PodflowVersion: version, Knowledge: j.Knowledge, Findings: rep.Findings})
-			if errors.Is(jobErr, index.ErrExists) {
-				jobErr = nil
+// work claims jobs until none is left and records each re-analysis, with n inputs
+// analyzed side by side: one goroutine claims jobs in batches, n analyze, and the
+// calling goroutine alone writes, committing the finished analyses (and their jobs'
+// states) a batch at a time, so the analyzers never wait on the store's one writer.
+// A job that fails is marked failed with its error and the others go on; the caller
+// decides what a failure means for its exit code.
+func work(ctx context.Context, g *globalOptions, s *index.Store, worker, blobs string, catalog []*analyze.Rule, shard, shards, n int) (workerResult, error) {
+	n = max(n, 1)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	todo := make(chan *index.Job, n)
+	done := make(chan index.JobResult, 2*n)
+	var claimErr error
+	go func() {
+		defer close(todo)
+		for {
+			js, err := s.ClaimBatch(ctx, worker, shard, shards, n)
+			if err != nil {
+				claimErr = err
+				return
+			}
+			if len(js) == 0 {
+				return
+			}
+			for _, j := range js {
+				select {
+				case todo <- j:
+				case <-ctx.Done():
+					return
+				}
 			}
 		}
-		if err := s.Finish(ctx, j, jobErr); err != nil {
-			return r, err
-		}
-		if jobErr != nil {
-			r.failed++
-			r.errs = append(r.errs, jobErr.Error())
-			g.log().WithField("worker", worker).Errorf("%v", jobErr)
-			continue
-		}
-		r.done++
+	}()
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range todo {
+				r := index.JobResult{Job: j}
+				rep, err := reanalyzeBlob(ctx, g, blobs, j, catalog)
+				if err != nil {
+					r.Err = err
+				} else {
+					r.Analysis = &index.Analysis{PodflowVersion: version, Knowledge: j.Knowledge, Findings: rep.Findings}
+				}
+				done <- r
+			}
+		}()
 	}
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	var r workerResult
+	var batch []index.JobResult
+	var writeErr error
+	flush := func() {
+		if len(batch) == 0 || writeErr != nil {
+			batch = batch[:0]
+			return
+		}
+		errs, err := s.FinishBatch(ctx, batch)
+		if err != nil {
+			writeErr = err
+			cancel() // the store is gone: stop claiming and analyzing
+			batch = batch[:0]
+			return
+		}
+		for _, jobErr := range errs {
+			if jobErr != nil {
+				r.failed++
+				r.errs = append(r.errs, jobErr.Error())
+				g.log().WithField("worker", worker).Errorf("%v", jobErr)
+				continue
+			}
+			r.done++
+		}
+		batch = batch[:0]
+	}
+	for res := range done {
+		batch = append(batch, res)
+		// Commit when no other result waits, or a batch is full: under load results
+		// come together and share a commit, and a quiet store sees each at once.
+		if len(done) == 0 || len(batch) >= 32 {
+			flush()
+		}
+	}
+	flush()
+	if writeErr != nil {
+		return r, writeErr
+	}
+	if claimErr != nil {
+		return r, claimErr
+	}
+	return r, context.Cause(ctx)
 }
 
-// runWorkers enqueues the tickets not at the catalog's knowledge and runs n workers
-// over them in this process.
+// runWorkers enqueues the tickets not at the catalog's knowledge and re-analyzes them
+// with n inputs analyzed side by side in this process.
 func runWorkers(ctx context.Context, g *globalOptions, sf *storeFlags, blobs string, n int) (workerResult, error) {
 	catalog, err := selectRules(nil, nil, nil)
 	if err != nil {
@@ -92,27 +153,7 @@ func runWorkers(ctx context.Context, g *globalOptions, sf *storeFlags, blobs str
 	if _, err := s.Enqueue(ctx, knowledge); err != nil {
 		return workerResult{}, err
 	}
-	var mu sync.Mutex
-	var total workerResult
-	var firstErr error
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r, err := work(ctx, g, s, fmt.Sprintf("local-%d", i), blobs, catalog, 0, 1)
-			mu.Lock()
-			defer mu.Unlock()
-			total.done += r.done
-			total.failed += r.failed
-			total.errs = append(total.errs, r.errs...)
-			if err != nil && firstErr == nil {
-				firstErr = err
-			}
-		}()
-	}
-	wg.Wait()
-	return total, firstErr
+	return work(ctx, g, s, "local", blobs, catalog, 0, 1, n)
 }
 
 type fleetWorkerOptions struct {
@@ -121,6 +162,7 @@ type fleetWorkerOptions struct {
 	blobs  string
 	shard  int
 	shards int
+	jobs   int
 }
 
 func newFleetCmd(g *globalOptions) *cobra.Command {
@@ -156,6 +198,9 @@ tickets whose ID modulo N is I. It exits 1 when any of its jobs failed.`,
 					o.shard = 0
 				}
 			}
+			if o.jobs < 1 {
+				return usageError("--jobs %d: want at least 1", o.jobs)
+			}
 			if o.shards < 1 || o.shard >= o.shards {
 				return usageError("--shard %d of --shards %d: want 0 <= shard < shards", o.shard, o.shards)
 			}
@@ -166,6 +211,7 @@ tickets whose ID modulo N is I. It exits 1 when any of its jobs failed.`,
 	cmd.Flags().StringVar(&o.blobs, "blobs", "", "the folder of kept inputs")
 	cmd.Flags().IntVar(&o.shard, "shard", -1, "take only this shard's tickets (default $JOB_COMPLETION_INDEX, else 0)")
 	cmd.Flags().IntVar(&o.shards, "shards", 1, "the number of shards")
+	cmd.Flags().IntVar(&o.jobs, "jobs", 1, "analyze this many inputs side by side (one goroutine writes the results)")
 	return cmd
 }
 
@@ -187,7 +233,7 @@ func runFleetWorker(ctx context.Context, o *fleetWorkerOptions) error {
 		return err
 	}
 	host, _ := os.Hostname()
-	r, err := work(ctx, o.globalOptions, s, fmt.Sprintf("%s/%d", host, o.shard), o.blobs, catalog, o.shard, o.shards)
+	r, err := work(ctx, o.globalOptions, s, fmt.Sprintf("%s/%d", host, o.shard), o.blobs, catalog, o.shard, o.shards, o.jobs)
 	if err != nil {
 		return err
 	}
