@@ -7,6 +7,8 @@ package main
 
 import (
 	"context"
+	"database/sql"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -16,10 +18,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver, for the floor
 
 	"podflow.dev/podflow/analyze"
 	"podflow.dev/podflow/bundle"
@@ -33,6 +37,7 @@ func main() {
 	pg := flag.String("postgres", "", "a PostgreSQL superuser URL: also measure there (in a fresh database)")
 	podflow := flag.String("podflow", "bin/podflow", "the podflow binary, for end-to-end ingest against analyze")
 	dir := flag.String("dir", ".cache/bench-fleet", "where the SQLite file goes")
+	keep := flag.Bool("keep", false, "keep the PostgreSQL database the run filled (its URL is printed), to measure it again with -measure")
 	measure := flag.String("measure", "", "measure the queries on this existing index (a file or a URL) of -n generated tickets, without ingesting")
 	flag.Parse()
 	if *measure != "" {
@@ -42,7 +47,7 @@ func main() {
 		}
 		return
 	}
-	if err := run(*n, *pg, *podflow, *dir); err != nil {
+	if err := run(*n, *pg, *podflow, *dir, *keep); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-fleet:", err)
 		os.Exit(1)
 	}
@@ -55,7 +60,7 @@ type result struct {
 	goal  string
 }
 
-func run(n int, pgURL, podflow, dir string) error {
+func run(n int, pgURL, podflow, dir string, keep bool) error {
 	ctx := context.Background()
 	reports, err := seedReports()
 	if err != nil {
@@ -76,12 +81,20 @@ func run(n int, pgURL, podflow, dir string) error {
 		if err != nil {
 			return err
 		}
-		defer cleanup()
+		if keep {
+			fmt.Fprintf(os.Stderr, "bench-fleet: the PostgreSQL index stays at %s\n", u)
+		} else {
+			defer cleanup()
+		}
 		targets = append(targets, u)
 	}
 	rows := []result{
-		{name: "ingest, one ticket at a time", unit: "tickets/s", goal: "≥ 500 (SQLite), ≥ 150 (PostgreSQL)"},
+		{name: "ingest, added one by one, committed 64 at a time", unit: "tickets/s", goal: "≥ 500 (SQLite), ≥ 150 (PostgreSQL)"},
+		{name: "  the same, per CPU second of podflow", unit: "tickets/s", goal: "-"},
+		{name: "  floor: each ticket as one JSON row, no index", unit: "tickets/s", goal: "-"},
+		{name: "ingest, one transaction per ticket (first 2,000)", unit: "tickets/s", goal: "-"},
 		{name: "size in the index", unit: "KB/ticket", goal: "≤ 10"},
+		{name: "floor: one-row query p50", unit: "ms", goal: "-"},
 		{name: "point look-up (index show) p50", unit: "ms", goal: "≤ 5"},
 		{name: "similar tickets p50", unit: "ms", goal: "≤ 5"},
 		{name: "monthly aggregate (causes --since 30d) p50", unit: "ms", goal: "≤ 100"},
@@ -94,18 +107,40 @@ func run(n int, pgURL, podflow, dir string) error {
 		return err
 	}
 	for i, target := range targets {
+		// Side by side, so the machine's load weighs on both alike: the floor first.
+		floor, err := ingestFloor(ctx, target, tickets)
+		if err != nil {
+			return fmt.Errorf("%s: floor: %w", target, err)
+		}
+		rows[2].value[i] = fmt.Sprintf("%.0f", floor)
+		perTx, err := ingestPerTicket(ctx, target, tickets[:min(len(tickets), 2000)])
+		if err != nil {
+			return fmt.Errorf("%s: one transaction per ticket: %w", target, err)
+		}
+		rows[3].value[i] = fmt.Sprintf("%.0f", perTx)
 		s, err := index.Open(ctx, target, index.Options{})
 		if err != nil {
 			return err
 		}
-		start := time.Now()
-		for _, t := range tickets {
-			if _, _, err := s.Add(ctx, t.ticket, t.analysis); err != nil {
-				return fmt.Errorf("add %s: %w", t.ticket.Ticket, err)
+		start, cpu0 := time.Now(), cpuTime()
+		for b := 0; b < len(tickets); b += ingestBatch {
+			batch := make([]index.Entry, 0, ingestBatch)
+			for _, t := range tickets[b:min(b+ingestBatch, len(tickets))] {
+				batch = append(batch, index.Entry{Ticket: t.ticket, Analysis: t.analysis})
+			}
+			added, err := s.AddBatch(ctx, batch)
+			if err != nil {
+				return err
+			}
+			for _, a := range added {
+				if a.Err != nil {
+					return fmt.Errorf("add %s: %w", a.Ticket.Ticket, a.Err)
+				}
 			}
 		}
-		took := time.Since(start)
+		took, cpu := time.Since(start), cpuTime()-cpu0
 		rows[0].value[i] = fmt.Sprintf("%.0f", float64(n)/took.Seconds())
+		rows[1].value[i] = fmt.Sprintf("%.0f", float64(n)/cpu.Seconds())
 		// Queries run in processes of their own, as podflow query does, after the
 		// writer closed (and SQLite refreshed its statistics).
 		s.Close()
@@ -116,11 +151,12 @@ func run(n int, pgURL, podflow, dir string) error {
 		if err != nil {
 			return err
 		}
-		rows[1].value[i] = fmt.Sprintf("%.1f", float64(size)/1024/float64(n))
+		rows[4].value[i] = fmt.Sprintf("%.1f", float64(size)/1024/float64(n))
 		rnd := rand.New(rand.NewPCG(1, 2))
 		pick := func() string { return tickets[rnd.IntN(len(tickets))].ticket.Ticket }
 		now := time.Now()
 		measures := []func() error{
+			func() error { _, err := s.SQL(ctx, "SELECT id FROM tickets WHERE id = 1", 1); return err },
 			func() error {
 				tk, err := s.Lookup(ctx, pick())
 				if err == nil {
@@ -145,19 +181,23 @@ func run(n int, pgURL, podflow, dir string) error {
 		for j, m := range measures {
 			p50, err := median(m, 31)
 			if err != nil {
-				return fmt.Errorf("%s: %s: %w", target, rows[2+j].name, err)
+				return fmt.Errorf("%s: %s: %w", target, rows[5+j].name, err)
 			}
-			rows[2+j].value[i] = fmt.Sprintf("%.2f", float64(p50.Microseconds())/1000)
+			rows[5+j].value[i] = fmt.Sprintf("%.2f", float64(p50.Microseconds())/1000)
 		}
 		start = time.Now()
 		hits, lines, err := s.RunSignatures(ctx, []*analyze.Signature{sig})
 		if err != nil {
 			return err
 		}
-		rows[7].value[i] = fmt.Sprintf("%.2f (%d lines, %d hits)", time.Since(start).Seconds(), lines, len(hits))
+		rows[11].value[i] = fmt.Sprintf("%.2f (%d lines, %d hits)", time.Since(start).Seconds(), lines, len(hits))
 		s.Close()
 	}
 	e2e, err := endToEnd(podflow, dir)
+	if err != nil {
+		return err
+	}
+	workers, err := workerSpeedup(podflow, dir)
 	if err != nil {
 		return err
 	}
@@ -171,7 +211,12 @@ func run(n int, pgURL, podflow, dir string) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.name, r.value[0], pgv, r.unit, r.goal)
 	}
 	fmt.Fprintf(tw, "index add of a collected bundle / analyze alone\t%s\t-\tratio\t≤ 1.1\n", e2e)
-	return tw.Flush()
+	fmt.Fprintf(tw, "reanalyze --jobs 2 against --jobs 1 (wall; CPU)\t%s\t-\tspeed-up\t≥ 1.6\n", workers)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Printf("load average at the end: %s\n", loadAverage())
+	return nil
 }
 
 // measureOnly runs the query measures on an index a run of this generator filled.
@@ -466,4 +511,190 @@ func endToEnd(podflow, dir string) (string, error) {
 	slices.Sort(a)
 	slices.Sort(b)
 	return fmt.Sprintf("%.2f (%.0f ms / %.0f ms)", float64(b[3])/float64(a[3]), float64(b[3].Milliseconds()), float64(a[3].Milliseconds())), nil
+}
+
+// ingestBatch is how many tickets the bench's writer commits at once.
+const ingestBatch = 64
+
+// cpuTime is the CPU time this process has used, user and system.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func loadAverage() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(data))
+	return strings.Join(f[:min(3, len(f))], " ")
+}
+
+// ingestFloor writes each ticket as one JSON row into a table without any index, in
+// batches of ingestBatch, in a fresh store beside the measured one (a SQLite file next
+// to it, or a database of its own on the same server): the least any index of the
+// same tickets can cost on this machine now. It returns tickets per second.
+func ingestFloor(ctx context.Context, target string, tickets []genTicket) (float64, error) {
+	driver, dsn := "sqlite", target+".floor"
+	if index.IsPostgres(target) {
+		driver = "pgx"
+	} else {
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			os.Remove(dsn + suffix)
+		}
+		defer func() {
+			for _, suffix := range []string{"", "-wal", "-shm"} {
+				os.Remove(dsn + suffix)
+			}
+		}()
+		dsn = "file:" + dsn + "?_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
+	}
+	if driver == "pgx" {
+		dsn = target
+	}
+	db, err := sql.Open(driver, dsn)
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, "DROP TABLE IF EXISTS bench_floor"); err != nil {
+		return 0, err
+	}
+	if _, err := db.ExecContext(ctx, "CREATE TABLE bench_floor (digest TEXT, body TEXT)"); err != nil {
+		return 0, err
+	}
+	defer db.ExecContext(ctx, "DROP TABLE IF EXISTS bench_floor")
+	ins := "INSERT INTO bench_floor (digest, body) VALUES (?, ?)"
+	if driver == "pgx" {
+		ins = "INSERT INTO bench_floor (digest, body) VALUES ($1, $2)"
+	}
+	start := time.Now()
+	for b := 0; b < len(tickets); b += ingestBatch {
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			return 0, err
+		}
+		for _, t := range tickets[b:min(b+ingestBatch, len(tickets))] {
+			body, err := json.Marshal(struct {
+				T index.Ticket
+				A index.Analysis
+			}{t.ticket, t.analysis})
+			if err != nil {
+				tx.Rollback()
+				return 0, err
+			}
+			if _, err := tx.ExecContext(ctx, ins, t.ticket.Digest, string(body)); err != nil {
+				tx.Rollback()
+				return 0, err
+			}
+		}
+		if err := tx.Commit(); err != nil {
+			return 0, err
+		}
+	}
+	return float64(len(tickets)) / time.Since(start).Seconds(), nil
+}
+
+// ingestPerTicket adds tickets one transaction each into a fresh store beside the
+// measured one, and returns tickets per second.
+func ingestPerTicket(ctx context.Context, target string, tickets []genTicket) (float64, error) {
+	where := target + ".pertx"
+	var cleanup func()
+	if index.IsPostgres(target) {
+		u, c, err := freshDatabase(ctx, target)
+		if err != nil {
+			return 0, err
+		}
+		where, cleanup = u, c
+	} else {
+		cleanup = func() {
+			for _, suffix := range []string{"", "-wal", "-shm"} {
+				os.Remove(where + suffix)
+			}
+		}
+		cleanup()
+	}
+	defer cleanup()
+	s, err := index.Open(ctx, where, index.Options{})
+	if err != nil {
+		return 0, err
+	}
+	defer s.Close()
+	start := time.Now()
+	for _, t := range tickets {
+		if _, _, err := s.Add(ctx, t.ticket, t.analysis); err != nil {
+			return 0, fmt.Errorf("add %s: %w", t.ticket.Ticket, err)
+		}
+	}
+	return float64(len(tickets)) / time.Since(start).Seconds(), nil
+}
+
+// workerSpeedup times `podflow index reanalyze --jobs 1` against `--jobs 2` over the
+// recorded bundles kept as blobs, after their analyses were marked as made by an older
+// knowledge version: each run on a fresh copy of the same index, alternated, median
+// of 3 each. It reports the speed-up in wall time and the CPU both used.
+func workerSpeedup(podflow, dir string) (string, error) {
+	if _, err := os.Stat(podflow); err != nil {
+		return "-", nil
+	}
+	base := filepath.Join(dir, "workers.db")
+	blobs := filepath.Join(dir, "workers-blobs")
+	os.RemoveAll(blobs)
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		os.Remove(base + suffix)
+	}
+	inputs, _ := filepath.Glob("testdata/bundles/*")
+	args := append([]string{"index", "add", "--db", base, "--blobs", blobs}, inputs...)
+	if out, err := exec.Command(podflow, args...).CombinedOutput(); err != nil {
+		// A recorded bundle the index refuses is reported, not fatal: the rest are kept.
+		fmt.Fprintf(os.Stderr, "bench-fleet: index add of the recorded bundles: %v\n%s", err, lastLines(string(out), 5))
+	}
+	db, err := sql.Open("sqlite", base)
+	if err != nil {
+		return "", err
+	}
+	_, err = db.Exec("UPDATE analyses SET knowledge = 'k-bench-old'")
+	db.Close()
+	if err != nil {
+		return "", err
+	}
+	raw, err := os.ReadFile(base)
+	if err != nil {
+		return "", err
+	}
+	var wall, cpu [2][]time.Duration
+	for range 3 {
+		for k, jobs := range []string{"1", "2"} {
+			run := filepath.Join(dir, "workers-run.db")
+			for _, suffix := range []string{"", "-wal", "-shm"} {
+				os.Remove(run + suffix)
+			}
+			if err := os.WriteFile(run, raw, 0o600); err != nil {
+				return "", err
+			}
+			cmd := exec.Command(podflow, "index", "reanalyze", "--db", run, "--jobs", jobs, "--blobs", blobs)
+			start := time.Now()
+			out, err := cmd.CombinedOutput()
+			if err != nil && cmd.ProcessState == nil {
+				return "", fmt.Errorf("reanalyze --jobs %s: %v\n%s", jobs, err, out)
+			}
+			wall[k] = append(wall[k], time.Since(start))
+			cpu[k] = append(cpu[k], cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
+		}
+	}
+	for k := range 2 {
+		slices.Sort(wall[k])
+		slices.Sort(cpu[k])
+	}
+	return fmt.Sprintf("%.2f× (%d inputs: %.1f s / %.1f s; CPU %.1f s / %.1f s)", float64(wall[0][1])/float64(wall[1][1]), len(inputs),
+		wall[1][1].Seconds(), wall[0][1].Seconds(), cpu[1][1].Seconds(), cpu[0][1].Seconds()), nil
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n") + "\n"
 }
