@@ -192,6 +192,11 @@ func run(n int, pgURL, podflow, dir string, keep bool) error {
 		}
 		rows[11].value[i] = fmt.Sprintf("%.2f (%d lines, %d hits)", time.Since(start).Seconds(), lines, len(hits))
 		s.Close()
+		// Each store's figures as soon as they are known: a long run stopped later still
+		// leaves them.
+		for _, r := range rows {
+			fmt.Fprintf(os.Stderr, "bench-fleet: %s: %s: %s %s (load %s)\n", []string{"SQLite", "PostgreSQL"}[i], r.name, r.value[i], r.unit, loadAverage())
+		}
 	}
 	e2e, err := endToEnd(podflow, dir)
 	if err != nil {
