@@ -19,6 +19,7 @@ import (
 	"text/tabwriter"
 
 	"podflow.dev/podflow/catalog"
+	"podflow.dev/podflow/logline"
 )
 
 func main() {
@@ -172,10 +173,19 @@ func run(dir string, top int, goal float64, list bool) error {
 			if err != nil {
 				return err
 			}
+			var raw []string
 			sc := bufio.NewScanner(f)
 			sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
 			for sc.Scan() {
-				line := strings.TrimSpace(sc.Text())
+				raw = append(raw, sc.Text())
+			}
+			err = sc.Err()
+			f.Close()
+			if err != nil {
+				return fmt.Errorf("%s: %w", p, err)
+			}
+			for _, line := range messages(fe.Name(), raw) {
+				line = strings.TrimSpace(line)
 				if line == "" || !trouble(line) {
 					continue
 				}
@@ -211,11 +221,6 @@ func run(dir string, top int, goal float64, list bool) error {
 				if _, ok := example[fam]; !ok {
 					example[fam] = ce.Name() + "/" + fe.Name()
 				}
-			}
-			err = sc.Err()
-			f.Close()
-			if err != nil {
-				return fmt.Errorf("%s: %w", p, err)
 			}
 		}
 	}
@@ -304,4 +309,89 @@ func clip(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
+}
+
+// messages are the messages of a file's lines as podflow reads them: log lines with the
+// lines that continue them joined (logline.JoinMessages: klog multi-line values, journal
+// continuations, wrapped systemctl status lines) and, in a YAML file, a scalar that spans
+// lines as one value, as the YAML decoder the import uses reads it.
+func messages(name string, lines []string) []string {
+	if ext := filepath.Ext(name); ext == ".yaml" || ext == ".yml" {
+		lines = yamlScalars(lines)
+	}
+	ms := logline.JoinMessages(lines)
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.Text
+	}
+	return out
+}
+
+// yamlKey is a YAML mapping line with a value: its indentation, an optional list dash,
+// its key and its value.
+var yamlKey = regexp.MustCompile(`^(\s*(?:- )?)[A-Za-z_][\w.-]*:(?:\s+(.*))?$`)
+
+// yamlScalars joins a scalar value continued on the lines below its key (a plain or
+// quoted scalar, or a folded one after `>`), each continuation indented deeper than the
+// key: YAML folds them into one line with spaces.
+func yamlScalars(lines []string) []string {
+	out := make([]string, 0, len(lines))
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		m := yamlKey.FindStringSubmatch(l)
+		if m == nil {
+			out = append(out, l)
+			continue
+		}
+		indent := len(m[1])
+		v := strings.TrimSpace(m[2])
+		folded := v == ">" || v == ">-" || v == ">+"
+		if v == "" || strings.HasPrefix(v, "|") || strings.HasPrefix(v, "{") || strings.HasPrefix(v, "[") || strings.HasPrefix(v, "&") {
+			out = append(out, l)
+			continue
+		}
+		joined := l
+		if folded {
+			joined = strings.TrimRight(l[:len(l)-len(m[2])], " ")
+		}
+		open := quoteOpen(v)
+		j := i + 1
+		for ; j < len(lines); j++ {
+			n := lines[j]
+			t := strings.TrimSpace(n)
+			in := len(n) - len(strings.TrimLeft(n, " "))
+			if t == "" || in <= indent || !open && (yamlKey.MatchString(n) || strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "#")) {
+				break
+			}
+			joined += " " + t
+			if open {
+				open = quoteOpen(strings.TrimSpace(joined[len(l)-len(m[2]):]))
+			}
+		}
+		out = append(out, joined)
+		for k := i + 1; k < j; k++ {
+			out = append(out, "") // keep the line count: the continuations joined above
+		}
+		i = j - 1
+	}
+	return out
+}
+
+// quoteOpen reports whether a YAML value starts a quoted scalar its text does not close.
+func quoteOpen(v string) bool {
+	if v == "" || v[0] != '\'' && v[0] != '"' {
+		return false
+	}
+	q := v[0]
+	for i := 1; i < len(v); i++ {
+		switch {
+		case q == '"' && v[i] == '\\':
+			i++
+		case v[i] == q && q == '\'' && i+1 < len(v) && v[i+1] == '\'':
+			i++
+		case v[i] == q:
+			return false
+		}
+	}
+	return true
 }

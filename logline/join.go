@@ -1,0 +1,243 @@
+package logline
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Message is one message of a text and the lines it spans: a line, or a line and the
+// lines that continue it.
+type Message struct {
+	// Text is the message with its continuation lines joined to it.
+	Text string
+	// First and Last are the 0-based indexes of its first and last line.
+	First, Last int
+}
+
+// maxValueLines bounds a klog multi-line value: a value whose closing line a paste lost
+// ends there, or at the next log entry, whichever comes first.
+const maxValueLines = 200
+
+// JoinMessages groups lines into the messages they print. A line continues the message
+// before it when it is:
+//
+//   - a line of a klog multi-line value: structured klog prints a value that holds a
+//     newline as `key=<`, the value's lines indented by a tab, and ` >` (klog's
+//     text serializer); pastes often lose the indentation, so the value runs to its ` >`
+//     or to the next log entry, with or without the journal prefix journald adds to
+//     every line of the program's output;
+//   - a line journald split from its entry: the same host, program and PID, and a body
+//     that is indented (the rest of a multi-line message written to a stream);
+//   - a line journalctl printed for a multi-line message: indented under its entry;
+//   - the rest of a systemctl status line the terminal wrapped: a line at the margin,
+//     neither a status line nor a log entry, after a long status line.
+//
+// Lines that continue nothing are messages of their own; blank lines end every
+// continuation but a klog value's. The joined text reads as one line: a klog value's
+// lines are joined with a space between `<` and `>`, a journal continuation with a
+// space, a wrapped line with nothing.
+func JoinMessages(lines []string) []Message {
+	out := make([]Message, 0, len(lines))
+	for i := 0; i < len(lines); {
+		m := Message{Text: lines[i], First: i, Last: i}
+		i++
+		switch {
+		case opensValue(bodyOf(lines[m.First])):
+			i = m.joinValue(lines, i)
+		case isEntry(lines[m.First]):
+			i = m.joinEntry(lines, i)
+		case isStatusKeyLine(lines[m.First]):
+			i = m.joinWrapped(lines, i)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// joinValue appends a klog multi-line value's lines from i; it returns the index of the
+// first line after it.
+func (m *Message) joinValue(lines []string, i int) int {
+	var b strings.Builder
+	b.WriteString(strings.TrimRight(lines[m.First], " \t\r"))
+	prefix := journalPrefix(lines[m.First])
+	for n := 0; i < len(lines) && n < maxValueLines; n++ {
+		l := strings.TrimRight(lines[i], "\r")
+		body := l
+		if prefix != "" {
+			p := journalPrefix(l)
+			if p != "" && p != prefix {
+				break
+			}
+			if p != "" {
+				body = bodyOf(l)
+			}
+		}
+		t := strings.TrimSpace(body)
+		if t != "" && !startsIndented(body) && isEntryBody(t) {
+			// The next entry: the paste lost the value's closing line.
+			break
+		}
+		m.Last = i
+		i++
+		if t == ">" {
+			b.WriteString(">")
+			m.Text = b.String()
+			return i
+		}
+		if t != "" {
+			if !strings.HasSuffix(b.String(), "<") {
+				b.WriteByte(' ')
+			}
+			b.WriteString(t)
+		}
+	}
+	m.Text = b.String()
+	return i
+}
+
+// joinEntry appends the lines that continue a log entry from i: its journal
+// continuations and the indented lines journalctl prints under it.
+func (m *Message) joinEntry(lines []string, i int) int {
+	prefix := journalPrefix(lines[m.First])
+	var b strings.Builder
+	for ; i < len(lines); i++ {
+		l := strings.TrimRight(lines[i], "\r")
+		var t string
+		switch {
+		case prefix != "" && journalPrefix(l) == prefix && startsIndented(bodyOf(l)):
+			t = strings.TrimSpace(bodyOf(l))
+		case startsIndented(l) && strings.TrimSpace(l) != "" && !isStatusKeyLine(l):
+			t = strings.TrimSpace(l)
+		default:
+			return i
+		}
+		if b.Len() == 0 {
+			b.WriteString(strings.TrimRight(lines[m.First], " \t\r"))
+		}
+		if t != "" {
+			b.WriteByte(' ')
+			b.WriteString(t)
+		}
+		m.Last = i
+		m.Text = b.String()
+	}
+	return i
+}
+
+// minWrapWidth is the shortest line a terminal is taken to have wrapped: narrower
+// terminals than 60 columns are rare, and a shorter status line ends where it ends.
+const minWrapWidth = 60
+
+// joinWrapped appends to a systemctl status line the rest the terminal wrapped onto the
+// next lines.
+func (m *Message) joinWrapped(lines []string, i int) int {
+	for ; i < len(lines); i++ {
+		prev := strings.TrimRight(lines[i-1], "\r")
+		l := strings.TrimRight(lines[i], "\r")
+		if len(prev) < minWrapWidth || l == "" || startsIndented(l) || isEntry(l) || isStatusHeader(l) {
+			return i
+		}
+		m.Text = strings.TrimRight(m.Text, "\r") + l
+		m.Last = i
+	}
+	return i
+}
+
+func startsIndented(s string) bool { return s != "" && (s[0] == ' ' || s[0] == '\t') }
+
+// opensValue reports whether a log line's body ends by opening a klog multi-line value
+// (`key=<`).
+func opensValue(body string) bool {
+	t := strings.TrimRight(body, " \t\r")
+	if !strings.HasSuffix(t, "=<") || len(t) < 3 {
+		return false
+	}
+	k := t[:len(t)-2]
+	j := len(k)
+	for j > 0 && isKeyByte(k[j-1]) {
+		j--
+	}
+	return j < len(k) && (j == 0 || k[j-1] == ' ' || k[j-1] == '\t' || k[j-1] == ']')
+}
+
+func isKeyByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || IsDigit(c) || c == '_' || c == '-' || c == '.' || c == '/'
+}
+
+// isEntry reports whether a line is a log entry (a journal line, a klog or logrus line,
+// a kernel line).
+func isEntry(line string) bool {
+	if line == "" || startsIndented(line) {
+		return false
+	}
+	e, kind, _ := Parse(line, time.Time{})
+	return kind == KindEntry && e.Format != FormatStatus
+}
+
+// isEntryBody reports whether the body of a journal line, or a line without a journal
+// prefix, starts a log entry of its own: a klog header, or a journal line.
+func isEntryBody(t string) bool {
+	if isKlogHeaderStart(t) {
+		return true
+	}
+	return isEntry(t)
+}
+
+// isStatusKeyLine reports whether a line is a systemctl status key line ("  Active: …",
+// "  Process: …").
+func isStatusKeyLine(line string) bool {
+	if !startsIndented(line) {
+		return false
+	}
+	e, ok := parseStatusLine(strings.TrimRight(line, "\r"))
+	return ok && e.Format == FormatStatus
+}
+
+// isStatusHeader reports whether a line is a systemctl status line of any kind.
+func isStatusHeader(line string) bool {
+	_, ok := parseStatusLine(line)
+	return ok
+}
+
+// journalPrefix is a journal line's prefix without its time: "host program[pid]:", or
+// "" when the line has no journal prefix.
+func journalPrefix(line string) string {
+	p, _ := splitJournal(line)
+	return p
+}
+
+// bodyOf is a journal line's body after its prefix, unchanged (indentation kept); the
+// line itself when it has no journal prefix.
+func bodyOf(line string) string {
+	p, body := splitJournal(line)
+	if p == "" {
+		return line
+	}
+	return body
+}
+
+// splitJournal splits a journal line into its prefix without the time and its body.
+func splitJournal(line string) (prefix, body string) {
+	if len(line) < 16 || !(IsDigit(line[0]) || isMonth(line[:3])) {
+		return "", ""
+	}
+	e, kind, _ := ParseJournal(line, time.Time{})
+	if kind != KindEntry || e.Format != FormatJournal || e.Program == "" {
+		return "", ""
+	}
+	tag := e.Program + ":"
+	if e.PID != 0 {
+		tag = e.Program + "[" + strconv.Itoa(int(e.PID)) + "]:"
+	}
+	i := strings.Index(line, " "+tag)
+	if i < 0 {
+		return "", ""
+	}
+	end := i + 1 + len(tag)
+	rest := line[end:]
+	if strings.HasPrefix(rest, " ") {
+		rest = rest[1:]
+	}
+	return e.Host + " " + tag, rest
+}
