@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"bytes"
 	"encoding/json"
 	"regexp"
 	"slices"
@@ -593,13 +594,20 @@ func (li *looseImport) keepFragment(kind, path string, lines []textLine) string 
 	return p
 }
 
-// layoutFragments writes every fragment file, its lines as in the input, and its origin.
+// layoutFragments writes every fragment file, its lines as in the input (a message's
+// continuation lines joined into its first), and its origin.
 func (li *looseImport) layoutFragments(files map[string][]byte) {
 	for _, f := range li.fragments {
 		out := bundle.FragmentPath(f.kind, blockName(f.path, f.lines[0].n, map[bool]string{true: ".txt", false: ".log"}[f.kind == bundle.FragmentText]))
-		var buf strings.Builder
-		next := f.lines[0].n
+		size := 0
 		for _, l := range f.lines {
+			size += len(l.s) + 1
+		}
+		var buf bytes.Buffer
+		buf.Grow(size + f.lines[len(f.lines)-1].n - f.lines[0].n + 1)
+		next := f.lines[0].n
+		// A message continued on the lines below it reads whole on its first line.
+		for _, l := range joinContinuations(f.lines) {
 			// Lines a chunk left out (none inside a block) would shift every later line.
 			for ; next < l.n; next++ {
 				buf.WriteByte('\n')
@@ -608,7 +616,7 @@ func (li *looseImport) layoutFragments(files map[string][]byte) {
 			buf.WriteByte('\n')
 			next = l.n + 1
 		}
-		files[out] = []byte(buf.String())
+		files[out] = buf.Bytes()
 		li.r.Origins[out] = Origin{Path: f.path, LineOffset: f.lines[0].n - 1}
 		if r := li.r.File(f.path); r != nil && !slices.Contains(r.Produced, out) {
 			r.Produced = append(r.Produced, out)

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -250,7 +251,25 @@ func segment(lines []textLine) []segmentBlock {
 			start(kind)
 		}
 	}
+	// valueEnd is the line after the klog multi-line value the last line opened: its
+	// lines stay in that line's block whatever they look like, a paste having often lost
+	// their indentation.
+	valueEnd := 0
+	var strs []string
 	for i, l := range lines {
+		if i < valueEnd {
+			cur.lines = append(cur.lines, l)
+			continue
+		}
+		if strings.Contains(l.s, "=<") {
+			if strs == nil {
+				strs = make([]string, len(lines))
+				for k, x := range lines {
+					strs[k] = x.s
+				}
+			}
+			valueEnd = logline.ValueEnd(strs, i)
+		}
 		blank := strings.TrimSpace(l.s) == ""
 		indented := strings.HasPrefix(l.s, " ") || strings.HasPrefix(l.s, "\t")
 		inDescribe := cur.kind == segDescribe || cur.kind == segDescribeNode || cur.kind == segDescribePVC || cur.kind == segDescribeService
@@ -722,6 +741,7 @@ func (li *looseImport) layoutJournals(files map[string][]byte) {
 		if len(lines) == 0 {
 			continue
 		}
+		lines = joinContinuations(lines)
 		data := joinLines(lines)
 		node, kernel := journalBlockNode(data, lines, podNodes, nodes)
 		f := li.r.File(j.path)
@@ -741,6 +761,29 @@ func (li *looseImport) layoutJournals(files map[string][]byte) {
 		setBlockFragment(f, lines[0].n, out)
 		li.found["journal"] = true
 	}
+}
+
+// joinContinuations joins the lines that continue a message into the message's first
+// line (logline.JoinMessages: klog multi-line values, journal continuations, wrapped
+// systemctl status lines) and leaves the continuation lines blank, so the message reads
+// whole and every line keeps its number.
+func joinContinuations(lines []textLine) []textLine {
+	strs := make([]string, len(lines))
+	for i, l := range lines {
+		strs[i] = l.s
+	}
+	ms := logline.Joined(strs)
+	if len(ms) == 0 {
+		return lines
+	}
+	out := slices.Clone(lines)
+	for _, m := range ms {
+		out[m.First].s = m.Text
+		for k := m.First + 1; k <= m.Last; k++ {
+			out[k].s = ""
+		}
+	}
+	return out
 }
 
 func joinLines(lines []textLine) []byte {

@@ -29,7 +29,8 @@ const maxValueLines = 200
 //     every line of the program's output;
 //   - a line journald split from its entry: the same host, program and PID, and a body
 //     that is indented (the rest of a multi-line message written to a stream);
-//   - a line journalctl printed for a multi-line message: indented under its entry;
+//   - a line journalctl printed for a multi-line message: indented under its journal
+//     entry;
 //   - the rest of a systemctl status line the terminal wrapped: a line at the margin,
 //     neither a status line nor a log entry, after a long status line.
 //
@@ -37,8 +38,17 @@ const maxValueLines = 200
 // continuation but a klog value's. The joined text reads as one line: a klog value's
 // lines are joined with a space between `<` and `>`, a journal continuation with a
 // space, a wrapped line with nothing.
-func JoinMessages(lines []string) []Message {
-	out := make([]Message, 0, len(lines))
+func JoinMessages(lines []string) []Message { return join(lines, true) }
+
+// Joined is JoinMessages' messages of more than one line only: what a reader that keeps
+// the lines of a text needs to join, without a Message for every line.
+func Joined(lines []string) []Message { return join(lines, false) }
+
+func join(lines []string, all bool) []Message {
+	var out []Message
+	if all {
+		out = make([]Message, 0, len(lines))
+	}
 	for i := 0; i < len(lines); {
 		m := Message{Text: lines[i], First: i, Last: i}
 		i++
@@ -50,7 +60,9 @@ func JoinMessages(lines []string) []Message {
 		case isStatusKeyLine(lines[m.First]):
 			i = m.joinWrapped(lines, i)
 		}
-		out = append(out, m)
+		if all || m.Last > m.First {
+			out = append(out, m)
+		}
 	}
 	return out
 }
@@ -107,7 +119,7 @@ func (m *Message) joinEntry(lines []string, i int) int {
 		switch {
 		case prefix != "" && journalPrefix(l) == prefix && startsIndented(bodyOf(l)):
 			t = strings.TrimSpace(bodyOf(l))
-		case startsIndented(l) && strings.TrimSpace(l) != "" && !isStatusKeyLine(l):
+		case prefix != "" && startsIndented(l) && strings.TrimSpace(l) != "" && !isStatusKeyLine(l):
 			t = strings.TrimSpace(l)
 		default:
 			return i
@@ -240,4 +252,15 @@ func splitJournal(line string) (prefix, body string) {
 		rest = rest[1:]
 	}
 	return e.Host + " " + tag, rest
+}
+
+// ValueEnd is the index of the first line after the message that starts at line i when
+// that line opens a klog multi-line value (`key=<`), i+1 otherwise: the lines a reader
+// must keep with line i whatever they look like.
+func ValueEnd(lines []string, i int) int {
+	if i >= len(lines) || !strings.Contains(lines[i], "=<") || !opensValue(bodyOf(lines[i])) {
+		return i + 1
+	}
+	m := Message{Text: lines[i], First: i, Last: i}
+	return m.joinValue(lines, i+1)
 }

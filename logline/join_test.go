@@ -1,0 +1,129 @@
+package logline
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestJoinMessages joins the lines that continue a message, in the shapes the incident
+// corpus holds, and leaves apart the lines that do not.
+func TestJoinMessages(t *testing.T) {
+	cases := []struct {
+		name  string
+		text  string
+		want  []string // the messages of more than one line, joined
+		alone int      // how many messages of one line
+	}{
+		{
+			name: "klog value, indentation kept",
+			text: "E0510 10:33:56.111109       1 driver.go:120] \"GRPC error\" err=<\n" +
+				"\trpc error: code = Internal desc = Could not attach volume \"vol-0475f64ff83e38dd9\" to node \"i-021bdeb1a8dbf7694\"\n" +
+				" >\n" +
+				"I0510 10:33:57.000000       1 driver.go:121] next\n",
+			want:  []string{"E0510 10:33:56.111109       1 driver.go:120] \"GRPC error\" err=<rpc error: code = Internal desc = Could not attach volume \"vol-0475f64ff83e38dd9\" to node \"i-021bdeb1a8dbf7694\">"},
+			alone: 2, // the next entry and the empty last line
+		},
+		{
+			name: "klog value, indentation lost and closing line lost",
+			text: "E0101 00:00:00.000000  1 proxier.go:1500] \"Failed to execute iptables-restore\" err=<\n" +
+				"exit status 1: iptables-restore: line 12 failed\n" +
+				"E0101 00:00:01.000000  1 proxier.go:800] \"Sync failed\" retryingTime=\"30s\"",
+			want:  []string{"E0101 00:00:00.000000  1 proxier.go:1500] \"Failed to execute iptables-restore\" err=<exit status 1: iptables-restore: line 12 failed"},
+			alone: 1,
+		},
+		{
+			name: "klog value in a journal, each line with its prefix",
+			text: "Feb 05 10:58:14 bmoore-v-1 kubelet[12704]: I0205 10:58:14.917220   12704 swap_util.go:115] \"Swap is on\" /proc/swaps contents=<\n" +
+				"Feb 05 10:58:14 bmoore-v-1 kubelet[12704]:         Filename     Type   Size   Used\n" +
+				"Feb 05 10:58:14 bmoore-v-1 kubelet[12704]:         /swapfile    file   3991548   0\n" +
+				"Feb 05 10:58:14 bmoore-v-1 kubelet[12704]:  >\n" +
+				"Feb 05 10:58:14 bmoore-v-1 kubelet[12704]: E0205 10:58:14.917245   12704 run.go:72] \"command failed\" err=\"failed to run Kubelet\"",
+			want:  []string{"Feb 05 10:58:14 bmoore-v-1 kubelet[12704]: I0205 10:58:14.917220   12704 swap_util.go:115] \"Swap is on\" /proc/swaps contents=<Filename     Type   Size   Used /swapfile    file   3991548   0>"},
+			alone: 1,
+		},
+		{
+			name: "another program's line ends a journal value",
+			text: "Feb 05 10:58:14 n kubelet[1]: E0205 10:58:14.1 1 a.go:1] \"x\" err=<\n" +
+				"Feb 05 10:58:14 n containerd[2]: time=\"2024\" level=error msg=\"y\"",
+			alone: 2,
+		},
+		{
+			name: "journal line split by the stream",
+			text: "Mar 01 10:00:00 node1 kubelet[42]: E0301 10:00:00.1 42 remote_runtime.go:1] \"RunPodSandbox from runtime service failed\" err=\"rpc error: code = Unknown\n" +
+				"Mar 01 10:00:00 node1 kubelet[42]: \tdesc = failed to setup network\"\n" +
+				"Mar 01 10:00:00 node1 kubelet[42]: I0301 10:00:00.2 42 kubelet.go:1] next",
+			want:  []string{"Mar 01 10:00:00 node1 kubelet[42]: E0301 10:00:00.1 42 remote_runtime.go:1] \"RunPodSandbox from runtime service failed\" err=\"rpc error: code = Unknown desc = failed to setup network\""},
+			alone: 1,
+		},
+		{
+			name: "systemctl status line wrapped by the terminal",
+			text: "● kubelet.service - kubelet: The Kubernetes Node Agent\n" +
+				"    Process: 5093 ExecStart=/usr/local/bin/kubelet $KUBELET_KUBECONFIG_ARGS $KUBELET_CONFIG_ARGS (code=exi\n" +
+				"ted, status=1/FAILURE)\n" +
+				"   Main PID: 5093 (code=exited, status=1/FAILURE)",
+			want:  []string{"    Process: 5093 ExecStart=/usr/local/bin/kubelet $KUBELET_KUBECONFIG_ARGS $KUBELET_CONFIG_ARGS (code=exited, status=1/FAILURE)"},
+			alone: 2,
+		},
+		{
+			name:  "unrelated lines stay apart",
+			text:  "error: failed to create deployment\n\nresource Deployment/default/nginx was blocked\nrequire-labels:\n  autogen-check-for-labels: 'validation error'",
+			alone: 5,
+		},
+		{
+			name: "a margin line after a short status line is not its wrap",
+			text: "     Active: failed (Result: exit-code)\n" +
+				"Hint: Some lines were ellipsized, use -l to show in full.",
+			alone: 2,
+		},
+		{
+			name:  "a value opened in prose is no klog value",
+			text:  "if a=< b then\nsomething else\n",
+			alone: 3,
+		},
+		{
+			name:  "a stack trace under an application's log line keeps its lines",
+			text:  "2024-03-01 12:00:00.123 ERROR boom\n    at com.example.A.b(A.java:1)",
+			alone: 2,
+		},
+		{
+			name: "kubelet entries one after another",
+			text: "Jun 16 11:03:05 n kubelet[1]: E0616 11:03:05.1 1 a.go:1] \"one\"\n" +
+				"Jun 16 11:03:05 n kubelet[1]: E0616 11:03:05.2 1 a.go:1] \"two\"",
+			alone: 2,
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ms := JoinMessages(strings.Split(c.text, "\n"))
+			var joined []string
+			alone := 0
+			for _, m := range ms {
+				if m.Last > m.First {
+					joined = append(joined, m.Text)
+				} else {
+					alone++
+				}
+			}
+			if strings.Join(joined, "\n") != strings.Join(c.want, "\n") {
+				t.Errorf("joined:\n%s\nwant:\n%s", strings.Join(joined, "\n"), strings.Join(c.want, "\n"))
+			}
+			if got := Joined(strings.Split(c.text, "\n")); len(got) != len(joined) {
+				t.Errorf("Joined gave %d messages, want %d", len(got), len(joined))
+			}
+			if alone != c.alone {
+				t.Errorf("%d messages of one line, want %d: %+v", alone, c.alone, ms)
+			}
+		})
+	}
+}
+
+// TestValueEnd keeps a klog value's lines with the line that opens it, and nothing else.
+func TestValueEnd(t *testing.T) {
+	lines := strings.Split("E0101 00:00:00.1 1 a.go:1] \"x\" err=<\nrpc error: a\n >\nnext line", "\n")
+	if got := ValueEnd(lines, 0); got != 3 {
+		t.Errorf("ValueEnd = %d, want 3", got)
+	}
+	if got := ValueEnd(lines, 3); got != 4 {
+		t.Errorf("ValueEnd of a plain line = %d, want 4", got)
+	}
+}
