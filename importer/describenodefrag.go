@@ -22,6 +22,9 @@ var nodeFragKeys = map[string]bool{
 
 // isNodeConditionsHeader tells the header of describe node's Conditions table.
 func isNodeConditionsHeader(t string) bool {
+	if !strings.HasPrefix(t, "Type") {
+		return false
+	}
 	f := strings.Fields(t)
 	return len(f) >= 4 && f[0] == "Type" && f[1] == "Status" && f[2] == "LastHeartbeatTime" && f[3] == "LastTransitionTime"
 }

@@ -36,6 +36,9 @@ const combinedPrefix = "(combined from similar events): "
 // LastSeen Count From SubObjectPath Type Reason Message). known says the row names its
 // object; describe rows do not.
 func headerlessEvent(s string) (ev corev1.Event, known, nsKnown, ok bool) {
+	if !strings.Contains(s, "Normal") && !strings.Contains(s, "Warning") {
+		return ev, false, false, false // no event type cell
+	}
 	cells := splitCells(s, -1)
 	ti := -1
 	for i, c := range cells {
@@ -174,6 +177,9 @@ var reStatusWord = regexp.MustCompile(`^[A-Za-z][A-Za-z:]*(?:\(\S+\))?$`)
 // headerlessPod reads a `kubectl get pods` row without the header: [NAMESPACE] NAME
 // READY STATUS [RESTARTS AGE [IP NODE NOMINATED-NODE READINESS-GATES]].
 func headerlessPod(s string) (p corev1.Pod, nsKnown, ok bool) {
+	if !strings.Contains(s, "/") {
+		return p, false, false // no READY cell (1/2)
+	}
 	cells := splitCells(s, -1)
 	ri := -1
 	for i := 1; i <= 2 && i < len(cells); i++ {
@@ -315,6 +321,9 @@ func isDescribeFragStart(lines []textLine, i int) bool {
 
 // isDescribeEventsHeader tells the header of describe's Events table, current or old.
 func isDescribeEventsHeader(t string) bool {
+	if !strings.HasPrefix(t, "Type") && !strings.HasPrefix(t, "FirstSeen") {
+		return false
+	}
 	f := strings.Fields(t)
 	if len(f) >= 5 && f[0] == "Type" && f[1] == "Reason" && f[2] == "Age" {
 		return true
@@ -410,6 +419,9 @@ func isStatusHeader(s string) bool {
 // otherTableKind tells tables podflow keeps as text: docker ps, crictl images,
 // kubectl get nodes.
 func otherTableKind(line string) string {
+	if !strings.Contains(line, "NAME") && !strings.Contains(line, "IMAGE") {
+		return "" // every header below names one of these
+	}
 	f := splitCells(line, -1)
 	has := func(names ...string) bool {
 		for _, n := range names {
@@ -443,8 +455,37 @@ func blockName(file string, first int, ext string) string {
 // reLogName tells a file named like a log.
 var reLogName = regexp.MustCompile(`(?i)(\.log|\.out|\.err|log\.txt|logs?)$`)
 
-// reErrorWord finds lines that read as a program's error output.
-var reErrorWord = regexp.MustCompile(`(?i)\b(error|fatal|panic|exception|traceback|failed|denied|refused|killed|cannot|unable)\b`)
+// errorWords are the words that make a line read as error output.
+var errorWords = []string{"error", "fatal", "panic", "exception", "traceback", "failed", "denied", "refused", "killed", "cannot", "unable"}
+
+// hasErrorWord reports whether a line holds one of errorWords as a word (a run of ASCII
+// word characters, in any case), in one pass over the line.
+func hasErrorWord(s string) bool {
+	for i := 0; i < len(s); {
+		if !isWordByte(s[i]) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(s) && isWordByte(s[j]) {
+			j++
+		}
+		if n := j - i; n >= 5 && n <= 9 {
+			for _, w := range errorWords {
+				if strings.EqualFold(s[i:j], w) {
+					return true
+				}
+			}
+		}
+		i = j
+	}
+	return false
+}
+
+// isWordByte is a byte of a word as regexp's \b reads it: an ASCII letter, digit or '_'.
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}
 
 // looksLikeLog tells a block of text that is a program's output rather than prose: a
 // file named like a log, a logs command, or lines that read as error output or as log
@@ -454,7 +495,7 @@ func looksLikeLog(file, cmd string, lines []textLine) bool {
 		return true
 	}
 	for _, l := range lines {
-		if reErrorWord.MatchString(l.s) {
+		if hasErrorWord(l.s) {
 			return true
 		}
 		if isNodeLogLine(l.s) {

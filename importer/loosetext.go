@@ -139,12 +139,42 @@ func detab(s string) string {
 	return strings.ReplaceAll(strings.TrimRight(s, " \t"), "\t", "   ")
 }
 
-// reGap splits table cells: kubectl's tab writer pads columns with at least two spaces.
-var reGap = regexp.MustCompile(`\s{2,}`)
-
-// splitCells splits a table row into at most n cells; the last keeps its inner gaps.
+// splitCells splits a table row into at most n cells (all of them when n < 0) at gaps of
+// two or more white space characters: kubectl's tab writer pads columns with at least
+// two spaces. The last cell keeps its inner gaps.
 func splitCells(s string, n int) []string {
-	return reGap.Split(strings.TrimSpace(detab(s)), n)
+	s = strings.TrimSpace(detab(s))
+	if n == 0 {
+		return nil
+	}
+	var out []string
+	start := 0
+	for i := 0; i < len(s); {
+		if !isGapSpace(s[i]) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(s) && isGapSpace(s[j]) {
+			j++
+		}
+		if j-i < 2 {
+			i = j
+			continue
+		}
+		if n > 0 && len(out) == n-1 {
+			break
+		}
+		out = append(out, s[start:i])
+		start = j
+		i = j
+	}
+	return append(out, s[start:])
+}
+
+// isGapSpace is a byte of a column gap: white space as regexp's \s reads it.
+func isGapSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'
 }
 
 // reAge matches kubectl's human durations: 5s, 2m30s, 3h5m, 2d3h, 2y100d, and the

@@ -22,6 +22,9 @@ const (
 
 // tableKind tells which table a header line starts, or "".
 func tableKind(line string) string {
+	if !strings.Contains(line, "NAME") && !strings.Contains(line, "LAST SEEN") && !strings.Contains(line, "CONTAINER") {
+		return "" // every header below names one of these
+	}
 	f := splitCells(line, -1)
 	has := func(names ...string) bool {
 		for _, n := range names {

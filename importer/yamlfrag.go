@@ -21,7 +21,17 @@ var reYAMLFragStart = regexp.MustCompile(`^ *(?:status|containerStatuses|initCon
 // reYAMLLine continues it: indented lines, list items and keys at the margin.
 var reYAMLLine = regexp.MustCompile(`^(?:\s+\S|- |[a-zA-Z][a-zA-Z0-9]*:(?:\s|$))`)
 
-func isYAMLFragStart(s string) bool { return reYAMLFragStart.MatchString(s) }
+func isYAMLFragStart(s string) bool {
+	t := strings.TrimLeft(s, " ")
+	if t == "" {
+		return false
+	}
+	switch t[0] {
+	case 's', 'c', 'i', 'l', '-': // the first letters of the keys it names, or a list dash
+		return reYAMLFragStart.MatchString(s)
+	}
+	return false
+}
 
 // yamlFragment reads the piece into a pod: status, container statuses or one state.
 func yamlFragment(lines []textLine) (corev1.Pod, bool) {

@@ -75,6 +75,9 @@ func parseISOPrefix(line string) (time.Time, string, bool) {
 		return time.Time{}, "", false
 	}
 	ts := line[:sp]
+	if len(ts) < 20 || ts[4] != '-' || ts[10] != 'T' {
+		return time.Time{}, "", false // not the shape of either layout: spare time.Parse's error
+	}
 	for _, layout := range []string{"2006-01-02T15:04:05Z0700", "2006-01-02T15:04:05Z07:00"} {
 		if t, err := time.Parse(layout, ts); err == nil {
 			return t, line[sp+1:], true
