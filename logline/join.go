@@ -247,11 +247,7 @@ func splitJournal(line string) (prefix, body string) {
 		return "", ""
 	}
 	end := i + 1 + len(tag)
-	rest := line[end:]
-	if strings.HasPrefix(rest, " ") {
-		rest = rest[1:]
-	}
-	return e.Host + " " + tag, rest
+	return e.Host + " " + tag, strings.TrimPrefix(line[end:], " ")
 }
 
 // ValueEnd is the index of the first line after the message that starts at line i when
