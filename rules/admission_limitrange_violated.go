@@ -77,15 +77,15 @@ func parseLimitViolations(msg string) []limitViolation {
 }
 
 func admissionLimitRangeViolated(v *analyze.View) []analyze.Finding {
-	owners := indexPodOwners(v)
+	owners := v.PodOwners()
 	var out []analyze.Finding
-	for _, g := range admissionRefusals(v, owners, reLimitRangeRefusal, "usage per", wholeMatch) {
-		ns := g.owner.Namespace
-		violations := parseLimitViolations(g.match[1])
+	for _, g := range v.RefusalGroups(owners, reLimitRangeRefusal, "usage per", analyze.WholeMatch) {
+		ns := g.Owner.Namespace
+		violations := parseLimitViolations(g.Match[1])
 		if len(violations) == 0 {
 			continue
 		}
-		subjects := []analyze.ObjectRef{g.workload, owners.ref(g.owner)}
+		subjects := []analyze.ObjectRef{g.Workload, owners.Ref(g.Owner)}
 		var texts, ranges []string
 		var bounds []analyze.Evidence
 		seen := map[string]bool{}
@@ -109,9 +109,9 @@ func admissionLimitRangeViolated(v *analyze.View) []analyze.Finding {
 			// refusals, and the controller's next attempt meets the new ones.
 			continue
 		}
-		evidence, who, tail, progressEv := g.summary(owners)
+		evidence, who, tail, progressEv := g.Summary(owners)
 		evidence = append(evidence, bounds...)
-		evidence = append(evidence, templateResourceEvidence(owners, g.owner)...)
+		evidence = append(evidence, owners.TemplateResourceEvidence(g.Owner)...)
 		if progressEv != nil {
 			evidence = append(evidence, *progressEv)
 		}
@@ -127,9 +127,9 @@ func admissionLimitRangeViolated(v *analyze.View) []analyze.Finding {
 			Evidence: evidence,
 			Remediation: fmt.Sprintf("Bring the requests and limits in the template of %s within the bounds of %s (%s), "+
 				"or, if the workload truly needs them, change the LimitRange after review; the controller retries on its own once pods fit.",
-				g.workload.String(), by, strings.Join(texts, "; ")),
-			Confirm:  []string{g.confirmEvents(), edit},
-			GroupKey: g.workload.String() + "\x00" + g.match[1],
+				g.Workload.String(), by, strings.Join(texts, "; ")),
+			Confirm:  []string{g.ConfirmEvents(), edit},
+			GroupKey: g.Workload.String() + "\x00" + g.Match[1],
 		})
 	}
 	return out

@@ -66,18 +66,18 @@ var (
 )
 
 func admissionPodSecurity(v *analyze.View) []analyze.Finding {
-	owners := indexPodOwners(v)
+	owners := v.PodOwners()
 	var out []analyze.Finding
-	for _, g := range admissionRefusals(v, owners, rePodSecurity, "violates PodSecurity", func(m []string) string { return m[1] + "\x00" + m[2] }) {
+	for _, g := range v.RefusalGroups(owners, rePodSecurity, "violates PodSecurity", func(m []string) string { return m[1] + "\x00" + m[2] }) {
 		out = append(out, podSecurityFinding(v, owners, g))
 	}
 	return out
 }
 
-func podSecurityFinding(v *analyze.View, owners *podOwners, g *admissionRefusal) analyze.Finding {
-	ns := g.owner.Namespace
-	levelName, detail := g.match[1], g.match[2]
-	evidence, who, tail, progressEv := g.summary(owners)
+func podSecurityFinding(v *analyze.View, owners *analyze.PodOwners, g *analyze.RefusalGroup) analyze.Finding {
+	ns := g.Owner.Namespace
+	levelName, detail := g.Match[1], g.Match[2]
+	evidence, who, tail, progressEv := g.Summary(owners)
 	enforced := ""
 	nsRef := analyze.ObjectRef{Kind: "Namespace", Name: ns}
 	if n := v.Namespace(ns); n != nil {
@@ -93,7 +93,7 @@ func podSecurityFinding(v *analyze.View, owners *podOwners, g *admissionRefusal)
 		}
 	}
 	checks := splitChecks(detail)
-	evidence = append(evidence, securityContextEvidence(owners, g.owner, checks)...)
+	evidence = append(evidence, securityContextEvidence(owners, g.Owner, checks)...)
 	if progressEv != nil {
 		evidence = append(evidence, *progressEv)
 	}
@@ -113,16 +113,16 @@ func podSecurityFinding(v *analyze.View, owners *podOwners, g *admissionRefusal)
 	}
 	lvl, _, _ := strings.Cut(levelName, ":")
 	return analyze.Finding{
-		Subjects: []analyze.ObjectRef{g.workload, owners.ref(g.owner), nsRef},
+		Subjects: []analyze.ObjectRef{g.Workload, owners.Ref(g.Owner), nsRef},
 		Cause:    cause,
 		Evidence: evidence,
 		Remediation: fmt.Sprintf("Change the pod template of %s to meet %q: %s. Only if it truly needs these privileges, "+
-			"run it in a namespace whose %s label allows them, after review.", g.workload.String(), lvl, strings.Join(fixes, "; "), psaEnforceLabel),
+			"run it in a namespace whose %s label allows them, after review.", g.Workload.String(), lvl, strings.Join(fixes, "; "), psaEnforceLabel),
 		Confirm: []string{
 			analyze.Command("kubectl get namespace %s --show-labels", ns),
-			g.confirmEvents(),
+			g.ConfirmEvents(),
 		},
-		GroupKey: g.workload.String() + "\x00" + levelName + "\x00" + detail,
+		GroupKey: g.Workload.String() + "\x00" + levelName + "\x00" + detail,
 	}
 }
 
@@ -175,8 +175,8 @@ func splitChecks(s string) []securityCheck {
 
 // securityContextEvidence cites, in the owner's pod template, the security context of
 // each container the checks name (or the container itself when it sets none).
-func securityContextEvidence(owners *podOwners, owner analyze.ObjectRef, checks []securityCheck) []analyze.Evidence {
-	tmpl, loc, ok := owners.template(owner)
+func securityContextEvidence(owners *analyze.PodOwners, owner analyze.ObjectRef, checks []securityCheck) []analyze.Evidence {
+	tmpl, loc, ok := owners.Template(owner)
 	if !ok {
 		return nil
 	}

@@ -48,7 +48,7 @@ The controller retries on its own and creates the pods once the class exists.
 var rePriorityClassMissing = regexp.MustCompile(`no PriorityClass with name (\S+) was found`)
 
 func admissionPriorityClassMissing(v *analyze.View) []analyze.Finding {
-	owners := indexPodOwners(v)
+	owners := v.PodOwners()
 	var existing []string
 	exists := map[string]bool{}
 	for _, pc := range v.PriorityClasses() {
@@ -57,14 +57,14 @@ func admissionPriorityClassMissing(v *analyze.View) []analyze.Finding {
 	}
 	sort.Strings(existing)
 	var out []analyze.Finding
-	for _, g := range admissionRefusals(v, owners, rePriorityClassMissing, "no PriorityClass", wholeMatch) {
-		name := g.match[1]
+	for _, g := range v.RefusalGroups(owners, rePriorityClassMissing, "no PriorityClass", analyze.WholeMatch) {
+		name := g.Match[1]
 		if exists[name] {
 			// It exists now: the controller's next attempt succeeds.
 			continue
 		}
-		evidence, who, tail, progressEv := g.summary(owners)
-		evidence = append(evidence, templateFieldEvidence(owners, g.owner, "priorityClassName",
+		evidence, who, tail, progressEv := g.Summary(owners)
+		evidence = append(evidence, owners.TemplateFieldEvidence(g.Owner, "priorityClassName",
 			"pod template sets priorityClassName "+name, "pod template sets no priorityClassName")...)
 		if progressEv != nil {
 			evidence = append(evidence, *progressEv)
@@ -74,13 +74,13 @@ func admissionPriorityClassMissing(v *analyze.View) []analyze.Finding {
 			choices = " (the cluster has " + strings.Join(existing, ", ") + ")"
 		}
 		out = append(out, analyze.Finding{
-			Subjects: []analyze.ObjectRef{g.workload, owners.ref(g.owner), {Kind: "PriorityClass", Name: name}},
+			Subjects: []analyze.ObjectRef{g.Workload, owners.Ref(g.Owner), {Kind: "PriorityClass", Name: name}},
 			Cause:    fmt.Sprintf("Priority admission refuses every pod of %s: the pods name PriorityClass %s, which does not exist in the cluster%s", who, name, tail),
 			Evidence: evidence,
 			Remediation: fmt.Sprintf("Create PriorityClass %s with the value the cluster's owners choose, or set priorityClassName in the template of %s to a class that exists%s; "+
-				"the controller retries on its own once it resolves.", name, g.workload.String(), choices),
-			Confirm:  []string{g.confirmEvents(), "kubectl get priorityclasses"},
-			GroupKey: g.workload.String() + "\x00" + name,
+				"the controller retries on its own once it resolves.", name, g.Workload.String(), choices),
+			Confirm:  []string{g.ConfirmEvents(), "kubectl get priorityclasses"},
+			GroupKey: g.Workload.String() + "\x00" + name,
 		})
 	}
 	return out

@@ -51,24 +51,24 @@ or deleting other workloads in the namespace.
 var reQuotaExceeded = regexp.MustCompile(`[Ee]xceeded quota: ([^,\s]+), requested: (\S+), used: (\S+), limited: (\S+)`)
 
 func admissionQuotaExceeded(v *analyze.View) []analyze.Finding {
-	owners := indexPodOwners(v)
+	owners := v.PodOwners()
 	var out []analyze.Finding
 	// One group per owner and quota; the latest refusal has the latest numbers.
-	for _, g := range admissionRefusals(v, owners, reQuotaExceeded, "exceeded quota", func(m []string) string { return m[1] }) {
+	for _, g := range v.RefusalGroups(owners, reQuotaExceeded, "exceeded quota", func(m []string) string { return m[1] }) {
 		out = append(out, quotaFinding(v, owners, g))
 	}
 	return out
 }
 
-func quotaFinding(v *analyze.View, owners *podOwners, g *admissionRefusal) analyze.Finding {
-	ns := g.owner.Namespace
-	name, requested, used, limited := g.match[1], g.match[2], g.match[3], g.match[4]
-	quota := findQuota(v, ns, name)
+func quotaFinding(v *analyze.View, owners *analyze.PodOwners, g *analyze.RefusalGroup) analyze.Finding {
+	ns := g.Owner.Namespace
+	name, requested, used, limited := g.Match[1], g.Match[2], g.Match[3], g.Match[4]
+	quota := v.ResourceQuota(ns, name)
 	quotaRef := analyze.ObjectRef{Kind: "ResourceQuota", Namespace: ns, Name: name}
 	if quota != nil {
 		quotaRef = quota.Ref()
 	}
-	evidence, who, tail, progressEv := g.summary(owners)
+	evidence, who, tail, progressEv := g.Summary(owners)
 	if progressEv != nil {
 		evidence = append(evidence, *progressEv)
 	}
@@ -76,20 +76,20 @@ func quotaFinding(v *analyze.View, owners *podOwners, g *admissionRefusal) analy
 	if usageEv != nil {
 		evidence = append(evidence, *usageEv)
 	}
-	evidence = append(evidence, templateResourceEvidence(owners, g.owner)...)
+	evidence = append(evidence, owners.TemplateResourceEvidence(g.Owner)...)
 	return analyze.Finding{
-		Subjects: []analyze.ObjectRef{g.workload, owners.ref(g.owner), quotaRef},
+		Subjects: []analyze.ObjectRef{g.Workload, owners.Ref(g.Owner), quotaRef},
 		Cause: fmt.Sprintf("ResourceQuota %s/%s refuses the pods of %s: each new pod would add %s but the quota has used %s%s",
 			ns, name, who, listText(requested), usage, tail),
 		Evidence: evidence,
 		Remediation: fmt.Sprintf("Raise the hard limit of ResourceQuota %s for %s (kubectl edit resourcequota -n %s %s), lower the requests of %s, "+
 			"or free quota by scaling down other workloads in namespace %s; the controller retries on its own once there is room.",
-			name, resourceNames(limited), ns, name, g.workload.String(), ns),
+			name, resourceNames(limited), ns, name, g.Workload.String(), ns),
 		Confirm: []string{
 			analyze.Command("kubectl describe resourcequota -n %s %s", ns, name),
-			g.confirmEvents(),
+			g.ConfirmEvents(),
 		},
-		GroupKey: g.workload.String() + "\x00" + name + "\x00",
+		GroupKey: g.Workload.String() + "\x00" + name + "\x00",
 	}
 }
 

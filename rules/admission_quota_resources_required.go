@@ -54,40 +54,40 @@ var (
 )
 
 func admissionQuotaResourcesRequired(v *analyze.View) []analyze.Finding {
-	owners := indexPodOwners(v)
+	owners := v.PodOwners()
 	var out []analyze.Finding
-	for _, g := range admissionRefusals(v, owners, reQuotaMustSpecify, "failed quota", wholeMatch) {
-		ns := g.owner.Namespace
-		name, missing := g.match[1], strings.TrimSpace(g.match[2])
+	for _, g := range v.RefusalGroups(owners, reQuotaMustSpecify, "failed quota", analyze.WholeMatch) {
+		ns := g.Owner.Namespace
+		name, missing := g.Match[1], strings.TrimSpace(g.Match[2])
 		them := "them"
 		if len(reMustSpecifyMissed.FindAllString(missing, -1)) == 1 {
 			them = "it"
 		}
 		quotaRef := analyze.ObjectRef{Kind: "ResourceQuota", Namespace: ns, Name: name}
-		evidence, who, tail, progressEv := g.summary(owners)
+		evidence, who, tail, progressEv := g.Summary(owners)
 		if progressEv != nil {
 			evidence = append(evidence, *progressEv)
 		}
-		if quota := findQuota(v, ns, name); quota != nil {
+		if quota := v.ResourceQuota(ns, name); quota != nil {
 			quotaRef = quota.Ref()
 			if len(quota.Obj.Status.Hard) > 0 {
 				evidence = append(evidence, quota.Loc.At("status", "hard").Evidence(
-					fmt.Sprintf("quota %s tracks %s", name, resourceText("", quota.Obj.Status.Hard)), v.CollectedAt()))
+					fmt.Sprintf("quota %s tracks %s", name, analyze.ResourceText("", quota.Obj.Status.Hard)), v.CollectedAt()))
 			}
 		}
-		evidence = append(evidence, templateResourceEvidence(owners, g.owner)...)
+		evidence = append(evidence, owners.TemplateResourceEvidence(g.Owner)...)
 		out = append(out, analyze.Finding{
-			Subjects: []analyze.ObjectRef{g.workload, owners.ref(g.owner), quotaRef},
+			Subjects: []analyze.ObjectRef{g.Workload, owners.Ref(g.Owner), quotaRef},
 			Cause: fmt.Sprintf("ResourceQuota %s/%s refuses the pods of %s: the quota tracks %s, so every container must set %s, and the pod template does not (must specify %s)%s",
 				ns, name, who, missingResources(missing), them, missing, tail),
 			Evidence: evidence,
 			Remediation: fmt.Sprintf("Set %s on the named containers in the template of %s, or give namespace %s a LimitRange with defaults for them.",
-				missingResources(missing), g.workload.String(), ns),
+				missingResources(missing), g.Workload.String(), ns),
 			Confirm: []string{
 				analyze.Command("kubectl describe resourcequota -n %s %s", ns, name),
-				g.confirmEvents(),
+				g.ConfirmEvents(),
 			},
-			GroupKey: g.workload.String() + "\x00" + name + "\x00" + missing,
+			GroupKey: g.Workload.String() + "\x00" + name + "\x00" + missing,
 		})
 	}
 	return out

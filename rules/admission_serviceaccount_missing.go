@@ -50,35 +50,35 @@ The controller retries on its own and creates the pods once it exists.
 var reServiceAccountMissing = regexp.MustCompile(`error looking up service account ([^/\s]+)/([^:\s]+): (serviceaccount "[^"]+" not found)`)
 
 func admissionServiceAccountMissing(v *analyze.View) []analyze.Finding {
-	owners := indexPodOwners(v)
+	owners := v.PodOwners()
 	var out []analyze.Finding
-	for _, g := range admissionRefusals(v, owners, reServiceAccountMissing, "error looking up service account", func(m []string) string { return m[2] }) {
-		ns, name := g.match[1], g.match[2]
+	for _, g := range v.RefusalGroups(owners, reServiceAccountMissing, "error looking up service account", func(m []string) string { return m[2] }) {
+		ns, name := g.Match[1], g.Match[2]
 		if v.ServiceAccount(ns, name) != nil {
 			// It exists now: the controller's next attempt succeeds.
 			continue
 		}
-		evidence, who, tail, progressEv := g.summary(owners)
-		evidence = append(evidence, templateFieldEvidence(owners, g.owner, "serviceAccountName",
+		evidence, who, tail, progressEv := g.Summary(owners)
+		evidence = append(evidence, owners.TemplateFieldEvidence(g.Owner, "serviceAccountName",
 			"pod template sets serviceAccountName "+name, "pod template sets no serviceAccountName, so its pods run as default")...)
 		if progressEv != nil {
 			evidence = append(evidence, *progressEv)
 		}
-		why := fmt.Sprintf("the pods run as ServiceAccount %s/%s, which does not exist (%s)", ns, name, g.match[3])
+		why := fmt.Sprintf("the pods run as ServiceAccount %s/%s, which does not exist (%s)", ns, name, g.Match[3])
 		fix := fmt.Sprintf("Create ServiceAccount %s in namespace %s (kubectl create serviceaccount -n %s %s) with the RBAC bindings the workload needs, "+
-			"or correct serviceAccountName in the template of %s; the controller retries on its own once it exists.", name, ns, ns, name, g.workload.String())
+			"or correct serviceAccountName in the template of %s; the controller retries on its own once it exists.", name, ns, ns, name, g.Workload.String())
 		if name == "default" {
 			why += "; the controller-manager's serviceaccount controller creates it in every namespace, so that controller is not running or cannot write"
 			fix = "Check that kube-controller-manager runs with the serviceaccount controller enabled and can create ServiceAccounts in namespace " + ns +
 				"; it creates default on its own, and the pods follow."
 		}
 		out = append(out, analyze.Finding{
-			Subjects:    []analyze.ObjectRef{g.workload, owners.ref(g.owner), {Kind: "ServiceAccount", Namespace: ns, Name: name}},
+			Subjects:    []analyze.ObjectRef{g.Workload, owners.Ref(g.Owner), {Kind: "ServiceAccount", Namespace: ns, Name: name}},
 			Cause:       fmt.Sprintf("ServiceAccount admission refuses every pod of %s: %s%s", who, why, tail),
 			Evidence:    evidence,
 			Remediation: fix,
-			Confirm:     []string{g.confirmEvents(), analyze.Command("kubectl get serviceaccounts -n %s", ns)},
-			GroupKey:    g.workload.String() + "\x00" + name,
+			Confirm:     []string{g.ConfirmEvents(), analyze.Command("kubectl get serviceaccounts -n %s", ns)},
+			GroupKey:    g.Workload.String() + "\x00" + name,
 		})
 	}
 	return out

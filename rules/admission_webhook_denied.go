@@ -49,18 +49,18 @@ cluster's policy for every namespace it selects.
 var reWebhookDenied = regexp.MustCompile(`admission webhook "([^"]+)" denied the request(?:: (.*)| without explanation)$`)
 
 func admissionWebhookDenied(v *analyze.View) []analyze.Finding {
-	owners := indexPodOwners(v)
+	owners := v.PodOwners()
 	var out []analyze.Finding
-	for _, g := range admissionRefusals(v, owners, reWebhookDenied, "denied the request", wholeMatch) {
-		ns, name, message := g.owner.Namespace, g.match[1], g.match[2]
-		evidence, who, tail, progressEv := g.summary(owners)
-		subjects := []analyze.ObjectRef{g.workload, owners.ref(g.owner)}
-		hook := findWebhook(v, name)
+	for _, g := range v.RefusalGroups(owners, reWebhookDenied, "denied the request", analyze.WholeMatch) {
+		ns, name, message := g.Owner.Namespace, g.Match[1], g.Match[2]
+		evidence, who, tail, progressEv := g.Summary(owners)
+		subjects := []analyze.ObjectRef{g.Workload, owners.Ref(g.Owner)}
+		hook := v.FindWebhook(name)
 		target := ""
 		if hook != nil {
-			evidence = append(evidence, hook.evidence(name))
-			subjects = append(subjects, hook.config)
-			target = " (it is called at " + hook.target + ")"
+			evidence = append(evidence, hook.Evidence(name))
+			subjects = append(subjects, hook.Config)
+			target = " (it is called at " + hook.Target + ")"
 		}
 		if progressEv != nil {
 			evidence = append(evidence, *progressEv)
@@ -71,13 +71,13 @@ func admissionWebhookDenied(v *analyze.View) []analyze.Finding {
 		}
 		out = append(out, analyze.Finding{
 			Subjects: subjects,
-			Cause:    fmt.Sprintf("%s denies every pod of %s%s%s", hook.describe(name), who, said, tail),
+			Cause:    fmt.Sprintf("%s denies every pod of %s%s%s", hook.Describe(name), who, said, tail),
 			Evidence: evidence,
 			Remediation: fmt.Sprintf("Change the pod template of %s to meet the policy of webhook %s (%s), "+
 				"or ask the webhook's owners%s for an exception for the workload or namespace %s; the controller retries on its own once pods are admitted.",
-				g.workload.String(), name, meet, target, ns),
-			Confirm:  []string{g.confirmEvents(), hook.confirm()},
-			GroupKey: g.workload.String() + "\x00" + name + "\x00" + message,
+				g.Workload.String(), name, meet, target, ns),
+			Confirm:  []string{g.ConfirmEvents(), hook.Confirm()},
+			GroupKey: g.Workload.String() + "\x00" + name + "\x00" + message,
 		})
 	}
 	return out

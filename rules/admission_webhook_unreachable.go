@@ -90,23 +90,23 @@ func classifyWebhookFailure(reason string) webhookFailure {
 }
 
 func admissionWebhookUnreachable(v *analyze.View) []analyze.Finding {
-	owners := indexPodOwners(v)
+	owners := v.PodOwners()
 	var out []analyze.Finding
 	key := func(m []string) string { return m[1] + "\x00" + classifyWebhookFailure(m[2]).said }
-	for _, g := range admissionRefusals(v, owners, reWebhookCallFailed, "failed calling webhook", key) {
-		ns, name := g.owner.Namespace, g.match[1]
-		reason := strings.TrimPrefix(g.match[2], "failed to call webhook: ")
+	for _, g := range v.RefusalGroups(owners, reWebhookCallFailed, "failed calling webhook", key) {
+		ns, name := g.Owner.Namespace, g.Match[1]
+		reason := strings.TrimPrefix(g.Match[2], "failed to call webhook: ")
 		failure := classifyWebhookFailure(reason)
-		evidence, who, tail, progressEv := g.summary(owners)
-		subjects := []analyze.ObjectRef{g.workload, owners.ref(g.owner)}
-		hook := findWebhook(v, name)
-		said, named := failure.said, hook.describe(name)
+		evidence, who, tail, progressEv := g.Summary(owners)
+		subjects := []analyze.ObjectRef{g.Workload, owners.Ref(g.Owner)}
+		hook := v.FindWebhook(name)
+		said, named := failure.said, hook.Describe(name)
 		if hook != nil {
-			evidence = append(evidence, hook.evidence(name))
-			subjects = append(subjects, hook.config)
-			named = hook.describe(name, "failurePolicy "+hook.failurePolicy, fmt.Sprintf("timeoutSeconds %d", hook.timeout))
+			evidence = append(evidence, hook.Evidence(name))
+			subjects = append(subjects, hook.Config)
+			named = hook.Describe(name, "failurePolicy "+hook.FailurePolicy, fmt.Sprintf("timeoutSeconds %d", hook.Timeout))
 			if failure.timedOut {
-				said = fmt.Sprintf("did not answer within its %ds timeout", hook.timeout)
+				said = fmt.Sprintf("did not answer within its %ds timeout", hook.Timeout)
 			}
 		}
 		if progressEv != nil {
@@ -120,8 +120,8 @@ func admissionWebhookUnreachable(v *analyze.View) []analyze.Finding {
 			Remediation: fmt.Sprintf("Fix webhook %s: %s. Until it answers, every pod it selects is refused, in namespace %s and any other it covers; "+
 				"narrowing its namespaceSelector or setting failurePolicy Ignore lets pods through without its policy, after review.",
 				name, failure.fixed, ns),
-			Confirm:  []string{g.confirmEvents(), hook.confirm()},
-			GroupKey: g.workload.String() + "\x00" + name + "\x00" + failure.said,
+			Confirm:  []string{g.ConfirmEvents(), hook.Confirm()},
+			GroupKey: g.Workload.String() + "\x00" + name + "\x00" + failure.said,
 		})
 	}
 	return out

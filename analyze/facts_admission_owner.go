@@ -1,4 +1,4 @@
-package rules
+package analyze
 
 import (
 	"fmt"
@@ -12,116 +12,115 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"podflow.dev/podflow/analyze"
 )
 
-// This file holds what the admission rules share. When the API server refuses a pod
-// that a controller creates, no pod exists: the refusal lives only in the controller's
-// FailedCreate events and, for a ReplicaSet, its ReplicaFailure condition. Each admission
-// rule recognizes its own message among those refusals (admissionRefusals), names the
-// workload above the controller, says how many pods the controller has and cites it all
-// the same way (admissionRefusal.summary).
+// The refusals of the pods controllers create, grouped by controller and cause, as the
+// admission rules read them. When the API server refuses a pod that a controller
+// creates, no pod exists: the refusal lives only in the controller's FailedCreate events
+// and, for a ReplicaSet, its ReplicaFailure condition. Each admission rule recognizes its
+// own message among those refusals (v.RefusalGroups), names the workload above the
+// controller, says how many pods the controller has and cites it all the same way
+// (RefusalGroup.Summary).
 
-// admissionRefusal gathers one owner's refusals that share a cause.
-type admissionRefusal struct {
-	owner, workload analyze.ObjectRef
-	// match holds the cause's submatches, from the latest event (or the condition when
+// RefusalGroup gathers one owner's refusals that share a cause.
+type RefusalGroup struct {
+	Owner, Workload ObjectRef
+	// Match holds the cause's submatches, from the latest event (or the condition when
 	// no event is left).
-	match []string
-	// refusals counts the refusals the events stand for.
-	refusals int
-	// lastEvent and condition cite the latest FailedCreate event and the ReplicaFailure
+	Match []string
+	// Refusals counts the refusals the events stand for.
+	Refusals int
+	// LastEvent and Condition cite the latest FailedCreate event and the ReplicaFailure
 	// condition; citing every refusal would bury the rest.
-	lastEvent, condition *analyze.Evidence
+	LastEvent, Condition *Evidence
 }
 
-// admissionRefusals gathers, by owner and by key(match), the refusals whose message
+// RefusalGroups gathers, by owner and by key(match), the refusals whose message
 // matches re, leaving out owners that have every pod they want now. needle is the text
 // the evidence excerpts are centred on. The groups come sorted by owner and key.
-func admissionRefusals(v *analyze.View, owners *podOwners, re *regexp.Regexp, needle string, key func(m []string) string) []*admissionRefusal {
-	groups := map[string]*admissionRefusal{}
+func (v *View) RefusalGroups(owners *PodOwners, re *regexp.Regexp, needle string, key func(m []string) string) []*RefusalGroup {
+	groups := map[string]*RefusalGroup{}
 	var keys []string
 	for _, r := range podCreateRefusals(v) {
 		m := re.FindStringSubmatch(r.Message)
-		if m == nil || owners.satisfied(r.Owner) {
+		if m == nil || owners.Satisfied(r.Owner) {
 			continue
 		}
 		k := r.Owner.String() + "\x00" + key(m)
 		g, ok := groups[k]
 		if !ok {
-			g = &admissionRefusal{owner: r.Owner, workload: owners.workload(r.Owner), match: m}
+			g = &RefusalGroup{Owner: r.Owner, Workload: owners.Workload(r.Owner), Match: m}
 			groups[k] = g
 			keys = append(keys, k)
 		}
 		ev := r.EvidenceAround(needle)
 		if r.Event == nil {
-			g.condition = &ev
+			g.Condition = &ev
 			continue
 		}
 		// Events come oldest first: the latest one has the latest values.
-		g.match = m
-		g.refusals += r.Count
-		g.lastEvent = &ev
+		g.Match = m
+		g.Refusals += r.Count
+		g.LastEvent = &ev
 	}
 	sort.Strings(keys)
-	out := make([]*admissionRefusal, 0, len(keys))
+	out := make([]*RefusalGroup, 0, len(keys))
 	for _, k := range keys {
 		out = append(out, groups[k])
 	}
 	return out
 }
 
-// wholeMatch keys refusals by their whole matched text.
-func wholeMatch(m []string) string { return m[0] }
+// WholeMatch keys refusals by their whole matched text.
+func WholeMatch(m []string) string { return m[0] }
 
-// summary returns the refusals' evidence (the latest event, the condition), the
+// Summary returns the refusals' evidence (the latest event, the condition), the
 // workload as a cause names it, the tail a cause ends with (the owner's progress and
 // how many creations were refused) and the evidence of the progress.
-func (g *admissionRefusal) summary(owners *podOwners) (evidence []analyze.Evidence, who, tail string, progressEv *analyze.Evidence) {
-	for _, e := range []*analyze.Evidence{g.lastEvent, g.condition} {
+func (g *RefusalGroup) Summary(owners *PodOwners) (evidence []Evidence, who, tail string, progressEv *Evidence) {
+	for _, e := range []*Evidence{g.LastEvent, g.Condition} {
 		if e != nil {
 			evidence = append(evidence, *e)
 		}
 	}
-	progress, progressEv := owners.progress(g.owner)
-	who = ownerText(g.owner, g.workload)
+	progress, progressEv := owners.Progress(g.Owner)
+	who = ownerText(g.Owner, g.Workload)
 	if progress != "" {
 		// The progress names the owner already.
-		who = g.workload.String()
+		who = g.Workload.String()
 		tail = "; " + progress
 	}
-	if g.refusals > 0 {
-		tail += fmt.Sprintf(" (%d creation(s) refused)", g.refusals)
+	if g.Refusals > 0 {
+		tail += fmt.Sprintf(" (%d creation(s) refused)", g.Refusals)
 	}
 	return evidence, who, tail, progressEv
 }
 
-// confirmEvents is the command that lists an owner's refusals on a live cluster.
-func (g *admissionRefusal) confirmEvents() string {
-	return analyze.Command("kubectl get events -n %s --field-selector involvedObject.name=%s,reason=FailedCreate", g.owner.Namespace, g.owner.Name)
+// ConfirmEvents is the command that lists an owner's refusals on a live cluster.
+func (g *RefusalGroup) ConfirmEvents() string {
+	return Command("kubectl get events -n %s --field-selector involvedObject.name=%s,reason=FailedCreate", g.Owner.Namespace, g.Owner.Name)
 }
 
-// admissionWebhook is one webhook of a validating or mutating webhook configuration.
-type admissionWebhook struct {
-	// kind is "validating" or "mutating"; config the configuration's reference.
-	kind   string
-	config analyze.ObjectRef
-	// loc is the webhook's entry in the configuration.
-	loc     analyze.Location
-	created time.Time
-	// failurePolicy is Fail unless the configuration says Ignore; timeout is in seconds
+// AdmissionWebhook is one webhook of a validating or mutating webhook configuration.
+type AdmissionWebhook struct {
+	// Kind is "validating" or "mutating"; Config the configuration's reference.
+	Kind   string
+	Config ObjectRef
+	// Loc is the webhook's entry in the configuration.
+	Loc     Location
+	Created time.Time
+	// FailurePolicy is Fail unless the configuration says Ignore; Timeout is in seconds
 	// (10 when unset, the admissionregistration/v1 default).
-	failurePolicy string
-	timeout       int32
-	// target is where the API server calls it: a URL or "service NS/NAME:PORT/PATH".
-	target string
-	// namespaces describes what the namespaceSelector and objectSelector select.
-	namespaces string
+	FailurePolicy string
+	Timeout       int32
+	// Target is where the API server calls it: a URL or "service NS/NAME:PORT/PATH".
+	Target string
+	// Namespaces describes what the namespaceSelector and objectSelector select.
+	Namespaces string
 }
 
-// findWebhook looks a webhook up by name in the bundle's webhook configurations.
-func findWebhook(v *analyze.View, name string) *admissionWebhook {
+// FindWebhook looks a webhook up by name in the bundle's webhook configurations.
+func (v *View) FindWebhook(name string) *AdmissionWebhook {
 	for _, c := range v.ValidatingWebhooks() {
 		for i, h := range c.Obj.Webhooks {
 			if h.Name == name {
@@ -141,19 +140,19 @@ func findWebhook(v *analyze.View, name string) *admissionWebhook {
 	return nil
 }
 
-func newAdmissionWebhook(kind string, config analyze.ObjectRef, loc analyze.Location, created time.Time,
+func newAdmissionWebhook(kind string, config ObjectRef, loc Location, created time.Time,
 	cc admissionregistrationv1.WebhookClientConfig, fp *admissionregistrationv1.FailurePolicyType, timeout *int32,
-	nsSel, objSel *metav1.LabelSelector) *admissionWebhook {
-	w := &admissionWebhook{kind: kind, config: config, loc: loc, created: created, failurePolicy: "Fail", timeout: 10, namespaces: "every namespace"}
+	nsSel, objSel *metav1.LabelSelector) *AdmissionWebhook {
+	w := &AdmissionWebhook{Kind: kind, Config: config, Loc: loc, Created: created, FailurePolicy: "Fail", Timeout: 10, Namespaces: "every namespace"}
 	if fp != nil {
-		w.failurePolicy = string(*fp)
+		w.FailurePolicy = string(*fp)
 	}
 	if timeout != nil {
-		w.timeout = *timeout
+		w.Timeout = *timeout
 	}
 	switch {
 	case cc.URL != nil:
-		w.target = *cc.URL
+		w.Target = *cc.URL
 	case cc.Service != nil:
 		port, path := int32(443), ""
 		if cc.Service.Port != nil {
@@ -162,13 +161,13 @@ func newAdmissionWebhook(kind string, config analyze.ObjectRef, loc analyze.Loca
 		if cc.Service.Path != nil {
 			path = *cc.Service.Path
 		}
-		w.target = fmt.Sprintf("service %s/%s:%d%s", cc.Service.Namespace, cc.Service.Name, port, path)
+		w.Target = fmt.Sprintf("service %s/%s:%d%s", cc.Service.Namespace, cc.Service.Name, port, path)
 	}
 	if selects(nsSel) {
-		w.namespaces = "namespaces matching " + metav1.FormatLabelSelector(nsSel)
+		w.Namespaces = "namespaces matching " + metav1.FormatLabelSelector(nsSel)
 	}
 	if selects(objSel) {
-		w.namespaces += ", objects matching " + metav1.FormatLabelSelector(objSel)
+		w.Namespaces += ", objects matching " + metav1.FormatLabelSelector(objSel)
 	}
 	return w
 }
@@ -178,33 +177,33 @@ func selects(sel *metav1.LabelSelector) bool {
 	return sel != nil && (len(sel.MatchLabels) > 0 || len(sel.MatchExpressions) > 0)
 }
 
-// describe names the webhook for a cause, with details in its parenthesis:
+// Describe names the webhook for a cause, with details in its parenthesis:
 // `validating webhook "x" (ValidatingWebhookConfiguration c, failurePolicy Fail)`.
-func (w *admissionWebhook) describe(name string, details ...string) string {
+func (w *AdmissionWebhook) Describe(name string, details ...string) string {
 	if w == nil {
 		return fmt.Sprintf("admission webhook %q", name)
 	}
-	return fmt.Sprintf("%s webhook %q (%s)", w.kind, name, strings.Join(append([]string{w.config.Kind + " " + w.config.Name}, details...), ", "))
+	return fmt.Sprintf("%s webhook %q (%s)", w.Kind, name, strings.Join(append([]string{w.Config.Kind + " " + w.Config.Name}, details...), ", "))
 }
 
-// evidence cites the webhook's entry: where it is called, for which namespaces, and
+// Evidence cites the webhook's entry: where it is called, for which namespaces, and
 // what happens when the call fails.
-func (w *admissionWebhook) evidence(name string) analyze.Evidence {
-	return w.loc.Evidence(fmt.Sprintf("webhook %s calls %s for %s, failurePolicy %s, timeoutSeconds %d",
-		name, w.target, w.namespaces, w.failurePolicy, w.timeout), w.created)
+func (w *AdmissionWebhook) Evidence(name string) Evidence {
+	return w.Loc.Evidence(fmt.Sprintf("webhook %s calls %s for %s, failurePolicy %s, timeoutSeconds %d",
+		name, w.Target, w.Namespaces, w.FailurePolicy, w.Timeout), w.Created)
 }
 
-// confirm is the command that shows the webhook's configuration on a live cluster.
-func (w *admissionWebhook) confirm() string {
+// Confirm is the command that shows the webhook's configuration on a live cluster.
+func (w *AdmissionWebhook) Confirm() string {
 	if w == nil {
 		return "kubectl get validatingwebhookconfigurations,mutatingwebhookconfigurations"
 	}
-	return analyze.Command("kubectl get %swebhookconfiguration %s -o yaml", w.kind, w.config.Name)
+	return Command("kubectl get %swebhookconfiguration %s -o yaml", w.Kind, w.Config.Name)
 }
 
 // ownerText names a workload and, when it differs, the controller that creates its
 // pods: "Deployment shop/web (ReplicaSet web-7d9f8b6c5d)".
-func ownerText(owner, workload analyze.ObjectRef) string {
+func ownerText(owner, workload ObjectRef) string {
 	if owner == workload {
 		return owner.String()
 	}
@@ -215,8 +214,8 @@ func ownerText(owner, workload analyze.ObjectRef) string {
 // is known: FailedCreate events (oldest first), then the ReplicaSets' ReplicaFailure
 // conditions. A pasted refusal names no controller to join; the unexplained check
 // quotes it.
-func podCreateRefusals(v *analyze.View) []analyze.AdmissionRejection {
-	var out []analyze.AdmissionRejection
+func podCreateRefusals(v *View) []AdmissionRejection {
+	var out []AdmissionRejection
 	for _, r := range v.AdmissionRejections() {
 		if r.Owner.Kind != "" {
 			out = append(out, r)
@@ -225,19 +224,19 @@ func podCreateRefusals(v *analyze.View) []analyze.AdmissionRejection {
 	return out
 }
 
-// podOwners indexes the controllers that create pods, to find their templates, their
+// PodOwners indexes the controllers that create pods, to find their templates, their
 // progress and the workload above them.
-type podOwners struct {
-	v    *analyze.View
-	rs   map[string]*analyze.ReplicaSet
-	jobs map[string]*analyze.Job
-	sts  map[string]*analyze.StatefulSet
-	ds   map[string]*analyze.DaemonSet
+type PodOwners struct {
+	v    *View
+	rs   map[string]*ReplicaSet
+	jobs map[string]*Job
+	sts  map[string]*StatefulSet
+	ds   map[string]*DaemonSet
 }
 
-func indexPodOwners(v *analyze.View) *podOwners {
-	o := &podOwners{v: v, rs: map[string]*analyze.ReplicaSet{}, jobs: map[string]*analyze.Job{},
-		sts: map[string]*analyze.StatefulSet{}, ds: map[string]*analyze.DaemonSet{}}
+func (v *View) PodOwners() *PodOwners {
+	o := &PodOwners{v: v, rs: map[string]*ReplicaSet{}, jobs: map[string]*Job{},
+		sts: map[string]*StatefulSet{}, ds: map[string]*DaemonSet{}}
 	for _, x := range v.ReplicaSets() {
 		o.rs[x.Obj.Namespace+"/"+x.Obj.Name] = x
 	}
@@ -253,8 +252,8 @@ func indexPodOwners(v *analyze.View) *podOwners {
 	return o
 }
 
-// ref completes an owner's reference with its UID when the bundle holds the owner.
-func (o *podOwners) ref(r analyze.ObjectRef) analyze.ObjectRef {
+// Ref completes an owner's reference with its UID when the bundle holds the owner.
+func (o *PodOwners) Ref(r ObjectRef) ObjectRef {
 	key := r.Namespace + "/" + r.Name
 	switch r.Kind {
 	case "ReplicaSet":
@@ -277,11 +276,11 @@ func (o *podOwners) ref(r analyze.ObjectRef) analyze.ObjectRef {
 	return r
 }
 
-// workload is the top of an owner's chain: the Deployment of a ReplicaSet, the CronJob
+// Workload is the top of an owner's chain: the Deployment of a ReplicaSet, the CronJob
 // of a Job, or the owner itself.
-func (o *podOwners) workload(ref analyze.ObjectRef) analyze.ObjectRef {
+func (o *PodOwners) Workload(ref ObjectRef) ObjectRef {
 	key := ref.Namespace + "/" + ref.Name
-	var up *analyze.ObjectRef
+	var up *ObjectRef
 	switch ref.Kind {
 	case "ReplicaSet":
 		if x := o.rs[key]; x != nil {
@@ -298,8 +297,8 @@ func (o *podOwners) workload(ref analyze.ObjectRef) analyze.ObjectRef {
 	return *up
 }
 
-// template returns an owner's pod template and its location.
-func (o *podOwners) template(ref analyze.ObjectRef) (*corev1.PodTemplateSpec, analyze.Location, bool) {
+// Template returns an owner's pod template and its location.
+func (o *PodOwners) Template(ref ObjectRef) (*corev1.PodTemplateSpec, Location, bool) {
 	key := ref.Namespace + "/" + ref.Name
 	switch ref.Kind {
 	case "ReplicaSet":
@@ -319,13 +318,13 @@ func (o *podOwners) template(ref analyze.ObjectRef) (*corev1.PodTemplateSpec, an
 			return &x.Obj.Spec.Template, x.Loc.At("spec", "template"), true
 		}
 	}
-	return nil, analyze.Location{}, false
+	return nil, Location{}, false
 }
 
-// satisfied reports whether an owner now has every pod it wants (or is finished), so
+// Satisfied reports whether an owner now has every pod it wants (or is finished), so
 // older refusals no longer matter. Without the owner in the bundle it cannot tell and
 // says no.
-func (o *podOwners) satisfied(ref analyze.ObjectRef) bool {
+func (o *PodOwners) Satisfied(ref ObjectRef) bool {
 	key := ref.Namespace + "/" + ref.Name
 	switch ref.Kind {
 	case "ReplicaSet":
@@ -338,10 +337,10 @@ func (o *podOwners) satisfied(ref analyze.ObjectRef) bool {
 				return false
 			}
 		}
-		return x.Obj.Status.Replicas >= analyze.Replicas(x.Obj.Spec.Replicas)
+		return x.Obj.Status.Replicas >= Replicas(x.Obj.Spec.Replicas)
 	case "StatefulSet":
 		x := o.sts[key]
-		return x != nil && x.Obj.Status.Replicas >= analyze.Replicas(x.Obj.Spec.Replicas)
+		return x != nil && x.Obj.Status.Replicas >= Replicas(x.Obj.Spec.Replicas)
 	case "DaemonSet":
 		x := o.ds[key]
 		return x != nil && x.Obj.Status.CurrentNumberScheduled >= x.Obj.Status.DesiredNumberScheduled
@@ -359,25 +358,25 @@ func (o *podOwners) satisfied(ref analyze.ObjectRef) bool {
 	return false
 }
 
-// progress says how many pods an owner has of those it wants, and cites its status.
-func (o *podOwners) progress(ref analyze.ObjectRef) (string, *analyze.Evidence) {
+// Progress says how many pods an owner has of those it wants, and cites its status.
+func (o *PodOwners) Progress(ref ObjectRef) (string, *Evidence) {
 	key := ref.Namespace + "/" + ref.Name
 	var text string
-	var loc analyze.Location
+	var loc Location
 	switch ref.Kind {
 	case "ReplicaSet":
 		x := o.rs[key]
 		if x == nil {
 			return "", nil
 		}
-		text = fmt.Sprintf("ReplicaSet %s has %d of %d pod(s)", x.Obj.Name, x.Obj.Status.Replicas, analyze.Replicas(x.Obj.Spec.Replicas))
+		text = fmt.Sprintf("ReplicaSet %s has %d of %d pod(s)", x.Obj.Name, x.Obj.Status.Replicas, Replicas(x.Obj.Spec.Replicas))
 		loc = x.Loc.At("status")
 	case "StatefulSet":
 		x := o.sts[key]
 		if x == nil {
 			return "", nil
 		}
-		text = fmt.Sprintf("StatefulSet %s has %d of %d pod(s)", x.Obj.Name, x.Obj.Status.Replicas, analyze.Replicas(x.Obj.Spec.Replicas))
+		text = fmt.Sprintf("StatefulSet %s has %d of %d pod(s)", x.Obj.Name, x.Obj.Status.Replicas, Replicas(x.Obj.Spec.Replicas))
 		loc = x.Loc.At("status")
 	case "DaemonSet":
 		x := o.ds[key]
@@ -400,7 +399,8 @@ func (o *podOwners) progress(ref analyze.ObjectRef) (string, *analyze.Evidence) 
 	return text, &ev
 }
 
-func findQuota(v *analyze.View, ns, name string) *analyze.ResourceQuota {
+// ResourceQuota returns the namespace's quota of that name, or nil.
+func (v *View) ResourceQuota(ns, name string) *ResourceQuota {
 	for _, q := range v.ResourceQuotas() {
 		if q.Obj.Namespace == ns && q.Obj.Name == name {
 			return q
@@ -409,18 +409,18 @@ func findQuota(v *analyze.View, ns, name string) *analyze.ResourceQuota {
 	return nil
 }
 
-// templateResourceEvidence cites the requests and limits of the owner's pod template.
-func templateResourceEvidence(owners *podOwners, owner analyze.ObjectRef) []analyze.Evidence {
-	tmpl, loc, ok := owners.template(owner)
+// TemplateResourceEvidence cites the requests and limits of the owner's pod template.
+func (o *PodOwners) TemplateResourceEvidence(owner ObjectRef) []Evidence {
+	tmpl, loc, ok := o.Template(owner)
 	if !ok {
 		return nil
 	}
-	var out []analyze.Evidence
+	var out []Evidence
 	for i, c := range tmpl.Spec.Containers {
 		text := "container " + c.Name + " sets no requests or limits"
 		at := loc.At("spec", "containers", i)
 		if len(c.Resources.Requests) > 0 || len(c.Resources.Limits) > 0 {
-			text = "container " + c.Name + resourceText(" requests ", c.Resources.Requests) + resourceText(" limits ", c.Resources.Limits)
+			text = "container " + c.Name + ResourceText(" requests ", c.Resources.Requests) + ResourceText(" limits ", c.Resources.Limits)
 			at = at.At("resources")
 		}
 		out = append(out, at.Evidence(text, time.Time{}))
@@ -428,7 +428,8 @@ func templateResourceEvidence(owners *podOwners, owner analyze.ObjectRef) []anal
 	return out
 }
 
-func resourceText(label string, list corev1.ResourceList) string {
+// ResourceText renders a resource list after label, sorted by name: " requests cpu=1,memory=1Gi".
+func ResourceText(label string, list corev1.ResourceList) string {
 	if len(list) == 0 {
 		return ""
 	}
@@ -445,16 +446,16 @@ func resourceText(label string, list corev1.ResourceList) string {
 	return label + strings.Join(parts, ",")
 }
 
-// templateFieldEvidence cites a field of the pod spec in the owner's template, with set
+// TemplateFieldEvidence cites a field of the pod spec in the owner's template, with set
 // as the excerpt, or the pod spec itself with unset when the field is empty.
-func templateFieldEvidence(owners *podOwners, owner analyze.ObjectRef, field, set, unset string) []analyze.Evidence {
-	tmpl, loc, ok := owners.template(owner)
+func (o *PodOwners) TemplateFieldEvidence(owner ObjectRef, field, set, unset string) []Evidence {
+	tmpl, loc, ok := o.Template(owner)
 	if !ok {
 		return nil
 	}
 	value := map[string]string{"serviceAccountName": tmpl.Spec.ServiceAccountName, "priorityClassName": tmpl.Spec.PriorityClassName}[field]
 	if value == "" {
-		return []analyze.Evidence{loc.At("spec").Evidence(unset, time.Time{})}
+		return []Evidence{loc.At("spec").Evidence(unset, time.Time{})}
 	}
-	return []analyze.Evidence{loc.At("spec", field).Evidence(set, time.Time{})}
+	return []Evidence{loc.At("spec", field).Evidence(set, time.Time{})}
 }
