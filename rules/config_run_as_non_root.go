@@ -78,8 +78,8 @@ func parseNonRoot(msg string) (nonRootProblem, bool) {
 
 func configRunAsNonRoot(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, pc := range liveContainers(v) {
-		p, c := pc.pod, pc.c
+	for _, pc := range v.LiveContainers() {
+		p, c := pc.Pod, pc.Container
 		msg, event, ok := v.ConfigError(p, c)
 		if !ok {
 			continue
@@ -103,10 +103,10 @@ type securitySetting struct {
 func effectiveNonRoot(p *analyze.Pod, c analyze.ContainerInfo) (nonRoot, user *securitySetting, uid int64) {
 	if sc := c.Spec.SecurityContext; sc != nil {
 		if sc.RunAsNonRoot != nil {
-			nonRoot = &securitySetting{"securityContext of " + containerWord(c), c.SpecLoc.At("securityContext", "runAsNonRoot")}
+			nonRoot = &securitySetting{"securityContext of " + c.Noun(), c.SpecLoc.At("securityContext", "runAsNonRoot")}
 		}
 		if sc.RunAsUser != nil {
-			user, uid = &securitySetting{"securityContext of " + containerWord(c), c.SpecLoc.At("securityContext", "runAsUser")}, *sc.RunAsUser
+			user, uid = &securitySetting{"securityContext of " + c.Noun(), c.SpecLoc.At("securityContext", "runAsUser")}, *sc.RunAsUser
 		}
 	}
 	if psc := p.Obj.Spec.SecurityContext; psc != nil {
@@ -142,7 +142,7 @@ func nonRootFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, pr
 	case "root":
 		why = fmt.Sprintf("no runAsUser is set and image %s runs as root (its USER is unset, 0 or root)", image)
 		fix = fmt.Sprintf("Set runAsUser to a non-zero UID the image can run as in the securityContext of %s or the pod, "+
-			"or build image %s with a numeric non-root USER", containerWord(c), image)
+			"or build image %s with a numeric non-root USER", c.Noun(), image)
 	case "name":
 		why = fmt.Sprintf("image %s names its user %q, not a number, so the kubelet cannot verify it is not root", image, prob.user)
 		fix = fmt.Sprintf("Set runAsUser to the numeric UID of user %s, or build image %s with a numeric USER", prob.user, image)
@@ -156,7 +156,7 @@ func nonRootFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, pr
 		why = fmt.Sprintf("image %s has user id %s, outside the valid range", image, prob.user)
 		fix = fmt.Sprintf("Set runAsUser to a valid non-zero UID, or fix the USER of image %s", image)
 	}
-	cause := fmt.Sprintf("%s cannot be created (CreateContainerConfigError): %s but %s (%q)", containerWord(c), set, why, prob.said)
+	cause := fmt.Sprintf("%s cannot be created (CreateContainerConfigError): %s but %s (%q)", c.Noun(), set, why, prob.said)
 	subjects, group := v.PodAndWorkload(p)
 	return analyze.Finding{
 		Subjects:    subjects,
@@ -164,7 +164,7 @@ func nonRootFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, pr
 		Evidence:    evidence,
 		Remediation: fix + ". A Pod's securityContext cannot change in place: change the workload's pod template, or recreate the Pod.",
 		Confirm: []string{
-			analyze.Command("kubectl get pod -n %s %s -o jsonpath='{.status.%s[?(@.name==\"%s\")].state.waiting.message}'", pod.Namespace, pod.Name, analyze.Literal(statusField(c)), c.Name),
+			analyze.Command("kubectl get pod -n %s %s -o jsonpath='{.status.%s[?(@.name==\"%s\")].state.waiting.message}'", pod.Namespace, pod.Name, analyze.Literal(c.StatusField()), c.Name),
 			analyze.Command("kubectl get pod -n %s %s -o jsonpath='{.spec.securityContext}{\"\\n\"}{.spec.%s[?(@.name==\"%s\")].securityContext}'",
 				pod.Namespace, pod.Name, specField(c), c.Name),
 		},

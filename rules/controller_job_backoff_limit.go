@@ -189,7 +189,7 @@ func podFailure(v *analyze.View, p *analyze.Pod) (failedPod, bool) {
 		if c.Status == nil {
 			continue
 		}
-		t, loc, log := crashTermination(v, p, c)
+		t, loc, log := v.CrashTermination(p, c)
 		if t == nil || t.ExitCode == 0 || (f.term != nil && !t.FinishedAt.After(f.finished)) {
 			continue
 		}
@@ -229,7 +229,7 @@ func failedPodText(v *analyze.View, f failedPod) (string, []analyze.Evidence) {
 	if t.Message != "" {
 		text += fmt.Sprintf("; termination message: %q", phrase.FirstLine(t.Message))
 	}
-	logText, logEvidence := crashLogEvidence(f.log, t.FinishedAt.Time)
+	logText, logEvidence := analyze.CrashLogEvidence(f.log, t.FinishedAt.Time)
 	evidence = append(evidence, logEvidence...)
 	switch {
 	case logText != "":

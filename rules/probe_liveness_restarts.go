@@ -53,8 +53,8 @@ startupProbe or a longer initialDelaySeconds.
 
 func probeLivenessRestarts(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, pc := range liveContainers(v) {
-		p, c := pc.pod, pc.c
+	for _, pc := range v.LiveContainers() {
+		p, c := pc.Pod, pc.Container
 		st := c.Status
 		if c.Spec.LivenessProbe == nil {
 			continue
@@ -62,8 +62,8 @@ func probeLivenessRestarts(v *analyze.View) []analyze.Finding {
 		if v.SettledRunning(st) {
 			continue
 		}
-		kill := probeKill(v, p, c.Name, nil, analyze.LivenessKill)
-		if !kill.found {
+		kill := v.ProbeKill(p, c.Name, nil, analyze.LivenessKill)
+		if !kill.Found {
 			continue
 		}
 		out = append(out, livenessFinding(v, p, c, kill))
@@ -71,18 +71,18 @@ func probeLivenessRestarts(v *analyze.View) []analyze.Finding {
 	return out
 }
 
-func livenessFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, kill probeKillRecord) analyze.Finding {
+func livenessFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, kill analyze.ProbeKillRecord) analyze.Finding {
 	pod := p.Obj
 	st := c.Status
 	pr := c.Spec.LivenessProbe
-	action := probeAction(c.Spec, pr)
-	fail, evidence := probeKillEvidence(v, p, c, kill, "Liveness", "livenessProbe", pr)
-	cause := fmt.Sprintf("container %s is %s by its liveness probe (%s)", c.Name, killedVerb(pod.Spec.RestartPolicy), action)
-	if fail.output != "" {
-		cause += fmt.Sprintf(", which fails with %q", fail.output)
+	action := analyze.ProbeAction(c.Spec, pr)
+	fail, evidence := v.ProbeKillEvidence(p, c, kill, "Liveness", "livenessProbe", pr)
+	cause := fmt.Sprintf("container %s is %s by its liveness probe (%s)", c.Name, analyze.KilledVerb(pod.Spec.RestartPolicy), action)
+	if fail.Output != "" {
+		cause += fmt.Sprintf(", which fails with %q", fail.Output)
 	}
-	cause += fmt.Sprintf(": %d kill(s), %d restart(s)", kill.kills, st.RestartCount)
-	t, loc, log := crashTermination(v, p, c)
+	cause += fmt.Sprintf(": %d kill(s), %d restart(s)", kill.Kills, st.RestartCount)
+	t, loc, log := v.CrashTermination(p, c)
 	slowStart := false
 	if t != nil {
 		cause += fmt.Sprintf(", last exit code %d (%s)", t.ExitCode, analyze.ExitMeaning(t.ExitCode))
@@ -90,7 +90,7 @@ func livenessFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, k
 		if log != nil {
 			if tail, at := log.Tail(3); len(tail) > 0 {
 				for i := range tail {
-					tail[i] = stripLogTimestamp(tail[i])
+					tail[i] = analyze.StripLogTimestamp(tail[i])
 				}
 				evidence = append(evidence, at.Evidence("log before the kill: "+strings.Join(tail, " | "), t.FinishedAt.Time))
 			}
@@ -124,17 +124,17 @@ func livenessFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, k
 // startupNote compares the probe's initialDelaySeconds with the container's time to
 // start: the first log line that says it started (timestamped at collection), or, when
 // the log shows none, a kill at the first moment the probe could kill it.
-func startupNote(pr *corev1.Probe, t *corev1.ContainerStateTerminated, log *analyze.ContainerLog, kill probeKillRecord) (string, []analyze.Evidence) {
+func startupNote(pr *corev1.Probe, t *corev1.ContainerStateTerminated, log *analyze.ContainerLog, kill analyze.ProbeKillRecord) (string, []analyze.Evidence) {
 	if log == nil || t.StartedAt.IsZero() {
 		return "", nil
 	}
 	delay := time.Duration(pr.InitialDelaySeconds) * time.Second
-	for _, l := range logLines(log) {
-		text := stripLogTimestamp(l.text)
-		if !reStartedLine.MatchString(text) || reNegated.MatchString(text) {
+	for _, l := range analyze.LogLines(log) {
+		text := analyze.StripLogTimestamp(l.Text)
+		if !analyze.SaysStarted(text) {
 			continue
 		}
-		at, ok := logTimestamp(l.text)
+		at, ok := analyze.LogTimestamp(l.Text)
 		if !ok {
 			return "", nil
 		}
@@ -143,12 +143,12 @@ func startupNote(pr *corev1.Probe, t *corev1.ContainerStateTerminated, log *anal
 			return "", nil
 		}
 		return fmt.Sprintf("initialDelaySeconds %d is shorter than the %s the container took to start (log line %d: %q)",
-				pr.InitialDelaySeconds, took.Round(time.Second), l.n, text),
-			[]analyze.Evidence{lineEvidence(log, l, "", at)}
+				pr.InitialDelaySeconds, took.Round(time.Second), l.N, text),
+			[]analyze.Evidence{analyze.LineEvidence(log, l, "", at)}
 	}
 	killedAt := t.FinishedAt.Time
-	if kill.line != nil && kill.line.Time.After(t.StartedAt.Time) && kill.line.Time.Before(killedAt) {
-		killedAt = kill.line.Time
+	if kill.Line != nil && kill.Line.Time.After(t.StartedAt.Time) && kill.Line.Time.Before(killedAt) {
+		killedAt = kill.Line.Time
 	}
 	period := time.Duration(cmp.Or(pr.PeriodSeconds, 10)) * time.Second
 	window := delay + time.Duration(cmp.Or(pr.FailureThreshold, 3))*period

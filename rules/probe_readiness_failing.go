@@ -63,8 +63,8 @@ func probeReadinessFailing(v *analyze.View) []analyze.Finding {
 			continue
 		}
 		// Fewer failures than the threshold is a container still starting up.
-		f := latestProbeFailure(v, p, c.Name, "Readiness", st.State.Running.StartedAt.Time)
-		if !f.found() || f.failures() < cmp.Or(c.Spec.ReadinessProbe.FailureThreshold, 3) {
+		f := v.LatestProbeFailure(p, c.Name, "Readiness", st.State.Running.StartedAt.Time)
+		if !f.Found() || f.Failures() < cmp.Or(c.Spec.ReadinessProbe.FailureThreshold, 3) {
 			continue
 		}
 		out = append(out, readinessFinding(v, p, c, f))
@@ -72,28 +72,29 @@ func probeReadinessFailing(v *analyze.View) []analyze.Finding {
 	return out
 }
 
-func readinessFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, f probeFailure) analyze.Finding {
+func readinessFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, f analyze.ProbeFailure) analyze.Finding {
 	pod := p.Obj
 	pr := c.Spec.ReadinessProbe
-	action := probeAction(c.Spec, pr)
-	evidence := f.evidence()
-	evidence = append(evidence, c.SpecLoc.At("readinessProbe").Evidence("readinessProbe: "+action+"; "+probeTiming(pr), pod.CreationTimestamp.Time))
+	action := analyze.ProbeAction(c.Spec, pr)
+	evidence := f.Evidence()
+	evidence = append(evidence, c.SpecLoc.At("readinessProbe").Evidence("readinessProbe: "+action+"; "+analyze.ProbeTiming(pr), pod.CreationTimestamp.Time))
 	if cond, loc := analyze.PodCondition(p, corev1.PodReady); cond != nil {
 		evidence = append(evidence, loc.Evidence(fmt.Sprintf("Ready=%s %s: %s", cond.Status, cond.Reason, cond.Message), cond.LastTransitionTime.Time))
 	}
 	if h := pr.HTTPGet; h != nil && len(h.Path) > 1 {
-		if log := runOf(v, p, c.Name).Log; usableLog(log) {
-			if text, n, ok := lastLineMatching(log, regexp.MustCompile(regexp.QuoteMeta(h.Path))); ok {
-				evidence = append(evidence, lineEvidence(log, logLine{text: text, n: n}, "the application logs the probe's request: ", time.Time{}))
+		run, _ := v.ContainerRun(p, c.Name)
+		if log := run.Log; analyze.UsableLog(log) {
+			if text, n, ok := analyze.LastLineMatching(log, regexp.MustCompile(regexp.QuoteMeta(h.Path))); ok {
+				evidence = append(evidence, analyze.LineEvidence(log, analyze.LogLine{Text: text, N: n}, "the application logs the probe's request: ", time.Time{}))
 			}
 		}
 	}
-	output := f.output
+	output := f.Output
 	if output == "" {
 		output = "no output"
 	}
 	cause := fmt.Sprintf("container %s of pod %s runs but is not ready: its readiness probe (%s) fails with %q%s",
-		c.Name, p.Ref().NamespacedName(), action, output, f.count())
+		c.Name, p.Ref().NamespacedName(), action, output, f.Count())
 	effect, svcEvidence, services := serviceEffect(v, p)
 	evidence = append(evidence, svcEvidence...)
 	cause += effect
@@ -190,5 +191,5 @@ func probeFix(c analyze.ContainerInfo, pr *corev1.Probe, output string) string {
 	case h.Exec != nil:
 		return fmt.Sprintf("The probe command of container %s exits non-zero: run it in the container (kubectl exec) to see why, then fix the command or the condition it checks.", c.Name)
 	}
-	return fmt.Sprintf("Make the readiness probe of container %s succeed: check its %s against what the application serves.", c.Name, probeAction(c.Spec, pr))
+	return fmt.Sprintf("Make the readiness probe of container %s succeed: check its %s against what the application serves.", c.Name, analyze.ProbeAction(c.Spec, pr))
 }

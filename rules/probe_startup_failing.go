@@ -54,8 +54,8 @@ started and the probe still fails, correct what the probe checks.
 
 func probeStartupFailing(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, pc := range liveContainers(v) {
-		p, c := pc.pod, pc.c
+	for _, pc := range v.LiveContainers() {
+		p, c := pc.Pod, pc.Container
 		st := c.Status
 		if c.Spec.StartupProbe == nil {
 			continue
@@ -66,8 +66,8 @@ func probeStartupFailing(v *analyze.View) []analyze.Finding {
 		if st.Started != nil && *st.Started && st.State.Running != nil {
 			continue
 		}
-		kill := probeKill(v, p, c.Name, nil, analyze.StartupKill)
-		if !kill.found {
+		kill := v.ProbeKill(p, c.Name, nil, analyze.StartupKill)
+		if !kill.Found {
 			continue
 		}
 		out = append(out, startupFinding(v, p, c, kill))
@@ -81,22 +81,22 @@ func startupBudget(pr *corev1.Probe) time.Duration {
 		time.Duration(cmp.Or(pr.FailureThreshold, 3))*time.Duration(cmp.Or(pr.PeriodSeconds, 10))*time.Second
 }
 
-func startupFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, kill probeKillRecord) analyze.Finding {
+func startupFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, kill analyze.ProbeKillRecord) analyze.Finding {
 	pod := p.Obj
 	st := c.Status
 	pr := c.Spec.StartupProbe
-	action := probeAction(c.Spec, pr)
-	fail, evidence := probeKillEvidence(v, p, c, kill, "Startup", "startupProbe", pr)
+	action := analyze.ProbeAction(c.Spec, pr)
+	fail, evidence := v.ProbeKillEvidence(p, c, kill, "Startup", "startupProbe", pr)
 	budget := startupBudget(pr)
-	cause := fmt.Sprintf("%s is %s because its startup probe (%s) never succeeds", containerWord(c), killedVerb(pod.Spec.RestartPolicy), action)
-	if fail.output != "" {
-		cause += fmt.Sprintf(", failing with %q", fail.output)
+	cause := fmt.Sprintf("%s is %s because its startup probe (%s) never succeeds", c.Noun(), analyze.KilledVerb(pod.Spec.RestartPolicy), action)
+	if fail.Output != "" {
+		cause += fmt.Sprintf(", failing with %q", fail.Output)
 	}
 	cause += fmt.Sprintf(": %d kill(s), %d restart(s); the probe allows it %s to start (initialDelaySeconds %d + failureThreshold %d × periodSeconds %d)",
-		kill.kills, st.RestartCount, budget, pr.InitialDelaySeconds, cmp.Or(pr.FailureThreshold, 3), cmp.Or(pr.PeriodSeconds, 10))
+		kill.Kills, st.RestartCount, budget, pr.InitialDelaySeconds, cmp.Or(pr.FailureThreshold, 3), cmp.Or(pr.PeriodSeconds, 10))
 	fix := fmt.Sprintf("Raise the startup probe's failureThreshold so failureThreshold × periodSeconds exceeds the real start time of %s, "+
-		"or make it start faster; if it is up and the probe (%s) still fails, correct what the probe checks.", containerWord(c), action)
-	t, loc, log := crashTermination(v, p, c)
+		"or make it start faster; if it is up and the probe (%s) still fails, correct what the probe checks.", c.Noun(), action)
+	t, loc, log := v.CrashTermination(p, c)
 	if t != nil {
 		evidence = append(evidence, analyze.TerminationEvidence(t, loc))
 		note, ev, started := startupLog(log, t)
@@ -106,7 +106,7 @@ func startupFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, ki
 		}
 		if started {
 			fix = fmt.Sprintf("%s starts, yet the startup probe (%s) keeps failing: correct what the probe checks (path, port, file, "+
-				"command) so it succeeds once the application is up.", strings.ToUpper(containerWord(c)[:1])+containerWord(c)[1:], action)
+				"command) so it succeeds once the application is up.", strings.ToUpper(c.Noun()[:1])+c.Noun()[1:], action)
 		}
 	}
 	subjects, group := v.PodAndWorkload(p)
@@ -129,12 +129,12 @@ func startupLog(log *analyze.ContainerLog, t *corev1.ContainerStateTerminated) (
 	if log == nil {
 		return "", nil, false
 	}
-	for _, l := range logLines(log) {
-		text := stripLogTimestamp(l.text)
-		if reStartedLine.MatchString(text) && !reNegated.MatchString(text) {
-			at, _ := logTimestamp(l.text)
-			return fmt.Sprintf("yet its log says it started (line %d: %q), so the probe checks the wrong thing", l.n, strings.TrimSpace(text)),
-				[]analyze.Evidence{lineEvidence(log, l, "", at)}, true
+	for _, l := range analyze.LogLines(log) {
+		text := analyze.StripLogTimestamp(l.Text)
+		if analyze.SaysStarted(text) {
+			at, _ := analyze.LogTimestamp(l.Text)
+			return fmt.Sprintf("yet its log says it started (line %d: %q), so the probe checks the wrong thing", l.N, strings.TrimSpace(text)),
+				[]analyze.Evidence{analyze.LineEvidence(log, l, "", at)}, true
 		}
 	}
 	tail, loc := log.Tail(3)
@@ -142,7 +142,7 @@ func startupLog(log *analyze.ContainerLog, t *corev1.ContainerStateTerminated) (
 		return "", nil, false
 	}
 	for i := range tail {
-		tail[i] = stripLogTimestamp(tail[i])
+		tail[i] = analyze.StripLogTimestamp(tail[i])
 	}
 	lived := ""
 	if !t.StartedAt.IsZero() && t.FinishedAt.After(t.StartedAt.Time) {

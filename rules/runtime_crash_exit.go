@@ -69,20 +69,20 @@ func crashExitMeaning(t *corev1.ContainerStateTerminated) string {
 
 func runtimeCrashExit(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, pc := range liveContainers(v) {
-		p, c := pc.pod, pc.c
+	for _, pc := range v.LiveContainers() {
+		p, c := pc.Pod, pc.Container
 		st := c.Status
-		t, loc, log := crashTermination(v, p, c)
+		t, loc, log := v.CrashTermination(p, c)
 		// Processes that never started (StartError, a shell's 126 and 127) are the start
 		// rules' findings, and an init container's failure is start-init-container-failed's.
-		if t == nil || t.ExitCode == 0 || t.Reason == analyze.OOMReason || startFailureReasons[t.Reason] ||
-			t.ExitCode == exitCommandNotFound || t.ExitCode == exitCannotExecute || blocksStart(c) {
+		if t == nil || t.ExitCode == 0 || t.Reason == analyze.OOMReason || analyze.IsStartFailureReason(t.Reason) ||
+			t.ExitCode == analyze.ExitCommandNotFound || t.ExitCode == analyze.ExitCannotExecute || c.BlocksStart() {
 			continue
 		}
 		if v.SettledRunning(st) {
 			continue
 		}
-		if k := probeKill(v, p, c.Name, t); k.found {
+		if k := v.ProbeKill(p, c.Name, t); k.Found {
 			continue
 		}
 		out = append(out, crashFinding(v, p, c, t, loc, log))
@@ -104,7 +104,8 @@ func crashFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *c
 	case st.State.Running != nil:
 		state = "runs again for now"
 	}
-	if e := analyze.LatestEvent(runOf(v, p, c.Name).Events, c.Name, "BackOff"); e != nil {
+	run, _ := v.ContainerRun(p, c.Name)
+	if e := analyze.LatestEvent(run.Events, c.Name, "BackOff"); e != nil {
 		evidence = append(evidence, e.Evidence())
 	}
 	cause := fmt.Sprintf("container %s exits with code %d (%s) after %d restart(s) and %s", c.Name, t.ExitCode, meaning, st.RestartCount, state)
@@ -116,10 +117,10 @@ func crashFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *c
 			evidence = append(evidence, at.Evidence("seccompProfile "+profile, time.Time{}))
 		}
 	}
-	note, cl := exitNotes(v, t, log, "the crashed instance")
+	note, cl := v.ExitNotes(t, log, "the crashed instance")
 	cause += note
-	logText := cl.text
-	evidence = append(evidence, cl.evidence...)
+	logText := cl.Text
+	evidence = append(evidence, cl.Evidence...)
 	subjects, group := v.PodWorkloadAndNode(p)
 	return analyze.Finding{
 		Subjects:    subjects,
@@ -159,5 +160,5 @@ func crashFix(container string, code int32, logText, profile string, policy core
 			"seccompProfile Unconfined confirms the profile is the cause.", container, in, quote)
 	}
 	return fmt.Sprintf("Fix the error container %s reports before it exits%s; a process that depends on another service should "+
-		"retry rather than exit. %s", container, quote, restartsOnItsOwn(policy))
+		"retry rather than exit. %s", container, quote, analyze.RestartsOnItsOwn(policy))
 }

@@ -62,8 +62,8 @@ var (
 
 func startCommandNotFound(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, pc := range liveContainers(v) {
-		p, c := pc.pod, pc.c
+	for _, pc := range v.LiveContainers() {
+		p, c := pc.Pod, pc.Container
 		sf, ok := commandFailure(v, p, c)
 		if ok {
 			out = append(out, commandFinding(v, p, c, sf))
@@ -92,11 +92,11 @@ func matchExecMissing(msg string) (command, kind, said string, ok bool) {
 
 // commandFailure looks for the runtime's "not found" in the container's status, its
 // events, the kubelet journal and crictl inspect, and for a shell's exit code 127.
-func commandFailure(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo) (startFailure, bool) {
+func commandFailure(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo) (analyze.StartFailure, bool) {
 	journalSays := func(err string) bool {
 		return strings.Contains(err, "no such file or directory") || strings.Contains(err, "not found in $PATH")
 	}
-	if sf, ok := runtimeStartFailure(v, p, c, matchExecMissing, journalSays); ok {
+	if sf, ok := v.RuntimeStartFailure(p, c, matchExecMissing, journalSays); ok {
 		return sf, true
 	}
 	return shellNotFound(v, p, c)
@@ -104,53 +104,53 @@ func commandFailure(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo) (s
 
 // shellNotFound recognizes a shell that could not find the command it was told to run:
 // the container ran and exited 127, and its log says "not found".
-func shellNotFound(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo) (startFailure, bool) {
-	return shellFailure(v, p, c, exitCommandNotFound, reShellNotFound)
+func shellNotFound(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo) (analyze.StartFailure, bool) {
+	return v.ShellFailure(p, c, analyze.ExitCommandNotFound, reShellNotFound)
 }
 
-func commandFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, sf startFailure) analyze.Finding {
+func commandFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, sf analyze.StartFailure) analyze.Finding {
 	pod := p.Obj
 	image := c.Spec.Image
 	configured := strings.Join(append(append([]string{}, c.Spec.Command...), c.Spec.Args...), " ")
-	if sf.command == "" && len(c.Spec.Command) > 0 {
-		sf.command = c.Spec.Command[0]
+	if sf.Command == "" && len(c.Spec.Command) > 0 {
+		sf.Command = c.Spec.Command[0]
 	}
 	var what string
-	switch sf.kind {
+	switch sf.Kind {
 	case "path":
-		what = fmt.Sprintf("executable %q is not in the $PATH of image %s", sf.command, image)
+		what = fmt.Sprintf("executable %q is not in the $PATH of image %s", sf.Command, image)
 	case "enoent":
-		what = fmt.Sprintf("%q or the interpreter or loader it needs does not exist in image %s", sf.command, image)
+		what = fmt.Sprintf("%q or the interpreter or loader it needs does not exist in image %s", sf.Command, image)
 	case "shell":
-		what = fmt.Sprintf("its shell exits with code 127 (command not found): %q is not found in image %s", sf.command, image)
-		if sf.command == "" {
+		what = fmt.Sprintf("its shell exits with code 127 (command not found): %q is not found in image %s", sf.Command, image)
+		if sf.Command == "" {
 			what = fmt.Sprintf("its shell exits with code 127 (command not found) in image %s", image)
 		}
 	default:
-		what = fmt.Sprintf("its command %q does not exist in image %s", sf.command, image)
+		what = fmt.Sprintf("its command %q does not exist in image %s", sf.Command, image)
 	}
-	cause := fmt.Sprintf("%s cannot start its process: %s (%s", containerWord(c), what, sf.said)
-	if sf.exitCode != 0 && sf.kind != "shell" {
-		cause += fmt.Sprintf("; exit code %d", sf.exitCode)
+	cause := fmt.Sprintf("%s cannot start its process: %s (%s", c.Noun(), what, sf.Said)
+	if sf.ExitCode != 0 && sf.Kind != "shell" {
+		cause += fmt.Sprintf("; exit code %d", sf.ExitCode)
 	}
 	cause += fmt.Sprintf("; %d restart(s))", c.Status.RestartCount)
 	if configured != "" {
-		sf.evidence = append(sf.evidence, c.SpecLoc.At(specCommandField(c.Spec)).Evidence("command: "+configured, pod.CreationTimestamp.Time))
+		sf.Evidence = append(sf.Evidence, c.SpecLoc.At(analyze.SpecCommandField(c.Spec)).Evidence("command: "+configured, pod.CreationTimestamp.Time))
 	}
 	subjects, group := v.PodAndWorkload(p)
-	fix := fmt.Sprintf("Point the command of container %s at an executable that exists in image %s, or add %q to the image", c.Name, image, sf.command)
-	if sf.kind == "enoent" {
+	fix := fmt.Sprintf("Point the command of container %s at an executable that exists in image %s, or add %q to the image", c.Name, image, sf.Command)
+	if sf.Kind == "enoent" {
 		fix += " (a script also needs the interpreter on its #! line, a dynamic binary its loader)"
 	}
 	return analyze.Finding{
 		Subjects:    subjects,
 		Cause:       cause,
-		Evidence:    sf.evidence,
+		Evidence:    sf.Evidence,
 		Remediation: fix + ".",
 		Confirm: []string{
-			analyze.Command("kubectl get pod -n %s %s -o jsonpath='{.status.%s[?(@.name==\"%s\")].lastState.terminated}'", pod.Namespace, pod.Name, analyze.Literal(statusField(c)), c.Name),
+			analyze.Command("kubectl get pod -n %s %s -o jsonpath='{.status.%s[?(@.name==\"%s\")].lastState.terminated}'", pod.Namespace, pod.Name, analyze.Literal(c.StatusField()), c.Name),
 			analyze.Command("kubectl debug -n %s %s -it --copy-to=%s-debug --container=%s -- sh", pod.Namespace, pod.Name, pod.Name, c.Name),
 		},
-		GroupKey: group + "\x00" + c.Name + "\x00" + sf.command,
+		GroupKey: group + "\x00" + c.Name + "\x00" + sf.Command,
 	}
 }

@@ -70,8 +70,8 @@ type formatFailure struct {
 
 func startExecFormatError(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, pc := range liveContainers(v) {
-		p, c := pc.pod, pc.c
+	for _, pc := range v.LiveContainers() {
+		p, c := pc.Pod, pc.Container
 		if ff, ok := execFormatFailure(v, p, c); ok {
 			out = append(out, execFormatFinding(v, p, c, ff))
 		}
@@ -97,12 +97,12 @@ func execFormatFailure(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo)
 		}
 		ff.evidence = append(ff.evidence, ev)
 	}
-	for _, s := range startFailureSources(v, p, c, "exec format error") {
-		note(s.msg, s.ev, s.exit)
+	for _, s := range v.StartFailureSources(p, c, "exec format error") {
+		note(s.Message, s.Evidence, s.Exit)
 	}
-	if t, loc, log := crashTermination(v, p, c); t != nil && log != nil {
-		if text, n, ok := lastLineMatching(log, reExecFormat); ok {
-			note(stripLogTimestamp(text), lineEvidence(log, logLine{text: text, n: n}, "", t.FinishedAt.Time), 0)
+	if t, loc, log := v.CrashTermination(p, c); t != nil && log != nil {
+		if text, n, ok := analyze.LastLineMatching(log, reExecFormat); ok {
+			note(analyze.StripLogTimestamp(text), analyze.LineEvidence(log, analyze.LogLine{Text: text, N: n}, "", t.FinishedAt.Time), 0)
 			if ff.exitCode == 0 {
 				ff.exitCode = t.ExitCode
 			}
@@ -131,13 +131,13 @@ func configuredExecutable(c *corev1.Container) string {
 // failed container, when the bundle has them.
 func formatNodeEvidence(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo) []analyze.Evidence {
 	var out []analyze.Evidence
-	if e := latestJournalError(v, p, c, func(err string) bool { return strings.Contains(err, "exec format error") }); e != nil {
+	if e := v.LatestJournalError(p, c, func(err string) bool { return strings.Contains(err, "exec format error") }); e != nil {
 		out = append(out, e.EvidenceAround("exec format error"))
 	}
-	latest := latestAttempt(v, p, c, func(cc *analyze.CRIContainer) bool { return cc.State == "CONTAINER_EXITED" })
+	latest := v.LatestAttempt(p, c, func(cc *analyze.CRIContainer) bool { return cc.State == "CONTAINER_EXITED" })
 	if latest != nil && latest.InspectLoc != nil {
 		out = append(out, latest.InspectLoc.Evidence(fmt.Sprintf("crictl inspect %s: %s, exit code %d, attempt %d, image %s",
-			shortID(latest.ID), latest.Reason, latest.ExitCode, latest.Attempt, imageShown(latest.Image)), latest.FinishedAt))
+			analyze.ShortID(latest.ID), latest.Reason, latest.ExitCode, latest.Attempt, imageShown(latest.Image)), latest.FinishedAt))
 	}
 	return out
 }
@@ -200,7 +200,7 @@ func execFormatFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo,
 // image reference stays whole.
 func imageShown(image string) string {
 	if id, ok := strings.CutPrefix(image, "sha256:"); ok {
-		return shortID(id)
+		return analyze.ShortID(id)
 	}
 	return image
 }

@@ -66,15 +66,15 @@ func startInitContainerFailed(v *analyze.View) []analyze.Finding {
 			continue
 		}
 		st := c.Status
-		if !blocksStart(c) || st == nil {
+		if !c.BlocksStart() || st == nil {
 			continue
 		}
 		if t := st.State.Terminated; t != nil && t.ExitCode == 0 {
 			continue
 		}
-		t, loc, log := crashTermination(v, p, c)
-		if t == nil || t.ExitCode == 0 || t.Reason == analyze.OOMReason || startFailureReasons[t.Reason] ||
-			t.ExitCode == exitCommandNotFound || t.ExitCode == exitCannotExecute {
+		t, loc, log := v.CrashTermination(p, c)
+		if t == nil || t.ExitCode == 0 || t.Reason == analyze.OOMReason || analyze.IsStartFailureReason(t.Reason) ||
+			t.ExitCode == analyze.ExitCommandNotFound || t.ExitCode == analyze.ExitCannotExecute {
 			continue
 		}
 		out = append(out, initFinding(v, p, c, t, loc, log))
@@ -103,7 +103,8 @@ func initFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *co
 	if cond, cloc := analyze.PodCondition(p, corev1.PodInitialized); cond != nil {
 		evidence = append(evidence, cloc.Evidence(fmt.Sprintf("Initialized=%s %s: %s", cond.Status, cond.Reason, cond.Message), cond.LastTransitionTime.Time))
 	}
-	if e := analyze.LatestEvent(runOf(v, p, c.Name).Events, c.Name, "BackOff"); e != nil {
+	run, _ := v.ContainerRun(p, c.Name)
+	if e := analyze.LatestEvent(run.Events, c.Name, "BackOff"); e != nil {
 		evidence = append(evidence, e.Evidence())
 	}
 	var waiting []string
@@ -114,12 +115,12 @@ func initFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *co
 	}
 	cause := fmt.Sprintf("init container %s exits with code %d (%s) after %d restart(s) and %s, so the pod's containers (%s) never start",
 		c.Name, t.ExitCode, analyze.ExitMeaning(t.ExitCode), st.RestartCount, state, strings.Join(waiting, ", "))
-	note, cl := exitNotes(v, t, log, "the failed run")
+	note, cl := v.ExitNotes(t, log, "the failed run")
 	cause += note
-	logText := cl.text
-	evidence = append(evidence, cl.evidence...)
+	logText := cl.Text
+	evidence = append(evidence, cl.Evidence...)
 	if cmd := strings.Join(append(append([]string{}, c.Spec.Command...), c.Spec.Args...), " "); cmd != "" {
-		evidence = append(evidence, c.SpecLoc.At(specCommandField(c.Spec)).Evidence("command: "+phrase.FirstLine(cmd), pod.CreationTimestamp.Time))
+		evidence = append(evidence, c.SpecLoc.At(analyze.SpecCommandField(c.Spec)).Evidence("command: "+phrase.FirstLine(cmd), pod.CreationTimestamp.Time))
 	}
 	fix := fmt.Sprintf("Fix what init container %s reports before it exits", c.Name)
 	if logText != "" {

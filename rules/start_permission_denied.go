@@ -73,9 +73,9 @@ func matchExecDenied(msg string) (command, kind, said string, ok bool) {
 func startPermissionDenied(v *analyze.View) []analyze.Finding {
 	journalSays := func(err string) bool { return strings.Contains(err, "permission denied") }
 	var out []analyze.Finding
-	for _, pc := range liveContainers(v) {
-		p, c := pc.pod, pc.c
-		sf, ok := runtimeStartFailure(v, p, c, matchExecDenied, journalSays)
+	for _, pc := range v.LiveContainers() {
+		p, c := pc.Pod, pc.Container
+		sf, ok := v.RuntimeStartFailure(p, c, matchExecDenied, journalSays)
 		if !ok {
 			sf, ok = shellDenied(v, p, c)
 		}
@@ -88,8 +88,8 @@ func startPermissionDenied(v *analyze.View) []analyze.Finding {
 
 // shellDenied recognizes a shell that could not execute the file it was told to run:
 // the container ran and exited 126, and its log says "Permission denied".
-func shellDenied(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo) (startFailure, bool) {
-	return shellFailure(v, p, c, exitCannotExecute, reShellDenied)
+func shellDenied(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo) (analyze.StartFailure, bool) {
+	return v.ShellFailure(p, c, analyze.ExitCannotExecute, reShellDenied)
 }
 
 // mountedFile is the volume a path lives in, and the file mode the volume gives it.
@@ -166,56 +166,56 @@ func itemMode(items []corev1.KeyToPath, defaultMode *int32, rel string) int32 {
 	return corev1.ConfigMapVolumeSourceDefaultMode
 }
 
-func deniedFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, sf startFailure) analyze.Finding {
+func deniedFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, sf analyze.StartFailure) analyze.Finding {
 	pod := p.Obj
 	image := c.Spec.Image
 	configured := strings.Join(append(append([]string{}, c.Spec.Command...), c.Spec.Args...), " ")
-	if sf.command == "" && len(c.Spec.Command) > 0 {
-		sf.command = c.Spec.Command[0]
+	if sf.Command == "" && len(c.Spec.Command) > 0 {
+		sf.Command = c.Spec.Command[0]
 	}
 	where, origin := " in image "+image, ""
 	fix := fmt.Sprintf("Make %s executable in image %s (COPY --chmod=0755 or RUN chmod +x when building it), or run it through its "+
-		"interpreter (command: [\"sh\", %q]), which needs only read permission.", sf.command, image, sf.command)
-	if mf, ok := fileVolume(p, c, sf.command); ok {
+		"interpreter (command: [\"sh\", %q]), which needs only read permission.", sf.Command, image, sf.Command)
+	if mf, ok := fileVolume(p, c, sf.Command); ok {
 		where, origin = "", "; it comes from volume "+mf.volume
 		if mf.source != "" {
 			origin += fmt.Sprintf(" (%s)", mf.source)
 		}
-		fix = fmt.Sprintf("Make %s executable in volume %s", sf.command, mf.volume)
+		fix = fmt.Sprintf("Make %s executable in volume %s", sf.Command, mf.volume)
 		if mf.mode != 0 {
 			origin += fmt.Sprintf(", whose files get mode %04o", mf.mode)
 			fix += " (set defaultMode: 0755 on the volume, or mode on its item)"
-			sf.evidence = append(sf.evidence, mf.loc.Evidence(fmt.Sprintf("volume %s: %s, file mode %04o", mf.volume, mf.source, mf.mode),
+			sf.Evidence = append(sf.Evidence, mf.loc.Evidence(fmt.Sprintf("volume %s: %s, file mode %04o", mf.volume, mf.source, mf.mode),
 				pod.CreationTimestamp.Time))
 		}
-		fix += fmt.Sprintf(", or run it through its interpreter (command: [\"sh\", %q]).", sf.command)
+		fix += fmt.Sprintf(", or run it through its interpreter (command: [\"sh\", %q]).", sf.Command)
 	}
-	what := fmt.Sprintf("its command %q%s is not executable", sf.command, where)
-	if sf.kind == "shell" {
-		what = fmt.Sprintf("its shell exits with code 126 (cannot execute): %q%s is not executable", sf.command, where)
-		if sf.command == "" {
+	what := fmt.Sprintf("its command %q%s is not executable", sf.Command, where)
+	if sf.Kind == "shell" {
+		what = fmt.Sprintf("its shell exits with code 126 (cannot execute): %q%s is not executable", sf.Command, where)
+		if sf.Command == "" {
 			what = fmt.Sprintf("its shell exits with code 126 (found but cannot execute its command) in image %s", image)
 		}
 	}
-	cause := fmt.Sprintf("%s cannot start its process: %s (%s", containerWord(c), what, sf.said)
-	if sf.exitCode != 0 && sf.kind != "shell" {
-		cause += fmt.Sprintf("; exit code %d", sf.exitCode)
+	cause := fmt.Sprintf("%s cannot start its process: %s (%s", c.Noun(), what, sf.Said)
+	if sf.ExitCode != 0 && sf.Kind != "shell" {
+		cause += fmt.Sprintf("; exit code %d", sf.ExitCode)
 	}
 	cause += fmt.Sprintf("; %d restart(s))%s", c.Status.RestartCount, origin)
 	if configured != "" {
-		sf.evidence = append(sf.evidence, c.SpecLoc.At(specCommandField(c.Spec)).Evidence("command: "+configured, pod.CreationTimestamp.Time))
+		sf.Evidence = append(sf.Evidence, c.SpecLoc.At(analyze.SpecCommandField(c.Spec)).Evidence("command: "+configured, pod.CreationTimestamp.Time))
 	}
 	subjects, group := v.PodAndWorkload(p)
 	return analyze.Finding{
 		Subjects:    subjects,
 		Cause:       cause,
-		Evidence:    sf.evidence,
+		Evidence:    sf.Evidence,
 		Remediation: fix,
 		Confirm: []string{
-			analyze.Command("kubectl get pod -n %s %s -o jsonpath='{.status.%s[?(@.name==\"%s\")].lastState.terminated}'", pod.Namespace, pod.Name, analyze.Literal(statusField(c)), c.Name),
-			analyze.Command("kubectl debug -n %s %s -it --copy-to=%s-debug --container=%s -- ls -l %s", pod.Namespace, pod.Name, pod.Name, c.Name, analyze.Value(orDot(sf.command))),
+			analyze.Command("kubectl get pod -n %s %s -o jsonpath='{.status.%s[?(@.name==\"%s\")].lastState.terminated}'", pod.Namespace, pod.Name, analyze.Literal(c.StatusField()), c.Name),
+			analyze.Command("kubectl debug -n %s %s -it --copy-to=%s-debug --container=%s -- ls -l %s", pod.Namespace, pod.Name, pod.Name, c.Name, analyze.Value(orDot(sf.Command))),
 		},
-		GroupKey: group + "\x00" + c.Name + "\x00" + sf.command,
+		GroupKey: group + "\x00" + c.Name + "\x00" + sf.Command,
 	}
 }
 

@@ -32,7 +32,7 @@ func TestRuleFilesStandAlone(t *testing.T) {
 		t.Fatalf("found %d rule files declaring a rule listed in All, want %d (one per rule)", got, want)
 	}
 	for _, u := range pkg.crossUses() {
-		t.Errorf("%s uses %s, declared in rule file %s: move it to a family file", u.from, u.name, u.decl)
+		t.Errorf("%s uses %s, declared in rule file %s: move it to the facts layer (analyze/facts_*.go)", u.from, u.name, u.decl)
 	}
 }
 
@@ -48,21 +48,10 @@ var allowedDependents = map[string]string{
 		"the signatures are data loaded by package rules, not reasoning to move",
 }
 
-// notYetSelfContained are the rule files that still use a family file's helpers: the
-// container runs, exits, logs, probe kills and start failures (containers.go, exitcode.go,
-// containerlogs.go, probes.go, startfailure.go). Each is to become facts; the list only shrinks, and a file that no
-// longer depends must leave it.
-var notYetSelfContained = []string{
-	"config_run_as_non_root.go", "controller_job_backoff_limit.go",
-	"probe_liveness_restarts.go", "probe_readiness_failing.go", "probe_startup_failing.go",
-	"runtime_crash_exit.go",
-	"start_command_not_found.go", "start_exec_format_error.go", "start_init_container_failed.go", "start_permission_denied.go",
-}
-
 // TestRuleFilesSelfContained fails when a rule file uses a name declared in another
 // file of the package (a family file's helper, type, constant, method or field), unless
-// it is one of the at most selfContainedBound allowed files, or still on the shrinking
-// notYetSelfContained list. It prints which files depend on which names.
+// it is one of the at most selfContainedBound allowed files. It prints which files
+// depend on which names.
 func TestRuleFilesSelfContained(t *testing.T) {
 	pkg := loadRulesSource(t, ".")
 	if len(allowedDependents) > selfContainedBound {
@@ -73,23 +62,22 @@ func TestRuleFilesSelfContained(t *testing.T) {
 		t.Logf("%s uses %s", file, strings.Join(deps[file], ", "))
 	}
 	t.Logf("%d of %d rule files use names declared in another file", len(deps), len(pkg.ruleFiles))
-	for _, v := range selfContainedViolations(deps, allowedDependents, notYetSelfContained) {
+	for _, v := range selfContainedViolations(deps, allowedDependents) {
 		t.Error(v)
 	}
 }
 
-// selfContainedViolations lists the dependent rule files neither allowed nor pending,
-// and the listed files that no longer depend, sorted.
-func selfContainedViolations(deps map[string][]string, allowed map[string]string, pending []string) []string {
+// selfContainedViolations lists the dependent rule files not allowed, and the allowed
+// files that no longer depend, sorted.
+func selfContainedViolations(deps map[string][]string, allowed map[string]string) []string {
 	var out []string
 	for file, names := range deps {
-		_, ok := allowed[file]
-		if !ok && !slices.Contains(pending, file) {
+		if _, ok := allowed[file]; !ok {
 			out = append(out, fmt.Sprintf("%s uses %s: move shared reasoning to the facts layer (analyze/facts_*.go) or into the rule",
 				file, strings.Join(names, ", ")))
 		}
 	}
-	for _, file := range append(slices.Sorted(maps.Keys(allowed)), pending...) {
+	for _, file := range slices.Sorted(maps.Keys(allowed)) {
 		if _, ok := deps[file]; !ok {
 			out = append(out, file+" no longer uses another file's names: take it off the list")
 		}
@@ -230,15 +218,16 @@ func TestStructureCheckCatches(t *testing.T) {
 			t.Errorf("dependents[%s] = %q, want %q", file, got, want)
 		}
 	}
-	// Two allowed files pass; the third dependent fails, and so does a listed file that
-	// no longer depends.
+	// Two allowed files pass; the third dependent fails, and so does an allowed file
+	// that no longer depends.
 	allowed := map[string]string{"a_rule.go": "one", "b_rule.go": "two"}
-	got := selfContainedViolations(deps, allowed, nil)
+	got := selfContainedViolations(deps, allowed)
 	if len(got) != 1 || !strings.HasPrefix(got[0], "c_rule.go uses family.go:claim") {
 		t.Errorf("violations with two allowed = %q, want c_rule.go's", got)
 	}
-	if got := selfContainedViolations(deps, allowed, []string{"c_rule.go", "d_rule.go"}); len(got) != 1 || !strings.HasPrefix(got[0], "d_rule.go no longer") {
-		t.Errorf("violations with c pending and d stale = %q", got)
+	allowed["c_rule.go"], allowed["d_rule.go"] = "three", "stale"
+	if got := selfContainedViolations(deps, allowed); len(got) != 1 || !strings.HasPrefix(got[0], "d_rule.go no longer") {
+		t.Errorf("violations with c allowed and d stale = %q", got)
 	}
 	if got := pkg.factClaims(t); len(got["PullErrorDNS"]) != 1 {
 		t.Errorf("claims of analyze.PullErrorDNS = %q, want c_rule.go", got["PullErrorDNS"])

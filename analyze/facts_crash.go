@@ -1,55 +1,54 @@
-package rules
+package analyze
 
 import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	"podflow.dev/podflow/analyze"
 	"podflow.dev/podflow/internal/phrase"
 )
 
 // How a container's process ended: what an exit code means, which termination to explain,
 // the evidence that cites it, and the notes a cause adds from the termination message and log.
 
-// crashTermination picks the termination to explain: the current one when the
+// CrashTermination picks the termination to explain: the current one when the
 // container is down, else the last one; with the matching log instance.
-func crashTermination(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo) (*corev1.ContainerStateTerminated, analyze.Location, *analyze.ContainerLog) {
+func (v *View) CrashTermination(p *Pod, c ContainerInfo) (*corev1.ContainerStateTerminated, Location, *ContainerLog) {
 	st := c.Status
 	r := runOf(v, p, c.Name)
-	var logs []*analyze.ContainerLog
+	var logs []*ContainerLog
 	t, loc := st.LastTerminationState.Terminated, c.StatusLoc.At("lastState", "terminated")
 	switch {
 	case st.State.Terminated != nil:
 		t, loc = st.State.Terminated, c.StatusLoc.At("state", "terminated")
-		logs = []*analyze.ContainerLog{r.Log, r.PreviousLog}
+		logs = []*ContainerLog{r.Log, r.PreviousLog}
 	case st.State.Waiting != nil:
 		// While waiting to restart, the "current" log is the crashed instance's too.
-		logs = []*analyze.ContainerLog{r.PreviousLog, r.Log}
+		logs = []*ContainerLog{r.PreviousLog, r.Log}
 	default:
-		logs = []*analyze.ContainerLog{r.PreviousLog}
+		logs = []*ContainerLog{r.PreviousLog}
 	}
 	for _, l := range logs {
-		if usableLog(l) {
+		if UsableLog(l) {
 			return t, loc, l
 		}
 	}
 	return t, loc, nil
 }
 
-// exitNotes reads what a terminated instance left behind, as clauses to add to a cause:
+// ExitNotes reads what a terminated instance left behind, as clauses to add to a cause:
 // its termination message and its log's telling lines, or, when the bundle collected
 // logs but not this one, that instance's (e.g. "the crashed instance") log is missing.
 // It returns the log it read too.
-func exitNotes(v *analyze.View, t *corev1.ContainerStateTerminated, log *analyze.ContainerLog, instance string) (string, crashLog) {
+func (v *View) ExitNotes(t *corev1.ContainerStateTerminated, log *ContainerLog, instance string) (string, CrashLog) {
 	var note string
 	if t.Message != "" {
 		note += fmt.Sprintf("; termination message: %q", phrase.FirstLine(t.Message))
 	}
-	cl := readCrashLog(log, t.FinishedAt.Time)
+	cl := ReadCrashLog(log, t.FinishedAt.Time)
 	switch {
-	case cl.phrase() != "":
-		note += "; " + cl.phrase()
-	case log == nil && v.Has(analyze.ContainerLogs):
+	case cl.Phrase() != "":
+		note += "; " + cl.Phrase()
+	case log == nil && v.Has(ContainerLogs):
 		note += "; " + instance + "'s log is not in the bundle"
 	case log == nil:
 		// A paste of describe and events: the exit code is all there is.

@@ -1,43 +1,41 @@
-package rules
+package analyze
 
 import (
 	corev1 "k8s.io/api/core/v1"
-
-	"podflow.dev/podflow/analyze"
 )
 
 // Containers that report a status, in pods not being deleted: the start, config, probe
 // and crash rules all read their runs, and a pod on its way out explains nothing.
 
-// podContainer is one container of a pod.
-type podContainer struct {
-	pod *analyze.Pod
-	c   analyze.ContainerInfo
+// PodContainer is one container of a pod.
+type PodContainer struct {
+	Pod       *Pod
+	Container ContainerInfo
 }
 
-// liveContainers lists, pod by pod in the view's order and each pod's containers in
-// analyze.Containers order, the containers with a status in pods not being deleted,
+// LiveContainers lists, pod by pod in the view's order and each pod's containers in
+// Containers order, the containers with a status in pods not being deleted,
 // from the view's container runs.
-func liveContainers(v *analyze.View) []podContainer {
-	var out []podContainer
+func (v *View) LiveContainers() []PodContainer {
+	var out []PodContainer
 	for _, r := range v.ContainerRuns() {
 		if p := r.Subject.Pod; p.Obj.DeletionTimestamp == nil && r.Container.Status != nil {
-			out = append(out, podContainer{pod: p, c: r.Container})
+			out = append(out, PodContainer{Pod: p, Container: r.Container})
 		}
 	}
 	return out
 }
 
 // runOf is the container's run: its events, journal lines, runtime attempts and logs.
-func runOf(v *analyze.View, p *analyze.Pod, container string) analyze.ContainerRun {
+func runOf(v *View, p *Pod, container string) ContainerRun {
 	r, _ := v.ContainerRun(p, container)
 	return r
 }
 
-// restartsOnItsOwn says what happens to a container that exited with an error, for the
+// RestartsOnItsOwn says what happens to a container that exited with an error, for the
 // pod's restartPolicy: the kubelet restarts it only under Always and OnFailure; under
 // Never the pod fails, and only its owner (a Job within its backoffLimit) makes another.
-func restartsOnItsOwn(policy corev1.RestartPolicy) string {
+func RestartsOnItsOwn(policy corev1.RestartPolicy) string {
 	if policy == corev1.RestartPolicyNever {
 		return "With restartPolicy Never the kubelet does not restart it: the pod has failed, and a Job makes a new pod only " +
 			"while within its backoffLimit (a pod nothing owns must be recreated)."
@@ -45,9 +43,9 @@ func restartsOnItsOwn(policy corev1.RestartPolicy) string {
 	return "The kubelet restarts it on its own."
 }
 
-// killedVerb is how a probe kill ends for the pod's restartPolicy: under Never the
+// KilledVerb is how a probe kill ends for the pod's restartPolicy: under Never the
 // container is killed and not restarted, and the pod fails.
-func killedVerb(policy corev1.RestartPolicy) string {
+func KilledVerb(policy corev1.RestartPolicy) string {
 	if policy == corev1.RestartPolicyNever {
 		return "killed for good (restartPolicy Never: not restarted, the pod fails)"
 	}

@@ -1,11 +1,10 @@
-package rules
+package analyze
 
 import (
 	"regexp"
 	"strings"
 	"time"
 
-	"podflow.dev/podflow/analyze"
 	"podflow.dev/podflow/internal/phrase"
 )
 
@@ -23,11 +22,11 @@ var (
 // rfc3339Prefix matches the timestamp `kubectl logs --timestamps` puts on each line.
 var rfc3339Prefix = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d) `)
 
-// stripLogTimestamp removes the collection timestamp from a log line.
-func stripLogTimestamp(line string) string { return rfc3339Prefix.ReplaceAllString(line, "") }
+// StripLogTimestamp removes the collection timestamp from a log line.
+func StripLogTimestamp(line string) string { return rfc3339Prefix.ReplaceAllString(line, "") }
 
-// logTimestamp reads the collection timestamp of a log line.
-func logTimestamp(line string) (time.Time, bool) {
+// LogTimestamp reads the collection timestamp of a log line.
+func LogTimestamp(line string) (time.Time, bool) {
 	m := rfc3339Prefix.FindString(line)
 	if m == "" {
 		return time.Time{}, false
@@ -36,10 +35,10 @@ func logTimestamp(line string) (time.Time, bool) {
 	return t, err == nil
 }
 
-// usableLog reports whether a log holds output: the kubelet answers "unable to retrieve
+// UsableLog reports whether a log holds output: the kubelet answers "unable to retrieve
 // container logs for …" when the instance's log is gone (pkg/kubelet/kuberuntime,
 // kuberuntime_container.go), and collection writes that answer as the log.
-func usableLog(l *analyze.ContainerLog) bool {
+func UsableLog(l *ContainerLog) bool {
 	return l != nil && usableLogText(l.Text())
 }
 
@@ -49,51 +48,51 @@ func usableLog(l *analyze.ContainerLog) bool {
 var kubeletLogAnswers = regexp.MustCompile(`^(unable to retrieve container logs for |Error from server|failed to try resolving symlinks in path |failed to get parse function: |previous terminated container "[^"]*" in pod "[^"]*" not found|container "[^"]*" in pod "[^"]*" is (waiting to start|terminated)|Internal error occurred: )`)
 
 func usableLogText(text string) bool {
-	text = strings.TrimSpace(stripLogTimestamp(strings.TrimSpace(text)))
+	text = strings.TrimSpace(StripLogTimestamp(strings.TrimSpace(text)))
 	return text != "" && !kubeletLogAnswers.MatchString(text)
 }
 
-// logLine is one line of a container log with its 1-based line number.
-type logLine struct {
-	text string
-	n    int
+// LogLine is one line of a container log with its 1-based line number.
+type LogLine struct {
+	Text string
+	N    int
 }
 
-func logLines(l *analyze.ContainerLog) []logLine {
+func LogLines(l *ContainerLog) []LogLine {
 	text := strings.TrimRight(l.Text(), "\n")
 	if text == "" {
 		return nil
 	}
 	parts := strings.Split(text, "\n")
-	out := make([]logLine, len(parts))
+	out := make([]LogLine, len(parts))
 	for i, s := range parts {
-		out[i] = logLine{text: strings.TrimRight(s, "\r"), n: i + 1}
+		out[i] = LogLine{Text: strings.TrimRight(s, "\r"), N: i + 1}
 	}
 	return out
 }
 
-// lastLineMatching returns the last line whose text, timestamp removed, matches re.
-func lastLineMatching(l *analyze.ContainerLog, re *regexp.Regexp) (string, int, bool) {
-	lines := logLines(l)
+// LastLineMatching returns the last line whose text, timestamp removed, matches re.
+func LastLineMatching(l *ContainerLog, re *regexp.Regexp) (string, int, bool) {
+	lines := LogLines(l)
 	for i := len(lines) - 1; i >= 0; i-- {
-		if re.MatchString(stripLogTimestamp(lines[i].text)) {
-			return lines[i].text, lines[i].n, true
+		if re.MatchString(StripLogTimestamp(lines[i].Text)) {
+			return lines[i].Text, lines[i].N, true
 		}
 	}
 	return "", 0, false
 }
 
-// lineEvidence cites one line of a log by its number.
-func lineEvidence(l *analyze.ContainerLog, line logLine, prefix string, at time.Time) analyze.Evidence {
-	return l.Loc.Lines(line.n, 0).Evidence(prefix+stripLogTimestamp(line.text), at)
+// LineEvidence cites one line of a log by its number.
+func LineEvidence(l *ContainerLog, line LogLine, prefix string, at time.Time) Evidence {
+	return l.Loc.Lines(line.N, 0).Evidence(prefix+StripLogTimestamp(line.Text), at)
 }
 
-// crashLogEvidence cites the last error lines of the crashed instance's log (up to
+// CrashLogEvidence cites the last error lines of the crashed instance's log (up to
 // three, each by its line number), or its last lines when none reads as an error, and
 // returns the line to quote.
-func crashLogEvidence(log *analyze.ContainerLog, at time.Time) (string, []analyze.Evidence) {
-	cl := readCrashLog(log, at)
-	return cl.text, cl.evidence
+func CrashLogEvidence(log *ContainerLog, at time.Time) (string, []Evidence) {
+	cl := ReadCrashLog(log, at)
+	return cl.Text, cl.Evidence
 }
 
 // reShellSignalReport is what a shell prints when a child dies of a signal ("Killed",
@@ -101,29 +100,29 @@ func crashLogEvidence(log *analyze.ContainerLog, at time.Time) (string, []analyz
 // not say why, so the line before it is the one to quote.
 var reShellSignalReport = regexp.MustCompile(`(?i)^(killed|terminated|hangup|quit|aborted|bus error|segmentation fault)( \(core dumped\))?$`)
 
-// crashLog is what the crashed instance's log says about its end.
-type crashLog struct {
-	// text is the most telling line: the last error line, else the last line that is
+// CrashLog is what the crashed instance's log says about its end.
+type CrashLog struct {
+	// Text is the most telling line: the last error line, else the last line that is
 	// not a shell's signal report.
-	text string
-	// quote is the last two error lines, or the last two lines when none reads as an
-	// error; errors tells which.
-	quote    []string
-	errors   bool
-	evidence []analyze.Evidence
+	Text string
+	// Quote is the last two error lines, or the last two lines when none reads as an
+	// error; Errors tells which.
+	Quote    []string
+	Errors   bool
+	Evidence []Evidence
 }
 
-// phrase renders the log's end for a cause: `its last error lines are "a" and "b"`.
-func (cl crashLog) phrase() string {
+// Phrase renders the log's end for a cause: `its last error lines are "a" and "b"`.
+func (cl CrashLog) Phrase() string {
 	switch {
-	case len(cl.quote) == 0:
+	case len(cl.Quote) == 0:
 		return ""
-	case cl.errors && len(cl.quote) > 1:
-		return "its last error lines are " + phrase.QuoteJoin(cl.quote)
-	case cl.errors:
-		return "its last error line is " + phrase.QuoteJoin(cl.quote)
+	case cl.Errors && len(cl.Quote) > 1:
+		return "its last error lines are " + phrase.QuoteJoin(cl.Quote)
+	case cl.Errors:
+		return "its last error line is " + phrase.QuoteJoin(cl.Quote)
 	}
-	return "its log ends with " + phrase.QuoteJoin(cl.quote)
+	return "its log ends with " + phrase.QuoteJoin(cl.Quote)
 }
 
 // tellingLine is the last line that is not a shell's signal report, else the last line.
@@ -136,37 +135,37 @@ func tellingLine(lines []string) string {
 	return lines[len(lines)-1]
 }
 
-// readCrashLog cites the last error lines of the crashed instance's log (up to three,
+// ReadCrashLog cites the last error lines of the crashed instance's log (up to three,
 // each by its line number), or its last lines when none reads as an error.
-func readCrashLog(log *analyze.ContainerLog, at time.Time) crashLog {
+func ReadCrashLog(log *ContainerLog, at time.Time) CrashLog {
 	if log == nil {
-		return crashLog{}
+		return CrashLog{}
 	}
-	lines := logLines(log)
-	var errs []logLine
+	lines := LogLines(log)
+	var errs []LogLine
 	for i := len(lines) - 1; i >= 0 && len(errs) < 3; i-- {
-		text := stripLogTimestamp(lines[i].text)
+		text := StripLogTimestamp(lines[i].Text)
 		if reLogError.MatchString(text) && !reStackFrame.MatchString(text) {
-			errs = append([]logLine{lines[i]}, errs...)
+			errs = append([]LogLine{lines[i]}, errs...)
 		}
 	}
 	if len(errs) == 0 {
 		tail, loc := log.Tail(3)
 		if len(tail) == 0 {
-			return crashLog{}
+			return CrashLog{}
 		}
 		for i := range tail {
-			tail[i] = strings.TrimSpace(stripLogTimestamp(tail[i]))
+			tail[i] = strings.TrimSpace(StripLogTimestamp(tail[i]))
 		}
-		return crashLog{text: tellingLine(tail), quote: phrase.LastTwo(tail),
-			evidence: []analyze.Evidence{loc.Evidence("log ends: "+strings.Join(tail, " | "), at)}}
+		return CrashLog{Text: tellingLine(tail), Quote: phrase.LastTwo(tail),
+			Evidence: []Evidence{loc.Evidence("log ends: "+strings.Join(tail, " | "), at)}}
 	}
-	cl := crashLog{errors: true, evidence: make([]analyze.Evidence, len(errs))}
+	cl := CrashLog{Errors: true, Evidence: make([]Evidence, len(errs))}
 	texts := make([]string, len(errs))
 	for i, l := range errs {
-		cl.evidence[i] = lineEvidence(log, l, "", at)
-		texts[i] = strings.TrimSpace(stripLogTimestamp(l.text))
+		cl.Evidence[i] = LineEvidence(log, l, "", at)
+		texts[i] = strings.TrimSpace(StripLogTimestamp(l.Text))
 	}
-	cl.text, cl.quote = tellingLine(texts), phrase.LastTwo(texts)
+	cl.Text, cl.Quote = tellingLine(texts), phrase.LastTwo(texts)
 	return cl
 }

@@ -1,4 +1,4 @@
-package rules
+package analyze
 
 import (
 	"cmp"
@@ -10,32 +10,31 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"podflow.dev/podflow/analyze"
 )
 
 // Probe failures: the kubelet's Unhealthy events and journal lines, the restarts a failing
 // liveness or startup probe caused, and how a probe's action and timing read.
 
-// probeKillRecord is the kubelet's record of killing a container for a failed probe.
-type probeKillRecord struct {
-	found bool
-	event *analyze.Event
-	line  *analyze.JournalEntry
-	// kills counts the kills the records show.
-	kills int32
+// ProbeKillRecord is the kubelet's record of killing a container for a failed probe.
+type ProbeKillRecord struct {
+	Found bool
+	Event *Event
+	Line  *JournalEntry
+	// Kills counts the kills the records show.
+	Kills int32
 }
 
-// evidence cites the Killing event and the kubelet's journal line, when found, the
+// Evidence cites the Killing event and the kubelet's journal line, when found, the
 // line quoted with the kill message it carries.
-func (r probeKillRecord) evidence() []analyze.Evidence {
-	var out []analyze.Evidence
-	if r.event != nil {
-		out = append(out, r.event.Evidence())
+func (r ProbeKillRecord) Evidence() []Evidence {
+	var out []Evidence
+	if r.Event != nil {
+		out = append(out, r.Event.Evidence())
 	}
-	if r.line != nil {
-		ev := r.line.Evidence()
-		msg, _ := r.line.Field("containerMessage")
-		ev.Excerpt = analyze.Excerpt(r.line.Message + ": " + msg)
+	if r.Line != nil {
+		ev := r.Line.Evidence()
+		msg, _ := r.Line.Field("containerMessage")
+		ev.Excerpt = Excerpt(r.Line.Message + ": " + msg)
 		out = append(out, ev)
 	}
 	return out
@@ -43,15 +42,15 @@ func (r probeKillRecord) evidence() []analyze.Evidence {
 
 // notBefore reports whether an event was last seen at or after t. A pasted event has
 // no time (kubectl printed an age), so it cannot be dated out: it counts.
-func notBefore(e *analyze.Event, t time.Time) bool {
+func notBefore(e *Event, t time.Time) bool {
 	return e.LastTime.IsZero() || !e.LastTime.Before(t)
 }
 
-// probeKill finds the kubelet's kills of a container for failing one of the probes
-// (livenessKill, startupKill). With a termination, only a kill of that instance counts.
-func probeKill(v *analyze.View, p *analyze.Pod, container string, t *corev1.ContainerStateTerminated, probes ...string) probeKillRecord {
+// ProbeKill finds the kubelet's kills of a container for failing one of the probes
+// (LivenessKill, StartupKill). With a termination, only a kill of that instance counts.
+func (v *View) ProbeKill(p *Pod, container string, t *corev1.ContainerStateTerminated, probes ...string) ProbeKillRecord {
 	if len(probes) == 0 {
-		probes = []string{analyze.LivenessKill, analyze.StartupKill}
+		probes = []string{LivenessKill, StartupKill}
 	}
 	says := func(msg string) bool {
 		for _, s := range probes {
@@ -64,26 +63,26 @@ func probeKill(v *analyze.View, p *analyze.Pod, container string, t *corev1.Cont
 	var since time.Time
 	var id string
 	if t != nil {
-		since, id = t.StartedAt.Add(-time.Second), analyze.ContainerID(t.ContainerID)
+		since, id = t.StartedAt.Add(-time.Second), ContainerID(t.ContainerID)
 	}
-	var r probeKillRecord
+	var r ProbeKillRecord
 	run := runOf(v, p, container)
 	events := run.Events
 	for i := len(events) - 1; i >= 0; i-- {
 		e := events[i]
 		if e.Reason == "Killing" && e.Container() == container && says(e.Message) && notBefore(e, since) {
-			r.event, r.kills, r.found = e, e.Count, true
+			r.Event, r.Kills, r.Found = e, e.Count, true
 			break
 		}
 	}
-	if !r.found && t != nil && (t.ExitCode == 137 || t.ExitCode == 143) {
+	if !r.Found && t != nil && (t.ExitCode == 137 || t.ExitCode == 143) {
 		// Ended by a signal, and the kubelet killed this container for its probe: the
 		// Killing event's lastTimestamp can lag the instance's start (the recorder
 		// aggregates repeated events), so a kill that no later instance explains counts.
 		for i := len(events) - 1; i >= 0; i-- {
 			e := events[i]
 			if e.Reason == "Killing" && e.Container() == container && says(e.Message) {
-				r.event, r.kills, r.found = e, e.Count, true
+				r.Event, r.Kills, r.Found = e, e.Count, true
 				break
 			}
 		}
@@ -101,23 +100,23 @@ func probeKill(v *analyze.View, p *analyze.Pod, container string, t *corev1.Cont
 		lines++
 		status, _ := e.Field("containerStatusID")
 		if t == nil || (id != "" && strings.Contains(status, id)) || (id == "" && !e.Time.Before(since)) {
-			r.line, r.found = e, true
+			r.Line, r.Found = e, true
 		}
 	}
-	if lines > r.kills {
-		r.kills = lines
+	if lines > r.Kills {
+		r.Kills = lines
 	}
 	return r
 }
 
-// probeKillEvidence finds the latest failure of a container's probe of type kind
+// ProbeKillEvidence finds the latest failure of a container's probe of type kind
 // ("Liveness", "Startup") and cites it, the kill, and the probe as the spec's field
 // ("livenessProbe", "startupProbe") sets it.
-func probeKillEvidence(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, kill probeKillRecord, kind, field string, pr *corev1.Probe) (probeFailure, []analyze.Evidence) {
-	fail := latestProbeFailure(v, p, c.Name, kind, time.Time{})
-	evidence := fail.evidence()
-	evidence = append(evidence, kill.evidence()...)
-	evidence = append(evidence, c.SpecLoc.At(field).Evidence(field+": "+probeAction(c.Spec, pr)+"; "+probeTiming(pr), p.Obj.CreationTimestamp.Time))
+func (v *View) ProbeKillEvidence(p *Pod, c ContainerInfo, kill ProbeKillRecord, kind, field string, pr *corev1.Probe) (ProbeFailure, []Evidence) {
+	fail := v.LatestProbeFailure(p, c.Name, kind, time.Time{})
+	evidence := fail.Evidence()
+	evidence = append(evidence, kill.Evidence()...)
+	evidence = append(evidence, c.SpecLoc.At(field).Evidence(field+": "+ProbeAction(c.Spec, pr)+"; "+ProbeTiming(pr), p.Obj.CreationTimestamp.Time))
 	return fail, evidence
 }
 
@@ -127,6 +126,12 @@ var (
 	reNegated     = regexp.MustCompile(`(?i)\b(not|failed|error|unable|cannot)\b`)
 )
 
+// SaysStarted reports whether a log line (its timestamp removed) says the application
+// finished starting: "listening on :8080", "server started", not "failed to start".
+func SaysStarted(line string) bool {
+	return reStartedLine.MatchString(line) && !reNegated.MatchString(line)
+}
+
 // Probe event and journal wording (pkg/kubelet/prober/prober.go, probe): events
 // "<Type> probe failed: <output>" and "<Type> probe errored and resulted in <result>
 // state: <err>"; journal "Probe failed" probeType="<Type>" … output="…".
@@ -135,55 +140,55 @@ const (
 	probeErroredSuffix = " probe errored"
 )
 
-// probeFailure is the latest failure of one probe of one container, from the events and
+// ProbeFailure is the latest failure of one probe of one container, from the events and
 // the kubelet journal.
-type probeFailure struct {
-	event  *analyze.Event
-	line   *analyze.JournalEntry
-	output string
-	// lines counts the journal's "Probe failed" lines for the probe.
-	lines int32
+type ProbeFailure struct {
+	Event  *Event
+	Line   *JournalEntry
+	Output string
+	// Lines counts the journal's "Probe failed" lines for the probe.
+	Lines int32
 }
 
-func (f probeFailure) found() bool { return f.event != nil || f.line != nil }
+func (f ProbeFailure) Found() bool { return f.Event != nil || f.Line != nil }
 
-// failures is how many failures the evidence shows: the event's count, or the journal's
+// Failures is how many failures the evidence shows: the event's count, or the journal's
 // lines when the event is gone.
-func (f probeFailure) failures() int32 {
-	if f.event != nil && f.event.Count > f.lines {
-		return f.event.Count
+func (f ProbeFailure) Failures() int32 {
+	if f.Event != nil && f.Event.Count > f.Lines {
+		return f.Event.Count
 	}
-	return f.lines
+	return f.Lines
 }
 
-// evidence cites the event and the journal line.
-func (f probeFailure) evidence() []analyze.Evidence {
-	var out []analyze.Evidence
-	if f.event != nil {
-		out = append(out, f.event.Evidence())
+// Evidence cites the event and the journal line.
+func (f ProbeFailure) Evidence() []Evidence {
+	var out []Evidence
+	if f.Event != nil {
+		out = append(out, f.Event.Evidence())
 	}
-	if f.line != nil {
-		ev := f.line.Evidence()
-		if f.output != "" {
-			ev.Excerpt = analyze.Excerpt(f.line.Message + ": " + f.output)
+	if f.Line != nil {
+		ev := f.Line.Evidence()
+		if f.Output != "" {
+			ev.Excerpt = Excerpt(f.Line.Message + ": " + f.Output)
 		}
 		out = append(out, ev)
 	}
 	return out
 }
 
-// count says how often the probe failed, when the event says.
-func (f probeFailure) count() string {
-	if f.event != nil && f.event.Count > 1 {
-		return fmt.Sprintf(" (x%d)", f.event.Count)
+// Count says how often the probe failed, when the event says.
+func (f ProbeFailure) Count() string {
+	if f.Event != nil && f.Event.Count > 1 {
+		return fmt.Sprintf(" (x%d)", f.Event.Count)
 	}
 	return ""
 }
 
-// latestProbeFailure finds the newest failure of a container's probe of type kind
+// LatestProbeFailure finds the newest failure of a container's probe of type kind
 // ("Readiness", "Liveness", "Startup") seen at or after since.
-func latestProbeFailure(v *analyze.View, p *analyze.Pod, container, kind string, since time.Time) probeFailure {
-	var f probeFailure
+func (v *View) LatestProbeFailure(p *Pod, container, kind string, since time.Time) ProbeFailure {
+	var f ProbeFailure
 	run := runOf(v, p, container)
 	events := run.Events
 	for i := len(events) - 1; i >= 0; i-- {
@@ -192,11 +197,11 @@ func latestProbeFailure(v *analyze.View, p *analyze.Pod, container, kind string,
 			continue
 		}
 		if out, ok := strings.CutPrefix(e.Message, kind+probeFailedSuffix); ok {
-			f.event, f.output = e, strings.TrimSpace(out)
+			f.Event, f.Output = e, strings.TrimSpace(out)
 			break
 		}
 		if strings.HasPrefix(e.Message, kind+probeErroredSuffix) {
-			f.event, f.output = e, strings.TrimSpace(e.Message[len(kind+probeErroredSuffix):])
+			f.Event, f.Output = e, strings.TrimSpace(e.Message[len(kind+probeErroredSuffix):])
 			break
 		}
 	}
@@ -212,20 +217,20 @@ func latestProbeFailure(v *analyze.View, p *analyze.Pod, container, kind string,
 		if name, _ := e.Field("containerName"); name != container {
 			continue
 		}
-		f.lines++
-		if f.line == nil {
-			f.line = e
+		f.Lines++
+		if f.Line == nil {
+			f.Line = e
 		}
 	}
-	if f.line != nil && f.output == "" {
-		f.output = run.ProbeOutput(f.line)
+	if f.Line != nil && f.Output == "" {
+		f.Output = run.ProbeOutput(f.Line)
 	}
 	return f
 }
 
-// probeAction says what a probe does, with a named port resolved against the
+// ProbeAction says what a probe does, with a named port resolved against the
 // container's ports: "HTTP GET /healthz on port http (8080)".
-func probeAction(c *corev1.Container, pr *corev1.Probe) string {
+func ProbeAction(c *corev1.Container, pr *corev1.Probe) string {
 	switch h := pr.ProbeHandler; {
 	case h.Exec != nil:
 		return "exec " + strings.Join(h.Exec.Command, " ")
@@ -263,8 +268,8 @@ func probePort(c *corev1.Container, port intstr.IntOrString) string {
 	return port.StrVal + " (no such named port on the container)"
 }
 
-// probeTiming renders a probe's schedule; zero fields take the API's defaults.
-func probeTiming(pr *corev1.Probe) string {
+// ProbeTiming renders a probe's schedule; zero fields take the API's defaults.
+func ProbeTiming(pr *corev1.Probe) string {
 	return fmt.Sprintf("initialDelaySeconds %d, periodSeconds %d, timeoutSeconds %d, failureThreshold %d",
 		pr.InitialDelaySeconds, cmp.Or(pr.PeriodSeconds, 10), cmp.Or(pr.TimeoutSeconds, 1), cmp.Or(pr.FailureThreshold, 3))
 }
