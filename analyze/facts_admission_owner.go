@@ -234,6 +234,8 @@ type PodOwners struct {
 	ds   map[string]*DaemonSet
 }
 
+// PodOwners indexes the view's ReplicaSets, Jobs, StatefulSets and DaemonSets (those the
+// rule declared) by namespace and name.
 func (v *View) PodOwners() *PodOwners {
 	o := &PodOwners{v: v, rs: map[string]*ReplicaSet{}, jobs: map[string]*Job{},
 		sts: map[string]*StatefulSet{}, ds: map[string]*DaemonSet{}}

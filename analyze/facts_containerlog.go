@@ -58,6 +58,7 @@ type LogLine struct {
 	N    int
 }
 
+// LogLines splits a log into its lines, numbered from 1, carriage returns removed.
 func LogLines(l *ContainerLog) []LogLine {
 	text := strings.TrimRight(l.Text(), "\n")
 	if text == "" {

@@ -150,6 +150,7 @@ type ProbeFailure struct {
 	Lines int32
 }
 
+// Found reports whether the events or the journal show a failure.
 func (f ProbeFailure) Found() bool { return f.Event != nil || f.Line != nil }
 
 // Failures is how many failures the evidence shows: the event's count, or the journal's

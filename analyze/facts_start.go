@@ -135,6 +135,7 @@ func (v *View) LatestAttempt(p *Pod, c ContainerInfo, keep func(*CRIContainer) b
 	return latest
 }
 
+// ShortID is the 13-character prefix crictl prints for a container ID.
 func ShortID(id string) string {
 	if len(id) > 13 {
 		return id[:13]
