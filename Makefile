@@ -65,7 +65,7 @@ catalog:
 catalog-coverage:
 	$(GO) run ./catalog/coverage $(COVERAGE_FLAGS) testdata/incidents
 
-## bench: podflow side by side with the floor (stream, decode, split) on generated S/M/L bundles
+## bench: podflow side by side with the floor (stream, decode, split) on generated S/M/L/XL bundles (XL is 4×L)
 BENCH_SIZES ?= S,M
 BENCH_CACHE ?= .cache/bench
 bench: build

@@ -30,7 +30,7 @@ type options struct {
 
 func main() {
 	o := options{}
-	sizes := flag.String("sizes", "S,M", "bundle sizes, comma-separated: S, M, L")
+	sizes := flag.String("sizes", "S,M", "bundle sizes, comma-separated: S, M, L, XL (4×L)")
 	commands := flag.String("commands", "analyze,verify,inspect,redact", "podflow commands to time")
 	flag.StringVar(&o.podflow, "podflow", "bin/podflow", "podflow binary")
 	flag.StringVar(&o.compare, "compare", "", "an earlier podflow binary to time in the same run")

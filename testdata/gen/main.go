@@ -7,7 +7,8 @@
 //	go run ./testdata/gen -pods 3000 -events 30000 -journal 100MiB -o /tmp/x.tar.gz
 //
 // Sizes: S is 1k pods, 10k events, 40 MB of kubelet journal; M 5k, 50k, 200 MB;
-// L 20k, 200k, 800 MB. The containerd journal is half the kubelet journal.
+// L 20k, 200k, 800 MB; XL four times L (80k, 800k, 3.2 GB), the size of a large
+// customer's cluster. The containerd journal is half the kubelet journal.
 package main
 
 import (
@@ -35,9 +36,10 @@ type size struct {
 }
 
 var sizes = map[string]size{
-	"S": {pods: 1000, events: 10000, nodes: 10, journal: 40 << 20},
-	"M": {pods: 5000, events: 50000, nodes: 50, journal: 200 << 20},
-	"L": {pods: 20000, events: 200000, nodes: 200, journal: 800 << 20},
+	"S":  {pods: 1000, events: 10000, nodes: 10, journal: 40 << 20},
+	"M":  {pods: 5000, events: 50000, nodes: 50, journal: 200 << 20},
+	"L":  {pods: 20000, events: 200000, nodes: 200, journal: 800 << 20},
+	"XL": {pods: 80000, events: 800000, nodes: 800, journal: 3200 << 20},
 }
 
 // healthy is the template most namespaces are cloned from; the others add failures
@@ -70,7 +72,7 @@ func main() {
 func run(args []string) error {
 	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
 	o := options{}
-	sz := fs.String("size", "S", "S, M or L; -pods, -events, -nodes and -journal override its parts")
+	sz := fs.String("size", "S", "S, M, L or XL; -pods, -events, -nodes and -journal override its parts")
 	pods := fs.Int("pods", 0, "pods")
 	events := fs.Int("events", 0, "events")
 	nodes := fs.Int("nodes", 0, "nodes")
@@ -84,7 +86,7 @@ func run(args []string) error {
 	}
 	s, ok := sizes[strings.ToUpper(*sz)]
 	if !ok {
-		return fmt.Errorf("unknown -size %q: S, M or L", *sz)
+		return fmt.Errorf("unknown -size %q: S, M, L or XL", *sz)
 	}
 	if *pods > 0 {
 		s.pods = *pods
