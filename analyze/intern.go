@@ -128,6 +128,9 @@ func (in *interner) podSpec(s *corev1.PodSpec) {
 	s.NodeSelector = in.labelMap(s.NodeSelector)
 	s.NodeName = in.str(s.NodeName)
 	s.ServiceAccountName = in.str(s.ServiceAccountName)
+	if s.Resources != nil {
+		in.requirements(s.Resources)
+	}
 	for _, list := range [][]corev1.Container{s.InitContainers, s.Containers} {
 		for i := range list {
 			c := &list[i]
@@ -146,7 +149,12 @@ func (in *interner) pod(p *corev1.Pod) {
 	in.meta(&p.ObjectMeta)
 	in.podSpec(&p.Spec)
 	st := &p.Status
-	st.HostIP = in.str(st.HostIP)
+	st.HostIP, st.Phase, st.QOSClass = in.str(st.HostIP), corev1.PodPhase(in.str(string(st.Phase))), corev1.PodQOSClass(in.str(string(st.QOSClass)))
+	// Since Kubernetes 1.33 the status repeats the pod's own requests and limits.
+	st.AllocatedResources = in.resourceList(st.AllocatedResources)
+	if st.Resources != nil {
+		in.requirements(st.Resources)
+	}
 	for i := range st.Conditions {
 		c := &st.Conditions[i]
 		c.Type, c.Status, c.Reason = corev1.PodConditionType(in.str(string(c.Type))), corev1.ConditionStatus(in.str(string(c.Status))), in.str(c.Reason)
