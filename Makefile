@@ -51,8 +51,11 @@ fuzz:
 	done
 
 ## incidents: run podflow over the corpus of real incidents and print accuracy per stage
+## and the cases it misses (INCIDENTS=DIR scores folders of the same layout instead,
+## without the corpus's accuracy bars)
+INCIDENTS ?=
 incidents:
-	$(GO) test ./cmd/podflow -run '^TestIncidents$$' -count=1 -v | sed -n '/incident corpus/,/^---/p'
+	PODFLOW_INCIDENTS='$(INCIDENTS)' $(GO) test ./cmd/podflow -run '^TestIncidents$$' -count=1 -v | sed -n '/incident corpus/,/^---/p'
 
 ## catalog: regenerate catalog/data/ from the released sources pinned in catalog/gen/pins.yaml
 ## and the curated entries in catalog/gen/curated.yaml
