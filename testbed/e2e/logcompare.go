@@ -21,6 +21,14 @@ func compareLog(l1, l2, s []byte, restarted bool) string {
 	case bytes.HasPrefix(s, l1) && bytes.HasPrefix(l2, s):
 		return ""
 	}
+	_, gone1 := removedInstance(l1)
+	_, gone2 := removedInstance(l2)
+	if gone1 && gone2 {
+		// Neither live read had a log to compare with: the kubelet had already removed
+		// the instance it was asked for, while the collector, between the reads, met one
+		// it still had.
+		return fmt.Sprintf("unreadable: both live reads met an instance the kubelet had removed; serve holds %d bytes the collector read", len(s))
+	}
 	if restarted {
 		if d := restartedLog(l1, l2, s); d != "" {
 			return d
