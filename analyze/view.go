@@ -5,6 +5,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 )
@@ -434,4 +435,22 @@ func (v *View) PodAndWorkload(p *Pod) ([]ObjectRef, string) {
 		return append(subjects, *w), w.String()
 	}
 	return subjects, p.Ref().String()
+}
+
+// Readiness counts a slice's endpoints that are ready and not ready; an endpoint whose
+// ready condition is unknown counts as ready, as the EndpointSlice API defines it.
+func Readiness(sl *EndpointSlice) (ready, notReady int) {
+	for _, ep := range sl.Obj.Endpoints {
+		if EndpointReady(ep) {
+			ready++
+		} else {
+			notReady++
+		}
+	}
+	return ready, notReady
+}
+
+// EndpointReady reports whether an endpoint is ready (unknown counts as ready).
+func EndpointReady(ep discoveryv1.Endpoint) bool {
+	return ep.Conditions.Ready == nil || *ep.Conditions.Ready
 }

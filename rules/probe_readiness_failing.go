@@ -143,7 +143,7 @@ func serviceEffect(v *analyze.View, p *analyze.Pod) (string, []analyze.Evidence,
 			readyOnly = readyOnly || analyze.Partial(sl.Obj.ObjectMeta, "notReadyEndpoints")
 			for i, ep := range sl.Obj.Endpoints {
 				total++
-				isReady := ep.Conditions.Ready == nil || *ep.Conditions.Ready
+				isReady := analyze.EndpointReady(ep)
 				if isReady {
 					ready++
 				}

@@ -112,14 +112,7 @@ func endpointState(v *analyze.View, s *analyze.Service) (string, []analyze.Evide
 	var evidence []analyze.Evidence
 	for _, sl := range slices {
 		readyOnly = readyOnly || analyze.Partial(sl.Obj.ObjectMeta, "notReadyEndpoints")
-		r, n := 0, 0
-		for _, ep := range sl.Obj.Endpoints {
-			if ep.Conditions.Ready == nil || *ep.Conditions.Ready {
-				r++
-			} else {
-				n++
-			}
-		}
+		r, n := analyze.Readiness(sl)
 		ready, notReady = ready+r, notReady+n
 		evidence = append(evidence, sl.Loc.At("endpoints").Evidence(
 			fmt.Sprintf("EndpointSlice %s: %d ready, %d not ready endpoint(s)", sl.Obj.Name, r, n), sl.Obj.CreationTimestamp.Time))

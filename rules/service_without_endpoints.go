@@ -65,14 +65,7 @@ func serviceWithoutEndpoints(v *analyze.View) []analyze.Finding {
 		var evidence []analyze.Evidence
 		evidence = append(evidence, s.Loc.At("spec", "selector").Evidence("selector "+phrase.Selector(svc.Spec.Selector), svc.CreationTimestamp.Time))
 		for _, sl := range slices {
-			r, n := 0, 0
-			for _, ep := range sl.Obj.Endpoints {
-				if ep.Conditions.Ready == nil || *ep.Conditions.Ready {
-					r++
-				} else {
-					n++
-				}
-			}
+			r, n := analyze.Readiness(sl)
 			ready, notReady = ready+r, notReady+n
 			evidence = append(evidence, sl.Loc.At("endpoints").Evidence(
 				fmt.Sprintf("EndpointSlice %s: %d ready, %d not ready endpoint(s)", sl.Obj.Name, r, n), sl.Obj.CreationTimestamp.Time))

@@ -43,13 +43,10 @@ func incidentsDir() (dir string, corpus bool) {
 	return dir, err == nil && abs == corpusAbs
 }
 
-// TestIncidents runs podflow over every incident of the corpus and checks, per case,
-// the root finding's stage, rule and cause mentions; it fails when accuracy falls
-// under the bars or any case yields no finding. `make incidents` prints the table;
-// `make incidents INCIDENTS=DIR` prints it, and the cases missed, for the incident
-// folders under DIR and checks no bar.
-func TestIncidents(t *testing.T) {
-	dir, corpus := incidentsDir()
+// scoreDir reads the incident folders under dir and scores each with every rule and
+// signature.
+func scoreDir(t *testing.T, dir string) ([]*incidentCase, []caseResult, []string) {
+	t.Helper()
 	cases, err := readCases(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -59,6 +56,17 @@ func TestIncidents(t *testing.T) {
 		t.Fatal(err)
 	}
 	results, failures := scoreCases(t, cases, catalog)
+	return cases, results, failures
+}
+
+// TestIncidents runs podflow over every incident of the corpus and checks, per case,
+// the root finding's stage, rule and cause mentions; it fails when accuracy falls
+// under the bars or any case yields no finding. `make incidents` prints the table;
+// `make incidents INCIDENTS=DIR` prints it, and the cases missed, for the incident
+// folders under DIR and checks no bar.
+func TestIncidents(t *testing.T) {
+	dir, corpus := incidentsDir()
+	cases, results, failures := scoreDir(t, dir)
 	rows := stageTable(results)
 	var b strings.Builder
 	writeStageTable(&b, rows)
@@ -175,15 +183,7 @@ func TestScoreOwnIncidents(t *testing.T) {
 	if corpus {
 		t.Fatalf("PODFLOW_INCIDENTS=%s is taken for the corpus", dir)
 	}
-	cases, err := readCases(got)
-	if err != nil {
-		t.Fatal(err)
-	}
-	catalog, err := selectRules(nil, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	results, failures := scoreCases(t, cases, catalog)
+	_, results, failures := scoreDir(t, got)
 	rows := stageTable(results)
 	total := rows[len(rows)-1]
 	if total.Cases != 2 || total.StageOK != 1 || total.CauseOK != 1 {
