@@ -144,6 +144,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, "ok")
 	case p == "/openapi/v2" || strings.HasPrefix(p, "/openapi/v3"):
 		s.openapi(w, r, p)
+	case (p == "/api" || p == "/api/" || p == "/apis" || p == "/apis/") && aggregatedVersion(r) != "":
+		s.writeAggregated(w, p == "/api" || p == "/api/", aggregatedVersion(r))
 	case p == "/api" || p == "/api/":
 		writeJSON(w, &metav1.APIVersions{TypeMeta: metav1.TypeMeta{Kind: "APIVersions"}, Versions: []string{"v1"},
 			ServerAddressByClientCIDRs: s.cidrs()})
@@ -487,7 +489,12 @@ func wantAs(r *http.Request) as {
 }
 
 func writeJSON(w http.ResponseWriter, v any) {
-	w.Header().Set("Content-Type", "application/json")
+	writeJSONAs(w, "application/json", v)
+}
+
+// writeJSONAs writes v as JSON under a content type that names its kind.
+func writeJSONAs(w http.ResponseWriter, contentType string, v any) {
+	w.Header().Set("Content-Type", contentType)
 	enc := json.NewEncoder(w)
 	// A write error is the client going away; there is no one to tell.
 	_ = enc.Encode(v)

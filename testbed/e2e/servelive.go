@@ -193,6 +193,11 @@ func (p *prober) run(ns string) error {
 	if err != nil {
 		return err
 	}
+	for _, path := range []string{"/api", "/apis"} {
+		if _, err := p.do("GET", path, acceptAggregated, nil, "GET "+path+" (aggregated)"); err != nil {
+			return err
+		}
+	}
 	var gl apiGroupList
 	if groups.Status == http.StatusOK {
 		if err := json.Unmarshal(groups.Body, &gl); err != nil {
@@ -438,6 +443,8 @@ func compareAnswer(key, ns string, l1, l2, s answer, restarted bool) string {
 	switch {
 	case key == "GET /version":
 		return compareFields(l1.Body, s.Body, "gitVersion", "major", "minor", "platform")
+	case strings.HasSuffix(key, " (aggregated)"):
+		return compareAggregated(l1.Body, s.Body)
 	case key == "GET /api":
 		return compareSubset("versions", l1.Body, s.Body, func(b []byte) []string {
 			var v struct{ Versions []string }
