@@ -158,6 +158,19 @@ func (s *Store) AddBatch(ctx context.Context, entries []Entry) ([]Added, error) 
 	return out, nil
 }
 
+// Recorded says whether the index holds the input of this digest with an analysis by
+// knowledge, and under which ticket name: adding it again would do nothing, so it need
+// not be analyzed again.
+func (s *Store) Recorded(ctx context.Context, digest, knowledge string) (string, bool, error) {
+	var ticket string
+	err := s.queryRow(ctx, `SELECT t.ticket FROM tickets t JOIN analyses a ON a.ticket_id = t.id
+		WHERE t.tenant = ? AND t.digest = ? AND a.knowledge = ?`, s.tenant, digest, knowledge).Scan(&ticket)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	return ticket, err == nil, err
+}
+
 // addTx records one ticket and its analysis in tx.
 func (s *Store) addTx(ctx context.Context, tx *sql.Tx, t Ticket, a Analysis) (Ticket, []Finding, error) {
 	labels, err := json.Marshal(t.Labels)

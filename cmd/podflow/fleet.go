@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -39,99 +38,58 @@ type workerResult struct {
 	errs         []string
 }
 
-// work claims jobs until none is left and records each re-analysis, with n inputs
-// analyzed side by side: one goroutine claims jobs in batches, n analyze, and the
-// calling goroutine alone writes, committing the finished analyses (and their jobs'
-// states) a batch at a time, so the analyzers never wait on the store's one writer.
-// A job that fails is marked failed with its error and the others go on; the caller
-// decides what a failure means for its exit code.
+// work claims jobs until none is left and records each re-analysis through pipeline:
+// one goroutine claims jobs in batches, n analyze side by side, and the calling
+// goroutine alone writes, committing the finished analyses (and their jobs' states) a
+// batch at a time. A job that fails is marked failed with its error and the others go
+// on; the caller decides what a failure means for its exit code.
 func work(ctx context.Context, g *globalOptions, s *index.Store, worker, blobs string, catalog []*analyze.Rule, shard, shards, n int) (workerResult, error) {
 	n = max(n, 1)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	todo := make(chan *index.Job, n)
-	done := make(chan index.JobResult, 2*n)
-	var claimErr error
-	go func() {
-		defer close(todo)
-		for {
-			js, err := s.ClaimBatch(ctx, worker, shard, shards, n)
-			if err != nil {
-				claimErr = err
-				return
-			}
-			if len(js) == 0 {
-				return
-			}
-			for _, j := range js {
-				select {
-				case todo <- j:
-				case <-ctx.Done():
-					return
-				}
-			}
-		}
-	}()
-	var wg sync.WaitGroup
-	for range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range todo {
-				r := index.JobResult{Job: j}
-				rep, err := reanalyzeBlob(ctx, g, blobs, j, catalog)
-				if err != nil {
-					r.Err = err
-				} else {
-					r.Analysis = &index.Analysis{PodflowVersion: version, Knowledge: j.Knowledge, Findings: rep.Findings}
-				}
-				done <- r
-			}
-		}()
-	}
-	go func() {
-		wg.Wait()
-		close(done)
-	}()
 	var r workerResult
-	var batch []index.JobResult
-	var writeErr error
-	flush := func() {
-		if len(batch) == 0 || writeErr != nil {
-			batch = batch[:0]
-			return
-		}
-		errs, err := s.FinishBatch(ctx, batch)
-		if err != nil {
-			writeErr = err
-			cancel() // the store is gone: stop claiming and analyzing
-			batch = batch[:0]
-			return
-		}
-		for _, jobErr := range errs {
-			if jobErr != nil {
-				r.failed++
-				r.errs = append(r.errs, jobErr.Error())
-				g.log().WithField("worker", worker).Errorf("%v", jobErr)
-				continue
+	claimErr, writeErr := pipeline(ctx, n, 32,
+		func(ctx context.Context, send func(*index.Job) bool) error {
+			for {
+				js, err := s.ClaimBatch(ctx, worker, shard, shards, n)
+				if err != nil || len(js) == 0 {
+					return err
+				}
+				for _, j := range js {
+					if !send(j) {
+						return nil
+					}
+				}
 			}
-			r.done++
-		}
-		batch = batch[:0]
-	}
-	for res := range done {
-		batch = append(batch, res)
-		// Commit when no other result waits, or a batch is full: under load results
-		// come together and share a commit, and a quiet store sees each at once.
-		if len(done) == 0 || len(batch) >= 32 {
-			flush()
-		}
-	}
-	flush()
+		},
+		func(ctx context.Context, j *index.Job) index.JobResult {
+			res := index.JobResult{Job: j}
+			rep, err := reanalyzeBlob(ctx, g, blobs, j, catalog)
+			if err != nil {
+				res.Err = err
+			} else {
+				res.Analysis = &index.Analysis{PodflowVersion: version, Knowledge: j.Knowledge, Findings: rep.Findings}
+			}
+			return res
+		},
+		func(batch []index.JobResult) error {
+			errs, err := s.FinishBatch(ctx, batch)
+			if err != nil {
+				return err
+			}
+			for _, jobErr := range errs {
+				if jobErr != nil {
+					r.failed++
+					r.errs = append(r.errs, jobErr.Error())
+					g.log().WithField("worker", worker).Errorf("%v", jobErr)
+					continue
+				}
+				r.done++
+			}
+			return nil
+		})
 	if writeErr != nil {
 		return r, writeErr
 	}
-	if claimErr != nil {
+	if claimErr != nil && ctx.Err() == nil {
 		return r, claimErr
 	}
 	return r, context.Cause(ctx)

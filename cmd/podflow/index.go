@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -22,6 +23,7 @@ import (
 	"podflow.dev/podflow/bundle/redact"
 	"podflow.dev/podflow/importer"
 	"podflow.dev/podflow/index"
+	"podflow.dev/podflow/internal/checkpoint"
 	"podflow.dev/podflow/untrusted"
 )
 
@@ -94,6 +96,7 @@ type indexAddOptions struct {
 	labels    []string
 	output    string
 	redactCfg string
+	jobs      int
 	paths     []string
 }
 
@@ -106,8 +109,14 @@ func newIndexAddCmd(g *globalOptions) *cobra.Command {
 Adding the same input again does nothing (inputs are known by digest). A podflow bundle must
 record redaction in its manifest; every other input is redacted with the redaction policy and
 then scanned for secrets, and an input in which the scan still finds one is refused, naming
-the file, line and rule.`,
+the file, line and rule.
+
+Many inputs are analyzed --jobs at a time while one writer records them, many to a
+transaction. An input that cannot be read or recorded is reported with its reason and the
+others are recorded; the exit status is then 1. Ctrl-C stops reading inputs and keeps every
+one recorded so far: adding the same inputs again goes on where it stopped.`,
 		Example: `  podflow index add tickets/* --customer acme --label release=4.3
+  podflow index add --jobs 2 tickets/*
   podflow index add case-1234.tgz --ticket 1234 --blobs /srv/podflow/blobs -o json
   podflow index add report.json --db postgres://podflow@db.internal/podflow`,
 		Args: cobra.MinimumNArgs(1),
@@ -127,12 +136,16 @@ the file, line and rule.`,
 	cmd.Flags().StringArrayVar(&o.labels, "label", nil, "a label k=v to record (release=V sets the product release); repeatable")
 	cmd.Flags().StringVarP(&o.output, "output", "o", "table", "output: table, or json (one line per new finding)")
 	cmd.Flags().StringVar(&o.redactCfg, redact.FlagConfig, "", "YAML file of extra redaction rules for inputs that are not redacted podflow bundles")
+	cmd.Flags().IntVar(&o.jobs, "jobs", 1, "analyze this many inputs side by side (one goroutine records them, many per transaction)")
 	return cmd
 }
 
 func (o *indexAddOptions) validate() error {
 	if err := checkOutput(o.output, "table", "json"); err != nil {
 		return err
+	}
+	if o.jobs < 1 {
+		return usageError("--jobs %d: want at least 1", o.jobs)
 	}
 	if o.ticket != "" && len(o.paths) > 1 {
 		return usageError("--ticket names one ticket: give one input")
@@ -171,6 +184,33 @@ type prepared struct {
 	archive string
 }
 
+// addBatch is how many inputs' analyses index add commits at once at most.
+const addBatch = 64
+
+// addItem is one input to add, in the order given.
+type addItem struct {
+	n    int
+	path string
+}
+
+// addResult is what analyzing one input gave: the entry to record, or that the index
+// holds it already, or why it cannot be recorded.
+type addResult struct {
+	path  string
+	kind  string
+	entry index.Entry
+	// known is the stored ticket's name when the index holds the input with this
+	// knowledge already: nothing was analyzed.
+	known string
+	err   error
+}
+
+// addCounts is what index add did.
+type addCounts struct {
+	recorded, known, failed, interrupted int
+	failedPaths                          []string
+}
+
 func runIndexAdd(ctx context.Context, o *indexAddOptions) error {
 	store, err := o.store.open(ctx, false)
 	if err != nil {
@@ -191,42 +231,130 @@ func runIndexAdd(ctx context.Context, o *indexAddOptions) error {
 		k, v, _ := strings.Cut(l, "=")
 		labels[k] = v
 	}
+	prog := o.progressFor(o.paths)
+	bar := prog.counter("index", len(o.paths))
+	logEvery := o.verbosity > 0 && !o.streams.ErrTTY && len(o.paths) >= 100
+	start := time.Now()
+	var c addCounts
 	enc := json.NewEncoder(o.streams.Out)
-	var failed []string
-	for _, p := range o.paths {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		err := addOne(ctx, o, store, catalog, knowledge, policy, labels, p, enc)
-		if err != nil {
-			if errors.Is(err, context.Canceled) {
-				return err
+	// What is analyzed is recorded even when a signal stops the run: the writer's
+	// context is not cancelled, so a batch in hand is committed whole.
+	wctx := context.WithoutCancel(ctx)
+	_, writeErr := pipeline(ctx, o.jobs, addBatch,
+		func(ctx context.Context, send func(addItem) bool) error {
+			for i, p := range o.paths {
+				if ctx.Err() != nil || !send(addItem{i, p}) {
+					return nil
+				}
 			}
-			o.log().Errorf("%v", err)
-			failed = append(failed, p)
-		}
+			return nil
+		},
+		func(ctx context.Context, it addItem) addResult {
+			return analyzeForIndex(ctx, o, store, catalog, knowledge, policy, labels, it.path)
+		},
+		func(batch []addResult) error {
+			var entries []index.Entry
+			var at []int
+			for i, r := range batch {
+				if r.err == nil && r.known == "" {
+					entries = append(entries, r.entry)
+					at = append(at, i)
+				}
+			}
+			if len(entries) > 0 {
+				added, err := store.AddBatch(wctx, entries)
+				if err != nil {
+					return fmt.Errorf("record: %w", err)
+				}
+				checkpoint.Reach("record")
+				for k, a := range added {
+					r := &batch[at[k]]
+					switch {
+					case errors.Is(a.Err, index.ErrExists):
+						r.known = a.Ticket.Ticket
+					case a.Err != nil:
+						r.err = fmt.Errorf("record %q: %w", r.path, a.Err)
+					default:
+						if err := o.printAdded(enc, r.kind, a); err != nil {
+							return err
+						}
+					}
+				}
+			}
+			for _, r := range batch {
+				switch {
+				case r.err != nil && ctx.Err() != nil:
+					// Stopped by the signal, not by the input: added again, it is read again.
+					c.interrupted++
+				case r.err != nil:
+					c.failed++
+					c.failedPaths = append(c.failedPaths, r.path)
+					o.log().Errorf("%v", r.err)
+				case r.known != "":
+					c.known++
+					o.log().WithField("input", r.path).Infof("already in the index as ticket %s", untrusted.Text(r.known))
+				default:
+					c.recorded++
+				}
+				bar.inc()
+				if done := c.recorded + c.known + c.failed; logEvery && done%100 == 0 {
+					o.log().Infof("index add: %d of %d input(s) done in %s", done, len(o.paths), time.Since(start).Round(time.Second))
+				}
+			}
+			return nil
+		})
+	prog.wait()
+	if writeErr != nil {
+		return writeErr
 	}
-	if len(failed) > 0 {
-		return &codeError{code: exitError, err: fmt.Errorf("index add: %d of %d input(s) not recorded", len(failed), len(o.paths))}
+	if len(o.paths) > 1 {
+		o.log().Infof("index add: %d recorded, %d already in the index, %d failed, of %d input(s) in %s",
+			c.recorded, c.known, c.failed, len(o.paths), time.Since(start).Round(time.Millisecond))
+	}
+	if ctx.Err() != nil {
+		return &keptError{err: context.Cause(ctx), kept: fmt.Sprintf("%d input(s) recorded are kept, %d not read (add the same inputs again to go on)",
+			c.recorded+c.known, len(o.paths)-c.recorded-c.known-c.failed)}
+	}
+	if c.failed > 0 {
+		return &codeError{code: exitError, err: fmt.Errorf("index add: %d of %d input(s) not recorded: %s", c.failed, len(o.paths), untrusted.Text(strings.Join(c.failedPaths, ", ")))}
 	}
 	return nil
 }
 
-func addOne(ctx context.Context, o *indexAddOptions, store *index.Store, catalog []*analyze.Rule, knowledge string, policy *redact.Policy,
-	labels map[string]string, p string, enc *json.Encoder) error {
+// analyzeForIndex prepares and analyzes one input, unless the index holds it with this
+// knowledge already, and keeps its blob.
+func analyzeForIndex(ctx context.Context, o *indexAddOptions, store *index.Store, catalog []*analyze.Rule, knowledge string, policy *redact.Policy,
+	labels map[string]string, p string) addResult {
+	res := addResult{path: p}
 	in, err := prepareInput(ctx, o, policy, p)
 	if err != nil {
-		return err
+		res.err = namedInputErr(p, err)
+		return res
+	}
+	res.kind = in.kind
+	kv := knowledge
+	if in.kind == "report" {
+		kv = "report:" + in.report.PodflowVersion
+	}
+	// Idempotent by digest: an input recorded already is not analyzed again.
+	if t, ok, err := store.Recorded(ctx, in.digest, kv); err != nil {
+		res.err = fmt.Errorf("%q: %w", p, err)
+		return res
+	} else if ok {
+		res.known = t
+		return res
 	}
 	rep := in.report
 	if rep == nil {
 		graph, err := analyze.LoadWith(ctx, []*bundle.Bundle{in.b}, o.log(), analyze.LoadOptions{TroubleOnly: true})
 		if err != nil {
-			return fmt.Errorf("analyze %q: %w", p, err)
+			res.err = fmt.Errorf("analyze %q: %w", p, err)
+			return res
 		}
 		rep, err = analyze.RunContext(ctx, graph, catalog, analyze.Options{PodflowVersion: version, Unexplained: true})
 		if err != nil {
-			return fmt.Errorf("analyze %q: %w", p, err)
+			res.err = fmt.Errorf("analyze %q: %w", p, err)
+			return res
 		}
 	}
 	t := index.Ticket{Digest: in.digest, Customer: o.customer, Ticket: o.ticket, Source: filepath.Base(p), InputKind: in.kind,
@@ -245,41 +373,45 @@ func addOne(ctx context.Context, o *indexAddOptions, store *index.Store, catalog
 	}
 	if o.blobs != "" && in.kind != "report" {
 		if t.Blob, err = keepBlob(o.blobs, in); err != nil {
-			return err
+			res.err = fmt.Errorf("%q: %w", p, err)
+			return res
 		}
 	}
-	kv := knowledge
-	if in.kind == "report" {
-		kv = "report:" + rep.PodflowVersion
+	res.entry = index.Entry{Ticket: t, Analysis: index.Analysis{PodflowVersion: rep.PodflowVersion, Knowledge: kv, Findings: rep.Findings}}
+	return res
+}
+
+// namedInputErr makes sure an input's error names the input.
+func namedInputErr(p string, err error) error {
+	if strings.Contains(err.Error(), p) || strings.Contains(err.Error(), strconv.Quote(p)) {
+		return err
 	}
-	stored, findings, err := store.Add(ctx, t, index.Analysis{PodflowVersion: rep.PodflowVersion, Knowledge: kv, Findings: rep.Findings})
-	if errors.Is(err, index.ErrExists) {
-		o.log().WithField("input", p).Infof("already in the index as ticket %s", untrusted.Text(stored.Ticket))
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("record %q: %w", p, err)
-	}
+	return fmt.Errorf("%q: %w", p, err)
+}
+
+// printAdded writes what one recorded input found: one JSON line per finding with -o
+// json, else one line per ticket.
+func (o *indexAddOptions) printAdded(enc *json.Encoder, kind string, a index.Added) error {
 	if o.output == "json" {
-		for _, f := range findings {
+		for _, f := range a.Findings {
 			if err := enc.Encode(struct {
 				Ticket   string `json:"ticket"`
 				Customer string `json:"customer,omitempty"`
 				index.Finding
-			}{stored.Ticket, stored.Customer, f}); err != nil {
+			}{a.Ticket.Ticket, a.Ticket.Customer, f}); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
 	root := "no root cause"
-	for _, f := range findings {
+	for _, f := range a.Findings {
 		if f.Root {
 			root = f.Class
 			break
 		}
 	}
-	_, err = fmt.Fprintf(o.streams.Out, "%s\t%s\t%d finding(s)\t%s\n", untrusted.Text(stored.Ticket), in.kind, len(findings), untrusted.Text(root))
+	_, err := fmt.Fprintf(o.streams.Out, "%s\t%s\t%d finding(s)\t%s\n", untrusted.Text(a.Ticket.Ticket), kind, len(a.Findings), untrusted.Text(root))
 	return err
 }
 

@@ -2,12 +2,18 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"podflow.dev/podflow/index"
+	"podflow.dev/podflow/internal/checkpoint"
 )
 
 // TestIndexAddQuery walks the path a support team takes: add recorded bundles and a
@@ -142,5 +148,144 @@ func TestIndexRefusesLeak(t *testing.T) {
 	}
 	if _, out, _ := runPodflow(t, "index", "ls", "--db", db); strings.Count(out, "\n") != 1 {
 		t.Errorf("the refused input was recorded:\n%s", out)
+	}
+}
+
+// TestIndexAddMany adds many inputs at once with analyzers side by side and one writer,
+// one of them poisoned: the others are all recorded, with the same findings as one by
+// one, the poisoned one is reported with its file and reason, and the exit status says
+// something was not recorded. Adding the same inputs again analyzes and records nothing.
+func TestIndexAddMany(t *testing.T) {
+	dir := t.TempDir()
+	all, err := filepath.Glob(filepath.Join("..", "..", "testdata", "bundles", "*"))
+	if err != nil || len(all) < 12 {
+		t.Fatalf("recorded bundles: %d (%v)", len(all), err)
+	}
+	inputs := all[:12]
+	poisoned := filepath.Join(dir, "case-9.tgz")
+	if err := os.WriteFile(poisoned, []byte("\x1f\x8b\x08\x00 this is no gzip stream past its magic"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args := append(append([]string{}, inputs[:6]...), poisoned)
+	args = append(args, inputs[6:]...)
+
+	roots := func(db string) map[string]string {
+		t.Helper()
+		code, out, errOut := runPodflow(t, "query", "sql", "--db", db, "-o", "csv", "--limit", "0",
+			`SELECT t.ticket, f.class, f.fingerprint FROM tickets t JOIN analyses a ON a.ticket_id = t.id AND a.current = 1
+			JOIN findings f ON f.analysis_id = a.id ORDER BY t.ticket, f.class, f.fingerprint`)
+		if code != 0 {
+			t.Fatalf("query sql: exit %d\n%s", code, errOut)
+		}
+		got := map[string]string{}
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n")[1:] {
+			name, rest, _ := strings.Cut(l, ",")
+			got[name] += rest + ";"
+		}
+		return got
+	}
+
+	db := filepath.Join(dir, "many.db")
+	code, out, errOut := runPodflow(t, append([]string{"index", "add", "--db", db, "--jobs", "3"}, args...)...)
+	if code != exitError {
+		t.Fatalf("index add with a poisoned input: exit %d, want %d\n%s%s", code, exitError, out, errOut)
+	}
+	if !strings.Contains(errOut, poisoned) || !strings.Contains(errOut, "gzip") || !strings.Contains(errOut, "1 of 13 input(s) not recorded") {
+		t.Errorf("the poisoned input is not reported with its file and reason:\n%s", errOut)
+	}
+	if n := strings.Count(out, "\n"); n != len(inputs) {
+		t.Errorf("index add printed %d ticket line(s), want %d:\n%s", n, len(inputs), out)
+	}
+	many := roots(db)
+	if len(many) != len(inputs) {
+		t.Errorf("%d ticket(s) recorded, want the %d good inputs: %v", len(many), len(inputs), many)
+	}
+
+	// One analyzer, one input per run: the same tickets and findings.
+	one := filepath.Join(dir, "one.db")
+	for _, in := range inputs {
+		if code, _, errOut := runPodflow(t, "index", "add", "--db", one, in); code != 0 {
+			t.Fatalf("index add %s: exit %d\n%s", in, code, errOut)
+		}
+	}
+	if want := roots(one); !reflect.DeepEqual(many, want) {
+		t.Errorf("--jobs 3 recorded\n%v\none at a time recorded\n%v", many, want)
+	}
+
+	// Again: every good input is known by its digest, the poisoned one fails again.
+	code, out, errOut = runPodflow(t, append([]string{"index", "add", "--db", db, "--jobs", "3"}, args...)...)
+	if code != exitError || out != "" || strings.Count(errOut, "already in the index as ticket") != len(inputs) {
+		t.Errorf("adding again: exit %d, stdout %q\n%s", code, out, errOut)
+	}
+	if code, _, _ := runPodflow(t, "index", "add", "--db", db, "--jobs", "0", inputs[0]); code != exitUsage {
+		t.Errorf("--jobs 0: exit %d, want %d", code, exitUsage)
+	}
+}
+
+// TestIndexAddInterrupted stops index add with Ctrl-C once it has committed a batch:
+// it exits with the signal's status, says what it kept, the inputs recorded stay
+// recorded, and adding the same inputs again records the rest.
+func TestIndexAddInterrupted(t *testing.T) {
+	bin := buildPodflow(t)
+	dir := t.TempDir()
+	inputs, err := filepath.Glob(filepath.Join("..", "..", "testdata", "bundles", "*"))
+	if err != nil || len(inputs) < 20 {
+		t.Fatalf("recorded bundles: %d (%v)", len(inputs), err)
+	}
+	inputs = inputs[:20]
+	db := filepath.Join(dir, "index.db")
+	marker := filepath.Join(dir, "at-checkpoint")
+	cmd := exec.Command(bin, append([]string{"index", "add", "--db", db}, inputs...)...)
+	cmd.Env = append(os.Environ(), checkpoint.EnvStep+"=record", checkpoint.EnvFile+"="+marker)
+	var out, errOut syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	// Generous: the bound only ends a run that would otherwise hang.
+	deadline := time.After(2 * time.Minute)
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+wait:
+	for {
+		select {
+		case err := <-done:
+			t.Fatalf("index add finished without committing a batch (%v)\n%s", err, errOut.String())
+		case <-deadline:
+			_ = cmd.Process.Kill()
+			t.Fatalf("index add never committed a batch\n%s", errOut.String())
+		case <-tick.C:
+			if _, err := os.Stat(marker); err == nil {
+				break wait
+			}
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err = <-done:
+	case <-time.After(2 * time.Minute):
+		_ = cmd.Process.Kill()
+		t.Fatal("index add still running 2m after SIGINT")
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("exit %v, want status 130\n%s", err, errOut.String())
+	}
+	if !strings.Contains(errOut.String(), "interrupted by SIGINT: stopped;") || !strings.Contains(errOut.String(), "recorded are kept") {
+		t.Errorf("stderr does not say what was kept:\n%s", errOut.String())
+	}
+	kept := strings.Count(out.String(), "\n")
+	// The writer waited at its first commit until the signal: the analyzer could get
+	// only as far ahead as the pipeline's channels hold.
+	if kept == 0 || kept >= len(inputs) {
+		t.Fatalf("%d of %d input(s) recorded before the signal stopped the run\n%s", kept, len(inputs), out.String())
+	}
+	code, rest, errText := runPodflow(t, append([]string{"index", "add", "--db", db}, inputs...)...)
+	if code != 0 || strings.Count(rest, "\n") != len(inputs)-kept || strings.Count(errText, "already in the index as ticket") != kept {
+		t.Errorf("adding again after the signal: exit %d, %d new, want %d\n%s%s", code, strings.Count(rest, "\n"), len(inputs)-kept, rest, errText)
 	}
 }

@@ -44,3 +44,14 @@ func interrupted(ctx context.Context) (*interruptedError, bool) {
 	}
 	return nil, false
 }
+
+// keptError ends a command a signal stopped after it had written part of its work,
+// which it keeps (an index keeps the inputs recorded so far): kept says what.
+type keptError struct {
+	err  error
+	kept string
+}
+
+func (e *keptError) Error() string { return e.kept }
+
+func (e *keptError) Unwrap() error { return e.err }

@@ -200,10 +200,15 @@ func runAs(ctx context.Context, argv0 string, args []string, s streams) int {
 			// A server's normal end is the signal: it stopped cleanly.
 			return exitOK
 		}
-		if err != nil {
+		var kept *keptError
+		switch {
+		case errors.As(err, &kept):
+			// The command stopped on the signal and kept what it had written.
+			fmt.Fprintf(s.ErrOut, "podflow: %s: stopped; %s\n", ie, kept.kept)
+		case err != nil:
 			// The command stopped on the signal and cleaned up; one line says why.
 			fmt.Fprintf(s.ErrOut, "podflow: %s: stopped, nothing written\n", ie)
-		} else {
+		default:
 			// The signal came as the command was finishing: what it wrote is whole, but
 			// whoever sent the signal is told it was received, as the shell convention
 			// (and a script waiting on the exit status) expects.
