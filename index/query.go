@@ -71,18 +71,14 @@ type CauseQuery struct {
 // Causes counts the tickets per cause (class and fingerprint) among the current root
 // findings of tickets seen since q.Since, most tickets first.
 //
-// By month, the counts come from the per-month summary the store keeps, so a year is
-// read as a few thousand rows: months are whole (the month of q.Since counts from its
-// first day), and there is no customers column.
+// By month, q.Limit counts causes rather than rows: the answer is the top causes over
+// the whole span, each with its tickets per month, so a year of many causes is a few
+// rows per cause. The counts are exact from q.Since and made in SQL from the summaries
+// the store keeps: whole months from cause_months, the first month's whole days from
+// cause_days, its first, partial day from current_roots. There is no customers column.
 func (s *Store) Causes(ctx context.Context, q CauseQuery) (Table, error) {
 	if q.By == ByMonth {
-		t, err := s.table(ctx, []string{"cause", "month", "tickets", "template", "fingerprint"},
-			`SELECT class, month, SUM(tickets), MIN(template), fingerprint FROM cause_months
-			WHERE tenant = ? AND month >= ? AND (? = 0 OR class = ?)
-			GROUP BY class, fingerprint, month HAVING SUM(tickets) > 0
-			ORDER BY SUM(tickets) DESC, class, month LIMIT ?`,
-			s.tenant, monthOf(q.Since), boolInt(q.Unexplained), analyze.UnexplainedRule, limit(q.Limit))
-		return t.monthText(1), err
+		return s.causesByMonth(ctx, q)
 	}
 	if q.By == ByNone || q.By == ByCustomer {
 		// Whole days from the per-day summary, the first, partial day from the current
@@ -138,6 +134,51 @@ func (s *Store) Causes(ctx context.Context, q CauseQuery) (Table, error) {
 		t = t.drop(1)
 	}
 	return t, err
+}
+
+// causesByMonth is Causes by month (see Causes).
+func (s *Store) causesByMonth(ctx context.Context, q CauseQuery) (Table, error) {
+	since := q.Since.UTC()
+	if since.Unix() < 0 {
+		since = time.Unix(0, 0).UTC()
+	}
+	// The first month counts from since: its whole days from the per-day summary, its
+	// first, partial day from the current root causes. Later months are whole. (A year
+	// read from the per-day summary alone would read about a row per ticket: it keys
+	// the customer too.)
+	first := time.Date(since.Year(), since.Month(), 1, 0, 0, 0, 0, time.UTC)
+	wholeMonths := first
+	if !since.Equal(first) {
+		wholeMonths = first.AddDate(0, 1, 0)
+	}
+	fullDayFrom := since.Unix() / secondsPerDay
+	if since.Unix()%secondsPerDay != 0 {
+		fullDayFrom++
+	}
+	unx := boolInt(q.Unexplained)
+	t, err := s.table(ctx, []string{"cause", "month", "tickets", "template", "fingerprint"},
+		`WITH c AS (
+			SELECT class, fingerprint, month, template, tickets AS n FROM cause_months
+				WHERE tenant = ? AND month >= ? AND (? = 0 OR class = ?)
+			UNION ALL
+			SELECT class, fingerprint, CAST(? AS INTEGER), template, tickets FROM cause_days
+				WHERE tenant = ? AND day >= ? AND day < ? AND (? = 0 OR class = ?)
+			UNION ALL
+			SELECT class, fingerprint, CAST(? AS INTEGER), template, 1 FROM current_roots
+				WHERE tenant = ? AND seen_at >= ? AND seen_at < ? AND (? = 0 OR class = ?)),
+		m AS (SELECT class, fingerprint, month, SUM(n) AS tickets, MIN(template) AS template
+			FROM c GROUP BY class, fingerprint, month HAVING SUM(n) > 0),
+		r AS (SELECT class, fingerprint, month, tickets,
+			MIN(template) OVER (PARTITION BY class, fingerprint) AS template,
+			SUM(tickets) OVER (PARTITION BY class, fingerprint) AS total FROM m),
+		k AS (SELECT class, fingerprint, month, tickets, template,
+			DENSE_RANK() OVER (ORDER BY total DESC, class, fingerprint) AS rnk FROM r)
+		SELECT class, month, tickets, template, fingerprint FROM k WHERE rnk <= ? ORDER BY rnk, month`,
+		s.tenant, monthOf(wholeMonths), unx, analyze.UnexplainedRule,
+		monthOf(since), s.tenant, fullDayFrom, wholeMonths.Unix()/secondsPerDay, unx, analyze.UnexplainedRule,
+		monthOf(since), s.tenant, since.Unix(), fullDayFrom*secondsPerDay, unx, analyze.UnexplainedRule,
+		limit(q.Limit))
+	return t.monthText(1), err
 }
 
 // Who lists the tickets whose current analysis has a finding of the cause (a class

@@ -288,43 +288,63 @@ func testStore(t *testing.T, tg target) {
 func checkMonths(t *testing.T, s *Store, when string) {
 	t.Helper()
 	ctx := context.Background()
-	got, err := s.Causes(ctx, CauseQuery{Since: time.Unix(0, 0), By: ByMonth})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]string{}
-	rows, err := s.query(ctx, `SELECT f.class, t.seen_at, f.fingerprint, COUNT(DISTINCT f.ticket_id) FROM tickets t
-		JOIN analyses a ON a.ticket_id = t.id AND a.current = 1 JOIN findings f ON f.analysis_id = a.id AND f.root = 1
-		WHERE t.tenant = ? GROUP BY f.class, t.seen_at, f.fingerprint, t.id`, s.tenant)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	counts := map[string]int{}
-	for rows.Next() {
-		var class, fp string
-		var seen int64
-		var n int
-		if err := rows.Scan(&class, &seen, &fp, &n); err != nil {
+	// By month, since the beginning, since times inside a day that has tickets (T-3 is
+	// seen at 2026-08-12 12:00, T-1 at 2026-11-18 12:00), and since a month's first
+	// second: each count made again from every current root finding.
+	cuts := []int64{0,
+		time.Date(2026, 8, 12, 6, 0, 0, 0, time.UTC).Unix(), time.Date(2026, 8, 12, 13, 0, 0, 0, time.UTC).Unix(),
+		time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC).Unix(),
+		time.Date(2026, 11, 18, 6, 0, 0, 0, time.UTC).Unix(), time.Date(2026, 11, 18, 13, 0, 0, 0, time.UTC).Unix()}
+	for _, cut := range cuts {
+		got, err := s.Causes(ctx, CauseQuery{Since: time.Unix(cut, 0), By: ByMonth})
+		if err != nil {
 			t.Fatal(err)
 		}
-		counts[class+" "+time.Unix(seen, 0).UTC().Format("2006-01")+" "+fp] += n
-	}
-	for k, n := range counts {
-		want[k] = strconv.Itoa(n)
-	}
-	have := map[string]string{}
-	for _, r := range got.Rows {
-		have[r[0]+" "+r[1]+" "+r[4]] = r[2]
-	}
-	if len(want) == 0 || !reflect.DeepEqual(have, want) {
-		t.Errorf("causes by month %s: %v, want %v", when, have, want)
+		want := recountMonths(t, s, cut)
+		have := map[string]string{}
+		for _, r := range got.Rows {
+			have[r[0]+" "+r[4]+" "+r[1]] = r[2]
+		}
+		if (cut == 0 && len(want) == 0) || !reflect.DeepEqual(have, want) {
+			t.Errorf("causes by month since %s %s: %v, want %v", time.Unix(cut, 0).UTC().Format(time.RFC3339), when, have, want)
+		}
+		// --limit counts causes: the top cause over the span, with all its months.
+		top, err := s.Causes(ctx, CauseQuery{Since: time.Unix(cut, 0), By: ByMonth, Limit: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		totals := map[string]int{}
+		for k, n := range want {
+			cause := k[:strings.LastIndex(k, " ")]
+			v, _ := strconv.Atoi(n)
+			totals[cause] += v
+		}
+		best, topTotal := "", 0
+		for _, r := range top.Rows {
+			cause := r[0] + " " + r[4]
+			if best != "" && cause != best {
+				t.Errorf("causes by month --limit 1 since %s %s: two causes %q and %q", time.Unix(cut, 0).UTC().Format(time.RFC3339), when, best, cause)
+			}
+			best = cause
+			if want[cause+" "+r[1]] != r[2] {
+				t.Errorf("causes by month --limit 1 %s: %s %s has %s tickets, want %s", when, cause, r[1], r[2], want[cause+" "+r[1]])
+			}
+			v, _ := strconv.Atoi(r[2])
+			topTotal += v
+		}
+		most := 0
+		for _, n := range totals {
+			most = max(most, n)
+		}
+		if topTotal != most || topTotal != totals[best] {
+			t.Errorf("causes by month --limit 1 %s: %q has %d ticket(s) in its rows (%d in all), the most any cause has is %d", when, best, topTotal, totals[best], most)
+		}
 	}
 	// The same for causes since a date, which read the per-day summary for whole days
 	// and the current root findings for the first, partial one: since the beginning,
 	// and since a time inside a day that has tickets.
 	// (T-1 is seen at 2026-11-18 12:00: a cut before it and one after it on its day.)
-	for _, cut := range []int64{0, time.Date(2026, 11, 18, 6, 0, 0, 0, time.UTC).Unix(), time.Date(2026, 11, 18, 13, 0, 0, 0, time.UTC).Unix()} {
+	for _, cut := range cuts {
 		all, err := s.Causes(ctx, CauseQuery{Since: time.Unix(cut, 0)})
 		if err != nil {
 			t.Fatal(err)
@@ -353,6 +373,37 @@ func checkMonths(t *testing.T, s *Store, when string) {
 			t.Errorf("causes since %s %s: %v, want %v", time.Unix(cut, 0).UTC().Format(time.RFC3339), when, haveAll, perCause)
 		}
 	}
+}
+
+// recountMonths counts the tickets per cause and month seen since cut from every
+// current root finding: "class fingerprint yyyy-mm" to tickets.
+func recountMonths(t *testing.T, s *Store, cut int64) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	rows, err := s.query(ctx, `SELECT f.class, f.fingerprint, t.seen_at FROM tickets t
+		JOIN analyses a ON a.ticket_id = t.id AND a.current = 1 JOIN findings f ON f.analysis_id = a.id AND f.root = 1
+		WHERE t.tenant = ? AND t.seen_at >= ? GROUP BY f.class, f.fingerprint, t.id, t.seen_at`, s.tenant, cut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	counts := map[string]int{}
+	for rows.Next() {
+		var class, fp string
+		var seen int64
+		if err := rows.Scan(&class, &fp, &seen); err != nil {
+			t.Fatal(err)
+		}
+		counts[class+" "+fp+" "+time.Unix(seen, 0).UTC().Format("2006-01")]++
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for k, n := range counts {
+		out[k] = strconv.Itoa(n)
+	}
+	return out
 }
 
 // TestTenants checks that one tenant never reads another's rows: through the store's

@@ -144,10 +144,11 @@ func newQueryCmd(g *globalOptions) *cobra.Command {
 	}
 	cmd.AddCommand(
 		sub("causes", "Count tickets per cause (rule or signature and fingerprint), most first",
-			"  podflow query causes --since 30d\n  podflow query causes --by customer\n  podflow query causes --unexplained --since 30d",
+			"  podflow query causes --since 30d\n  podflow query causes --by customer\n  podflow query causes --by month --since 365d --limit 10\n  podflow query causes --unexplained --since 30d",
 			cobra.NoArgs, func(fs *pflag.FlagSet, o *queryOptions) {
 				sinceFlag(fs, o)
 				fs.StringVar(&o.by, "by", "", "also count by customer, release, kube, stage or month")
+				fs.Lookup("limit").Usage = "at most this many rows; with --by month, this many causes, each with its months"
 				fs.BoolVar(&o.unexpl, "unexplained", false, "only what no rule or signature explains, grouped by the masked template of its most telling line")
 			}, func(ctx context.Context, s *index.Store, o *queryOptions, _ []string) (index.Table, error) {
 				since, err := o.sinceTime()
