@@ -201,16 +201,18 @@ func (s *Store) Similar(ctx context.Context, ref string, lim int) (Table, error)
 	if err != nil {
 		return Table{}, err
 	}
+	// The current root causes of the ticket, and of every other ticket with one of
+	// their fingerprints: ranges of current_roots' fingerprint index, no finding read.
 	return s.table(ctx, []string{"ticket", "customer", "release", "seen", "cause", "shared"},
-		`SELECT o.ticket, o.customer, o.product_release, o.seen_at, MIN(f2.class), COUNT(DISTINCT f2.fingerprint) AS shared
-		FROM findings f2
-		JOIN analyses a2 ON a2.id = f2.analysis_id AND a2.current = 1
-		JOIN tickets o ON o.id = f2.ticket_id
-		WHERE f2.tenant = ? AND f2.root = 1 AND f2.ticket_id <> ? AND f2.fingerprint IN (
-			SELECT f1.fingerprint FROM findings f1 JOIN analyses a1 ON a1.id = f1.analysis_id AND a1.current = 1
-			WHERE f1.ticket_id = ? AND f1.root = 1)
-		GROUP BY o.id, o.ticket, o.customer, o.product_release, o.seen_at
-		ORDER BY shared DESC, o.seen_at DESC LIMIT ?`, s.tenant, t.ID, t.ID, limit(lim))
+		`SELECT o.ticket, o.customer, o.product_release, o.seen_at, c.class, c.shared
+		FROM (SELECT r2.ticket_id, MIN(r2.class) AS class, COUNT(DISTINCT r2.fingerprint) AS shared, MAX(r2.seen_at) AS seen
+			FROM current_roots r2
+			WHERE r2.tenant = ? AND r2.ticket_id <> ? AND r2.fingerprint IN (
+				SELECT r1.fingerprint FROM current_roots r1 WHERE r1.tenant = ? AND r1.ticket_id = ?)
+			GROUP BY r2.ticket_id
+			ORDER BY shared DESC, seen DESC, r2.ticket_id DESC LIMIT ?) c
+		JOIN tickets o ON o.id = c.ticket_id
+		ORDER BY c.shared DESC, c.seen DESC, o.id DESC`, s.tenant, t.ID, s.tenant, t.ID, limit(lim))
 }
 
 // Trend counts tickets per month for one cause (class or fingerprint), or for every

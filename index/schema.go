@@ -179,7 +179,19 @@ var migrations = []migration{{
 		`CREATE POLICY cause_days_tenant ON cause_days USING (tenant = current_setting('podflow.tenant', true)) WITH CHECK (tenant = current_setting('podflow.tenant', true))`,
 		`GRANT SELECT ON cause_days TO podflow_reader`,
 	},
+}, {
+	// Migration 5: current_roots by ticket, which replacing or forgetting a ticket's
+	// analysis deletes by (without it each such delete read the whole table), and by
+	// fingerprint, so the tickets sharing a root cause are one range of one index.
+	version:  5,
+	sqlite:   []string{currentRootsTicket, currentRootsFingerprint},
+	postgres: []string{currentRootsTicket, currentRootsFingerprint},
 }}
+
+const (
+	currentRootsTicket      = `CREATE INDEX current_roots_ticket ON current_roots (ticket_id)`
+	currentRootsFingerprint = `CREATE INDEX current_roots_fingerprint ON current_roots (tenant, fingerprint, ticket_id, seen_at, class)`
+)
 
 // causeDaysTable counts, per tenant, day (days since 1970-01-01 UTC of the ticket's
 // seen_at), cause class, fingerprint and customer, the tickets whose current analysis

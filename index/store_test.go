@@ -182,6 +182,14 @@ func testStore(t *testing.T, tg target) {
 	if len(sim.Rows) != 1 || sim.Rows[0][0] != "T-2" {
 		t.Errorf("similar to T-1: %q", sim.Rows)
 	}
+	// T-2 has two root causes: T-1 shares the quota refusal, T-3 the image; newest first.
+	sim, err = s.Similar(ctx, "T-2", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := [][]string{{"T-1", "acme", "4.2", "2026-11-18", "admission-quota-exceeded", "1"}, {"T-3", "acme", "4.3", "2026-08-12", "image-pull-not-found", "1"}}; !reflect.DeepEqual(sim.Rows, want) {
+		t.Errorf("similar to T-2: %q, want %q", sim.Rows, want)
+	}
 	found, err := s.Search(ctx, "anonymous shared memory", 0)
 	if err != nil {
 		t.Fatal(err)
