@@ -8,10 +8,6 @@ import (
 	"strings"
 )
 
-// acceptAggregated is the Accept header client-go's discovery sends since Kubernetes
-// 1.30: the aggregated form first, then the one-document-per-group-version form.
-const acceptAggregated = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json"
-
 // discovered is one resource of a group version as discovery lists it.
 type discovered struct {
 	Name       string

@@ -175,6 +175,10 @@ type apiGroupList struct {
 	} `json:"groups"`
 }
 
+// acceptAggregated is the Accept header client-go's discovery sends since Kubernetes
+// 1.30: the aggregated form first, then the one-document-per-group-version form.
+const acceptAggregated = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json"
+
 func gvPath(gv string) string {
 	if gv == "v1" {
 		return "/api/v1"
