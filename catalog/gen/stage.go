@@ -83,15 +83,25 @@ var placeRules = []placeRule{
 	{component: "kube-controller-manager", dir: "pkg/controller/podgc", stage: "termination"},
 	{component: "kube-controller-manager", dir: "pkg/controller/disruption", stage: "termination"},
 	{component: "kube-controller-manager", dir: "pkg/controller/podautoscaler", stage: "controller"},
+	// the namespace controller and the garbage collector delete: what stops them keeps a
+	// namespace Terminating or dependents alive
+	{component: "kube-controller-manager", dir: "pkg/controller/namespace", stage: "termination"},
+	{component: "kube-controller-manager", dir: "pkg/controller/garbagecollector", stage: "termination"},
+	// the quota controller computes the usage the quota admission plugin refuses Pods by
+	{component: "kube-controller-manager", dir: "pkg/controller/resourcequota", stage: "admission"},
 	{component: "kube-controller-manager", dir: "pkg/controller/", stage: "controller"},
 
 	// kube-apiserver
 	{component: "kube-apiserver", dir: "plugin/pkg/admission", stage: "admission"},
 	{component: "kube-apiserver", dir: "pkg/admission", stage: "admission"},
 	{component: "kube-apiserver", dir: "staging/src/k8s.io/apiserver/pkg/admission", stage: "admission"},
+	{component: "kube-apiserver", dir: "pkg/quota", stage: "admission"},
 	{component: "kube-apiserver", dir: "pkg/registry/core/pod", function: re(`(?i)evict`), stage: "termination"},
 	{component: "kube-apiserver", dir: "pkg/registry/core/pod", stage: "request"},
 	{component: "kube-apiserver", dir: "pkg/apis/core/validation", stage: "request"},
+	// an authorization refusal ("User %q cannot list resource %q … at the cluster scope")
+	{component: "kube-apiserver", dir: "pkg/endpoints/handlers/responsewriters", stage: "request"},
+	{component: "kube-apiserver", dir: "staging/src/k8s.io/apiserver/pkg/endpoints/handlers/responsewriters", stage: "request"},
 
 	// containerd: the CRI plugin by the CRI call, then the packages under it
 	{component: "containerd", function: re(`(?i)sandbox|network|cni|setupPod|teardownPod|netns`), stage: "sandbox"},
@@ -144,7 +154,7 @@ var componentStages = map[string]string{
 	"client-go": "request", "etcd": "request", "kyverno": "admission", "gatekeeper": "admission",
 	"pod-security-admission": "admission", "openshift-scc": "admission",
 	"mount-utils": "volume", "nfs-utils": "volume",
-	"karpenter": "scheduling", "containers-image": "image",
+	"karpenter": "scheduling", "containers-image": "image", "distribution": "image",
 	"linux": "runtime", "systemd": "node",
 }
 
@@ -210,6 +220,18 @@ var templateOverrides = []templateOverride{
 	{"containerd", "pull access denied", "image"},
 	{"containerd", "exec format error", "start"},
 	{"kube-controller-manager", "error creating: ", "admission"},
+	// the StatefulSet controller's "create Pod %s in StatefulSet %s failed error: %s": the
+	// API server refused the Pod, as for a ReplicaSet's "Error creating:"
+	{"kube-controller-manager", "pod %s in statefulset %s failed error", "admission"},
+	// A group whose discovery fails (an aggregated API such as metrics.k8s.io whose
+	// APIService is not Available) stops, on the Pod path, the controllers that must list
+	// every resource type before they delete: the namespace controller
+	// (NamespaceDeletionDiscoveryFailure) and the garbage collector. client-go's discovery
+	// prints it; kubectl passes it on.
+	{"", "unable to retrieve the complete list of server apis", "termination"},
+	{"client-go", "couldn't get resource list for", "termination"},
+	// CoreDNS's forward plugin with no upstream in its resolv.conf: the cluster's DNS
+	{"coredns", "no nameservers found", "service"},
 	{"kube-scheduler", "didn't find available persistent volumes to bind", "scheduling"},
 	{"kube-scheduler", "volume node affinity conflict", "scheduling"},
 	{"kubelet", "image pull failed for", "image"},
@@ -288,7 +310,7 @@ var failureReason = re(`(?i)fail|error|backoff|killed|evict|unhealthy|invalid|de
 func classFor(e *catalog.Entry) string {
 	switch e.Kind {
 	case "reason":
-		if failureReason.MatchString(e.Template) || e.Level == "warning" {
+		if failureReason.MatchString(e.Template) || e.Level == "warning" || e.Level == "error" {
 			return "failure"
 		}
 		return "info"
