@@ -96,6 +96,10 @@ var placeRules = []placeRule{
 	{component: "kube-apiserver", dir: "pkg/admission", stage: "admission"},
 	{component: "kube-apiserver", dir: "staging/src/k8s.io/apiserver/pkg/admission", stage: "admission"},
 	{component: "kube-apiserver", dir: "pkg/quota", stage: "admission"},
+	// the aggregator's APIService availability: an APIService that is not Available is a
+	// group whose discovery fails (see templateOverrides)
+	{component: "kube-apiserver", dir: "pkg/controllers/status", stage: "termination"},
+	{component: "kube-apiserver", dir: "staging/src/k8s.io/kube-aggregator/pkg/controllers/status", stage: "termination"},
 	{component: "kube-apiserver", dir: "pkg/registry/core/pod", function: re(`(?i)evict`), stage: "termination"},
 	{component: "kube-apiserver", dir: "pkg/registry/core/pod", stage: "request"},
 	{component: "kube-apiserver", dir: "pkg/apis/core/validation", stage: "request"},
@@ -230,6 +234,9 @@ var templateOverrides = []templateOverride{
 	// prints it; kubectl passes it on.
 	{"", "unable to retrieve the complete list of server apis", "termination"},
 	{"client-go", "couldn't get resource list for", "termination"},
+	// The registry's error codes are printed by registries alone, so even their short ones
+	// ("manifest unknown", "name unknown") name the image stage.
+	{"distribution", "", "image"},
 	// CoreDNS's forward plugin with no upstream in its resolv.conf: the cluster's DNS
 	{"coredns", "no nameservers found", "service"},
 	{"kube-scheduler", "didn't find available persistent volumes to bind", "scheduling"},
