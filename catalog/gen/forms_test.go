@@ -216,10 +216,15 @@ func TestTemplateStageOverrides(t *testing.T) {
 	for _, c := range []struct{ component, template, want string }{
 		{"client-go", "unable to retrieve the complete list of server APIs: %s", "termination"},
 		{"coredns", "no nameservers found", "service"},
+		{"distribution", "manifest unknown", "image"},
 		{"kube-controller-manager", "%s Pod %s in StatefulSet %s failed error: %s", "admission"},
 	} {
 		if got, ok := templateStage(c.component, c.template); !ok || got != c.want {
 			t.Errorf("templateStage(%s, %q) = %q, %v; want %q", c.component, c.template, got, ok, c.want)
 		}
+	}
+	// a registry's code that any server prints names no stage
+	if got, ok := templateStage("distribution", "service unavailable"); ok {
+		t.Errorf("templateStage(distribution, service unavailable) = %q, want no override", got)
 	}
 }

@@ -234,9 +234,17 @@ var templateOverrides = []templateOverride{
 	// prints it; kubectl passes it on.
 	{"", "unable to retrieve the complete list of server apis", "termination"},
 	{"client-go", "couldn't get resource list for", "termination"},
-	// The registry's error codes are printed by registries alone, so even their short ones
-	// ("manifest unknown", "name unknown") name the image stage.
-	{"distribution", "", "image"},
+	// The registry's error codes that name what a registry serves are printed by
+	// registries alone, so even their short ones ("manifest unknown", "blob unknown to
+	// registry") name the image stage; "service unavailable" or "authentication required"
+	// any server prints, and they stay without a stage.
+	{"distribution", "manifest", "image"},
+	{"distribution", "blob", "image"},
+	{"distribution", "digest", "image"},
+	{"distribution", "repository", "image"},
+	{"distribution", "registry", "image"},
+	{"distribution", "tag ", "image"},
+	{"distribution", "layer", "image"},
 	// CoreDNS's forward plugin with no upstream in its resolv.conf: the cluster's DNS
 	{"coredns", "no nameservers found", "service"},
 	{"kube-scheduler", "didn't find available persistent volumes to bind", "scheduling"},
@@ -308,7 +316,7 @@ func levelFor(s site) string {
 
 // failureWords mark a message without a level (a built message, an event of unknown
 // type) as a failure.
-var failureWords = re(`(?i)\b(fail|failed|failure|error|unable|cannot|can't|couldn't|could not|denied|refused|forbidden|invalid|not found|timed? ?out|timeout|exceeded|insufficient|unauthorized|back-off|backoff|crash|killed|conflict|missing|no such|not ready|unavailable|exhausted|rejected|didn't|does not|doesn't|not allowed|must|unknown|unexpected|panic)\b`)
+var failureWords = re(`(?i)\b(fail|failed|failure|error|unable|cannot|can't|couldn't|could not|denied|refused|forbidden|invalid|not found|timed? ?out|timeout|exceeded|insufficient|unauthorized|back-off|backoff|crash|killed|conflict|missing|no such|not ready|unavailable|exhausted|rejected|didn't|does not|doesn't|not allowed|must|unknown|unexpected|panic|no response)\b`)
 
 // failureReason marks a reason word as a failure.
 var failureReason = re(`(?i)fail|error|backoff|killed|evict|unhealthy|invalid|denied|exceeded|insufficient|outof|notready|pressure|conflict|mismatch|unknown|lost|reject|crashloop|deadline|oom|unschedulable|notfound|exhaust`)
