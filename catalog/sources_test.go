@@ -36,6 +36,23 @@ func TestAddedComponents(t *testing.T) {
 		{`E0912 21:15:18.306924 5 factory.go:583] Error scheduling default web-1: pod (web-1) failed to fit in any node`, "kube-scheduler", "scheduling"},
 		{`2018/09/06 13:02:45 [FATAL] plugin/loop: Seen "HINFO IN 205042106.562065606." more than twice, loop detected`, "coredns", "service"},
 		{`panic: runtime error: invalid memory address or nil pointer dereference`, "go", ""},
+		// the namespace controller and client-go's discovery: a group that fails discovery
+		// keeps a namespace Terminating
+		{`E0803 10:51:55.509313    1878 namespace_controller.go:162] deletion of namespace helm-ns-413 failed: unable to retrieve the complete list of server APIs: metrics.k8s.io/v1beta1: the server is currently unable to handle the request`, "kube-controller-manager", "termination"},
+		{`NamespaceDeletionDiscoveryFailure  True  DiscoveryFailed  Discovery failed for some groups, 1 failing: unable to retrieve the complete list of server APIs: custom.metrics.k8s.io/v1beta1: the server is currently unable to handle the request`, "kube-controller-manager", "termination"},
+		{`error: unable to retrieve the complete list of server APIs: metrics.k8s.io/v1beta1: the server is currently unable to handle the request`, "client-go", "termination"},
+		// the HPA's conditions, quota's evaluators, RBAC's refusal in 1.7-1.13 wording
+		{`AbleToScale  False  FailedGetScale  the HPA controller was unable to get the target's current scale: deployments/scale.apps "web" not found`, "kube-controller-manager", "controller"},
+		{`failed quota: compute: must specify limits.cpu,limits.memory`, "kube-apiserver", "admission"},
+		{`User "system:serviceaccount:default:default" cannot list pods at the cluster scope`, "kube-apiserver", "request"},
+		{`create Pod web-0 in StatefulSet web failed error: pods "web-0" is forbidden: error looking up service account default/web: serviceaccount "web" not found`, "kube-controller-manager", "admission"},
+		// runc's rc era, the registry's error codes, CoreDNS's plugin errors
+		{`container_linux.go:349: starting container process caused "exec: \"/app\": permission denied": unknown`, "runc", "start"},
+		{`standard_init_linux.go:228: exec user process caused: exec format error`, "runc", "start"},
+		{`Error response from daemon: manifest for nginx:9.9 not found: manifest unknown: manifest unknown`, "distribution", "image"},
+		{`Error response from daemon: manifest unknown`, "distribution", "image"},
+		{`Message: failing or missing response from https://10.96.10.86:443/apis/metrics.k8s.io/v1beta1: Get "https://10.96.10.86:443/apis/metrics.k8s.io/v1beta1": dial tcp 10.96.10.86:443: connect: connection refused`, "kube-apiserver", "termination"},
+		{`plugin/forward: no nameservers found`, "coredns", "service"},
 		// curated: printed by programs that are not Go modules, or not served
 		{`Apr 05 05:33:40 master systemd[1]: Unit kubelet.service entered failed state.`, "systemd", "node"},
 		{`Jan 18 17:33:58 aura systemd[1]: kubelet.service: Failed with result 'exit-code'.`, "systemd", "node"},

@@ -318,6 +318,7 @@ func readModule(mod module, dir string) ([]site, readStats, error) {
 		return nil, st, err
 	}
 	r := newResolver(files)
+	r.indexForms(files)
 	var sites []site
 	for _, fi := range files {
 		sites = append(sites, r.walkFile(fset, fi)...)
@@ -363,6 +364,10 @@ type resolver struct {
 	consts map[string]constDef // "importpath.Name"
 	memo   map[string]string
 	busy   map[string]bool
+	// helpers are the formatting helpers ("importpath.Func"), causes the cause formats
+	// of error types (by import path); see forms.go.
+	helpers map[string]helper
+	causes  map[string]causeFormat
 }
 
 type constDef struct {
@@ -536,6 +541,10 @@ func (r *resolver) walkFile(fset *token.FileSet, fi *fileInfo) []site {
 						markSprintf(x.Results[0], consumed)
 						at(site{kind: "error", level: "error", template: t, plain: !r.isFormat(x.Results[0], fi, locals)}, x.Pos())
 					}
+				}
+			case *ast.CompositeLit:
+				if s, ok := r.descriptorSite(x, fi); ok {
+					at(s, x.Pos())
 				}
 			case *ast.KeyValueExpr:
 				// A status reason set in a literal: ContainerStateWaiting{Reason: "ContainerCreating"}
@@ -831,6 +840,9 @@ func (r *resolver) classify(call *ast.CallExpr, fi *fileInfo, locals map[string]
 			}
 		}
 		return out
+	case strings.Contains(name, "Condition") && len(args) >= 3:
+		// setCondition(hpa, type, status, reason, "message %v", args…)
+		return r.conditionSites(args, fi, locals, consumed)
 	case fi.component == "go" && recvPkg == "" && (name == "plainError" || name == "errorString") && len(args) == 1:
 		// the runtime's panics: memoryError = error(errorString("invalid memory address …"))
 		if t, ok := format(args[0]); ok {
@@ -842,6 +854,13 @@ func (r *resolver) classify(call *ast.CallExpr, fi *fileInfo, locals map[string]
 			return []site{{kind: "status", reason: r.reasonOf(args[0], fi, locals), level: "error", template: t, plain: !r.isFormat(args[1], fi, locals)}}
 		}
 		return nil
+	case strings.Contains(name, "PredicateFailureError") && len(args) == 1:
+		// Kubernetes 1.7 and before: the scheduler prints the predicate's name as the
+		// reason a node does not fit ("2 CheckServiceAffinity").
+		if t, ok := r.str(args[0], fi, locals); ok && isReasonWord(t) {
+			return []site{{kind: "reason", reason: t, level: "error", template: t, plain: true}}
+		}
+		return nil
 	case strings.HasPrefix(name, "New") && (name == "NewBadRequest" || name == "NewServiceUnavailable" || name == "NewTooManyRequests" ||
 		name == "NewTimeoutError" || name == "NewUnauthorized" || name == "NewForbidden" && len(args) == 1):
 		if len(args) >= 1 {
@@ -850,6 +869,12 @@ func (r *resolver) classify(call *ast.CallExpr, fi *fileInfo, locals map[string]
 			}
 		}
 		return nil
+	}
+	if s, ok := r.causeSite(name, args, fi, locals); ok {
+		return []site{s}
+	}
+	if s, ok := r.helperSite(call, fi, locals); ok {
+		return []site{s}
 	}
 	level, isLog := logLevels[name]
 	if !isLog || recvPkg == "testing" || recvIdent == "t" || recvIdent == "b" || len(args) == 0 {

@@ -83,15 +83,29 @@ var placeRules = []placeRule{
 	{component: "kube-controller-manager", dir: "pkg/controller/podgc", stage: "termination"},
 	{component: "kube-controller-manager", dir: "pkg/controller/disruption", stage: "termination"},
 	{component: "kube-controller-manager", dir: "pkg/controller/podautoscaler", stage: "controller"},
+	// the namespace controller and the garbage collector delete: what stops them keeps a
+	// namespace Terminating or dependents alive
+	{component: "kube-controller-manager", dir: "pkg/controller/namespace", stage: "termination"},
+	{component: "kube-controller-manager", dir: "pkg/controller/garbagecollector", stage: "termination"},
+	// the quota controller computes the usage the quota admission plugin refuses Pods by
+	{component: "kube-controller-manager", dir: "pkg/controller/resourcequota", stage: "admission"},
 	{component: "kube-controller-manager", dir: "pkg/controller/", stage: "controller"},
 
 	// kube-apiserver
 	{component: "kube-apiserver", dir: "plugin/pkg/admission", stage: "admission"},
 	{component: "kube-apiserver", dir: "pkg/admission", stage: "admission"},
 	{component: "kube-apiserver", dir: "staging/src/k8s.io/apiserver/pkg/admission", stage: "admission"},
+	{component: "kube-apiserver", dir: "pkg/quota", stage: "admission"},
+	// the aggregator's APIService availability: an APIService that is not Available is a
+	// group whose discovery fails (see templateOverrides)
+	{component: "kube-apiserver", dir: "pkg/controllers/status", stage: "termination"},
+	{component: "kube-apiserver", dir: "staging/src/k8s.io/kube-aggregator/pkg/controllers/status", stage: "termination"},
 	{component: "kube-apiserver", dir: "pkg/registry/core/pod", function: re(`(?i)evict`), stage: "termination"},
 	{component: "kube-apiserver", dir: "pkg/registry/core/pod", stage: "request"},
 	{component: "kube-apiserver", dir: "pkg/apis/core/validation", stage: "request"},
+	// an authorization refusal ("User %q cannot list resource %q … at the cluster scope")
+	{component: "kube-apiserver", dir: "pkg/endpoints/handlers/responsewriters", stage: "request"},
+	{component: "kube-apiserver", dir: "staging/src/k8s.io/apiserver/pkg/endpoints/handlers/responsewriters", stage: "request"},
 
 	// containerd: the CRI plugin by the CRI call, then the packages under it
 	{component: "containerd", function: re(`(?i)sandbox|network|cni|setupPod|teardownPod|netns`), stage: "sandbox"},
@@ -144,7 +158,7 @@ var componentStages = map[string]string{
 	"client-go": "request", "etcd": "request", "kyverno": "admission", "gatekeeper": "admission",
 	"pod-security-admission": "admission", "openshift-scc": "admission",
 	"mount-utils": "volume", "nfs-utils": "volume",
-	"karpenter": "scheduling", "containers-image": "image",
+	"karpenter": "scheduling", "containers-image": "image", "distribution": "image",
 	"linux": "runtime", "systemd": "node",
 }
 
@@ -210,6 +224,29 @@ var templateOverrides = []templateOverride{
 	{"containerd", "pull access denied", "image"},
 	{"containerd", "exec format error", "start"},
 	{"kube-controller-manager", "error creating: ", "admission"},
+	// the StatefulSet controller's "create Pod %s in StatefulSet %s failed error: %s": the
+	// API server refused the Pod, as for a ReplicaSet's "Error creating:"
+	{"kube-controller-manager", "pod %s in statefulset %s failed error", "admission"},
+	// A group whose discovery fails (an aggregated API such as metrics.k8s.io whose
+	// APIService is not Available) stops, on the Pod path, the controllers that must list
+	// every resource type before they delete: the namespace controller
+	// (NamespaceDeletionDiscoveryFailure) and the garbage collector. client-go's discovery
+	// prints it; kubectl passes it on.
+	{"", "unable to retrieve the complete list of server apis", "termination"},
+	{"client-go", "couldn't get resource list for", "termination"},
+	// The registry's error codes that name what a registry serves are printed by
+	// registries alone, so even their short ones ("manifest unknown", "blob unknown to
+	// registry") name the image stage; "service unavailable" or "authentication required"
+	// any server prints, and they stay without a stage.
+	{"distribution", "manifest", "image"},
+	{"distribution", "blob", "image"},
+	{"distribution", "digest", "image"},
+	{"distribution", "repository", "image"},
+	{"distribution", "registry", "image"},
+	{"distribution", "tag ", "image"},
+	{"distribution", "layer", "image"},
+	// CoreDNS's forward plugin with no upstream in its resolv.conf: the cluster's DNS
+	{"coredns", "no nameservers found", "service"},
 	{"kube-scheduler", "didn't find available persistent volumes to bind", "scheduling"},
 	{"kube-scheduler", "volume node affinity conflict", "scheduling"},
 	{"kubelet", "image pull failed for", "image"},
@@ -279,7 +316,7 @@ func levelFor(s site) string {
 
 // failureWords mark a message without a level (a built message, an event of unknown
 // type) as a failure.
-var failureWords = re(`(?i)\b(fail|failed|failure|error|unable|cannot|can't|couldn't|could not|denied|refused|forbidden|invalid|not found|timed? ?out|timeout|exceeded|insufficient|unauthorized|back-off|backoff|crash|killed|conflict|missing|no such|not ready|unavailable|exhausted|rejected|didn't|does not|doesn't|not allowed|must|unknown|unexpected|panic)\b`)
+var failureWords = re(`(?i)\b(fail|failed|failure|error|unable|cannot|can't|couldn't|could not|denied|refused|forbidden|invalid|not found|timed? ?out|timeout|exceeded|insufficient|unauthorized|back-off|backoff|crash|killed|conflict|missing|no such|not ready|unavailable|exhausted|rejected|didn't|does not|doesn't|not allowed|must|unknown|unexpected|panic|no response)\b`)
 
 // failureReason marks a reason word as a failure.
 var failureReason = re(`(?i)fail|error|backoff|killed|evict|unhealthy|invalid|denied|exceeded|insufficient|outof|notready|pressure|conflict|mismatch|unknown|lost|reject|crashloop|deadline|oom|unschedulable|notfound|exhaust`)
@@ -288,7 +325,7 @@ var failureReason = re(`(?i)fail|error|backoff|killed|evict|unhealthy|invalid|de
 func classFor(e *catalog.Entry) string {
 	switch e.Kind {
 	case "reason":
-		if failureReason.MatchString(e.Template) || e.Level == "warning" {
+		if failureReason.MatchString(e.Template) || e.Level == "warning" || e.Level == "error" {
 			return "failure"
 		}
 		return "info"

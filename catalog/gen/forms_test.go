@@ -1,0 +1,230 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// readSources writes files (path inside the module → source) into a module directory and
+// returns the sites the generator reads from them, by template.
+func readSources(t *testing.T, component string, files map[string]string) map[string]site {
+	t.Helper()
+	dir := t.TempDir()
+	for p, src := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mod := module{Module: "example.com/m", Packages: []packageSel{{Dir: ".", Component: component}}}
+	sites, _, err := readModule(mod, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]site{}
+	for _, s := range sites {
+		out[s.template] = s
+	}
+	return out
+}
+
+func templates(m map[string]site) string {
+	var ts []string
+	for t := range m {
+		ts = append(ts, t)
+	}
+	sort.Strings(ts)
+	return strings.Join(ts, "\n")
+}
+
+// A call to a formatting helper with constant text prints the helper's format with the
+// text filled in (CoreDNS's plugin.Error).
+func TestHelperFilledWithCallConstants(t *testing.T) {
+	got := readSources(t, "coredns", map[string]string{
+		"plugin/plugin.go": `package plugin
+import "fmt"
+func Error(name string, err error) error { return fmt.Errorf("%s/%s: %s", "plugin", name, err) }
+`,
+		"plugin/forward/setup.go": `package forward
+import "example.com/m/plugin"
+func setup(err error) error {
+	if err != nil {
+		return plugin.Error("forward", err)
+	}
+	return plugin.Error(name(), err)
+}
+func name() string { return "x" }
+`,
+	})
+	s, ok := got["plugin/forward: %s"]
+	if !ok {
+		t.Fatalf("no site for plugin.Error(\"forward\", err); templates:\n%s", templates(got))
+	}
+	if s.kind != "error" || s.function != "setup" || s.file != "plugin/forward/setup.go" {
+		t.Errorf("site = %+v, want an error printed by setup in plugin/forward/setup.go", s)
+	}
+	if _, ok := got["plugin/%s: %s"]; ok {
+		t.Errorf("a call without constant text must not make an entry of its own; templates:\n%s", templates(got))
+	}
+	// a stage is derived from the site as for any other
+	if st := stageFor(s); st != "service" {
+		t.Errorf("stage of %q = %q, want service", s.template, st)
+	}
+}
+
+// fillVerbs fills the verbs that have a value, quotes %q values and keeps the others.
+func TestFillVerbs(t *testing.T) {
+	v := func(s string) *string { return &s }
+	for _, c := range []struct {
+		format string
+		values []*string
+		raw    bool
+		want   string
+	}{
+		{"%s/%s: %w", []*string{v("plugin"), v("forward"), nil}, false, "plugin/forward: %w"},
+		{"%s:%d: %s caused %q", []*string{nil, nil, v("exec user process")}, true, "%s:%d: exec user process caused %q"},
+		{"open %q: %d%% full", []*string{v("a%b")}, false, `open "a%%b": %d%% full`},
+		{"adding pid %d to %s", []*string{nil, v("cgroups %s")}, true, "adding pid %d to cgroups %s"},
+	} {
+		if got := fillVerbs(c.format, c.values, c.raw); got != c.want {
+			t.Errorf("fillVerbs(%q) = %q, want %q", c.format, got, c.want)
+		}
+	}
+}
+
+// runc's rc-era errors print the cause they were built with through the error type's own
+// format: "container_linux.go:349: starting container process caused: exec: …".
+func TestCauseWrappedByErrorFormat(t *testing.T) {
+	got := readSources(t, "runc", map[string]string{
+		"libcontainer/generic_error.go": `package libcontainer
+import "fmt"
+type genericError struct{ Cause, Message, File string; Line int }
+func newSystemErrorWithCause(err error, cause string) error { return &genericError{Cause: cause, Message: err.Error()} }
+func newSystemErrorWithCausef(err error, cause string, v ...interface{}) error { return newSystemErrorWithCause(err, fmt.Sprintf(cause, v...)) }
+func (e *genericError) Error() string {
+	if e.Cause == "" {
+		return e.Message
+	}
+	return fmt.Sprintf("%s:%d: %s caused: %s", e.File, e.Line, e.Cause, e.Message)
+}
+`,
+		"libcontainer/container_linux.go": `package libcontainer
+func start(err error, pid int) error {
+	if pid == 0 {
+		return newSystemErrorWithCause(err, "starting container process")
+	}
+	return newSystemErrorWithCausef(err, "adding pid %d to cgroups", pid)
+}
+`,
+	})
+	for _, want := range []string{"%s:%d: starting container process caused: %s", "%s:%d: adding pid %d to cgroups caused: %s"} {
+		s, ok := got[want]
+		if !ok {
+			t.Errorf("no site %q; templates:\n%s", want, templates(got))
+			continue
+		}
+		if s.kind != "error" || s.function != "start" {
+			t.Errorf("site %q = %+v, want an error printed by start", want, s)
+		}
+	}
+}
+
+// A registry error descriptor prints its code in lower case, then its message.
+func TestRegistryErrorDescriptor(t *testing.T) {
+	got := readSources(t, "distribution", map[string]string{
+		"registry/api/errcode/register.go": `package errcode
+type ErrorDescriptor struct{ Value, Message, Description string; HTTPStatusCode int }
+func Register(group string, d ErrorDescriptor) int { return 0 }
+var ErrorCodeManifestUnknown = Register("registry.api.v2", ErrorDescriptor{
+	Value:          "MANIFEST_UNKNOWN",
+	Message:        "manifest unknown",
+	Description:    "This error is returned when the manifest, identified by name and tag is unknown to the repository.",
+	HTTPStatusCode: 404,
+})
+`,
+	})
+	s, ok := got["manifest unknown: manifest unknown"]
+	if !ok {
+		t.Fatalf("no site for the MANIFEST_UNKNOWN descriptor; templates:\n%s", templates(got))
+	}
+	if s.kind != "error" || s.reason != "MANIFEST_UNKNOWN" {
+		t.Errorf("site = %+v, want an error with reason MANIFEST_UNKNOWN", s)
+	}
+	if st := stageFor(s); st != "image" {
+		t.Errorf("stage = %q, want image", st)
+	}
+}
+
+// A condition set through a helper gives its message, with the reason before it.
+func TestConditionSetterMessage(t *testing.T) {
+	got := readSources(t, "kube-controller-manager", map[string]string{
+		"pkg/controller/podautoscaler/horizontal.go": `package podautoscaler
+func setCondition(hpa interface{}, conditionType, status, reason, message string, args ...interface{}) {}
+func reconcile(hpa interface{}, err error) {
+	setCondition(hpa, "AbleToScale", "False", "FailedGetScale", "the HPA controller was unable to get the target's current scale: %v", err)
+	setCondition(hpa, "ScalingActive", "False", "InvalidSelector", "the HPA target's scale is missing a selector")
+}
+`,
+	})
+	s, ok := got["the HPA controller was unable to get the target's current scale: %v"]
+	if !ok {
+		t.Fatalf("no site for the FailedGetScale condition; templates:\n%s", templates(got))
+	}
+	if s.kind != "message" || s.reason != "FailedGetScale" || s.plain {
+		t.Errorf("site = %+v, want a formatted message with reason FailedGetScale", s)
+	}
+	if p, ok := got["the HPA target's scale is missing a selector"]; !ok || !p.plain {
+		t.Errorf("a message without arguments is printed as is: %+v (found %v)", p, ok)
+	}
+	if r, ok := got["FailedGetScale"]; !ok || r.kind != "reason" {
+		t.Errorf("the condition's reason is printed too: %+v (found %v)", r, ok)
+	}
+}
+
+// Kubernetes 1.7's scheduler prints a predicate's name as the reason a node does not fit;
+// such a reason is trouble.
+func TestPredicateNameReason(t *testing.T) {
+	got := readSources(t, "kube-scheduler", map[string]string{
+		"plugin/pkg/scheduler/algorithm/predicates/error.go": `package predicates
+type PredicateFailureError struct{ PredicateName string }
+func newPredicateFailureError(predicateName string) *PredicateFailureError {
+	return &PredicateFailureError{PredicateName: predicateName}
+}
+var ErrServiceAffinityViolated = newPredicateFailureError("CheckServiceAffinity")
+`,
+	})
+	s, ok := got["CheckServiceAffinity"]
+	if !ok {
+		t.Fatalf("no reason site; templates:\n%s", templates(got))
+	}
+	m := newMerger()
+	m.add("example.com/m", "v1.7.0", []site{s})
+	es := m.entries()
+	if len(es) != 1 || es[0].Kind != "reason" || es[0].Stage != "scheduling" || es[0].Class != "failure" {
+		t.Fatalf("entries = %+v, want one scheduling failure reason", es)
+	}
+}
+
+// The curated stages of messages that say more than where they are printed.
+func TestTemplateStageOverrides(t *testing.T) {
+	for _, c := range []struct{ component, template, want string }{
+		{"client-go", "unable to retrieve the complete list of server APIs: %s", "termination"},
+		{"coredns", "no nameservers found", "service"},
+		{"distribution", "manifest unknown", "image"},
+		{"kube-controller-manager", "%s Pod %s in StatefulSet %s failed error: %s", "admission"},
+	} {
+		if got, ok := templateStage(c.component, c.template); !ok || got != c.want {
+			t.Errorf("templateStage(%s, %q) = %q, %v; want %q", c.component, c.template, got, ok, c.want)
+		}
+	}
+	// a registry's code that any server prints names no stage
+	if got, ok := templateStage("distribution", "service unavailable"); ok {
+		t.Errorf("templateStage(distribution, service unavailable) = %q, want no override", got)
+	}
+}
