@@ -1,6 +1,13 @@
 package analyze
 
-import corev1 "k8s.io/api/core/v1"
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+)
 
 // What Services are compared with: the Services whose endpoints come from a pod
 // selector, and the pods that should be their endpoints. The service rules and the
@@ -35,4 +42,120 @@ func (v *View) ReadyPodsSelectedBy(svc *corev1.Service) []*Pod {
 		}
 	}
 	return ready
+}
+
+// RefusedConnection is a client's report, in pasted evidence or a container's log, that
+// a TCP connection to an address was refused: the host it dialled and, when the line
+// or the command before it says, the port. A refusal means something answered at that
+// address and nothing listened on the port: through a Service with endpoints,
+// kube-proxy forwarded the connection to a pod's targetPort and the pod refused it;
+// through a Service without endpoints, kube-proxy itself rejects it.
+type RefusedConnection struct {
+	Host string
+	// Port is 0 when the evidence does not say.
+	Port     int
+	Evidence Evidence
+}
+
+// The clients' wordings of a refused connection, each from the program that prints it:
+// Go's net package ("dial tcp 10.0.0.1:80: connect: connection refused"), curl
+// (lib/connect.c: "Failed to connect to %s port %u after %d ms: %s", older releases
+// without "after"), OpenBSD netcat ("connect to %s port %s (%s) failed: %s"), and
+// telnet, which prints "Trying %s..." then "Unable to connect to remote host: %s"
+// and leaves the port to its command line.
+var (
+	reDialRefused   = regexp.MustCompile(`dial tcp \[?([0-9A-Za-z.:_-]+?)\]?:(\d+): connect: connection refused`)
+	reCurlRefused   = regexp.MustCompile(`Failed to connect to (\S+?) port (\d+)\b[^:]*: Connection refused`)
+	reNcRefused     = regexp.MustCompile(`connect to (\S+) port (\d+) \(tcp\) failed: Connection refused`)
+	reTelnetRefused = regexp.MustCompile(`Unable to connect to remote host: Connection refused`)
+	reTelnetTrying  = regexp.MustCompile(`^\s*Trying (\S+?)\.\.\.`)
+	reTelnetCommand = regexp.MustCompile(`\btelnet\s+(\S+)\s+(\d+)\s*$`)
+)
+
+// telnetLookback is how many lines above telnet's refusal its command and "Trying"
+// line are looked for.
+const telnetLookback = 4
+
+// RefusedConnections lists the refused connections that pasted fragments and
+// container logs report, in the order of the evidence.
+func (v *View) RefusedConnections() []RefusedConnection {
+	var out []RefusedConnection
+	scan := func(lines []string, at func(i int) Location) {
+		for i, s := range lines {
+			if !strings.Contains(s, "efused") {
+				continue
+			}
+			var m []string
+			for _, re := range []*regexp.Regexp{reDialRefused, reCurlRefused, reNcRefused} {
+				if m = re.FindStringSubmatch(s); m != nil {
+					break
+				}
+			}
+			if m != nil {
+				port, _ := strconv.Atoi(m[2])
+				out = append(out, RefusedConnection{Host: m[1], Port: port, Evidence: at(i).Evidence(s, time.Time{})})
+				continue
+			}
+			if !reTelnetRefused.MatchString(s) {
+				continue
+			}
+			rc := RefusedConnection{Evidence: at(i).Evidence(s, time.Time{})}
+			for j := i - 1; j >= 0 && j >= i-telnetLookback; j-- {
+				if t := reTelnetTrying.FindStringSubmatch(lines[j]); t != nil && rc.Host == "" {
+					rc.Host = t[1]
+				}
+				if c := reTelnetCommand.FindStringSubmatch(lines[j]); c != nil {
+					if rc.Host == "" || rc.Host == c[1] {
+						rc.Host = c[1]
+						rc.Port, _ = strconv.Atoi(c[2])
+					}
+					break
+				}
+			}
+			if rc.Host != "" {
+				out = append(out, rc)
+			}
+		}
+	}
+	if v.Has(Fragments) {
+		for _, f := range v.g.fragments {
+			loc := f.loc
+			scan(f.lines, func(i int) Location { return loc.Lines(i+1, 0) })
+		}
+	}
+	if v.Has(ContainerLogs) {
+		for _, key := range sortedKeys(v.g.logs) {
+			lines, loc := v.g.logs[key].Tail(logTailLines)
+			scan(lines, func(i int) Location { return loc.lineBelow(i) })
+		}
+	}
+	return out
+}
+
+// ServiceAddresses are the hosts a client reaches a Service by: its cluster IPs, its
+// DNS names and its load balancers' addresses.
+func ServiceAddresses(svc *corev1.Service) []string {
+	var out []string
+	for _, ip := range append([]string{svc.Spec.ClusterIP}, svc.Spec.ClusterIPs...) {
+		if ip != "" && ip != corev1.ClusterIPNone {
+			out = append(out, ip)
+		}
+	}
+	out = append(out, svc.Spec.ExternalIPs...)
+	for _, in := range svc.Status.LoadBalancer.Ingress {
+		if in.IP != "" {
+			out = append(out, in.IP)
+		}
+		if in.Hostname != "" {
+			out = append(out, in.Hostname)
+		}
+	}
+	if svc.Name != "" {
+		out = append(out, svc.Name)
+		if svc.Namespace != "" {
+			dns := svc.Name + "." + svc.Namespace
+			out = append(out, dns, dns+".svc", dns+".svc.cluster.local")
+		}
+	}
+	return out
 }

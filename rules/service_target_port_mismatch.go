@@ -22,8 +22,8 @@ var ServiceTargetPortMismatch = &analyze.Rule{
 	Doc:      serviceTargetPortMismatchDoc,
 	Severity: analyze.SeverityError,
 	Needs: analyze.Needs{
-		Required: []analyze.Kind{analyze.Services, analyze.Pods},
-		Optional: []analyze.Kind{analyze.EndpointSlices, analyze.ReplicaSets, analyze.Jobs},
+		Required: []analyze.Kind{analyze.Services},
+		Optional: []analyze.Kind{analyze.Pods, analyze.EndpointSlices, analyze.ReplicaSets, analyze.Jobs, analyze.Fragments, analyze.ContainerLogs},
 	},
 	Run: serviceTargetPortMismatch,
 }
@@ -38,7 +38,12 @@ Either way the pods look healthy and the Service has endpoints, yet clients fail
 
 podflow compares a numeric targetPort with the containerPorts the pods declare, so it
 reports only pods that declare ports; an application may listen on a port it does not
-declare.
+declare. When the evidence holds the Service but not its pods, podflow reads the other
+side from a client: a connection to the Service's address and port refused (Go's
+"connect: connection refused", curl, netcat, telnet) while the Service has endpoints
+means kube-proxy forwarded it to a pod's targetPort and nothing listened there. (Without
+endpoints kube-proxy rejects the connection itself, so a Service without endpoints is
+never reported this way.)
 
 ## Confirm on a live cluster
 
@@ -121,10 +126,14 @@ func servesTarget(pod *corev1.Pod, sp corev1.ServicePort) (serves, known bool) {
 
 func serviceTargetPortMismatch(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
+	refused := v.RefusedConnections()
 	for _, s := range v.SelectorServices() {
 		svc := s.Obj
 		ready := v.ReadyPodsSelectedBy(svc)
 		if len(ready) == 0 {
+			if f, ok := refusedTargetPortFinding(v, s, refused); ok {
+				out = append(out, f)
+			}
 			continue // no ready pod: service-no-ready-endpoints says why
 		}
 		for i, sp := range svc.Spec.Ports {
@@ -134,6 +143,84 @@ func serviceTargetPortMismatch(v *analyze.View) []analyze.Finding {
 		}
 	}
 	return out
+}
+
+// refusedTargetPortFinding reads the pods' side of a Service from a client when the
+// evidence holds none of the pods it selects: the Service's EndpointSlices list
+// endpoints, so its selector matches pods, and a connection to the Service's address
+// on one of its ports was refused, so kube-proxy forwarded it to a pod's targetPort and
+// nothing listened there. A Service without endpoints is left alone: kube-proxy rejects
+// connections to it itself.
+func refusedTargetPortFinding(v *analyze.View, s *analyze.Service, refused []analyze.RefusedConnection) (analyze.Finding, bool) {
+	svc := s.Obj
+	if len(refused) == 0 || len(v.PodsSelectedBy(svc.Namespace, svc.Spec.Selector)) > 0 {
+		return analyze.Finding{}, false
+	}
+	endpoints, sliceEv := 0, []analyze.Evidence(nil)
+	if v.Has(analyze.EndpointSlices) {
+		for _, sl := range v.EndpointSlicesFor(svc.Namespace, svc.Name) {
+			if r, _ := analyze.Readiness(sl); r > 0 {
+				endpoints += r
+				sliceEv = append(sliceEv, sl.Loc.At("endpoints").Evidence(fmt.Sprintf("service %s: %d ready endpoint(s)", svc.Name, r), sl.Obj.CreationTimestamp.Time))
+			}
+		}
+	}
+	if endpoints == 0 {
+		return analyze.Finding{}, false
+	}
+	addrs := map[string]bool{}
+	for _, a := range analyze.ServiceAddresses(svc) {
+		addrs[a] = true
+	}
+	for _, rc := range refused {
+		if !addrs[rc.Host] {
+			continue
+		}
+		for i, sp := range svc.Spec.Ports {
+			if (rc.Port != 0 && int(sp.Port) != rc.Port) || (rc.Port == 0 && len(svc.Spec.Ports) > 1) || (sp.Protocol != "" && sp.Protocol != corev1.ProtocolTCP) {
+				continue
+			}
+			return refusedFinding(s, i, sp, rc, endpoints, sliceEv), true
+		}
+	}
+	return analyze.Finding{}, false
+}
+
+func refusedFinding(s *analyze.Service, i int, sp corev1.ServicePort, rc analyze.RefusedConnection, endpoints int, sliceEv []analyze.Evidence) analyze.Finding {
+	svc := s.Obj
+	target := sp.TargetPort.String()
+	if sp.TargetPort.Type == intstr.Int && sp.TargetPort.IntVal == 0 {
+		target = strconv.Itoa(int(sp.Port))
+	}
+	portName := strconv.Itoa(int(sp.Port))
+	if sp.Name != "" {
+		portName += " (" + sp.Name + ")"
+	}
+	addr := rc.Host
+	if rc.Port != 0 {
+		addr += ":" + strconv.Itoa(rc.Port)
+	}
+	evidence := []analyze.Evidence{s.Loc.At("spec", "ports", i).Evidence(
+		fmt.Sprintf("service port %s -> targetPort %s", portName, target), svc.CreationTimestamp.Time)}
+	evidence = append(evidence, sliceEv...)
+	evidence = append(evidence, rc.Evidence)
+	cause := fmt.Sprintf("service %s sends port %s to targetPort %s, and although it has %d ready endpoint(s), a connection to %s was refused: nothing on its pods listens on targetPort %s "+
+		"(the Service and the refusal are in the evidence; its pods are not, so which port they do listen on is not known)",
+		s.Ref().NamespacedName(), portName, target, endpoints, addr, target)
+	sel := phrase.Selector(svc.Spec.Selector)
+	return analyze.Finding{
+		Subjects: []analyze.ObjectRef{s.Ref()},
+		Cause:    cause,
+		Evidence: evidence,
+		Remediation: fmt.Sprintf("Set targetPort of port %s of service %s to the port the application in its pods listens on (by the container port's name is safest), or make the application serve port %s.",
+			portName, svc.Name, target),
+		Confirm: []string{
+			analyze.Command("kubectl get service -n %s %s -o jsonpath='{.spec.ports}'", svc.Namespace, svc.Name),
+			analyze.Command("kubectl get pods -n %s -l %s -o jsonpath='{.items[*].spec.containers[*].ports}'", svc.Namespace, analyze.Value(sel)),
+			analyze.Command("kubectl exec -n %s POD -- netstat -tln", svc.Namespace),
+		},
+		GroupKey: s.Ref().String() + "\x00" + portName,
+	}
 }
 
 func targetPortFinding(v *analyze.View, s *analyze.Service, i int, sp corev1.ServicePort, ready []*analyze.Pod) (analyze.Finding, bool) {
