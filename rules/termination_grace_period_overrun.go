@@ -22,7 +22,7 @@ var TerminationGracePeriodOverrun = &analyze.Rule{
 	Doc:      terminationGracePeriodOverrunDoc,
 	Severity: analyze.SeverityWarning,
 	Needs: analyze.Needs{
-		Required: []analyze.Kind{analyze.Pods},
+		AnyOf:    []analyze.Kind{analyze.Pods, analyze.Fragments},
 		Optional: []analyze.Kind{analyze.Events, analyze.KubeletJournal, analyze.RuntimeJournal, analyze.ReplicaSets, analyze.Jobs},
 	},
 	Run: terminationGracePeriodOverrun,
@@ -42,6 +42,13 @@ The usual causes: the process ignores or never receives SIGTERM (a shell script 
 PID 1 that does not exec the application or trap the signal, a PID 1 without a handler,
 which the kernel never delivers default-action signals to), or its shutdown takes
 longer than the grace period.
+
+A pasted, timed deletion shows the same from the client's side: kubectl delete waits
+until the pod is gone, so "pod "NAME" deleted" followed by the shell's "real 0m41s"
+means the deletion took the grace period (30 seconds unless the pod sets another) and
+a little more. podflow reports it when the time falls in that window and the evidence
+holds the container's command, whose PID 1 has no SIGTERM handler (a shell run with -c
+that neither traps TERM nor execs a program that handles it, or sleep).
 
 ## Confirm on a live cluster
 
@@ -84,6 +91,76 @@ func terminationGracePeriodOverrun(v *analyze.View) []analyze.Finding {
 		if f, ok := overrunFinding(v, run, t); ok {
 			out = append(out, f)
 		}
+	}
+	return append(out, timedDeletionFindings(v)...)
+}
+
+// deletionSlack is how much longer than the grace period a deletion may take and still
+// be read as one that waited it out: the API round trips and the kubelet's sync.
+const deletionSlack = 20 * time.Second
+
+// timedDeletionFindings reads a pasted `time kubectl delete pod` whose elapsed time is
+// the grace period and a little more, together with the pasted command of the pod's
+// container whose PID 1 has no SIGTERM handler: the deletion is one side, the command
+// the other.
+func timedDeletionFindings(v *analyze.View) []analyze.Finding {
+	cmds := v.PastedCommands()
+	var out []analyze.Finding
+	for _, d := range v.TimedDeletions() {
+		grace, graceSaid := int64(30), "the default grace period of 30s"
+		var pod *analyze.Pod
+		for _, p := range v.Pods() {
+			if p.Obj.Name == d.Pod {
+				pod = p
+			}
+		}
+		var argv []string
+		var cmdEv *analyze.Evidence
+		if pod != nil {
+			if g := pod.Obj.Spec.TerminationGracePeriodSeconds; g != nil {
+				grace, graceSaid = *g, fmt.Sprintf("its grace period of %ds", *g)
+			}
+			for i, c := range pod.Obj.Spec.Containers {
+				if _, ok := analyze.PID1IgnoresSIGTERM(c.Command); ok {
+					argv = c.Command
+					e := pod.Loc.At("spec", "containers", i, "command").Evidence(strings.Join(c.Command, " "), pod.Obj.CreationTimestamp.Time)
+					cmdEv = &e
+					break
+				}
+			}
+		}
+		if argv == nil && len(cmds) == 1 && (pod == nil || len(pod.Obj.Spec.Containers) == 0) {
+			// A command pasted alone belongs to the deleted pod only when it is the
+			// one command in the evidence.
+			if _, ok := analyze.PID1IgnoresSIGTERM(cmds[0].Argv); ok {
+				argv, cmdEv = cmds[0].Argv, &cmds[0].Evidence
+			}
+		}
+		limit := time.Duration(grace) * time.Second
+		if argv == nil || d.Took < limit || d.Took > limit+deletionSlack {
+			continue
+		}
+		who, _ := analyze.PID1IgnoresSIGTERM(argv)
+		ref := analyze.ObjectRef{Kind: "Pod", Name: d.Pod}
+		if pod != nil {
+			ref = pod.Ref()
+		}
+		cmd := strconv.Quote(strings.Join(argv, " "))
+		cause := fmt.Sprintf("deleting pod %s took %s, %s and a little more: its container runs %s, so PID 1 is %s, which has no SIGTERM handler, "+
+			"and the kernel does not deliver a signal PID 1 does not handle; the kubelet's SIGTERM is ignored and the container is killed only when the grace period runs out "+
+			"(the deletion time and the command are in the evidence; the kill is inferred from them)",
+			d.Pod, d.Took.Round(100*time.Millisecond), graceSaid, cmd, who)
+		out = append(out, analyze.Finding{
+			Subjects: []analyze.ObjectRef{ref},
+			Cause:    cause,
+			Evidence: append(d.Evidence, *cmdEv),
+			Remediation: fmt.Sprintf("Make PID 1 of pod %s stop on SIGTERM: trap it in the script (trap 'exit 0' TERM; sleep N & wait), exec a program that handles it, "+
+				"or run the command under an init such as tini (or shareProcessNamespace, which makes the pause container PID 1).", d.Pod),
+			Confirm: []string{
+				analyze.Command("kubectl get pod %s -o jsonpath='{.spec.terminationGracePeriodSeconds} {.spec.containers[*].command}'", d.Pod),
+				analyze.Command("kubectl exec %s -- cat /proc/1/status", d.Pod),
+			},
+		})
 	}
 	return out
 }
