@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -21,8 +22,8 @@ var ControllerStatefulSetStuck = &analyze.Rule{
 	Doc:      controllerStatefulSetStuckDoc,
 	Severity: analyze.SeverityError,
 	Needs: analyze.Needs{
-		Required: []analyze.Kind{analyze.StatefulSets, analyze.Pods},
-		Optional: []analyze.Kind{analyze.Events},
+		AnyOf:    []analyze.Kind{analyze.StatefulSets, analyze.Fragments},
+		Optional: []analyze.Kind{analyze.Pods, analyze.Events},
 	},
 	Run:     controllerStatefulSetStuck,
 	Outcome: true,
@@ -40,6 +41,13 @@ ordinals that do not exist. It lists the waited-on pod as a subject and reports 
 outcome: the pod's own finding (a failing probe, a crash) is the root cause and this one,
 the missing pods the user asks about, is listed as its consequence. Only when the pod
 left no evidence of its own is the waiting StatefulSet the root.
+
+A rolling update stops short in the same silent way when the StatefulSet's
+updateStrategy sets rollingUpdate.partition: the controller updates only the pods whose
+ordinal is at least the partition, and recreates the others, when they are deleted, at
+the old revision. podflow reports it when the pods' controller-revision-hash labels show
+the pods below the partition on one revision and the rest on another, from the objects
+or from a paste of the updateStrategy and the pods' labels.
 
 ## Confirm on a live cluster
 
@@ -93,7 +101,125 @@ func controllerStatefulSetStuck(v *analyze.View) []analyze.Finding {
 		}
 		out = append(out, statefulSetStuckFinding(v, s, blocking, missing, len(pods)))
 	}
+	for _, s := range v.StatefulSets() {
+		ru := s.Obj.Spec.UpdateStrategy.RollingUpdate
+		if ru == nil || ru.Partition == nil || *ru.Partition <= 0 {
+			continue
+		}
+		revs := map[int]podRevision{}
+		for n, p := range statefulSetPods(v, s) {
+			if h := p.Obj.Labels["controller-revision-hash"]; h != "" {
+				revs[n] = podRevision{p.Obj.Name, h, p.Loc.At("metadata", "labels").Evidence(p.Obj.Name+" controller-revision-hash "+h, p.Obj.CreationTimestamp.Time)}
+			}
+		}
+		partEv := s.Loc.At("spec", "updateStrategy", "rollingUpdate", "partition").Evidence(fmt.Sprintf("partition: %d", *ru.Partition), time.Time{})
+		if f, ok := partitionFinding(s.Ref(), int(*ru.Partition), partEv, revs, ""); ok {
+			out = append(out, f)
+		}
+	}
+	if len(v.StatefulSets()) == 0 {
+		out = append(out, pastedPartitionFindings(v)...)
+	}
 	return out
+}
+
+// podRevision is the revision a StatefulSet's pod runs, with where it is seen.
+type podRevision struct {
+	pod, revision string
+	ev            analyze.Evidence
+}
+
+// pastedPartitionFindings reads the partition relation from a paste that holds one
+// rollingUpdate piece and the pods' revision labels, not the StatefulSet.
+func pastedPartitionFindings(v *analyze.View) []analyze.Finding {
+	parts := v.PastedPartitions()
+	if len(parts) != 1 || parts[0].Partition <= 0 {
+		return nil
+	}
+	bySet := map[string]map[int]podRevision{}
+	var names []string
+	for _, r := range v.PastedPodRevisions() {
+		i := strings.LastIndexByte(r.Pod, '-')
+		n, err := strconv.Atoi(r.Pod[i+1:])
+		if i <= 0 || err != nil {
+			continue
+		}
+		set := r.Pod[:i]
+		if bySet[set] == nil {
+			bySet[set] = map[int]podRevision{}
+			names = append(names, set)
+		}
+		bySet[set][n] = podRevision{r.Pod, r.Revision, r.Evidence[1]}
+	}
+	var out []analyze.Finding
+	for _, set := range names {
+		ref := analyze.ObjectRef{Kind: "StatefulSet", Name: set}
+		if f, ok := partitionFinding(ref, parts[0].Partition, parts[0].Evidence, bySet[set], " (the StatefulSet is known from the pasted updateStrategy and its pods' labels)"); ok {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// partitionFinding reports a rolling update held at its partition: the pods at or
+// above the partition share one revision, and some below it run another.
+func partitionFinding(ref analyze.ObjectRef, partition int, partEv analyze.Evidence, revs map[int]podRevision, seen string) (analyze.Finding, bool) {
+	updated := ""
+	var held []podRevision
+	ordinals := make([]int, 0, len(revs))
+	for n := range revs {
+		ordinals = append(ordinals, n)
+	}
+	sort.Ints(ordinals)
+	for _, n := range ordinals {
+		r := revs[n]
+		if n < partition {
+			continue
+		}
+		if updated != "" && r.revision != updated {
+			return analyze.Finding{}, false // the update is still rolling above the partition
+		}
+		updated = r.revision
+	}
+	for _, n := range ordinals {
+		if r := revs[n]; n < partition && r.revision != updated {
+			held = append(held, r)
+		}
+	}
+	if updated == "" || len(held) == 0 {
+		return analyze.Finding{}, false
+	}
+	var heldNames []string
+	evidence := []analyze.Evidence{partEv}
+	for _, r := range held {
+		heldNames = append(heldNames, r.pod)
+		evidence = append(evidence, r.ev)
+	}
+	for _, n := range ordinals {
+		if n >= partition {
+			evidence = append(evidence, revs[n].ev)
+			break
+		}
+	}
+	cause := fmt.Sprintf("StatefulSet %s's rolling update stops at its partition: updateStrategy.rollingUpdate.partition is %d, so the controller updates only pods with an ordinal of %d or more (they run revision %s) "+
+		"and keeps, or recreates when deleted, %s at the old revision %s%s",
+		ref.NamespacedName(), partition, partition, updated, phrase.JoinCapped(heldNames, "pod(s)"), held[0].revision, seen)
+	subjects := []analyze.ObjectRef{ref}
+	for _, r := range held {
+		subjects = append(subjects, analyze.ObjectRef{Kind: "Pod", Namespace: ref.Namespace, Name: r.pod})
+	}
+	return analyze.Finding{
+		Subjects: subjects,
+		Cause:    cause,
+		Evidence: evidence,
+		Remediation: fmt.Sprintf("Lower updateStrategy.rollingUpdate.partition of StatefulSet %s to 0 (or to the lowest ordinal to update) when the staged rollout is to go on: "+
+			"kubectl patch statefulset %s -p '{\"spec\":{\"updateStrategy\":{\"rollingUpdate\":{\"partition\":0}}}}'.", ref.Name, ref.Name),
+		Confirm: []string{
+			analyze.Command("kubectl get statefulset %s -o jsonpath='{.spec.updateStrategy} {.status.currentRevision} {.status.updateRevision}'", ref.Name),
+			analyze.Command("kubectl get pods -L controller-revision-hash -l statefulset.kubernetes.io/pod-name"),
+		},
+		GroupKey: ref.String() + "\x00partition",
+	}, true
 }
 
 // podIndexLabel carries a StatefulSet pod's ordinal (k8s.io/api/apps/v1

@@ -3,6 +3,7 @@ package rules
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -99,5 +100,52 @@ func TestServiceTargetPortMismatchFromRefusal(t *testing.T) {
 		{name: "refusal on another port", files: map[string]string{"svc.txt": describeSvcWithEndpoints,
 			"client.txt": "$ telnet 10.96.40.12 443\nTrying 10.96.40.12...\ntelnet: Unable to connect to remote host: Connection refused\n"}},
 		{name: "no client report", files: map[string]string{"svc.txt": describeSvcWithEndpoints}},
+	})
+}
+
+func TestTerminationGracePeriodOverrunFromTimedDeletion(t *testing.T) {
+	deleted := func(real string) string {
+		return "$ time kubectl delete pod worker\npod \"worker\" deleted\n\nreal\t" + real + "\nuser\t0m0.170s\nsys\t0m0.048s\n"
+	}
+	shell := "    command: [\"/bin/sh\", \"-c\", \"while true; do date; sleep 10; done\"]\n"
+	runRelationCases(t, TerminationGracePeriodOverrun, []relationCase{
+		{name: "shell loop as PID 1", files: map[string]string{"delete.txt": deleted("0m32.870s"), "command.txt": shell},
+			want: []string{"deleting pod worker took 32.9s", "default grace period of 30s", "PID 1 is sh", "SIGTERM", "inferred"}},
+		{name: "sleep as the command", files: map[string]string{"delete.txt": deleted("0m31.2s"), "command.txt": "command: [\"sleep\", \"infinity\"]\n"},
+			want: []string{"PID 1 is sleep"}},
+		// The other side is missing or says the signal is handled: no relation to claim.
+		{name: "quick deletion", files: map[string]string{"delete.txt": deleted("0m2.870s"), "command.txt": shell}},
+		{name: "script traps TERM", files: map[string]string{"delete.txt": deleted("0m32.870s"),
+			"command.txt": "    command: [\"/bin/sh\", \"-c\", \"trap 'exit 0' TERM; sleep 3600 & wait\"]\n"}},
+		{name: "script execs its program", files: map[string]string{"delete.txt": deleted("0m32.870s"),
+			"command.txt": "    command: [\"/bin/sh\", \"-c\", \"cd /app && exec ./server\"]\n"}},
+		{name: "no command in the evidence", files: map[string]string{"delete.txt": deleted("0m32.870s")}},
+		// Minutes are finalizers or a lost node, not a grace period.
+		{name: "deletion far past the grace period", files: map[string]string{"delete.txt": deleted("5m12.000s"), "command.txt": shell}},
+	})
+}
+
+func TestControllerStatefulSetStuckAtPartition(t *testing.T) {
+	strategy := "updateStrategy:\n  rollingUpdate:\n    partition: 2\n  type: RollingUpdate\n"
+	labels := func(hashes ...string) string {
+		var b strings.Builder
+		for i, h := range hashes {
+			if i > 0 {
+				b.WriteString("--\n")
+			}
+			b.WriteString("      controller-revision-hash: " + h + "\n")
+			b.WriteString("      statefulset.kubernetes.io/pod-name: db-" + strconv.Itoa(i) + "\n")
+		}
+		return "$ kubectl get pods -o yaml | grep -A1 hash\n" + b.String()
+	}
+	runRelationCases(t, ControllerStatefulSetStuck, []relationCase{
+		{name: "pods below the partition on the old revision", files: map[string]string{"sts.yaml": strategy, "pods.txt": labels("db-5f7c", "db-5f7c", "db-8a21", "db-8a21")},
+			want: []string{"StatefulSet db", "partition is 2", "revision db-8a21", "db-0; db-1", "old revision db-5f7c", "pasted updateStrategy"}},
+		// Every pod on one revision: the partition holds nothing back.
+		{name: "all pods updated", files: map[string]string{"sts.yaml": strategy, "pods.txt": labels("db-8a21", "db-8a21", "db-8a21")}},
+		// Pods above the partition still differ: the update is rolling, not held.
+		{name: "update still rolling", files: map[string]string{"sts.yaml": strategy, "pods.txt": labels("db-5f7c", "db-5f7c", "db-8a21", "db-5f7c")}},
+		{name: "no partition", files: map[string]string{"sts.yaml": strings.Replace(strategy, "partition: 2", "partition: 0", 1), "pods.txt": labels("db-5f7c", "db-8a21")}},
+		{name: "labels without the strategy", files: map[string]string{"pods.txt": labels("db-5f7c", "db-5f7c", "db-8a21")}},
 	})
 }
