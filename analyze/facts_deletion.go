@@ -17,7 +17,9 @@ import (
 
 // TimedDeletion is a pod's deletion with the time it took.
 type TimedDeletion struct {
-	Pod      string
+	Pod string
+	// Object is the deleted pod when the evidence holds a pod of that name.
+	Object   *Pod
 	Took     time.Duration
 	Evidence []Evidence
 }
@@ -52,7 +54,13 @@ func (v *View) TimedDeletions() []TimedDeletion {
 				if !ok {
 					continue
 				}
-				out = append(out, TimedDeletion{Pod: m[1], Took: took, Evidence: []Evidence{
+				var obj *Pod
+				for _, p := range v.Pods() {
+					if p.Obj.Name == m[1] {
+						obj = p
+					}
+				}
+				out = append(out, TimedDeletion{Pod: m[1], Object: obj, Took: took, Evidence: []Evidence{
 					f.loc.Lines(i+1, 0).Evidence(s, time.Time{}), f.loc.Lines(j+1, 0).Evidence(f.lines[j], time.Time{})}})
 				break
 			}

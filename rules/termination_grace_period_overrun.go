@@ -108,12 +108,7 @@ func timedDeletionFindings(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
 	for _, d := range v.TimedDeletions() {
 		grace, graceSaid := int64(30), "the default grace period of 30s"
-		var pod *analyze.Pod
-		for _, p := range v.Pods() {
-			if p.Obj.Name == d.Pod {
-				pod = p
-			}
-		}
+		pod := d.Object
 		var argv []string
 		var cmdEv *analyze.Evidence
 		if pod != nil {
