@@ -160,16 +160,21 @@ func compareHeader(o options) string {
 	return " " + strings.Join(cols, " | ") + " |"
 }
 
+// benchTotalSize raises podflow's total-size limit (8 GiB by default) above the XL
+// bundle, which holds about 9.7 GiB uncompressed; the floor has no limit.
+const benchTotalSize = "32Gi"
+
 func commandArgs(c, bundle, out string) ([]string, []string) {
+	limit := []string{"--max-total-size", benchTotalSize}
 	switch c {
 	case "analyze":
-		return []string{"analyze", bundle, "--fail-on", "none", "-o", "json"}, []string{"parse", bundle}
+		return append([]string{"analyze", bundle, "--fail-on", "none", "-o", "json"}, limit...), []string{"parse", bundle}
 	case "verify":
-		return []string{"verify", bundle}, []string{"read", bundle}
+		return append([]string{"verify", bundle}, limit...), []string{"read", bundle}
 	case "inspect":
-		return []string{"inspect", bundle}, []string{"read", bundle}
+		return append([]string{"inspect", bundle}, limit...), []string{"read", bundle}
 	case "redact":
-		return []string{"redact", bundle, "-o", out, "--force"}, []string{"copy", bundle, out}
+		return append([]string{"redact", bundle, "-o", out, "--force"}, limit...), []string{"copy", bundle, out}
 	}
 	return nil, nil
 }
