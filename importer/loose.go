@@ -240,11 +240,15 @@ func segment(lines []textLine) []segmentBlock {
 	}
 	var out []segmentBlock
 	cur := segmentBlock{}
+	// Every line goes to the block open when it is read, so a block is the run of
+	// lines from its first (from) to the line read last (pos): a subslice, not a copy.
+	from, pos := 0, 0
 	start := func(kind string) {
 		if len(cur.lines) > 0 {
 			out = append(out, cur)
 		}
 		cur = segmentBlock{kind: kind}
+		from = pos
 	}
 	into := func(kind string) {
 		if cur.kind != kind {
@@ -257,8 +261,9 @@ func segment(lines []textLine) []segmentBlock {
 	valueEnd := 0
 	var strs []string
 	for i, l := range lines {
+		pos = i
 		if i < valueEnd {
-			cur.lines = append(cur.lines, l)
+			cur.lines = lines[from : i+1 : i+1]
 			continue
 		}
 		if strings.Contains(l.s, "=<") {
@@ -326,7 +331,7 @@ func segment(lines []textLine) []segmentBlock {
 		default:
 			into(segText)
 		}
-		cur.lines = append(cur.lines, l)
+		cur.lines = lines[from : i+1 : i+1]
 	}
 	start(segText)
 	return out

@@ -48,7 +48,12 @@ func splitChunks(data []byte) []chunk {
 	raw := strings.Split(text, "\n")
 	var out []chunk
 	cur := chunk{}
+	// Every chunk's lines are a run of one array sized once, instead of a slice of
+	// their own grown by doubling: on a large paste these were most of the import's
+	// memory.
+	all := make([]textLine, 0, len(raw))
 	flush := func() {
+		cur.lines = all[len(all)-len(cur.lines) : len(all) : len(all)]
 		if len(cur.lines) > 0 || cur.cmd != "" {
 			cur.lines = stripCommonPrefix(cur.lines)
 			out = append(out, cur)
@@ -67,7 +72,8 @@ func splitChunks(data []byte) []chunk {
 				continue
 			}
 			flush()
-			cur.lines = append(cur.lines, textLine{s: inner, n: i + 1})
+			all = append(all, textLine{s: inner, n: i + 1})
+			cur.lines = all[len(all)-1:]
 			flush()
 			continue
 		}
@@ -81,7 +87,8 @@ func splitChunks(data []byte) []chunk {
 			cur.cmd = strings.TrimSpace(m[1])
 			continue
 		}
-		cur.lines = append(cur.lines, textLine{s: unbox(s), n: i + 1})
+		all = append(all, textLine{s: unbox(s), n: i + 1})
+		cur.lines = all[len(all)-len(cur.lines)-1:]
 	}
 	flush()
 	return out

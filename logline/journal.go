@@ -7,6 +7,17 @@ import (
 	"time"
 )
 
+// The errors ParseJournal and the klog header parser return: one value each, since
+// they are returned for most lines of text that is not a journal.
+var (
+	errTimestamp     = errors.New("unreadable timestamp")
+	errNoProgram     = errors.New("no program[pid]: after the timestamp")
+	errNotJournal    = errors.New("not a journal or klog line")
+	errKlogTruncated = errors.New("truncated klog header")
+	errKlogTimestamp = errors.New("unreadable klog timestamp")
+	errKlogThread    = errors.New("unreadable klog thread id")
+)
+
 // ParseJournal parses one line in the three formats a podflow bundle's journals hold:
 // journalctl short-iso ("2026-11-29T19:00:01+0000 host kubelet[123]: I1129 …"),
 // journalctl short ("Nov 29 19:00:01 host kubelet[123]: …") and bare klog
@@ -30,12 +41,12 @@ func ParseJournal(line string, ref time.Time) (e Entry, kind Kind, problem error
 	case IsDigit(line[0]):
 		t, rest, ok := parseISOPrefix(line)
 		if !ok {
-			return e, KindGarbage, errors.New("unreadable timestamp")
+			return e, KindGarbage, errTimestamp
 		}
 		e.Time = t
 		body, ok = e.parseSyslogIdent(rest, true)
 		if !ok {
-			return e, KindGarbage, errors.New("no program[pid]: after the timestamp")
+			return e, KindGarbage, errNoProgram
 		}
 	case isKlogHeaderStart(line):
 		if problem = e.parseKlog(line, ref, true); problem != nil {
@@ -46,15 +57,15 @@ func ParseJournal(line string, ref time.Time) (e Entry, kind Kind, problem error
 	case len(line) > 3 && isMonth(line[:3]):
 		t, rest, ok := parseShortPrefix(line, ref, false)
 		if !ok {
-			return e, KindGarbage, errors.New("unreadable timestamp")
+			return e, KindGarbage, errTimestamp
 		}
 		e.Time = t
 		body, ok = e.parseSyslogIdent(rest, true)
 		if !ok {
-			return e, KindGarbage, errors.New("no program[pid]: after the timestamp")
+			return e, KindGarbage, errNoProgram
 		}
 	default:
-		return e, KindGarbage, errors.New("not a journal or klog line")
+		return e, KindGarbage, errNotJournal
 	}
 	e.Format = FormatJournal
 	if isKlogHeaderStart(body) {
@@ -194,13 +205,13 @@ func isKlogHeaderStart(s string) bool {
 // false, the journal already gave e.Time and the klog time only refines it.
 func (e *Entry) parseKlog(s string, ref time.Time, bare bool) error {
 	if len(s) < 21 {
-		return errors.New("truncated klog header")
+		return errKlogTruncated
 	}
 	mon, ok1 := atoi(s[1:3])
 	day, ok2 := atoi(s[3:5])
 	h, m, sec, ok3 := parseClock(s[6:14])
 	if !ok1 || !ok2 || !ok3 || mon < 1 || mon > 12 || s[14] != '.' {
-		return errors.New("unreadable klog timestamp")
+		return errKlogTimestamp
 	}
 	j := 15
 	for j < len(s) && IsDigit(s[j]) {
@@ -213,17 +224,17 @@ func (e *Entry) parseKlog(s string, ref time.Time, bare bool) error {
 	rest := strings.TrimLeft(s[j:], " ")
 	sp := strings.IndexByte(rest, ' ')
 	if sp < 0 {
-		return errors.New("truncated klog header")
+		return errKlogTruncated
 	}
 	tid, ok := atoi(rest[:sp])
 	if !ok {
-		return errors.New("unreadable klog thread id")
+		return errKlogThread
 	}
 	rest = rest[sp+1:]
 	end := strings.Index(rest, "] ")
 	if end < 0 {
 		if !strings.HasSuffix(rest, "]") {
-			return errors.New("truncated klog header")
+			return errKlogTruncated
 		}
 		end = len(rest) - 1
 	}

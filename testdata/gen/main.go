@@ -21,6 +21,7 @@ import (
 	"os"
 	"path"
 	"regexp"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -81,8 +82,20 @@ func run(args []string) error {
 	fs.StringVar(&o.out, "o", "", "bundle to write (.tar.gz, .tar or a directory)")
 	fs.Uint64Var(&o.seed, "seed", 1, "random seed: the same seed writes the same bundle")
 	fs.IntVar(&o.failEvery, "fail-every", 25, "one namespace in this many is a failing scenario")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the generation to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	s, ok := sizes[strings.ToUpper(*sz)]
 	if !ok {
@@ -140,6 +153,63 @@ type template struct {
 	runtime    []string
 	pods       int
 	workloads  []string // names renamed per clone so clones can share a namespace
+
+	// pattern finds every identity a clone replaces; compiled caches each template
+	// string cut at those identities, so the regular expressions run once per
+	// template string, not once per clone.
+	pattern  *regexp.Regexp
+	compiled map[string][]piece
+}
+
+// piece is a part of a template string: literal text, or an identity a clone replaces.
+type piece struct {
+	text string
+	kind byte // 0 literal, 'n' namespace, 'o' node, 'w' workload, 'u' UID, 'h' runtime ID, 'i' IP
+}
+
+func (t *template) compile(s string) []piece {
+	if p, ok := t.compiled[s]; ok {
+		return p
+	}
+	if t.pattern == nil {
+		alts := []string{regexp.QuoteMeta(t.name), regexp.QuoteMeta(templateNode), uuidRE.String(), hexRE.String(), ipRE.String()}
+		if len(t.workloads) > 0 {
+			quoted := make([]string, len(t.workloads))
+			for i, w := range t.workloads {
+				quoted[i] = regexp.QuoteMeta(w)
+			}
+			alts = append(alts, `\b(?:`+strings.Join(quoted, "|")+`)\b`)
+		}
+		t.pattern = regexp.MustCompile(strings.Join(alts, "|"))
+		t.compiled = map[string][]piece{}
+	}
+	var out []piece
+	last := 0
+	for _, m := range t.pattern.FindAllStringIndex(s, -1) {
+		tok := s[m[0]:m[1]]
+		var kind byte
+		switch {
+		case tok == t.name:
+			kind = 'n'
+		case tok == templateNode:
+			kind = 'o'
+		case strings.HasPrefix(tok, "sha256:"):
+			continue // image digests stay: the images are shared
+		case len(tok) == 36 && uuidRE.MatchString(tok):
+			kind = 'u'
+		case len(tok) == 64 && hexRE.MatchString(tok):
+			kind = 'h'
+		case ipRE.MatchString(tok):
+			kind = 'i'
+		default:
+			kind = 'w'
+		}
+		out = append(out, piece{text: s[last:m[0]]}, piece{text: tok, kind: kind})
+		last = m[1]
+	}
+	out = append(out, piece{text: s[last:]})
+	t.compiled[s] = out
+	return out
 }
 
 func loadTemplate(dir, name string) (*template, *bundle.Bundle, error) {
@@ -328,6 +398,9 @@ func (g *ids) serviceIP() string {
 // rewriter maps one clone's template identities to fresh ones, the same way in every file.
 type rewriter struct {
 	g       *ids
+	t       *template // nil: rewrite with names and the identity patterns directly
+	ns      string
+	node    string
 	names   *strings.Replacer
 	words   *regexp.Regexp
 	renames map[string]string
@@ -336,7 +409,7 @@ type rewriter struct {
 
 func newRewriter(g *ids, t *template, ns, node, suffix string) *rewriter {
 	pairs := []string{t.name, ns, templateNode, node}
-	rw := &rewriter{g: g, names: strings.NewReplacer(pairs...), seen: map[string]string{}, renames: map[string]string{}}
+	rw := &rewriter{g: g, t: t, ns: ns, node: node, names: strings.NewReplacer(pairs...), seen: map[string]string{}, renames: map[string]string{}}
 	if len(t.workloads) > 0 {
 		quoted := make([]string, len(t.workloads))
 		for i, w := range t.workloads {
@@ -358,6 +431,9 @@ func (rw *rewriter) fresh(old string, mk func() string) string {
 }
 
 func (rw *rewriter) apply(s string) string {
+	if rw.t != nil {
+		return rw.applyCompiled(s)
+	}
 	s = rw.names.Replace(s)
 	if rw.words != nil {
 		s = rw.words.ReplaceAllStringFunc(s, func(w string) string { return rw.renames[w] })
@@ -375,6 +451,35 @@ func (rw *rewriter) apply(s string) string {
 		}
 		return rw.fresh(ip, rw.g.podIP)
 	})
+}
+
+func (rw *rewriter) applyCompiled(s string) string {
+	pieces := rw.t.compile(s)
+	var b strings.Builder
+	b.Grow(len(s) + len(s)/8)
+	for _, p := range pieces {
+		switch p.kind {
+		case 0:
+			b.WriteString(p.text)
+		case 'n':
+			b.WriteString(rw.ns)
+		case 'o':
+			b.WriteString(rw.node)
+		case 'w':
+			b.WriteString(rw.renames[p.text])
+		case 'u':
+			b.WriteString(rw.fresh(p.text, rw.g.uuid))
+		case 'h':
+			b.WriteString(rw.fresh(p.text, rw.g.hex64))
+		case 'i':
+			if strings.HasPrefix(p.text, "10.96.") {
+				b.WriteString(rw.fresh(p.text, rw.g.serviceIP))
+			} else {
+				b.WriteString(rw.fresh(p.text, rw.g.podIP))
+			}
+		}
+	}
+	return b.String()
 }
 
 // lists accumulates the items of every generated list file.
