@@ -175,7 +175,30 @@ func (r chainRead) cause() string {
 	if r.inner != r.outer {
 		s += "; the innermost reason, from " + componentName(r.inner.Entry.Component) + ": " + quoteText(oneLine(r.innerText()))
 	}
+	if v := r.deepest(); v != "" && !strings.Contains(strings.ReplaceAll(s, `\"`, `"`), v) {
+		// The quoted layers were cut before their end, or a layer below the innermost
+		// known one says more: the value that failed (a device name, an interface, a
+		// path) is at the end of the chain, so it is quoted whole.
+		s += "; the error it wraps ends in " + quoteText(v)
+	}
 	return s
+}
+
+// deepest is the innermost layer of the line, one line long, when it lies below the
+// innermost known layer or is the end of a layer the cause would quote cut: "" when
+// the quoted text already ends with it.
+func (r chainRead) deepest() string {
+	if len(r.layers) == 0 {
+		return ""
+	}
+	last := oneLine(strings.TrimRight(r.layers[len(r.layers)-1], "\"\\ "))
+	if last == "" || strings.HasSuffix(last, "…") {
+		return ""
+	}
+	if len(r.layers)-1 <= r.inner.Layer && !strings.HasSuffix(oneLine(r.innerText()), "…") {
+		return ""
+	}
+	return last
 }
 
 // maxLabel is the longest wrapper quoted with the innermost reason.

@@ -64,3 +64,32 @@ func TestSemverLess(t *testing.T) {
 		}
 	}
 }
+
+// TestCatalogCauseKeepsInnermostValue: when the quoted layers are cut before their end,
+// or the chain goes on below the innermost layer the catalog knows, the cause still
+// ends with the innermost error whole: the value that failed is there.
+func TestCatalogCauseKeepsInnermostValue(t *testing.T) {
+	for _, tc := range []struct{ name, text, want string }{
+		{"long kill chain whose CNI layer no entry reads",
+			`error killing pod: failed to "KillPodSandbox" for "0c5e9a7a-1d2b-4f43-9b4e-5b0d7f3a2c11" with KillPodSandboxError: "rpc error: code = Unknown desc = failed to destroy network for pod sandbox k8s_db-0_data_0c5e9a7a-1d2b-4f43-9b4e-5b0d7f3a2c11_0(5d1e0c3b9a7f4e2d8c6b1a0f9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d): network \"macvlan-conf\" requested interface name \"net1\" already assigned"`,
+			`requested interface name "net1" already assigned`},
+		{"one long layer cut before the value",
+			`Failed to attach volume "pvc-0a1b2c3d-0000-11e7-8000-000000000001" on node "ip-10-0-1-20.ec2.internal" with: Error attaching EBS volume "vol-0123456789abcdef0" to instance "i-0fedcba9876543210": InvalidParameterValue: Value (/dev/xvdzz) for parameter device is invalid. /dev/xvdzz is not a valid EBS device name.`,
+			"/dev/xvdzz is not a valid EBS device name"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := readChain(tc.text, "kubelet")
+			if !r.known() {
+				t.Fatal("not read")
+			}
+			if c := r.cause(); !strings.Contains(c, tc.want) {
+				t.Errorf("cause %q does not end with %q", c, tc.want)
+			}
+		})
+	}
+	// A short chain quoted whole does not repeat its end.
+	r := readChain(`Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox "8a7f": plugin type="calico" failed (add): error getting ClusterInformation: connection is unauthorized: Unauthorized`, "kubelet")
+	if c := r.cause(); strings.Contains(c, "ends in") {
+		t.Errorf("cause repeats what it quoted whole: %q", c)
+	}
+}

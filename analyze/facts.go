@@ -319,8 +319,9 @@ func (g *Graph) fragmentTextLines(add func(lineIn)) {
 			// A "log" whose lines are a node agent's journal: its subject is the node.
 			kind = TextJournal
 		}
+		about := f.aboutRef()
 		for i, s := range f.lines {
-			l := lineIn{Kind: kind, Text: s, Fragment: true, Warning: looksLikeError(s)}
+			l := lineIn{Kind: kind, Text: s, Fragment: true, Warning: looksLikeError(s), Object: about}
 			if kind == TextJournal {
 				if e, k, _ := ParseJournalLine(s, g.collectedAt); k == LineEntry {
 					l.Text = entryText(&e.Entry)
@@ -339,9 +340,34 @@ func (g *Graph) fragmentTextLines(add func(lineIn)) {
 		// also tried whole.
 		for _, p := range paragraphs(f.lines) {
 			text := strings.Join(fieldsOf(f.lines[p[0]:p[1]]), " ")
-			add(lineIn{Kind: kind, Text: text, Fragment: true, Warning: looksLikeError(text), ev: evidencePtr(f.loc.Lines(p[0]+1, p[1]).Evidence(text, time.Time{}))})
+			add(lineIn{Kind: kind, Text: text, Fragment: true, Warning: looksLikeError(text), Object: about, ev: evidencePtr(f.loc.Lines(p[0]+1, p[1]).Evidence(text, time.Time{}))})
 		}
 	}
+}
+
+// ClientKind is the kind of the subject of lines a client printed as its own output
+// (kubectl's "error: …", docker's "Error response from daemon: …"): its name is the
+// client's.
+const ClientKind = "Client"
+
+// aboutRef is the subject the import found a fragment's lines to be about: the object
+// (its name UnknownSubject when the evidence does not give it) or the client that
+// printed them; the zero ref when it could not tell.
+func (f *fragmentFile) aboutRef() ObjectRef {
+	a := f.about
+	switch {
+	case a == nil:
+		return ObjectRef{}
+	case a.Client != "":
+		return ObjectRef{Kind: ClientKind, Name: a.Client}
+	case a.Kind == "":
+		return ObjectRef{}
+	}
+	name := a.Name
+	if name == "" {
+		name = UnknownSubject
+	}
+	return ObjectRef{Kind: a.Kind, Namespace: a.Namespace, Name: name}
 }
 
 // linesEstimate is about how many lines buildLines adds: exact for journals, an upper

@@ -81,6 +81,8 @@ type fragmentFile struct {
 	kind  TextKind
 	loc   Location
 	lines []string
+	// about is what the import found the lines to be about, nil when it could not tell.
+	about *bundle.FragmentAbout
 }
 
 func logKey(ns, pod, container string, previous bool) string {
@@ -175,8 +177,12 @@ func (l *loader) loadNodeAndLogs(lb *loadedBundle) {
 			l.g.present[Fragments] = true
 			kind := map[string]TextKind{bundle.FragmentLog: TextLog, bundle.FragmentJournal: TextJournal, bundle.FragmentText: TextText}[it.info.Fragment]
 			text := strings.TrimRight(strings.ReplaceAll(bytesString(data), "\r\n", "\n"), "\n")
+			var about *bundle.FragmentAbout
+			if o := l.g.origins[lb.label][it.name]; o != nil {
+				about = o.About
+			}
 			l.g.fragments = append(l.g.fragments, &fragmentFile{kind: kind, loc: l.loc(lb, it.name),
-				lines: strings.Split(text, "\n")})
+				lines: strings.Split(text, "\n"), about: about})
 		}
 	}
 }

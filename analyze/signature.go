@@ -534,8 +534,10 @@ func (s *Signature) finding(l *Line, caps map[string]string) Finding {
 	vals := map[string]string{"node": l.Node(), "container": l.Container()}
 	if l.Pod != nil {
 		vals["pod"], vals["namespace"] = l.Pod.meta.Name, l.Pod.meta.Namespace
-	} else if l.Object().Kind != "" {
-		vals["namespace"] = l.Object().Namespace
+	} else if o := l.Object(); o.Kind == "Namespace" && o.Name != UnknownSubject {
+		vals["namespace"] = o.Name
+	} else if o.Kind != "" {
+		vals["namespace"] = o.Namespace
 	}
 	for k, v := range caps {
 		vals[k] = v

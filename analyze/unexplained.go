@@ -553,9 +553,13 @@ func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []strin
 	var out []*Finding
 	for _, k := range files {
 		ls := byFile[k]
+		subj := ls[0].Subjects()
 		def := StageNode
 		if ls[0].Kind == TextLog {
 			def = StageRuntime
+		}
+		if st, ok := subjectStage(subj[0]); ok {
+			def = st
 		}
 		pick := mostTelling(ls, 3)
 		best := pick[0]
@@ -579,10 +583,21 @@ func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []strin
 		for _, l := range pick {
 			ev = append(ev, l.Evidence())
 		}
-		subj := ls[0].Subjects()
 		what := "the node this journal came from"
-		if subj[0].Kind == "Container" {
+		switch {
+		case subj[0].Kind == "Container":
 			what = "the container whose log this is"
+		case subj[0].Kind == ClientKind:
+			what = subj[0].Name + "'s own output"
+		case subj[0].Kind != "Node":
+			what = strings.ToLower(subj[0].Kind) + " " + subj[0].NamespacedName()
+			if subj[0].Name == UnknownSubject {
+				what = "the " + strings.ToLower(subj[0].Kind) + " (its name is not in the evidence)"
+			}
+		case subj[0].Name != UnknownSubject:
+			what = "node " + subj[0].Name
+		case ls[0].Kind == TextText:
+			what = "the pasted text"
 		}
 		if read.known() {
 			if subj[0].Kind == "Container" && read.outer.Entry.Component != "" {
@@ -598,6 +613,38 @@ func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []strin
 			Cause: what + " reports " + oneLine(best.Text) + "; no podflow rule or signature knows this evidence"})
 	}
 	return out
+}
+
+// subjectStage is where trouble no rule explains is placed when all that is known is
+// the object it is about or the client that printed it: the stage whose component holds
+// such an object (a workload's controller, a Service's endpoints, a namespace's
+// deletion), or what the client talks to (kubectl the API server, a container CLI a
+// registry, curl or nslookup a Service).
+func subjectStage(s ObjectRef) (Stage, bool) {
+	if s.Kind == ClientKind {
+		st, ok := clientStages[s.Name]
+		return st, ok
+	}
+	st, ok := kindStages[s.Kind]
+	return st, ok
+}
+
+var clientStages = map[string]Stage{
+	"kubectl": StageRequest, "oc": StageRequest, "helm": StageRequest,
+	"docker": StageImage, "podman": StageImage, "nerdctl": StageImage, "crictl": StageImage, "ctr": StageImage,
+	"curl": StageService, "wget": StageService, "telnet": StageService, "nc": StageService, "nslookup": StageService, "dig": StageService,
+}
+
+var kindStages = map[string]Stage{
+	"APIService": StageRequest, "CustomResourceDefinition": StageRequest,
+	"ResourceQuota": StageAdmission, "LimitRange": StageAdmission, "MutatingWebhookConfiguration": StageAdmission, "ValidatingWebhookConfiguration": StageAdmission,
+	"Deployment": StageController, "DeploymentConfig": StageController, "ReplicaSet": StageController, "StatefulSet": StageController,
+	"DaemonSet": StageController, "Job": StageController, "CronJob": StageController, "HorizontalPodAutoscaler": StageController,
+	"PodDisruptionBudget":   StageController,
+	"Node":                  StageNode,
+	"PersistentVolumeClaim": StageVolume, "PersistentVolume": StageVolume, "StorageClass": StageVolume,
+	"Service": StageService, "Endpoints": StageService, "EndpointSlice": StageService, "Ingress": StageService,
+	"Namespace": StageTermination,
 }
 
 // catalogTitle is the title of a finding the catalog reads.

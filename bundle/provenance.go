@@ -130,6 +130,21 @@ type Origin struct {
 	// SameShape is true when a JSON pointer into the produced file also points at the
 	// same value in the original, so citations may keep it.
 	SameShape bool `json:"sameShape,omitempty"`
+	// About is, for a fragment, what its lines are about when the import could tell
+	// from the command that printed them or the describe they belong to.
+	About *FragmentAbout `json:"about,omitempty"`
+}
+
+// FragmentAbout names what the lines of a fragment are about: an object (Kind, with
+// Namespace and Name when the evidence gives them: an APIService describe, the output
+// of "kubectl get hpa -n shop") or, when the lines are a command's own output (kubectl's
+// "error: …", docker's "Error response from daemon: …", a curl transcript), the
+// Client that printed them.
+type FragmentAbout struct {
+	Kind      string `json:"kind,omitempty"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name,omitempty"`
+	Client    string `json:"client,omitempty"`
 }
 
 // Spot is a place in a file: a JSON pointer, a line or line range (both 1-based;

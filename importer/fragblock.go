@@ -150,6 +150,26 @@ func namedPod(msg string) (ns, name string, ok bool) {
 	return "", "", false
 }
 
+// controllerEventKinds are the event sources of the workload controllers and the kind
+// of object each records its events on (the EventSource each controller's recorder is
+// made with in k8s.io/kubernetes pkg/controller, v1.37.2: podautoscaler/horizontal.go,
+// deployment/deployment_controller.go, replicaset/replica_set.go,
+// replication/replication_controller.go, statefulset/stateful_set.go,
+// daemon/daemon_controller.go, job/job_controller.go, cronjob/cronjob_controllerv2.go).
+var controllerEventKinds = map[string]string{
+	"horizontal-pod-autoscaler": "HorizontalPodAutoscaler",
+	"deployment-controller":     "Deployment",
+	"replicaset-controller":     "ReplicaSet",
+	"replication-controller":    "ReplicationController",
+	"statefulset-controller":    "StatefulSet",
+	"daemonset-controller":      "DaemonSet",
+	"job-controller":            "Job",
+	"cronjob-controller":        "CronJob",
+}
+
+// unnamedObject names an object whose events a paste shows without its name.
+const unnamedObject = "(unknown)"
+
 // reAssigned is the scheduler's event that names a pod and its node.
 var reAssigned = regexp.MustCompile(`^Successfully assigned ([a-z0-9][-a-z0-9.]*)/([a-z0-9][-a-z0-9.]*) to (\S+)`)
 
@@ -199,6 +219,22 @@ func (li *looseImport) eventRows(ctx *fileCtx, name string, b segmentBlock, cmd 
 			// describe pvc NAME: its Events rows are the claim's.
 			ev.Namespace = nsOr(ns)
 			ev.InvolvedObject = corev1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: ev.Namespace, Name: claim}
+			kept = append(kept, parsedEvent{ev: ev, line: l.n})
+			last = &kept[len(kept)-1].ev
+			continue
+		}
+		if kind := controllerEventKinds[ev.Source.Component]; kind != "" {
+			// A describe's row a workload controller reported: the event is its
+			// object's, never a pod's.
+			ev.Namespace = nsOr(ns)
+			name := ""
+			if a := commandObject(cmd); a != nil && a.Kind == kind {
+				name = a.Name
+			}
+			if name == "" {
+				name = unnamedObject
+			}
+			ev.InvolvedObject = corev1.ObjectReference{Kind: kind, Namespace: ev.Namespace, Name: name}
 			kept = append(kept, parsedEvent{ev: ev, line: l.n})
 			last = &kept[len(kept)-1].ev
 			continue
@@ -577,10 +613,17 @@ type fragment struct {
 	kind  string
 	path  string
 	lines []textLine
+	// about is what the lines are about, when the block or its command says.
+	about *bundle.FragmentAbout
 }
 
 // keepFragment records a block as a fragment and returns the fragment path.
 func (li *looseImport) keepFragment(kind, path string, lines []textLine) string {
+	return li.keepFragmentAbout(kind, path, lines, nil)
+}
+
+// keepFragmentAbout is keepFragment for a block whose subject the import could tell.
+func (li *looseImport) keepFragmentAbout(kind, path string, lines []textLine, about *bundle.FragmentAbout) string {
 	lines = trimBlank(lines)
 	if len(lines) == 0 {
 		return ""
@@ -590,7 +633,7 @@ func (li *looseImport) keepFragment(kind, path string, lines []textLine) string 
 		ext = ".txt"
 	}
 	p := bundle.FragmentPath(kind, blockName(path, lines[0].n, ext))
-	li.fragments = append(li.fragments, fragment{kind: kind, path: path, lines: lines})
+	li.fragments = append(li.fragments, fragment{kind: kind, path: path, lines: lines, about: about})
 	return p
 }
 
@@ -617,7 +660,7 @@ func (li *looseImport) layoutFragments(files map[string][]byte) {
 			next = l.n + 1
 		}
 		files[out] = buf.Bytes()
-		li.r.Origins[out] = Origin{Path: f.path, LineOffset: f.lines[0].n - 1}
+		li.r.Origins[out] = Origin{Path: f.path, LineOffset: f.lines[0].n - 1, About: f.about}
 		if r := li.r.File(f.path); r != nil && !slices.Contains(r.Produced, out) {
 			r.Produced = append(r.Produced, out)
 		}

@@ -3,6 +3,7 @@ package importer
 import (
 	"encoding/json"
 	"fmt"
+	"path"
 	"regexp"
 	"strconv"
 	"strings"
@@ -452,6 +453,10 @@ func blockName(file string, first int, ext string) string {
 	return fmt.Sprintf("%s-L%d%s", base, first, ext)
 }
 
+// reNotLogName tells a file named for events or a describe: "events.txt",
+// "describe-pod.txt", "kubectl-get-events.txt".
+var reNotLogName = regexp.MustCompile(`(?i)(^|[-_.])(events?|describe)([-_.]|$)`)
+
 // reLogName tells a file named like a log.
 var reLogName = regexp.MustCompile(`(?i)(\.log|\.out|\.err|log\.txt|logs?)$`)
 
@@ -493,6 +498,11 @@ func isWordByte(c byte) bool {
 func looksLikeLog(file, cmd string, lines []textLine) bool {
 	if reLogName.MatchString(file) || strings.Contains(cmd, " logs") {
 		return true
+	}
+	if reNotLogName.MatchString(path.Base(file)) {
+		// A file named for kubectl's events or describe output: what it holds is
+		// a component's report, not a program's own output.
+		return false
 	}
 	for _, l := range lines {
 		if hasErrorWord(l.s) {

@@ -155,13 +155,19 @@ func (li *looseImport) file(name string, data []byte) {
 			br := BlockReport{First: first, Last: last, What: what, Used: ok}
 			if !ok {
 				kind := bundle.FragmentText
-				if what == "" && looksLikeLog(name, c.cmd, b.lines) {
+				// A client's own output or an object's describe is not a container's
+				// log, whatever error words it holds.
+				about := fragmentAbout(name, c.cmd, b.lines)
+				switch {
+				case what == "" && about == nil && looksLikeLog(name, c.cmd, b.lines):
 					kind, br.What, br.Used = bundle.FragmentLog, "a container's log (pod not known)", true
 					li.found["logs"] = true
-				} else if what == "" {
+				case what == "" && about != nil && about.Client != "":
+					br.What = about.Client + " output"
+				case what == "":
 					br.What = "text"
 				}
-				br.Fragment = li.keepFragment(kind, name, b.lines)
+				br.Fragment = li.keepFragmentAbout(kind, name, b.lines, about)
 				if kind == bundle.FragmentLog {
 					detected = append(detected, br.What)
 					used = true

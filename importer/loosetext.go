@@ -21,11 +21,13 @@ type chunk struct {
 
 // rePrompt matches a shell prompt that introduces a command whose output follows:
 // "$ kubectl ...", "user@host:~$ kubectl ...", "[root@host ~]# systemctl status kubelet",
-// "# crictl ps -a", "PS C:\> kubectl ...".
-var rePrompt = regexp.MustCompile(`^\s*(?:\[[^\]]*\][$#]|\S*[$#%>]|PS [^>]*>)\s+((?:sudo\s+)?(?:kubectl|oc|k|crictl|journalctl|docker|systemctl|dmesg|tail|cat|grep|less|podman|nerdctl|ctr)\b.*)$`)
+// "# crictl ps -a", "PS C:\> kubectl ...", "λ kubectl ..." (cmder), "❯ kubectl ...";
+// and the clients whose output is read as theirs: "$ curl -v http://...".
+var rePrompt = regexp.MustCompile(`^\s*(?:\[[^\]]*\][$#]|\S*[$#%>λ❯]|PS [^>]*>)\s+((?:sudo\s+)?(?:kubectl|oc|k|crictl|journalctl|docker|systemctl|dmesg|tail|cat|grep|less|podman|nerdctl|ctr|curl|wget|telnet|nc|nslookup|dig|helm)\b.*)$`)
 
-// reBareCommand is a command line pasted without its prompt: "kubectl get pods -n x".
-var reBareCommand = regexp.MustCompile(`^\s*((?:sudo\s+)?(?:kubectl|oc|crictl|journalctl|systemctl|dmesg)\s+(?:get|describe|logs|events|ps|pods|inspect|inspectp|images|status|-[-a-zA-Z]).*)$`)
+// reBareCommand is a command line pasted without its prompt: "kubectl get pods -n x",
+// "docker pull registry.example/app:v2".
+var reBareCommand = regexp.MustCompile(`^\s*((?:sudo\s+)?(?:(?:kubectl|oc|crictl|journalctl|systemctl|dmesg)\s+(?:get|describe|logs|events|ps|pods|inspect|inspectp|images|status|-[-a-zA-Z])|(?:docker|podman|nerdctl)\s+(?:pull|run|push|login)\s+\S).*)$`)
 
 // unbox removes the frame a terminal UI (k9s, tmux panes) draws around lines:
 // "│ text │".
