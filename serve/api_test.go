@@ -371,3 +371,45 @@ func TestOpenAPI(t *testing.T) {
 		t.Errorf("unknown group version: %d", code)
 	}
 }
+
+// TestNodeTableAsTheAPIServerPrints: the node table's cells are the API server's
+// printNode's: a Ready condition that is not True (Unknown too) is NotReady, a node
+// without one is Unknown, roles come from both role labels, an empty node-info field
+// is <unknown>, and the kernel carries the architecture.
+func TestNodeTableAsTheAPIServerPrints(t *testing.T) {
+	b := bundleOf(t, map[string]string{
+		bundle.ClusterResourcePath(bundle.KindNodes): `{"kind":"NodeList","apiVersion":"v1","items":[
+			{"metadata":{"name":"gone","labels":{"kubernetes.io/role":"worker"}},"status":{"conditions":[{"type":"Ready","status":"Unknown"}]}},
+			{"metadata":{"name":"fresh"},"spec":{"unschedulable":true}},
+			{"metadata":{"name":"cp","labels":{"node-role.kubernetes.io/control-plane":""}},"status":{"conditions":[{"type":"Ready","status":"True"}],
+			 "nodeInfo":{"osImage":"Debian GNU/Linux 13","kernelVersion":"6.12.0","containerRuntimeVersion":"containerd://2.1.4","architecture":"amd64","kubeletVersion":"v1.37.2"}}}]}`,
+	})
+	_, url := start(t, b)
+	code, body := get(t, url+"/api/v1/nodes?includeObject=None", "application/json;as=Table;v=v1;g=meta.k8s.io")
+	var tab metav1.Table
+	if code != http.StatusOK || json.Unmarshal(body, &tab) != nil {
+		t.Fatalf("%d %s", code, body)
+	}
+	got := map[string][]any{}
+	for _, r := range tab.Rows {
+		got[r.Cells[0].(string)] = r.Cells
+	}
+	want := map[string][]any{
+		"gone":  {"gone", "NotReady", "worker", "<unknown>", "<unknown>"},
+		"fresh": {"fresh", "Unknown,SchedulingDisabled", "<none>", "<unknown>", "<unknown>"},
+		"cp":    {"cp", "Ready", "control-plane", "Debian GNU/Linux 13", "6.12.0 (amd64)"},
+	}
+	for name, w := range want {
+		c := got[name]
+		if len(c) < 10 {
+			t.Fatalf("%s: cells %v", name, c)
+		}
+		// NAME, STATUS, ROLES, then (wide) OS-IMAGE and KERNEL-VERSION.
+		if c[0] != w[0] || c[1] != w[1] || c[2] != w[2] || c[7] != w[3] || c[8] != w[4] {
+			t.Errorf("%s: cells %v, want status %v roles %v os %v kernel %v", name, c, w[1], w[2], w[3], w[4])
+		}
+	}
+	if c := got["fresh"]; c[9] != "<unknown>" {
+		t.Errorf("fresh container runtime %v, want <unknown>", c[9])
+	}
+}

@@ -3,6 +3,8 @@ package serve
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -151,29 +153,31 @@ var printers = map[string]printer{
 		columns: []column{{"Status", "string", 0}, {"Roles", "string", 0}, {"Age", "string", 0}, {"Version", "string", 0},
 			{"Internal-IP", "string", 1}, {"External-IP", "string", 1}, {"OS-Image", "string", 1},
 			{"Kernel-Version", "string", 1}, {"Container-Runtime", "string", 1}},
+		// As the API server's printNode (pkg/printers/internalversion/printers.go): a
+		// Ready condition other than True is NotReady, no Ready condition is Unknown; an
+		// empty node-info field is <unknown>; the kernel carries the architecture.
 		cells: func(ix *index, o *object) []any {
 			n := typed[corev1.Node](o)
 			status := "Unknown"
 			for _, c := range n.Status.Conditions {
 				if c.Type == corev1.NodeReady {
-					switch c.Status {
-					case corev1.ConditionTrue:
+					status = "NotReady"
+					if c.Status == corev1.ConditionTrue {
 						status = "Ready"
-					case corev1.ConditionFalse:
-						status = "NotReady"
 					}
 				}
 			}
 			if n.Spec.Unschedulable {
 				status += ",SchedulingDisabled"
 			}
-			var roles []string
-			for k := range n.Labels {
+			roles := map[string]bool{}
+			for k, v := range n.Labels {
 				if role, ok := strings.CutPrefix(k, "node-role.kubernetes.io/"); ok && role != "" {
-					roles = append(roles, role)
+					roles[role] = true
+				} else if k == "kubernetes.io/role" && v != "" {
+					roles[v] = true
 				}
 			}
-			sort.Strings(roles)
 			addr := func(t corev1.NodeAddressType) string {
 				for _, a := range n.Status.Addresses {
 					if a.Type == t {
@@ -182,9 +186,20 @@ var printers = map[string]printer{
 				}
 				return "<none>"
 			}
-			return []any{status, orNone(strings.Join(roles, ",")), ix.ageOf(n.CreationTimestamp), n.Status.NodeInfo.KubeletVersion,
-				addr(corev1.NodeInternalIP), addr(corev1.NodeExternalIP), orNone(n.Status.NodeInfo.OSImage),
-				orNone(n.Status.NodeInfo.KernelVersion), orNone(n.Status.NodeInfo.ContainerRuntimeVersion)}
+			orUnknown := func(s string) string {
+				if s == "" {
+					return "<unknown>"
+				}
+				return s
+			}
+			info := n.Status.NodeInfo
+			kernel := orUnknown(info.KernelVersion)
+			if info.Architecture != "" {
+				kernel += " (" + info.Architecture + ")"
+			}
+			return []any{status, orNone(strings.Join(slices.Sorted(maps.Keys(roles)), ",")), ix.ageOf(n.CreationTimestamp), info.KubeletVersion,
+				addr(corev1.NodeInternalIP), addr(corev1.NodeExternalIP), orUnknown(info.OSImage),
+				kernel, orUnknown(info.ContainerRuntimeVersion)}
 		},
 	},
 	"events": {
