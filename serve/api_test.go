@@ -413,3 +413,30 @@ func TestNodeTableAsTheAPIServerPrints(t *testing.T) {
 		t.Errorf("fresh container runtime %v, want <unknown>", c[9])
 	}
 }
+
+// TestEndpointsLeaveOutPodsWithoutTheNamedPort: a Service whose named targetPort no pod
+// declares gets an EndpointSlice with its pods and no port; the endpoints controller
+// writes no address for them, so the derived Endpoints have none either. A headless
+// Service without ports keeps its addresses.
+func TestEndpointsLeaveOutPodsWithoutTheNamedPort(t *testing.T) {
+	b := bundleOf(t, map[string]string{
+		bundle.NamespacedResourcePath(bundle.KindServices, "shop"): list("Service",
+			`{"metadata":{"name":"api-named","namespace":"shop"},"spec":{"selector":{"app":"api"},"clusterIP":"10.96.0.11","ports":[{"port":80,"targetPort":"http-api"}]}}`,
+			`{"metadata":{"name":"db","namespace":"shop"},"spec":{"selector":{"app":"db"},"clusterIP":"None"}}`),
+		bundle.NamespacedResourcePath(bundle.KindEndpointSlices, "shop"): list("EndpointSlice",
+			`{"metadata":{"name":"api-named-x1","namespace":"shop","labels":{"kubernetes.io/service-name":"api-named"}},"addressType":"IPv4","ports":[],
+			  "endpoints":[{"addresses":["10.0.0.4"],"conditions":{"ready":true},"targetRef":{"kind":"Pod","name":"api-1","namespace":"shop"}}]}`,
+			`{"metadata":{"name":"db-x1","namespace":"shop","labels":{"kubernetes.io/service-name":"db"}},"addressType":"IPv4","ports":[],
+			  "endpoints":[{"addresses":["10.0.0.5"],"conditions":{"ready":true},"targetRef":{"kind":"Pod","name":"db-0","namespace":"shop"}}]}`),
+	})
+	cs, _ := start(t, b)
+	ctx := context.Background()
+	api, err := cs.CoreV1().Endpoints("shop").Get(ctx, "api-named", metav1.GetOptions{})
+	if err != nil || len(api.Subsets) != 0 {
+		t.Errorf("api-named: %+v, %v; want no subset", api, err)
+	}
+	db, err := cs.CoreV1().Endpoints("shop").Get(ctx, "db", metav1.GetOptions{})
+	if err != nil || len(db.Subsets) != 1 || len(db.Subsets[0].Addresses) != 1 || db.Subsets[0].Addresses[0].IP != "10.0.0.5" {
+		t.Errorf("db: %+v, %v; want its one address", db, err)
+	}
+}

@@ -110,6 +110,13 @@ func endpointsOf(ns, name string, svc *corev1.Service, eps []*discoveryv1.Endpoi
 			}
 			ports = append(ports, port)
 		}
+		if svc != nil && len(ports) == 0 && (len(svc.Spec.Ports) > 0 || svc.Spec.ClusterIP != corev1.ClusterIPNone) {
+			// The endpoints controller adds a pod's address only with a port of the
+			// Service it finds on the pod (a named targetPort the pod does not declare
+			// finds none), or with no port for a headless Service without ports: a slice
+			// without ports holds pods it leaves out.
+			continue
+		}
 		sub := subsetFor(ep, ports)
 		for _, e := range s.Endpoints {
 			for _, ip := range e.Addresses {
