@@ -80,7 +80,7 @@ const telnetLookback = 4
 // container logs report, in the order of the evidence.
 func (v *View) RefusedConnections() []RefusedConnection {
 	var out []RefusedConnection
-	scan := func(lines []string, at func(i int) Location) {
+	scan := func(lines []string, command string, at func(i int) Location) {
 		for i, s := range lines {
 			if !strings.Contains(s, "efused") {
 				continue
@@ -112,6 +112,13 @@ func (v *View) RefusedConnections() []RefusedConnection {
 					break
 				}
 			}
+			if rc.Port == 0 {
+				// The prompt's command line, kept with the fragment rather than in it.
+				if c := reTelnetCommand.FindStringSubmatch(command); c != nil && (rc.Host == "" || rc.Host == c[1]) {
+					rc.Host = c[1]
+					rc.Port, _ = strconv.Atoi(c[2])
+				}
+			}
 			if rc.Host != "" {
 				out = append(out, rc)
 			}
@@ -120,13 +127,17 @@ func (v *View) RefusedConnections() []RefusedConnection {
 	if v.Has(Fragments) {
 		for _, f := range v.g.fragments {
 			loc := f.loc
-			scan(f.lines, func(i int) Location { return loc.Lines(i+1, 0) })
+			command := ""
+			if f.about != nil {
+				command = f.about.Command
+			}
+			scan(f.lines, command, func(i int) Location { return loc.Lines(i+1, 0) })
 		}
 	}
 	if v.Has(ContainerLogs) {
 		for _, key := range sortedKeys(v.g.logs) {
 			lines, loc := v.g.logs[key].Tail(logTailLines)
-			scan(lines, func(i int) Location { return loc.lineBelow(i) })
+			scan(lines, "", func(i int) Location { return loc.lineBelow(i) })
 		}
 	}
 	return out

@@ -145,6 +145,8 @@ type FragmentAbout struct {
 	Namespace string `json:"namespace,omitempty"`
 	Name      string `json:"name,omitempty"`
 	Client    string `json:"client,omitempty"`
+	// Command is the command line that printed the lines, when a prompt showed it.
+	Command string `json:"command,omitempty"`
 }
 
 // Spot is a place in a file: a JSON pointer, a line or line range (both 1-based;

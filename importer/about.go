@@ -14,6 +14,22 @@ import (
 // "kubectl get hpa -n shop"). nil when neither says: the analysis then guesses from the
 // shape of the file.
 func fragmentAbout(file, cmd string, lines []textLine) *bundle.FragmentAbout {
+	a := aboutOf(file, cmd, lines)
+	if a != nil && cmd != "" {
+		// The command line itself is not among the block's lines; what it names (a
+		// host and port for telnet) is evidence too.
+		a.Command = cmd
+		if len(a.Command) > maxAboutCommand {
+			a.Command = a.Command[:maxAboutCommand]
+		}
+	}
+	return a
+}
+
+// maxAboutCommand bounds the command kept with a fragment.
+const maxAboutCommand = 512
+
+func aboutOf(file, cmd string, lines []textLine) *bundle.FragmentAbout {
 	if c := clientOutput(cmd, lines); c != "" {
 		return &bundle.FragmentAbout{Client: c}
 	}
