@@ -156,3 +156,23 @@ func redactedLines(live, served []byte) int {
 }
 
 var reRedactionMark = regexp.MustCompile(`<redacted:[a-z0-9-]+:[0-9a-f]+>`)
+
+// restartWindow holds the restart counts that bound the live reads and the collection:
+// first, as the first live read began; last, read after serve's answers.
+type restartWindow struct{ first, last map[string]int32 }
+
+// rowRestarted says, for the rows of a table request, whether a container the row's
+// object depends on started again in the window: for a pod ("namespace/name"), one of
+// its own; for anything else (the workloads and services over the pods), any.
+func (w restartWindow) rowRestarted(key string) func(row string) bool {
+	pods := strings.HasSuffix(strings.TrimSuffix(key, " (table)"), "/pods")
+	return func(row string) bool {
+		_, pod, _ := strings.Cut(row, "/")
+		for c, n := range w.last {
+			if n > w.first[c] && (!pods || strings.HasPrefix(c, pod+"/")) {
+				return true
+			}
+		}
+		return false
+	}
+}

@@ -96,3 +96,23 @@ func TestRestartedDuring(t *testing.T) {
 		}
 	}
 }
+
+// A pods table's row depends on its own containers' restarts; any other table's rows
+// (workloads, endpoints) on a restart of any container.
+func TestRowRestarted(t *testing.T) {
+	w := restartWindow{
+		first: map[string]int32{"spooler/spooler": 2, "web/nginx": 0},
+		last:  map[string]int32{"spooler/spooler": 3, "web/nginx": 0},
+	}
+	pods := w.rowRestarted("GET /api/v1/namespaces/ns/pods (table)")
+	if !pods("ns/spooler") || pods("ns/web") {
+		t.Errorf("pods rows: spooler %v, web %v; want true, false", pods("ns/spooler"), pods("ns/web"))
+	}
+	if deploy := w.rowRestarted("GET /apis/apps/v1/namespaces/ns/deployments (table)"); !deploy("ns/web") {
+		t.Error("a deployment's row does not see the namespace's restart")
+	}
+	still := restartWindow{first: w.last, last: w.last}
+	if still.rowRestarted("GET /apis/apps/v1/namespaces/ns/deployments (table)")("ns/web") {
+		t.Error("a row sees a restart where no count grew")
+	}
+}

@@ -329,6 +329,7 @@ type serveRow struct {
 	Serve   string
 	Diff    string // "" when serve answered as the live server did
 	Allowed string // the allow-list's reason, when Diff is one it accepts
+	Cells   int    // the table cells compared, for a table request
 }
 
 // serveAllowed are the differences a served snapshot cannot avoid. Each matches by the
@@ -349,6 +350,10 @@ var serveAllowed = []struct {
 
 func allowedReason(diff string) string {
 	kind, _, _ := strings.Cut(diff, ":")
+	if kind == "cells" {
+		// Table cells: each kind of cell difference has its reason (cellAllowed).
+		return cellsReason(diff)
+	}
 	for _, a := range serveAllowed {
 		if a.kind == kind {
 			return a.reason
@@ -362,6 +367,7 @@ func allowedReason(diff string) string {
 func compareServe(ns string, before, after, served *probeSet, restarts map[string]int32) []serveRow {
 	var rows []serveRow
 	seen := map[string]bool{}
+	w := restartWindow{first: before.restarts, last: restarts}
 	for _, key := range served.order {
 		seen[key] = true
 		s := served.answers[key]
@@ -378,13 +384,16 @@ func compareServe(ns string, before, after, served *probeSet, restarts map[strin
 			}
 			row.Live = fmt.Sprint(l1.Status)
 			l2 = l1
-			row.Diff = compareAnswer(key, ns, l1, l2, s, restartedDuring(key, before.restarts, restarts))
+			row.Diff = compareAnswer(key, ns, l1, l2, s, w)
 		default:
 			row.Live = fmt.Sprint(l1.Status)
 			if l2.Status != l1.Status {
 				row.Live += "→" + fmt.Sprint(l2.Status)
 			}
-			row.Diff = compareAnswer(key, ns, l1, l2, s, restartedDuring(key, before.restarts, restarts))
+			row.Diff = compareAnswer(key, ns, l1, l2, s, w)
+		}
+		if strings.HasSuffix(key, " (table)") && s.Status == http.StatusOK && l1.Status == http.StatusOK && l2.Status == http.StatusOK {
+			_, row.Cells = compareTable(l1.Body, l2.Body, s.Body, w.rowRestarted(key))
 		}
 		if l1.AsAdmin || l2.AsAdmin {
 			// The collector's role does not read it (serve derives it): the admin's answer.
@@ -426,9 +435,9 @@ func summarizeLiveOnly(keys []string) string {
 }
 
 // compareAnswer says how serve's answer s differs from the live ones l1 (before the
-// collection) and l2 (after), or "". restarted says the container a log request names
-// started again between the reads.
-func compareAnswer(key, ns string, l1, l2, s answer, restarted bool) string {
+// collection) and l2 (after), or "". w tells the containers that started again between
+// the reads.
+func compareAnswer(key, ns string, l1, l2, s answer, w restartWindow) string {
 	if s.Status != l1.Status && s.Status != l2.Status && l1.Status == http.StatusInternalServerError &&
 		strings.Contains(key, "/log?") && strings.Contains(statusMessage(l1.Body), "/containerLogs/") {
 		return fmt.Sprintf("kubelet unreachable: live %d %q, serve %d", l1.Status, briefStatus(l1.Body), s.Status)
@@ -488,7 +497,7 @@ func compareAnswer(key, ns string, l1, l2, s answer, restarted bool) string {
 		}
 		return ""
 	case strings.Contains(key, "/log?"):
-		return compareLog(l1.Body, l2.Body, s.Body, restarted)
+		return compareLog(l1.Body, l2.Body, s.Body, restartedDuring(key, w.first, w.last))
 	case strings.HasPrefix(key, "POST selfsubjectaccessreviews"):
 		allowed := func(b []byte) string {
 			var r struct {
@@ -522,7 +531,8 @@ func compareAnswer(key, ns string, l1, l2, s answer, restarted bool) string {
 	case strings.HasSuffix(key, "/selfsubjectrulesreviews"):
 		return "rules: serve grants get, list, watch on *; the live answer lists the collector's role"
 	case strings.HasSuffix(key, " (table)"):
-		return compareColumns(l1.Body, s.Body)
+		d, _ := compareTable(l1.Body, l2.Body, s.Body, w.rowRestarted(key))
+		return d
 	}
 	var rl apiResourceList
 	if json.Unmarshal(s.Body, &rl) == nil && rl.GroupVersion != "" {
@@ -679,32 +689,6 @@ func compareItems(l1, l2, s []byte) string {
 	return "items: " + strings.Join(diffs, "; ")
 }
 
-func abbreviateList(l []string) string {
-	if len(l) > 4 {
-		return strings.Join(l[:4], ", ") + fmt.Sprintf(", … %d more", len(l)-4)
-	}
-	return strings.Join(l, ", ")
-}
-
-// compareColumns compares a server-side table's column names.
-func compareColumns(live, served []byte) string {
-	cols := func(b []byte) string {
-		var t struct {
-			ColumnDefinitions []struct{ Name string } `json:"columnDefinitions"`
-		}
-		_ = json.Unmarshal(b, &t)
-		var out []string
-		for _, c := range t.ColumnDefinitions {
-			out = append(out, c.Name)
-		}
-		return strings.Join(out, ",")
-	}
-	if l, s := cols(live), cols(served); l != s {
-		return fmt.Sprintf("columns: live %s, serve %s", l, s)
-	}
-	return ""
-}
-
 func statusMessage(b []byte) string {
 	var st struct {
 		Message string `json:"message"`
@@ -821,9 +805,9 @@ func writeServeComparison(t *testing.T, byScenario map[string][]serveRow) {
 	var order []string
 	for _, n := range names {
 		var b strings.Builder
-		fmt.Fprintf(&b, "# podflow serve vs the live API server: %s\n\n| request | live | serve | difference | allowed because |\n|---|---|---|---|---|\n", n)
+		fmt.Fprintf(&b, "# podflow serve vs the live API server: %s\n\n| request | live | serve | cells | difference | allowed because |\n|---|---|---|---|---|---|\n", n)
 		for _, r := range byScenario[n] {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", mdCell(r.Request), r.Live, r.Serve, mdCell(r.Diff), mdCell(r.Allowed))
+			fmt.Fprintf(&b, "| %s | %s | %s | %d | %s | %s |\n", mdCell(r.Request), r.Live, r.Serve, r.Cells, mdCell(r.Diff), mdCell(r.Allowed))
 			key := generalize(r.Request, n)
 			a := summary[key]
 			if a == nil {
@@ -843,8 +827,18 @@ func writeServeComparison(t *testing.T, byScenario map[string][]serveRow) {
 			t.Errorf("artifacts: %v", err)
 		}
 	}
+	requests, cells, tables := 0, 0, 0
+	for _, n := range names {
+		for _, r := range byScenario[n] {
+			requests++
+			if r.Cells > 0 {
+				cells += r.Cells
+				tables++
+			}
+		}
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "# podflow serve vs the live API server, %d scenarios\n\n| request | times | live | serve | differences |\n|---|---|---|---|---|\n", len(names))
+	fmt.Fprintf(&b, "# podflow serve vs the live API server, %d scenarios\n\n%d requests compared; %d cells of %d tables with rows.\n\n| request | times | live | serve | differences |\n|---|---|---|---|---|\n", len(names), requests, cells, tables)
 	sort.SliceStable(order, func(i, j int) bool { return order[i] < order[j] })
 	for _, key := range order {
 		a := summary[key]
@@ -861,6 +855,10 @@ func writeServeComparison(t *testing.T, byScenario map[string][]serveRow) {
 	}
 	b.WriteString("\nAllowed differences:\n\n")
 	for _, a := range serveAllowed {
+		fmt.Fprintf(&b, "- **%s**: %s\n", a.kind, a.reason)
+	}
+	b.WriteString("\nAllowed differences of a table's cells (\"cells: KIND in COLUMNS\"):\n\n")
+	for _, a := range cellAllowed {
 		fmt.Fprintf(&b, "- **%s**: %s\n", a.kind, a.reason)
 	}
 	path := filepath.Join(dir, "summary.md")

@@ -1,0 +1,78 @@
+package e2e
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// podTable is a pods Table of one row, as the API server answers it.
+func podTable(t *testing.T, cells ...any) []byte {
+	t.Helper()
+	b, err := json.Marshal(map[string]any{
+		"kind":              "Table",
+		"columnDefinitions": []map[string]string{{"name": "Name"}, {"name": "Ready"}, {"name": "Status"}, {"name": "Restarts"}, {"name": "Age"}},
+		"rows":              []map[string]any{{"cells": cells, "object": map[string]any{"metadata": map[string]string{"namespace": "ns", "name": "spooler"}}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// Each cell is the live one, a count between the reads, or a difference whose kind
+// cellAllowed names; a restart explains READY and STATUS only for a pod that restarted.
+func TestCompareTable(t *testing.T) {
+	cases := []struct {
+		name       string
+		l1, l2, s  []any
+		restarted  bool
+		want       string // the difference's kind ("" for none), then the kinds of cells
+		wantDetail string
+	}{
+		{"the same", []any{"spooler", "0/1", "CrashLoopBackOff", "3 (20s ago)", "5m"}, []any{"spooler", "0/1", "CrashLoopBackOff", "3 (25s ago)", "5m5s"},
+			[]any{"spooler", "0/1", "CrashLoopBackOff", "3 (20s ago)", "5m"}, false, "", ""},
+		{"asked later", []any{"spooler", "0/1", "CrashLoopBackOff", "3 (20s ago)", "5m"}, []any{"spooler", "0/1", "CrashLoopBackOff", "3 (25s ago)", "5m5s"},
+			[]any{"spooler", "0/1", "CrashLoopBackOff", "3 (70s ago)", "5m50s"}, false, "cells", "age in Restarts, Age"},
+		{"an age smaller than the later read's", []any{"spooler", "0/1", "CrashLoopBackOff", "3", "5m"}, []any{"spooler", "0/1", "CrashLoopBackOff", "3", "5m5s"},
+			[]any{"spooler", "0/1", "CrashLoopBackOff", "3", "4m"}, false, "cell", ""},
+		{"restarted between the reads", []any{"spooler", "0/1", "CrashLoopBackOff", "3 (20s ago)", "5m"}, []any{"spooler", "0/1", "CrashLoopBackOff", "4 (2s ago)", "5m5s"},
+			[]any{"spooler", "1/1", "Running", "4 (5s ago)", "5m9s"}, true, "cells", "age in Restarts, Age; restarted in Ready, Status"},
+		{"running at collection, the same count", []any{"spooler", "0/1", "CrashLoopBackOff", "4 (20s ago)", "5m"}, []any{"spooler", "0/1", "CrashLoopBackOff", "4 (25s ago)", "5m5s"},
+			[]any{"spooler", "1/1", "Running", "4 (30s ago)", "5m9s"}, true, "cells", "age in Restarts, Age; restarted in Ready, Status"},
+		{"a state no restart explains", []any{"spooler", "0/1", "CrashLoopBackOff", "4", "5m"}, []any{"spooler", "0/1", "CrashLoopBackOff", "4", "5m5s"},
+			[]any{"spooler", "1/1", "Running", "4", "5m9s"}, false, "cell", ""},
+		{"a state that changed between the reads", []any{"spooler", "1/1", "Running", "4", "5m"}, []any{"spooler", "0/1", "CrashLoopBackOff", "4", "5m5s"},
+			[]any{"spooler", "0/1", "Error", "4", "5m9s"}, false, "cells", "age in Age; changed in Status"},
+		{"a count beyond both reads", []any{"spooler", "0/1", "CrashLoopBackOff", "3", "5m"}, []any{"spooler", "0/1", "CrashLoopBackOff", "4", "5m5s"},
+			[]any{"spooler", "0/1", "CrashLoopBackOff", "5", "5m9s"}, true, "cell", ""},
+		{"a wrong constant", []any{"spooler", "0/1", "CrashLoopBackOff", "3", "5m"}, []any{"spooler", "0/1", "CrashLoopBackOff", "3", "5m5s"},
+			[]any{"spooler", "0/0", "CrashLoopBackOff", "3", "5m9s"}, true, "cell", ""},
+	}
+	for _, c := range cases {
+		diff, n := compareTable(podTable(t, c.l1...), podTable(t, c.l2...), podTable(t, c.s...), func(string) bool { return c.restarted })
+		kind, detail, _ := strings.Cut(diff, ": ")
+		if kind != c.want || (c.wantDetail != "" && detail != c.wantDetail) {
+			t.Errorf("%s: compareTable = %q, want %s: %s", c.name, diff, c.want, c.wantDetail)
+		}
+		if n != 5 {
+			t.Errorf("%s: %d cells compared, want 5", c.name, n)
+		}
+		if c.want == "cells" && cellsReason(diff) == "" {
+			t.Errorf("%s: %q has no reason in the allow-list", c.name, diff)
+		}
+	}
+}
+
+func TestHumanDuration(t *testing.T) {
+	for in, want := range map[string]int64{"45s": 45, "3m20s": 200, "12m": 720, "5h": 18000, "2d3h": 183600, "1y10d": 32400000} {
+		if got, ok := humanDuration(in); !ok || got != want {
+			t.Errorf("humanDuration(%q) = %d, %v, want %d", in, got, ok, want)
+		}
+	}
+	for _, in := range []string{"", "<unknown>", "5 m", "Running"} {
+		if _, ok := humanDuration(in); ok {
+			t.Errorf("humanDuration(%q) parsed", in)
+		}
+	}
+}
