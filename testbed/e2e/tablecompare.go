@@ -21,6 +21,7 @@ var cellAllowed = []struct {
 }{
 	{"age", "a time relative to the moment of asking (AGE, LAST SEEN, DURATION, LAST SCHEDULE, the \"(… ago)\" of RESTARTS): serve is asked after both live reads, so its duration is at least the later read's"},
 	{"changed", "the cell changed between the two live reads: the collection took the object at a moment in between, in a state neither read may have seen (a crash loop passes through Running, Error and CrashLoopBackOff)"},
+	{"redacted", "collection replaced a secret the cell quotes (an event message with a token or an Authorization header) with a redaction mark, where the live server prints the secret"},
 	{"restarted", "a container started again between the live reads and the collection (its restart count grew): READY and STATUS of its pod, and the ready counts and endpoints of the workloads and services over it, are those at collection, which a crash loop or a liveness kill changes and changes back"},
 }
 
@@ -183,6 +184,9 @@ func cellDiff(col string, c1, c2, cs any) string {
 	}
 	if col == "Restarts" {
 		return restartsDiff(a, b, s)
+	}
+	if redactedLines([]byte(a), []byte(s)) > 0 || redactedLines([]byte(b), []byte(s)) > 0 {
+		return "redacted"
 	}
 	if a != b {
 		return "changed"

@@ -46,6 +46,10 @@ func TestCompareTable(t *testing.T) {
 			[]any{"spooler", "0/1", "Error", "4", "5m9s"}, false, "cells", "age in Age; changed in Status"},
 		{"a count beyond both reads", []any{"spooler", "0/1", "CrashLoopBackOff", "3", "5m"}, []any{"spooler", "0/1", "CrashLoopBackOff", "4", "5m5s"},
 			[]any{"spooler", "0/1", "CrashLoopBackOff", "5", "5m9s"}, true, "cell", ""},
+		{"a secret redacted", []any{"spooler", "0/1", "Bearer PFCANARY-pb-Hd4Wz8Qe1Ls6", "3", "5m"}, []any{"spooler", "0/1", "Bearer PFCANARY-pb-Hd4Wz8Qe1Ls6", "3", "5m5s"},
+			[]any{"spooler", "0/1", "Bearer <redacted:bearer-token:833644>", "3", "5m9s"}, false, "cells", "age in Age; redacted in Status"},
+		{"a redaction mark over other text", []any{"spooler", "0/1", "Bearer abc and more", "3", "5m"}, []any{"spooler", "0/1", "Bearer abc and more", "3", "5m5s"},
+			[]any{"spooler", "0/1", "Bearer <redacted:bearer-token:833644> and less", "3", "5m9s"}, false, "cell", ""},
 		{"a wrong constant", []any{"spooler", "0/1", "CrashLoopBackOff", "3", "5m"}, []any{"spooler", "0/1", "CrashLoopBackOff", "3", "5m5s"},
 			[]any{"spooler", "0/0", "CrashLoopBackOff", "3", "5m9s"}, true, "cell", ""},
 	}
