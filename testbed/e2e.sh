@@ -103,5 +103,9 @@ PODFLOW_E2E_POSTGRES=$("$repo/.ci/postgres.sh" install "$pg_e2e_data" 54331 8>&-
 export PODFLOW_E2E_POSTGRES
 trap 'reap; "$repo/.ci/postgres.sh" stop "$pg_e2e_data" 54331 >/dev/null 2>&1 || true' EXIT
 
-# Scenarios wait side by side, so parallelism is about waiting, not CPU.
-go test -tags e2e -count=1 -timeout 45m -v -parallel 32 -skip '^TestServeWithKubectl$' ./testbed/e2e/
+# Scenarios wait side by side, so parallelism is about waiting, not CPU. The output is
+# go test -v's, and ends, when a test failed, with each failed test's own lines: the run
+# prints thousands of lines and, after a failure, the components' logs.
+go build -o "$repo/bin/failsummary" ./testbed/failsummary
+go test -json -tags e2e -count=1 -timeout 45m -parallel 32 -skip '^TestServeWithKubectl$' ./testbed/e2e/ 2>&1 |
+  "$repo/bin/failsummary"
