@@ -95,7 +95,13 @@ func RunContext(ctx context.Context, g *Graph, rules []*Rule, opts Options) (*Re
 	markHistory(g, all)
 	roots := link(all)
 	if opts.Unexplained {
-		if extra := unexplained(g, all, roots); len(extra) > 0 {
+		extra := unexplained(g, all, roots)
+		if d, files := described(g, append(slices.Clone(all), extra...), rules); d != nil {
+			// The prose's reading replaces the floor's findings about the same text.
+			extra = slices.DeleteFunc(extra, func(f *Finding) bool { return restsOnly(f, files) })
+			extra = append(extra, d)
+		}
+		if len(extra) > 0 {
 			for _, f := range extra {
 				f.Subjects = normalizeSubjects(f.Subjects)
 				f.Evidence, f.EvidenceOmitted = normalizeEvidence(f.Evidence, f.EvidenceOmitted)
@@ -297,6 +303,17 @@ func findingLess(a, b *Finding) bool {
 		return as < bs
 	}
 	return a.Cause < b.Cause
+}
+
+// restsOnly reports whether every piece of a finding's evidence is in one of files
+// (bundle and path, joined by a NUL).
+func restsOnly(f *Finding, files map[string]bool) bool {
+	for _, e := range f.Evidence {
+		if !files[e.Bundle+"\x00"+e.inBundle().Path] {
+			return false
+		}
+	}
+	return len(f.Evidence) > 0
 }
 
 // isFloor reports whether a rule ID is one of the floor's: findings about trouble no

@@ -1,0 +1,104 @@
+package rules
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"podflow.dev/podflow/analyze"
+	"podflow.dev/podflow/bundle"
+	"podflow.dev/podflow/importer"
+)
+
+// analyzePaste imports files as pasted text and runs every built-in rule and signature
+// with the floor (unexplained and catalog findings, and the prose's reading) on.
+func analyzePaste(t *testing.T, files map[string]string) *analyze.Report {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, _, err := importer.Open(dir, importer.Options{Format: importer.FormatLoose, Limits: bundle.DefaultLimits()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return analyze.Run(analyze.Load([]*bundle.Bundle{b}, nil), All(), analyze.Options{Unexplained: true})
+}
+
+func roots(rep *analyze.Report) []*analyze.Finding {
+	var out []*analyze.Finding
+	for _, f := range rep.Findings {
+		if f.Root {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// A ticket that holds only its reporter's words is read for the known failure it
+// describes: the finding names it, says it rests on the text, quotes the sentences that
+// carry the values, and cites their lines.
+func TestProseIsReadForTheFailureItDescribes(t *testing.T) {
+	cases := []struct {
+		name, text string
+		rule       string
+		stage      analyze.Stage
+		quoted     string
+	}{
+		{"taint", "We added a GPU pool last week.\nSince then the `metrics-agent` pods stay Pending: they have no toleration for the taint `nvidia.com/gpu` that every node in the pool carries.\nRemoving the taint from one node let one pod schedule.\n",
+			"scheduling-untolerated-taint", analyze.StageScheduling, "nvidia.com/gpu"},
+		{"selector", "After the chart upgrade the frontend Service has no endpoints.\nThe pods carry the label `app.kubernetes.io/name: web` but the service selector still asks for `app: frontend`, so nothing matches and no traffic gets through.\n",
+			"service-selector-matches-nothing", analyze.StageService, "app: frontend"},
+		{"pvc-zone", "The database pod cannot start after we replaced the node group.\nIts EBS volume lives in us-west-2c and none of the new nodes are in that availability zone, so describe shows a volume node affinity conflict.\n",
+			"volume-node-affinity-conflict", analyze.StageScheduling, "us-west-2c"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rs := roots(analyzePaste(t, map[string]string{"ticket.txt": c.text}))
+			if len(rs) != 1 {
+				t.Fatalf("want one root, got %d: %v", len(rs), ruleIDs(rs))
+			}
+			f := rs[0]
+			if f.Rule != c.rule || f.Stage != c.stage {
+				t.Errorf("got %s at %s, want %s at %s: %s", f.Rule, f.Stage, c.rule, c.stage, f.Cause)
+			}
+			if !strings.Contains(f.Cause, analyze.DescribedNote) || !strings.Contains(f.Cause, c.quoted) {
+				t.Errorf("the cause does not say it rests on the text, or does not quote %q: %s", c.quoted, f.Cause)
+			}
+			if len(f.Evidence) == 0 || f.Evidence[0].Path != "ticket.txt" || f.Evidence[0].Line == 0 {
+				t.Errorf("evidence %+v does not cite the ticket's lines", f.Evidence)
+			}
+			if f.Remediation == "" {
+				t.Error("no remediation")
+			}
+		})
+	}
+}
+
+// The prose is the last resort: a component's own line wins, output without a sentence
+// is not a description, and prose beside a pod that shows no trouble is not read.
+func TestProseIsNotReadWhenEvidenceSpeaks(t *testing.T) {
+	cases := []struct {
+		name  string
+		files map[string]string
+		not   string // a rule the prose alone would have given
+	}{
+		{"a component line", map[string]string{"ticket.txt": "The pods stay Pending since we added the GPU pool and its taint.\n" +
+			"  Warning  FailedScheduling  2m  default-scheduler  0/3 nodes are available: 3 Insufficient memory. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.\n"},
+			""},
+		{"no sentence", map[string]string{"app.log": "taint toleration pending scheduler node\nselector label service endpoints traffic\n"}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rep := analyzePaste(t, c.files)
+			for _, f := range rep.Findings {
+				if strings.Contains(f.Cause, analyze.DescribedNote) {
+					t.Errorf("the prose was read: %s: %s", f.Rule, f.Cause)
+				}
+			}
+		})
+	}
+}
