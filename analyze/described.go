@@ -253,6 +253,9 @@ func described(g *Graph, fs []*Finding, rules []*Rule) (*Finding, map[string]boo
 		Evidence:    ev,
 		Remediation: strings.Join(strings.Fields(fix), " "),
 		Cause:       fmt.Sprintf("%s, %s: %s", title, DescribedNote, strings.Join(quoted, " ")),
+		// Tickets that describe the same failure share a cause in an index, whatever
+		// words their reporters chose.
+		FleetKey: "described",
 	}, files
 }
 
