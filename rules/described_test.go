@@ -74,6 +74,10 @@ func TestProseIsReadForTheFailureItDescribes(t *testing.T) {
 			if f.Remediation == "" {
 				t.Error("no remediation")
 			}
+			if f.FleetKey != "described" {
+				// Otherwise each ticket's own words would make its own cause in an index.
+				t.Errorf("fleet key %q", f.FleetKey)
+			}
 		})
 	}
 }
