@@ -46,8 +46,12 @@ var waitingStages = map[string]Stage{
 // image step of a scheduled pod, the kubelet's admission refusals, eviction, deletion.
 func kubectlStatusWord(reason string) (Stage, string, bool) {
 	switch {
-	case reason == "Init:CrashLoopBackOff" || reason == "Init:Error" || reason == "Init:OOMKilled":
-		return StageRuntime, "an init container fails (kubectl shows " + reason + "), so the app containers never start", true
+	case reason == "Init:CrashLoopBackOff" || reason == "Init:Error":
+		// The stage of start-init-container-failed, which reports the same failure when
+		// the pod's status shows the init container.
+		return StageStart, "an init container fails (kubectl shows " + reason + "), so the app containers never start", true
+	case reason == "Init:OOMKilled":
+		return StageRuntime, "an init container is killed for memory (kubectl shows " + reason + "), so the app containers never start", true
 	case strings.HasPrefix(reason, "Init:ErrImagePull") || strings.HasPrefix(reason, "Init:ImagePullBackOff") || reason == "Init:InvalidImageName":
 		return StageImage, "an init container's image cannot be pulled (kubectl shows " + reason + ")", true
 	case reason == "Init:CreateContainerConfigError":

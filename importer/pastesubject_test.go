@@ -91,7 +91,7 @@ func TestKubectlStatusWordsGoToTheirStage(t *testing.T) {
 		"queue-0                  0/1     Pending                 0             1h\n"
 	_, roots := rootsOf(t, paste)
 	want := map[string]string{
-		"shop/api-6c9f7d-x1": "start", "shop/api-6c9f7d-x2": "runtime", "shop/api-6c9f7d-x3": "runtime",
+		"shop/api-6c9f7d-x1": "start", "shop/api-6c9f7d-x2": "start", "shop/api-6c9f7d-x3": "start",
 		"shop/web-5d8f-a1": "sandbox", "shop/web-5d8f-a2": "volume", "shop/old-7f-q": "termination",
 		"shop/cache-0": "node", "shop/worker-9-k": "node", "shop/pin-1": "node", "shop/queue-0": "scheduling",
 	}
