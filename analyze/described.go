@@ -24,13 +24,18 @@ const DescribedNote = "as the ticket's text describes it (no component output in
 // by how much of the prose its title, ID and documentation share (BM25 over their stemmed words,
 // which name the components' messages, fields and fixes), and, when the best one is a
 // clear match, reports that failure with the prose's most telling sentences as
-// evidence. It is the last resort, taken only when the evidence has no pod and nothing
+// evidence, and when no other stage's failure shares nearly as much. It is the last resort, taken only when the evidence has no pod and nothing
 // else (a rule, a signature, the catalog) read any of it, and no pod that shows no
 // trouble.
 
 // describedMinScore is the least BM25 score of the best rule for the reading to count:
 // below it the prose shares only common words with every rule.
 const describedMinScore = 12.0
+
+// describedStageLead is how far the best rule's score must lead the best of every other
+// stage: on the prose-only tickets of two blind batches, every reading that led by a
+// tenth named the stage the thread confirmed, and most that did not were wrong.
+const describedStageLead = 1.10
 
 // describedMinWords is the least number of content words the prose must have.
 const describedMinWords = 8
@@ -135,6 +140,17 @@ func (x *describedIndex) idf(w string) float64 {
 	return math.Log(1 + (n-df+0.5)/(df+0.5))
 }
 
+// namesIn reports whether q holds a word of the rule's title or ID that few rules use
+// (a quarter of them at most): "taint", "selector", "finalizer", not "pod" or "node".
+func (x *describedIndex) namesIn(r *Rule, q map[string]bool) bool {
+	for _, w := range proseTokens(r.Title + " " + strings.ReplaceAll(r.ID, "-", " ")) {
+		if q[w] && x.df[w]*4 <= len(x.docs) {
+			return true
+		}
+	}
+	return false
+}
+
 // score is the BM25 score of doc d for the query words q (each counted once).
 func (x *describedIndex) score(d *describedDoc, q map[string]bool) float64 {
 	const k1, b = 1.2, 0.75
@@ -190,14 +206,29 @@ func described(g *Graph, fs []*Finding, rules []*Rule) (*Finding, map[string]boo
 	x := newDescribedIndex(describable(rules))
 	var best *describedDoc
 	bestScore := 0.0
+	byStage := map[Stage]float64{}
 	for i := range x.docs {
 		d := &x.docs[i]
-		if s := x.score(d, q); s > bestScore || s == bestScore && best != nil && d.rule.ID < best.rule.ID {
+		s := x.score(d, q)
+		byStage[d.rule.Stage] = max(byStage[d.rule.Stage], s)
+		if s > bestScore || s == bestScore && best != nil && d.rule.ID < best.rule.ID {
 			best, bestScore = d, s
 		}
 	}
 	if best == nil || bestScore < describedMinScore {
 		return nil, nil
+	}
+	if !x.namesIn(best.rule, q) {
+		// The prose shares the rule's documentation but none of the words that name its
+		// failure: it talks around it.
+		return nil, nil
+	}
+	for st, s := range byStage {
+		if st != best.rule.Stage && bestScore < describedStageLead*s {
+			// Another stage's failure shares almost as much: the prose does not say
+			// which link broke.
+			return nil, nil
+		}
 	}
 	// The sentences that share the most of the rule's words are the evidence.
 	type scored struct {
