@@ -42,16 +42,17 @@ const describedMinWords = 8
 
 var proseWord = regexp.MustCompile(`[a-z][a-z0-9\-.]+`)
 
-var proseStop = map[string]bool{}
-
-func init() {
+// proseStop are the commonest English words: they carry no meaning of their own.
+var proseStop = func() map[string]bool {
+	m := map[string]bool{}
 	for _, w := range strings.Fields(`the a an and or of to in on at is are was were be been it its this that
 		for with as by from not no but if then so when which who what into out up down has have had do does
 		did can could would should will may might there their they them we our you your i my me he she his
 		her than also just only very after before over under about while because since`) {
-		proseStop[w] = true
+		m[w] = true
 	}
-}
+	return m
+}()
 
 // proseTokens are the content words of s: lower case, at least three characters, the
 // commonest English words left out; a dotted or dashed name (a label key, an image) is

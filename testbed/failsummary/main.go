@@ -56,7 +56,7 @@ func summarize(r io.Reader, w io.Writer) (bool, error) {
 		}
 		switch e.Action {
 		case "output":
-			out.WriteString(e.Output)
+			fmt.Fprint(out, e.Output)
 			if e.Test != "" && !isFrame(e.Output) {
 				lines[e.Test] = append(lines[e.Test], strings.TrimRight(e.Output, "\n"))
 			}
