@@ -359,13 +359,24 @@ func (s *Signature) exampleTies(ex string, generic func(*catalog.Entry) bool) []
 			if at < 0 || loc[2*gi] < at || loc[2*gi+1] > at+len(m.Text) {
 				continue
 			}
+			// The catalog capture with the same value, else the one whose value the
+			// signature's begins with (the part of it the entry's verb holds).
+			pick := ""
 			for _, n := range names {
-				if gv != "" && normValue(m.Captures[n]) == gv {
-					lab.caps[gn] = n
-					if n == last {
-						lab.last = append(lab.last, gn)
-					}
+				if cv := normValue(m.Captures[n]); gv != "" && cv == gv {
+					pick = n
 					break
+				}
+			}
+			for _, n := range names {
+				if cv := normValue(m.Captures[n]); pick == "" && len(cv) >= 3 && len(gv) > len(cv) && strings.HasPrefix(gv, cv) && !isWordChar(gv[len(cv)]) {
+					pick = n
+				}
+			}
+			if pick != "" {
+				lab.caps[gn] = pick
+				if pick == last {
+					lab.last = append(lab.last, gn)
 				}
 			}
 		}
