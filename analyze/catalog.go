@@ -20,7 +20,8 @@ type CatalogRef struct {
 	ID        string `json:"id"`
 	Component string `json:"component"`
 	// Layer is "outer" for the layer that gives the stage, "inner" for the one that
-	// gives the cause ("both" when one layer gives both).
+	// gives the cause ("both" when one layer gives both); "signature" for the layer
+	// whose call site tied the line to a signature (docs/signatures.md).
 	Layer    string `json:"layer"`
 	Stage    Stage  `json:"stage,omitempty"`
 	Template string `json:"template"`
@@ -88,7 +89,35 @@ func readChain(text, hint string) chainRead {
 	if text == "" || len(text) > 8<<10 {
 		return chainRead{}
 	}
-	ms := catalog.Default().Read(text)
+	return readMatches(text, hint, catalog.Default().Read(text))
+}
+
+// readMatches is readChain of text whose catalog matches are ms.
+func readMatches(text, hint string, ms []catalog.Match) chainRead {
+	best := bestLayers(ms, hint)
+	r := chainRead{text: text, layers: catalog.Layers(text)}
+	for _, m := range best {
+		if m.Entry.Stage != "" && Stage(m.Entry.Stage).Valid() {
+			r.outer = m
+			break
+		}
+	}
+	if r.outer == nil {
+		return chainRead{}
+	}
+	r.inner = r.outer
+	for _, m := range best {
+		if m.Layer > r.inner.Layer && m.Entry.Class == "failure" {
+			r.inner = m
+		}
+	}
+	return r
+}
+
+// bestLayers picks, per layer of a reading, the usable entry that prints it: the most
+// specific; among equally specific ones the component the evidence comes from (hint),
+// else the one still printed in a later release. The result is in layer order.
+func bestLayers(ms []catalog.Match, hint string) []*catalog.Match {
 	var best []*catalog.Match // per layer, in layer order
 	for i := 0; i < len(ms); {
 		j := i
@@ -124,23 +153,7 @@ func readChain(text, hint string) chainRead {
 		}
 		i = j
 	}
-	r := chainRead{text: text, layers: catalog.Layers(text)}
-	for _, m := range best {
-		if m.Entry.Stage != "" && Stage(m.Entry.Stage).Valid() {
-			r.outer = m
-			break
-		}
-	}
-	if r.outer == nil {
-		return chainRead{}
-	}
-	r.inner = r.outer
-	for _, m := range best {
-		if m.Layer > r.inner.Layer && m.Entry.Class == "failure" {
-			r.inner = m
-		}
-	}
-	return r
+	return best
 }
 
 // refs cites the entries of a reading.

@@ -71,6 +71,7 @@ func RunContext(ctx context.Context, g *Graph, rules []*Rule, opts Options) (*Re
 		}
 	}
 	g.indexSignatures(sigs)
+	g.tieSignatures(sigs)
 	for _, rule := range rules {
 		if err := ctx.Err(); err != nil {
 			return nil, err

@@ -119,6 +119,8 @@ type Graph struct {
 	facts     *facts
 	// sigIndex holds the lines each signature may match (indexSignatures).
 	sigIndex signatureIndex
+	// sigTies holds the lines each signature fires on through the catalog (tieSignatures).
+	sigTies signatureTieIndex
 }
 
 // BundleInfo describes one loaded bundle.

@@ -516,6 +516,9 @@ func (s *Signature) run(v *View) []Finding {
 		}
 		out = append(out, s.finding(l, caps))
 	}
+	for _, t := range v.g.tiedLines(s) {
+		out = append(out, s.tieFinding(&lines[t.line], t))
+	}
 	return out
 }
 

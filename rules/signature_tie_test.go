@@ -1,0 +1,155 @@
+package rules
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"podflow.dev/podflow/analyze"
+	"podflow.dev/podflow/catalog"
+)
+
+// fromTemplate is a line a catalog entry prints: its template with the values in place of
+// its verbs, in order (%q quotes the value), so a test's line is the component's own
+// wording of a release, not one written for the test.
+func fromTemplate(t *testing.T, id string, vals ...string) string {
+	t.Helper()
+	e := catalog.Default().Lookup(id)
+	if e == nil {
+		t.Fatalf("catalog entry %s is gone; pick the entry that now prints this wording", id)
+	}
+	verbs := regexp.MustCompile(`%[-+# 0-9.]*[a-zA-Z]`)
+	i := 0
+	out := verbs.ReplaceAllStringFunc(e.Template, func(v string) string {
+		if i >= len(vals) {
+			t.Fatalf("%s: template %q has more verbs than the %d values given", id, e.Template, len(vals))
+		}
+		s := vals[i]
+		i++
+		if strings.HasSuffix(v, "q") {
+			return `"` + s + `"`
+		}
+		return s
+	})
+	if i != len(vals) {
+		t.Fatalf("%s: template %q has %d verbs, %d values given", id, e.Template, i, len(vals))
+	}
+	return out
+}
+
+func tieOf(t *testing.T, line, sig string) (analyze.TieMatch, bool) {
+	t.Helper()
+	sigs, err := Signatures()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range analyze.TieLine(sigs, line) {
+		if m.Signature == sig {
+			return m, true
+		}
+	}
+	return analyze.TieMatch{}, false
+}
+
+// Another release's template of the call site a signature knows fires it; the same
+// function's message of another meaning does not.
+func TestTieOtherReleaseOfTheCallSite(t *testing.T) {
+	// forbiddenMessage of Kubernetes 1.8 to 1.11: the signature's patterns know the
+	// later "cannot list resource "pods" in API group "" at the cluster scope".
+	line := fromTemplate(t, "kube-apiserver/56545c0acd", "system:serviceaccount:default:default", "list", "pods")
+	m, ok := tieOf(t, line, "request-forbidden-cluster-scope")
+	if !ok {
+		t.Fatalf("%q does not fire request-forbidden-cluster-scope through the catalog", line)
+	}
+	if m.Captures["user"] != "system:serviceaccount:default:default" {
+		t.Errorf("user = %q, want the identity the line names", m.Captures["user"])
+	}
+	if _, ok := m.Captures["resource"]; ok {
+		t.Errorf("resource filled (%q) though the old template names it in no capture of the same name", m.Captures["resource"])
+	}
+	// The same function's namespace refusal is the signature's near miss.
+	ns := fromTemplate(t, "kube-apiserver/526e891ee5", "system:serviceaccount:default:default", "list", "pods", "default")
+	if _, ok := tieOf(t, ns, "request-forbidden-cluster-scope"); ok {
+		t.Errorf("%q fires request-forbidden-cluster-scope: the namespace wording is its quiet example's", ns)
+	}
+}
+
+// The same inner value under an older outer layer fires the signature that knows the
+// value under a newer one; another resource under the same wrapper does not.
+func TestTieInnerValueUnderAnOlderWrapper(t *testing.T) {
+	inner := fromTemplate(t, "kube-apiserver/ea902c42bb", "configmaps", "app-config")
+	line := fromTemplate(t, "kubelet/deb76d01e6", "web-1_prod(0731e1f9-44d2-11e6-85f6-f8bc1206b7d0)", inner)
+	m, ok := tieOf(t, line, "volume-configmap-missing-message")
+	if !ok {
+		t.Fatalf("%q does not fire volume-configmap-missing-message through the catalog", line)
+	}
+	if m.Captures["name"] != "app-config" {
+		t.Errorf("name = %q, want app-config", m.Captures["name"])
+	}
+	other := fromTemplate(t, "kubelet/deb76d01e6", "web-1_prod(0731e1f9-44d2-11e6-85f6-f8bc1206b7d0)",
+		fromTemplate(t, "kube-apiserver/ea902c42bb", "persistentvolumeclaims", "data"))
+	if _, ok := tieOf(t, other, "volume-configmap-missing-message"); ok {
+		t.Errorf("%q fires volume-configmap-missing-message: the resource is not the one its pattern spells out", other)
+	}
+}
+
+// A generic wrapper never ties a line to a signature by itself: neither its call sites
+// among any signature's ties, nor a line of it around an inner message no one knows.
+func TestTieGenericWrappersDoNot(t *testing.T) {
+	sigs, err := Signatures()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sites := analyze.SignatureTies(sigs)
+	for _, id := range []string{"kubelet/530288f045", "kubelet/cdfb0a37f3", "kubelet/b389cc1782", "kubelet/fe3a8fc6b0"} {
+		e := catalog.Default().Lookup(id)
+		if e == nil {
+			t.Fatalf("catalog entry %s is gone", id)
+		}
+		for sig, ss := range sites {
+			if slices.Contains(ss, e.Site()) {
+				t.Errorf("%s ties the generic wrapper %s (%q)", sig, id, e.Template)
+			}
+		}
+	}
+	inner := fromTemplate(t, "kubelet/b389cc1782", "StartContainer", "app", "RunContainerError", "the frobnicator declined")
+	line := fromTemplate(t, "kubelet/530288f045", inner)
+	if got := analyze.TieLine(sigs, line); len(got) > 0 {
+		t.Errorf("%q ties to %+v; a wrapper around an unknown message says nothing", line, got)
+	}
+}
+
+// A tie never makes a signature fire on its own near misses.
+func TestTieKeepsQuietExamplesQuiet(t *testing.T) {
+	sigs, err := Signatures()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range sigs {
+		for _, ex := range s.Examples.Quiet {
+			for _, m := range analyze.TieLine(sigs, ex) {
+				if m.Signature == s.ID {
+					t.Errorf("%s: quiet example %q fires it through catalog entry %s", s.ID, ex, m.Entry)
+				}
+			}
+		}
+	}
+}
+
+// The ties reach across the catalog: a floor, so a change that loses most of them shows.
+func TestTieCoverage(t *testing.T) {
+	sigs, err := Signatures()
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, sites := analyze.SignatureTies(sigs)
+	n := 0
+	for _, es := range entries {
+		n += len(es)
+	}
+	t.Logf("%d of %d signatures tie to call sites; %d catalog entries lead to a signature by their own example", len(sites), len(sigs), n)
+	if len(sites) < len(sigs)/3 || n < 60 {
+		t.Errorf("%d signatures tied, %d entries lead to one: fewer than a third of the signatures or 60 entries", len(sites), n)
+	}
+}
