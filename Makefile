@@ -85,13 +85,16 @@ bench-redact:
 
 ## bench-fleet: the index on SQLite and PostgreSQL side by side: ingest, look-ups, aggregates,
 ## phrase search, a new signature over stored lines, size per ticket (FLEET_N=100000 on demand;
-## PostgreSQL from .ci/postgres.sh, or FLEET_POSTGRES=postgres://... of your own)
+## PostgreSQL from .ci/postgres.sh, or FLEET_POSTGRES=postgres://... of your own), then
+## index add against analyze and reanalyze --jobs 2 against 1, interleaved, median and
+## quartiles (FLEET_FLAGS=-cli measures only those two)
 FLEET_N        ?= 10000
 FLEET_PG_PORT  ?= 54330
 FLEET_POSTGRES ?=
+FLEET_FLAGS    ?=
 bench-fleet: build
 	@pg='$(FLEET_POSTGRES)'; if [ -z "$$pg" ]; then pg=$$(.ci/postgres.sh install $(CACHE_DIR)/postgres/bench $(FLEET_PG_PORT)); fi; \
-	$(GO) run ./testdata/benchfleet -n $(FLEET_N) -podflow $(BIN) -postgres "$$pg"
+	$(GO) run ./testdata/benchfleet -n $(FLEET_N) -podflow $(BIN) -postgres "$$pg" $(FLEET_FLAGS)
 
 ## e2e: start a real control plane and node on loopback, reproduce every scenario, collect and check
 e2e: build

@@ -98,16 +98,12 @@ func work(ctx context.Context, g *globalOptions, s *index.Store, worker, blobs s
 // runWorkers enqueues the tickets not at the catalog's knowledge and re-analyzes them
 // with n inputs analyzed side by side in this process.
 func runWorkers(ctx context.Context, g *globalOptions, sf *storeFlags, blobs string, n int) (workerResult, error) {
-	catalog, err := selectRules(nil, nil, nil)
-	if err != nil {
-		return workerResult{}, err
-	}
-	knowledge := knowledgeVersion(catalog)
-	s, err := sf.open(ctx, false)
+	s, catalog, err := openWithCatalog(ctx, sf)
 	if err != nil {
 		return workerResult{}, err
 	}
 	defer s.Close()
+	knowledge := knowledgeVersion(catalog)
 	if _, err := s.Enqueue(ctx, knowledge); err != nil {
 		return workerResult{}, err
 	}
@@ -174,16 +170,12 @@ tickets whose ID modulo N is I. It exits 1 when any of its jobs failed.`,
 }
 
 func runFleetWorker(ctx context.Context, o *fleetWorkerOptions) error {
-	catalog, err := selectRules(nil, nil, nil)
-	if err != nil {
-		return err
-	}
-	knowledge := knowledgeVersion(catalog)
-	s, err := o.store.open(ctx, false)
+	s, catalog, err := openWithCatalog(ctx, &o.store)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
+	knowledge := knowledgeVersion(catalog)
 	if _, err := s.Enqueue(ctx, knowledge); err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -173,6 +174,31 @@ func knowledgeVersion(catalog []*analyze.Rule) string {
 	return "k-" + hex.EncodeToString(h.Sum(nil)[:6])
 }
 
+// openWithCatalog opens the index for writing while the catalog loads: the two are
+// independent, and on a second core the store's open (a new index's schema, an older
+// one's migrations) then adds nothing to the time the rules take to load.
+func openWithCatalog(ctx context.Context, sf *storeFlags) (*index.Store, []*analyze.Rule, error) {
+	type opened struct {
+		s   *index.Store
+		err error
+	}
+	ch := make(chan opened, 1)
+	go func() {
+		s, err := sf.open(ctx, false)
+		ch <- opened{s, err}
+	}()
+	catalog, err := selectRules(nil, nil, nil)
+	o := <-ch
+	if o.err != nil {
+		return nil, nil, o.err
+	}
+	if err != nil {
+		o.s.Close()
+		return nil, nil, err
+	}
+	return o.s, catalog, nil
+}
+
 // prepared is one input ready to record: its redacted bundle (or report), digest and kind.
 type prepared struct {
 	kind   string
@@ -212,19 +238,23 @@ type addCounts struct {
 }
 
 func runIndexAdd(ctx context.Context, o *indexAddOptions) error {
-	store, err := o.store.open(ctx, false)
+	store, catalog, err := openWithCatalog(ctx, &o.store)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	catalog, err := selectRules(nil, nil, nil)
-	if err != nil {
-		return err
-	}
 	knowledge := knowledgeVersion(catalog)
-	policy, err := redactionPolicy(&redact.Flags{ConfigFile: o.redactCfg}, o.log())
-	if err != nil {
-		return err
+	// The redaction policy is for inputs that are not redacted podflow bundles: it is
+	// built when the first such input needs it (its rules cost as much to compile as
+	// recording a ticket), and at once when the user gave a file of rules, so a
+	// mistake in it is reported before any input is read.
+	policy := sync.OnceValues(func() (*redact.Policy, error) {
+		return redactionPolicy(&redact.Flags{ConfigFile: o.redactCfg}, o.log())
+	})
+	if o.redactCfg != "" {
+		if _, err := policy(); err != nil {
+			return err
+		}
 	}
 	labels := map[string]string{}
 	for _, l := range o.labels {
@@ -323,7 +353,7 @@ func runIndexAdd(ctx context.Context, o *indexAddOptions) error {
 
 // analyzeForIndex prepares and analyzes one input, unless the index holds it with this
 // knowledge already, and keeps its blob.
-func analyzeForIndex(ctx context.Context, o *indexAddOptions, store *index.Store, catalog []*analyze.Rule, knowledge string, policy *redact.Policy,
+func analyzeForIndex(ctx context.Context, o *indexAddOptions, store *index.Store, catalog []*analyze.Rule, knowledge string, policy func() (*redact.Policy, error),
 	labels map[string]string, p string) addResult {
 	res := addResult{path: p}
 	in, err := prepareInput(ctx, o, policy, p)
@@ -425,8 +455,12 @@ func ticketName(p string) string {
 }
 
 // prepareInput opens one input and makes sure only redacted evidence goes further.
-func prepareInput(ctx context.Context, o *indexAddOptions, policy *redact.Policy, p string) (*prepared, error) {
+func prepareInput(ctx context.Context, o *indexAddOptions, redaction func() (*redact.Policy, error), p string) (*prepared, error) {
 	if rep, data, ok := readReport(p); ok {
+		policy, err := redaction()
+		if err != nil {
+			return nil, err
+		}
 		// A report quotes evidence: it is scanned like any other text.
 		if hits := policy.ScanFile(filepath.Base(p), data); len(hits) > 0 {
 			return nil, leakRefusal(p, hits)
@@ -445,6 +479,10 @@ func prepareInput(ctx context.Context, o *indexAddOptions, policy *redact.Policy
 			return nil, err
 		}
 		return &prepared{kind: "bundle", digest: d, b: b, archive: archive}, nil
+	}
+	policy, err := redaction()
+	if err != nil {
+		return nil, err
 	}
 	files := map[string][]byte{}
 	var hits []redact.Hit

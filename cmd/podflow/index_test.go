@@ -151,6 +151,48 @@ func TestIndexRefusesLeak(t *testing.T) {
 	}
 }
 
+// TestIndexAddChecksBeforeReading: index add builds the redaction policy only for an
+// input that needs it and opens the index while the rules load, yet a mistake in a
+// file of redaction rules the user gave, or an index that cannot be opened, is
+// reported before any input is read, even when every input is a redacted podflow
+// bundle that needs no policy; and an input that needs the policy still gets it.
+func TestIndexAddChecksBeforeReading(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "index.db")
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("rules:\n- name: x\n  regex: 'no-group'\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	oom := filepath.Join("..", "..", "testdata", "bundles", "oom-killed")
+	code, out, errOut := runPodflow(t, "index", "add", "--db", db, "--redact-config", bad, oom)
+	if code != exitError || !strings.Contains(errOut, `redaction config "`+bad+`": rule 1 (x): regex has no capture group`) {
+		t.Errorf("a bad --redact-config: exit %d\n%s%s", code, out, errOut)
+	}
+	if _, out, _ := runPodflow(t, "index", "ls", "--db", db); strings.Count(out, "\n") != 1 {
+		t.Errorf("an input was recorded despite the bad --redact-config:\n%s", out)
+	}
+	code, out, errOut = runPodflow(t, "index", "add", "--db", dir, oom)
+	if code != exitError || !strings.Contains(errOut, dir) {
+		t.Errorf("an index that is a folder: exit %d\n%s%s", code, out, errOut)
+	}
+	// A pasted token is redacted by the policy built for it, beside a bundle that
+	// needs none.
+	paste := filepath.Join(dir, "ticket-9.txt")
+	if err := os.WriteFile(paste, []byte("Warning  BackOff  1m  kubelet  Back-off restarting failed container app in pod web-1 password=hunter2-very-secret-value\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := runPodflow(t, "index", "add", "--db", db, oom, paste); code != exitOK {
+		t.Fatalf("index add: exit %d\n%s%s", code, out, errOut)
+	}
+	// The line is the finding's evidence, so it is stored, redacted.
+	if _, out, _ := runPodflow(t, "query", "sql", "--db", db, "SELECT text FROM lines"); strings.Contains(out, "hunter2") || !strings.Contains(out, "password=<redacted:") {
+		t.Errorf("the pasted line is not stored redacted:\n%s", out)
+	}
+	if _, out, _ := runPodflow(t, "index", "ls", "--db", db); strings.Count(out, "\n") != 3 {
+		t.Errorf("want the bundle and the paste recorded:\n%s", out)
+	}
+}
+
 // TestIndexAddMany adds many inputs at once with analyzers side by side and one writer,
 // one of them poisoned: the others are all recorded, with the same findings as one by
 // one, the poisoned one is reported with its file and reason, and the exit status says

@@ -2,7 +2,9 @@
 // recorded bundles and the incident corpus once, generates N tickets from those reports
 // (names, customers, releases and dates varied), and times ingest one ticket at a time,
 // point look-ups, monthly aggregates, phrase search, a new signature over the stored
-// lines, and the size per ticket, on SQLite and (with -postgres) PostgreSQL side by side.
+// lines, and the size per ticket, on SQLite and (with -postgres) PostgreSQL side by side;
+// then podflow's own commands, many times each, interleaved: index add against analyze
+// of a collected bundle, and reanalyze --jobs 2 against --jobs 1 (-cli: only these).
 package main
 
 import (
@@ -39,7 +41,17 @@ func main() {
 	dir := flag.String("dir", ".cache/bench-fleet", "where the SQLite file goes")
 	keep := flag.Bool("keep", false, "keep the PostgreSQL database the run filled (its URL is printed), to measure it again with -measure")
 	measure := flag.String("measure", "", "measure the queries on this existing index (a file or a URL) of -n generated tickets, without ingesting")
+	cli := flag.Bool("cli", false, "measure only podflow's commands: index add against analyze, and reanalyze --jobs 2 against --jobs 1")
+	flag.IntVar(&e2eRuns, "e2e-runs", e2eRuns, "how many times to run index add and analyze each")
+	flag.IntVar(&workerRuns, "worker-runs", workerRuns, "how many times to run reanalyze --jobs 1 and --jobs 2 each")
 	flag.Parse()
+	if *cli {
+		if err := runCLI(*podflow, *dir); err != nil {
+			fmt.Fprintln(os.Stderr, "bench-fleet:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *measure != "" {
 		if err := measureOnly(*measure, *n); err != nil {
 			fmt.Fprintln(os.Stderr, "bench-fleet:", err)
@@ -215,12 +227,42 @@ func run(n int, pgURL, podflow, dir string, keep bool) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.name, r.value[0], pgv, r.unit, r.goal)
 	}
-	fmt.Fprintf(tw, "index add of a collected bundle / analyze alone\t%s\t-\tratio\t≤ 1.1\n", e2e)
-	fmt.Fprintf(tw, "reanalyze --jobs 2 against --jobs 1 (wall; CPU)\t%s\t-\tspeed-up\t≥ 1.6\n", workers)
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	printCLI(e2e, workers)
 	fmt.Printf("load average at the end: %s\n", loadAverage())
+	return nil
+}
+
+// printCLI prints the measures of podflow's own commands: median [quartiles].
+func printCLI(e2e []string, workers string) {
+	fmt.Println("index add of a collected bundle against analyze alone (target ≤ 1.1), median [quartiles]:")
+	for _, l := range e2e {
+		fmt.Println("  " + l)
+	}
+	fmt.Println("reanalyze --jobs 2 against --jobs 1 (target ≥ 1.6), median [quartiles]:")
+	fmt.Println("  " + workers)
+}
+
+// runCLI measures only podflow's own commands: index add against analyze, and the
+// re-analysis workers.
+func runCLI(podflow, dir string) error {
+	if _, err := os.Stat(podflow); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	e2e, err := endToEnd(podflow, dir)
+	if err != nil {
+		return err
+	}
+	workers, err := workerSpeedup(podflow, dir)
+	if err != nil {
+		return err
+	}
+	printCLI(e2e, workers)
 	return nil
 }
 
@@ -490,39 +532,102 @@ func freshDatabase(ctx context.Context, admin string) (string, func(), error) {
 	}, nil
 }
 
-// endToEnd times `podflow index add` of the collected demo bundle into a fresh SQLite
-// index against `podflow analyze -o json` of it, median of 7 each, alternated.
-func endToEnd(podflow, dir string) (string, error) {
+// spread is a median with the quartiles around it, of durations or ratios.
+type spread struct{ median, q1, q3 float64 }
+
+func spreadOf(xs []float64) spread {
+	ys := slices.Clone(xs)
+	slices.Sort(ys)
+	at := func(q float64) float64 { return ys[int(q*float64(len(ys)-1)+0.5)] }
+	return spread{at(0.5), at(0.25), at(0.75)}
+}
+
+func (s spread) String() string { return fmt.Sprintf("%.2f [%.2f–%.2f]", s.median, s.q1, s.q3) }
+
+func (s spread) ms() string {
+	return fmt.Sprintf("%.0f ms [%.0f–%.0f]", s.median*1000, s.q1*1000, s.q3*1000)
+}
+
+// timed runs one podflow command and returns its wall and CPU time (user and system,
+// of the process and its children), in seconds.
+func timed(podflow string, args ...string) (float64, float64, error) {
+	cmd := exec.Command(podflow, args...)
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	wall := time.Since(start).Seconds()
+	if err != nil {
+		return 0, 0, fmt.Errorf("%s: %v\n%s", strings.Join(args, " "), err, lastLines(string(out), 5))
+	}
+	return wall, (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds(), nil
+}
+
+// e2eRuns is how many times endToEnd runs each command: one run's noise on a shared
+// machine is as large as the difference it measures.
+var e2eRuns = 21
+
+// endToEnd times `podflow index add` of the collected demo bundle against `podflow
+// analyze -o json` of it (the floor), e2eRuns times each, interleaved (the order
+// alternates), into a fresh index and into an index that holds the other recorded
+// bundles already (copied before each run, outside the time). It reports, per case,
+// the median and quartiles of the ratio of each pair and of each command's wall and
+// CPU time, and the load average around the runs.
+func endToEnd(podflow, dir string) ([]string, error) {
 	if _, err := os.Stat(podflow); err != nil {
-		return "-", nil
+		return nil, nil
 	}
 	in := "testdata/bundles/demo"
-	var a, b, ca, cb []time.Duration
-	for i := range 7 {
-		db := filepath.Join(dir, fmt.Sprintf("e2e-%d.db", i))
-		os.Remove(db)
-		for _, args := range [][]string{{"analyze", in, "-o", "json", "--fail-on", "none"}, {"index", "add", "--db", db, in}} {
-			cmd := exec.Command(podflow, args...)
-			start := time.Now()
-			if out, err := cmd.CombinedOutput(); err != nil {
-				return "", fmt.Errorf("%s: %v\n%s", strings.Join(args, " "), err, out)
+	existing := filepath.Join(dir, "e2e-existing.db")
+	removeDB(existing)
+	others, _ := filepath.Glob("testdata/bundles/*")
+	others = slices.DeleteFunc(others, func(p string) bool { return p == in })
+	if out, err := exec.Command(podflow, append([]string{"index", "add", "--db", existing}, others...)...).CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "bench-fleet: index add of the recorded bundles: %v\n%s", err, lastLines(string(out), 5))
+	}
+	base, err := os.ReadFile(existing)
+	if err != nil {
+		return nil, err
+	}
+	defer removeDB(existing)
+	var lines []string
+	for _, c := range []struct {
+		name string
+		seed []byte
+	}{{"into a new index", nil}, {"into an index of " + fmt.Sprint(len(others)) + " tickets", base}} {
+		var ratio, cpuRatio, aw, ac, iw, ic []float64
+		load0 := loadAverage()
+		db := filepath.Join(dir, "e2e-run.db")
+		for i := range e2eRuns {
+			removeDB(db)
+			if c.seed != nil {
+				if err := os.WriteFile(db, c.seed, 0o600); err != nil {
+					return nil, err
+				}
 			}
-			cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-			if args[0] == "analyze" {
-				a, ca = append(a, time.Since(start)), append(ca, cpu)
-			} else {
-				b, cb = append(b, time.Since(start)), append(cb, cpu)
+			var w, cpu [2]float64
+			for k := range 2 {
+				which := (i + k) % 2 // alternate which goes first
+				args := []string{"analyze", in, "-o", "json", "--fail-on", "none"}
+				if which == 1 {
+					args = []string{"index", "add", "--db", db, in}
+				}
+				if w[which], cpu[which], err = timed(podflow, args...); err != nil {
+					return nil, err
+				}
 			}
+			aw, ac, iw, ic = append(aw, w[0]), append(ac, cpu[0]), append(iw, w[1]), append(ic, cpu[1])
+			ratio, cpuRatio = append(ratio, w[1]/w[0]), append(cpuRatio, cpu[1]/cpu[0])
 		}
-		os.Remove(db)
-		os.Remove(db + "-wal")
-		os.Remove(db + "-shm")
+		removeDB(db)
+		lines = append(lines, fmt.Sprintf("%s: wall ratio %s (index add %s, analyze %s); CPU ratio %s (%s, %s); %d pairs, load %s → %s",
+			c.name, spreadOf(ratio), spreadOf(iw).ms(), spreadOf(aw).ms(), spreadOf(cpuRatio), spreadOf(ic).ms(), spreadOf(ac).ms(), e2eRuns, load0, loadAverage()))
 	}
-	for _, d := range [][]time.Duration{a, b, ca, cb} {
-		slices.Sort(d)
+	return lines, nil
+}
+
+func removeDB(p string) {
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		os.Remove(p + suffix)
 	}
-	return fmt.Sprintf("%.2f (%.0f ms / %.0f ms; CPU %.2f: %.0f ms / %.0f ms)", float64(b[3])/float64(a[3]), float64(b[3].Milliseconds()), float64(a[3].Milliseconds()),
-		float64(cb[3])/float64(ca[3]), float64(cb[3].Milliseconds()), float64(ca[3].Milliseconds())), nil
 }
 
 // ingestBatch is how many tickets the bench's writer commits at once.
@@ -645,10 +750,14 @@ func ingestPerTicket(ctx context.Context, target string, tickets []genTicket) (f
 	return float64(len(tickets)) / time.Since(start).Seconds(), nil
 }
 
+// workerRuns is how many times workerSpeedup runs each of --jobs 1 and --jobs 2.
+var workerRuns = 7
+
 // workerSpeedup times `podflow index reanalyze --jobs 1` against `--jobs 2` over the
 // recorded bundles kept as blobs, after their analyses were marked as made by an older
-// knowledge version: each run on a fresh copy of the same index, alternated, median
-// of 3 each. It reports the speed-up in wall time and the CPU both used.
+// knowledge version: each run on a fresh copy of the same index, interleaved (the
+// order alternates), workerRuns times each. It reports the median and quartiles of the
+// speed-up of each pair in wall time, each one's wall and CPU time, and the load.
 func workerSpeedup(podflow, dir string) (string, error) {
 	if _, err := os.Stat(podflow); err != nil {
 		return "-", nil
@@ -656,9 +765,7 @@ func workerSpeedup(podflow, dir string) (string, error) {
 	base := filepath.Join(dir, "workers.db")
 	blobs := filepath.Join(dir, "workers-blobs")
 	os.RemoveAll(blobs)
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		os.Remove(base + suffix)
-	}
+	removeDB(base)
 	inputs, _ := filepath.Glob("testdata/bundles/*")
 	args := append([]string{"index", "add", "--db", base, "--blobs", blobs}, inputs...)
 	if out, err := exec.Command(podflow, args...).CombinedOutput(); err != nil {
@@ -678,32 +785,30 @@ func workerSpeedup(podflow, dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var wall, cpu [2][]time.Duration
-	for range 3 {
-		for k, jobs := range []string{"1", "2"} {
-			run := filepath.Join(dir, "workers-run.db")
-			for _, suffix := range []string{"", "-wal", "-shm"} {
-				os.Remove(run + suffix)
-			}
+	var speedup []float64
+	var wall, cpu [2][]float64
+	load0 := loadAverage()
+	run := filepath.Join(dir, "workers-run.db")
+	for i := range workerRuns {
+		var w [2]float64
+		for k := range 2 {
+			which := (i + k) % 2
+			removeDB(run)
 			if err := os.WriteFile(run, raw, 0o600); err != nil {
 				return "", err
 			}
-			cmd := exec.Command(podflow, "index", "reanalyze", "--db", run, "--jobs", jobs, "--blobs", blobs)
-			start := time.Now()
-			out, err := cmd.CombinedOutput()
-			if err != nil && cmd.ProcessState == nil {
-				return "", fmt.Errorf("reanalyze --jobs %s: %v\n%s", jobs, err, out)
+			jobs := fmt.Sprint(which + 1)
+			var c float64
+			if w[which], c, err = timed(podflow, "index", "reanalyze", "--db", run, "--jobs", jobs, "--blobs", blobs); err != nil {
+				return "", err
 			}
-			wall[k] = append(wall[k], time.Since(start))
-			cpu[k] = append(cpu[k], cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
+			wall[which], cpu[which] = append(wall[which], w[which]), append(cpu[which], c)
 		}
+		speedup = append(speedup, w[0]/w[1])
 	}
-	for k := range 2 {
-		slices.Sort(wall[k])
-		slices.Sort(cpu[k])
-	}
-	return fmt.Sprintf("%.2f× (%d inputs: %.1f s / %.1f s; CPU %.1f s / %.1f s)", float64(wall[0][1])/float64(wall[1][1]), len(inputs),
-		wall[1][1].Seconds(), wall[0][1].Seconds(), cpu[1][1].Seconds(), cpu[0][1].Seconds()), nil
+	removeDB(run)
+	return fmt.Sprintf("%s× (%d inputs, %d pairs: --jobs 2 %s s, --jobs 1 %s s; CPU %s s, %s s; load %s → %s)", spreadOf(speedup), len(inputs), workerRuns,
+		spreadOf(wall[1]), spreadOf(wall[0]), spreadOf(cpu[1]), spreadOf(cpu[0]), load0, loadAverage()), nil
 }
 
 func lastLines(s string, n int) string {
