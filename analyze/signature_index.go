@@ -94,10 +94,43 @@ func newLiteralSet(sigs []*Signature) *literalSet {
 			set.fold = set.fold || l.fold
 		}
 	}
+	set.ac = automaton(pats)
+	return set
+}
+
+// automata keeps the automata built for the sets of literals an analysis asked for. Building
+// one is most of a small analysis's CPU (the signatures' literals make a DFA of thousands of
+// states), and it depends only on the literals: a re-analysis of many tickets, or the next
+// analysis of a long-running process, asks for the same sets again. An automaton is only
+// read once built, so analyses running side by side share it.
+var automata struct {
+	sync.Mutex
+	m map[string]ahocorasick.AhoCorasick
+}
+
+// maxAutomata bounds the sets kept: the built-in signatures, their ties' fragments, and
+// a few sets with a user's --signatures.
+const maxAutomata = 8
+
+// automaton returns the case-insensitive automaton of pats, built once per set.
+func automaton(pats []string) ahocorasick.AhoCorasick {
+	key := strings.Join(pats, "\x00")
+	automata.Lock()
+	ac, ok := automata.m[key]
+	automata.Unlock()
+	if ok {
+		return ac
+	}
 	b := ahocorasick.NewAhoCorasickBuilder(ahocorasick.Opts{AsciiCaseInsensitive: true,
 		MatchKind: ahocorasick.StandardMatch, DFA: true})
-	set.ac = b.Build(pats)
-	return set
+	ac = b.Build(pats)
+	automata.Lock()
+	defer automata.Unlock()
+	if automata.m == nil || len(automata.m) >= maxAutomata {
+		automata.m = map[string]ahocorasick.AhoCorasick{}
+	}
+	automata.m[key] = ac
+	return ac
 }
 
 // scan calls hit for each signature with a literal in text, possibly more than once.

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 
-	ahocorasick "github.com/petar-dambovaliev/aho-corasick"
 
 	"podflow.dev/podflow/catalog"
 )
@@ -652,9 +651,7 @@ func newFragmentSet(frags []string) *literalSet {
 	for range frags {
 		set.sigs = append(set.sigs, []int{0})
 	}
-	b := ahocorasick.NewAhoCorasickBuilder(ahocorasick.Opts{AsciiCaseInsensitive: true,
-		MatchKind: ahocorasick.StandardMatch, DFA: true})
-	set.ac = b.Build(frags)
+	set.ac = automaton(frags)
 	return set
 }
 

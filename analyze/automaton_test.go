@@ -1,0 +1,40 @@
+package analyze
+
+import (
+	"sync"
+	"testing"
+)
+
+// An analysis asks for the automaton of its signatures' literals; the same set is built
+// once and shared, also by analyses running side by side, and it still finds what a new
+// one finds.
+func TestAutomatonIsBuiltOncePerSet(t *testing.T) {
+	pats := []string{"failed to pull image", "x509: certificate", "no space left on device"}
+	first := automaton(pats)
+	var wg sync.WaitGroup
+	same := make([]bool, 8)
+	for i := range same {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			same[i] = automaton(append([]string(nil), pats...)) == first
+		}()
+	}
+	wg.Wait()
+	for i, ok := range same {
+		if !ok {
+			t.Errorf("call %d built the automaton again", i)
+		}
+	}
+	if automaton(pats[:2]) == first {
+		t.Error("another set of literals got the same automaton")
+	}
+	var found []int
+	it := first.IterOverlappingByte([]byte("Failed to pull image \"x\": X509: certificate signed by unknown authority"))
+	for m := it.Next(); m != nil; m = it.Next() {
+		found = append(found, m.Pattern())
+	}
+	if len(found) != 2 || found[0] != 0 || found[1] != 1 {
+		t.Errorf("found patterns %v, want [0 1]", found)
+	}
+}
