@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 
-
 	"podflow.dev/podflow/catalog"
 )
 
