@@ -516,6 +516,14 @@ func (s *Signature) run(v *View) []Finding {
 		}
 		out = append(out, s.finding(l, caps))
 	}
+	return out
+}
+
+// runTies is the signature's findings about the lines it fires on through the catalog
+// (tieSignatures), which the engine asks for only when the floor would otherwise speak.
+func (s *Signature) runTies(v *View) []Finding {
+	lines := v.g.Lines()
+	var out []Finding
 	for _, t := range v.g.tiedLines(s) {
 		out = append(out, s.tieFinding(&lines[t.line], t))
 	}
