@@ -1,0 +1,72 @@
+package importer
+
+import (
+	"strings"
+	"testing"
+
+	"podflow.dev/podflow/analyze"
+)
+
+// rootOf analyzes one pasted file and returns its primary root: the first root a rule
+// or signature explains, else the first root.
+func rootOf(t *testing.T, name, text string) *analyze.Finding {
+	t.Helper()
+	rep := analyzePaste(t, map[string][]byte{name: []byte(text)})
+	var first *analyze.Finding
+	for _, f := range rep.Findings {
+		if !f.Root {
+			continue
+		}
+		if f.Rule != analyze.UnexplainedRule && f.Rule != analyze.CatalogRule {
+			return f
+		}
+		if first == nil {
+			first = f
+		}
+	}
+	if first == nil {
+		t.Fatalf("%s: no root finding", name)
+	}
+	return first
+}
+
+func wantRoot(t *testing.T, f *analyze.Finding, stage analyze.Stage, rule string, mentions ...string) {
+	t.Helper()
+	if f.Stage != stage || f.Rule != rule {
+		t.Fatalf("root = %s %s (%s), want %s %s", f.Stage, f.Rule, f.Cause, stage, rule)
+	}
+	for _, m := range mentions {
+		if !strings.Contains(f.Cause, m) {
+			t.Errorf("cause %q does not name %q", f.Cause, m)
+		}
+	}
+}
+
+// A known message altered on its way into a ticket still reads as the component
+// printed it, and the finding cites the line where the ticket holds it. The lines are
+// built from the components' templates: runc's "exec user process caused %q", the
+// attach/detach controller's "Multi-Attach error for volume %q Volume is already used by
+// pod(s) %s", the API server's "no matches for kind %q in version %q".
+func TestAlteredMessages(t *testing.T) {
+	t.Run("typographic quotes", func(t *testing.T) {
+		f := rootOf(t, "report.txt", "The job fails on the arm nodes:\n\nstandard_init_linux.go:228: exec user process caused \u201cexec format error\u201d\n")
+		wantRoot(t, f, analyze.StageStart, "start-exec-format-error", "exec format error")
+		if ev := f.Evidence[0]; ev.Path != "report.txt" || ev.Line != 3 {
+			t.Errorf("evidence at %s:%d, want report.txt:3", ev.Path, ev.Line)
+		}
+	})
+	t.Run("message wrapped at a soft break", func(t *testing.T) {
+		f := rootOf(t, "notes.txt", "after an upgrade the new pod hangs with\n\n"+
+			"Multi-Attach error for volume \"pvc-1f0c2d3e-aaaa-bbbb-cccc-0123456789ab\" \n"+
+			"Volume is already used by pod(s) web-5d8c7b9f6-x2x9q\n\nuntil the old one is gone\n")
+		wantRoot(t, f, analyze.StageVolume, "volume-multi-attach", "pvc-1f0c2d3e-aaaa-bbbb-cccc-0123456789ab", "web-5d8c7b9f6-x2x9q")
+		if ev := f.Evidence[0]; ev.Path != "notes.txt" || ev.Line != 3 || ev.EndLine != 4 {
+			t.Errorf("evidence at %s:%d-%d, want notes.txt:3-4", ev.Path, ev.Line, ev.EndLine)
+		}
+	})
+	t.Run("a value wrapped at a terminal UI's border", func(t *testing.T) {
+		f := rootOf(t, "helm.txt", "Error: unable to build kubernetes objects from release manifest: unable to recognize \"\": "+
+			"no matches for kind \"PodDisruptionBudget\" in version \"policy/v1be \u2502\u2502 ta1\"\n")
+		wantRoot(t, f, analyze.StageRequest, "request-kind-not-found", "policy/v1beta1")
+	})
+}
