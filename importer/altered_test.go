@@ -70,3 +70,18 @@ func TestAlteredMessages(t *testing.T) {
 		wantRoot(t, f, analyze.StageRequest, "request-kind-not-found", "policy/v1beta1")
 	})
 }
+
+// The outermost layer a component on the Pod path prints gives the stage: an x509
+// error under the kubelet's "Failed to pull image" is the pull failing, even where the
+// ticket cut the chain between them; the same words an application logs alone stay
+// its own runtime trouble.
+func TestOuterLayerGivesStage(t *testing.T) {
+	f := rootOf(t, "report.txt", "pods stay in ImagePullBackOff:\n\nFailed to pull image \"registry.example:5000/team/app:1.2\" x509: certificate signed by unknown authority\n")
+	if f.Stage != analyze.StageImage {
+		t.Fatalf("root = %s %s (%s), want the image stage", f.Stage, f.Rule, f.Cause)
+	}
+	f = rootOf(t, "app.log", "2024-05-01T10:00:00Z ERROR calling the billing API: Post \"https://billing.internal/v1/charge\": x509: certificate signed by unknown authority\n")
+	if f.Stage != analyze.StageRuntime {
+		t.Fatalf("an application's own TLS error: root = %s %s (%s), want the runtime stage", f.Stage, f.Rule, f.Cause)
+	}
+}
