@@ -85,3 +85,23 @@ func TestOuterLayerGivesStage(t *testing.T) {
 		t.Fatalf("an application's own TLS error: root = %s %s (%s), want the runtime stage", f.Stage, f.Rule, f.Cause)
 	}
 }
+
+// A memory limit a describe fragment shows is known even when the fragment has no Name
+// and the rest of the spec is not in the evidence.
+func TestOOMLimitFromFragment(t *testing.T) {
+	text := "    State:          Running\n" +
+		"      Started:      Mon, 02 Sep 2024 10:00:00 +0000\n" +
+		"    Last State:     Terminated\n" +
+		"      Reason:       OOMKilled\n" +
+		"      Exit Code:    137\n" +
+		"      Started:      Mon, 02 Sep 2024 09:00:00 +0000\n" +
+		"      Finished:     Mon, 02 Sep 2024 09:59:59 +0000\n" +
+		"    Ready:          True\n" +
+		"    Restart Count:  12\n" +
+		"    Limits:\n" +
+		"      memory:  512Mi\n" +
+		"    Requests:\n" +
+		"      memory:  256Mi\n"
+	f := rootOf(t, "describe.txt", text)
+	wantRoot(t, f, analyze.StageRuntime, "runtime-oom-killed", "512Mi")
+}
