@@ -105,3 +105,25 @@ func TestOOMLimitFromFragment(t *testing.T) {
 	f := rootOf(t, "describe.txt", text)
 	wantRoot(t, f, analyze.StageRuntime, "runtime-oom-killed", "512Mi")
 }
+
+// A prompt names the pod whose log follows, also a powerline prompt whose glyphs the
+// copy lost and whose right-hand part (an exit status, a time) is on the same line.
+func TestLogsPromptNamesThePod(t *testing.T) {
+	text := "  ~/src/shop  kubectl logs web-7d9f5c                                            1  12:00:01 \n" +
+		"exec /app/server: exec format error\n"
+	f := rootOf(t, "logs.txt", text)
+	wantRoot(t, f, analyze.StageStart, "start-exec-format-error")
+	found := false
+	for _, s := range f.Subjects {
+		found = found || s.Kind == "Pod" && s.Namespace == "default" && s.Name == "web-7d9f5c"
+	}
+	if !found {
+		t.Errorf("subjects %v do not name pod default/web-7d9f5c", f.Subjects)
+	}
+	if got := promptCommand("kubectl logs web-7d9f5c                 1  12:00:01 "); got != "kubectl logs web-7d9f5c" {
+		t.Errorf("promptCommand = %q", got)
+	}
+	if got := promptCommand("kubectl logs web-7d9f5c \ue0b2 1 \ue0b2 12:00:01"); got != "kubectl logs web-7d9f5c" {
+		t.Errorf("promptCommand with glyphs = %q", got)
+	}
+}
