@@ -317,3 +317,25 @@ func versionParts(v string) []int {
 	}
 	return out
 }
+
+// outerLayerFirst reports whether a message that a runtime-stage signature matched at
+// byte at of text is, by its error chain, another step's trouble: the outermost layer
+// a component on the Pod path prints is of an earlier stage and begins before the
+// match, so the match is only a layer it wraps. A runtime signature reads what the
+// application itself prints (a TLS or connection error of its own); wrapped in "Failed
+// to pull image "x": … x509: certificate signed by unknown authority" the same words
+// are the kubelet's image pull failing, not the application's. The outermost known
+// layer gives the stage, the innermost the cause. Signatures of the other stages name
+// the component's own inner errors (a cloud API's refusal under "failed to provision
+// volume") and keep their stage.
+func outerLayerFirst(text string, at int, st Stage, hint string) bool {
+	if at <= 0 || st != StageRuntime {
+		return false
+	}
+	r := readChain(text, hint)
+	if !r.known() || r.stage().Order() >= st.Order() {
+		return false
+	}
+	start := strings.Index(text, r.outer.Text)
+	return start >= 0 && start < at
+}

@@ -296,7 +296,10 @@ func (g *Graph) healthyPods() map[*Pod]bool {
 
 // newLine makes a Line of what a source says; false for a line with no text.
 func newLine(in lineIn) (Line, bool) {
-	text := strings.TrimSpace(in.Text)
+	// Signatures and the catalog read the message as its component printed it: the
+	// typographic quotes, no-break spaces and UI borders a paste brings are undone
+	// (the evidence still cites the line where it was given).
+	text := strings.TrimSpace(logline.Plain(in.Text))
 	if text == "" && in.Reason == "" {
 		return Line{}, false
 	}
@@ -406,8 +409,9 @@ func (g *Graph) linesEstimate(healthy map[*Pod]bool) int {
 }
 
 // paragraphs returns [start, end) ranges of runs of two or more lines in which every
-// line after the first is indented or follows a line that ends with a colon (a message
-// wrapped after "valid:"): the shapes of a wrapped message.
+// line after the first is indented, follows a line that ends with a colon (a message
+// wrapped after "valid:") or follows a line that ends with a space (an editor's soft
+// wrap keeps the space it broke at): the shapes of a wrapped message.
 func paragraphs(lines []string) [][2]int {
 	var out [][2]int
 	start := -1
@@ -423,13 +427,21 @@ func paragraphs(lines []string) [][2]int {
 			flush(i)
 		case start < 0:
 			start = i
-		case !strings.HasPrefix(s, " ") && !strings.HasPrefix(s, "\t") && !strings.HasSuffix(strings.TrimRight(lines[i-1], " \t"), ":"):
+		case !strings.HasPrefix(s, " ") && !strings.HasPrefix(s, "\t") && !strings.HasSuffix(strings.TrimRight(lines[i-1], " \t"), ":") &&
+			!softWrapped(lines[i-1]):
 			flush(i)
 			start = i
 		}
 	}
 	flush(len(lines))
 	return out
+}
+
+// softWrapped reports whether a line ends with the space an editor or a chat client
+// broke a long line at (not a line of only spaces, nor a carriage return's line end).
+func softWrapped(line string) bool {
+	line = strings.TrimSuffix(line, "\r")
+	return strings.HasSuffix(line, " ") && strings.TrimSpace(line) != ""
 }
 
 func fieldsOf(lines []string) []string {

@@ -369,6 +369,16 @@ func (s *Signature) match(text string) (map[string]string, bool) {
 	return nil, false
 }
 
+// matchStart is where in text the signature's first matching pattern begins, or -1.
+func (s *Signature) matchStart(text string) int {
+	for _, re := range s.res {
+		if loc := re.FindStringIndex(text); loc != nil {
+			return loc[0]
+		}
+	}
+	return -1
+}
+
 // Explain tries the signature on one text, as a Go rule that reasons over a node's or a
 // pod's history may (the line a kubelet exited on): on a match it returns the cause and
 // fix filled from the captures, with vals ({node}, {pod}, ...) for the rest.
@@ -503,6 +513,9 @@ func (s *Signature) run(v *View) []Finding {
 			continue
 		}
 		caps, ok := s.match(l.Text)
+		if ok && s.Stage == StageRuntime && outerLayerFirst(l.Text, s.matchStart(l.Text), s.Stage, componentHint(l)) {
+			continue
+		}
 		if !ok && l.Reason() != "" && l.Kind != TextLog {
 			// A status or event whose reason alone says it ("NodeLost", "Evicted").
 			caps, ok = s.match(l.Reason() + ": " + l.Text)

@@ -258,7 +258,9 @@ func (li *looseImport) layoutLogs(files map[string][]byte) {
 			continue
 		}
 		if c.container == "" {
-			frag := li.keepFragment(bundle.FragmentLog, l.path, l.lines)
+			// Its container is not known, its pod is: the command named it.
+			frag := li.keepFragmentAbout(bundle.FragmentLog, l.path, l.lines,
+				&bundle.FragmentAbout{Kind: "Pod", Namespace: c.namespace, Name: c.pod})
 			setBlockFragment(f, l.lines[0].n, frag)
 			f.Reason = joinReason(f.Reason, fmt.Sprintf("kubectl logs output for pod %s/%s kept as a container's log fragment: the command names no container (-c) and the input does not show the pod has only one", c.namespace, c.pod))
 			li.found["logs"] = true

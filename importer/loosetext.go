@@ -22,8 +22,11 @@ type chunk struct {
 // rePrompt matches a shell prompt that introduces a command whose output follows:
 // "$ kubectl ...", "user@host:~$ kubectl ...", "[root@host ~]# systemctl status kubelet",
 // "# crictl ps -a", "PS C:\> kubectl ...", "λ kubectl ..." (cmder), "❯ kubectl ...";
-// and the clients whose output is read as theirs: "$ curl -v http://...".
-var rePrompt = regexp.MustCompile(`^\s*(?:\[[^\]]*\][$#]|\S*[$#%>λ❯]|PS [^>]*>)\s+((?:sudo\s+)?(?:kubectl|oc|k|crictl|journalctl|docker|systemctl|dmesg|tail|cat|grep|less|podman|nerdctl|ctr|curl|wget|telnet|nc|nslookup|dig|helm)\b.*)$`)
+// a powerline theme's prompt, whose segments (path, git branch) end in a separator glyph
+// of the fonts' private use area (U+E0B0–U+E0BF: "  ~/src  kubectl ..."), or, as a
+// copy without those glyphs keeps it, the working directory alone ("~/src  kubectl
+// ..."); and the clients whose output is read as theirs: "$ curl -v http://...".
+var rePrompt = regexp.MustCompile(`^\s*(?:\[[^\]]*\][$#]|\S*[$#%>λ❯]|PS [^>]*>|.*[\x{E0B0}-\x{E0BF}]|~\S*)\s+((?:sudo\s+)?(?:kubectl|oc|k|crictl|journalctl|docker|systemctl|dmesg|tail|cat|grep|less|podman|nerdctl|ctr|curl|wget|telnet|nc|nslookup|dig|helm)\b.*)$`)
 
 // reBareCommand is a command line pasted without its prompt: "kubectl get pods -n x",
 // "docker pull registry.example/app:v2".
@@ -81,7 +84,7 @@ func splitChunks(data []byte) []chunk {
 		}
 		if m := rePrompt.FindStringSubmatch(strings.TrimLeft(s, "> ")); m != nil {
 			flush()
-			cur.cmd = strings.TrimSpace(m[1])
+			cur.cmd = promptCommand(m[1])
 			continue
 		}
 		if m := reBareCommand.FindStringSubmatch(strings.TrimLeft(s, "> ")); m != nil {
@@ -95,6 +98,24 @@ func splitChunks(data []byte) []chunk {
 	flush()
 	return out
 }
+
+// promptCommand is the command of a prompt line without the right-hand prompt a
+// theme prints on the same line (zsh's RPROMPT: an exit status, a time), which starts
+// at a glyph of the fonts' private use area, or, where the copy lost the glyphs, after
+// the run of spaces that aligns it to the terminal's right margin.
+func promptCommand(s string) string {
+	if i := strings.IndexFunc(s, func(r rune) bool { return r >= '\uE000' && r <= '\uF8FF' }); i >= 0 {
+		s = s[:i]
+	}
+	if i := strings.Index(s, rightPromptGap); i >= 0 {
+		s = s[:i]
+	}
+	return strings.TrimSpace(s)
+}
+
+// rightPromptGap is the padding before a right-hand prompt: no command a user types
+// holds a run of spaces this long.
+const rightPromptGap = "        "
 
 // quotePrefixes are what mail quoting and markdown lists put before every pasted line.
 var quotePrefixes = []string{"> ", ">", "- ", "* ", "• "}

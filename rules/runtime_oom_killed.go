@@ -68,12 +68,14 @@ func oomFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, term *
 	limit, limitLoc, hasLimit := memoryLimit(p, c)
 	evidence := []analyze.Evidence{analyze.ExitEvidence(term, loc)}
 	limitText := "it has no memory limit, so the node itself ran out of memory"
+	// A limit the evidence shows is known even when the rest of the spec is not (a
+	// describe fragment's Limits); only its absence needs the whole spec.
 	switch {
-	case !analyze.SpecKnown(p):
-		limitText = "the pod's spec is not in the evidence, so its memory limit is not known"
 	case hasLimit:
 		limitText = "its memory limit is " + limit
 		evidence = append(evidence, limitLoc.Evidence("limits.memory: "+limit, pod.CreationTimestamp.Time))
+	case !analyze.SpecKnown(p):
+		limitText = "the pod's spec is not in the evidence, so its memory limit is not known"
 	}
 	cause := fmt.Sprintf("container %s was killed by the kernel OOM killer (%s, exit code %d, %d restart(s)): %s",
 		c.Name, analyze.OOMReason, term.ExitCode, c.Status.RestartCount, limitText)
@@ -99,6 +101,7 @@ func oomFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, term *
 	fix := fmt.Sprintf("Raise the memory limit of container %s above its peak use (now %s) or make the process use less "+
 		"(heap flags such as -Xmx or GOMEMLIMIT must stay below the limit).", c.Name, limit)
 	switch {
+	case hasLimit:
 	case !analyze.SpecKnown(p):
 		fix = fmt.Sprintf("Read container %s's memory limit (kubectl get pod -o yaml) and raise it above its peak use, or make the "+
 			"process use less (heap flags such as -Xmx or GOMEMLIMIT must stay below the limit).", c.Name)
