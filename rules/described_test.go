@@ -1,30 +1,18 @@
 package rules
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"podflow.dev/podflow/analyze"
 	"podflow.dev/podflow/bundle"
-	"podflow.dev/podflow/importer"
 )
 
 // analyzePaste imports files as pasted text and runs every built-in rule and signature
 // with the floor (unexplained and catalog findings, and the prose's reading) on.
 func analyzePaste(t *testing.T, files map[string]string) *analyze.Report {
 	t.Helper()
-	dir := t.TempDir()
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	b, _, err := importer.Open(dir, importer.Options{Format: importer.FormatLoose, Limits: bundle.DefaultLimits()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := importPaste(t, files)
 	return analyze.Run(analyze.Load([]*bundle.Bundle{b}, nil), All(), analyze.Options{Unexplained: true})
 }
 

@@ -12,9 +12,8 @@ import (
 	"podflow.dev/podflow/importer"
 )
 
-// pasteFindings imports files as pasted text, the way a user brings evidence, and runs
-// one rule on what the import made of them.
-func pasteFindings(t *testing.T, rule *analyze.Rule, files map[string]string) []*analyze.Finding {
+// importPaste imports files as pasted text, the way a user brings evidence.
+func importPaste(t *testing.T, files map[string]string) *bundle.Bundle {
 	t.Helper()
 	dir := t.TempDir()
 	for name, text := range files {
@@ -26,6 +25,13 @@ func pasteFindings(t *testing.T, rule *analyze.Rule, files map[string]string) []
 	if err != nil {
 		t.Fatal(err)
 	}
+	return b
+}
+
+// pasteFindings runs one rule on what the import of a paste made of it.
+func pasteFindings(t *testing.T, rule *analyze.Rule, files map[string]string) []*analyze.Finding {
+	t.Helper()
+	b := importPaste(t, files)
 	rep := analyze.Run(analyze.Load([]*bundle.Bundle{b}, nil), []*analyze.Rule{rule}, analyze.Options{})
 	for _, v := range rep.Violations {
 		t.Errorf("contract violation: %s: %s", v.Rule, v.Message)
