@@ -33,8 +33,8 @@ const DescribedNote = "as the ticket's text describes it (no component output in
 const describedMinScore = 12.0
 
 // describedStageLead is how far the best rule's score must lead the best of every other
-// stage: on the prose-only tickets of two blind batches, every reading that led by a
-// tenth named the stage the thread confirmed, and most that did not were wrong.
+// stage: on real prose-only tickets, readings that led by a tenth named the stage their
+// threads confirmed, and most that did not were wrong.
 const describedStageLead = 1.10
 
 // describedMinWords is the least number of content words the prose must have.
