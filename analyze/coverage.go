@@ -68,14 +68,24 @@ func (c *coverageBuilder) events() {
 
 func (c *coverageBuilder) journal(node string) {
 	c.source(len(c.g.journalByNode[node]) > 0, "kubelet journal",
-		fmt.Sprintf("kubelet journal for node %s: not in bundle", node))
+		"kubelet journal for "+nodeWords(node)+": not in bundle")
+}
+
+// nodeWords names a node in a coverage gap: "node n1", or what the evidence lacks.
+func nodeWords(node string) string {
+	if node == "" {
+		return "the pod's node (the evidence does not name it)"
+	}
+	return "node " + node
 }
 
 // coverage says, stage by stage, which sources of evidence the bundle had for a pod.
 func (g *Graph) coverage(f *podFacts) []StageCoverage {
 	pod := f.p.Obj
 	node := pod.Spec.NodeName
-	scheduled := node != ""
+	// A pod whose containers ran or wait on a node was scheduled, even when the
+	// evidence (a pasted excerpt) does not name the node.
+	scheduled := node != "" || anyContainerStarted(pod) || pastSandbox(pod)
 	out := make([]StageCoverage, 0, len(Stages))
 	for _, st := range Stages {
 		c := &coverageBuilder{g: g, f: f, out: StageCoverage{Stage: st}}
@@ -95,11 +105,15 @@ func (g *Graph) coverage(f *podFacts) []StageCoverage {
 			c.source(true, "pod status", "")
 			c.events()
 		case StageNode:
+			if node == "" {
+				c.source(false, "", "node: the evidence does not name the pod's node")
+				break
+			}
 			_, ok := g.byKey["Node//"+node]
 			c.source(ok, "node object", fmt.Sprintf("node %s: not in bundle", node))
 			c.journal(node)
 		case StageSandbox:
-			c.source(g.criNodes[node], "container runtime state", fmt.Sprintf("container runtime state for node %s: not in bundle", node))
+			c.source(g.criNodes[node], "container runtime state", "container runtime state for "+nodeWords(node)+": not in bundle")
 			c.journal(node)
 			c.events()
 		case StageImage, StageConfig, StageStart:
@@ -126,7 +140,7 @@ func (g *Graph) coverage(f *podFacts) []StageCoverage {
 			}
 			c.source(g.podsWithLogs[podKey(pod)], "container logs", logsMissing)
 			if anyTerminated(pod) {
-				c.source(g.dmesgNode[node], "kernel log", fmt.Sprintf("kernel log for node %s: not in bundle", node))
+				c.source(g.dmesgNode[node], "kernel log", "kernel log for "+nodeWords(node)+": not in bundle")
 			}
 		case StageProbe:
 			if !hasProbes(pod) {

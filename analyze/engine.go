@@ -136,7 +136,9 @@ func RunContext(ctx context.Context, g *Graph, rules []*Rule, opts Options) (*Re
 			roots = link(all)
 		}
 	}
+	showUnnamed(g, all)
 	addPlans(g, all)
+	showUnnamedPlans(g, all)
 	r.Findings = scopeFindings(all, withOwners(g, opts))
 	r.nodeHealth = g.nodeHealth
 	r.buildPods(g, roots, opts)
@@ -381,7 +383,7 @@ func link(fs []*Finding) map[string]*Finding {
 	for _, f := range fs {
 		for _, s := range f.Subjects {
 			if s.Kind == "Pod" {
-				byPod[s.NamespacedName()] = append(byPod[s.NamespacedName()], f)
+				byPod[s.nsName()] = append(byPod[s.nsName()], f)
 			} else {
 				bySubject[s.key()] = append(bySubject[s.key()], f)
 			}
@@ -469,8 +471,8 @@ func link(fs []*Finding) map[string]*Finding {
 		if earlier != nil && f.Root {
 			f.Root = false
 			for _, p := range f.Pods() {
-				if roots[p.NamespacedName()] == f {
-					roots[p.NamespacedName()] = earlier
+				if roots[p.nsName()] == f {
+					roots[p.nsName()] = earlier
 				}
 			}
 			earlier.Root = true
@@ -557,7 +559,7 @@ func withOwners(g *Graph, opts Options) Options {
 func inScope(s ObjectRef, opts Options) bool {
 	if opts.Pod != "" {
 		if s.Kind == "Pod" {
-			return s.NamespacedName() == opts.Pod
+			return s.nsName() == opts.Pod
 		}
 		for _, o := range opts.podOwners {
 			if o.Kind == s.Kind && o.Namespace == s.Namespace && o.Name == s.Name {

@@ -15,15 +15,18 @@ import (
 
 // Explanation is one pod's chain, stage by stage: what the evidence says at each.
 type Explanation struct {
-	SchemaVersion string     `json:"schemaVersion"`
-	Namespace     string     `json:"namespace"`
-	Name          string     `json:"name"`
-	Node          string     `json:"node,omitempty"`
-	Phase         string     `json:"phase,omitempty"`
-	RootCause     *Finding   `json:"rootCause,omitempty"`
-	Stages        []Verdict  `json:"stages"`
-	Findings      []*Finding `json:"findings"`
-	Warnings      []Warning  `json:"warnings"`
+	SchemaVersion string `json:"schemaVersion"`
+	Namespace     string `json:"namespace"`
+	Name          string `json:"name"`
+	// UnnamedIn is set when the evidence does not show the pod's name, as in ObjectRef.
+	UnnamedIn        string     `json:"unnamedIn,omitempty"`
+	NamespaceUnknown bool       `json:"namespaceUnknown,omitempty"`
+	Node             string     `json:"node,omitempty"`
+	Phase            string     `json:"phase,omitempty"`
+	RootCause        *Finding   `json:"rootCause,omitempty"`
+	Stages           []Verdict  `json:"stages"`
+	Findings         []*Finding `json:"findings"`
+	Warnings         []Warning  `json:"warnings"`
 	// report is the pod's report the explanation was made from, for the HTML format.
 	report *Report
 }
@@ -72,7 +75,7 @@ func ExplainContext(ctx context.Context, g *Graph, rules []*Rule, namespace, nam
 	if err != nil {
 		return nil, err
 	}
-	x := &Explanation{SchemaVersion: SchemaVersion, Namespace: namespace, Name: name, Node: p.Obj.Spec.NodeName,
+	x := &Explanation{SchemaVersion: SchemaVersion, Namespace: namespace, Name: name, UnnamedIn: p.Ref().UnnamedIn, NamespaceUnknown: p.Ref().NamespaceUnknown, Node: p.Obj.Spec.NodeName,
 		Phase: string(p.Obj.Status.Phase), Findings: r.Findings, Warnings: r.Warnings}
 	var pr *PodReport
 	for i := range r.Pods {
@@ -87,6 +90,11 @@ func ExplainContext(ctx context.Context, g *Graph, rules []*Rule, namespace, nam
 	x.Stages = podVerdicts(r, pr)
 	x.report = r
 	return x, nil
+}
+
+// Ref names the explained pod.
+func (x *Explanation) Ref() ObjectRef {
+	return ObjectRef{Kind: "Pod", Namespace: x.Namespace, Name: x.Name, UnnamedIn: x.UnnamedIn, NamespaceUnknown: x.NamespaceUnknown}
 }
 
 // podVerdicts walks one pod's chain from its report, stage by stage: a finding at the
@@ -266,7 +274,7 @@ func RenderExplanation(w io.Writer, x *Explanation, format string, opts RenderOp
 			}
 		}
 	}
-	para("", fmt.Sprintf("Pod %s/%s (node %s, phase %s)", t(x.Namespace), t(x.Name), t(orDash(x.Node)), t(orDash(x.Phase))))
+	para("", fmt.Sprintf("Pod %s (node %s, phase %s)", t(x.Ref().NamespacedName()), t(orDash(x.Node)), t(orDash(x.Phase))))
 	if x.RootCause != nil {
 		para("Root cause: ", fmt.Sprintf("[%s] %s (%s)", x.RootCause.Stage, t(x.RootCause.Cause), x.RootCause.ID))
 		if x.RootCause.Remediation != "" {

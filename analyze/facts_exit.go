@@ -82,15 +82,23 @@ func SeccompProfile(p *Pod, c ContainerInfo) (string, Location) {
 // TerminationEvidence cites a container's termination record: reason, exit code and
 // when the instance started and finished, dated at its finish.
 func TerminationEvidence(t *corev1.ContainerStateTerminated, loc Location) Evidence {
-	return loc.Evidence(fmt.Sprintf("terminated %s, exit code %d, started %s, finished %s", t.Reason, t.ExitCode,
-		t.StartedAt.UTC().Format(time.RFC3339), t.FinishedAt.UTC().Format(time.RFC3339)), t.FinishedAt.Time)
+	return loc.Evidence(fmt.Sprintf("terminated %s, exit code %d", t.Reason, t.ExitCode)+
+		when(", started ", t.StartedAt.Time)+when(", finished ", t.FinishedAt.Time), t.FinishedAt.Time)
+}
+
+// when says " at TIME" (with the given words), or nothing when the evidence shows no
+// time (a pasted describe excerpt without its Started and Finished lines).
+func when(words string, t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return words + t.UTC().Format(time.RFC3339)
 }
 
 // ExitEvidence cites the short form of a termination record: reason, exit code and
 // when the instance finished, dated at its finish.
 func ExitEvidence(t *corev1.ContainerStateTerminated, loc Location) Evidence {
-	return loc.Evidence(fmt.Sprintf("terminated %s, exit code %d, finished %s", t.Reason, t.ExitCode,
-		t.FinishedAt.UTC().Format(time.RFC3339)), t.FinishedAt.Time)
+	return loc.Evidence(fmt.Sprintf("terminated %s, exit code %d", t.Reason, t.ExitCode)+when(", finished ", t.FinishedAt.Time), t.FinishedAt.Time)
 }
 
 // CrashLoopWindow is how long after a restart a running container still counts as

@@ -259,6 +259,15 @@ func (g *Graph) HasNamespace(ns string) bool {
 // PodCount is the number of pods loaded.
 func (g *Graph) PodCount() int { return len(g.pods) }
 
+// PodRefs names the pods loaded, in the graph's order.
+func (g *Graph) PodRefs() []ObjectRef {
+	out := make([]ObjectRef, 0, len(g.pods))
+	for _, p := range g.pods {
+		out = append(out, p.Ref())
+	}
+	return out
+}
+
 // FindPod returns the pod namespace/name, or nil.
 func (g *Graph) FindPod(namespace, name string) *Pod {
 	p, _ := g.byKey["Pod/"+namespace+"/"+name].(*Pod)

@@ -1,6 +1,8 @@
 package analyze
 
 import (
+	"strings"
+
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -18,6 +20,13 @@ type ObjectRef struct {
 	Namespace string `json:"namespace,omitempty"`
 	Name      string `json:"name"`
 	UID       string `json:"uid,omitempty"`
+	// UnnamedIn is set when the evidence does not show the object's name (a pasted
+	// describe excerpt without its Name line): the file it was read from. Name is then
+	// podflow's placeholder, which no command should use.
+	UnnamedIn string `json:"unnamedIn,omitempty"`
+	// NamespaceUnknown is set when the evidence does not show the namespace either;
+	// Namespace is then the default podflow assumed.
+	NamespaceUnknown bool `json:"namespaceUnknown,omitempty"`
 }
 
 // String renders Kind ns/name, or Kind name for cluster-scoped objects.
@@ -25,8 +34,34 @@ func (r ObjectRef) String() string {
 	return r.Kind + " " + r.NamespacedName()
 }
 
-// NamespacedName renders ns/name, or name for cluster-scoped objects.
+// generatedSuffix ends the placeholder an import gives a pod whose name is cut but
+// whose generateName shows ("web-7d9f8b6c5d-unnamed").
+const generatedSuffix = "-unnamed"
+
+// NamespacedName renders ns/name, or name for cluster-scoped objects. An object whose
+// name the evidence does not show is named by where it was read: "(unnamed in
+// describe.txt)", followed by its namespace when the evidence shows that.
 func (r ObjectRef) NamespacedName() string {
+	if r.UnnamedIn != "" {
+		s := "(unnamed in " + r.UnnamedIn + ")"
+		if prefix, ok := strings.CutSuffix(r.Name, generatedSuffix); ok && prefix != "" {
+			// The import kept what the evidence shows of the name: its generateName.
+			s = prefix + "-… " + s
+		}
+		if r.Namespace != "" && !r.NamespaceUnknown {
+			s += " in namespace " + r.Namespace
+		}
+		return s
+	}
+	if r.Namespace == "" {
+		return r.Name
+	}
+	return r.Namespace + "/" + r.Name
+}
+
+// nsName is ns/name (name for a cluster-scoped object) as the graph knows it, a made-up
+// name included: what a pod's findings, roots and scope are joined by.
+func (r ObjectRef) nsName() string {
 	if r.Namespace == "" {
 		return r.Name
 	}
@@ -50,7 +85,12 @@ type Object[T any] struct {
 
 // Ref names the object.
 func (o *Object[T]) Ref() ObjectRef {
-	return ObjectRef{Kind: o.kind, Namespace: o.meta.Namespace, Name: o.meta.Name, UID: string(o.meta.UID)}
+	r := ObjectRef{Kind: o.kind, Namespace: o.meta.Namespace, Name: o.meta.Name, UID: string(o.meta.UID)}
+	if Partial(*o.meta, "name") {
+		r.UnnamedIn = o.Loc.Path
+		r.NamespaceUnknown = Partial(*o.meta, "namespace")
+	}
+	return r
 }
 
 // Meta is the object's metadata.

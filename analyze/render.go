@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -152,6 +153,9 @@ func PodsLabel(f *Finding) string {
 		return strings.Join(others, ", ")
 	case 1:
 		return pods[0].NamespacedName()
+	}
+	if slices.ContainsFunc(pods, func(p ObjectRef) bool { return p.UnnamedIn != "" }) {
+		return fmt.Sprintf("%s and %d more pods", pods[0].NamespacedName(), len(pods)-1)
 	}
 	ns := pods[0].Namespace
 	prefix := pods[0].Name

@@ -70,8 +70,9 @@ type htmlEvidence struct {
 }
 
 type htmlPod struct {
-	Name, Node, Phase, RootCause string
-	Chain                        []htmlStage
+	// Name is the pod's ns/name as the report keys it; Shown is how a reader sees it.
+	Name, Shown, Node, Phase, RootCause string
+	Chain                               []htmlStage
 }
 
 // htmlStage is one box of a pod's chain.
@@ -143,11 +144,11 @@ func htmlEvidenceOf(list []Evidence) []htmlEvidence {
 // podChain is one pod's chain as boxes, walked as explain walks it (podVerdicts) from
 // the report alone.
 func podChain(r *Report, pr *PodReport) htmlPod {
-	return htmlPodOf(pr.Namespace+"/"+pr.Name, pr.Node, pr.Phase, pr.RootCause, podVerdicts(r, pr))
+	return htmlPodOf(pr.Ref(), pr.Node, pr.Phase, pr.RootCause, podVerdicts(r, pr))
 }
 
-func htmlPodOf(name, node, phase, root string, verdicts []Verdict) htmlPod {
-	hp := htmlPod{Name: name, Node: node, Phase: phase, RootCause: root}
+func htmlPodOf(ref ObjectRef, node, phase, root string, verdicts []Verdict) htmlPod {
+	hp := htmlPod{Name: ref.nsName(), Shown: ref.NamespacedName(), Node: node, Phase: phase, RootCause: root}
 	for _, v := range verdicts {
 		hp.Chain = append(hp.Chain, htmlStage{Stage: v.Stage, Status: v.Status, Summary: v.Summary,
 			Findings: v.Findings, Evidence: htmlEvidenceOf(v.Evidence), Missing: v.Missing})
@@ -167,7 +168,7 @@ func renderExplanationHTML(w io.Writer, x *Explanation, opts RenderOptions) erro
 	if x.RootCause != nil {
 		root = x.RootCause.ID
 	}
-	return renderHTMLPods(w, &r, []htmlPod{htmlPodOf(x.Namespace+"/"+x.Name, x.Node, x.Phase, root, x.Stages)}, opts)
+	return renderHTMLPods(w, &r, []htmlPod{htmlPodOf(x.Ref(), x.Node, x.Phase, root, x.Stages)}, opts)
 }
 
 // reportTitle names what a report is about, the most specific first: the pod when it

@@ -8,7 +8,7 @@ import (
 
 // SchemaVersion versions the JSON report (docs/report-schema.json). Additive changes
 // raise the minor; anything that breaks a reader raises the major.
-const SchemaVersion = "1.3"
+const SchemaVersion = "1.4"
 
 // Report is the result of an analysis: the stable machine interface behind every
 // output format.
@@ -60,13 +60,22 @@ type PodReport struct {
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
 	UID       string `json:"uid,omitempty"`
-	Node      string `json:"node,omitempty"`
-	Phase     string `json:"phase,omitempty"`
+	// UnnamedIn is set when the evidence does not show the pod's name: the file it
+	// was read from (Name is podflow's placeholder), as in ObjectRef.
+	UnnamedIn        string `json:"unnamedIn,omitempty"`
+	NamespaceUnknown bool   `json:"namespaceUnknown,omitempty"`
+	Node             string `json:"node,omitempty"`
+	Phase            string `json:"phase,omitempty"`
 	// RootCause is the ID of the finding at the earliest broken stage.
 	RootCause string          `json:"rootCause,omitempty"`
 	Findings  []string        `json:"findings,omitempty"`
 	Timeline  []Step          `json:"timeline"`
 	Coverage  []StageCoverage `json:"coverage"`
+}
+
+// Ref names the pod.
+func (pr *PodReport) Ref() ObjectRef {
+	return ObjectRef{Kind: "Pod", Namespace: pr.Namespace, Name: pr.Name, UID: pr.UID, UnnamedIn: pr.UnnamedIn, NamespaceUnknown: pr.NamespaceUnknown}
 }
 
 // CoverageGap is a stage for which some pods lacked evidence, with the reasons.
@@ -99,7 +108,7 @@ func (r *Report) buildPods(g *Graph, roots map[string]*Finding, opts Options) {
 		reported[f] = true
 		for _, s := range f.Subjects {
 			if s.Kind == "Pod" {
-				podFindings[s.NamespacedName()] = append(podFindings[s.NamespacedName()], f.ID)
+				podFindings[s.nsName()] = append(podFindings[s.nsName()], f.ID)
 			}
 		}
 	}
@@ -120,6 +129,8 @@ func (r *Report) buildPods(g *Graph, roots map[string]*Finding, opts Options) {
 		}
 		f := g.factsFor(p)
 		cov := g.coverage(f)
+		ref := p.Ref()
+		shown := ref.NamespacedName()
 		for _, c := range cov {
 			if len(c.Missing) == 0 && c.Status != CoverageNone {
 				continue
@@ -130,17 +141,17 @@ func (r *Report) buildPods(g *Graph, roots map[string]*Finding, opts Options) {
 				gaps[c.Stage] = acc
 			}
 			if c.Status == CoverageNone {
-				acc.none = append(acc.none, key)
+				acc.none = append(acc.none, shown)
 			}
 			for _, m := range c.Missing {
-				acc.reasons[m] = append(acc.reasons[m], key)
+				acc.reasons[m] = append(acc.reasons[m], shown)
 			}
 		}
 		ids := podFindings[key]
 		if len(ids) == 0 && !opts.Timelines && opts.Pod == "" {
 			continue
 		}
-		pr := PodReport{Namespace: p.meta.Namespace, Name: p.meta.Name, UID: string(p.meta.UID),
+		pr := PodReport{Namespace: p.meta.Namespace, Name: p.meta.Name, UID: string(p.meta.UID), UnnamedIn: ref.UnnamedIn, NamespaceUnknown: ref.NamespaceUnknown,
 			Node: p.Obj.Spec.NodeName, Phase: string(p.Obj.Status.Phase), Findings: ids,
 			Timeline: g.timeline(f), Coverage: cov}
 		// The root may not name the pod: an admission finding that explains the stalled

@@ -91,8 +91,13 @@ func eventEvidence(es []*Event, max int) []Evidence {
 func (g *Graph) timeline(f *podFacts) []Step {
 	p := f.p
 	pod := p.Obj
-	steps := []Step{{Step: "created", Stage: StageAdmission, Status: StepOK, Time: timePtr(pod.CreationTimestamp.Time),
-		Detail: "pod object created", Evidence: []Evidence{p.Loc.At("metadata", "creationTimestamp").Evidence(pod.CreationTimestamp.UTC().Format(time.RFC3339), pod.CreationTimestamp.Time)}}}
+	created := Step{Step: "created", Stage: StageAdmission, Status: StepOK, Time: timePtr(pod.CreationTimestamp.Time), Detail: "pod object created"}
+	if pod.CreationTimestamp.IsZero() {
+		created.Detail = "pod object created (when is not in the evidence)"
+	} else {
+		created.Evidence = []Evidence{p.Loc.At("metadata", "creationTimestamp").Evidence(pod.CreationTimestamp.UTC().Format(time.RFC3339), pod.CreationTimestamp.Time)}
+	}
+	steps := []Step{created}
 	steps = append(steps, g.admittedStep(p))
 	sched := scheduledStep(f)
 	steps = append(steps, sched)
@@ -110,7 +115,7 @@ func (g *Graph) timeline(f *podFacts) []Step {
 
 func (g *Graph) admittedStep(p *Pod) Step {
 	s := Step{Step: "admitted", Stage: StageAdmission, Status: StepOK, Time: timePtr(p.meta.CreationTimestamp.Time),
-		Detail: "the API server accepted the pod (it exists)", Evidence: []Evidence{p.Loc.Evidence("pod "+p.meta.Namespace+"/"+p.meta.Name+" exists", time.Time{})}}
+		Detail: "the API server accepted the pod (it exists)", Evidence: []Evidence{p.Loc.Evidence("pod "+p.Ref().NamespacedName()+" exists", time.Time{})}}
 	if ref := controllerRef(p); ref != nil {
 		for _, e := range g.eventsFor(*ref) {
 			if e.Reason == "SuccessfulCreate" && strings.HasSuffix(e.Message, ": "+p.meta.Name) {
@@ -162,6 +167,17 @@ func scheduledStep(f *podFacts) Step {
 	case pod.Spec.NodeName != "":
 		s.Status, s.Detail = StepOK, "bound to node "+pod.Spec.NodeName
 		s.Evidence = append(s.Evidence, p.Loc.At("spec", "nodeName").Evidence(pod.Spec.NodeName, time.Time{}))
+	case anyContainerStarted(pod) || pastSandbox(pod):
+		// A pasted excerpt often shows the containers' states but neither the node
+		// nor the PodScheduled condition: a container that ran, or waits for a reason
+		// the kubelet only gives on a node, says the pod was scheduled.
+		s.Status, s.Detail = StepOK, "scheduled to a node the evidence does not name (its containers are on one)"
+		for _, c := range containersOf(pod) {
+			if c.status != nil {
+				s.Evidence = append(s.Evidence, p.Loc.At(c.statusPtr...).Evidence("container "+c.name+" has a state on a node", time.Time{}))
+				break
+			}
+		}
 	default:
 		s.Status, s.Detail = StepPending, "not scheduled yet"
 		s.Evidence = append(s.Evidence, f.schedulingEvent()...)
@@ -366,7 +382,7 @@ func containerSteps(f *podFacts, c containerRef) []Step {
 			Time:   timePtr(t.FinishedAt.Time),
 			Detail: fmt.Sprintf("last instance ended %s with exit code %d; %d restart(s)", t.Reason, t.ExitCode, cs.RestartCount),
 			Evidence: []Evidence{statusLoc.At("lastState", "terminated").Evidence(
-				fmt.Sprintf("%s exit code %d at %s", t.Reason, t.ExitCode, t.FinishedAt.UTC().Format(time.RFC3339)), t.FinishedAt.Time)}})
+				fmt.Sprintf("%s exit code %d", t.Reason, t.ExitCode)+when(" at ", t.FinishedAt.Time), t.FinishedAt.Time)}})
 	}
 	return steps
 }

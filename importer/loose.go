@@ -637,7 +637,7 @@ func (li *looseImport) unnamedPodObject(path string, o rawObject) bool {
 	}
 	missing := []string{partialName}
 	if g := strings.TrimRight(pod.GenerateName, "-"); g != "" && isDNSName(g) {
-		pod.Name = g + "-unnamed"
+		pod.Name = g + "-unnamed" // analyze shows it as "GENERATENAME-… (unnamed in FILE)"
 	} else {
 		pod.Name = placeholderPod(path)
 	}

@@ -96,7 +96,7 @@ func TestAnalyzeJSONIsTheVersionedReport(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if rep.SchemaVersion != "1.3" || rep.Scope.Pod != "shop/api-6b8c7d5f9-x8m4n" || len(rep.Findings) != 1 ||
+	if rep.SchemaVersion != "1.4" || rep.Scope.Pod != "shop/api-6b8c7d5f9-x8m4n" || len(rep.Findings) != 1 ||
 		rep.Findings[0].Rule != "image-pull-dns" || !rep.Findings[0].Root || len(rep.Pods) != 1 || rep.Pods[0].RootCause != rep.Findings[0].ID {
 		t.Errorf("report = %+v", rep)
 	}
@@ -280,5 +280,34 @@ func TestVerbosityChangesStderrOnly(t *testing.T) {
 	}
 	if len(r.Pods) == 0 || len(r.Pods[0].Timeline) == 0 {
 		t.Errorf("--timelines: no pod timeline in the report:\n%s", withTimelines)
+	}
+}
+
+// explain without NAMESPACE/POD explains the one pod its inputs hold (a pasted excerpt
+// whose Name line is cut has no name to give), and says which pods there are when they
+// hold several.
+func TestExplainTheOnlyPod(t *testing.T) {
+	dir := t.TempDir()
+	paste := filepath.Join(dir, "ticket.txt")
+	if err := os.WriteFile(paste, []byte("    State:          Waiting\n      Reason:       CrashLoopBackOff\n    Last State:     Terminated\n      Reason:       OOMKilled\n      Exit Code:    137\n    Restart Count:  3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runPodflow(t, "explain", paste, "--width", "80")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.HasPrefix(out, "Pod (unnamed in ticket.txt) (node -, phase -)") || !strings.Contains(out, "runtime      broken") {
+		t.Errorf("explain of the one pod:\n%s", out)
+	}
+	b := fixture("runtime-oom-killed", "fires-memory-limit")
+	if code, out, _ := runPodflow(t, "explain", b); code != exitOK || !strings.Contains(out, "Pod batch/worker-7f6d5c4b3-lp9xk") {
+		t.Errorf("explain of a bundle's one pod: exit %d\n%s", code, out)
+	}
+	demo := "../../testdata/bundles/demo"
+	if code, _, errOut := runPodflow(t, "explain", demo); code != exitUsage || !strings.Contains(errOut, "name one after the inputs") {
+		t.Errorf("several pods: exit %d, stderr %q", code, errOut)
+	}
+	if code, _, errOut := runPodflow(t, "explain", filepath.Join(dir, "typo.txt")); code != exitUsage || !strings.Contains(errOut, "typo.txt: no such file or directory") {
+		t.Errorf("a missing input: exit %d, stderr %q", code, errOut)
 	}
 }

@@ -1,0 +1,157 @@
+package analyze
+
+import (
+	"regexp"
+	"strings"
+)
+
+// unnamedContainer is the name an import gives a container whose name a pasted excerpt
+// does not show (a describe block cut below its container header).
+const unnamedContainer = "unknown"
+
+// showUnnamed keeps podflow's placeholders out of what a reader copies. A pod an import
+// built from an excerpt that does not show its name carries a made-up name (and the
+// namespace "default" when that is not shown either, and a container named "unknown"):
+// the commands of its findings get POD, NAMESPACE and CONTAINER in their place, and the
+// text says that the container's name is not in the evidence. Subjects already name the
+// pod by its file (ObjectRef.UnnamedIn).
+func showUnnamed(g *Graph, all []*Finding) {
+	for _, f := range all {
+		for _, s := range f.Subjects {
+			if s.Kind != "Pod" || s.UnnamedIn == "" && !s.NamespaceUnknown {
+				continue
+			}
+			p := g.FindPod(s.Namespace, s.Name)
+			if p == nil {
+				continue
+			}
+			r := placeholderWords(p)
+			for i, c := range f.Confirm {
+				f.Confirm[i] = r.command(c)
+			}
+			f.Cause, f.Remediation = r.prose(f.Cause), r.prose(f.Remediation)
+		}
+	}
+}
+
+// showUnnamedPlans does for the plans what showUnnamed does for the findings: the
+// plans name the pod's placeholders themselves, but not the container's.
+func showUnnamedPlans(g *Graph, all []*Finding) {
+	for _, f := range all {
+		if f.Plan == nil {
+			continue
+		}
+		for _, s := range f.Subjects {
+			if s.Kind != "Pod" || s.UnnamedIn == "" && !s.NamespaceUnknown {
+				continue
+			}
+			p := g.FindPod(s.Namespace, s.Name)
+			if p == nil {
+				continue
+			}
+			r := placeholderWords(p)
+			pl := f.Plan
+			for i, fl := range pl.Change.Fields {
+				pl.Change.Fields[i] = r.command(fl)
+			}
+			for i := range pl.KeepFirst {
+				k := &pl.KeepFirst[i]
+				k.What, k.Command = r.prose(k.What), r.command(k.Command)
+				if r.container {
+					k.Command = strings.ReplaceAll(k.Command, "-"+unnamedContainer+"-", "-CONTAINER-")
+				}
+			}
+		}
+	}
+}
+
+// placeholders rewrites one pod's made-up values.
+type placeholders struct {
+	name, namespace string // made-up name and namespace, "" when the evidence shows them
+	container       bool   // the container's name is made up
+}
+
+func placeholderWords(p *Pod) placeholders {
+	var r placeholders
+	if isPartial(p, "name") {
+		r.name = p.meta.Name
+	}
+	if isPartial(p, "namespace") {
+		r.namespace = p.meta.Namespace
+	}
+	if isPartial(p, "spec") {
+		for _, c := range p.Obj.Spec.Containers {
+			r.container = r.container || c.Name == unnamedContainer
+		}
+		for _, cs := range p.Obj.Status.ContainerStatuses {
+			r.container = r.container || cs.Name == unnamedContainer
+		}
+	}
+	return r
+}
+
+var (
+	nsFlag        = regexp.MustCompile(`(-n|--namespace)([ =])(\S+)`)
+	containerFlag = regexp.MustCompile(`(-c|--container)([ =])` + unnamedContainer + `\b`)
+)
+
+// command puts the placeholders in a command.
+func (r placeholders) command(c string) string {
+	if r.name != "" {
+		c = replaceWord(c, r.name, "POD")
+	}
+	if r.namespace != "" {
+		c = nsFlag.ReplaceAllStringFunc(c, func(m string) string {
+			sub := nsFlag.FindStringSubmatch(m)
+			if sub[3] != r.namespace {
+				return m
+			}
+			return sub[1] + sub[2] + "NAMESPACE"
+		})
+	}
+	if r.container {
+		c = containerFlag.ReplaceAllString(c, "${1}${2}CONTAINER")
+		c = strings.ReplaceAll(c, `=="`+unnamedContainer+`"`, `=="CONTAINER"`)
+		c = strings.ReplaceAll(c, `[`+unnamedContainer+`]`, `[CONTAINER]`)
+	}
+	return c
+}
+
+// prose says, in a sentence, that the container's name is not in the evidence.
+func (r placeholders) prose(s string) string {
+	if !r.container {
+		return s
+	}
+	s = replaceWord(s, "container "+unnamedContainer, "the container (its name is not in the evidence)")
+	return strings.ReplaceAll(s, "containers["+unnamedContainer+"]", "containers[CONTAINER]")
+}
+
+// replaceWord replaces old where it stands as a whole word of a name: not inside a
+// longer name (letters, digits, '-', '.', '_' around it).
+func replaceWord(s, old, new string) string {
+	if old == "" {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, old)
+		if i < 0 {
+			break
+		}
+		end := i + len(old)
+		if (i > 0 && nameByte(s[i-1])) || (end < len(s) && nameByte(s[end])) {
+			b.WriteString(s[:end])
+			s = s[end:]
+			continue
+		}
+		b.WriteString(s[:i])
+		b.WriteString(new)
+		s = s[end:]
+	}
+	b.WriteString(s)
+	return b.String()
+}
+
+func nameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_'
+}

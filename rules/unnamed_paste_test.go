@@ -1,0 +1,126 @@
+package rules
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"podflow.dev/podflow/analyze"
+	"podflow.dev/podflow/bundle"
+)
+
+// A describe excerpt cut below the pod's Name line and above its container header is
+// what a ticket often holds. Its answer names the pod by the file it came from, never
+// by podflow's made-up name; the commands a reader copies say POD, NAMESPACE and
+// CONTAINER where the evidence does not show them; and the chain does not call the pod
+// unscheduled when its container ran on a node.
+func TestAPodTheEvidenceDoesNotNameIsNamedByItsFile(t *testing.T) {
+	const excerpt = `    State:          Waiting
+      Reason:       CrashLoopBackOff
+    Last State:     Terminated
+      Reason:       OOMKilled
+      Exit Code:    137
+    Ready:          False
+    Restart Count:  4
+    Limits:
+      memory:  300Mi
+`
+	b := importPaste(t, map[string]string{"excerpt.txt": excerpt})
+	g := analyze.Load([]*bundle.Bundle{b}, nil)
+	rep := analyze.Run(g, All(), analyze.Options{Unexplained: true, Timelines: true})
+	rs := roots(rep)
+	if len(rs) != 1 || rs[0].Rule != "runtime-oom-killed" {
+		t.Fatalf("want one runtime-oom-killed root, got %v", ruleIDs(rs))
+	}
+	f := rs[0]
+	pods := f.Pods()
+	if len(pods) != 1 || pods[0].UnnamedIn != "excerpt.txt" || !pods[0].NamespaceUnknown {
+		t.Fatalf("subject = %+v, want a pod unnamed in excerpt.txt with no namespace shown", pods)
+	}
+	made := pods[0].Name
+	shown := analyze.SubjectLines(f)
+	if len(shown) != 1 || shown[0] != "(unnamed in excerpt.txt)" {
+		t.Errorf("subjects column = %q", shown)
+	}
+	var texts []string
+	texts = append(texts, f.Cause, f.Remediation)
+	texts = append(texts, f.Confirm...)
+	if f.Plan != nil {
+		texts = append(texts, f.Plan.Change.Fields...)
+		for _, k := range f.Plan.KeepFirst {
+			texts = append(texts, k.What, k.Command)
+		}
+	}
+	for _, s := range texts {
+		if strings.Contains(s, made) || strings.Contains(s, "-n default") || strings.Contains(s, "container unknown") ||
+			strings.Contains(s, "-c unknown") || strings.Contains(s, "[unknown]") {
+			t.Errorf("a placeholder shows: %q", s)
+		}
+	}
+	if !strings.Contains(f.Cause, "300Mi") || !strings.Contains(f.Cause, "its name is not in the evidence") {
+		t.Errorf("cause = %q, want the limit and that the container's name is not shown", f.Cause)
+	}
+	joined := strings.Join(f.Confirm, "\n")
+	for _, want := range []string{" POD", "-n NAMESPACE", "-c CONTAINER"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("confirm commands lack %q:\n%s", want, joined)
+		}
+	}
+	for _, pr := range rep.Pods {
+		if pr.UnnamedIn != "excerpt.txt" {
+			t.Errorf("pod report %s/%s: unnamedIn = %q", pr.Namespace, pr.Name, pr.UnnamedIn)
+		}
+		for _, s := range pr.Timeline {
+			if s.Step == "scheduled" && s.Status != analyze.StepOK {
+				t.Errorf("scheduled step = %s (%s): the container ran on a node", s.Status, s.Detail)
+			}
+			for _, e := range s.Evidence {
+				if strings.Contains(e.Excerpt, "0001-01-01") || strings.Contains(e.Excerpt, made) {
+					t.Errorf("step %s cites %q", s.Step, e.Excerpt)
+				}
+			}
+		}
+	}
+	for _, gap := range rep.Gaps {
+		for _, m := range gap.Missing {
+			for _, n := range m.PodNames {
+				if strings.Contains(n, made) {
+					t.Errorf("coverage gap names %q", n)
+				}
+			}
+		}
+	}
+
+	x, err := analyze.Explain(g, All(), pods[0].Namespace, made, analyze.Options{Unexplained: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range x.Stages {
+		if v.Stage.Order() < analyze.StageRuntime.Order() && v.Status == analyze.VerdictNotReached {
+			t.Errorf("stage %s is %s before the broken runtime stage: %s", v.Stage, v.Status, v.Summary)
+		}
+	}
+	var out bytes.Buffer
+	if err := analyze.RenderExplanation(&out, x, "text", analyze.RenderOptions{Width: 80}); err != nil {
+		t.Fatal(err)
+	}
+	if first, _, _ := strings.Cut(out.String(), "\n"); !strings.Contains(first, "(unnamed in excerpt.txt)") || strings.Contains(out.String(), made) {
+		t.Errorf("explain text names the pod by its placeholder:\n%s", out.String())
+	}
+	out.Reset()
+	if err := analyze.Render(&out, rep, analyze.FormatJSON, analyze.RenderOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Findings []struct {
+			Subjects []map[string]any `json:"subjects"`
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Findings) == 0 || doc.Findings[0].Subjects[0]["unnamedIn"] != "excerpt.txt" || doc.Findings[0].Subjects[0]["namespaceUnknown"] != true {
+		t.Errorf("JSON subjects = %v", doc.Findings)
+	}
+}
