@@ -29,18 +29,26 @@ const Placeholder = "NAME"
 // finding shows it, escaped.
 const invalidNameNote = "  # " + Placeholder + " stands for a name in the evidence that is not a valid Kubernetes name, so it is not put in a command"
 
+// unknownNameNote ends a command in which Placeholder stands for a name the evidence
+// does not show (a pasted eviction row names no node).
+const unknownNameNote = "  # " + Placeholder + ": the evidence does not show this name"
+
 // Command formats a confirm command like fmt.Sprintf. A string argument is an object
 // name: a valid Kubernetes name (which holds no character a shell treats specially) is
-// inserted as is, anything else is replaced by Placeholder and the command ends with a
-// note saying so. Value arguments are shell-quoted, Literal ones inserted as they are,
+// inserted as is, anything else (an empty one too) is replaced by Placeholder and the
+// command ends with a note saying so. Value arguments are shell-quoted, Literal ones inserted as they are,
 // and other arguments (numbers) formatted as usual.
 func Command(format string, args ...any) string {
-	invalid := false
+	invalid, unknown := false, false
 	name := func(s string) string {
-		if untrusted.IsName(s) {
+		switch {
+		case untrusted.IsName(s):
 			return s
+		case s == "":
+			unknown = true
+		default:
+			invalid = true
 		}
-		invalid = true
 		return Placeholder
 	}
 	out := make([]any, len(args))
@@ -63,8 +71,11 @@ func Command(format string, args ...any) string {
 		}
 	}
 	cmd := fmt.Sprintf(format, out...)
-	if invalid {
+	switch {
+	case invalid:
 		cmd += invalidNameNote
+	case unknown:
+		cmd += unknownNameNote
 	}
 	return cmd
 }

@@ -15,6 +15,8 @@ func TestCommand(t *testing.T) {
 		{Command("kubectl get pod %s -o jsonpath='{.status.%s}'", "p", Literal("containerStatuses")), "kubectl get pod p -o jsonpath='{.status.containerStatuses}'"},
 		{Command("kubectl describe limitrange -n %s %s", "shop", Names{"a", "b`id`"}), "kubectl describe limitrange -n shop a NAME" + invalidNameNote},
 		{Command("kubectl logs %s --tail=%d", "p", 50), "kubectl logs p --tail=50"},
+		{Command("kubectl describe node %s", ""), "kubectl describe node NAME" + unknownNameNote},
+		{Command("kubectl describe node %s %s", "", "a;b"), "kubectl describe node NAME NAME" + invalidNameNote},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got  %q\nwant %q", tc.got, tc.want)

@@ -53,7 +53,7 @@ func (r ObjectRef) NamespacedName() string {
 		}
 		return s
 	}
-	if r.Namespace == "" {
+	if r.Namespace == "" || r.NamespaceUnknown {
 		return r.Name
 	}
 	return r.Namespace + "/" + r.Name
@@ -86,8 +86,10 @@ type Object[T any] struct {
 // Ref names the object.
 func (o *Object[T]) Ref() ObjectRef {
 	r := ObjectRef{Kind: o.kind, Namespace: o.meta.Namespace, Name: o.meta.Name, UID: string(o.meta.UID)}
-	if Partial(*o.meta, "name") {
-		r.UnnamedIn = o.Loc.Path
+	if _, ok := o.meta.Annotations[partialAnnotation]; ok {
+		if Partial(*o.meta, "name") {
+			r.UnnamedIn = o.Loc.Path
+		}
 		r.NamespaceUnknown = Partial(*o.meta, "namespace")
 	}
 	return r

@@ -291,6 +291,9 @@ func suggestFor(spec *ChangeSpec, c Change, container string) string {
 		node = t.Name
 	}
 	tmpl := spec.Suggest
+	if t.Kind == "ImageRegistry" {
+		return "" // not an API object: no kubectl command changes it
+	}
 	if spec.Target == changeWorkload || strings.Contains(tmpl, "{container}") {
 		if c.Target.Kind == "Job" || c.Target.Kind == "Pod" {
 			tmpl = "" // kubectl set cannot change a Job's or a Pod's template

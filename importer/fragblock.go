@@ -280,6 +280,7 @@ func (li *looseImport) podRows(ctx *fileCtx, name string, b segmentBlock, cmd st
 			p.Namespace = nsOr(ns)
 			if ns == "" {
 				missing = append([]string{partialNamespace}, missing...)
+				li.guessedPods[p.Namespace+"/"+p.Name] = true
 			}
 		}
 		ctx.pods[p.Namespace+"/"+p.Name] = true
@@ -474,7 +475,15 @@ func mergePods(kept, other *corev1.Pod) {
 		kept.Spec.NodeName = other.Spec.NodeName
 	}
 	if kept.Status.Phase == "" {
-		kept.Status.Phase, kept.Status.Reason = other.Status.Phase, other.Status.Reason
+		kept.Status.Phase = other.Status.Phase
+	}
+	if kept.Status.Reason == "" || kept.Status.Reason == other.Status.Reason {
+		// A get row shows the reason (Evicted) and a describe excerpt of the same
+		// pod its message, which says why.
+		kept.Status.Reason = other.Status.Reason
+		if kept.Status.Message == "" {
+			kept.Status.Message = other.Status.Message
+		}
 	}
 	if kept.Status.PodIP == "" {
 		kept.Status.PodIP = other.Status.PodIP

@@ -124,3 +124,30 @@ func TestAPodTheEvidenceDoesNotNameIsNamedByItsFile(t *testing.T) {
 		t.Errorf("JSON subjects = %v", doc.Findings)
 	}
 }
+
+// A `kubectl get pods` row (Evicted, no namespace shown) with the describe lines of the
+// same pod below it: the eviction's message is read from the excerpt, and the namespace
+// kubectl did not print is not invented.
+func TestAPastedEvictionRowTakesTheExcerptsMessage(t *testing.T) {
+	const paste = `api-6c9f7d8b5-zr4tx   0/1   Evicted   0   2h
+Status:  Failed
+Reason:  Evicted
+Message: The node was low on resource: ephemeral-storage. Threshold quantity: 1Gi, available: 512Mi. Container api was using 3Gi, request is 0, has larger consumption of ephemeral-storage.
+`
+	rs := roots(analyzePaste(t, map[string]string{"evicted.txt": paste}))
+	if len(rs) != 1 || rs[0].Rule != "node-pod-evicted" {
+		t.Fatalf("want one node-pod-evicted root, got %v", ruleIDs(rs))
+	}
+	f := rs[0]
+	if !strings.Contains(f.Cause, "ephemeral-storage") || !strings.Contains(f.Cause, "3Gi") {
+		t.Errorf("cause = %q, want the excerpt's message read", f.Cause)
+	}
+	if got := analyze.SubjectLines(f); len(got) != 1 || got[0] != "api-6c9f7d8b5-zr4tx" {
+		t.Errorf("subjects = %q, want the pod without an invented namespace", got)
+	}
+	for _, c := range f.Confirm {
+		if strings.Contains(c, "-n default") || strings.Contains(c, "not a valid Kubernetes name") {
+			t.Errorf("confirm command %q", c)
+		}
+	}
+}
