@@ -501,9 +501,18 @@ func (li *looseImport) block(ctx *fileCtx, name string, b segmentBlock, ns, cmd 
 		return tableEndpoints, len(objs) > 0, probs
 	case tablePods:
 		pods, probs := parsePodsTable(b.lines, nsOr(ns))
+		nsShown := ns != "" || newTable(b.lines[0].s).index("NAMESPACE") >= 0
 		for _, p := range pods {
-			ctx.pods[p.pod.Namespace+"/"+p.pod.Name] = true
-			li.addPod(name, p.pod, p.line, rankTable)
+			key := p.pod.Namespace + "/" + p.pod.Name
+			ctx.pods[key] = true
+			// A row shows no spec; and without -n or a NAMESPACE column, kubectl
+			// printed the pods of its context's namespace, which the paste does not say.
+			missing := []string{partialSpec}
+			if !nsShown {
+				missing = append([]string{partialNamespace}, missing...)
+				li.guessedPods[key] = true
+			}
+			li.addPartialPod(name, p.pod, p.line, rankTable, missing)
 		}
 		li.found["pods"] = li.found["pods"] || len(pods) > 0
 		return tablePods, len(pods) > 0, probs

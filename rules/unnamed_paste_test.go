@@ -151,3 +151,26 @@ Message: The node was low on resource: ephemeral-storage. Threshold quantity: 1G
 		}
 	}
 }
+
+// `kubectl get pods` prints no namespace unless asked: a table without -n or a
+// NAMESPACE column names pods of a namespace the paste does not say, and podflow does not
+// make one up; with `-n shop` on its prompt, the pods are shop's.
+func TestAPastedPodsTableKeepsTheNamespaceItShows(t *testing.T) {
+	const table = "NAME                  READY   STATUS    RESTARTS   AGE\nweb-5d8f9c7b6-x2x9q   0/1     Evicted   0          5m\n"
+	for _, c := range []struct{ paste, subject, ns string }{
+		{table, "web-5d8f9c7b6-x2x9q", "-n NAMESPACE"},
+		{"$ kubectl get pods -n shop\n" + table, "shop/web-5d8f9c7b6-x2x9q", "-n shop"},
+		{"NAMESPACE   " + strings.Replace(table, "\nweb", "\nshop        web", 1), "shop/web-5d8f9c7b6-x2x9q", "-n shop"},
+	} {
+		rs := roots(analyzePaste(t, map[string]string{"pods.txt": c.paste}))
+		if len(rs) != 1 {
+			t.Fatalf("%q: want one root, got %v", c.paste, ruleIDs(rs))
+		}
+		if got := analyze.SubjectLines(rs[0]); len(got) != 1 || got[0] != c.subject {
+			t.Errorf("%q: subjects = %q, want %q", c.paste, got, c.subject)
+		}
+		if len(rs[0].Confirm) == 0 || !strings.Contains(rs[0].Confirm[0], c.ns) {
+			t.Errorf("%q: confirm = %q, want %q", c.paste, rs[0].Confirm, c.ns)
+		}
+	}
+}
