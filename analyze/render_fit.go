@@ -55,7 +55,10 @@ func renderFitted(w io.Writer, r *Report, opts RenderOptions) error {
 			}
 		}
 		causeW := width - stageW - sevW - subjW - 3*columnGap
-		if causeW < minCauseWidth {
+		if causeW < minCauseWidth || widestPiece(rows) > causeW {
+			// A cause holds a name wider than its column (a registry host and
+			// repository): each finding gets the whole width rather than a
+			// line that runs past the edge.
 			renderStacked(w, rows, opts)
 		} else {
 			renderColumns(w, rows, opts, [4]int{stageW, sevW, subjW, causeW})
@@ -177,6 +180,20 @@ func renderStacked(w io.Writer, rows []rowFinding, opts RenderOptions) {
 			}
 		}
 	}
+}
+
+// widestPiece is the widest part of a cause that wrap cannot break: a word, or a piece
+// of a long word between the separators it may break after.
+func widestPiece(rows []rowFinding) int {
+	n := 0
+	for _, row := range rows {
+		for _, word := range strings.Fields(causeText(row)) {
+			for _, piece := range namePieces(word) {
+				n = max(n, runewidth.StringWidth(piece))
+			}
+		}
+	}
+	return n
 }
 
 func at(list []string, i int) string {

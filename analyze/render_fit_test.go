@@ -83,3 +83,28 @@ func TestAStageThePodWentPastIsNotPending(t *testing.T) {
 		t.Errorf("chain = %v, want %s", got, want)
 	}
 }
+
+// A cause that holds a name wider than the cause column (a long registry host) gets
+// the terminal's whole width: no line runs past the edge, and the name is not cut.
+func TestAWideNameInTheCauseFitsTheWidth(t *testing.T) {
+	const host = "123456789012.dkr.ecr.eu-west-1.amazonaws.com/"
+	f := &Finding{ID: "image-pull-not-found#1", Rule: "image-pull-not-found", Stage: StageImage, Severity: SeverityError, Root: true,
+		Subjects: []ObjectRef{{Kind: "Pod", Namespace: "shop", Name: "checkout-7c9d8f6b5-h2kq8"}},
+		Cause:    "image " + host + "checkout:2.14.0 does not exist in its registry",
+		Evidence: []Evidence{{Location: Location{Path: "ticket.txt", Line: 11}}}}
+	r := &Report{Findings: []*Finding{f}}
+	r.summarize()
+	var b strings.Builder
+	if err := renderFitted(&b, r, RenderOptions{Width: 80}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, l := range strings.Split(out, "\n") {
+		if w := len([]rune(l)); w > 80 {
+			t.Errorf("line of %d columns: %q", w, l)
+		}
+	}
+	if !strings.Contains(out, host) {
+		t.Errorf("the host is cut:\n%s", out)
+	}
+}
