@@ -68,11 +68,11 @@ func (c *coverageBuilder) events() {
 
 func (c *coverageBuilder) journal(node string) {
 	c.source(len(c.g.journalByNode[node]) > 0, "kubelet journal",
-		"kubelet journal for "+nodeWords(node)+": not in bundle")
+		"kubelet journal for "+NodeWords(node)+": not in bundle")
 }
 
-// nodeWords names a node in a coverage gap: "node n1", or what the evidence lacks.
-func nodeWords(node string) string {
+// NodeWords names a node in a sentence: "node n1", or what the evidence lacks.
+func NodeWords(node string) string {
 	if node == "" {
 		return "the pod's node (the evidence does not name it)"
 	}
@@ -113,7 +113,7 @@ func (g *Graph) coverage(f *podFacts) []StageCoverage {
 			c.source(ok, "node object", fmt.Sprintf("node %s: not in bundle", node))
 			c.journal(node)
 		case StageSandbox:
-			c.source(g.criNodes[node], "container runtime state", "container runtime state for "+nodeWords(node)+": not in bundle")
+			c.source(g.criNodes[node], "container runtime state", "container runtime state for "+NodeWords(node)+": not in bundle")
 			c.journal(node)
 			c.events()
 		case StageImage, StageConfig, StageStart:
@@ -140,7 +140,7 @@ func (g *Graph) coverage(f *podFacts) []StageCoverage {
 			}
 			c.source(g.podsWithLogs[podKey(pod)], "container logs", logsMissing)
 			if anyTerminated(pod) {
-				c.source(g.dmesgNode[node], "kernel log", "kernel log for "+nodeWords(node)+": not in bundle")
+				c.source(g.dmesgNode[node], "kernel log", "kernel log for "+NodeWords(node)+": not in bundle")
 			}
 		case StageProbe:
 			if !hasProbes(pod) {

@@ -596,6 +596,32 @@ func resolveSignatures(fs []*Finding) []*Finding {
 			}
 		}
 	}
+	// A signature that knows the cause of the very line a catch-all rule read (its
+	// first evidence) takes the catch-all's pods, even when the line alone did not
+	// name them: an event row pasted without its pod.
+	explained := map[string]*Finding{}
+	for _, f := range fs {
+		if f.signature {
+			for _, e := range f.Evidence {
+				explained[string(f.Stage)+"\x00"+e.placeKey()] = f
+			}
+		}
+	}
+	for _, f := range fs {
+		if !f.catchall || len(f.Evidence) == 0 {
+			continue
+		}
+		sig := explained[string(f.Stage)+"\x00"+f.Evidence[0].placeKey()]
+		if sig == nil {
+			continue
+		}
+		for _, s := range f.Subjects {
+			if s.Kind == "Pod" && !slices.ContainsFunc(sig.Subjects, func(o ObjectRef) bool { return o.key() == s.key() }) {
+				sig.Subjects = append([]ObjectRef{s}, sig.Subjects...)
+			}
+			known[string(f.Stage)+"\x00"+s.key()] = true
+		}
+	}
 	for _, f := range fs {
 		if f.catchall {
 			var keep []ObjectRef

@@ -161,7 +161,10 @@ func (v *View) FailedSandboxes() []FailedSandbox {
 // started: a sandbox failure of a pod that runs now was transient.
 func WaitingForSandbox(p *Pod) bool {
 	pod := p.Obj
-	if pod.Spec.NodeName == "" || pod.Status.Phase != corev1.PodPending {
+	// A pod an import built from an excerpt (an event row) may show neither its node
+	// nor its phase: the sandbox failure it shows says it is bound and waiting.
+	shown := !isPartial(p, "status") && !isPartial(p, "spec")
+	if pod.Spec.NodeName == "" && shown || pod.Status.Phase != corev1.PodPending && (shown || pod.Status.Phase != "") {
 		return false
 	}
 	if c, _ := PodCondition(p, corev1.PodReadyToStartContainers); c != nil && c.Status == corev1.ConditionTrue {
@@ -243,20 +246,20 @@ func SandboxFix(part SandboxPart, node string) string {
 		if strings.HasPrefix(part.What, "RuntimeClass ") {
 			return fmt.Sprintf("Create %s again or remove runtimeClassName from the pod template.", part.What)
 		}
-		return fmt.Sprintf("Configure a runtime handler named %q in the container runtime of node %s (containerd: a "+
+		return fmt.Sprintf("Configure a runtime handler named %q in the container runtime of %s (containerd: a "+
 			"[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.%s] section, then restart containerd), or point the "+
 			"RuntimeClass at a handler the nodes have; if only some nodes have it, set the RuntimeClass's scheduling.nodeSelector.",
-			part.Detail, node, part.Detail)
+			part.Detail, NodeWords(node), part.Detail)
 	case SandboxCNI:
-		return fmt.Sprintf("Repair the pod network on node %s: the network plugin's pod there must run, its configuration must be in "+
+		return fmt.Sprintf("Repair the pod network on %s: the network plugin's pod there must run, its configuration must be in "+
 			"/etc/cni/net.d and its binaries in /opt/cni/bin; read the plugin's own log for the error, and free or enlarge the pod "+
-			"address range if it ran out.", node)
+			"address range if it ran out.", NodeWords(node))
 	case SandboxPauseImage:
-		return fmt.Sprintf("Make the sandbox image %q available on node %s: let the runtime reach and authenticate to its registry, "+
-			"configure a mirror, or pre-load it; or set the runtime's sandbox image to one the node has.", part.Detail, node)
+		return fmt.Sprintf("Make the sandbox image %q available on %s: let the runtime reach and authenticate to its registry, "+
+			"configure a mirror, or pre-load it; or set the runtime's sandbox image to one the node has.", part.Detail, NodeWords(node))
 	}
-	return fmt.Sprintf("Read the container runtime's journal on node %s around the failure for the step that failed, and fix the "+
-		"runtime's configuration or the node's state it names.", node)
+	return fmt.Sprintf("Read the container runtime's journal on %s around the failure for the step that failed, and fix the "+
+		"runtime's configuration or the node's state it names.", NodeWords(node))
 }
 
 // SandboxConfirm lists the commands that show the failed part live.

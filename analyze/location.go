@@ -61,6 +61,16 @@ func (l Location) inBundle() Location {
 	return Location{Bundle: l.Bundle, Path: l.in.path, Pointer: l.in.pointer, Line: l.in.line, EndLine: l.in.endLine}
 }
 
+// placeKey names the place of the evidence a reader is shown: the file and line (a
+// pasted line), or the file and pointer when there is no line. Two citations of the
+// same pasted line, one through the object an import made of it, share it.
+func (l Location) placeKey() string {
+	if l.Line > 0 {
+		return l.Bundle + "\x00" + l.Path + "\x00" + strconv.Itoa(l.Line)
+	}
+	return l.Bundle + "\x00" + l.Path + "\x00" + l.Pointer
+}
+
 // At returns the location of a field below l: l.At("status", "containerStatuses", 0).
 func (l Location) At(parts ...any) Location {
 	if l.in != nil {

@@ -8,7 +8,7 @@ import (
 	"podflow.dev/podflow/bundle"
 )
 
-// analyzePaste imports files as pasted text and runs every built-in rule and signature
+// analyzePaste imports files as pasted text and runs every built-in Go rule
 // with the floor (unexplained and catalog findings, and the prose's reading) on.
 func analyzePaste(t *testing.T, files map[string]string) *analyze.Report {
 	t.Helper()

@@ -85,8 +85,8 @@ func sandboxFinding(v *analyze.View, p *analyze.Pod, f analyze.SandboxAttempt) a
 	if rc := pod.Spec.RuntimeClassName; rc != nil && part.Kind == analyze.SandboxHandler {
 		evidence = append(evidence, p.Loc.At("spec", "runtimeClassName").Evidence("runtimeClassName "+*rc, time.Time{}))
 	}
-	cause := fmt.Sprintf("the kubelet on node %s cannot create the sandbox of pod %s (failing part: %s); the runtime says %q%s",
-		node, p.Ref().NamespacedName(), part.What, f.Message, f.Tries())
+	cause := fmt.Sprintf("the kubelet on %s cannot create the sandbox of pod %s (failing part: %s); the runtime says %q%s",
+		analyze.NodeWords(node), p.Ref().NamespacedName(), part.What, f.Message, f.Tries())
 	return analyze.Finding{
 		Subjects:    v.SandboxSubjects(p),
 		Cause:       cause,

@@ -174,3 +174,38 @@ func TestAPastedPodsTableKeepsTheNamespaceItShows(t *testing.T) {
 		}
 	}
 }
+
+// A pasted sandbox event without its pod: the catch-all sandbox rule and the signature
+// that knows the line's cause (the node's pod addresses are used up) both read it; the
+// signature's reading is the one reported, about the pod.
+func TestASignatureTakesTheLineACatchAllRead(t *testing.T) {
+	const row = `  Warning  FailedCreatePodSandBox  2m (x6 over 3m)  kubelet, ip-10-1-2-3.eu-west-1.compute.internal  Failed to create pod sandbox: rpc error: code = Unknown desc = failed to set up sandbox container "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0" network for pod "api-7b8c9d6f5-mm2pq": networkPlugin cni failed to set up pod "api-7b8c9d6f5-mm2pq_prod" network: add cmd: failed to assign an IP address to container
+`
+	all, err := Catalog(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := importPaste(t, map[string]string{"events.txt": row})
+	rs := roots(analyze.Run(analyze.Load([]*bundle.Bundle{b}, nil), all, analyze.Options{Unexplained: true}))
+	if len(rs) != 1 || rs[0].Rule != "sandbox-ip-exhausted" {
+		t.Fatalf("want one sandbox-ip-exhausted root, got %v", ruleIDs(rs))
+	}
+	if len(rs[0].Pods()) != 1 {
+		t.Errorf("subjects = %v, want the pod the catch-all read", rs[0].Subjects)
+	}
+}
+
+// An event row is all a ticket shows of a pod whose sandbox fails: the pod is neither
+// named nor placed on a node, and its phase is not shown, yet the sandbox rule reads the
+// failure and names its part.
+func TestASandboxEventRowAloneIsReadBySandboxRule(t *testing.T) {
+	const row = `  Warning  FailedCreatePodSandBox  40s (x9 over 5m)  kubelet  Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox "5c1b0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c": failed to find plugin "bridge" in path [/opt/cni/bin]
+`
+	rs := roots(analyzePaste(t, map[string]string{"describe.txt": row}))
+	if len(rs) != 1 || rs[0].Rule != "sandbox-create-failed" {
+		t.Fatalf("want one sandbox-create-failed root, got %v", ruleIDs(rs))
+	}
+	if c := rs[0].Cause; !strings.Contains(c, "CNI network setup") || !strings.Contains(c, `failed to find plugin \"bridge\"`) || strings.Contains(c, "node  ") {
+		t.Errorf("cause = %q", c)
+	}
+}
