@@ -675,6 +675,11 @@ func (s *Signature) finding(l *Line, caps map[string]string) Finding {
 		vals["namespace"] = o.Name
 	} else if o.Kind != "" {
 		vals["namespace"] = o.Namespace
+		if o.Kind == "Pod" && o.Name != UnknownSubject {
+			// Pasted lines about a pod the evidence names only there (the log of
+			// 'kubectl logs POD'): the subject knows the pod.
+			vals["pod"] = o.Name
+		}
 	}
 	for k, v := range caps {
 		vals[k] = v

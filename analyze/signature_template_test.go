@@ -71,3 +71,28 @@ func TestSignatureReadsAWrappedMessageAsOneLine(t *testing.T) {
 		t.Error("a wrapped near miss matches")
 	}
 }
+
+// TestCauseNamesThePodOfPastedLinesAboutIt checks that a signature's {pod} is filled
+// from the subject of pasted lines the import found to be about a named pod, and that
+// an optional part naming it is left out when the pod is not named.
+func TestCauseNamesThePodOfPastedLinesAboutIt(t *testing.T) {
+	sig := strings.Replace(templateSig, "cause: 'the registry refuses {image|repo}", "cause: 'the registry refuses[[ pod {pod}]] {image|repo}", 1)
+	sigs, err := ParseSignatures("t.yaml", []byte(sig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := `Failed to pull image "app:1": 429 Too Many Requests`
+	caps, _ := sigs[0].match(text)
+	for _, c := range []struct {
+		about ObjectRef
+		want  string
+	}{
+		{ObjectRef{Kind: "Pod", Namespace: "default", Name: "web"}, "the registry refuses pod web app:1"},
+		{ObjectRef{Kind: "Pod", Namespace: "default", Name: UnknownSubject}, "the registry refuses app:1"},
+	} {
+		l := &Line{Kind: TextText, Text: text, Fragment: true, more: &lineMore{object: c.about}}
+		if f := sigs[0].finding(l, caps); !strings.HasPrefix(f.Cause, c.want) {
+			t.Errorf("about %v: cause %q, want it to begin %q", c.about, f.Cause, c.want)
+		}
+	}
+}
