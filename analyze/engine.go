@@ -649,6 +649,22 @@ func resolveSignatures(fs []*Finding) []*Finding {
 			byRulePod[s.key()] = true
 		}
 	}
+	// A fallback signature yields its subject to another signature's finding about it
+	// at its stage too: a pod, a node, a pasted file's unknown subject.
+	bySignature := map[string]bool{}
+	for _, f := range fs {
+		if !f.signature || f.fallback || len(f.Subjects) == 0 {
+			continue
+		}
+		if len(f.Pods()) == 0 {
+			bySignature[subjectSlot(f)] = true
+		}
+		for _, s := range f.Subjects {
+			if s.Kind == "Pod" {
+				bySignature[string(f.Stage)+"\x00"+s.key()] = true
+			}
+		}
+	}
 	taken := map[string]bool{}
 	out := fs[:0]
 	for _, f := range fs {
@@ -662,7 +678,7 @@ func resolveSignatures(fs []*Finding) []*Finding {
 		var keep []ObjectRef
 		for _, s := range f.Subjects {
 			k := string(f.Stage) + "\x00" + s.key()
-			if s.Kind == "Pod" && (byRule[k] || taken[k] || f.fallback && byRulePod[s.key()]) {
+			if s.Kind == "Pod" && (byRule[k] || taken[k] || f.fallback && (byRulePod[s.key()] || bySignature[k])) {
 				continue
 			}
 			keep = append(keep, s)
@@ -677,11 +693,8 @@ func resolveSignatures(fs []*Finding) []*Finding {
 			continue
 		}
 		if len(pods) == 0 {
-			k := string(f.Stage) + "\x00" + firstSubject(f)
-			if f.Subjects[0].Name == UnknownSubject && len(f.Evidence) > 0 {
-				k += "\x00" + f.Evidence[0].inBundle().Path
-			}
-			if byRule[string(f.Stage)+"\x00"+firstSubject(f)] || taken[k] ||
+			k := subjectSlot(f)
+			if byRule[string(f.Stage)+"\x00"+firstSubject(f)] || taken[k] || f.fallback && bySignature[k] ||
 				f.Subjects[0].Name == UnknownSubject && ruleFired[string(f.Stage)+"\x00"+f.Rule] {
 				continue
 			}
@@ -696,6 +709,16 @@ func resolveSignatures(fs []*Finding) []*Finding {
 		out = append(out, f)
 	}
 	return out
+}
+
+// subjectSlot is the stage and subject a signature's finding about no pod speaks for:
+// one finding per stage and subject (per file for an unknown subject).
+func subjectSlot(f *Finding) string {
+	k := string(f.Stage) + "\x00" + firstSubject(f)
+	if f.Subjects[0].Name == UnknownSubject && len(f.Evidence) > 0 {
+		k += "\x00" + f.Evidence[0].inBundle().Path
+	}
+	return k
 }
 
 func hasPods(subjects []ObjectRef) bool {

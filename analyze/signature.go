@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"maps"
 	"regexp"
 	"regexp/syntax"
 	"strings"
@@ -89,7 +90,14 @@ const MaxSignatureFileBytes = maxSignatureFileBytes
 // builtinPlaceholders are filled from a finding's subject.
 var builtinPlaceholders = map[string]bool{"pod": true, "namespace": true, "node": true, "container": true}
 
-var rePlaceholder = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+// rePlaceholder is {name} in a template, or {a|b}: the first of the names with a value.
+var rePlaceholder = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*(?:\|[A-Za-z_][A-Za-z0-9_]*)*)\}`)
+
+// reOptional is an optional part of a cause or fix, [[ ... {name} ... ]]: it is written
+// (without the brackets) only when every placeholder in it has a value, so a template
+// can say a value one wording of the message holds and another does not (the tag of
+// "reading manifest TAG in REPO", the node of an event's source).
+var reOptional = regexp.MustCompile(`\[\[((?:[^\]]|\][^\]])*?)\]\]`)
 
 // compile checks a signature and prepares its matcher; the error names the field.
 func (s *Signature) compile() *FieldError {
@@ -134,6 +142,7 @@ func (s *Signature) compile() *FieldError {
 	}
 	s.res, s.lits, s.cost = nil, nil, 0
 	var common map[string]bool
+	var perPattern []map[string]bool
 	for i, p := range s.Patterns {
 		re, insts, fe := compilePattern("patterns["+itoa(i)+"]", p)
 		if fe != nil {
@@ -146,8 +155,9 @@ func (s *Signature) compile() *FieldError {
 				names[n] = true
 			}
 		}
+		perPattern = append(perPattern, names)
 		if common == nil {
-			common = names
+			common = maps.Clone(names)
 		} else {
 			for n := range common {
 				if !names[n] {
@@ -175,10 +185,8 @@ func (s *Signature) compile() *FieldError {
 		templates["confirm["+itoa(i)+"]"] = c
 	}
 	for field, t := range templates {
-		for _, m := range rePlaceholder.FindAllStringSubmatch(t, -1) {
-			if !builtinPlaceholders[m[1]] && !common[m[1]] {
-				return &FieldError{Field: field, Msg: "{" + m[1] + "} is not a capture of every pattern nor one of {pod} {namespace} {node} {container}"}
-			}
+		if fe := checkPlaceholders(field, t, perPattern, !strings.HasPrefix(field, "confirm")); fe != nil {
+			return fe
 		}
 	}
 	for i, n := range s.Fingerprint {
@@ -200,6 +208,50 @@ func (s *Signature) compile() *FieldError {
 		}
 	}
 	return nil
+}
+
+// checkPlaceholders checks the placeholders of one template: outside an optional part
+// ([[ ... ]], in a cause or fix), every pattern must capture one of a placeholder's
+// names (or a name is one of the subject's); inside one, some pattern must.
+func checkPlaceholders(field, t string, perPattern []map[string]bool, optional bool) *FieldError {
+	captured := func(names []string, any bool) bool {
+		for _, set := range perPattern {
+			ok := false
+			for _, n := range names {
+				if builtinPlaceholders[n] || set[n] {
+					ok = true
+					break
+				}
+			}
+			if any && ok {
+				return true
+			}
+			if !any && !ok {
+				return false
+			}
+		}
+		return !any
+	}
+	check := func(t string, any bool) *FieldError {
+		for _, m := range rePlaceholder.FindAllStringSubmatch(t, -1) {
+			if !captured(strings.Split(m[1], "|"), any) {
+				if any {
+					return &FieldError{Field: field, Msg: "{" + m[1] + "} is not a capture of any pattern nor one of {pod} {namespace} {node} {container}"}
+				}
+				return &FieldError{Field: field, Msg: "{" + m[1] + "} is not a capture of every pattern nor one of {pod} {namespace} {node} {container} (write it inside [[ ]] if only some wordings hold it)"}
+			}
+		}
+		return nil
+	}
+	if optional {
+		for _, m := range reOptional.FindAllStringSubmatch(t, -1) {
+			if fe := check(m[1], true); fe != nil {
+				return fe
+			}
+		}
+		t = reOptional.ReplaceAllString(t, "")
+	}
+	return check(t, false)
 }
 
 // compilePattern compiles one pattern of a signature within the size caps: its text,
@@ -340,8 +392,24 @@ func requiredLiteral(pattern string) literal {
 	return best
 }
 
-// match tries the patterns in order on one text.
+// match tries the patterns in order on one text; a message a table or terminal wrapped
+// over several lines (an event row's continuation lines) is also tried as one line,
+// since the patterns know the message as its component printed it.
 func (s *Signature) match(text string) (map[string]string, bool) {
+	caps, ok := s.matchText(text)
+	if !ok && strings.IndexByte(text, '\n') >= 0 {
+		caps, ok = s.matchText(unwrapLines(text))
+	}
+	return caps, ok
+}
+
+// reLineBreak is a line break with the indentation around it.
+var reLineBreak = regexp.MustCompile(`[ \t\r]*\n[ \t]*`)
+
+// unwrapLines joins the lines of a wrapped message with single spaces.
+func unwrapLines(text string) string { return reLineBreak.ReplaceAllString(text, " ") }
+
+func (s *Signature) matchText(text string) (map[string]string, bool) {
 	for i, re := range s.res {
 		if lit := s.lits[i]; lit.s != "" && !lit.in(text) {
 			continue
@@ -436,13 +504,26 @@ func (s *Signature) excluded(text string) bool {
 // fill replaces {name} placeholders with captures and subject values; in a command
 // (shell true) every value is shell-quoted, and a value that is unknown or not a valid
 // Kubernetes name (for pod, namespace, node) is left as a <name> placeholder.
+//
+// Outside a command, a {a|b} placeholder takes the first of its names with a value, and
+// an optional part [[ ... ]] is written only when all its placeholders have one.
 func fill(t string, caps map[string]string, shell bool) (string, bool) {
+	if !shell && strings.Contains(t, "[[") {
+		t = reOptional.ReplaceAllStringFunc(t, func(m string) string {
+			inner := m[2 : len(m)-2]
+			for _, p := range rePlaceholder.FindAllStringSubmatch(inner, -1) {
+				if _, ok := lookupValue(caps, p[1]); !ok {
+					return ""
+				}
+			}
+			return inner
+		})
+	}
 	complete := true
 	out := rePlaceholder.ReplaceAllStringFunc(t, func(m string) string {
-		name := m[1 : len(m)-1]
-		v, ok := caps[name]
-		v = strings.TrimSpace(v)
-		if !ok || v == "" || (shell && builtinPlaceholders[name] && name != "container" && !untrusted.IsName(v)) {
+		names := m[1 : len(m)-1]
+		name, v, ok := lookupName(caps, names)
+		if !ok || (shell && builtinPlaceholders[name] && name != "container" && !untrusted.IsName(v)) {
 			complete = false
 			return "<" + name + ">"
 		}
@@ -452,6 +533,25 @@ func fill(t string, caps map[string]string, shell bool) (string, bool) {
 		return v
 	})
 	return out, complete
+}
+
+// lookupValue is the value of a placeholder's names ("image|repo"): the first with a
+// non-blank value, trimmed.
+func lookupValue(caps map[string]string, names string) (string, bool) {
+	_, v, ok := lookupName(caps, names)
+	return v, ok
+}
+
+// lookupName is lookupValue with the name that gave the value (the first name when none
+// did).
+func lookupName(caps map[string]string, names string) (name, value string, ok bool) {
+	first, _, _ := strings.Cut(names, "|")
+	for n := range strings.SplitSeq(names, "|") {
+		if v := strings.TrimSpace(caps[n]); v != "" {
+			return n, v, true
+		}
+	}
+	return first, "", false
 }
 
 // Rule makes the signature a rule the engine runs like any other: same ID, stage and
@@ -546,8 +646,21 @@ func (s *Signature) runTies(v *View) []Finding {
 // causeNeedsEmpty reports whether the cause template uses a capture that matched
 // nothing.
 func (s *Signature) causeNeedsEmpty(caps map[string]string) bool {
-	for _, m := range rePlaceholder.FindAllStringSubmatch(s.Cause, -1) {
-		if v, ok := caps[m[1]]; ok && strings.TrimSpace(v) == "" {
+	for _, m := range rePlaceholder.FindAllStringSubmatch(reOptional.ReplaceAllString(s.Cause, ""), -1) {
+		seen := false
+		for n := range strings.SplitSeq(m[1], "|") {
+			if v, ok := caps[n]; ok {
+				seen = true
+				if strings.TrimSpace(v) != "" {
+					seen = false
+					break
+				}
+			} else if builtinPlaceholders[n] {
+				seen = false
+				break
+			}
+		}
+		if seen {
 			return true
 		}
 	}
@@ -562,6 +675,11 @@ func (s *Signature) finding(l *Line, caps map[string]string) Finding {
 		vals["namespace"] = o.Name
 	} else if o.Kind != "" {
 		vals["namespace"] = o.Namespace
+		if o.Kind == "Pod" && o.Name != UnknownSubject {
+			// Pasted lines about a pod the evidence names only there (the log of
+			// 'kubectl logs POD'): the subject knows the pod.
+			vals["pod"] = o.Name
+		}
 	}
 	for k, v := range caps {
 		vals[k] = v

@@ -336,3 +336,43 @@ func TestDescribeNodeFragment(t *testing.T) {
 		})
 	}
 }
+
+// A describe node pasted as its resources and Events only: the kubelet's events about
+// its node (the eviction manager's EvictionThresholdMet, the status setters' NodeHas…)
+// make it a node's, named by "Node NAME status is now" or by the host the events were
+// recorded from ("kubelet, NODE" before 1.14), and the eviction is a finding about it.
+func TestDescribeNodeFragmentOfEventsOnly(t *testing.T) {
+	head := "Allocated resources:\n" +
+		"  (Total limits may be over 100 percent, i.e., overcommitted.)\n" +
+		"  Resource           Requests    Limits\n" +
+		"  --------           --------    ------\n" +
+		"  cpu                250m (12%)  0 (0%)\n" +
+		"  memory             64Mi (1%)   0 (0%)\n" +
+		"Events:\n" +
+		"  Type     Reason                 Age   From               Message\n" +
+		"  ----     ------                 ----  ----               -------\n"
+	for _, tc := range []struct{ name, events string }{
+		{"named by its status event", "  Warning  EvictionThresholdMet   2m    kubelet            Attempting to reclaim memory\n" +
+			"  Normal   NodeHasMemoryPressure  2m    kubelet            Node worker-7 status is now: NodeHasMemoryPressure\n"},
+		{"named by the events' host", "  Warning  EvictionThresholdMet   2m    kubelet, worker-7  Attempting to reclaim memory\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := map[string][]byte{"t.txt": []byte(head + tc.events)}
+			_, rep := importDir(t, files, FormatLoose)
+			if f := rep.Files[0]; f.Status != StatusUsed || f.Detected != segDescribeNodeFrag {
+				t.Errorf("%s %q: %s", f.Status, f.Detected, f.Reason)
+			}
+			f := firstRoot(analyzePaste(t, files))
+			if f == nil || f.Rule != "node-pod-evicted" || len(f.Subjects) != 1 || f.Subjects[0].Kind != "Node" || f.Subjects[0].Name != "worker-7" ||
+				!strings.Contains(f.Cause, "node worker-7 crossed an eviction threshold") {
+				t.Errorf("root %+v", f)
+			}
+		})
+	}
+	// A pod's Events table is not a node's.
+	pod := "Events:\n  Type     Reason   Age  From     Message\n  ----     ------   ---- ----     -------\n" +
+		"  Warning  BackOff  2m   kubelet  Back-off restarting failed container\n"
+	if _, rep := importDir(t, map[string][]byte{"t.txt": []byte(pod)}, FormatLoose); rep.Files[0].Detected == segDescribeNodeFrag {
+		t.Errorf("a pod's events read as a node's")
+	}
+}

@@ -85,12 +85,16 @@ func (li *looseImport) describeNodeFragment(name string, b segmentBlock, cmd str
 		lines = append([]textLine{{s: "Conditions:", n: lines[0].n}}, lines...)
 	}
 	d := parseDescribeNode(lines)
-	if len(d.node.Status.Conditions) == 0 && len(d.node.Spec.Taints) == 0 && d.node.Status.Allocatable == nil && d.node.Status.Capacity == nil {
+	if len(d.node.Status.Conditions) == 0 && len(d.node.Spec.Taints) == 0 && d.node.Status.Allocatable == nil && d.node.Status.Capacity == nil &&
+		!nodeEvents(d.events) {
 		return false, d.problems
 	}
 	pn := pendingNode{d: d, path: name}
 	if m := reCmdNode.FindStringSubmatch(cmd); m != nil && !strings.HasPrefix(m[1], "-") {
 		pn.name = m[1]
+	}
+	if pn.name == "" {
+		pn.name = nodeOfEvents(d.events)
 	}
 	li.nodeFrags = append(li.nodeFrags, pn)
 	return true, d.problems
@@ -151,4 +155,47 @@ func (li *looseImport) resolveNodeFrags() {
 		}
 		li.addNodeRank(pn.path, d, rankPartial)
 	}
+}
+
+// nodeEventReasons are the reasons of the events the kubelet records about its node
+// (k8s.io/kubernetes pkg/kubelet/events/event.go, the eviction manager's
+// EvictionThresholdMet, and the node status setters' NodeHas… events): a fragment whose
+// Events table holds one is a node's describe, even without its other sections.
+var nodeEventReasons = map[string]bool{
+	"NodeReady": true, "NodeNotReady": true, "NodeSchedulable": true, "NodeNotSchedulable": true, "Rebooted": true,
+	"Shutdown": true, "ContainerGCFailed": true, "ImageGCFailed": true, "FreeDiskSpaceFailed": true, "InvalidDiskCapacity": true,
+	"NodeAllocatableEnforced": true, "FailedNodeAllocatableEnforcement": true, "EvictionThresholdMet": true,
+}
+
+// nodeEvents reports whether one of the events is the kubelet's about its node.
+func nodeEvents(evs []parsedEvent) bool {
+	for _, e := range evs {
+		if r := e.ev.Reason; nodeEventReasons[r] || strings.HasPrefix(r, "NodeHas") {
+			return true
+		}
+	}
+	return false
+}
+
+// reNodeStatusEvent is the kubelet's node status event (recordNodeStatusEvent):
+// "Node %s status is now: %s".
+var reNodeStatusEvent = regexp.MustCompile(`^Node ([a-z0-9][-a-z0-9.]*) status is now: `)
+
+// nodeOfEvents is the node a node's events name: the one of its status events, else the
+// one host the kubelet recorded them from ("kubelet, NODE" before 1.14); "" when they
+// name none or several.
+func nodeOfEvents(evs []parsedEvent) string {
+	name := ""
+	for _, e := range evs {
+		if m := reNodeStatusEvent.FindStringSubmatch(e.ev.Message); m != nil {
+			return m[1]
+		}
+		if h := e.ev.Source.Host; h != "" && (nodeEventReasons[e.ev.Reason] || strings.HasPrefix(e.ev.Reason, "NodeHas")) {
+			if name != "" && name != h {
+				return ""
+			}
+			name = h
+		}
+	}
+	return name
 }
