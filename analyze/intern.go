@@ -156,6 +156,11 @@ func (in *interner) pod(p *corev1.Pod) {
 	if st.Resources != nil {
 		in.requirements(st.Resources)
 	}
+	// The decoder grows a list by doubling: a pod's five conditions sit in room for
+	// eight. An exact copy lets the spare room go.
+	if cap(st.Conditions) > len(st.Conditions) {
+		st.Conditions = slices.Clone(st.Conditions)
+	}
 	for i := range st.Conditions {
 		c := &st.Conditions[i]
 		c.Type, c.Status, c.Reason = corev1.PodConditionType(in.str(string(c.Type))), corev1.ConditionStatus(in.str(string(c.Status))), in.str(c.Reason)
