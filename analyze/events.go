@@ -139,6 +139,15 @@ func (l *loader) addEvent(o *Object[rawEvent]) {
 		e.Regarding.Namespace = r.Namespace
 	}
 	l.intern.event(e)
+	if e.Regarding.Kind == "Pod" {
+		// The pod's own name and UID, rather than the event's copies of them.
+		if p := l.g.FindPod(e.Regarding.Namespace, e.Regarding.Name); p != nil {
+			e.Regarding.Name = p.meta.Name
+			if e.Regarding.UID == string(p.meta.UID) {
+				e.Regarding.UID = string(p.meta.UID)
+			}
+		}
+	}
 	l.noteTime(e.LastTime)
 	l.g.events = append(l.g.events, e)
 }

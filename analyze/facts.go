@@ -51,10 +51,12 @@ type Line struct {
 	Warning bool
 	// Fragment is true for a line from evidence an import could not attribute.
 	Fragment bool
-	// A journal entry's line keeps only the entry, and reads its node, container and
-	// citation from it when asked: journals make millions of lines, and few are ever
-	// cited. Any other line keeps what it knows in more.
+	// A journal entry's line keeps only the entry, and an event's line only the event,
+	// and reads its node, container and citation from it when asked: journals and
+	// events make most lines, and few are ever cited. Any other line keeps what it
+	// knows in more.
 	entry *JournalEntry
+	event *Event
 	more  *lineMore
 }
 
@@ -79,10 +81,14 @@ type lineIn struct {
 	Count             int32
 	ev                *Evidence
 	entry             *JournalEntry
+	event             *Event
 }
 
 // Reason is the event or status reason ("FailedMount", "CrashLoopBackOff").
 func (l *Line) Reason() string {
+	if l.event != nil {
+		return l.event.Reason
+	}
 	if l.more == nil {
 		return ""
 	}
@@ -92,6 +98,9 @@ func (l *Line) Reason() string {
 // Object is the object an event is about when it is not a pod (a ReplicaSet's
 // FailedCreate, a Node's NodeNotReady).
 func (l *Line) Object() ObjectRef {
+	if l.event != nil && l.Pod == nil {
+		return l.event.Regarding
+	}
 	if l.more == nil {
 		return ObjectRef{}
 	}
@@ -102,6 +111,9 @@ func (l *Line) Object() ObjectRef {
 func (l *Line) Node() string {
 	if l.entry != nil {
 		return l.entry.Node()
+	}
+	if l.event != nil {
+		return eventNode(l.event, l.Pod)
 	}
 	if l.more == nil {
 		return ""
@@ -115,6 +127,9 @@ func (l *Line) Container() string {
 		c, _ := l.entry.Field("containerName")
 		return c
 	}
+	if l.event != nil {
+		return l.event.Container()
+	}
 	if l.more == nil {
 		return ""
 	}
@@ -123,6 +138,9 @@ func (l *Line) Container() string {
 
 // Count is how often an event was seen (0 for other lines).
 func (l *Line) Count() int32 {
+	if l.event != nil {
+		return l.event.Count
+	}
 	if l.more == nil {
 		return 0
 	}
@@ -134,6 +152,8 @@ func (l *Line) Evidence() Evidence {
 	switch {
 	case l.entry != nil:
 		return l.entry.Evidence()
+	case l.event != nil:
+		return l.event.Evidence()
 	case l.more != nil:
 		return l.more.ev
 	}
@@ -145,6 +165,8 @@ func (l *Line) source() (string, string) {
 	switch {
 	case l.entry != nil && l.entry.file != nil:
 		return l.entry.file.at.Bundle, l.entry.file.path
+	case l.event != nil:
+		return l.event.Loc.Bundle, l.event.Loc.inBundle().Path
 	case l.more != nil:
 		return l.more.ev.Bundle, l.more.ev.inBundle().Path
 	}
@@ -214,18 +236,10 @@ func (g *Graph) buildLines() []Line {
 				continue
 			}
 		}
-		l := lineIn{Kind: TextEvent, Text: e.Message, Reason: e.Reason, Count: e.Count,
-			Warning: e.Type == corev1.EventTypeWarning || stuck(e.Reason, e.Count),
-			Node:    e.Host, Container: e.Container(), ev: evidencePtr(e.Evidence()), Pod: pod}
-		if l.Pod == nil {
-			l.Object = e.Regarding
-		} else if l.Node == "" {
-			l.Node = l.Pod.Obj.Spec.NodeName
-		}
-		if e.Regarding.Kind == "Node" && l.Node == "" {
-			l.Node = e.Regarding.Name
-		}
-		add(l)
+		// The line reads its reason, subject, node, count and citation from the event
+		// when asked (Line.event).
+		add(lineIn{Kind: TextEvent, Text: e.Message, Reason: e.Reason,
+			Warning: e.Type == corev1.EventTypeWarning || stuck(e.Reason, e.Count), Pod: pod, event: e})
 	}
 	for _, p := range g.pods {
 		if !healthy[p] {
@@ -283,6 +297,20 @@ func (g *Graph) buildLines() []Line {
 	return out
 }
 
+// eventNode is the node an event's line is about: the node that reported it, else its
+// pod's node, else the node it is about.
+func eventNode(e *Event, pod *Pod) string {
+	switch {
+	case e.Host != "":
+		return e.Host
+	case pod != nil:
+		return pod.Obj.Spec.NodeName
+	case e.Regarding.Kind == "Node":
+		return e.Regarding.Name
+	}
+	return ""
+}
+
 // healthyPods are the pods that positively show health (positivelyHealthy).
 func (g *Graph) healthyPods() map[*Pod]bool {
 	out := map[*Pod]bool{}
@@ -303,8 +331,8 @@ func newLine(in lineIn) (Line, bool) {
 	if text == "" && in.Reason == "" {
 		return Line{}, false
 	}
-	l := Line{Kind: in.Kind, Text: text, Pod: in.Pod, Warning: in.Warning, Fragment: in.Fragment, entry: in.entry}
-	if in.entry == nil {
+	l := Line{Kind: in.Kind, Text: text, Pod: in.Pod, Warning: in.Warning, Fragment: in.Fragment, entry: in.entry, event: in.event}
+	if in.entry == nil && in.event == nil {
 		l.more = &lineMore{reason: in.Reason, object: in.Object, node: in.Node, container: in.Container, count: in.Count}
 		if in.ev != nil {
 			l.more.ev = *in.ev
@@ -376,7 +404,13 @@ func (f *fragmentFile) aboutRef() ObjectRef {
 // linesEstimate is about how many lines buildLines adds: exact for journals, an upper
 // bound for the rest but fragment paragraphs.
 func (g *Graph) linesEstimate(healthy map[*Pod]bool) int {
-	n := len(g.events) + len(g.journal) + len(g.unparsed) + len(g.ooms)
+	n := len(g.journal) + len(g.unparsed) + len(g.ooms)
+	for _, e := range g.events {
+		// Most events of a big cluster are about healthy pods, which make no line.
+		if e.Regarding.Kind != "Pod" || !healthy[g.FindPod(e.Regarding.Namespace, e.Regarding.Name)] {
+			n++
+		}
+	}
 	for _, entries := range g.runtimeJournal {
 		n += len(entries)
 	}

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"iter"
 	"slices"
 	"strings"
 )
@@ -144,19 +145,22 @@ func (r ContainerRun) filter(ff factFilter) ContainerRun {
 	return r
 }
 
-// ContainerRuns lists every container of every pod with the evidence of the kinds the
-// rule declared.
-func (v *View) ContainerRuns() []ContainerRun {
-	if !v.allow(Pods) {
-		return nil
+// ContainerRuns yields every container of every pod with the evidence of the kinds the
+// rule declared. It yields them one at a time rather than returning a list: a list was
+// a copy of every run of the cluster per rule that asked, tens of megabytes on a big
+// cluster while several rules ran.
+func (v *View) ContainerRuns() iter.Seq[ContainerRun] {
+	return func(yield func(ContainerRun) bool) {
+		if !v.allow(Pods) {
+			return
+		}
+		ff := v.factFilter()
+		for _, r := range v.factsOf().runs {
+			if !yield(r.filter(ff)) {
+				return
+			}
+		}
 	}
-	ff := v.factFilter()
-	runs := v.factsOf().runs
-	out := make([]ContainerRun, len(runs))
-	for i, r := range runs {
-		out[i] = r.filter(ff)
-	}
-	return out
 }
 
 // ContainerRun returns the run of a pod's container, with the evidence of the kinds the

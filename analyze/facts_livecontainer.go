@@ -1,6 +1,8 @@
 package analyze
 
 import (
+	"iter"
+
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -13,17 +15,19 @@ type PodContainer struct {
 	Container ContainerInfo
 }
 
-// LiveContainers lists, pod by pod in the view's order and each pod's containers in
+// LiveContainers yields, pod by pod in the view's order and each pod's containers in
 // Containers order, the containers with a status in pods not being deleted,
 // from the view's container runs.
-func (v *View) LiveContainers() []PodContainer {
-	var out []PodContainer
-	for _, r := range v.ContainerRuns() {
-		if p := r.Subject.Pod; p.Obj.DeletionTimestamp == nil && r.Container.Status != nil {
-			out = append(out, PodContainer{Pod: p, Container: r.Container})
+func (v *View) LiveContainers() iter.Seq[PodContainer] {
+	return func(yield func(PodContainer) bool) {
+		for r := range v.ContainerRuns() {
+			if p := r.Subject.Pod; p.Obj.DeletionTimestamp == nil && r.Container.Status != nil {
+				if !yield(PodContainer{Pod: p, Container: r.Container}) {
+					return
+				}
+			}
 		}
 	}
-	return out
 }
 
 // runOf is the container's run: its events, journal lines, runtime attempts and logs.

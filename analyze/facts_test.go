@@ -2,6 +2,7 @@ package analyze_test
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -129,7 +130,7 @@ func TestContainerWaitAndRunFacts(t *testing.T) {
 		ProbeOutput     string
 	}
 	read := func(v *analyze.View) run {
-		rs := v.ContainerRuns()
+		rs := slices.Collect(v.ContainerRuns())
 		if len(rs) != 1 {
 			t.Fatalf("container runs = %d, want 1", len(rs))
 		}
@@ -357,7 +358,7 @@ func TestContainerRunRuntimeLines(t *testing.T) {
 			`2026-11-29T10:00:31+0000 n1 containerd[5]: time="2026-11-29T10:00:31Z" level=info msg="Kill container \"` + id + `\""`,
 		}, "\n") + "\n",
 	})
-	n := viewOf(t, g, allKinds, func(v *analyze.View) int { return len(v.ContainerRuns()[0].RuntimeLines) })
+	n := viewOf(t, g, allKinds, func(v *analyze.View) int { return len(slices.Collect(v.ContainerRuns())[0].RuntimeLines) })
 	if n != 2 {
 		t.Errorf("runtime lines naming the container = %d, want 2", n)
 	}

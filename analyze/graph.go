@@ -172,13 +172,14 @@ func LoadWith(ctx context.Context, bundles []*bundle.Bundle, log logrus.FieldLog
 		log = l
 	}
 	g := newGraph()
-	ld := &loader{ctx: ctx, g: g, log: log, seenEvents: map[string]bool{}, podLoaded: opts.PodLoaded}
+	ld := &loader{ctx: ctx, g: g, log: log, seenEvents: map[string]bool{}, podLoaded: opts.PodLoaded, share: newSharedDecode()}
 	for _, b := range bundles {
 		ld.addManifest(b, len(bundles) > 1)
 	}
 	for _, b := range ld.bundles {
 		ld.loadObjects(b)
 	}
+	ld.share = nil // what it kept is in the graph; its texts can go
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -23,6 +23,7 @@ type interner struct {
 	labels    map[string]map[string]string
 	resources map[string]corev1.ResourceList
 	strings   map[string]string
+	messages  map[string]string
 	key       []byte
 	names     []string
 }
@@ -155,6 +156,11 @@ func (in *interner) pod(p *corev1.Pod) {
 	if st.Resources != nil {
 		in.requirements(st.Resources)
 	}
+	// The decoder grows a list by doubling: a pod's five conditions sit in room for
+	// eight. An exact copy lets the spare room go.
+	if cap(st.Conditions) > len(st.Conditions) {
+		st.Conditions = slices.Clone(st.Conditions)
+	}
 	for i := range st.Conditions {
 		c := &st.Conditions[i]
 		c.Type, c.Status, c.Reason = corev1.PodConditionType(in.str(string(c.Type))), corev1.ConditionStatus(in.str(string(c.Status))), in.str(c.Reason)
@@ -190,4 +196,28 @@ func (in *interner) event(e *Event) {
 	e.Regarding.Kind, e.Regarding.Namespace = in.str(e.Regarding.Kind), in.str(e.Regarding.Namespace)
 	e.FieldPath, e.Type, e.Reason = in.str(e.FieldPath), in.str(e.Type), in.str(e.Reason)
 	e.Source, e.Host = in.str(e.Source), in.str(e.Host)
+	e.Message = in.message(e.Message)
+}
+
+// messageMax is the longest event message worth sharing: the kubelet's and the
+// controllers' routine messages ("Container started", "Container image ... already
+// present on machine", "Scaled up replica set ...") repeat across a workload's pods
+// and are shorter.
+const messageMax = 512
+
+// message returns the shared copy of an event message that repeats.
+func (in *interner) message(s string) string {
+	if s == "" || len(s) > messageMax {
+		return s
+	}
+	if c, ok := in.messages[s]; ok {
+		return c
+	}
+	if in.messages == nil {
+		in.messages = map[string]string{}
+	}
+	if len(in.messages) < internCap {
+		in.messages[s] = s
+	}
+	return s
 }

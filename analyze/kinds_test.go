@@ -49,7 +49,7 @@ func TestEveryBundleListIsDecodedOrCompatibilityOnly(t *testing.T) {
 			t.Errorf("%s: analyze has no decoder for kind %s", l.Name, kind)
 			continue
 		}
-		if !dec.add(l2, lb, Location{Bundle: "mem", Path: bundle.ClusterResourcePath(l.Name)}, data, dec.decode(data)) {
+		if !dec.add(l2, lb, Location{Bundle: "mem", Path: bundle.ClusterResourcePath(l.Name)}, data, dec.decode(newSharedDecode(), data)) {
 			t.Errorf("%s: list not readable", l.Name)
 			continue
 		}

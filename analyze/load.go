@@ -53,6 +53,9 @@ type loader struct {
 	takeMu sync.Mutex
 	// intern shares the maps and strings that repeat across objects.
 	intern interner
+	// share shares the parts of objects that repeat while lists are decoded; nil once
+	// every list is loaded.
+	share *sharedDecode
 }
 
 type loadedBundle struct {
@@ -152,7 +155,7 @@ func (l *loader) loadObjects(lb *loadedBundle) {
 		f.data = data
 		go func() {
 			defer close(f.done)
-			f.decoded = kindDecoders[f.kind].decode(data)
+			f.decoded = kindDecoders[f.kind].decode(l.share, data)
 		}()
 	}
 	for i := 0; i < len(files) && i < window; i++ {
@@ -207,7 +210,7 @@ func (l *loader) addObjects(lb *loadedBundle, f *objectFile) {
 // kindDecoder reads the list file of one kind: decode is the costly part and may run
 // on any core; add puts what it decoded into the graph, one file at a time.
 type kindDecoder struct {
-	decode func(data []byte) decodedList
+	decode func(s *sharedDecode, data []byte) decodedList
 	add    func(l *loader, lb *loadedBundle, loc Location, data []byte, d decodedList) bool
 }
 
@@ -344,17 +347,17 @@ func decodeList[T any](l *loader, lb *loadedBundle, kind string, loc Location, d
 }
 
 // decodeWhole decodes a List (or a bare JSON array) of T in one pass.
-func decodeWhole[T any](data []byte) decodedList {
+func decodeWhole[T any](s *sharedDecode, data []byte) decodedList {
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	d := decodedList{bare: len(trimmed) > 0 && trimmed[0] == '['}
 	var items []T
 	if d.bare {
-		d.err = fastUnmarshal(data, &items)
+		d.err = s.unmarshal(data, &items)
 	} else {
 		var list struct {
 			Items []T `json:"items"`
 		}
-		d.err = fastUnmarshal(data, &list)
+		d.err = s.unmarshal(data, &list)
 		items = list.Items
 	}
 	// The decode grew the slice by doubling, and the graph keeps pointers into it:

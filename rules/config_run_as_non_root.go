@@ -78,7 +78,7 @@ func parseNonRoot(msg string) (nonRootProblem, bool) {
 
 func configRunAsNonRoot(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, pc := range v.LiveContainers() {
+	for pc := range v.LiveContainers() {
 		p, c := pc.Pod, pc.Container
 		msg, event, ok := v.ConfigError(p, c)
 		if !ok {

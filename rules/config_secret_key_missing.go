@@ -131,7 +131,7 @@ func parseEnvProblem(msg, namespace string) (envProblem, bool) {
 
 func configSecretKeyMissing(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, r := range v.ContainerRuns() {
+	for r := range v.ContainerRuns() {
 		p, c := r.Subject.Pod, r.Container
 		msg, event, ok := v.ConfigError(p, c)
 		if !ok {

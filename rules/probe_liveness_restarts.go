@@ -53,7 +53,7 @@ startupProbe or a longer initialDelaySeconds.
 
 func probeLivenessRestarts(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, pc := range v.LiveContainers() {
+	for pc := range v.LiveContainers() {
 		p, c := pc.Pod, pc.Container
 		st := c.Status
 		if c.Spec.LivenessProbe == nil {

@@ -53,7 +53,7 @@ down), fix the dependency.
 
 func probeReadinessFailing(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, r := range v.ContainerRuns() {
+	for r := range v.ContainerRuns() {
 		p, c := r.Subject.Pod, r.Container
 		if p.Obj.DeletionTimestamp != nil || p.Obj.Status.Phase != corev1.PodRunning {
 			continue

@@ -54,7 +54,7 @@ started and the probe still fails, correct what the probe checks.
 
 func probeStartupFailing(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, pc := range v.LiveContainers() {
+	for pc := range v.LiveContainers() {
 		p, c := pc.Pod, pc.Container
 		st := c.Status
 		if c.Spec.StartupProbe == nil {

@@ -69,7 +69,7 @@ func crashExitMeaning(t *corev1.ContainerStateTerminated) string {
 
 func runtimeCrashExit(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, pc := range v.LiveContainers() {
+	for pc := range v.LiveContainers() {
 		p, c := pc.Pod, pc.Container
 		st := c.Status
 		t, loc, log := v.CrashTermination(p, c)

@@ -45,7 +45,7 @@ kill; the previous container's log often shows what it was doing.
 
 func runtimeOOMKilled(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, r := range v.ContainerRuns() {
+	for r := range v.ContainerRuns() {
 		p, c := r.Subject.Pod, r.Container
 		st := c.Status
 		if st == nil {

@@ -62,7 +62,7 @@ var (
 
 func startCommandNotFound(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, pc := range v.LiveContainers() {
+	for pc := range v.LiveContainers() {
 		p, c := pc.Pod, pc.Container
 		sf, ok := commandFailure(v, p, c)
 		if ok {

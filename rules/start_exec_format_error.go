@@ -70,7 +70,7 @@ type formatFailure struct {
 
 func startExecFormatError(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, pc := range v.LiveContainers() {
+	for pc := range v.LiveContainers() {
 		p, c := pc.Pod, pc.Container
 		if ff, ok := execFormatFailure(v, p, c); ok {
 			out = append(out, execFormatFinding(v, p, c, ff))

@@ -57,7 +57,7 @@ func startInitContainerFailed(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
 	// Init containers run in order: only the first failing one of a pod matters.
 	var reported *analyze.Pod
-	for _, r := range v.ContainerRuns() {
+	for r := range v.ContainerRuns() {
 		p, c := r.Subject.Pod, r.Container
 		if p == reported || p.Obj.DeletionTimestamp != nil {
 			continue

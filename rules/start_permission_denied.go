@@ -73,7 +73,7 @@ func matchExecDenied(msg string) (command, kind, said string, ok bool) {
 func startPermissionDenied(v *analyze.View) []analyze.Finding {
 	journalSays := func(err string) bool { return strings.Contains(err, "permission denied") }
 	var out []analyze.Finding
-	for _, pc := range v.LiveContainers() {
+	for pc := range v.LiveContainers() {
 		p, c := pc.Pod, pc.Container
 		sf, ok := v.RuntimeStartFailure(p, c, matchExecDenied, journalSays)
 		if !ok {

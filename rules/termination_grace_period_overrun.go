@@ -76,7 +76,7 @@ var reLogfmtTime = regexp.MustCompile(`time="([^"]+)"`)
 
 func terminationGracePeriodOverrun(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
-	for _, run := range v.ContainerRuns() {
+	for run := range v.ContainerRuns() {
 		p, c := run.Subject.Pod, run.Container
 		if c.Init || c.Status == nil {
 			continue
