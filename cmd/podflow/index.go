@@ -270,7 +270,7 @@ func runIndexAdd(ctx context.Context, o *indexAddOptions) error {
 	// What is analyzed is recorded even when a signal stops the run: the writer's
 	// context is not cancelled, so a batch in hand is committed whole.
 	wctx := context.WithoutCancel(ctx)
-	_, writeErr := pipeline(ctx, o.jobs, addBatch,
+	_, writeErr := pipeline(ctx, o.jobs, batching{max: addBatch},
 		func(ctx context.Context, send func(addItem) bool) error {
 			for i, p := range o.paths {
 				if ctx.Err() != nil || !send(addItem{i, p}) {
@@ -408,6 +408,7 @@ func analyzeForIndex(ctx context.Context, o *indexAddOptions, store *index.Store
 		}
 	}
 	res.entry = index.Entry{Ticket: t, Analysis: index.Analysis{PodflowVersion: rep.PodflowVersion, Knowledge: kv, Findings: rep.Findings}}
+	res.entry.Analysis.Prepare()
 	return res
 }
 
