@@ -43,10 +43,13 @@ type workerResult struct {
 	errs     []string
 }
 
-// reanalyzeBatching is when a worker commits: a re-analysis from a kept input takes a
-// few milliseconds, so a commit per job would keep the one writer busier than the
-// analyzers; a quarter of a second's results share one instead.
-var reanalyzeBatching = batching{max: 64, linger: 250 * time.Millisecond}
+// reanalyzeBatching is when a worker with n analyzers commits: a re-analysis from a
+// kept input takes a few milliseconds, so a commit per job would keep the one writer
+// busier than the analyzers; a quarter of a second's results share one instead. A
+// whole claim waits for the analyzers, so the next is claimed while they work.
+func reanalyzeBatching(n int) batching {
+	return batching{max: 64, linger: 250 * time.Millisecond, ahead: claimSize(n)}
+}
 
 // claimSize is how many jobs a worker claims at once with n analyzers: enough that
 // claiming (a write transaction, which on SQLite waits for the writer's commit) is
@@ -68,7 +71,7 @@ func work(ctx context.Context, g *globalOptions, s *index.Store, worker, blobs s
 	held := map[int64]*index.Job{} // claimed, not finished
 	// What is analyzed is recorded even when a signal stops the run.
 	wctx := context.WithoutCancel(ctx)
-	claimErr, writeErr := pipeline(ctx, n, reanalyzeBatching,
+	claimErr, writeErr := pipeline(ctx, n, reanalyzeBatching(n),
 		func(ctx context.Context, send func(*index.Job) bool) error {
 			for ctx.Err() == nil {
 				js, err := s.ClaimBatch(ctx, worker, shard, shards, claimSize(n))

@@ -14,6 +14,10 @@ type batching struct {
 	// commits whenever no other result waits: a quiet store sees each at once, and
 	// the analyzers get at most a few results ahead of the writer.
 	linger time.Duration
+	// ahead is how many items may wait for an analyzer (at least one per analyzer):
+	// a feeder that claims items in batches hands a whole batch over at once and
+	// claims the next while the analyzers work through it.
+	ahead int
 }
 
 // pipeline is how podflow records many analyses in one store: feed hands out the work
@@ -36,7 +40,7 @@ func pipeline[I, R any](ctx context.Context, n int, b batching,
 	n, maxBatch := max(n, 1), max(b.max, 1)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	todo := make(chan I, n)
+	todo := make(chan I, max(n, b.ahead))
 	waiting := 2 * n
 	if b.linger > 0 {
 		waiting = max(waiting, maxBatch)
