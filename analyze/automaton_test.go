@@ -3,6 +3,8 @@ package analyze
 import (
 	"sync"
 	"testing"
+
+	ahocorasick "github.com/petar-dambovaliev/aho-corasick"
 )
 
 // An analysis asks for the automaton of its signatures' literals; the same set is built
@@ -36,5 +38,29 @@ func TestAutomatonIsBuiltOncePerSet(t *testing.T) {
 	}
 	if len(found) != 2 || found[0] != 0 || found[1] != 1 {
 		t.Errorf("found patterns %v, want [0 1]", found)
+	}
+}
+
+// Analyses that start side by side ask for the same set before any has built it: one
+// builds, the others wait for that automaton.
+func TestAutomatonIsBuiltOnceWhenAskedTogether(t *testing.T) {
+	pats := []string{"context deadline exceeded", "connection refused", "i/o timeout", "together"}
+	got := make([]ahocorasick.AhoCorasick, 8)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			got[i] = automaton(append([]string(nil), pats...))
+		}()
+	}
+	close(start)
+	wg.Wait()
+	for i := range got {
+		if got[i] != got[0] {
+			t.Errorf("call %d got an automaton of its own", i)
+		}
 	}
 }

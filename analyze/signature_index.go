@@ -102,10 +102,17 @@ func newLiteralSet(sigs []*Signature) *literalSet {
 // one is most of a small analysis's CPU (the signatures' literals make a DFA of thousands of
 // states), and it depends only on the literals: a re-analysis of many tickets, or the next
 // analysis of a long-running process, asks for the same sets again. An automaton is only
-// read once built, so analyses running side by side share it.
+// read once built, so analyses running side by side share it, and those that ask for a set
+// while it is being built wait for that build rather than each making their own.
 var automata struct {
 	sync.Mutex
-	m map[string]ahocorasick.AhoCorasick
+	m map[string]*builtAutomaton
+}
+
+// builtAutomaton is one set's automaton, built by the first caller.
+type builtAutomaton struct {
+	once sync.Once
+	ac   ahocorasick.AhoCorasick
 }
 
 // maxAutomata bounds the sets kept: the built-in signatures, their ties' fragments, and
@@ -116,21 +123,21 @@ const maxAutomata = 8
 func automaton(pats []string) ahocorasick.AhoCorasick {
 	key := strings.Join(pats, "\x00")
 	automata.Lock()
-	ac, ok := automata.m[key]
+	a, ok := automata.m[key]
+	if !ok {
+		if automata.m == nil || len(automata.m) >= maxAutomata {
+			automata.m = map[string]*builtAutomaton{}
+		}
+		a = &builtAutomaton{}
+		automata.m[key] = a
+	}
 	automata.Unlock()
-	if ok {
-		return ac
-	}
-	b := ahocorasick.NewAhoCorasickBuilder(ahocorasick.Opts{AsciiCaseInsensitive: true,
-		MatchKind: ahocorasick.StandardMatch, DFA: true})
-	ac = b.Build(pats)
-	automata.Lock()
-	defer automata.Unlock()
-	if automata.m == nil || len(automata.m) >= maxAutomata {
-		automata.m = map[string]ahocorasick.AhoCorasick{}
-	}
-	automata.m[key] = ac
-	return ac
+	a.once.Do(func() {
+		b := ahocorasick.NewAhoCorasickBuilder(ahocorasick.Opts{AsciiCaseInsensitive: true,
+			MatchKind: ahocorasick.StandardMatch, DFA: true})
+		a.ac = b.Build(pats)
+	})
+	return a.ac
 }
 
 // scan calls hit for each signature with a literal in text, possibly more than once.

@@ -441,10 +441,14 @@ func (s *Store) SQL(ctx context.Context, stmt string, lim int) (Table, error) {
 	}
 	rows, err := tx.QueryContext(ctx, stmt)
 	if err != nil {
-		return Table{}, err
+		return Table{}, fmt.Errorf("sql on the index %s, opened read-only: %w", s.Where, err)
 	}
 	defer rows.Close()
-	return readTable(rows, nil, lim)
+	t, err := readTable(rows, nil, lim)
+	if err != nil {
+		return Table{}, fmt.Errorf("sql on the index %s, opened read-only: %w", s.Where, err)
+	}
+	return t, nil
 }
 
 func (s *Store) table(ctx context.Context, cols []string, stmt string, args ...any) (Table, error) {

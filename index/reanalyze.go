@@ -311,6 +311,25 @@ func (s *Store) Requeue(ctx context.Context, knowledge string, shard, shards int
 	return int(n), nil
 }
 
+// Release puts claimed jobs that were not finished back in the queue, as if never
+// claimed: a worker stopped by a signal hands back what it held, so the next run
+// (which queues only what has no job yet and claims only queued jobs) takes them. A
+// job no longer running (finished, or taken over) is left as it is.
+func (s *Store) Release(ctx context.Context, jobs []*Job) error {
+	if len(jobs) == 0 {
+		return nil
+	}
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		for _, j := range jobs {
+			if err := s.txExec(ctx, tx, `UPDATE jobs SET state = 'queued', worker = '', attempts = attempts - 1, updated_at = ?
+				WHERE id = ? AND tenant = ? AND state = 'running' AND attempts = ?`, nowUnix(), j.ID, s.tenant, j.Attempts); err != nil {
+				return fmt.Errorf("release job %d: %w", j.ID, err)
+			}
+		}
+		return nil
+	})
+}
+
 // Finish marks a job done, or failed with the error's text.
 func (s *Store) Finish(ctx context.Context, j *Job, jobErr error) error {
 	if err := s.tx(ctx, func(tx *sql.Tx) error { return s.finishTx(ctx, tx, j, jobErr) }); err != nil {

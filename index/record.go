@@ -46,6 +46,44 @@ type Analysis struct {
 	// Lines are the ticket's trouble lines: the evidence excerpts its findings quote.
 	// New signatures are tried on them without reopening the input.
 	Lines []string
+
+	// prepared holds what Prepare computed from the fields above.
+	prepared *preparedAnalysis
+}
+
+// preparedAnalysis is an analysis as the store writes it.
+type preparedAnalysis struct {
+	findings []Finding
+	lines    []string
+}
+
+// Prepare computes, ahead of the write, what recording the analysis stores: each
+// finding's cause class, masked fingerprint and template, and the distinct trouble
+// lines. Masking is most of a write's CPU outside the database: many goroutines that
+// each prepare their own analysis leave the one goroutine that writes only the
+// statements. Without Prepare, the write computes the same. The findings and lines
+// must not change after it.
+func (a *Analysis) Prepare() {
+	a.prepared = &preparedAnalysis{findings: storedFindings(a.Findings), lines: troubleLines(*a)}
+}
+
+// stored returns the findings and trouble lines to write.
+func (a *Analysis) stored() ([]Finding, []string) {
+	if a.prepared != nil {
+		return a.prepared.findings, a.prepared.lines
+	}
+	return storedFindings(a.Findings), troubleLines(*a)
+}
+
+// storedFindings keys each finding for the store.
+func storedFindings(findings []*analyze.Finding) []Finding {
+	fs := make([]Finding, 0, len(findings))
+	for _, f := range findings {
+		k := FindingKey(f)
+		fs = append(fs, Finding{Class: k.Class, Stage: string(f.Stage), Severity: string(f.Severity), Root: f.Root,
+			Fingerprint: k.Fingerprint, Template: k.Template, Cause: clip(f.Cause, maxCauseBytes), Subjects: subjectText(f)})
+	}
+	return fs
 }
 
 // Finding is a stored finding.
@@ -180,6 +218,7 @@ func (s *Store) addTx(ctx context.Context, tx *sql.Tx, t Ticket, a Analysis) (Ti
 	err = s.txRow(ctx, tx, `SELECT id, customer, ticket, source, seen_at, added_at FROM tickets WHERE tenant = ? AND digest = ?`, s.tenant, t.Digest).
 		Scan(&t.ID, &t.Customer, &t.Ticket, &t.Source, unixScanner{&t.SeenAt}, unixScanner{&t.AddedAt})
 	fresh := errors.Is(err, sql.ErrNoRows)
+	fs, lines := a.stored()
 	switch {
 	case fresh:
 		err = s.txRow(ctx, tx, `INSERT INTO tickets (tenant, digest, customer, ticket, source, input_kind, labels, product_release, kube_version, seen_at, added_at, blob)
@@ -189,7 +228,7 @@ func (s *Store) addTx(ctx context.Context, tx *sql.Tx, t Ticket, a Analysis) (Ti
 		if err != nil {
 			return t, nil, err
 		}
-		for _, l := range troubleLines(a) {
+		for _, l := range lines {
 			if err := s.txExec(ctx, tx, `INSERT INTO lines (tenant, ticket_id, text) VALUES (?, ?, ?)`, s.tenant, t.ID, l); err != nil {
 				return t, nil, err
 			}
@@ -205,7 +244,7 @@ func (s *Store) addTx(ctx context.Context, tx *sql.Tx, t Ticket, a Analysis) (Ti
 			return t, nil, ErrExists
 		}
 	}
-	stored, err := s.addAnalysis(ctx, tx, t.ID, slotOf(t), a, fresh)
+	stored, err := s.addFindings(ctx, tx, t.ID, slotOf(t), a.PodflowVersion, a.Knowledge, fs, fresh)
 	return t, stored, err
 }
 
@@ -284,12 +323,7 @@ func rootGroups(fs []Finding) []rootGroup {
 
 // addAnalysis records one analysis of a ticket and makes it the current one.
 func (s *Store) addAnalysis(ctx context.Context, tx *sql.Tx, ticketID int64, sl slot, a Analysis, fresh bool) ([]Finding, error) {
-	var fs []Finding
-	for _, f := range a.Findings {
-		k := FindingKey(f)
-		fs = append(fs, Finding{Class: k.Class, Stage: string(f.Stage), Severity: string(f.Severity), Root: f.Root,
-			Fingerprint: k.Fingerprint, Template: k.Template, Cause: clip(f.Cause, maxCauseBytes), Subjects: subjectText(f)})
-	}
+	fs, _ := a.stored()
 	return s.addFindings(ctx, tx, ticketID, sl, a.PodflowVersion, a.Knowledge, fs, fresh)
 }
 

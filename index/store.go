@@ -54,6 +54,14 @@ type Store struct {
 
 	mu    sync.Mutex
 	stmts map[string]*sql.Stmt
+
+	// writing serializes this process's write transactions on a SQLite file. SQLite
+	// takes one writer at a time anyway; a transaction that finds another's lock is
+	// told busy and sleeps, longer each try (up to a tenth of a second), while one
+	// waiting here is woken the moment the other commits: a worker's claim of its next
+	// jobs then waits for the writer's commit, not for a sleep that keeps the
+	// analyzers without work.
+	writing sync.Mutex
 }
 
 // IsPostgres reports whether target names a PostgreSQL server rather than a file.
@@ -249,6 +257,10 @@ func (s *Store) queryRow(ctx context.Context, stmt string, args ...any) *sql.Row
 
 // tx runs fn in one transaction.
 func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	if s.dialect == SQLite {
+		s.writing.Lock()
+		defer s.writing.Unlock()
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err

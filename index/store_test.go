@@ -632,3 +632,98 @@ func TestSearchPlan(t *testing.T) {
 		}
 	}
 }
+
+// TestRelease hands claimed jobs back: the ones still running go back to the queue with
+// the attempt undone and are claimed again, a finished one stays finished.
+func TestRelease(t *testing.T) {
+	ctx := context.Background()
+	for _, tg := range targets(t) {
+		t.Run(tg.name, func(t *testing.T) {
+			s, err := Open(ctx, tg.url, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			for i := range 3 {
+				d := hex.EncodeToString([]byte{byte(i)})
+				if _, _, err := s.Add(ctx, Ticket{Digest: d, Ticket: "t" + d, InputKind: "bundle", Blob: "blobs/" + d}, Analysis{Knowledge: "k1"}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := s.Enqueue(ctx, "k2"); err != nil {
+				t.Fatal(err)
+			}
+			js, err := s.ClaimBatch(ctx, "w", 0, 1, 3)
+			if err != nil || len(js) != 3 {
+				t.Fatalf("claimed %d (%v), want 3", len(js), err)
+			}
+			if err := s.Finish(ctx, js[0], nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Release(ctx, js); err != nil {
+				t.Fatal(err)
+			}
+			if st, _ := s.Jobs(ctx, "k2"); st[JobDone] != 1 || st[JobQueued] != 2 || st[JobRunning] != 0 {
+				t.Errorf("job states after release %v, want 1 done and 2 queued", st)
+			}
+			again, err := s.ClaimBatch(ctx, "w2", 0, 1, 3)
+			if err != nil || len(again) != 2 || again[0].ID != js[1].ID || again[1].ID != js[2].ID {
+				t.Fatalf("claimed again %v (%v), want jobs %d and %d", again, err, js[1].ID, js[2].ID)
+			}
+			for _, j := range again {
+				if j.Attempts != 1 {
+					t.Errorf("job %d: attempts %d after a release and a claim, want 1", j.ID, j.Attempts)
+				}
+			}
+		})
+	}
+}
+
+// TestPrepareStoresTheSame records the same analysis prepared ahead and not: the
+// stored findings, lines and summaries are the same.
+func TestPrepareStoresTheSame(t *testing.T) {
+	ctx := context.Background()
+	dump := func(prepare bool) string {
+		s, err := Open(ctx, filepath.Join(t.TempDir(), "index.db"), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		a := Analysis{PodflowVersion: "test", Knowledge: "k1", Findings: []*analyze.Finding{
+			finding("admission-quota-exceeded", analyze.StageAdmission, "ResourceQuota compute refuses the pod", "shop", "web-7d4b9c8f6-x2xkq", `exceeded quota: compute, requested: cpu=2`),
+			finding(analyze.UnexplainedRule, analyze.StageRuntime, "no rule explains", "db", "pg-0", `FATAL: could not map anonymous shared memory: Cannot allocate memory size 1234`),
+		}, Lines: []string{"  a line of trouble at 10.1.2.3  ", "a line of trouble at 10.1.2.3"}}
+		if prepare {
+			a.Prepare()
+		}
+		seen := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+		if _, _, err := s.Add(ctx, Ticket{Digest: "d1", Ticket: "T-1", InputKind: "bundle", SeenAt: seen, AddedAt: seen}, a); err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, q := range []string{
+			`SELECT class || '|' || fingerprint || '|' || template || '|' || cause || '|' || subjects FROM findings ORDER BY id`,
+			`SELECT text FROM lines ORDER BY id`,
+			`SELECT class || '|' || fingerprint || '|' || template || '|' || tickets FROM cause_months ORDER BY class`,
+			`SELECT class || '|' || fingerprint || '|' || template FROM current_roots ORDER BY class`,
+		} {
+			rows, err := s.db.QueryContext(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for rows.Next() {
+				var v string
+				if err := rows.Scan(&v); err != nil {
+					t.Fatal(err)
+				}
+				b.WriteString(v + "\n")
+			}
+			rows.Close()
+		}
+		return b.String()
+	}
+	plain, prepared := dump(false), dump(true)
+	if plain != prepared || strings.Count(plain, "\n") < 6 {
+		t.Errorf("prepared ahead, the index holds\n%s\nnot prepared\n%s", prepared, plain)
+	}
+}

@@ -6,12 +6,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"podflow.dev/podflow/analyze"
 	"podflow.dev/podflow/bundle"
 	"podflow.dev/podflow/index"
+	"podflow.dev/podflow/internal/checkpoint"
 	"podflow.dev/podflow/untrusted"
 )
 
@@ -35,46 +38,95 @@ func reanalyzeBlob(ctx context.Context, g *globalOptions, blobs string, j *index
 // workerResult counts what a worker did.
 type workerResult struct {
 	done, failed int
-	errs         []string
+	// released counts the jobs it claimed and handed back unfinished (stopped).
+	released int
+	errs     []string
 }
+
+// reanalyzeBatching is when a worker with n analyzers commits: a re-analysis from a
+// kept input takes a few milliseconds, so a commit per job would keep the one writer
+// busier than the analyzers; a quarter of a second's results share one instead. A
+// whole claim waits for the analyzers, so the next is claimed while they work.
+func reanalyzeBatching(n int) batching {
+	return batching{max: 64, linger: 250 * time.Millisecond, ahead: claimSize(n)}
+}
+
+// claimSize is how many jobs a worker claims at once with n analyzers: enough that
+// claiming (a write transaction, which on SQLite waits for the writer's commit) is
+// rare beside analyses of a few milliseconds, few enough that workers sharing a queue
+// end together.
+func claimSize(n int) int { return min(max(4*n, 16), 64) }
 
 // work claims jobs until none is left and records each re-analysis through pipeline:
 // one goroutine claims jobs in batches, n analyze side by side, and the calling
 // goroutine alone writes, committing the finished analyses (and their jobs' states) a
 // batch at a time. A job that fails is marked failed with its error and the others go
-// on; the caller decides what a failure means for its exit code.
+// on; the caller decides what a failure means for its exit code. When ctx ends, the
+// analyses finished are still recorded, and the jobs claimed but not finished (not
+// started, or stopped half way) go back to the queue for the next run.
 func work(ctx context.Context, g *globalOptions, s *index.Store, worker, blobs string, catalog []*analyze.Rule, shard, shards, n int) (workerResult, error) {
 	n = max(n, 1)
 	var r workerResult
-	claimErr, writeErr := pipeline(ctx, n, 32,
+	var mu sync.Mutex
+	held := map[int64]*index.Job{} // claimed, not finished
+	// What is analyzed is recorded even when a signal stops the run.
+	wctx := context.WithoutCancel(ctx)
+	claimErr, writeErr := pipeline(ctx, n, reanalyzeBatching(n),
 		func(ctx context.Context, send func(*index.Job) bool) error {
-			for {
-				js, err := s.ClaimBatch(ctx, worker, shard, shards, n)
+			for ctx.Err() == nil {
+				js, err := s.ClaimBatch(ctx, worker, shard, shards, claimSize(n))
 				if err != nil || len(js) == 0 {
 					return err
 				}
+				mu.Lock()
+				for _, j := range js {
+					held[j.ID] = j
+				}
+				mu.Unlock()
 				for _, j := range js {
 					if !send(j) {
 						return nil
 					}
 				}
 			}
+			return nil
 		},
 		func(ctx context.Context, j *index.Job) index.JobResult {
+			if ctx.Err() != nil {
+				return index.JobResult{Job: j, Err: context.Cause(ctx)}
+			}
 			res := index.JobResult{Job: j}
 			rep, err := reanalyzeBlob(ctx, g, blobs, j, catalog)
 			if err != nil {
 				res.Err = err
 			} else {
 				res.Analysis = &index.Analysis{PodflowVersion: version, Knowledge: j.Knowledge, Findings: rep.Findings}
+				res.Analysis.Prepare()
 			}
+			checkpoint.Reach("reanalyze")
 			return res
 		},
 		func(batch []index.JobResult) error {
-			errs, err := s.FinishBatch(ctx, batch)
+			var finished []index.JobResult
+			for _, res := range batch {
+				// A job the signal stopped is not the input's failure: it stays held,
+				// and is handed back below.
+				if res.Err == nil || ctx.Err() == nil {
+					finished = append(finished, res)
+				}
+			}
+			if len(finished) == 0 {
+				return nil
+			}
+			errs, err := s.FinishBatch(wctx, finished)
 			if err != nil {
 				return err
 			}
+			mu.Lock()
+			for _, res := range finished {
+				delete(held, res.Job.ID)
+			}
+			mu.Unlock()
 			for _, jobErr := range errs {
 				if jobErr != nil {
 					r.failed++
@@ -86,13 +138,27 @@ func work(ctx context.Context, g *globalOptions, s *index.Store, worker, blobs s
 			}
 			return nil
 		})
+	if len(held) > 0 {
+		back := make([]*index.Job, 0, len(held))
+		for _, j := range held {
+			back = append(back, j)
+		}
+		if err := s.Release(wctx, back); err != nil && writeErr == nil {
+			writeErr = err
+		}
+		r.released = len(back)
+	}
 	if writeErr != nil {
 		return r, writeErr
 	}
 	if claimErr != nil && ctx.Err() == nil {
 		return r, claimErr
 	}
-	return r, context.Cause(ctx)
+	if ctx.Err() != nil {
+		return r, &keptError{err: context.Cause(ctx), kept: fmt.Sprintf("%d re-analyzed and %d failed are kept, %d handed back to the queue (run the same command again to go on)",
+			r.done, r.failed, r.released)}
+	}
+	return r, nil
 }
 
 // runWorkers enqueues the tickets not at the catalog's knowledge and re-analyzes them

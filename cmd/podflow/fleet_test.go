@@ -2,13 +2,19 @@ package main
 
 import (
 	"database/sql"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"podflow.dev/podflow/internal/checkpoint"
 )
 
 // TestFleetJobSpec checks the Indexed Job fleet run creates: one index per shard,
@@ -83,5 +89,103 @@ func TestReanalyzeJobs(t *testing.T) {
 	code, out, _ = runPodflow(t, "query", "knowledge", "--db", db, "k-old", k, "-o", "csv")
 	if code != 0 || !strings.Contains(out, "k-old,"+k+",2,0,0,0") {
 		t.Errorf("query knowledge: %d %s", code, out)
+	}
+}
+
+// TestReanalyzeInterrupted stops a re-analysis with SIGINT once its first analysis is
+// done: that analysis is recorded, the jobs it had claimed and not finished go back to
+// the queue rather than staying "running" for ever, stderr says so, and running the
+// same command again re-analyzes exactly the rest.
+func TestReanalyzeInterrupted(t *testing.T) {
+	bin := buildPodflow(t)
+	dir := t.TempDir()
+	db := filepath.Join(dir, "index.db")
+	blobs := filepath.Join(dir, "blobs")
+	bundles := filepath.Join("..", "..", "testdata", "bundles")
+	var inputs []string
+	for _, b := range []string{"oom-killed", "crash-exit-1", "quota-exceeded", "demo"} {
+		inputs = append(inputs, filepath.Join(bundles, b))
+	}
+	if code, out, errOut := runPodflow(t, append([]string{"index", "add", "--db", db, "--blobs", blobs}, inputs...)...); code != 0 {
+		t.Fatalf("index add: %d\n%s%s", code, out, errOut)
+	}
+	raw, err := sql.Open("sqlite", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if _, err := raw.Exec("UPDATE analyses SET knowledge = 'k-old'"); err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(dir, "at-checkpoint")
+	cmd := exec.Command(bin, "index", "reanalyze", "--db", db, "--jobs", "1", "--blobs", blobs)
+	cmd.Env = append(os.Environ(), checkpoint.EnvStep+"=reanalyze", checkpoint.EnvFile+"="+marker)
+	var out, errOut syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	// Generous: the bound only ends a run that would otherwise hang.
+	deadline := time.After(2 * time.Minute)
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+wait:
+	for {
+		select {
+		case err := <-done:
+			t.Fatalf("reanalyze finished without reaching its first analysis (%v)\n%s", err, errOut.String())
+		case <-deadline:
+			_ = cmd.Process.Kill()
+			t.Fatalf("reanalyze never finished an analysis\n%s", errOut.String())
+		case <-tick.C:
+			if _, err := os.Stat(marker); err == nil {
+				break wait
+			}
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err = <-done:
+	case <-time.After(2 * time.Minute):
+		_ = cmd.Process.Kill()
+		t.Fatal("reanalyze still running 2m after SIGINT")
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("exit %v, want status 130\n%s", err, errOut.String())
+	}
+	if !strings.Contains(errOut.String(), "interrupted by SIGINT: stopped; 1 re-analyzed and 0 failed are kept, 3 handed back to the queue") {
+		t.Errorf("stderr does not say what was kept and handed back:\n%s", errOut.String())
+	}
+	states := func() map[string]int {
+		rows, err := raw.Query("SELECT state, COUNT(*) FROM jobs GROUP BY state")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		m := map[string]int{}
+		for rows.Next() {
+			var s string
+			var n int
+			if err := rows.Scan(&s, &n); err != nil {
+				t.Fatal(err)
+			}
+			m[s] = n
+		}
+		return m
+	}
+	if got := states(); got["done"] != 1 || got["queued"] != 3 || len(got) != 2 {
+		t.Errorf("jobs after the signal: %v, want 1 done and 3 queued", got)
+	}
+	code, rest, errText := runPodflow(t, "index", "reanalyze", "--db", db, "--jobs", "2", "--blobs", blobs)
+	if code != 0 || rest != "3 re-analyzed, 0 failed\n" {
+		t.Errorf("reanalyze again after the signal: exit %d %q\n%s", code, rest, errText)
+	}
+	if got := states(); got["done"] != 4 || len(got) != 1 {
+		t.Errorf("jobs at the end: %v, want 4 done", got)
 	}
 }

@@ -199,6 +199,53 @@ func openWithCatalog(ctx context.Context, sf *storeFlags) (*index.Store, []*anal
 	return o.s, catalog, nil
 }
 
+// indexSetup is what index add needs beside its inputs: the store open and the catalog
+// loaded (its knowledge version named). It is made on its own goroutine while the first
+// inputs are read and loaded: the rules take about as long to load as a collected
+// bundle of a few namespaces, and neither needs the other.
+type indexSetup struct {
+	done      chan struct{}
+	store     *index.Store
+	catalog   []*analyze.Rule
+	knowledge string
+	err       error
+}
+
+func startIndexSetup(ctx context.Context, sf *storeFlags) *indexSetup {
+	s := &indexSetup{done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		s.store, s.catalog, s.err = openWithCatalog(ctx, sf)
+		if s.err == nil {
+			s.knowledge = knowledgeVersion(s.catalog)
+		}
+	}()
+	return s
+}
+
+// ready reports whether the setup has ended, well or not, without waiting.
+func (s *indexSetup) ready() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// wait waits for the setup and returns its error.
+func (s *indexSetup) wait() error {
+	<-s.done
+	return s.err
+}
+
+// close closes the store, once the setup has ended.
+func (s *indexSetup) close() {
+	if s.wait() == nil {
+		s.store.Close()
+	}
+}
+
 // prepared is one input ready to record: its redacted bundle (or report), digest and kind.
 type prepared struct {
 	kind   string
@@ -238,12 +285,8 @@ type addCounts struct {
 }
 
 func runIndexAdd(ctx context.Context, o *indexAddOptions) error {
-	store, catalog, err := openWithCatalog(ctx, &o.store)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	knowledge := knowledgeVersion(catalog)
+	setup := startIndexSetup(ctx, &o.store)
+	defer setup.close()
 	// The redaction policy is for inputs that are not redacted podflow bundles: it is
 	// built when the first such input needs it (its rules cost as much to compile as
 	// recording a ticket), and at once when the user gave a file of rules, so a
@@ -256,6 +299,7 @@ func runIndexAdd(ctx context.Context, o *indexAddOptions) error {
 			return err
 		}
 	}
+
 	labels := map[string]string{}
 	for _, l := range o.labels {
 		k, v, _ := strings.Cut(l, "=")
@@ -270,7 +314,7 @@ func runIndexAdd(ctx context.Context, o *indexAddOptions) error {
 	// What is analyzed is recorded even when a signal stops the run: the writer's
 	// context is not cancelled, so a batch in hand is committed whole.
 	wctx := context.WithoutCancel(ctx)
-	_, writeErr := pipeline(ctx, o.jobs, addBatch,
+	_, writeErr := pipeline(ctx, o.jobs, batching{max: addBatch},
 		func(ctx context.Context, send func(addItem) bool) error {
 			for i, p := range o.paths {
 				if ctx.Err() != nil || !send(addItem{i, p}) {
@@ -280,9 +324,13 @@ func runIndexAdd(ctx context.Context, o *indexAddOptions) error {
 			return nil
 		},
 		func(ctx context.Context, it addItem) addResult {
-			return analyzeForIndex(ctx, o, store, catalog, knowledge, policy, labels, it.path)
+			return analyzeForIndex(ctx, o, setup, policy, labels, it.path)
 		},
 		func(batch []addResult) error {
+			if err := setup.wait(); err != nil {
+				return err // the index does not open: nothing can be recorded
+			}
+			store := setup.store
 			var entries []index.Entry
 			var at []int
 			for i, r := range batch {
@@ -352,8 +400,11 @@ func runIndexAdd(ctx context.Context, o *indexAddOptions) error {
 }
 
 // analyzeForIndex prepares and analyzes one input, unless the index holds it with this
-// knowledge already, and keeps its blob.
-func analyzeForIndex(ctx context.Context, o *indexAddOptions, store *index.Store, catalog []*analyze.Rule, knowledge string, policy func() (*redact.Policy, error),
+// knowledge already, and keeps its blob. An input read while the setup is still under
+// way is loaded at once too, beside the rules loading, and the graph is dropped if the
+// index turns out to hold the input already: that is at most one load per analyzer,
+// at the start of a run, for the time the rules take to load.
+func analyzeForIndex(ctx context.Context, o *indexAddOptions, setup *indexSetup, policy func() (*redact.Policy, error),
 	labels map[string]string, p string) addResult {
 	res := addResult{path: p}
 	in, err := prepareInput(ctx, o, policy, p)
@@ -362,12 +413,28 @@ func analyzeForIndex(ctx context.Context, o *indexAddOptions, store *index.Store
 		return res
 	}
 	res.kind = in.kind
-	kv := knowledge
+	load := func() (*analyze.Graph, error) {
+		g, err := analyze.LoadWith(ctx, []*bundle.Bundle{in.b}, o.log(), analyze.LoadOptions{TroubleOnly: true})
+		if err != nil {
+			return nil, fmt.Errorf("analyze %q: %w", p, err)
+		}
+		return g, nil
+	}
+	var graph *analyze.Graph
+	var loadErr error
+	if in.report == nil && !setup.ready() {
+		graph, loadErr = load()
+	}
+	if err := setup.wait(); err != nil {
+		res.err = err // the writer reports it once, as the run's error
+		return res
+	}
+	kv := setup.knowledge
 	if in.kind == "report" {
 		kv = "report:" + in.report.PodflowVersion
 	}
 	// Idempotent by digest: an input recorded already is not analyzed again.
-	if t, ok, err := store.Recorded(ctx, in.digest, kv); err != nil {
+	if t, ok, err := setup.store.Recorded(ctx, in.digest, kv); err != nil {
 		res.err = fmt.Errorf("%q: %w", p, err)
 		return res
 	} else if ok {
@@ -376,12 +443,14 @@ func analyzeForIndex(ctx context.Context, o *indexAddOptions, store *index.Store
 	}
 	rep := in.report
 	if rep == nil {
-		graph, err := analyze.LoadWith(ctx, []*bundle.Bundle{in.b}, o.log(), analyze.LoadOptions{TroubleOnly: true})
-		if err != nil {
-			res.err = fmt.Errorf("analyze %q: %w", p, err)
+		if graph == nil && loadErr == nil {
+			graph, loadErr = load()
+		}
+		if loadErr != nil {
+			res.err = loadErr
 			return res
 		}
-		rep, err = analyze.RunContext(ctx, graph, catalog, analyze.Options{PodflowVersion: version, Unexplained: true})
+		rep, err = analyze.RunContext(ctx, graph, setup.catalog, analyze.Options{PodflowVersion: version, Unexplained: true})
 		if err != nil {
 			res.err = fmt.Errorf("analyze %q: %w", p, err)
 			return res
@@ -408,6 +477,7 @@ func analyzeForIndex(ctx context.Context, o *indexAddOptions, store *index.Store
 		}
 	}
 	res.entry = index.Entry{Ticket: t, Analysis: index.Analysis{PodflowVersion: rep.PodflowVersion, Knowledge: kv, Findings: rep.Findings}}
+	res.entry.Analysis.Prepare()
 	return res
 }
 

@@ -76,8 +76,8 @@ func TestIndexAddQuery(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `"n": "4"`) {
 		t.Errorf("query sql: exit %d\n%s", code, out)
 	}
-	if code, _, _ := runPodflow(t, "query", "sql", "--db", db, "DELETE FROM tickets"); code == 0 {
-		t.Error("query sql deleted rows")
+	if code, _, errOut := runPodflow(t, "query", "sql", "--db", db, "DELETE FROM tickets"); code == 0 || !strings.Contains(errOut, db+", opened read-only") {
+		t.Errorf("query sql of a DELETE: exit %d, want a refusal naming the index\n%s", code, errOut)
 	}
 	code, out, _ = runPodflow(t, "index", "reanalyze", "--db", db, "--plan")
 	if code != 0 || !strings.Contains(out, "4 ticket(s), 4 current, 0 to re-analyze") {

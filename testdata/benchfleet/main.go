@@ -8,6 +8,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -44,6 +45,7 @@ func main() {
 	cli := flag.Bool("cli", false, "measure only podflow's commands: index add against analyze, and reanalyze --jobs 2 against --jobs 1")
 	flag.IntVar(&e2eRuns, "e2e-runs", e2eRuns, "how many times to run index add and analyze each")
 	flag.IntVar(&workerRuns, "worker-runs", workerRuns, "how many times to run reanalyze --jobs 1 and --jobs 2 each")
+	flag.IntVar(&workerVariants, "worker-variants", workerVariants, "how many variants of each recorded bundle reanalyze --jobs re-analyzes")
 	flag.Parse()
 	if *cli {
 		if err := runCLI(*podflow, *dir); err != nil {
@@ -753,30 +755,110 @@ func ingestPerTicket(ctx context.Context, target string, tickets []genTicket) (f
 // workerRuns is how many times workerSpeedup runs each of --jobs 1 and --jobs 2.
 var workerRuns = 7
 
-// workerSpeedup times `podflow index reanalyze --jobs 1` against `--jobs 2` over the
-// recorded bundles kept as blobs, after their analyses were marked as made by an older
-// knowledge version: each run on a fresh copy of the same index, interleaved (the
-// order alternates), workerRuns times each. It reports the median and quartiles of the
-// speed-up of each pair in wall time, each one's wall and CPU time, and the load.
+// workerVariants is how many variants of each recorded bundle workerSpeedup re-analyzes:
+// with the 59 recorded bundles alone a run is half a second, most of it the process's
+// fixed start, which no number of workers shortens.
+var workerVariants = 10
+
+// workerInputs returns variants of the recorded bundles as archives under dir, made
+// once and found again by the next run: variant k of a bundle holds the same files
+// under a cluster name of its own, so it is another input to the index (another
+// digest) with the same evidence to analyze. A recorded bundle that does not open is
+// reported and left out.
+func workerInputs(dir string, variants int) ([]string, error) {
+	recorded, _ := filepath.Glob("testdata/bundles/*")
+	out := filepath.Join(dir, "workers-inputs")
+	if err := os.MkdirAll(out, 0o700); err != nil {
+		return nil, err
+	}
+	var inputs []string
+	for _, p := range recorded {
+		var b *bundle.Bundle
+		for k := range variants {
+			target := filepath.Join(out, fmt.Sprintf("%s-v%d.tar.gz", filepath.Base(p), k))
+			if _, err := os.Stat(target); err == nil {
+				inputs = append(inputs, target)
+				continue
+			}
+			if b == nil {
+				var err error
+				if b, err = bundle.Open(p, bundle.DefaultLimits()); err != nil || b.Manifest == nil {
+					fmt.Fprintf(os.Stderr, "bench-fleet: %s is not a podflow bundle (%v): left out of the workers' inputs\n", p, err)
+					break
+				}
+			}
+			if err := writeVariant(b, target, k); err != nil {
+				return nil, fmt.Errorf("%s: %w", target, err)
+			}
+			inputs = append(inputs, target)
+		}
+	}
+	return inputs, nil
+}
+
+// writeVariant writes b's files as an archive whose manifest names cluster variant k.
+func writeVariant(b *bundle.Bundle, target string, k int) error {
+	w, err := bundle.Create(target, bundle.WriterOptions{Force: true,
+		ModTime: b.Manifest.CollectedAt})
+	if err != nil {
+		return err
+	}
+	for _, n := range b.Names() {
+		if n == bundle.ManifestPath {
+			continue
+		}
+		data, err := b.ReadFile(n)
+		if err != nil {
+			w.Abort()
+			return err
+		}
+		if err := w.WriteFile(n, data); err != nil {
+			w.Abort()
+			return err
+		}
+	}
+	m := *b.Manifest
+	m.Files = nil
+	m.Cluster.Name = fmt.Sprintf("%s-v%d", cmp.Or(m.Cluster.Name, "bench"), k)
+	return w.Close(&m)
+}
+
+// workerSpeedup times `podflow index reanalyze --jobs 1` against `--jobs 2` over
+// workerVariants variants of each recorded bundle, kept as blobs, after their analyses
+// were marked as made by an older knowledge version: each run on a fresh copy of the
+// same index, interleaved (the order alternates), workerRuns times each. It reports the
+// median and quartiles of the speed-up of each pair in wall time, each one's wall and
+// CPU time and CPU per wall second (2 would be both cores busy the whole run), the
+// load, and the time `index add --jobs 2` took to record the inputs.
 func workerSpeedup(podflow, dir string) (string, error) {
 	if _, err := os.Stat(podflow); err != nil {
 		return "-", nil
+	}
+	inputs, err := workerInputs(dir, workerVariants)
+	if err != nil {
+		return "", err
 	}
 	base := filepath.Join(dir, "workers.db")
 	blobs := filepath.Join(dir, "workers-blobs")
 	os.RemoveAll(blobs)
 	removeDB(base)
-	inputs, _ := filepath.Glob("testdata/bundles/*")
-	args := append([]string{"index", "add", "--db", base, "--blobs", blobs}, inputs...)
-	if out, err := exec.Command(podflow, args...).CombinedOutput(); err != nil {
+	args := append([]string{"index", "add", "--jobs", "2", "--db", base, "--blobs", blobs}, inputs...)
+	addWall, addCPU, err := timed(podflow, args...)
+	if err != nil {
 		// A recorded bundle the index refuses is reported, not fatal: the rest are kept.
-		fmt.Fprintf(os.Stderr, "bench-fleet: index add of the recorded bundles: %v\n%s", err, lastLines(string(out), 5))
+		fmt.Fprintf(os.Stderr, "bench-fleet: index add of the workers' inputs: %v\n", err)
 	}
+	defer os.RemoveAll(blobs)
+	defer removeDB(base)
 	db, err := sql.Open("sqlite", base)
 	if err != nil {
 		return "", err
 	}
-	_, err = db.Exec("UPDATE analyses SET knowledge = 'k-bench-old'")
+	var tickets int
+	err = db.QueryRow("SELECT COUNT(*) FROM tickets").Scan(&tickets)
+	if err == nil {
+		_, err = db.Exec("UPDATE analyses SET knowledge = 'k-bench-old'")
+	}
 	db.Close()
 	if err != nil {
 		return "", err
@@ -786,7 +868,7 @@ func workerSpeedup(podflow, dir string) (string, error) {
 		return "", err
 	}
 	var speedup []float64
-	var wall, cpu [2][]float64
+	var wall, cpu, busy [2][]float64
 	load0 := loadAverage()
 	run := filepath.Join(dir, "workers-run.db")
 	for i := range workerRuns {
@@ -803,12 +885,14 @@ func workerSpeedup(podflow, dir string) (string, error) {
 				return "", err
 			}
 			wall[which], cpu[which] = append(wall[which], w[which]), append(cpu[which], c)
+			busy[which] = append(busy[which], c/w[which])
 		}
 		speedup = append(speedup, w[0]/w[1])
 	}
 	removeDB(run)
-	return fmt.Sprintf("%s× (%d inputs, %d pairs: --jobs 2 %s s, --jobs 1 %s s; CPU %s s, %s s; load %s → %s)", spreadOf(speedup), len(inputs), workerRuns,
-		spreadOf(wall[1]), spreadOf(wall[0]), spreadOf(cpu[1]), spreadOf(cpu[0]), load0, loadAverage()), nil
+	return fmt.Sprintf("%s× (%d tickets, %d pairs: --jobs 2 %s s, --jobs 1 %s s; CPU %s s, %s s; CPU per wall second %s, %s; load %s → %s; index add --jobs 2 of the inputs %.1f s, CPU %.1f s)",
+		spreadOf(speedup), tickets, workerRuns, spreadOf(wall[1]), spreadOf(wall[0]), spreadOf(cpu[1]), spreadOf(cpu[0]),
+		spreadOf(busy[1]), spreadOf(busy[0]), load0, loadAverage(), addWall, addCPU), nil
 }
 
 func lastLines(s string, n int) string {
