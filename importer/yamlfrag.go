@@ -15,6 +15,9 @@ import (
 // statuses or one container's state.
 const segYAMLFrag = "kubectl get pod -o yaml fragment"
 
+// unnamedContainer names a container whose name a fragment does not show.
+const unnamedContainer = "unknown"
+
 // reYAMLFragStart opens such a piece at the margin.
 var reYAMLFragStart = regexp.MustCompile(`^ *(?:status|containerStatuses|initContainerStatuses|state|lastState):\s*$|^ *- (?:containerID|image|imageID|lastState|name|ready|restartCount|state):`)
 
@@ -48,6 +51,7 @@ func yamlFragment(lines []textLine) (corev1.Pod, bool) {
 			return pod, false
 		}
 		pod.Status.ContainerStatuses = list
+		statusContainers(&pod)
 		return pod, true
 	}
 	var doc struct {
@@ -71,7 +75,7 @@ func yamlFragment(lines []textLine) (corev1.Pod, bool) {
 	case doc.State != nil || doc.LastState != nil:
 		cs := corev1.ContainerStatus{Name: doc.Name, RestartCount: doc.RestartCount}
 		if cs.Name == "" {
-			cs.Name = "unknown"
+			cs.Name = unnamedContainer
 		}
 		if doc.State != nil {
 			cs.State = *doc.State
@@ -86,7 +90,25 @@ func yamlFragment(lines []textLine) (corev1.Pod, bool) {
 	if pod.Status.Phase == "" {
 		pod.Status.Phase = doc.Phase
 	}
+	statusContainers(&pod)
 	return pod, true
+}
+
+// statusContainers gives the pod a container for every status the fragment names: a
+// rule reads a container's status through the container. Only the name is known; the
+// pod stays marked as not showing its spec. A status whose name the fragment does not
+// show stays without one, as before: analysis names its container from its messages.
+func statusContainers(pod *corev1.Pod) {
+	for _, cs := range pod.Status.InitContainerStatuses {
+		if cs.Name != "" && cs.Name != unnamedContainer {
+			pod.Spec.InitContainers = append(pod.Spec.InitContainers, corev1.Container{Name: cs.Name})
+		}
+	}
+	for _, cs := range pod.Status.ContainerStatuses {
+		if cs.Name != "" && cs.Name != unnamedContainer {
+			pod.Spec.Containers = append(pod.Spec.Containers, corev1.Container{Name: cs.Name})
+		}
+	}
 }
 
 // yamlFrag reads a -o yaml fragment; its pod is decided at the end of the file.

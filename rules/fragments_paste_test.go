@@ -1,0 +1,76 @@
+package rules
+
+import (
+	"strings"
+	"testing"
+
+	"podflow.dev/podflow/analyze"
+)
+
+// fragmentCase is a paste whose trouble is in pieces of a pod's output: the rule's one
+// finding must say every phrase of want and none of wantNot.
+type fragmentCase struct {
+	name    string
+	files   map[string]string
+	want    []string
+	wantNot []string
+}
+
+func runFragmentCases(t *testing.T, rule *analyze.Rule, cases []fragmentCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			fs := pasteFindings(t, rule, c.files)
+			if len(fs) != 1 {
+				for _, f := range fs {
+					t.Logf("finding: %s", f.Cause)
+				}
+				t.Fatalf("want one finding, got %d", len(fs))
+			}
+			for _, w := range c.want {
+				if !strings.Contains(fs[0].Cause, w) {
+					t.Errorf("the cause does not say %q: %s", w, fs[0].Cause)
+				}
+			}
+			for _, w := range c.wantNot {
+				if strings.Contains(fs[0].Cause, w) {
+					t.Errorf("the cause says %q: %s", w, fs[0].Cause)
+				}
+			}
+		})
+	}
+}
+
+// TestOOMKilledFromPodFragments: a container's status pasted from `kubectl get pod -o
+// yaml` alone names the container the kernel killed, and a pod known only from a `kubectl
+// get pods` row has no spec in the evidence, so no rule may say it has no memory limit.
+func TestOOMKilledFromPodFragments(t *testing.T) {
+	runFragmentCases(t, RuntimeOOMKilled, []fragmentCase{
+		{
+			name: "container status list item",
+			files: map[string]string{"status.yaml": "  containerStatuses:\n" +
+				"  - containerID: containerd://4f1c0e\n" +
+				"    image: registry.example/indexer:3.1\n" +
+				"    lastState:\n" +
+				"      terminated:\n" +
+				"        exitCode: 137\n" +
+				"        reason: OOMKilled\n" +
+				"    name: indexer\n" +
+				"    ready: false\n" +
+				"    restartCount: 7\n"},
+			want:    []string{"container indexer", "exit code 137", "7 restart(s)", "not known"},
+			wantNot: []string{"no memory limit"},
+		},
+		{
+			name: "one container's status without its list",
+			files: map[string]string{"pod.yaml": "lastState:\n" +
+				"  terminated:\n" +
+				"    exitCode: 137\n" +
+				"    reason: OOMKilled\n" +
+				"name: cache-warmer\n" +
+				"restartCount: 3\n"},
+			want:    []string{"container cache-warmer", "3 restart(s)"},
+			wantNot: []string{"no memory limit"},
+		},
+	})
+}
