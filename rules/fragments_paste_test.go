@@ -74,3 +74,22 @@ func TestOOMKilledFromPodFragments(t *testing.T) {
 		},
 	})
 }
+
+// TestOOMKilledJoinsThePodOfTheRow: a describe excerpt without its Name line and a
+// `kubectl get pods` table in another file of the same paste are one pod; the row shows
+// no spec, so the memory limit is not known, and the cause names the pod of the row.
+func TestOOMKilledJoinsThePodOfTheRow(t *testing.T) {
+	runFragmentCases(t, RuntimeOOMKilled, []fragmentCase{{
+		name: "get table and describe excerpt",
+		files: map[string]string{
+			"pods.txt": "$ kubectl get pods -n billing\n" +
+				"NAME                        READY   STATUS      RESTARTS      AGE\n" +
+				"ledger-sync-5c9d7b8f4-x2kqp   0/1     OOMKilled   6 (20s ago)   9m\n",
+			"describe.txt": "    Last State:     Terminated\n" +
+				"      Reason:       OOMKilled\n" +
+				"      Exit Code:    137\n",
+		},
+		want:    []string{"pod billing/ledger-sync-5c9d7b8f4-x2kqp", "not known"},
+		wantNot: []string{"no memory limit"},
+	}})
+}

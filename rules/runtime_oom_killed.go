@@ -77,8 +77,14 @@ func oomFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, term *
 	case !analyze.SpecKnown(p):
 		limitText = "the pod's spec is not in the evidence, so its memory limit is not known"
 	}
-	cause := fmt.Sprintf("container %s was killed by the kernel OOM killer (%s, exit code %d, %d restart(s)): %s",
-		c.Name, analyze.OOMReason, term.ExitCode, c.Status.RestartCount, limitText)
+	who := "container " + c.Name
+	if !analyze.SpecKnown(p) && !analyze.Partial(pod.ObjectMeta, "name") {
+		// A pod put together from pieces of a paste (a status fragment, a get row): the
+		// cause names the pod the pieces were joined to.
+		who += " of pod " + pod.Namespace + "/" + pod.Name
+	}
+	cause := fmt.Sprintf("%s was killed by the kernel OOM killer (%s, exit code %d, %d restart(s)): %s",
+		who, analyze.OOMReason, term.ExitCode, c.Status.RestartCount, limitText)
 	if k := kernelKill(v, p, c, term.ContainerID); k != nil {
 		cause += "; the kernel log on node " + k.Node + " shows " + killSummary(k)
 		evidence = append(evidence, k.Evidence())
