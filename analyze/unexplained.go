@@ -393,6 +393,12 @@ func podTrouble(g *Graph, p *Pod, lines []*Line) []trouble {
 	switch {
 	case pod.Status.Phase == corev1.PodPending && len(pod.Status.ContainerStatuses) == 0 && pod.Spec.NodeName == "" && !scheduled(pod):
 		out = append(out, trouble{stage: StageScheduling, what: "the pod is Pending and not scheduled", ev: loc.Evidence("phase: Pending, no node", time.Time{}), weight: 1})
+	case pod.Status.Phase == corev1.PodPending && len(pod.Status.ContainerStatuses) == 0 && len(pod.Status.InitContainerStatuses) == 0 &&
+		pod.Status.Reason == "" && pod.Spec.NodeName != "":
+		// Bound, yet kubectl still prints Pending: the kubelet reports ContainerCreating
+		// or PodInitializing for a pod it has begun, so the node has not started this one.
+		out = append(out, trouble{stage: StageNode, what: "the pod is Pending on node " + pod.Spec.NodeName + " and none of its containers was created",
+			ev: loc.Evidence("phase: Pending, node "+pod.Spec.NodeName+", no container status", time.Time{}), weight: 1})
 	case pod.Status.Phase == corev1.PodUnknown:
 		out = append(out, trouble{stage: StageNode, what: "the pod's phase is Unknown: its node stopped reporting", ev: loc.Evidence("phase: Unknown", time.Time{}), weight: 1})
 	case pod.Status.Phase == corev1.PodRunning && !IsReady(p) && !isPartial(p, "status") && hasReadyCondition(p):

@@ -181,7 +181,47 @@ func headerlessPod(s string) (p corev1.Pod, nsKnown, ok bool) {
 	if !strings.Contains(s, "/") {
 		return p, false, false // no READY cell (1/2)
 	}
-	cells := splitCells(s, -1)
+	if p, nsKnown, ok = podRowCells(splitCells(s, -1)); ok {
+		return p, nsKnown, ok
+	}
+	if cells, ok := singleSpacedPodRow(s); ok {
+		return podRowCells(cells)
+	}
+	return p, false, false
+}
+
+// singleSpacedPodRow splits a pod row whose column gaps a paste squeezed to one space
+// (a chat client, a grep'd line retyped): [NAMESPACE] NAME READY STATUS RESTARTS AGE,
+// then with -o wide IP NODE [NOMINATED NODE [READINESS GATES]]. Single spaces also
+// separate the words of prose, so the row must have exactly these cells, an age among
+// them.
+func singleSpacedPodRow(s string) ([]string, bool) {
+	var f []string
+	words := strings.Fields(detab(s))
+	for i := 0; i < len(words); i++ {
+		// RESTARTS since 1.22: "3 (2m ago)".
+		if i+2 < len(words) && isCount(words[i]) && strings.HasPrefix(words[i+1], "(") && words[i+2] == "ago)" {
+			f = append(f, words[i]+" "+words[i+1]+" "+words[i+2])
+			i += 2
+			continue
+		}
+		f = append(f, words[i])
+	}
+	for ri := 1; ri <= 2 && ri < len(f); ri++ {
+		if !reReady.MatchString(f[ri]) {
+			continue
+		}
+		switch len(f) - ri {
+		case 4, 6, 7, 8:
+			return f, isAge(f[ri+3])
+		}
+		return nil, false
+	}
+	return nil, false
+}
+
+// podRowCells reads the cells of a pod row without its header.
+func podRowCells(cells []string) (p corev1.Pod, nsKnown, ok bool) {
 	ri := -1
 	for i := 1; i <= 2 && i < len(cells); i++ {
 		if reReady.MatchString(cells[i]) {

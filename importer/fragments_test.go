@@ -74,6 +74,9 @@ func TestHeaderlessPodRows(t *testing.T) {
 		{line: "app    0/1     ImagePullBackOff   0          2m27s   10.213.0.11   podflow-node   <none>           <none>", name: "app", node: "podflow-node"},
 		{line: "shop   web-1   1/1   Running   3 (2m ago)   10m", ns: "shop", name: "web-1", phase: corev1.PodRunning},
 		{line: "calico-node-mxtr9                             0/1     Init:CrashLoopBackOff", name: "calico-node-mxtr9", phase: corev1.PodPending},
+		// Column gaps squeezed to one space by the paste, the row indented.
+		{line: "      payments   ledger-0 0/2 Pending 0 41m <none> worker-7 <none> <none>", ns: "payments", name: "ledger-0", node: "worker-7", phase: corev1.PodPending},
+		{line: "  web-6d4cf56db6-8xk2p 0/1 CrashLoopBackOff 12 (3m12s ago) 40m", name: "web-6d4cf56db6-8xk2p"},
 	}
 	for _, tt := range tests {
 		p, _, ok := headerlessPod(tt.line)
@@ -81,8 +84,11 @@ func TestHeaderlessPodRows(t *testing.T) {
 			t.Errorf("%q: %v %+v", tt.line, ok, p)
 		}
 	}
-	if _, _, ok := headerlessPod("the pod web-1 is 0/1 ready"); ok {
-		t.Error("prose read as a pod row")
+	for _, prose := range []string{"the pod web-1 is 0/1 ready", "we saw 1/2 pods Running 3 times 5m",
+		"  web-1 0/1 Pending since the node went away"} {
+		if _, _, ok := headerlessPod(prose); ok {
+			t.Errorf("prose read as a pod row: %q", prose)
+		}
 	}
 }
 

@@ -93,3 +93,18 @@ func TestOOMKilledJoinsThePodOfTheRow(t *testing.T) {
 		wantNot: []string{"no memory limit"},
 	}})
 }
+
+// TestPendingRowIsNeverSilent: a `kubectl get pods -o wide` row grep'd out of its table,
+// indented and with its column gaps squeezed to one space, is a pod; Pending on a node
+// with no container created is trouble the report names, never "No finding".
+func TestPendingRowIsNeverSilent(t *testing.T) {
+	rep := analyzePaste(t, map[string]string{"pods.txt": "   $ kubectl get pods -A -o wide | grep queue\n" +
+		"     messaging queue-broker-2 0/3 Pending 0 2h15m 10.42.7.19 edge-node-4 <none> <none>\n"})
+	rs := roots(rep)
+	if len(rs) != 1 {
+		t.Fatalf("want one root, got %d findings", len(rep.Findings))
+	}
+	if rs[0].Stage != analyze.StageNode || !strings.Contains(rs[0].Cause, "messaging/queue-broker-2") || !strings.Contains(rs[0].Cause, "edge-node-4") {
+		t.Errorf("root: %s %s", rs[0].Stage, rs[0].Cause)
+	}
+}
