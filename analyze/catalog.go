@@ -80,6 +80,18 @@ func usable(m *catalog.Match) bool {
 	return e.Class != "info" && e.Literals() >= minCatalogLiterals
 }
 
+// containerOutput is the hint of a line a container printed (its log, `kubectl logs`):
+// the program in it wrote the line, wrapping what the API server, runc or a library
+// told it, never what the node's agents print into their own logs.
+const containerOutput = "a container's output"
+
+// neverInContainerOutput are the components whose messages never reach a container's
+// output: the kubelet and containerd write their own logs and the pod's events and
+// status (runc, which starts the process, does write into it). A line of a container's
+// log that reads like one of theirs is the program's own: an application also says
+// "unable to create directory".
+var neverInContainerOutput = map[string]bool{"kubelet": true, "containerd": true}
+
 // readChain reads one line of evidence through the catalog: the message split into its
 // error-chain layers, each matched against what the components print. hint is the
 // component the evidence comes from when known ("kubelet" for a kubelet journal or an
@@ -127,7 +139,7 @@ func bestLayers(ms []catalog.Match, hint string) []*catalog.Match {
 		var pick *catalog.Match
 		for k := i; k < j; k++ {
 			m := &ms[k]
-			if !usable(m) {
+			if !usable(m) || hint == containerOutput && neverInContainerOutput[m.Entry.Component] {
 				continue
 			}
 			if pick == nil {
@@ -261,6 +273,12 @@ func quoteText(s string) string { return "\u201c" + s + "\u201d" }
 // componentHint is the component a line of evidence comes from, when its kind says.
 func componentHint(l *Line) string {
 	switch l.Kind {
+	case TextLog:
+		// A known pod's log: a collected one, or `kubectl logs POD` pasted. Text the
+		// import only guessed to be a log may be anything quoted in a ticket.
+		if l.Pod != nil || l.Object().Kind == "Pod" {
+			return containerOutput
+		}
 	case TextJournal, TextStatus:
 		return "kubelet"
 	case TextEvent:

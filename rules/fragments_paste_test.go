@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"podflow.dev/podflow/analyze"
+	"podflow.dev/podflow/bundle"
 )
 
 // fragmentCase is a paste whose trouble is in pieces of a pod's output: the rule's one
@@ -106,5 +107,46 @@ func TestPendingRowIsNeverSilent(t *testing.T) {
 	}
 	if rs[0].Stage != analyze.StageNode || !strings.Contains(rs[0].Cause, "messaging/queue-broker-2") || !strings.Contains(rs[0].Cause, "edge-node-4") {
 		t.Errorf("root: %s %s", rs[0].Stage, rs[0].Cause)
+	}
+}
+
+// TestContainerLogInKlogIsTheProgramsOwn: the output of `kubectl logs POD` written in
+// klog's format (any Go program may use it) is the container's log, not a kubelet
+// journal, and its words are the program's even where they read like the kubelet's.
+func TestContainerLogInKlogIsTheProgramsOwn(t *testing.T) {
+	all, err := Catalog(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := importPaste(t, map[string]string{"logs.txt": "$ kubectl logs -n reports indexer-0\n" +
+		"I0303 08:14:02.117001       1 main.go:41] Starting indexer v2.4.1\n" +
+		"I0303 08:14:02.117950       1 store.go:63] Opening store at /data/index\n" +
+		"F0303 08:14:02.118204       1 main.go:88] error: unable to create directory for segment: mkdir /data/index/segments: permission denied\n"})
+	rep := analyze.Run(analyze.Load([]*bundle.Bundle{b}, nil), all, analyze.Options{Unexplained: true})
+	rs := roots(rep)
+	if len(rs) != 1 {
+		t.Fatalf("want one root, got %d findings", len(rep.Findings))
+	}
+	if rs[0].Stage != analyze.StageRuntime || !strings.Contains(rs[0].Cause, "/data/index/segments") || strings.Contains(rs[0].Cause, "kubelet") {
+		t.Errorf("root: %s %s: %s", rs[0].Stage, rs[0].Rule, rs[0].Cause)
+	}
+}
+
+// TestGuessedLogKeepsTheKubeletsReading: text the import only guesses to be a log (no
+// `kubectl logs` names its pod) may quote the kubelet: its pull failure stays at image.
+func TestGuessedLogKeepsTheKubeletsReading(t *testing.T) {
+	all, err := Catalog(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := importPaste(t, map[string]string{"ticket.txt": "Our nodes cannot pull from the internal registry since Monday.\n\n" +
+		"Failed to pull image \"registry.corp.example/team/api:5.2\" x509: certificate signed by unknown authority\n"})
+	rep := analyze.Run(analyze.Load([]*bundle.Bundle{b}, nil), all, analyze.Options{Unexplained: true})
+	rs := roots(rep)
+	if len(rs) == 0 || rs[0].Stage != analyze.StageImage {
+		for _, f := range rep.Findings {
+			t.Logf("%s %s: %s", f.Stage, f.Rule, f.Cause)
+		}
+		t.Error("want the root at the image stage")
 	}
 }
