@@ -81,10 +81,18 @@ func oomFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, term *
 	if !analyze.SpecKnown(p) && !analyze.Partial(pod.ObjectMeta, "name") {
 		// A pod put together from pieces of a paste (a status fragment, a get row): the
 		// cause names the pod the pieces were joined to.
-		who += " of pod " + pod.Namespace + "/" + pod.Name
+		who += " of pod " + p.Ref().NamespacedName()
 	}
-	cause := fmt.Sprintf("%s was killed by the kernel OOM killer (%s, exit code %d, %d restart(s)): %s",
-		who, analyze.OOMReason, term.ExitCode, c.Status.RestartCount, limitText)
+	// An excerpt that does not show the exit code or the restart count leaves them 0:
+	// the cause says only what the evidence shows (the kernel's kill is 137).
+	facts := []string{analyze.OOMReason}
+	if term.ExitCode != 0 {
+		facts = append(facts, fmt.Sprintf("exit code %d", term.ExitCode))
+	}
+	if n := c.Status.RestartCount; n > 0 {
+		facts = append(facts, fmt.Sprintf("%d restart(s)", n))
+	}
+	cause := fmt.Sprintf("%s was killed by the kernel OOM killer (%s): %s", who, strings.Join(facts, ", "), limitText)
 	if k := kernelKill(v, p, c, term.ContainerID); k != nil {
 		cause += "; the kernel log on node " + k.Node + " shows " + killSummary(k)
 		evidence = append(evidence, k.Evidence())
