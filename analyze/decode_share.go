@@ -75,6 +75,9 @@ func newSharedDecode() *sharedDecode {
 // unmarshal decodes data into v with encoding/json's semantics (fastUnmarshal),
 // sharing the parts that repeat.
 func (s *sharedDecode) unmarshal(data []byte, v any) error {
+	if s == nil {
+		return fastUnmarshal(data, v) // nothing to share with
+	}
 	return jsonv2.Unmarshal(data, v, s.opts)
 }
 

@@ -139,6 +139,9 @@ func (l *loader) loadObjects(lb *loadedBundle) {
 	// A bundle read once hands over each file's bytes, which are garbage once decoded:
 	// their buffers go round instead (Bundle.TakeInto).
 	buffers := make(chan []byte, window)
+	// The decodes hold their own reference: when the load is cancelled they end on
+	// their own, after the loader has let go of its tables.
+	share := l.share
 	start := func(f *objectFile) {
 		f.done = make(chan struct{})
 		var buf []byte
@@ -155,7 +158,7 @@ func (l *loader) loadObjects(lb *loadedBundle) {
 		f.data = data
 		go func() {
 			defer close(f.done)
-			f.decoded = kindDecoders[f.kind].decode(l.share, data)
+			f.decoded = kindDecoders[f.kind].decode(share, data)
 		}()
 	}
 	for i := 0; i < len(files) && i < window; i++ {
