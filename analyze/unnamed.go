@@ -3,6 +3,8 @@ package analyze
 import (
 	"regexp"
 	"strings"
+
+	"podflow.dev/podflow/internal/phrase"
 )
 
 // unnamedContainer is the name an import gives a container whose name a pasted excerpt
@@ -17,15 +19,7 @@ const unnamedContainer = "unknown"
 // pod by its file (ObjectRef.UnnamedIn).
 func showUnnamed(g *Graph, all []*Finding) {
 	for _, f := range all {
-		for _, s := range f.Subjects {
-			if s.Kind != "Pod" || s.UnnamedIn == "" && !s.NamespaceUnknown {
-				continue
-			}
-			p := g.FindPod(s.Namespace, s.Name)
-			if p == nil {
-				continue
-			}
-			r := placeholderWords(p)
+		for _, r := range madeUp(g, f) {
 			for i, c := range f.Confirm {
 				f.Confirm[i] = r.command(c)
 			}
@@ -41,15 +35,7 @@ func showUnnamedPlans(g *Graph, all []*Finding) {
 		if f.Plan == nil {
 			continue
 		}
-		for _, s := range f.Subjects {
-			if s.Kind != "Pod" || s.UnnamedIn == "" && !s.NamespaceUnknown {
-				continue
-			}
-			p := g.FindPod(s.Namespace, s.Name)
-			if p == nil {
-				continue
-			}
-			r := placeholderWords(p)
+		for _, r := range madeUp(g, f) {
 			pl := f.Plan
 			for i, fl := range pl.Change.Fields {
 				pl.Change.Fields[i] = r.command(fl)
@@ -63,6 +49,21 @@ func showUnnamedPlans(g *Graph, all []*Finding) {
 			}
 		}
 	}
+}
+
+// madeUp is the placeholders of each pod of the finding whose name or namespace the
+// evidence does not show.
+func madeUp(g *Graph, f *Finding) []placeholders {
+	var out []placeholders
+	for _, s := range f.Subjects {
+		if s.Kind != "Pod" || s.UnnamedIn == "" && !s.NamespaceUnknown {
+			continue
+		}
+		if p := g.FindPod(s.Namespace, s.Name); p != nil {
+			out = append(out, placeholderWords(p))
+		}
+	}
+	return out
 }
 
 // placeholders rewrites one pod's made-up values.
@@ -98,7 +99,7 @@ var (
 // command puts the placeholders in a command.
 func (r placeholders) command(c string) string {
 	if r.name != "" {
-		c = replaceWord(c, r.name, "POD")
+		c = phrase.ReplaceName(c, r.name, "POD")
 	}
 	if r.namespace != "" {
 		c = nsFlag.ReplaceAllStringFunc(c, func(m string) string {
@@ -122,36 +123,6 @@ func (r placeholders) prose(s string) string {
 	if !r.container {
 		return s
 	}
-	s = replaceWord(s, "container "+unnamedContainer, "the container (its name is not in the evidence)")
+	s = phrase.ReplaceName(s, "container "+unnamedContainer, "the container (its name is not in the evidence)")
 	return strings.ReplaceAll(s, "containers["+unnamedContainer+"]", "containers[CONTAINER]")
-}
-
-// replaceWord replaces old where it stands as a whole word of a name: not inside a
-// longer name (letters, digits, '-', '.', '_' around it).
-func replaceWord(s, old, new string) string {
-	if old == "" {
-		return s
-	}
-	var b strings.Builder
-	for {
-		i := strings.Index(s, old)
-		if i < 0 {
-			break
-		}
-		end := i + len(old)
-		if (i > 0 && nameByte(s[i-1])) || (end < len(s) && nameByte(s[end])) {
-			b.WriteString(s[:end])
-			s = s[end:]
-			continue
-		}
-		b.WriteString(s[:i])
-		b.WriteString(new)
-		s = s[end:]
-	}
-	b.WriteString(s)
-	return b.String()
-}
-
-func nameByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_'
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"podflow.dev/podflow/analyze"
+
+	"podflow.dev/podflow/internal/phrase"
 )
 
 // FingerprintVersion versions the masking and hashing below. A change to either raises
@@ -81,7 +83,7 @@ func Mask(s string, names []string) string {
 		if len(n) < 3 {
 			continue // "a" or "ns" would mask parts of words
 		}
-		s = replaceWord(s, n, "<name>")
+		s = phrase.ReplaceName(s, n, "<name>")
 	}
 	for _, m := range masks {
 		s = m.apply(s)
@@ -97,39 +99,13 @@ func maskKey(s string, names []string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	for _, n := range names {
 		if len(n) >= 3 {
-			s = replaceWord(s, n, "<name>")
+			s = phrase.ReplaceName(s, n, "<name>")
 		}
 	}
 	for _, m := range masks[:len(masks)-3] {
 		s = m.apply(s)
 	}
 	return s
-}
-
-// replaceWord replaces old by new in s where old stands as a word of its own (not
-// inside a longer name).
-func replaceWord(s, old, new string) string {
-	var b strings.Builder
-	for {
-		i := strings.Index(s, old)
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		end := i + len(old)
-		if (i > 0 && nameByte(s[i-1])) || (end < len(s) && nameByte(s[end])) {
-			b.WriteString(s[:end])
-			s = s[end:]
-			continue
-		}
-		b.WriteString(s[:i])
-		b.WriteString(new)
-		s = s[end:]
-	}
-}
-
-func nameByte(c byte) bool {
-	return c == '-' || c == '_' || c == '.' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // subjectNames are the cluster's own names a finding mentions: its subjects' names,

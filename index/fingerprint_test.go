@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"podflow.dev/podflow/internal/phrase"
 )
 
 // TestMaskNeedChangesNothing: a mask skips a text that holds none of the bytes its
@@ -73,7 +75,7 @@ func replaceNames(s string, names []string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	for _, n := range names {
 		if len(n) >= 3 {
-			s = replaceWord(s, n, "<name>")
+			s = phrase.ReplaceName(s, n, "<name>")
 		}
 	}
 	return s

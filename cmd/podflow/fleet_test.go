@@ -9,12 +9,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-
-	"podflow.dev/podflow/internal/checkpoint"
 )
 
 // TestFleetJobSpec checks the Indexed Job fleet run creates: one index per shard,
@@ -117,43 +114,8 @@ func TestReanalyzeInterrupted(t *testing.T) {
 	if _, err := raw.Exec("UPDATE analyses SET knowledge = 'k-old'"); err != nil {
 		t.Fatal(err)
 	}
-	marker := filepath.Join(dir, "at-checkpoint")
-	cmd := exec.Command(bin, "index", "reanalyze", "--db", db, "--jobs", "1", "--blobs", blobs)
-	cmd.Env = append(os.Environ(), checkpoint.EnvStep+"=reanalyze", checkpoint.EnvFile+"="+marker)
-	var out, errOut syncBuffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	// Generous: the bound only ends a run that would otherwise hang.
-	deadline := time.After(2 * time.Minute)
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-wait:
-	for {
-		select {
-		case err := <-done:
-			t.Fatalf("reanalyze finished without reaching its first analysis (%v)\n%s", err, errOut.String())
-		case <-deadline:
-			_ = cmd.Process.Kill()
-			t.Fatalf("reanalyze never finished an analysis\n%s", errOut.String())
-		case <-tick.C:
-			if _, err := os.Stat(marker); err == nil {
-				break wait
-			}
-		}
-	}
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err = <-done:
-	case <-time.After(2 * time.Minute):
-		_ = cmd.Process.Kill()
-		t.Fatal("reanalyze still running 2m after SIGINT")
-	}
+	_, errText, err := signalAtCheckpoint(t, bin, "reanalyze", syscall.SIGINT, false, "index", "reanalyze", "--db", db, "--jobs", "1", "--blobs", blobs)
+	errOut := stringer(errText)
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
 		t.Fatalf("exit %v, want status 130\n%s", err, errOut.String())

@@ -10,10 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"podflow.dev/podflow/index"
-	"podflow.dev/podflow/internal/checkpoint"
 )
 
 // TestIndexAddQuery walks the path a support team takes: add recorded bundles and a
@@ -276,43 +274,8 @@ func TestIndexAddInterrupted(t *testing.T) {
 	}
 	inputs = inputs[:20]
 	db := filepath.Join(dir, "index.db")
-	marker := filepath.Join(dir, "at-checkpoint")
-	cmd := exec.Command(bin, append([]string{"index", "add", "--db", db}, inputs...)...)
-	cmd.Env = append(os.Environ(), checkpoint.EnvStep+"=record", checkpoint.EnvFile+"="+marker)
-	var out, errOut syncBuffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	// Generous: the bound only ends a run that would otherwise hang.
-	deadline := time.After(2 * time.Minute)
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-wait:
-	for {
-		select {
-		case err := <-done:
-			t.Fatalf("index add finished without committing a batch (%v)\n%s", err, errOut.String())
-		case <-deadline:
-			_ = cmd.Process.Kill()
-			t.Fatalf("index add never committed a batch\n%s", errOut.String())
-		case <-tick.C:
-			if _, err := os.Stat(marker); err == nil {
-				break wait
-			}
-		}
-	}
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err = <-done:
-	case <-time.After(2 * time.Minute):
-		_ = cmd.Process.Kill()
-		t.Fatal("index add still running 2m after SIGINT")
-	}
+	outText, errText, err := signalAtCheckpoint(t, bin, "record", syscall.SIGINT, false, append([]string{"index", "add", "--db", db}, inputs...)...)
+	out, errOut := stringer(outText), stringer(errText)
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
 		t.Fatalf("exit %v, want status 130\n%s", err, errOut.String())

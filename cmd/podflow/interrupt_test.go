@@ -136,47 +136,8 @@ func (b *syncBuffer) String() string {
 // signal, because it waits at the checkpoint until the signal has cancelled its work.
 func runInterrupted(t *testing.T, bin string, tc interruptCase) {
 	t.Helper()
-	marker := filepath.Join(t.TempDir(), "at-checkpoint")
-	cmd := exec.Command(bin, tc.args...)
-	cmd.Env = append(os.Environ(), checkpoint.EnvStep+"="+tc.step, checkpoint.EnvFile+"="+marker)
-	var out, errOut syncBuffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	// Generous: the bound only ends a run that would otherwise hang.
-	deadline := time.After(2 * time.Minute)
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-wait:
-	for {
-		select {
-		case err := <-done:
-			t.Fatalf("%s finished without reaching checkpoint %q (%v)\n%s", tc.name, tc.step, err, errOut.String())
-		case <-deadline:
-			_ = cmd.Process.Kill()
-			t.Fatalf("%s never reached checkpoint %q\n%s", tc.name, tc.step, errOut.String())
-		case <-tick.C:
-			if _, err := os.Stat(marker); err == nil {
-				break wait
-			}
-		}
-	}
-	if err := cmd.Process.Signal(tc.signal); err != nil {
-		t.Fatal(err)
-	}
-	if tc.twice {
-		_ = cmd.Process.Signal(tc.signal) // the process may be gone already
-	}
-	var err error
-	select {
-	case err = <-done:
-	case <-time.After(2 * time.Minute):
-		_ = cmd.Process.Kill()
-		t.Fatalf("%s still running 2m after %v", tc.name, tc.signal)
-	}
+	outText, errText, err := signalAtCheckpoint(t, bin, tc.step, tc.signal, tc.twice, tc.args...)
+	out, errOut := stringer(outText), stringer(errText)
 	want := 128 + int(tc.signal)
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != want {
@@ -245,3 +206,56 @@ func TestSignalAfterTheWorkStillExitsWithItsStatus(t *testing.T) {
 		t.Errorf("stderr does not say the signal was received: %q", errOut.String())
 	}
 }
+
+// signalAtCheckpoint starts podflow with a checkpoint armed at step, signals it once it
+// waits there (twice when twice is set), and returns how it exited with its stdout and
+// stderr. No timing decides the outcome: podflow waits at the checkpoint until the
+// signal has cancelled its work. The two-minute bounds only end a run that would hang.
+func signalAtCheckpoint(t *testing.T, bin, step string, sig syscall.Signal, twice bool, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	marker := filepath.Join(t.TempDir(), "at-checkpoint")
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), checkpoint.EnvStep+"="+step, checkpoint.EnvFile+"="+marker)
+	var out, errOut syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	deadline := time.After(2 * time.Minute)
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+wait:
+	for {
+		select {
+		case err := <-done:
+			t.Fatalf("%v finished without reaching checkpoint %q (%v)\n%s", args, step, err, errOut.String())
+		case <-deadline:
+			_ = cmd.Process.Kill()
+			t.Fatalf("%v never reached checkpoint %q\n%s", args, step, errOut.String())
+		case <-tick.C:
+			if _, err := os.Stat(marker); err == nil {
+				break wait
+			}
+		}
+	}
+	if err = cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	if twice {
+		_ = cmd.Process.Signal(sig) // the process may be gone already
+	}
+	select {
+	case err = <-done:
+	case <-time.After(2 * time.Minute):
+		_ = cmd.Process.Kill()
+		t.Fatalf("%v still running 2m after %v", args, sig)
+	}
+	return out.String(), errOut.String(), err
+}
+
+// stringer gives captured output the String method the checks call.
+type stringer string
+
+func (s stringer) String() string { return string(s) }

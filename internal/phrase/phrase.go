@@ -85,3 +85,32 @@ func Selector(sel map[string]string) string {
 	}
 	return strings.Join(parts, ",")
 }
+
+// ReplaceName replaces old by new in s where old stands as a name of its own: not
+// inside a longer name (a letter, digit, '-', '.' or '_' on either side).
+func ReplaceName(s, old, new string) string {
+	if old == "" {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, old)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		end := i + len(old)
+		if (i > 0 && nameByte(s[i-1])) || (end < len(s) && nameByte(s[end])) {
+			b.WriteString(s[:end])
+			s = s[end:]
+			continue
+		}
+		b.WriteString(s[:i])
+		b.WriteString(new)
+		s = s[end:]
+	}
+}
+
+func nameByte(c byte) bool {
+	return c == '-' || c == '_' || c == '.' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}

@@ -45,3 +45,16 @@ func TestPhrases(t *testing.T) {
 		t.Errorf("Selector of none = %q", got)
 	}
 }
+
+func TestReplaceName(t *testing.T) {
+	for _, c := range []struct{ s, old, want string }{
+		{"kubectl logs -n shop web-1 -c app", "web-1", "kubectl logs -n shop POD -c app"},
+		{"web-10 and web-1, web-1.x", "web-1", "web-10 and POD, web-1.x"},
+		{"pod shop/web-1: web-1x", "web-1", "pod shop/POD: web-1x"},
+		{"nothing here", "", "nothing here"},
+	} {
+		if got := ReplaceName(c.s, c.old, "POD"); got != c.want {
+			t.Errorf("ReplaceName(%q, %q) = %q, want %q", c.s, c.old, got, c.want)
+		}
+	}
+}
