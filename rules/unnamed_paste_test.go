@@ -209,3 +209,27 @@ func TestASandboxEventRowAloneIsReadBySandboxRule(t *testing.T) {
 		t.Errorf("cause = %q", c)
 	}
 }
+
+// containerd's resolver also says only "not found" after the reference it could not
+// resolve; that is the image-not-found refusal. Another controller's "not found" is not.
+func TestTheShortResolveNotFoundIsAnImageNotFound(t *testing.T) {
+	all, err := Catalog(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(row string) []*analyze.Finding {
+		b := importPaste(t, map[string]string{"events.txt": row})
+		return roots(analyze.Run(analyze.Load([]*bundle.Bundle{b}, nil), all, analyze.Options{Unexplained: true}))
+	}
+	rs := run(`  Warning  Failed  31s (x3 over 70s)  kubelet  Failed to pull image "registry.example.com/team/api:4.1.0": failed to resolve reference "registry.example.com/team/api:4.1.0": not found
+`)
+	if len(rs) != 1 || rs[0].Rule != "image-pull-not-found" || !strings.Contains(rs[0].Cause, "registry.example.com/team/api") {
+		t.Fatalf("want one image-pull-not-found root naming the image, got %v", ruleIDs(rs))
+	}
+	for _, f := range run(`Warning  FailedGetScale  4s  horizontal-pod-autoscaler  deployments/scale.apps "orders" not found
+`) {
+		if f.Rule == "image-pull-not-found" {
+			t.Errorf("an autoscaler's not found is read as an image's: %s", f.Cause)
+		}
+	}
+}
