@@ -8,45 +8,11 @@ import (
 	"podflow.dev/podflow/bundle"
 )
 
-// fragmentCase is a paste whose trouble is in pieces of a pod's output: the rule's one
-// finding must say every phrase of want and none of wantNot.
-type fragmentCase struct {
-	name    string
-	files   map[string]string
-	want    []string
-	wantNot []string
-}
-
-func runFragmentCases(t *testing.T, rule *analyze.Rule, cases []fragmentCase) {
-	t.Helper()
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			fs := pasteFindings(t, rule, c.files)
-			if len(fs) != 1 {
-				for _, f := range fs {
-					t.Logf("finding: %s", f.Cause)
-				}
-				t.Fatalf("want one finding, got %d", len(fs))
-			}
-			for _, w := range c.want {
-				if !strings.Contains(fs[0].Cause, w) {
-					t.Errorf("the cause does not say %q: %s", w, fs[0].Cause)
-				}
-			}
-			for _, w := range c.wantNot {
-				if strings.Contains(fs[0].Cause, w) {
-					t.Errorf("the cause says %q: %s", w, fs[0].Cause)
-				}
-			}
-		})
-	}
-}
-
 // TestOOMKilledFromPodFragments: a container's status pasted from `kubectl get pod -o
 // yaml` alone names the container the kernel killed, and a pod known only from a `kubectl
 // get pods` row has no spec in the evidence, so no rule may say it has no memory limit.
 func TestOOMKilledFromPodFragments(t *testing.T) {
-	runFragmentCases(t, RuntimeOOMKilled, []fragmentCase{
+	runRelationCases(t, RuntimeOOMKilled, []relationCase{
 		{
 			name: "container status list item",
 			files: map[string]string{"status.yaml": "  containerStatuses:\n" +
@@ -80,7 +46,7 @@ func TestOOMKilledFromPodFragments(t *testing.T) {
 // `kubectl get pods` table in another file of the same paste are one pod; the row shows
 // no spec, so the memory limit is not known, and the cause names the pod of the row.
 func TestOOMKilledJoinsThePodOfTheRow(t *testing.T) {
-	runFragmentCases(t, RuntimeOOMKilled, []fragmentCase{{
+	runRelationCases(t, RuntimeOOMKilled, []relationCase{{
 		name: "get table and describe excerpt",
 		files: map[string]string{
 			"pods.txt": "$ kubectl get pods -n billing\n" +

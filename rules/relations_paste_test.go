@@ -46,6 +46,8 @@ type relationCase struct {
 	files map[string]string
 	// want are the phrases the finding's cause must hold; none means the rule stays quiet.
 	want []string
+	// wantNot are phrases the cause must not hold.
+	wantNot []string
 }
 
 func runRelationCases(t *testing.T, rule *analyze.Rule, cases []relationCase) {
@@ -60,11 +62,19 @@ func runRelationCases(t *testing.T, rule *analyze.Rule, cases []relationCase) {
 				return
 			}
 			if len(fs) != 1 {
+				for _, f := range fs {
+					t.Logf("finding: %s", f.Cause)
+				}
 				t.Fatalf("want one finding, got %d", len(fs))
 			}
 			for _, w := range c.want {
 				if !strings.Contains(fs[0].Cause, w) {
 					t.Errorf("the cause does not say %q: %s", w, fs[0].Cause)
+				}
+			}
+			for _, w := range c.wantNot {
+				if strings.Contains(fs[0].Cause, w) {
+					t.Errorf("the cause says %q: %s", w, fs[0].Cause)
 				}
 			}
 		})
