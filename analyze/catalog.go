@@ -44,9 +44,10 @@ type chainRead struct {
 }
 
 // layerText is the message a component printed, with what it wrapped: the line from
-// where the match begins, else the match's layer from there.
+// where the match begins, else the match's layer from there. A JSON line's rest is its
+// other fields, so its layer (the message with the error it was given) is used.
 func (r chainRead) layerText(m *catalog.Match) string {
-	if i := strings.Index(r.text, m.Text); i >= 0 && m.Text != "" {
+	if i := strings.Index(r.text, m.Text); i >= 0 && m.Text != "" && !strings.HasPrefix(r.text, "{") {
 		return r.text[i:]
 	}
 	if m.Layer < len(r.layers) {

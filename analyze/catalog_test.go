@@ -87,6 +87,15 @@ func TestCatalogCauseKeepsInnermostValue(t *testing.T) {
 			}
 		})
 	}
+	// A structured logger's JSON line: the message and the error it was given, never the
+	// line's other fields or its punctuation.
+	r0 := readChain(`{"level":"error","ts":"2026-12-05T10:00:00.000Z","caller":"ipamd/ipamd.go:1","msg":"Failed to allocate a private IP address","error":"no available IP/Prefix addresses"}`, "")
+	if !r0.known() {
+		t.Fatal("JSON line not read")
+	}
+	if c := r0.cause(); !strings.Contains(c, "no available IP/Prefix addresses") || strings.Contains(c, `","`) || strings.Contains(c, "}") {
+		t.Errorf("JSON line's cause %q: want its message and error, without the JSON around them", c)
+	}
 	// A short chain quoted whole does not repeat its end.
 	r := readChain(`Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox "8a7f": plugin type="calico" failed (add): error getting ClusterInformation: connection is unauthorized: Unauthorized`, "kubelet")
 	if c := r.cause(); strings.Contains(c, "ends in") {

@@ -165,6 +165,7 @@ func TestLayers(t *testing.T) {
 		{
 			msg: `{"level":"error","ts":"2026-12-05T10:00:00Z","caller":"ipamd/ipamd.go:1","msg":"Failed to allocate a private IP address","error":"InsufficientCidrBlocks: There are not enough free cidr blocks in the specified subnet"}`,
 			want: []string{
+				`Failed to allocate a private IP address: InsufficientCidrBlocks: There are not enough free cidr blocks in the specified subnet`,
 				`Failed to allocate a private IP address`,
 				`InsufficientCidrBlocks: There are not enough free cidr blocks in the specified subnet`,
 				`There are not enough free cidr blocks in the specified subnet`,

@@ -179,13 +179,34 @@ func (l *layerer) walkJSON(s string, depth int) bool {
 	if err := json.Unmarshal([]byte(s), &m); err != nil {
 		return false
 	}
-	l.add(s)
+	// The object's own text is a layer only when it is the message alone (a component
+	// prints such JSON bodies) or no field holds one: matched as text, a template's
+	// closing verb would take the other fields after the message.
+	msg, _ := firstString(m, "msg", "message", "log", "MESSAGE")
+	if msg == "" || len(m) == 1 {
+		l.add(s)
+	}
+	// A structured logger's message with the error it was given (zap's and logr's
+	// "error", klog's "err") is the chain "msg: error" the call wrapped.
+	if e, _ := firstString(m, "error", "err"); msg != "" && e != "" && !strings.Contains(msg, e) {
+		l.add(strings.TrimRight(msg, " :.") + ": " + e)
+	}
 	for _, k := range []string{"msg", "message", "log", "MESSAGE", "error", "err", "reason", "cause"} {
 		if v, ok := m[k].(string); ok {
 			l.walk(v, depth+1)
 		}
 	}
 	return true
+}
+
+// firstString is the first of keys whose value in m is a non-empty string.
+func firstString(m map[string]any, keys ...string) (string, string) {
+	for _, k := range keys {
+		if v, ok := m[k].(string); ok && v != "" {
+			return v, k
+		}
+	}
+	return "", ""
 }
 
 // inQuotes reports whether position i of s is inside a double-quoted string.
