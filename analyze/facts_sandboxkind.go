@@ -30,6 +30,18 @@ var (
 	// "failed to allocate for range %d: %v", backend/allocator/allocator.go "no IP
 	// addresses available in range set: %s").
 	reNoIPs = regexp.MustCompile(`no IP addresses available in range set: ([^\s"\\]+)`)
+	// The other IP address managers' words for the same: amazon-vpc-cni-k8s
+	// cmd/routed-eni-cni-plugin/cni.go ("failed to assign an IP address to container") and
+	// ipamd's datastore ("no available IP/Prefix addresses"); cilium's agent answering the
+	// CNI plugin (plugins/cilium-cni "unable to allocate IP via local cilium agent: %w" over
+	// its allocator's "range is full"); Calico IPAM ("failed to request %d IPv4 addresses.
+	// IPAM allocated only %d"); azure-vnet-ipam ("No available addresses") and Azure CNS
+	// ("not enough IPs available").
+	reIPAMExhausted = regexp.MustCompile(`failed to assign an IP address to container|(?:AssignPodIPAddress: |DataStore has )?no available IP/Prefix addresses|` +
+		`unable to allocate IP via local cilium agent: .*?\brange is full|failed to request \d+ IPv[46] addresses\. IPAM allocated only \d+|` +
+		`Failed to allocate (?:address|pool): (?:Failed to delegate: )?(?:Failed to allocate (?:address|pool): )?No available address(?:es| pools)|` +
+		`not enough IPs available for [\w-]+`)
+	reCiliumAgent = regexp.MustCompile(`via local (cilium) agent`)
 )
 
 // SandboxKind is the part of sandbox creation that failed. sandbox-ip-exhausted and
@@ -78,6 +90,12 @@ func ClassifySandboxError(msg string, pod *corev1.Pod) SandboxPart {
 		return SandboxPart{Kind: SandboxPauseImage, What: fmt.Sprintf("pause (sandbox) image %q", img), Detail: img}
 	case reNoIPs.MatchString(msg):
 		return SandboxPart{Kind: SandboxIPRangeUsedUp, What: "CNI IP address management, whose range is used up", Detail: reNoIPs.FindStringSubmatch(msg)[1]}
+	case reIPAMExhausted.MatchString(msg):
+		w := reIPAMExhausted.FindString(msg)
+		if m := reCiliumAgent.FindStringSubmatch(w); m != nil {
+			w = m[1] + ": " + w[strings.LastIndex(w, "range is full"):]
+		}
+		return SandboxPart{Kind: SandboxIPRangeUsedUp, What: "CNI IP address management, which has no address left", Detail: w}
 	case SandboxCNIPluginPattern.MatchString(msg):
 		m := SandboxCNIPluginPattern.FindStringSubmatch(msg)
 		what := fmt.Sprintf("CNI plugin %q", m[1])
@@ -230,7 +248,7 @@ func SandboxEvidence(p *Pod, f SandboxAttempt) []Evidence {
 
 // sandboxNeedle centres excerpts on the telling part of a long message.
 func sandboxNeedle(msg string) string {
-	for _, n := range []string{"no runtime for", "failed to lookup RuntimeClass", "failed to get sandbox image", "no IP addresses available", "plugin type=",
+	for _, n := range []string{"no runtime for", "failed to lookup RuntimeClass", "failed to get sandbox image", "no IP addresses available", "IP address to container", "range is full", "plugin type=",
 		"cni plugin not initialized", "failed to setup network", "failed to create network namespace"} {
 		if strings.Contains(msg, n) {
 			return n

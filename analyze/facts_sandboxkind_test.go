@@ -20,6 +20,11 @@ func TestClassifySandboxError(t *testing.T) {
 			Kind: analyze.SandboxIPRangeUsedUp, What: "CNI IP address management, whose range is used up", Detail: "10.1.0.1-10.1.0.6"},
 		`failed to setup network for sandbox "abc": plugin type="calico" failed (add): connection refused`: {Kind: analyze.SandboxCNI,
 			What: `CNI plugin "calico"`, Detail: "calico"},
+		// Other IP address managers' words for an exhausted range (from their sources).
+		`network for pod "web-0": networkPlugin cni failed to set up pod "web-0_shop" network: unable to allocate IP via local cilium agent: [POST /ipam][502] postIpamFailure  range is full`: {
+			Kind: analyze.SandboxIPRangeUsedUp, What: "CNI IP address management, which has no address left", Detail: "cilium: range is full"},
+		`failed to setup network for sandbox "5d2f": plugin type="aws-cni" name="aws-cni" failed (add): add cmd: failed to assign an IP address to container`: {
+			Kind: analyze.SandboxIPRangeUsedUp, What: "CNI IP address management, which has no address left", Detail: "failed to assign an IP address to container"},
 		`cni plugin not initialized`: {Kind: analyze.SandboxCNI, What: "CNI, which has no network configuration loaded", Detail: "not initialized"},
 		`something else`:             {Kind: analyze.SandboxOther, What: "the container runtime"},
 	} {

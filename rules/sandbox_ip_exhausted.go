@@ -74,6 +74,11 @@ func ipExhaustedFinding(v *analyze.View, p *analyze.Pod, f analyze.SandboxAttemp
 			network = fmt.Sprintf("CNI network %q", m[2])
 		}
 	}
+	if parseRangeSet(rangeSet) == nil {
+		// Not host-local's range set: another IP address manager's words for the same
+		// ("failed to assign an IP address to container", cilium's "range is full").
+		return ipamExhaustedFinding(v, p, f, network, plugin, rangeSet)
+	}
 	size, sized := rangeSetSize(rangeSet)
 	holders := podsInRange(v, node, rangeSet)
 	var facts []string
@@ -109,6 +114,50 @@ func ipExhaustedFinding(v *analyze.View, p *analyze.Pod, f analyze.SandboxAttemp
 			analyze.Command("kubectl get pods -A -o wide --field-selector spec.nodeName=%s", node),
 		},
 		GroupKey: "ip-exhausted\x00" + node + "\x00" + network + "\x00" + rangeSet,
+	}
+}
+
+// ipamExhaustedFinding is the finding of an IP address manager that says it has no
+// address left without naming a range (AWS VPC CNI, cilium, Calico, Azure).
+func ipamExhaustedFinding(v *analyze.View, p *analyze.Pod, f analyze.SandboxAttempt, network, plugin, words string) analyze.Finding {
+	node := p.Obj.Spec.NodeName
+	if node == "" && f.Event != nil {
+		// An event row pasted without its pod still names the kubelet's node
+		// ("kubelet, NODE" in the From column of older releases).
+		node = f.Event.Host
+	}
+	if plugin == "" {
+		if name, _, ok := strings.Cut(words, ": "); ok && !strings.Contains(name, " ") {
+			plugin = name
+		}
+	}
+	via := ""
+	if plugin != "" {
+		via = fmt.Sprintf(" (plugin %q)", plugin)
+	}
+	where := strings.Replace(network, "its ", "the pod's ", 1)
+	if node != "" {
+		where = "node " + node + " in " + network
+	}
+	cause := fmt.Sprintf("%s has no pod IP address left%s: the sandbox of pod %s cannot get one%s (%s)",
+		where, via, p.Ref().NamespacedName(), f.Tries(), words)
+	nodeArg := node
+	if nodeArg == "" {
+		nodeArg = "NODE"
+	}
+	return analyze.Finding{
+		Subjects: v.SandboxSubjects(p),
+		Cause:    cause,
+		Evidence: analyze.SandboxEvidence(p, f),
+		Remediation: "Give the node's IP address manager more addresses or run fewer pods on the node: on EKS a larger instance type, " +
+			"prefix delegation or WARM_IP_TARGET, or a lower maxPods; with cilium or Calico a larger pod CIDR or IP pool; with Azure CNI a larger subnet " +
+			"or fewer pods per node. Addresses that crashed pods leaked come back when the CNI agent reconciles (restart it).",
+		Confirm: []string{
+			analyze.Command("kubectl get events -n %s --field-selector involvedObject.name=%s,reason=FailedCreatePodSandBox", p.Obj.Namespace, p.Obj.Name),
+			analyze.Command("kubectl describe node %s", nodeArg),
+			analyze.Command("kubectl get pods -A -o wide --field-selector spec.nodeName=%s", nodeArg),
+		},
+		GroupKey: "ip-exhausted\x00" + node + "\x00" + network + "\x00" + words,
 	}
 }
 
