@@ -20,8 +20,12 @@ func TestCatalogIsTheFloor(t *testing.T) {
 		components       []string
 	}{
 		{"kubelet admission refusal as an event row", "events.txt",
+			"Events:\n  Type     Reason            Age   From     Message\n  ----     ------            ----  ----     -------\n  Warning  PodOSNotSupported  12s   kubelet  Pod was rejected: Failed to admit pod as the OS field doesn't match node OS\n",
+			analyze.CatalogRule, analyze.StageNode, []string{"Failed to admit pod as the OS field doesn't match node OS"}, []string{"kubelet"}},
+		{"kubelet admission refusal a signature knows", "events.txt",
 			"Events:\n  Type     Reason        Age   From     Message\n  ----     ------        ----  ----     -------\n  Warning  NodeAffinity  12s   kubelet  Predicate NodeAffinity failed\n",
-			analyze.CatalogRule, analyze.StageNode, []string{"Predicate NodeAffinity failed"}, []string{"kubelet"}},
+			// The kubelet's own admission refusals are curated: the signature explains them.
+			"node-kubelet-admission-node-affinity", analyze.StageNode, []string{"NodeAffinity"}, nil},
 		{"CNI IPAM daemon's JSON log line", "ipamd.log",
 			`{"level":"error","ts":"2026-11-30T10:00:00.000Z","caller":"ipamd/ipamd.go:512","msg":"Failed to increase pool size due to not able to allocate ENI AllocENI: error attaching ENI: attachENI: failed to attach ENI:AttachmentLimitExceeded: Interface count 3 exceeds the limit for t3.medium"}` + "\n",
 			analyze.CatalogRule, analyze.StageSandbox, []string{"AttachmentLimitExceeded"}, []string{"aws-vpc-cni"}},

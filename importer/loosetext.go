@@ -33,17 +33,33 @@ var rePrompt = regexp.MustCompile(`^\s*(?:\[[^\]]*\][$#]|\S*[$#%>λ❯]|PS [^>]*
 var reBareCommand = regexp.MustCompile(`^\s*((?:sudo\s+)?(?:(?:kubectl|oc|crictl|journalctl|systemctl|dmesg)\s+(?:get|describe|logs|events|ps|pods|inspect|inspectp|images|status|-[-a-zA-Z])|(?:docker|podman|nerdctl)\s+(?:pull|run|push|login)\s+\S).*)$`)
 
 // unbox removes the frame a terminal UI (k9s, tmux panes) draws around lines:
-// "│ text │".
-func unbox(s string) string {
-	t := strings.TrimLeft(s, " ")
+// "│ text │". A frame with a left edge only is a CLI's error box (Terraform's, the Helm
+// provider's), whose long message the CLI wrapped over its lines: a line that continues
+// the box's previous non-empty line (prev) is indented, so it reads as the rest of that
+// message.
+func unbox(s, prev string) string {
+	t := strings.TrimLeft(s, " `")
 	for _, bar := range []string{"│", "┃", "║"} {
 		if rest, ok := strings.CutPrefix(t, bar); ok {
 			rest = strings.TrimRight(rest, " ")
+			twoSided := strings.HasSuffix(rest, bar)
 			rest = strings.TrimSuffix(rest, bar)
-			return strings.TrimPrefix(strings.TrimRight(rest, " "), " ")
+			out := strings.TrimPrefix(strings.TrimRight(rest, " "), " ")
+			if !twoSided && out != "" && !strings.HasPrefix(out, " ") && leftEdgeOnly(prev, bar) {
+				out = "  " + out
+			}
+			return out
 		}
 	}
 	return s
+}
+
+// leftEdgeOnly reports whether a line is a non-empty line of a box drawn with bar as its
+// left edge only.
+func leftEdgeOnly(line, bar string) bool {
+	rest, ok := strings.CutPrefix(strings.TrimLeft(line, " `"), bar)
+	rest = strings.TrimSpace(rest)
+	return ok && rest != "" && !strings.HasSuffix(rest, bar)
 }
 
 // splitChunks undoes the usual paste damage (CRLF, markdown fences, prompts, quote and
@@ -92,7 +108,11 @@ func splitChunks(data []byte) []chunk {
 			cur.cmd = strings.TrimSpace(m[1])
 			continue
 		}
-		all = append(all, textLine{s: unbox(s), n: i + 1})
+		prev := ""
+		if i > 0 {
+			prev = raw[i-1]
+		}
+		all = append(all, textLine{s: unbox(s, prev), n: i + 1})
 		cur.lines = all[len(all)-len(cur.lines)-1:]
 	}
 	flush()

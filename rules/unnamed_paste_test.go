@@ -233,3 +233,67 @@ func TestTheShortResolveNotFoundIsAnImageNotFound(t *testing.T) {
 		}
 	}
 }
+
+// An IP address manager other than host-local says it has no address left in its own
+// words (cilium's agent: "range is full"): the sandbox's IP rule reads it, not the
+// catch-all sandbox rule, and names the plugin and the words.
+func TestAnotherIPAMsExhaustionIsTheIPRule(t *testing.T) {
+	const row = `  Warning  FailedCreatePodSandBox  5m (x40 over 20m)  kubelet  Failed to create pod sandbox: rpc error: code = Unknown desc = failed to set up sandbox container "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0" network for pod "api-7b8c9d6f5-mm2pq": networkPlugin cni failed to set up pod "api-7b8c9d6f5-mm2pq_prod" network: unable to allocate IP via local cilium agent: [POST /ipam][502] postIpamFailure  range is full
+`
+	all, err := Catalog(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := importPaste(t, map[string]string{"events.txt": row})
+	rs := roots(analyze.Run(analyze.Load([]*bundle.Bundle{b}, nil), all, analyze.Options{Unexplained: true}))
+	if len(rs) != 1 || rs[0].Rule != "sandbox-ip-exhausted" {
+		t.Fatalf("want one sandbox-ip-exhausted root, got %v", ruleIDs(rs))
+	}
+	for _, w := range []string{`plugin "cilium"`, "range is full"} {
+		if !strings.Contains(rs[0].Cause, w) {
+			t.Errorf("cause %q does not say %q", rs[0].Cause, w)
+		}
+	}
+	if strings.Contains(rs[0].Cause, "range set") {
+		t.Errorf("cause %q speaks of host-local's range set", rs[0].Cause)
+	}
+}
+
+// A CLI's error box (a left edge only, the message wrapped over its lines) is one
+// message: the API server's "field is immutable" at its end is read, not the
+// "is invalid" its first line shows.
+func TestAnErrorBoxIsOneMessage(t *testing.T) {
+	const box = "`│ Error: cannot patch \"api\" with kind Deployment: Deployment.apps \"api\" is invalid: spec.selector: Invalid value:\n" +
+		"│ v1.LabelSelector{MatchLabels:map[string]string{\"app.kubernetes.io/name\":\"api\", \"app.kubernetes.io/version\":\"2.0.0\",\n" +
+		"│ \"helm.sh/chart\":\"api-2.0.0\"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable`\n"
+	all, err := Catalog(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := importPaste(t, map[string]string{"helm.txt": box})
+	rs := roots(analyze.Run(analyze.Load([]*bundle.Bundle{b}, nil), all, analyze.Options{Unexplained: true}))
+	if len(rs) != 1 || rs[0].Rule != "request-field-immutable" {
+		t.Fatalf("want one request-field-immutable root, got %v", ruleIDs(rs))
+	}
+	if !strings.Contains(rs[0].Cause, "spec.selector") || strings.Contains(rs[0].Cause, "│") {
+		t.Errorf("cause %q: want the field, without the box's edge", rs[0].Cause)
+	}
+}
+
+// The scheduler's wording that does not name the taint, quoted in a ticket's sentence
+// that does ("tainted KEY=VALUE:EFFECT"): the cause carries the taint.
+func TestAnUnnamedTaintRefusalTakesTheTaintTheSentenceNames(t *testing.T) {
+	const text = "Pods stay Pending: `2 node(s) had untolerated taint(s)`. Both workers are tainted `dedicated=batch:NoSchedule` since Monday.\n"
+	all, err := Catalog(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := importPaste(t, map[string]string{"ticket.txt": text})
+	rs := roots(analyze.Run(analyze.Load([]*bundle.Bundle{b}, nil), all, analyze.Options{Unexplained: true}))
+	if len(rs) != 1 || rs[0].Rule != "scheduling-untolerated-taint" {
+		t.Fatalf("want one scheduling-untolerated-taint root, got %v", ruleIDs(rs))
+	}
+	if !strings.Contains(rs[0].Cause, "dedicated=batch:NoSchedule") {
+		t.Errorf("cause %q does not name the taint", rs[0].Cause)
+	}
+}
