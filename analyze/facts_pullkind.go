@@ -146,7 +146,7 @@ var (
 var unauthorizedMarkers = []string{
 	"401 unauthorized", "403 forbidden", "unauthorized", "authorization failed", "failed to authorize",
 	"pull access denied", "no basic auth credentials", "requested access to the resource is denied",
-	"authentication required",
+	"authentication required", "authentication is required", "access to the requested resource is not authorized",
 }
 
 // pullErrorKind classifies a pull error: "dns", "x509", "rate-limited", "unauthorized",

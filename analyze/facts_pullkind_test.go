@@ -10,14 +10,16 @@ import (
 // status may say only "Back-off pulling image" while the event or journal says why.
 func TestPullAttemptKinds(t *testing.T) {
 	cases := map[string]analyze.PullErrorKind{
-		`dial tcp: lookup registry.example on 10.96.0.10:53: no such host`:                                  analyze.PullErrorDNS,
-		`tls: failed to verify certificate: x509: certificate signed by unknown authority`:                  analyze.PullErrorX509,
-		`429 Too Many Requests - Server message: toomanyrequests: You have reached your pull rate limit`:    analyze.PullErrorRateLimited,
-		`pull access denied for shop/api, repository does not exist or may require 'docker login'`:          analyze.PullErrorUnauthorized,
-		`failed to resolve reference "registry.example/app:9": registry.example/app:9: not found`:           analyze.PullErrorNotFound,
-		`reading manifest 1.2 in quay.io/shop/api: manifest unknown`:                                        analyze.PullErrorNotFound,
-		`failed to copy: httpReadSeeker: failed open: unexpected status code 500 Internal Server Error`:     analyze.PullErrorOther,
-		`unexpected status 401 Unauthorized, but also lookup x on 10.0.0.1:53: no such host (the DNS wins)`: analyze.PullErrorDNS,
+		`dial tcp: lookup registry.example on 10.96.0.10:53: no such host`:                               analyze.PullErrorDNS,
+		`tls: failed to verify certificate: x509: certificate signed by unknown authority`:               analyze.PullErrorX509,
+		`429 Too Many Requests - Server message: toomanyrequests: You have reached your pull rate limit`: analyze.PullErrorRateLimited,
+		`pull access denied for shop/api, repository does not exist or may require 'docker login'`:       analyze.PullErrorUnauthorized,
+		`failed to resolve reference "registry.example/app:9": registry.example/app:9: not found`:        analyze.PullErrorNotFound,
+		// A registry's own words for a 401, as the Docker daemon passes them on.
+		`Error response from daemon: Get https://registry.example/v2/app/manifests/1: unknown: Authentication is required`: analyze.PullErrorUnauthorized,
+		`reading manifest 1.2 in quay.io/shop/api: manifest unknown`:                                                       analyze.PullErrorNotFound,
+		`failed to copy: httpReadSeeker: failed open: unexpected status code 500 Internal Server Error`:                    analyze.PullErrorOther,
+		`unexpected status 401 Unauthorized, but also lookup x on 10.0.0.1:53: no such host (the DNS wins)`:                analyze.PullErrorDNS,
 	}
 	for msg, want := range cases {
 		g := load(t, map[string]any{
