@@ -340,6 +340,36 @@ func tiedFindings(g *Graph, rules []*Rule, sigs []*Signature) (found []*Finding,
 		found = append(found, f...)
 		violations = append(violations, v...)
 	}
+	// A Go rule's messages in wordings neither its classifier nor a signature knows,
+	// through the call sites of its examples (rule_tie.go): the rule's reading of the
+	// message alone, which, like a companion signature's, yields to the rule's own
+	// finding where the rule fires.
+	g.tieRules(rules, sigs)
+	for _, rule := range rules {
+		if rule.signature != nil {
+			continue
+		}
+		tied := g.ruleTiedLines(rule)
+		if len(tied) == 0 {
+			continue
+		}
+		tr := Rule{ID: rule.ID, Stage: rule.Stage, Title: rule.Title, Doc: rule.Doc, Severity: rule.Severity,
+			Needs: Needs{Optional: []Kind{Pods, Events, Nodes, KubeletJournal, RuntimeJournal, ContainerLogs, Fragments}},
+			Run: func(v *View) []Finding {
+				lines := v.g.Lines()
+				out := make([]Finding, 0, len(tied))
+				for _, t := range tied {
+					out = append(out, ruleTieFinding(rule, &lines[t.line], t.ruleHit))
+				}
+				return out
+			}}
+		f, v := runRule(g, &tr)
+		for _, x := range f {
+			x.signature, x.ruleBacked = true, true
+		}
+		found = append(found, f...)
+		violations = append(violations, v...)
+	}
 	return found, violations
 }
 

@@ -121,6 +121,8 @@ type Graph struct {
 	sigIndex signatureIndex
 	// sigTies holds the lines each signature fires on through the catalog (tieSignatures).
 	sigTies signatureTieIndex
+	// ruleTies holds the lines each Go rule fires on through the catalog (tieRules).
+	ruleTies ruleTieIndex
 }
 
 // BundleInfo describes one loaded bundle.

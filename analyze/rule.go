@@ -38,9 +38,23 @@ type Rule struct {
 	// (a sandbox that could not be created, a container that exited non-zero): a
 	// signature that knows the cause from the message wins over it for the same pod.
 	Catchall bool
+	// Examples are messages the rule reads as its own, in the wording a component prints
+	// them (written from that component's source), and near misses it does not. With the
+	// firing examples of the rule's companion signatures (a signature whose rule field
+	// names it) they tie the rule to the catalog's call sites: a line printed by one of
+	// them in another release's wording carries the rule's finding (rule_tie.go,
+	// docs/signatures.md "Ties of Go rules").
+	Examples RuleExamples
 
 	// signature is set on the rule a Signature made (Signature.Rule).
 	signature *Signature
+}
+
+// RuleExamples are a Go rule's own example messages: Fires it reads as its own, Quiet
+// near misses of the same call sites it does not.
+type RuleExamples struct {
+	Fires []string
+	Quiet []string
 }
 
 // Signature is the signature this rule was made from, or nil for a Go rule.

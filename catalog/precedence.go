@@ -35,6 +35,10 @@ func stageRank(stage string) int {
 	return len(stagePrecedence)
 }
 
+// StageRank is the position of a stage in the precedence table, for readers that order
+// other knowledge by it; "" and unknown stages come last.
+func StageRank(stage string) int { return stageRank(stage) }
+
 // Stages are the stage IDs an entry may carry, in chain order (the same strings as
 // analyze.Stage).
 var Stages = []string{"request", "admission", "controller", "scheduling", "node", "sandbox",

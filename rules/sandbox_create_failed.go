@@ -21,6 +21,17 @@ var SandboxCreateFailed = &analyze.Rule{
 		Optional: []analyze.Kind{analyze.Events, analyze.KubeletJournal, analyze.RuntimeJournal, analyze.ReplicaSets, analyze.Jobs},
 	},
 	Run: sandboxCreateFailed,
+	// containerd's network set-up (internal/cri/server sandbox_run.go) around libcni's
+	// "failed to find plugin %q in path %s" (pkg/invoke/find.go); the teardown of the
+	// same network (the kubelet's "Error deleting network: %v", libcni's "plugin %s
+	// failed (delete): %w") is no failure to create the sandbox.
+	Examples: analyze.RuleExamples{
+		Fires: []string{`Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox "4f7c2a9e1d3b": failed to find plugin "bridge" in path [/opt/cni/bin]`},
+		Quiet: []string{
+			`Error deleting network: failed to find plugin "bridge" in path [/opt/cni/bin]`,
+			`plugin type="calico" failed (delete): error getting ClusterInformation: connection is unauthorized: Unauthorized`,
+		},
+	},
 }
 
 const sandboxCreateFailedDoc = `Before any container of a pod starts, the kubelet asks the container runtime for the

@@ -27,6 +27,16 @@ var SchedulingAffinityUnsatisfiable = &analyze.Rule{
 		Optional: []analyze.Kind{analyze.Events, analyze.Nodes, analyze.Namespaces, analyze.ReplicaSets, analyze.Jobs},
 	},
 	Run: schedulingAffinityUnsatisfiable,
+	// The scheduler of 1.7 to 1.9 names the inter-pod affinity predicate's refusals by
+	// reason (plugin/pkg/scheduler/algorithm/predicates/error.go ErrPodAffinityNotMatch,
+	// ErrExistingPodsAntiAffinityRulesNotMatch) in its "0/%v nodes are available: %v"
+	// summary (core/generic_scheduler.go FitError.Error).
+	Examples: analyze.RuleExamples{
+		Fires: []string{
+			`0/3 nodes are available: 3 MatchInterPodAffinity.`,
+			`0/3 nodes are available: 3 ExistingPodsAntiAffinityRulesNotMatch.`,
+		},
+	},
 }
 
 const schedulingAffinityUnsatisfiableDoc = `The pod has a required inter-pod rule (spec.affinity.podAffinity or podAntiAffinity,
