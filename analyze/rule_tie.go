@@ -30,8 +30,9 @@ import (
 //     nearer to one of the rule's firing entries than to any near miss of the site (the
 //     rule's quiet examples, the other rules' ties of the same site) and the line's own
 //     reading places it at the rule's stage, or where the examples' readings place them.
-//     Unlike a signature's, a rule's tie asks that the line be known at a stage at all:
-//     a rule has no pattern to say a bare inner value is its own;
+//     Unlike a signature's, a rule's tie asks that the line be known at a stage, and an
+//     inner layer that a layer outside it be known: a rule has no pattern to say a bare
+//     inner value is its own;
 //   - a line ties one rule at most: the nearest; between equally near ties the rule whose
 //     stage comes first in the catalog's stage precedence, then the rule's ID.
 
@@ -111,18 +112,21 @@ func deriveRuleTies(rules []*Rule, sigs []*Signature) *ruleTieSet {
 	// the examples of two meanings or more: two Go rules, a Go rule and a signature of
 	// its own, two signatures ("Failed to pull image %q: %v" wraps every pull rule's).
 	meanings := map[string]map[string]bool{}
-	note := func(family, ex string) {
+	note := func(family, ex string, span [2]int) {
 		for _, m := range tieMatches(ex) {
-			site := m.Entry.Site()
-			if meanings[site] == nil {
-				meanings[site] = map[string]bool{}
+			if at := strings.Index(ex, m.Text); at < 0 || at >= span[1] || at+len(m.Text) <= span[0] {
+				continue // another reason of a summary the example's message is one of
 			}
-			meanings[site][family] = true
+			key := meaningKey(m)
+			if meanings[key] == nil {
+				meanings[key] = map[string]bool{}
+			}
+			meanings[key][family] = true
 		}
 	}
 	for _, r := range rules {
 		for _, ex := range r.Examples.Fires {
-			note(r.ID, ex)
+			note(r.ID, ex, [2]int{0, len(ex)})
 		}
 	}
 	for _, s := range sigs {
@@ -131,13 +135,16 @@ func deriveRuleTies(rules []*Rule, sigs []*Signature) *ruleTieSet {
 			family = s.ForRule
 		}
 		for _, ex := range s.Examples.Fires {
-			note(family, ex)
+			if span, ok := s.messageSpan(ex); ok {
+				note(family, ex, span)
+			}
 		}
 	}
-	// An entry read in the examples of two meanings or more (a reason every pull
-	// failure shows, "ErrImagePull"; the scheduler's "FailedScheduling") carries neither.
-	shared := func(e *catalog.Entry) bool {
-		return len(meanings[e.Site()]) > 1 || e.LastCapture() != "" && e.Stage == ""
+	// An entry read, with the same plain words in its captures, in the examples of two
+	// meanings or more (a reason every pull failure shows, "ErrImagePull"; the
+	// scheduler's "FailedScheduling") carries neither.
+	shared := func(m catalog.Match) bool {
+		return len(meanings[meaningKey(m)]) > 1 || m.Entry.LastCapture() != "" && m.Entry.Stage == ""
 	}
 	for _, r := range rules {
 		var mine []*ruleLabel
@@ -151,11 +158,8 @@ func deriveRuleTies(rules []*Rule, sigs []*Signature) *ruleTieSet {
 			for _, ex := range s.Examples.Fires {
 				// A companion signature's pattern says where in the example the rule's
 				// message is (one reason of a scheduler summary that lists several).
-				for _, re := range s.res {
-					if loc := re.FindStringSubmatchIndex(ex); loc != nil {
-						mine = append(mine, exampleRuleTies(r, ex, captureSpan(re.SubexpNames(), loc), shared)...)
-						break
-					}
+				if span, ok := s.messageSpan(ex); ok {
+					mine = append(mine, exampleRuleTies(r, ex, span, shared)...)
 				}
 			}
 		}
@@ -211,6 +215,17 @@ func deriveRuleTies(rules []*Rule, sigs []*Signature) *ruleTieSet {
 
 // exampleRuleTies reads one firing example of r: the layers that carry a meaning of
 // their own.
+// messageSpan is the part of ex that s's pattern says is its message: what its named
+// captures hold, else its whole match.
+func (s *Signature) messageSpan(ex string) ([2]int, bool) {
+	for _, re := range s.res {
+		if loc := re.FindStringSubmatchIndex(ex); loc != nil {
+			return captureSpan(re.SubexpNames(), loc), true
+		}
+	}
+	return [2]int{}, false
+}
+
 // captureSpan is the part of a pattern's match its named captures hold (the reason a
 // scheduler summary's pattern picks out of several), else the whole match.
 func captureSpan(names []string, loc []int) [2]int {
@@ -233,7 +248,7 @@ func captureSpan(names []string, loc []int) [2]int {
 // Only entries whose text lies inside span, the part of the example that is the rule's
 // message, or that say part of it without wrapping it, are read (not a summary around it); a layer where two entries of different sites remain says two
 // things, and neither is taken for the rule's.
-func exampleRuleTies(r *Rule, ex string, span [2]int, shared func(*catalog.Entry) bool) []*ruleLabel {
+func exampleRuleTies(r *Rule, ex string, span [2]int, shared func(catalog.Match) bool) []*ruleLabel {
 	read := readChain(ex, "")
 	if !read.known() {
 		return nil // nothing places the example on the Pod path
@@ -242,7 +257,7 @@ func exampleRuleTies(r *Rule, ex string, span [2]int, shared func(*catalog.Entry
 		at := strings.Index(ex, m.Text)
 		inside := at >= span[0] && at+len(m.Text) <= span[1]
 		overlaps := at >= 0 && at < span[1] && at+len(m.Text) > span[0]
-		return shared(m.Entry) || !inside && (!overlaps || endsInVerb(m.Entry))
+		return shared(m) || !inside && (!overlaps || endsInVerb(m.Entry))
 	})
 	ms = slices.DeleteFunc(ms, func(m catalog.Match) bool {
 		return slices.ContainsFunc(ms, func(o catalog.Match) bool { return o.Layer == m.Layer && o.Entry.Site() != m.Entry.Site() })
@@ -287,6 +302,12 @@ func endsInVerb(e *catalog.Entry) bool {
 }
 
 var reEndsInVerb = regexp.MustCompile(`%[-+# 0-9.]*[a-zA-Z][\s.)\]]*$`)
+
+// meaningKey is what one reading of a layer says: its call site and the plain words its
+// captures hold (NotFound's "configmaps" and "secrets" are two meanings of one site).
+func meaningKey(m catalog.Match) string {
+	return m.Entry.Site() + "\x00" + strings.Join(bareWords(m), ",")
+}
 
 // reBareWord is a captured value that names a kind of thing rather than one thing: a
 // plain lower-case word ("configmaps", "secrets"), not a quoted name, a number or a path.
@@ -346,6 +367,12 @@ func (t *ruleTieSet) hit(text string) (ruleHit, bool) {
 		}
 		if wrapsKnown(m, readable) {
 			continue // what it wraps is known: that layer decides
+		}
+		if m.Layer > 0 && !slices.ContainsFunc(all, func(o catalog.Match) bool { return o.Layer < m.Layer && o.Entry.Stage != "" }) {
+			// An inner message under wrappers no component on the path is known to
+			// print (a tool's "stopping the pod sandbox failed"): nothing says it is
+			// the rule's failure rather than another step's.
+			continue
 		}
 		labels := t.bySite[m.Entry.Site()]
 		if len(labels) == 0 {

@@ -37,6 +37,12 @@ func TestRuleTieOtherReleaseOfTheCallSite(t *testing.T) {
 		t.Errorf("%q ties to %s: tearing a network down does not fail a sandbox's creation", del, r)
 	}
 
+	// An inner message a rule ties under wrappers no component on the path prints says
+	// nothing of which step failed.
+	if r, _, ok := ruleTieOf(t, "the frobnicator gave up: "+fromTemplate(t, "kubelet/257fc0d1cb")); ok {
+		t.Errorf("an unknown wrapper around the kubelet's cni config message ties to %s", r)
+	}
+
 	// The 1.6 scheduler's summary names the inter-pod affinity predicates by reason (the
 	// companion signature's pattern knows "MatchInterPodAffinity (N)" in it, not this one).
 	old := fromTemplate(t, "kube-scheduler/22ce096b11", "ExistingPodsAntiAffinityRulesNotMatch (3)")
@@ -112,6 +118,11 @@ func TestRuleTiesOneRuleAnEntry(t *testing.T) {
 		}
 	}
 	t.Logf("%d Go rules tie to call sites; %d catalog entries lead to one by their own example", len(sites), n)
+	for _, r := range all {
+		if r.Signature() == nil && len(sites[r.ID]) == 0 {
+			t.Logf("no ties: %s", r.ID)
+		}
+	}
 	if len(sites) < 20 || n < 30 {
 		t.Errorf("%d rules tied, %d entries lead to one: fewer than 20 rules or 30 entries", len(sites), n)
 	}
