@@ -56,8 +56,8 @@ type ruleTieSet struct {
 	// wrapper ("Error deleting network" around what "Error adding network" wraps).
 	quietOuter map[*Rule]map[string]bool
 	ac         *literalSet
-	rules  []*Rule
-	sigs   []*Signature
+	rules      []*Rule
+	sigs       []*Signature
 }
 
 var (
