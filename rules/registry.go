@@ -30,6 +30,12 @@
 //     v.UnscheduledPods(), analyze.NodeMismatches, …); a failure kind is a constant
 //     there, computed once on the fact, that one rule claims; generic wording is in
 //     internal/phrase. structure_test.go checks all three.
+//   - A rule that reads a component's messages ties to the catalog's call sites of its
+//     companion signatures' examples (a signature whose rule field names it); a wording
+//     its classifier knows and no companion shows goes in Examples (Fires, and the near
+//     misses of the same call sites in Quiet), written from the component's source, so
+//     another release's wording of it carries the rule's finding (docs/signatures.md,
+//     "Ties of Go rules"). TestRuleExamplesFireTheRule checks each fires and stays quiet.
 //   - Add testdata/<id>/fires-*/ and testdata/<id>/quiet-*/ cases (a trimmed bundle
 //     directory each), one Test<Name> line in rules_test.go, run
 //     `go test ./rules -update` and read the want.golden it writes.
