@@ -174,6 +174,46 @@ func TestFragmentsOfOnePod(t *testing.T) {
 	}
 }
 
+// TestDescribeFragmentKeepsBlankCommandLine reads a describe pasted from its Containers
+// section on, whose command's last argument ends in a newline: describe prints the empty
+// line after it, and the paste kept it without its indentation. The container's state
+// under that line belongs to the same container.
+func TestDescribeFragmentKeepsBlankCommandLine(t *testing.T) {
+	paste := strings.Join([]string{
+		"Containers:",
+		"  migrate:",
+		"    Container ID:  containerd://5e0c",
+		"    Image:         example.com/tools/migrate:2.1",
+		"    Command:",
+		"      /bin/bash",
+		"      -c",
+		"      migrate up \\",
+		"        --all",
+		"",
+		"    State:          Terminated",
+		"      Reason:       StartError",
+		"      Message:      failed to start: exec: \"/bin/bash\": stat /bin/bash: no such file or directory",
+		"      Exit Code:    128",
+		"    Ready:          False",
+		"    Restart Count:  0",
+	}, "\n")
+	b, _ := importDir(t, map[string][]byte{"describe.txt": []byte(paste)}, FormatLoose)
+	pods := podsIn(t, b, "default")
+	if len(pods) != 1 {
+		t.Fatalf("pods %v, want the one pod of the fragment", pods)
+	}
+	for _, p := range pods {
+		if len(p.Status.ContainerStatuses) != 1 {
+			t.Fatalf("statuses %+v", p.Status.ContainerStatuses)
+		}
+		cs := p.Status.ContainerStatuses[0]
+		if cs.Name != "migrate" || cs.State.Terminated == nil || cs.State.Terminated.Reason != "StartError" ||
+			cs.State.Terminated.ExitCode != 128 {
+			t.Errorf("status %+v, want migrate terminated with StartError, exit code 128", cs)
+		}
+	}
+}
+
 // TestJournalNodeFromHost places journal lines at the node their prefix names.
 func TestJournalNodeFromHost(t *testing.T) {
 	j := "Apr 05 05:33:40 master kubelet[4759]: F0405 05:33:40.511159    4759 server.go:274] failed to run Kubelet: misconfiguration\n" +

@@ -317,7 +317,11 @@ func segment(lines []textLine) []segmentBlock {
 			blank && i+1 < len(lines) && (strings.HasPrefix(lines[i+1].s, " ") || isNodeFragKey(lines[i+1].s))):
 		case isDescribeFragStart(lines, i) && cur.kind != segDescribeFrag:
 			start(segDescribeFrag)
-		case cur.kind == segDescribeFrag && (indented || describeFragKey(l.s)):
+		case cur.kind == segDescribeFrag && (indented || describeFragKey(l.s) ||
+			blank && i+1 < len(lines) && (strings.HasPrefix(lines[i+1].s, " ") || describeFragKey(lines[i+1].s))):
+			// A blank line inside the fragment is its own when the fragment goes on after
+			// it: describe prints a command argument that ends in a newline as an empty
+			// line, which a paste keeps without its indentation.
 		case cur.kind == tableEvents || cur.kind == tablePods || cur.kind == tableCRIPods || cur.kind == tableCRIContainers ||
 			(cur.kind == tableEndpoints || cur.kind == tablePVCs || cur.kind == tablePVs) && !blank:
 			// Rows, wrapped messages and blank lines of a table with its header.
