@@ -40,7 +40,7 @@ const describedStageLead = 1.10
 // describedMinWords is the least number of content words the prose must have.
 const describedMinWords = 8
 
-var proseWord = regexp.MustCompile(`[a-z][a-z0-9\-.]+`)
+var proseWord = regexp.MustCompile(`[A-Za-z][A-Za-z0-9\-.]+`)
 
 // proseStop are the commonest English words: they carry no meaning of their own.
 var proseStop = func() map[string]bool {
@@ -56,13 +56,14 @@ var proseStop = func() map[string]bool {
 
 // proseTokens are the content words of s: lower case, at least three characters, the
 // commonest English words left out; a dotted or dashed name (a label key, an image) is
-// one word.
+// one word. A field name written in camel case (livenessProbe, timeoutSeconds) also
+// gives the words it is made of, as a reporter who writes them apart would.
 func proseTokens(s string) []string {
 	var out []string
-	for _, w := range proseWord.FindAllString(strings.ToLower(s), -1) {
+	add := func(w string) {
 		w = strings.Trim(w, ".-")
 		if len(w) <= 2 || proseStop[w] {
-			continue
+			return
 		}
 		if !strings.ContainsAny(w, ".-/0123456789") {
 			// "tolerates", "toleration" and "tolerated" are one word to the reader.
@@ -70,7 +71,41 @@ func proseTokens(s string) []string {
 		}
 		out = append(out, w)
 	}
+	for _, orig := range proseWord.FindAllString(s, -1) {
+		w := strings.ToLower(orig)
+		add(w)
+		if parts := camelParts(orig); len(parts) > 1 {
+			for _, p := range parts {
+				add(strings.ToLower(p))
+			}
+		}
+	}
 	return out
+}
+
+func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// camelParts splits a word of letters written in camel case at its capitals
+// ("timeoutSeconds": timeout, Seconds; "OOMKilled": OOM, Killed); a word with other
+// characters, or in one case, is one part.
+func camelParts(w string) []string {
+	for i := 0; i < len(w); i++ {
+		if !isASCIILetter(w[i]) {
+			return []string{w}
+		}
+	}
+	var parts []string
+	start := 0
+	for i := 1; i < len(w); i++ {
+		up := w[i] >= 'A' && w[i] <= 'Z'
+		prevUp := w[i-1] >= 'A' && w[i-1] <= 'Z'
+		nextLow := i+1 < len(w) && w[i+1] >= 'a' && w[i+1] <= 'z'
+		if up && (!prevUp || nextLow) {
+			parts = append(parts, w[start:i])
+			start = i
+		}
+	}
+	return append(parts, w[start:])
 }
 
 // isProse reports whether a line reads as a sentence someone wrote: several words, most
@@ -98,6 +133,8 @@ type describedDoc struct {
 	rule *Rule
 	tf   map[string]int
 	n    int
+	// name are the words of its title and ID.
+	name map[string]bool
 }
 
 // describedIndex ranks rules by the words their title and ID (counted three times)
@@ -105,11 +142,13 @@ type describedDoc struct {
 type describedIndex struct {
 	docs []describedDoc
 	df   map[string]int
-	avg  float64
+	// names counts the rules whose title or ID holds a word.
+	names map[string]int
+	avg   float64
 }
 
 func newDescribedIndex(rules []*Rule) *describedIndex {
-	x := &describedIndex{df: map[string]int{}}
+	x := &describedIndex{df: map[string]int{}, names: map[string]int{}}
 	total := 0
 	for _, r := range rules {
 		// The title and the ID name the failure: they count more than the prose of
@@ -119,7 +158,14 @@ func newDescribedIndex(rules []*Rule) *describedIndex {
 		if len(words) == 0 {
 			continue
 		}
-		d := describedDoc{rule: r, tf: map[string]int{}, n: len(words)}
+		named := map[string]bool{}
+		for _, w := range proseTokens(name) {
+			if !named[w] {
+				named[w] = true
+				x.names[w]++
+			}
+		}
+		d := describedDoc{rule: r, tf: map[string]int{}, n: len(words), name: named}
 		for _, w := range words {
 			if d.tf[w] == 0 {
 				x.df[w]++
@@ -141,11 +187,56 @@ func (x *describedIndex) idf(w string) float64 {
 	return math.Log(1 + (n-df+0.5)/(df+0.5))
 }
 
-// namesIn reports whether q holds a word of the rule's title or ID that few rules use
-// (a quarter of them at most): "taint", "selector", "finalizer", not "pod" or "node".
+// namesIn reports whether q names the rule's failure: a word of its ID (the stage it
+// sits at and "message" left out) that few rules are named with, a quarter of them at
+// most: "taint", "selector", "finalizer", not "pod" or "container". The ID is the failure's name;
+// a title says more around it ("the storage driver's cloud credentials may not create
+// or attach the disk"), and a prose that shares only those words ("attach") describes
+// another failure.
 func (x *describedIndex) namesIn(r *Rule, q map[string]bool) bool {
-	for _, w := range proseTokens(r.Title + " " + strings.ReplaceAll(r.ID, "-", " ")) {
-		if q[w] && x.df[w]*4 <= len(x.docs) {
+	skip := map[string]bool{}
+	comp := ""
+	if r.signature != nil {
+		// The program a signature is specific to is not its failure's name:
+		// qualifiedIn asks for it.
+		comp = r.signature.Component
+	}
+	for _, w := range proseTokens(string(r.Stage) + " message " + comp) {
+		skip[w] = true
+	}
+	for _, w := range proseTokens(strings.ReplaceAll(r.ID, "-", " ")) {
+		if !skip[w] && q[w] && x.names[w]*4 <= len(x.docs) {
+			return true
+		}
+	}
+	return false
+}
+
+// qualifiedIn reports whether q names the program a signature is specific to, when its
+// ID does: a signature named after its component ("runtime-jvm-out-of-memory", printed
+// by the JVM; "sandbox-cilium-agent-unreachable", by Cilium) describes that program's
+// failure, and a prose that never names the program ("exit code 137 ... terminated due
+// to Out-Of-Memory") describes someone else's.
+func qualifiedIn(r *Rule, q map[string]bool) bool {
+	sig := r.signature
+	if sig == nil || sig.Component == "" {
+		return true
+	}
+	comp := map[string]bool{}
+	for _, w := range proseTokens(sig.Component) {
+		comp[w] = true
+	}
+	qualified := false
+	for _, w := range proseTokens(strings.ReplaceAll(r.ID, "-", " ")) {
+		if comp[w] {
+			qualified = true
+		}
+	}
+	if !qualified {
+		return true
+	}
+	for w := range comp {
+		if q[w] {
 			return true
 		}
 	}
@@ -171,8 +262,15 @@ func (x *describedIndex) score(d *describedDoc, q map[string]bool) float64 {
 // rule the prose describes, and the files of the prose it read (whose unexplained
 // findings it replaces), or nil.
 func described(g *Graph, fs []*Finding, rules []*Rule) (*Finding, map[string]bool) {
+	// Stages the catalog places a line at: the prose may name the failure there, the
+	// catalog knowing only that a component printed trouble.
+	catalogStages := map[Stage]bool{}
 	for _, f := range fs {
-		if f.Rule != UnexplainedRule {
+		switch f.Rule {
+		case UnexplainedRule:
+		case CatalogRule:
+			catalogStages[f.Stage] = true
+		default:
 			return nil, nil
 		}
 	}
@@ -204,13 +302,30 @@ func described(g *Graph, fs []*Finding, rules []*Rule) (*Finding, map[string]boo
 		// Lines without a sentence among them are output, not a description.
 		return nil, nil
 	}
+	facts := statedFacts(prose)
+	for w := range facts {
+		q[w] = true
+	}
 	x := newDescribedIndex(describable(rules))
 	var best *describedDoc
 	bestScore := 0.0
 	byStage := map[Stage]float64{}
 	for i := range x.docs {
 		d := &x.docs[i]
+		if !x.namesIn(d.rule, q) || !qualifiedIn(d.rule, q) {
+			// The prose shares the rule's documentation but none of the words that
+			// name its failure, or not the program it is specific to: it talks around
+			// it, and does not compete.
+			continue
+		}
 		s := x.score(d, q)
+		for w := range facts {
+			// A rule named for what the prose's values state is the failure they
+			// mean: "exit code 137" with memory is the OOM kill, not any crash.
+			if d.name[w] {
+				s += x.idf(w)
+			}
+		}
 		byStage[d.rule.Stage] = max(byStage[d.rule.Stage], s)
 		if s > bestScore || s == bestScore && best != nil && d.rule.ID < best.rule.ID {
 			best, bestScore = d, s
@@ -219,9 +334,8 @@ func described(g *Graph, fs []*Finding, rules []*Rule) (*Finding, map[string]boo
 	if best == nil || bestScore < describedMinScore {
 		return nil, nil
 	}
-	if !x.namesIn(best.rule, q) {
-		// The prose shares the rule's documentation but none of the words that name its
-		// failure: it talks around it.
+	if len(catalogStages) > 0 && !catalogStages[best.rule.Stage] {
+		// A component's own line places the trouble elsewhere than the prose.
 		return nil, nil
 	}
 	for st, s := range byStage {
@@ -318,4 +432,62 @@ func docSection(doc, name string) string {
 		rest = rest[:i]
 	}
 	return strings.TrimSpace(rest)
+}
+
+// Values a prose states whose meaning is known whatever words surround them: an exit code
+// (137 is SIGKILL: the kernel's OOM killer when memory is the subject; 139 is SIGSEGV;
+// 127 a command the shell did not find), an image being fetched, a CPU architecture, a
+// cloud zone a volume is in.
+// statedFacts turns them into the words the rules that explain them use, so a reporter
+// who writes "exit code 137 ... Out-Of-Memory" is read as the OOM kill that
+// code means, and "an EBS PV in us-east-1d ... no node in us-east-1d" as the volume's
+// zone (its node affinity) that no node satisfies.
+var (
+	reStatedExit = regexp.MustCompile(`(?i)\bexit(?:ed)?(?: with)?(?: code| status)?[ :=]+(\d{1,3})\b`)
+	reStatedArch = regexp.MustCompile(`(?i)\b(?:arm64|aarch64|amd64|x86_64|x86-64|armv[5-8]l?|armhf|ppc64le|s390x)\b`)
+	// reStatedZone is a zone as AWS (us-east-1d), GCP (europe-west1-b) and Azure
+	// (eastus-1, westeurope-3) name them.
+	reStatedZone   = regexp.MustCompile(`\b(?:[a-z]{2}(?:-gov)?-[a-z]+-\d[a-z]|[a-z]+-[a-z]+\d-[a-z]|[a-z]+(?:us|europe|asia)\d?-\d)\b`)
+	reStatedMemory = regexp.MustCompile(`(?i)\b(?:memory|oom|out[- ]of[- ]memory)`)
+	// reStatedPull is an image being fetched: a registry's manifest URL, or the image
+	// named with the verb.
+	reStatedPull   = regexp.MustCompile(`(?i)/v2/\S+/manifests/|\b(?:pull|download|fetch)\w*\b[^.\n]{0,40}\bimage|\bimage\b[^.\n]{0,40}\b(?:pull|download|fetch)`)
+	reStatedVolume = regexp.MustCompile(`(?i)\b(?:pvc?s?|persistent ?volume(?: ?claim)?s?|volumes?|ebs|disks?)\b`)
+)
+
+func statedFacts(prose []*Line) map[string]bool {
+	var b strings.Builder
+	for _, l := range prose {
+		b.WriteString(l.Text)
+		b.WriteByte('\n')
+	}
+	text := b.String()
+	var words []string
+	for _, m := range reStatedExit.FindAllStringSubmatch(text, -1) {
+		switch m[1] {
+		case "137":
+			words = append(words, "killed", "SIGKILL")
+			if reStatedMemory.MatchString(text) {
+				words = append(words, "OOM", "OOMKilled")
+			}
+		case "139":
+			words = append(words, "segfault", "SIGSEGV")
+		case "127":
+			words = append(words, "command", "found")
+		}
+	}
+	if reStatedPull.MatchString(text) {
+		words = append(words, "pull", "image")
+	}
+	if reStatedArch.MatchString(text) {
+		words = append(words, "architecture", "platform")
+	}
+	if reStatedZone.MatchString(text) && reStatedVolume.MatchString(text) {
+		words = append(words, "zone", "affinity")
+	}
+	out := map[string]bool{}
+	for _, w := range proseTokens(strings.Join(words, " ")) {
+		out[w] = true
+	}
+	return out
 }

@@ -77,6 +77,66 @@ func TestProseIsReadForTheFailureItDescribes(t *testing.T) {
 	}
 }
 
+// The prose is read for what its words mean, not for the words it shares with a rule's
+// documentation: an exit code, a probe's field names, a volume's zone and a CPU
+// architecture say which failure it is, and a signature specific to one program (the
+// JVM) is not read from prose that never names that program.
+func TestProseIsReadForWhatItStates(t *testing.T) {
+	cases := []struct {
+		name, text   string
+		rule, quoted string
+		stage        analyze.Stage
+	}{
+		{"exit code 137 with memory", "Bumped the memory limit of the `log-shipper` sidecar from 128Mi to 256Mi.\n" +
+			"It kept dying with exit code 137 during the nightly compaction, i.e. it was stopped for running Out-Of-Memory.\n",
+			"runtime-oom-killed", "log-shipper", analyze.StageRuntime},
+		{"probe timeout in field names", "Set timeoutSeconds to 10 on the livenessProbes of the ledger deployment.\n" +
+			"Its image runs \"/usr/local/bin/health.sh\", which sleeps 3 seconds before it answers, so with the default \"timeoutSeconds: 1\" these pods get terminated again and again.\n",
+			"probe-liveness-restarts", "health.sh", analyze.StageProbe},
+		{"a program the prose never names", "This change raises the memory of the `queue-worker` container.\n" +
+			"The container was failing with exit code 137, which means it was terminated due to Out-Of-Memory; its memory requests and limits are doubled.\n",
+			"runtime-oom-killed", "queue-worker", analyze.StageRuntime},
+		{"volume in a zone no node is in", "Our cluster has two workers, in eu-west-1a and eu-west-1b.\n" +
+			"The reports pod uses a claim whose EBS disk was created in eu-west-1c, and since no worker runs in eu-west-1c the pod cannot start.\n",
+			"volume-node-affinity-conflict", "eu-west-1c", analyze.StageScheduling},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rs := roots(analyzePaste(t, map[string]string{"ticket.txt": c.text}))
+			if len(rs) != 1 {
+				t.Fatalf("want one root, got %d: %v", len(rs), ruleIDs(rs))
+			}
+			f := rs[0]
+			if f.Rule != c.rule || f.Stage != c.stage {
+				t.Errorf("got %s at %s, want %s at %s: %s", f.Rule, f.Stage, c.rule, c.stage, f.Cause)
+			}
+			if !strings.Contains(f.Cause, analyze.DescribedNote) || !strings.Contains(f.Cause, c.quoted) {
+				t.Errorf("the cause does not say it rests on the text, or does not quote %q: %s", c.quoted, f.Cause)
+			}
+		})
+	}
+}
+
+// A component's line the catalog reads and a prose that names the failure at the same
+// stage: the prose's reading names it, with the values only the prose holds.
+func TestProseNamesWhatTheCatalogPlaces(t *testing.T) {
+	text := "The `example/report-builder:3.2` image ships only an arm64 binary, so on our amd64 workers the job never runs.\n" +
+		"The pod shows this:\n\n" +
+		"```\n" +
+		"Error: failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: error during container init: exec format error: unknown\n" +
+		"```\n"
+	var got *analyze.Finding
+	for _, f := range roots(analyzePaste(t, map[string]string{"ticket.txt": text})) {
+		if f.Rule != analyze.CatalogRule && f.Rule != analyze.UnexplainedRule {
+			got = f
+		}
+	}
+	if got == nil || got.Rule != "start-exec-format-error" || got.Stage != analyze.StageStart ||
+		!strings.Contains(got.Cause, "example/report-builder:3.2") {
+		t.Fatalf("want start-exec-format-error naming the image, got %+v", got)
+	}
+}
+
 // The prose is the last resort: a component's own line wins, output without a sentence
 // is not a description, and prose that does not point at one stage is not read.
 func TestProseIsNotReadWhenEvidenceSpeaks(t *testing.T) {
