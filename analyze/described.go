@@ -367,6 +367,13 @@ func described(g *Graph, fs []*Finding, rules []*Rule) (*Finding, map[string]boo
 	if len(ss) == 0 {
 		return nil, nil
 	}
+	for _, x := range ss {
+		if len(catalogStages) > 0 && !isProse(x.l.Text) {
+			// Beside a line the catalog reads, only a reporter's sentences may name the
+			// failure: a component's own lines are the catalog's to read.
+			return nil, nil
+		}
+	}
 	files := map[string]bool{}
 	for _, l := range prose {
 		b, p := l.source()
