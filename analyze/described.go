@@ -265,11 +265,17 @@ func described(g *Graph, fs []*Finding, rules []*Rule) (*Finding, map[string]boo
 	// Stages the catalog places a line at: the prose may name the failure there, the
 	// catalog knowing only that a component printed trouble.
 	catalogStages := map[Stage]bool{}
+	// The places of the lines the catalog read: a component's own words, not a
+	// reporter's, however much they read like a sentence.
+	catalogRead := map[string]bool{}
 	for _, f := range fs {
 		switch f.Rule {
 		case UnexplainedRule:
 		case CatalogRule:
 			catalogStages[f.Stage] = true
+			for _, e := range f.Evidence {
+				catalogRead[e.placeKey()] = true
+			}
 		default:
 			return nil, nil
 		}
@@ -286,6 +292,11 @@ func described(g *Graph, fs []*Finding, rules []*Rule) (*Finding, map[string]boo
 	for i := range lines {
 		l := &lines[i]
 		if !l.Fragment || seen[l.Text] {
+			continue
+		}
+		if o := l.Object(); o.Kind != "" && o.Kind != ClientKind && o.Name != UnknownSubject {
+			// Output the paste says is about a named object (a describe after its
+			// prompt) is that object's state, not a reporter's description.
 			continue
 		}
 		// The same text imported twice (as a log and as text) is read once.
@@ -353,6 +364,12 @@ func described(g *Graph, fs []*Finding, rules []*Rule) (*Finding, map[string]boo
 	}
 	var ss []scored
 	for i, l := range prose {
+		if catalogRead[l.Evidence().placeKey()] || len(catalogStages) > 0 && !isProse(l.Text) {
+			// Beside a line the catalog reads, only a reporter's sentences may name the
+			// failure: a component's own lines, and the catalog's line above all, are
+			// the catalog's to read.
+			continue
+		}
 		lq := map[string]bool{}
 		for _, w := range proseTokens(l.Text) {
 			lq[w] = true
@@ -366,13 +383,6 @@ func described(g *Graph, fs []*Finding, rules []*Rule) (*Finding, map[string]boo
 	sort.Slice(ss, func(i, j int) bool { return ss[i].i < ss[j].i })
 	if len(ss) == 0 {
 		return nil, nil
-	}
-	for _, x := range ss {
-		if len(catalogStages) > 0 && !isProse(x.l.Text) {
-			// Beside a line the catalog reads, only a reporter's sentences may name the
-			// failure: a component's own lines are the catalog's to read.
-			return nil, nil
-		}
 	}
 	files := map[string]bool{}
 	for _, l := range prose {

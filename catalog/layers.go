@@ -182,13 +182,13 @@ func (l *layerer) walkJSON(s string, depth int) bool {
 	// The object's own text is a layer only when it is the message alone (a component
 	// prints such JSON bodies) or no field holds one: matched as text, a template's
 	// closing verb would take the other fields after the message.
-	msg, _ := firstString(m, "msg", "message", "log", "MESSAGE")
+	msg := firstString(m, "msg", "message", "log", "MESSAGE")
 	if msg == "" || len(m) == 1 {
 		l.add(s)
 	}
 	// A structured logger's message with the error it was given (zap's and logr's
 	// "error", klog's "err") is the chain "msg: error" the call wrapped.
-	if e, _ := firstString(m, "error", "err"); msg != "" && e != "" && !strings.Contains(msg, e) {
+	if e := firstString(m, "error", "err"); msg != "" && e != "" && !strings.Contains(msg, e) {
 		l.add(strings.TrimRight(msg, " :.") + ": " + e)
 	}
 	for _, k := range []string{"msg", "message", "log", "MESSAGE", "error", "err", "reason", "cause"} {
@@ -200,13 +200,13 @@ func (l *layerer) walkJSON(s string, depth int) bool {
 }
 
 // firstString is the first of keys whose value in m is a non-empty string.
-func firstString(m map[string]any, keys ...string) (string, string) {
+func firstString(m map[string]any, keys ...string) string {
 	for _, k := range keys {
 		if v, ok := m[k].(string); ok && v != "" {
-			return v, k
+			return v
 		}
 	}
-	return "", ""
+	return ""
 }
 
 // inQuotes reports whether position i of s is inside a double-quoted string.
