@@ -62,7 +62,7 @@ func WrapperValues(text string) map[string]string {
 
 // wrapperPlaceholders are the names of WrapperValues: placeholders a template may use
 // inside [[ ]] whatever its patterns capture.
-var wrapperPlaceholders = map[string]bool{WrapperPod: true, WrapperWorkload: true, WrapperVolume: true, WrapperPlugin: true}
+var wrapperPlaceholders = map[string]bool{WrapperPod: true, WrapperWorkload: true, WrapperVolume: true, WrapperPlugin: true, WrapperFrame: true}
 
 // PrintedImage is the image a message names, as it names it most fully: a reference
 // without a registry host ("rancher/mirrored-pause:3.6", as a configuration wrote it)
@@ -102,4 +102,46 @@ func imageHasHost(ref string) bool {
 // isRefChar reports whether c may be part of an image reference.
 func isRefChar(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._-:@/", c) >= 0
+}
+
+// WrapperFrame names the function a Go panic happened in: the first frame of the
+// panicking goroutine's stack, which the runtime prints below "panic: ..." (runtime
+// panic.go printpanics, then traceback.go's "goroutine N [STATE]:" and one line per
+// frame, the function with its arguments and, indented or not, its file:line).
+const WrapperFrame = "frame"
+
+// reGoroutineHeader is the traceback's header of a goroutine.
+var reGoroutineHeader = regexp.MustCompile(`^goroutine \d+ \[[^\]]+\]:$`)
+
+// panicFrame is the function of the first frame below a "panic: " line among the lines
+// that follow it in the same text (next), or "": the function as the traceback prints
+// it without its arguments and its import path's directories
+// ("container.(*criEngine).ctrToInfo"). Frames of the runtime's own panic machinery
+// ("panic(...)", "runtime.gopanic") are passed over.
+func panicFrame(next []string) string {
+	for i, s := range next {
+		if i > 3 {
+			return ""
+		}
+		if !reGoroutineHeader.MatchString(strings.TrimSpace(s)) {
+			continue
+		}
+		for _, f := range next[i+1:] {
+			f = strings.TrimSpace(f)
+			if strings.HasPrefix(f, "/") || strings.Contains(f, ".go:") {
+				continue // the frame's file:line
+			}
+			open := strings.LastIndexByte(f, '(')
+			if open <= 0 || !strings.HasSuffix(f, ")") {
+				return ""
+			}
+			fn := f[:open]
+			if fn == "panic" || strings.HasPrefix(fn, "runtime.") {
+				continue
+			}
+			return fn[strings.LastIndexByte(fn, '/')+1:]
+		}
+		return ""
+	}
+	return ""
 }

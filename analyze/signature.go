@@ -627,7 +627,27 @@ func (s *Signature) run(v *View) []Finding {
 			// A pasted message cut at the line's end: its joined paragraph gives the rest.
 			continue
 		}
+		if strings.Contains(l.Text, "panic: ") {
+			if fn := panicFrame(followingText(lines, i, 8)); fn != "" {
+				caps = maps.Clone(caps)
+				caps[WrapperFrame] = fn
+			}
+		}
 		out = append(out, s.finding(l, caps))
+	}
+	return out
+}
+
+// followingText is the text of up to n lines after lines[i] from the same file, in
+// order: what a stack trace below a message says.
+func followingText(lines []Line, i, n int) []string {
+	var out []string
+	b, p := lines[i].source()
+	for j := i + 1; j < len(lines) && len(out) < n; j++ {
+		if jb, jp := lines[j].source(); jb != b || jp != p {
+			break
+		}
+		out = append(out, lines[j].Text)
 	}
 	return out
 }
