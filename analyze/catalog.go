@@ -197,7 +197,8 @@ func (r chainRead) refs() []CatalogRef {
 // cause is the reading in words: who says what, and the innermost reason.
 func (r chainRead) cause() string {
 	o := r.outer.Entry
-	s := componentName(o.Component) + " reports " + quoteText(oneLine(r.layerText(r.outer)))
+	quoted := oneLine(r.layerText(r.outer))
+	s := componentName(o.Component) + " reports" + wrapperClause(WrapperValues(r.text), quoted) + " " + quoteText(quoted)
 	if r.inner != r.outer {
 		s += "; the innermost reason, from " + componentName(r.inner.Entry.Component) + ": " + quoteText(oneLine(r.innerText()))
 	}
@@ -208,6 +209,30 @@ func (r chainRead) cause() string {
 		s += "; the error it wraps ends in " + quoteText(v)
 	}
 	return s
+}
+
+// wrapperClause names what the line's wrappers print about whose chain broke (the
+// volume, the CNI plugin, the pod a controller could not create) when the quoted layer
+// does not hold it: ", for volume docker-sock," when the reading starts below the
+// kubelet's "MountVolume.SetUp failed for volume ..." wrapper.
+func wrapperClause(vals map[string]string, quoted string) string {
+	var b strings.Builder
+	if v := vals[WrapperPod]; v != "" && !strings.Contains(quoted, v) {
+		b.WriteString(" for pod " + v)
+		if w := vals[WrapperWorkload]; w != "" {
+			b.WriteString(" of " + w)
+		}
+	}
+	if v := vals[WrapperVolume]; v != "" && !strings.Contains(quoted, `"`+v+`"`) {
+		b.WriteString(" for volume " + v)
+	}
+	if v := vals[WrapperPlugin]; v != "" && !strings.Contains(quoted, `"`+v+`"`) {
+		b.WriteString(" from CNI plugin " + v)
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "," + b.String() + ","
 }
 
 // deepest is the innermost layer of the line, one line long, when it lies below the

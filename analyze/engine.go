@@ -136,6 +136,7 @@ func RunContext(ctx context.Context, g *Graph, rules []*Rule, opts Options) (*Re
 			roots = link(all)
 		}
 	}
+	nameSubjects(all)
 	showUnnamed(g, all)
 	addPlans(g, all)
 	showUnnamedPlans(g, all)

@@ -57,7 +57,8 @@ func TestLoadMalformedFilesWarnAndTheRestLoads(t *testing.T) {
 				Evidence: []analyze.Evidence{p.Loc.Evidence("x", v.CollectedAt())}}}
 		},
 	}}, analyze.Options{})
-	wantCause := "nodes/n1/kubelet.log:1 ok; nodes/n1/kubelet.log:3 still ok; cluster-resources/events/shop.json:/items/0 Scheduled"
+	// The rule's sentence names no pod: the engine closes it with the pod it is about.
+	wantCause := "nodes/n1/kubelet.log:1 ok; nodes/n1/kubelet.log:3 still ok; cluster-resources/events/shop.json:/items/0 Scheduled (pod shop/good)"
 	if len(rep.Findings) != 1 || rep.Findings[0].Cause != wantCause {
 		t.Errorf("findings = %+v, want the cause %q", rep.Findings, wantCause)
 	}

@@ -218,7 +218,7 @@ func checkPlaceholders(field, t string, perPattern []map[string]bool, optional b
 		for _, set := range perPattern {
 			ok := false
 			for _, n := range names {
-				if builtinPlaceholders[n] || set[n] {
+				if builtinPlaceholders[n] || set[n] || any && wrapperPlaceholders[n] {
 					ok = true
 					break
 				}
@@ -236,7 +236,7 @@ func checkPlaceholders(field, t string, perPattern []map[string]bool, optional b
 		for _, m := range rePlaceholder.FindAllStringSubmatch(t, -1) {
 			if !captured(strings.Split(m[1], "|"), any) {
 				if any {
-					return &FieldError{Field: field, Msg: "{" + m[1] + "} is not a capture of any pattern nor one of {pod} {namespace} {node} {container}"}
+					return &FieldError{Field: field, Msg: "{" + m[1] + "} is not a capture of any pattern nor one of {pod} {namespace} {node} {container} {workload} {volume} {plugin}"}
 				}
 				return &FieldError{Field: field, Msg: "{" + m[1] + "} is not a capture of every pattern nor one of {pod} {namespace} {node} {container} (write it inside [[ ]] if only some wordings hold it)"}
 			}
@@ -627,7 +627,27 @@ func (s *Signature) run(v *View) []Finding {
 			// A pasted message cut at the line's end: its joined paragraph gives the rest.
 			continue
 		}
+		if strings.Contains(l.Text, "panic: ") {
+			if fn := panicFrame(followingText(lines, i, 8)); fn != "" {
+				caps = maps.Clone(caps)
+				caps[WrapperFrame] = fn
+			}
+		}
 		out = append(out, s.finding(l, caps))
+	}
+	return out
+}
+
+// followingText is the text of up to n lines after lines[i] from the same file, in
+// order: what a stack trace below a message says.
+func followingText(lines []Line, i, n int) []string {
+	var out []string
+	b, p := lines[i].source()
+	for j := i + 1; j < len(lines) && len(out) < n; j++ {
+		if jb, jp := lines[j].source(); jb != b || jp != p {
+			break
+		}
+		out = append(out, lines[j].Text)
 	}
 	return out
 }
@@ -681,8 +701,19 @@ func (s *Signature) finding(l *Line, caps map[string]string) Finding {
 			vals["pod"] = o.Name
 		}
 	}
+	// What the message's wrappers name (the pod a controller could not create, the
+	// volume, the CNI plugin) fills what the subject does not know; a made-up name of
+	// a pod whose name the evidence does not show yields to the one the message gives.
+	for k, v := range WrapperValues(l.Text) {
+		if vals[k] == "" || k == WrapperPod && l.Pod != nil && isPartial(l.Pod, "name") {
+			vals[k] = v
+		}
+	}
 	for k, v := range caps {
 		vals[k] = v
+	}
+	if img := vals["image"]; img != "" {
+		vals["image"] = PrintedImage(img, l.Text)
 	}
 	cause, _ := fill(s.Cause, vals, false)
 	fix, _ := fill(s.Fix, vals, false)

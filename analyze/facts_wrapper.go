@@ -1,0 +1,147 @@
+package analyze
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Wrapper values: what the layers around a message print about whose chain broke.
+//
+// A component that wraps an error in its own words often names the object the error is
+// about: the StatefulSet controller the pod it could not create, the kubelet's volume
+// operations the volume, libcni the CNI plugin. A rule that reads only the innermost
+// message loses them, and a root cause without them leaves the reader to find whose
+// chain broke. WrapperValues reads them from the wrappers' formats, so that every
+// signature's cause may name them ({pod}, {workload}, {volume}, {plugin} inside
+// [[ ]]) and the catalog's reading of a line says them.
+
+// The names WrapperValues gives its values; a signature template may use them inside
+// an optional part ([[ ]]) without a pattern capturing them.
+const (
+	WrapperPod      = "pod"      // the pod a controller failed to create, update or delete
+	WrapperWorkload = "workload" // "StatefulSet NAME": the controller's object
+	WrapperVolume   = "volume"   // the volume of a kubelet volume operation
+	WrapperPlugin   = "plugin"   // the CNI plugin type libcni ran
+)
+
+var (
+	// k8s.io/kubernetes pkg/controller/statefulset/stateful_pod_control.go
+	// recordPodEvent: "%s Pod %s in StatefulSet %s failed error: %s" (the verb in lower
+	// case), and recordClaimEvent: "%s Claim %s for Pod %s in StatefulSet %s failed
+	// error: %s".
+	reWrapStatefulSetPod = regexp.MustCompile(`\b(?:create|update|delete|get) (?:Claim \S+ for )?Pod (\S+) in StatefulSet (\S+) failed error: `)
+	// k8s.io/kubernetes pkg/volume/util/operationexecutor/operation_executor.go
+	// generateVolumeMsg: "%v for volume %q %v" with an operation prefix such as
+	// "MountVolume.SetUp failed", "MapVolume.SetUpDevice failed", "MountVolume.NewMounter
+	// initialization failed", "AttachVolume.Attach failed".
+	reWrapVolume = regexp.MustCompile(`\b[A-Z][A-Za-z]*\.[A-Za-z]+(?: initialization)? failed for volume "([^"]+)"`)
+)
+
+// WrapperValues reads, from one message, the values its wrappers print about whose
+// chain broke (WrapperPod, WrapperWorkload, WrapperVolume, WrapperPlugin); a value the
+// message does not hold is absent.
+func WrapperValues(text string) map[string]string {
+	out := map[string]string{}
+	if strings.Contains(text, " in StatefulSet ") {
+		if m := reWrapStatefulSetPod.FindStringSubmatch(text); m != nil {
+			out[WrapperPod], out[WrapperWorkload] = m[1], "StatefulSet "+m[2]
+		}
+	}
+	if strings.Contains(text, " for volume ") {
+		if m := reWrapVolume.FindStringSubmatch(text); m != nil {
+			out[WrapperVolume] = m[1]
+		}
+	}
+	if strings.Contains(text, "plugin type=") {
+		if m := SandboxCNIPluginPattern.FindStringSubmatch(text); m != nil && m[1] != "" {
+			out[WrapperPlugin] = m[1]
+		}
+	}
+	return out
+}
+
+// wrapperPlaceholders are the names of WrapperValues: placeholders a template may use
+// inside [[ ]] whatever its patterns capture.
+var wrapperPlaceholders = map[string]bool{WrapperPod: true, WrapperWorkload: true, WrapperVolume: true, WrapperPlugin: true, WrapperFrame: true}
+
+// PrintedImage is the image a message names, as it names it most fully: a reference
+// without a registry host ("rancher/mirrored-pause:3.6", as a configuration wrote it)
+// gives way to the same reference with its host where the message prints that too
+// (containerd's "failed to pull and unpack image "docker.io/rancher/mirrored-pause:3.6"",
+// the normalized name it resolved), so the reader sees which registry was asked.
+func PrintedImage(image, text string) string {
+	if image == "" || imageHasHost(image) {
+		return image
+	}
+	for i := 0; ; {
+		j := strings.Index(text[i:], "/"+image)
+		if j < 0 {
+			return image
+		}
+		end := i + j + 1 + len(image)
+		start := i + j
+		for start > 0 && isRefChar(text[start-1]) {
+			start--
+		}
+		host := text[start : i+j]
+		if (end == len(text) || !isRefChar(text[end])) && host != "" && !strings.Contains(host, "/") && imageHasHost(host+"/x") {
+			return text[start:end]
+		}
+		i = end
+	}
+}
+
+// imageHasHost reports whether an image reference starts with a registry host: a first
+// path component with a dot or a port, or localhost (the rule of
+// github.com/distribution/reference's splitDockerDomain).
+func imageHasHost(ref string) bool {
+	first, _, ok := strings.Cut(ref, "/")
+	return ok && (strings.ContainsAny(first, ".:") || first == "localhost")
+}
+
+// isRefChar reports whether c may be part of an image reference.
+func isRefChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._-:@/", c) >= 0
+}
+
+// WrapperFrame names the function a Go panic happened in: the first frame of the
+// panicking goroutine's stack, which the runtime prints below "panic: ..." (runtime
+// panic.go printpanics, then traceback.go's "goroutine N [STATE]:" and one line per
+// frame, the function with its arguments and, indented or not, its file:line).
+const WrapperFrame = "frame"
+
+// reGoroutineHeader is the traceback's header of a goroutine.
+var reGoroutineHeader = regexp.MustCompile(`^goroutine \d+ \[[^\]]+\]:$`)
+
+// panicFrame is the function of the first frame below a "panic: " line among the lines
+// that follow it in the same text (next), or "": the function as the traceback prints
+// it without its arguments and its import path's directories
+// ("container.(*criEngine).ctrToInfo"). Frames of the runtime's own panic machinery
+// ("panic(...)", "runtime.gopanic") are passed over.
+func panicFrame(next []string) string {
+	for i, s := range next {
+		if i > 3 {
+			return ""
+		}
+		if !reGoroutineHeader.MatchString(strings.TrimSpace(s)) {
+			continue
+		}
+		for _, f := range next[i+1:] {
+			f = strings.TrimSpace(f)
+			if strings.HasPrefix(f, "/") || strings.Contains(f, ".go:") {
+				continue // the frame's file:line
+			}
+			open := strings.LastIndexByte(f, '(')
+			if open <= 0 || !strings.HasSuffix(f, ")") {
+				return ""
+			}
+			fn := f[:open]
+			if fn == "panic" || strings.HasPrefix(fn, "runtime.") {
+				continue
+			}
+			return fn[strings.LastIndexByte(fn, '/')+1:]
+		}
+		return ""
+	}
+	return ""
+}

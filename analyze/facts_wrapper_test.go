@@ -1,0 +1,125 @@
+package analyze
+
+import (
+	"maps"
+	"strings"
+	"testing"
+)
+
+// TestWrapperValues reads what the wrappers of a message print about whose chain broke,
+// in the formats of the components that print them, and nothing from a message that has
+// no such wrapper.
+func TestWrapperValues(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want map[string]string
+	}{
+		// stateful_pod_control.go recordPodEvent and recordClaimEvent.
+		{`create Pod db-2 in StatefulSet db failed error: admission webhook "policy.example.com" denied the request: no`,
+			map[string]string{WrapperPod: "db-2", WrapperWorkload: "StatefulSet db"}},
+		{`create Claim data-db-0 for Pod db-0 in StatefulSet db failed error: persistentvolumeclaims "data-db-0" is forbidden: exceeded quota: storage`,
+			map[string]string{WrapperPod: "db-0", WrapperWorkload: "StatefulSet db"}},
+		{`create Pod db-0 in StatefulSet db successful`, map[string]string{}},
+		// operation_executor.go generateVolumeMsg with the operation generator's prefixes.
+		{`MountVolume.SetUp failed for volume "cache" : hostPath type check failed: /run/x.sock is not a socket file`,
+			map[string]string{WrapperVolume: "cache"}},
+		{`MountVolume.NewMounter initialization failed for volume "pvc-1" : path "/mnt/disks/a" does not exist`,
+			map[string]string{WrapperVolume: "pvc-1"}},
+		{`AttachVolume.Attach failed for volume "pvc-9" : rpc error: code = Internal desc = quota`,
+			map[string]string{WrapperVolume: "pvc-9"}},
+		// libcni's pluginDescription in "plugin %s failed (add): %w".
+		{`failed to setup network for sandbox "0a1b": plugin type="weave-net" name="weave" failed (add): no addresses`,
+			map[string]string{WrapperPlugin: "weave-net"}},
+		{`Back-off restarting failed container app in pod web-1 for volume reasons`, map[string]string{}},
+	} {
+		if got := WrapperValues(c.text); !maps.Equal(got, c.want) {
+			t.Errorf("WrapperValues(%q) = %v, want %v", c.text, got, c.want)
+		}
+	}
+}
+
+// TestPrintedImage: an image named without its registry host takes the host the same
+// message prints it with, and only the same reference's.
+func TestPrintedImage(t *testing.T) {
+	for _, c := range []struct{ image, text, want string }{
+		{"acme/pause:3.6", `failed to get sandbox image "acme/pause:3.6": failed to pull and unpack image "docker.io/acme/pause:3.6": failed to resolve reference "docker.io/acme/pause:3.6": connection refused`,
+			"docker.io/acme/pause:3.6"},
+		{"pause:3.9", `failed to pull image "pause:3.9": failed to resolve reference "registry.local:5000/pause:3.9": not found`, "registry.local:5000/pause:3.9"},
+		// The reference in a URL path is not the image as printed: v2 is no host.
+		{"acme/app:1", `Head "https://registry-1.docker.io/v2/acme/app:1": dial tcp: i/o timeout`, "acme/app:1"},
+		// Another reference that only ends like this one is not it.
+		{"app:1", `failed to pull "quay.io/acme/myapp:1"`, "app:1"},
+		{"quay.io/acme/app:1", `pulling "quay.io/acme/app:1"`, "quay.io/acme/app:1"},
+		{"acme/app:1", `failed to pull "docker.io/acme/app:10"`, "acme/app:1"},
+	} {
+		if got := PrintedImage(c.image, c.text); got != c.want {
+			t.Errorf("PrintedImage(%q, %q) = %q, want %q", c.image, c.text, got, c.want)
+		}
+	}
+}
+
+// TestCauseNamesWhatTheWrappersName: a signature's cause may name, inside [[ ]], the pod,
+// workload, volume and CNI plugin the message's wrappers print, though no pattern
+// captures them; outside [[ ]] it may not, since a wording without the wrapper holds none.
+func TestCauseNamesWhatTheWrappersName(t *testing.T) {
+	sig := strings.Replace(templateSig, "cause: 'the registry refuses {image|repo}", "cause: 'the registry refuses[[ pod {pod} of {workload}]] {image|repo}", 1)
+	sigs, err := ParseSignatures("t.yaml", []byte(sig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		text string
+		pod  *Pod
+		want string
+	}{
+		{`create Pod db-1 in StatefulSet db failed error: pull image "app:1": 429 Too Many Requests`, nil, "the registry refuses pod db-1 of StatefulSet db app:1"},
+		{`Failed to pull image "app:1": 429 Too Many Requests`, nil, "the registry refuses app:1"},
+	} {
+		caps, ok := sigs[0].match(c.text)
+		if !ok {
+			t.Fatalf("no match: %q", c.text)
+		}
+		l := &Line{Kind: TextEvent, Text: c.text, more: &lineMore{object: ObjectRef{Kind: "StatefulSet", Namespace: "default", Name: "db"}}}
+		if f := sigs[0].finding(l, caps); !strings.HasPrefix(f.Cause, c.want) {
+			t.Errorf("%q: cause %q, want it to begin %q", c.text, f.Cause, c.want)
+		}
+	}
+	bad := strings.Replace(templateSig, "cause: 'the registry refuses {image|repo}", "cause: 'the registry refuses volume {volume} {image|repo}", 1)
+	if _, err := ParseSignatures("bad.yaml", []byte(bad)); err == nil || !strings.Contains(err.Error(), "{volume}") {
+		t.Errorf("{volume} outside an optional part: %v", err)
+	}
+}
+
+// TestCatalogReadingNamesTheWrappedVolume: a line whose known reading starts below the
+// kubelet's volume wrapper still says which volume.
+func TestCatalogReadingNamesTheWrappedVolume(t *testing.T) {
+	r := readChain(`MountVolume.SetUp failed for volume "docker-sock" : hostPath type check failed: /var/run/docker.sock is not a socket file`, "kubelet")
+	if r.outer == nil {
+		t.Fatal("no reading")
+	}
+	if c := r.cause(); !strings.Contains(c, "volume docker-sock") {
+		t.Errorf("cause %q does not name volume docker-sock", c)
+	}
+}
+
+// TestPanicFrame reads the function a Go panic happened in from the traceback below it,
+// past the runtime's own frames, and nothing from lines that are not a traceback.
+func TestPanicFrame(t *testing.T) {
+	for _, c := range []struct {
+		next []string
+		want string
+	}{
+		{[]string{"[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x4a1b2c]", "", "goroutine 9 [running, locked to thread]:",
+			"example.com/acme/agent/pkg/store.(*cache).lookup(0xc000010000, {0x0, 0x0})", "\t/src/pkg/store/cache.go:88 +0x1d"}, "store.(*cache).lookup"},
+		{[]string{"goroutine 1 [running]:", "panic({0x5d2e40, 0xc00001e0a0})", "\t/usr/local/go/src/runtime/panic.go:770 +0x132",
+			"main.loadConfig(...)", "\t/app/main.go:31"}, "main.loadConfig"},
+		{[]string{"goroutine 1 [running]:", "runtime.gopanic({0x5d2e40, 0xc00001e0a0})", "main.run()"}, "main.run"},
+		{[]string{"exiting", "goroutine 1 [running]:", "main.main()"}, "main.main"},
+		{[]string{"restarting in 5s", "connection refused", "retrying", "still failing", "goroutine 1 [running]:", "main.main()"}, ""},
+		{[]string{"goroutine 1 [running]:", "the worker stopped"}, ""},
+	} {
+		if got := panicFrame(c.next); got != c.want {
+			t.Errorf("panicFrame(%q) = %q, want %q", c.next, got, c.want)
+		}
+	}
+}
