@@ -49,7 +49,7 @@ func (c *coverageBuilder) source(present bool, name, missing string) {
 func (c *coverageBuilder) events() {
 	g, ns := c.g, c.f.p.meta.Namespace
 	switch {
-	case len(c.f.events) > 0:
+	case c.f.hasEvents():
 		c.out.Sources = append(c.out.Sources, "events")
 	case !g.eventNamespaces[ns] && g.notPermitted("list", "", "events", ns) != "":
 		c.out.Missing = append(c.out.Missing, "events for namespace "+ns+": "+g.notPermitted("list", "", "events", ns))

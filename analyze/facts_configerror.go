@@ -8,7 +8,7 @@ import "strings"
 // containerEvents is the container's events from its run.
 func (v *View) containerEvents(p *Pod, container string) []*Event {
 	r, _ := v.ContainerRun(p, container)
-	return r.Events
+	return r.Events()
 }
 
 // ConfigError is the kubelet's refusal to create a container waiting in
@@ -26,6 +26,9 @@ func (v *View) ConfigError(p *Pod, c ContainerInfo) (string, *Event, bool) {
 	}
 	return msg, event, true
 }
+
+// isFailedEvent tells the events LatestContainerError reads.
+func isFailedEvent(e *Event) bool { return e.Reason == "Failed" }
 
 // LatestContainerError is the most recent kubelet "Failed" event of a container whose
 // message starts with "Error: " (pkg/kubelet/kuberuntime/kuberuntime_container.go,

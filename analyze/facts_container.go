@@ -14,8 +14,11 @@ import (
 type ContainerRun struct {
 	Subject   PodSubject
 	Container ContainerInfo
-	// Events are the pod's events, oldest last-seen first (LatestEvent picks from them).
-	Events []*Event
+	// events are the pod's events (Events); for a pod whose events the load kept
+	// compact (quietenEvents), quiet is the pod and they are made when asked.
+	events []*Event
+	quiet  *Pod
+	g      *Graph
 	// Journal is the pod's kubelet journal lines, in file order.
 	Journal []*JournalEntry
 	// Attempts are crictl's records of the container, one per attempt the runtime kept.
@@ -30,6 +33,23 @@ type ContainerRun struct {
 	// probeOutputs holds the output of the kubelet's "Probe failed" lines about the
 	// container whose output="<" value continues on the following journal lines.
 	probeOutputs map[*JournalEntry]string
+}
+
+// Events are the pod's events, oldest last-seen first (LatestEvent picks from them).
+func (r ContainerRun) Events() []*Event {
+	if r.quiet != nil {
+		return r.g.eventsFor(r.quiet.Ref())
+	}
+	return r.events
+}
+
+// eventsIf is Events for a reader that reads only the events for which wanted is
+// true (Graph.eventsForIf).
+func (r ContainerRun) eventsIf(wanted func(*Event) bool) []*Event {
+	if r.quiet != nil {
+		return r.g.eventsForIf(r.quiet, wanted)
+	}
+	return r.events
 }
 
 // ProbeOutput is the output="…" of a kubelet "Probe failed" line. klog writes a
@@ -95,9 +115,15 @@ func (g *Graph) containerRunFacts() ([]ContainerRun, map[string]int) {
 		}
 		uid := string(p.meta.UID)
 		idx := g.journalIndexFor(p.Obj)
-		events, journal := g.eventsFor(p.Ref()), g.entries(idx)
+		// A quiet pod's events are made only if a rule asks for them.
+		var events []*Event
+		quiet := g.isQuiet(p)
+		if quiet == nil {
+			events = g.eventsFor(p.Ref())
+		}
+		journal := g.entries(idx)
 		for _, c := range cs {
-			r := ContainerRun{Subject: podSubject(p), Container: c, Events: events, Journal: journal, OOMKills: g.oomsByUID[uid],
+			r := ContainerRun{Subject: podSubject(p), Container: c, events: events, quiet: quiet, g: g, Journal: journal, OOMKills: g.oomsByUID[uid],
 				Log:         g.logs[logKey(p.meta.Namespace, p.meta.Name, c.Name, false)],
 				PreviousLog: g.logs[logKey(p.meta.Namespace, p.meta.Name, c.Name, true)]}
 			for _, cc := range g.contsByUID[uid] {
@@ -125,7 +151,7 @@ func runKey(p *Pod, container string) string {
 // filter drops the pieces of kinds the rule did not declare.
 func (r ContainerRun) filter(ff factFilter) ContainerRun {
 	if !ff.events {
-		r.Events = nil
+		r.events, r.quiet = nil, nil
 	}
 	if !ff.journal {
 		r.Journal, r.probeOutputs = nil, nil

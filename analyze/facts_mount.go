@@ -47,7 +47,7 @@ func (g *Graph) mountFacts() []MountFailure {
 			continue
 		}
 		f := MountFailure{Subject: podSubject(p), objectErrors: objectErrors[pod.Spec.NodeName]}
-		for _, e := range g.eventsFor(p.Ref()) {
+		for _, e := range g.eventsForIf(p, isMountEvent) {
 			if isMountEvent(e) {
 				f.Events = append(f.Events, e)
 			}

@@ -114,7 +114,7 @@ func (g *Graph) nodeAgentFacts() map[string]*NodeAgent {
 		}
 		var latest *Event
 		for _, p := range g.podsByNode[n.meta.Name] {
-			if e := LatestEvent(g.eventsFor(p.Ref()), "", "NodeNotReady"); e != nil && (latest == nil || e.LastTime.After(latest.LastTime)) {
+			if e := LatestEvent(g.eventsForIf(p, func(e *Event) bool { return e.Reason == "NodeNotReady" }), "", "NodeNotReady"); e != nil && (latest == nil || e.LastTime.After(latest.LastTime)) {
 				latest = e
 			}
 		}
@@ -156,10 +156,18 @@ func (v *View) PodWarning(p *Pod) *Event {
 	return nil
 }
 
-// podWarnings maps each pod to its latest Warning event.
+// podWarnings maps each pod to its latest Warning event; a quiet pod's is made for the
+// map alone (quietLatest): PodWarning's readers keep what it says.
 func (g *Graph) podWarnings() map[*Pod]*Event {
 	out := map[*Pod]*Event{}
 	for _, p := range g.pods {
+		isWarning := func(e *Event) bool { return e.Type == corev1.EventTypeWarning }
+		if e, quiet := g.quietLatest(p, isWarning); quiet {
+			if e != nil {
+				out[p] = e
+			}
+			continue
+		}
 		events := g.eventsFor(p.Ref())
 		for i := len(events) - 1; i >= 0; i-- {
 			if events[i].Type == corev1.EventTypeWarning {

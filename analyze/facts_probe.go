@@ -67,7 +67,7 @@ func (v *View) ProbeKill(p *Pod, container string, t *corev1.ContainerStateTermi
 	}
 	var r ProbeKillRecord
 	run := runOf(v, p, container)
-	events := run.Events
+	events := run.eventsIf(func(e *Event) bool { return e.Reason == "Killing" })
 	for i := len(events) - 1; i >= 0; i-- {
 		e := events[i]
 		if e.Reason == "Killing" && e.Container() == container && says(e.Message) && notBefore(e, since) {
@@ -191,7 +191,7 @@ func (f ProbeFailure) Count() string {
 func (v *View) LatestProbeFailure(p *Pod, container, kind string, since time.Time) ProbeFailure {
 	var f ProbeFailure
 	run := runOf(v, p, container)
-	events := run.Events
+	events := run.eventsIf(func(e *Event) bool { return e.Reason == "Unhealthy" })
 	for i := len(events) - 1; i >= 0; i-- {
 		e := events[i]
 		if e.Reason != "Unhealthy" || e.Container() != container || !notBefore(e, since.Add(-time.Second)) {

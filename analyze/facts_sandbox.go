@@ -54,7 +54,7 @@ const (
 func (g *Graph) sandboxFacts() []SandboxFailure {
 	var out []SandboxFailure
 	for _, p := range g.pods {
-		events := g.eventsFor(p.Ref())
+		events := g.eventsForIf(p, func(e *Event) bool { return e.Reason == sandboxEventReason || e.Reason == "NetworkNotReady" })
 		f := SandboxFailure{Subject: podSubject(p), Event: LatestEvent(events, "", sandboxEventReason),
 			NetworkEvent: LatestEvent(events, "", "NetworkNotReady")}
 		entries := g.journalFor(p.Obj)

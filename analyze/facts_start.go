@@ -89,7 +89,7 @@ func (v *View) StartFailureSources(p *Pod, c ContainerInfo, around string) []Sta
 			sources = append(sources, StartSource{t.t.Message, t.loc.EvidenceAround(text, around, t.t.FinishedAt.Time), t.t.ExitCode})
 		}
 	}
-	if e := LatestContainerError(runOf(v, p, c.Name).Events, c.Name); e != nil {
+	if e := LatestContainerError(runOf(v, p, c.Name).eventsIf(isFailedEvent), c.Name); e != nil {
 		sources = append(sources, StartSource{e.Message, e.EvidenceAround(around), 0})
 	}
 	return sources

@@ -135,7 +135,7 @@ func TestContainerWaitAndRunFacts(t *testing.T) {
 			t.Fatalf("container runs = %d, want 1", len(rs))
 		}
 		r := rs[0]
-		out := run{Events: len(r.Events), Journal: len(r.Journal)}
+		out := run{Events: len(r.Events()), Journal: len(r.Journal)}
 		if r.Log != nil {
 			out.Log = r.Log.Text()
 		}

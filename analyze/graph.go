@@ -79,6 +79,14 @@ type Graph struct {
 	events      []*Event
 	eventsByUID map[string][]*Event
 	eventsByKey map[string][]*Event
+	// quiet holds, by the pod's key, the events about quiet pods kept compact
+	// (quietenEvents), and quietUID their keys by pod UID, until eventsFor asks.
+	quiet       map[string]*quietEvents
+	quietUID    map[string]string
+	quietTables *quietTables
+	quietMu     sync.Mutex
+	// quietCount is how many events quietenEvents kept compact.
+	quietCount int
 
 	journal []JournalEntry
 	// journalSkipped and logsSkipped count the journal lines and container logs left
@@ -182,6 +190,8 @@ func LoadWith(ctx context.Context, bundles []*bundle.Bundle, log logrus.FieldLog
 		ld.loadObjects(b)
 	}
 	ld.share = nil // what it kept is in the graph; its texts can go
+	// Every list is read: the events' keys (one per event) go before the journals come.
+	ld.seenEvents = nil
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -190,6 +200,7 @@ func LoadWith(ctx context.Context, bundles []*bundle.Bundle, log logrus.FieldLog
 	if opts.TroubleOnly {
 		// Few of the kubelet's lines are kept: the entries grow as files are added.
 		ld.noteHealthyPods()
+		g.quietenEvents()
 	} else {
 		ld.reserveJournal()
 	}
@@ -202,7 +213,7 @@ func LoadWith(ctx context.Context, bundles []*bundle.Bundle, log logrus.FieldLog
 	ld.importWarnings()
 	g.index()
 	log.WithFields(logrus.Fields{
-		"pods": len(g.pods), "events": len(g.events), "journalEntries": len(g.journal), "journalLinesLeftOut": g.journalSkipped, "logsLeftOut": g.logsSkipped,
+		"pods": len(g.pods), "events": len(g.events) + g.quietCount, "journalEntries": len(g.journal), "journalLinesLeftOut": g.journalSkipped, "logsLeftOut": g.logsSkipped,
 		"criContainers": len(g.containers), "warnings": len(g.warnings),
 	}).Debug("evidence loaded")
 	return g, nil

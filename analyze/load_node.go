@@ -347,7 +347,10 @@ func (l *loader) parseJournal(j *journalJob, data []byte, compact bool, keep *jo
 			line, text = text[:nl], text[nl+1:]
 		}
 		lineNo++
-		e, kind, problem := ParseJournalLine(line, ref)
+		// The message stays quoted until the entry is known to be kept: most lines of a
+		// big cluster's kubelet are left out from their fields alone.
+		ent, kind, problem := logline.ParseJournalQuoted(line, ref)
+		e := JournalEntry{Entry: ent}
 		switch kind {
 		case LineContinuation:
 			if skipped {
@@ -370,6 +373,7 @@ func (l *loader) parseJournal(j *journalJob, data []byte, compact bool, keep *jo
 			held.file, held.line = src, lineNo
 			continue
 		}
+		e.UnquoteMessage()
 		if problem != nil {
 			j.bad++
 			if j.firstBad == 0 {
@@ -393,6 +397,7 @@ func (l *loader) parseJournal(j *journalJob, data []byte, compact bool, keep *jo
 		entries = append(entries, e)
 	}
 	if skipped {
+		held.UnquoteMessage()
 		if compact {
 			keep.keep(&held.Entry, heldLine)
 		}
@@ -411,6 +416,7 @@ func (l *loader) routineOfHealthy(j *journalJob, e *logline.Entry) bool {
 	if j.kubelet {
 		return e.Severity == 'I' && l.aboutHealthyPodsOnly(e.FieldText)
 	}
+	e.UnquoteMessage()
 	m := e.Message
 	// containerd and CRI-O log through logrus: the journal line's message is the
 	// whole "time=... level=info msg=..." text.

@@ -34,10 +34,14 @@ const (
 // evidence and the typed facts the rules read (sandbox, scheduling), so the timeline
 // and the findings read a failure the same way.
 type podFacts struct {
-	p        *Pod
-	sandbox  *SandboxFailure
-	sched    *SchedulingFailure
+	p       *Pod
+	sandbox *SandboxFailure
+	sched   *SchedulingFailure
+	// events are the pod's events (allEvents); for a pod whose events the load kept
+	// compact, quiet is how many there are and they are made when a step reads them.
 	events   []*Event
+	quiet    int
+	g        *Graph
 	journal  []*JournalEntry
 	sbs      []*CRISandbox
 	conts    []*CRIContainer
@@ -46,8 +50,13 @@ type podFacts struct {
 }
 
 func (g *Graph) factsFor(p *Pod) *podFacts {
-	f := &podFacts{p: p, events: g.eventsFor(p.Ref()), journal: g.journalFor(p.Obj),
+	f := &podFacts{p: p, g: g, journal: g.journalFor(p.Obj),
 		sbs: g.sandboxesByUID[string(p.meta.UID)], conts: g.contsByUID[string(p.meta.UID)], eps: g.endpointsFor(p)}
+	// Coverage asks only whether a pod has events: a quiet pod's are made only for
+	// its timeline.
+	if f.quiet = g.quietLen(p); f.quiet == 0 {
+		f.events = g.eventsFor(p.Ref())
+	}
 	facts := g.buildFactsOnce()
 	f.sandbox, f.sched = facts.sandboxByPod[p], facts.schedByPod[p]
 	for _, s := range g.servicesByNS[p.meta.Namespace] {
@@ -59,9 +68,20 @@ func (g *Graph) factsFor(p *Pod) *podFacts {
 	return f
 }
 
+// allEvents are the pod's events, oldest last-seen first.
+func (f *podFacts) allEvents() []*Event {
+	if f.quiet > 0 {
+		f.events, f.quiet = f.g.eventsFor(f.p.Ref()), 0
+	}
+	return f.events
+}
+
+// hasEvents reports whether the pod has an event.
+func (f *podFacts) hasEvents() bool { return f.quiet > 0 || len(f.events) > 0 }
+
 func (f *podFacts) eventsWith(container string, reasons ...string) []*Event {
 	var out []*Event
-	for _, e := range f.events {
+	for _, e := range f.allEvents() {
 		if container != "" && e.Container() != container {
 			continue
 		}

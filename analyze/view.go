@@ -274,7 +274,11 @@ func (v *View) EventsFor(ref ObjectRef) []*Event {
 }
 
 func (g *Graph) eventsFor(ref ObjectRef) []*Event {
-	byName := g.eventsByKey[ref.key()]
+	key := ref.key()
+	if g.quiet != nil {
+		g.wakeEvents(key, ref.UID)
+	}
+	byName := g.eventsByKey[key]
 	if ref.UID == "" {
 		return byName
 	}

@@ -26,6 +26,17 @@ var (
 // in the previous year. problem is set for garbage lines and for entries that are readable
 // but damaged (a truncated message). Parse reads every other form too.
 func ParseJournal(line string, ref time.Time) (e Entry, kind Kind, problem error) {
+	e, kind, problem = ParseJournalQuoted(line, ref)
+	e.UnquoteMessage()
+	return e, kind, problem
+}
+
+// ParseJournalQuoted is ParseJournal that leaves a klog message written in quotes
+// ("Pod update broadcasted" pod="ns/name") as it was written, quotes and escapes included,
+// until UnquoteMessage: a reader that may leave the entry out from its other fields
+// (severity, program, the fields after the message) does not pay for unescaping the
+// messages it leaves out. Until then Message is the quoted text.
+func ParseJournalQuoted(line string, ref time.Time) (e Entry, kind Kind, problem error) {
 	line = strings.TrimSuffix(line, "\r")
 	if line == "" {
 		return e, KindMarker, nil
@@ -251,21 +262,31 @@ func (e *Entry) parseKlog(s string, ref time.Time, bare bool) error {
 	} else {
 		rest = ""
 	}
-	e.Message, e.FieldText = splitMessage(rest)
+	e.Message, e.FieldText, e.quoted = splitMessage(rest)
 	return nil
 }
 
+// UnquoteMessage turns a message ParseJournalQuoted left quoted into its text; it does
+// nothing to any other entry.
+func (e *Entry) UnquoteMessage() {
+	if e.quoted {
+		e.Message, e.quoted = unquote(e.Message), false
+	}
+}
+
 // splitMessage separates a structured message ("msg" k="v" …) from its fields; an
-// unstructured line is all message. A quoted message cut short keeps its text.
-func splitMessage(rest string) (msg, fields string) {
+// unstructured line is all message. A quoted message cut short keeps its text. The
+// message of a structured line is returned quoted (quoted is set): UnquoteMessage
+// unquotes it.
+func splitMessage(rest string) (msg, fields string, quoted bool) {
 	if !strings.HasPrefix(rest, `"`) {
-		return rest, ""
+		return rest, "", false
 	}
 	q, err := strconv.QuotedPrefix(rest)
 	if err != nil {
-		return strings.TrimPrefix(rest, `"`), ""
+		return strings.TrimPrefix(rest, `"`), "", false
 	}
-	return unquote(q), strings.TrimLeft(rest[len(q):], " ")
+	return q, strings.TrimLeft(rest[len(q):], " "), true
 }
 
 func parseClock(s string) (h, m, sec int, ok bool) {

@@ -50,6 +50,9 @@ type Entry struct {
 	// Uptime is dmesg's seconds since boot; 0 when the line gives none.
 	Uptime float64
 	Format Format
+	// quoted says Message is still the quoted text of a structured klog message
+	// (ParseJournalQuoted).
+	quoted bool
 }
 
 // Field is one key/value pair of a structured log line.

@@ -147,6 +147,7 @@ func (e Entry) journalBody(t time.Time, rest string) (Entry, bool) {
 	e.Format = FormatJournal
 	if isKlogHeaderStart(body) {
 		if e.parseKlog(body, e.Time, false) == nil {
+			e.UnquoteMessage()
 			return e, true
 		}
 	}

@@ -105,7 +105,7 @@ func crashFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *c
 		state = "runs again for now"
 	}
 	run, _ := v.ContainerRun(p, c.Name)
-	if e := analyze.LatestEvent(run.Events, c.Name, "BackOff"); e != nil {
+	if e := analyze.LatestEvent(run.Events(), c.Name, "BackOff"); e != nil {
 		evidence = append(evidence, e.Evidence())
 	}
 	cause := fmt.Sprintf("container %s exits with code %d (%s) after %d restart(s) and %s", c.Name, t.ExitCode, meaning, st.RestartCount, state)

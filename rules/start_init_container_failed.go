@@ -104,7 +104,7 @@ func initFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *co
 		evidence = append(evidence, cloc.Evidence(fmt.Sprintf("Initialized=%s %s: %s", cond.Status, cond.Reason, cond.Message), cond.LastTransitionTime.Time))
 	}
 	run, _ := v.ContainerRun(p, c.Name)
-	if e := analyze.LatestEvent(run.Events, c.Name, "BackOff"); e != nil {
+	if e := analyze.LatestEvent(run.Events(), c.Name, "BackOff"); e != nil {
 		evidence = append(evidence, e.Evidence())
 	}
 	var waiting []string

@@ -179,7 +179,7 @@ func overrunFinding(v *analyze.View, run analyze.ContainerRun, t *corev1.Contain
 		r.grace = *g
 	}
 	id := analyze.ContainerID(c.Status.ContainerID)
-	if e := analyze.LatestEvent(run.Events, c.Name, "Killing"); e != nil {
+	if e := analyze.LatestEvent(run.Events(), c.Name, "Killing"); e != nil {
 		r.event, r.asked = e, e.FirstTime
 	}
 	for _, e := range run.Journal {
@@ -278,7 +278,7 @@ func graceFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *c
 // describe or get events (they print a deleted pod's terminal phase, not Terminating)
 // with a Killing "Stopping container" event that has no time.
 func pastedStop(run analyze.ContainerRun) bool {
-	e := analyze.LatestEvent(run.Events, run.Container.Name, "Killing")
+	e := analyze.LatestEvent(run.Events(), run.Container.Name, "Killing")
 	return e != nil && e.LastTime.IsZero() && strings.HasPrefix(e.Message, "Stopping container") &&
 		!strings.Contains(e.Message, analyze.LivenessKill) && !strings.Contains(e.Message, analyze.StartupKill)
 }

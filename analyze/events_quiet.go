@@ -1,0 +1,320 @@
+package analyze
+
+import (
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Most events of a big cluster are about pods that run: each pod's Scheduled, Pulling,
+// Pulled, Created and Started. No line is made of them (buildLines) and only the
+// questions asked about one pod read them (eventsFor), so a load that keeps only what
+// explains trouble (LoadOptions.TroubleOnly) keeps the events of a running, ready pod
+// that never restarted compact: a pod's list is made into Events the first time it is
+// asked for, equal to those the load decoded.
+
+// quietEvents are the events about one quiet pod, in load order.
+type quietEvents struct {
+	pod  *Pod
+	list []quietEvent
+}
+
+// quietEvent is an Event about a quiet pod without what the pod, the file and the
+// event's kind of event say for it: its times as Unix nanoseconds (quietZero for none)
+// in the local zone the decoder gives, its place as the file's base location and the
+// item's index in it, and its field path, type, reason, source and host as one shared
+// shape.
+type quietEvent struct {
+	message     string
+	first, last int64
+	count       int32
+	item        int32
+	shape       int32
+	file        int32
+	uid         bool
+}
+
+// quietZero stands for the zero time.
+const quietZero = math.MinInt64
+
+// eventShape is what the events of a workload's pods repeat.
+type eventShape struct {
+	fieldPath, typ, reason, source, host string
+}
+
+// quietTables are the shapes and base locations quiet events share.
+type quietTables struct {
+	shapes []eventShape
+	files  []Location
+}
+
+// quietPod reports whether p's events can be kept compact: a pod that runs, is ready
+// and never restarted (positivelyHealthy), not being deleted, whose spec and status the
+// evidence shows whole. What a rule asks about such a pod's past (history, timeline)
+// is answered from its status or from its events made whole again.
+func quietPod(p *Pod) bool {
+	return p.Obj.Status.Phase == corev1.PodRunning && positivelyHealthy(p) && p.meta.DeletionTimestamp == nil &&
+		p.Obj.Spec.NodeName != "" && !isPartial(p, "spec") && !isPartial(p, "status")
+}
+
+// quietenEvents moves the events about quiet pods out of g.events into g.quiet. A pod
+// whose events cannot all be made again equal (an event of an earlier pod of the same
+// name, one cited through an import, a time in another zone) keeps them all as they are.
+func (g *Graph) quietenEvents() {
+	pods := map[string]*Pod{}
+	byUID := map[string]string{}
+	for _, p := range g.pods {
+		if quietPod(p) {
+			k := p.Ref().key()
+			pods[k] = p
+			if p.meta.UID != "" {
+				byUID[string(p.meta.UID)] = k
+			}
+		}
+	}
+	if len(pods) == 0 {
+		return
+	}
+	t := &quietTables{}
+	shapes := map[eventShape]int32{}
+	files := map[Location]int32{}
+	counts := map[string]int{}
+	for _, e := range g.events {
+		if e.Regarding.UID != "" {
+			if k, ok := byUID[e.Regarding.UID]; ok && e.Regarding.key() != k {
+				delete(pods, k) // the pod's UID under another name: left as it is
+			}
+		}
+		k := e.Regarding.key()
+		p := pods[k]
+		if p == nil {
+			continue
+		}
+		if _, ok := t.compact(e, p, shapes, files); !ok {
+			delete(pods, k)
+			continue
+		}
+		counts[k]++
+	}
+	if len(pods) == 0 {
+		return
+	}
+	g.quiet, g.quietUID = make(map[string]*quietEvents, len(pods)), map[string]string{}
+	g.quietTables = t
+	for k, p := range pods {
+		if p.meta.UID != "" {
+			g.quietUID[string(p.meta.UID)] = k
+		}
+	}
+	kept := g.events[:0]
+	for _, e := range g.events {
+		k := e.Regarding.key()
+		p := pods[k]
+		if p == nil {
+			kept = append(kept, e)
+			continue
+		}
+		q := g.quiet[k]
+		if q == nil {
+			q = &quietEvents{pod: p, list: make([]quietEvent, 0, counts[k])}
+			g.quiet[k] = q
+		}
+		c, _ := t.compact(e, p, shapes, files)
+		q.list = append(q.list, c)
+		g.quietCount++
+	}
+	clear(g.events[len(kept):])
+	g.events = kept
+}
+
+// compact is e as a quietEvent, and whether it makes e again exactly.
+func (t *quietTables) compact(e *Event, p *Pod, shapes map[eventShape]int32, files map[Location]int32) (quietEvent, bool) {
+	if e.Loc.in != nil || e.Regarding.UnnamedIn != "" || e.Regarding.NamespaceUnknown ||
+		e.Regarding.UID != "" && e.Regarding.UID != string(p.meta.UID) {
+		return quietEvent{}, false
+	}
+	slash := strings.LastIndexByte(e.Loc.Pointer, '/')
+	if slash < 0 {
+		return quietEvent{}, false
+	}
+	item, err := strconv.ParseInt(e.Loc.Pointer[slash+1:], 10, 32)
+	if err != nil || item < 0 {
+		return quietEvent{}, false
+	}
+	base := e.Loc
+	base.Pointer = e.Loc.Pointer[:slash]
+	file, ok := files[base]
+	if !ok {
+		file = int32(len(t.files))
+		t.files = append(t.files, base)
+		files[base] = file
+	}
+	sh := eventShape{fieldPath: e.FieldPath, typ: e.Type, reason: e.Reason, source: e.Source, host: e.Host}
+	shape, ok := shapes[sh]
+	if !ok {
+		shape = int32(len(t.shapes))
+		t.shapes = append(t.shapes, sh)
+		shapes[sh] = shape
+	}
+	c := quietEvent{message: e.Message, first: quietTime(e.FirstTime), last: quietTime(e.LastTime), count: e.Count,
+		item: int32(item), shape: shape, file: file, uid: e.Regarding.UID != ""}
+	back := t.event(c, p)
+	return c, *back == *e
+}
+
+func quietTime(t time.Time) int64 {
+	if t.IsZero() {
+		return quietZero
+	}
+	return t.UnixNano()
+}
+
+// event makes the Event c stands for, about pod p.
+func (t *quietTables) event(c quietEvent, p *Pod) *Event {
+	e := &Event{}
+	t.fill(e, c, p)
+	e.Loc.Pointer += "/" + strconv.Itoa(int(c.item))
+	return e
+}
+
+// fill sets e to what c says but the item's index in its file's pointer, which a
+// reader that looks only at what an event says need not pay for.
+func (t *quietTables) fill(e *Event, c quietEvent, p *Pod) {
+	sh := t.shapes[c.shape]
+	*e = Event{
+		Regarding: ObjectRef{Kind: "Pod", Namespace: p.meta.Namespace, Name: p.meta.Name},
+		FieldPath: sh.fieldPath, Type: sh.typ, Reason: sh.reason, Message: c.message, Count: c.count,
+		Source: sh.source, Host: sh.host,
+	}
+	if c.uid {
+		e.Regarding.UID = string(p.meta.UID)
+	}
+	for _, at := range []struct {
+		dst *time.Time
+		ns  int64
+	}{{&e.FirstTime, c.first}, {&e.LastTime, c.last}} {
+		if at.ns != quietZero {
+			*at.dst = time.Unix(0, at.ns)
+		}
+	}
+	e.Loc = t.files[c.file]
+}
+
+// wakeEvents makes the events of the quiet pod of key, and of the quiet pod of uid,
+// whole again and indexes them as index does, once.
+func (g *Graph) wakeEvents(key, uid string) {
+	g.quietMu.Lock()
+	defer g.quietMu.Unlock()
+	g.wakeLocked(key)
+	if k, ok := g.quietUID[uid]; ok && uid != "" {
+		g.wakeLocked(k)
+	}
+}
+
+func (g *Graph) wakeLocked(key string) {
+	q := g.quiet[key]
+	if q == nil {
+		return
+	}
+	delete(g.quiet, key)
+	if q.pod.meta.UID != "" {
+		delete(g.quietUID, string(q.pod.meta.UID))
+	}
+	events := make([]*Event, len(q.list))
+	for i, c := range q.list {
+		events[i] = g.quietTables.event(c, q.pod)
+	}
+	sort.SliceStable(events, func(i, j int) bool { return eventLess(events[i], events[j]) })
+	for _, e := range events {
+		if e.Regarding.UID != "" {
+			g.eventsByUID[e.Regarding.UID] = append(g.eventsByUID[e.Regarding.UID], e)
+		}
+	}
+	g.eventsByKey[key] = events
+}
+
+// isQuiet is p when its events are still kept compact, else nil.
+func (g *Graph) isQuiet(p *Pod) *Pod {
+	if g.quiet == nil {
+		return nil
+	}
+	g.quietMu.Lock()
+	defer g.quietMu.Unlock()
+	if g.quiet[p.Ref().key()] == nil {
+		return nil
+	}
+	return p
+}
+
+// eventsForIf is eventsFor(p.Ref()) for a reader that reads only the events for which
+// wanted (which reads what an event says, not where it is) is true: a quiet pod none
+// of whose events is wanted gives none, and its events stay compact.
+func (g *Graph) eventsForIf(p *Pod, wanted func(*Event) bool) []*Event {
+	if g.quiet != nil {
+		key := p.Ref().key()
+		g.quietMu.Lock()
+		q := g.quiet[key]
+		g.quietMu.Unlock()
+		if q != nil && q.pod == p && !g.quietTables.any(q, wanted) {
+			return nil
+		}
+	}
+	return g.eventsFor(p.Ref())
+}
+
+// any reports whether wanted, which reads what an event says and not where it is, is
+// true of an event of q.
+func (t *quietTables) any(q *quietEvents, wanted func(*Event) bool) bool {
+	var e Event
+	for _, c := range q.list {
+		if t.fill(&e, c, q.pod); wanted(&e) {
+			return true
+		}
+	}
+	return false
+}
+
+// quietLen is how many events of p are still kept compact: 0 when they are not.
+func (g *Graph) quietLen(p *Pod) int {
+	if g.quiet == nil {
+		return 0
+	}
+	g.quietMu.Lock()
+	defer g.quietMu.Unlock()
+	if q := g.quiet[p.Ref().key()]; q != nil && q.pod == p {
+		return len(q.list)
+	}
+	return 0
+}
+
+// quietLatest is, for a quiet pod, the last of its events for which wanted is true in
+// eventsFor's order, made for the caller alone, and true; false for any other pod. For
+// readers that keep the event's value, not the event.
+func (g *Graph) quietLatest(p *Pod, wanted func(*Event) bool) (*Event, bool) {
+	if g.quiet == nil {
+		return nil, false
+	}
+	g.quietMu.Lock()
+	q := g.quiet[p.Ref().key()]
+	g.quietMu.Unlock()
+	if q == nil || q.pod != p {
+		return nil, false
+	}
+	var latest *Event
+	var e Event
+	for _, c := range q.list {
+		if g.quietTables.fill(&e, c, p); !wanted(&e) {
+			continue
+		}
+		// In load order: of events eventLess cannot tell apart, the stable sort
+		// leaves the later one last.
+		if e := g.quietTables.event(c, p); latest == nil || !eventLess(e, latest) {
+			latest = e
+		}
+	}
+	return latest, true
+}
