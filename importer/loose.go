@@ -459,6 +459,11 @@ func (li *looseImport) block(ctx *fileCtx, name string, b segmentBlock, ns, cmd 
 			return "crictl inspect", true, nil
 		}
 		objs, err := parseObjects(b.lines)
+		if len(objs) == 0 && errors.Is(err, errNoKind) && startsKindless(b.lines) {
+			if k := kindlessObjects(name, cmd, b.lines); len(k) > 0 {
+				objs, err = k, nil
+			}
+		}
 		added, analyzed := 0, 0
 		for _, o := range objs {
 			if li.addObject(name, o) {
