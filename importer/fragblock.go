@@ -181,6 +181,7 @@ func (li *looseImport) eventRows(ctx *fileCtx, name string, b segmentBlock, cmd 
 	var last *corev1.Event
 	n := 0
 	var kept []parsedEvent
+	width, prev := widestLine(b.lines), ""
 	for _, l := range b.lines {
 		if strings.TrimSpace(l.s) == "" {
 			continue
@@ -188,10 +189,12 @@ func (li *looseImport) eventRows(ctx *fileCtx, name string, b segmentBlock, cmd 
 		ev, known, nsKnown, ok := headerlessEvent(l.s)
 		if !ok {
 			if last != nil {
-				last.Message += "\n" + strings.TrimSpace(l.s)
+				last.Message = joinContinuation(last.Message, prev, l.s, width)
 			}
+			prev = l.s
 			continue
 		}
+		prev = l.s
 		if known {
 			if !nsKnown {
 				ev.Namespace = nsOr(ns)
