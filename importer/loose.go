@@ -107,6 +107,7 @@ func importLoose(src *bundle.Bundle, r *Report) map[string][]byte {
 	files := li.files
 	li.resolveUnnamed()
 	li.podsFromOwners()
+	li.rowRestarts()
 	li.eventPods()
 	li.resolveNodeFrags()
 	li.journalPods()

@@ -58,6 +58,20 @@ func TestOOMKilledJoinsThePodOfTheRow(t *testing.T) {
 		},
 		want:    []string{"pod billing/ledger-sync-5c9d7b8f4-x2kqp", "not known"},
 		wantNot: []string{"no memory limit"},
+	}, {
+		// The row's RESTARTS is the sum of its containers' restart counts (kubectl's
+		// printPod); the excerpt shows one container and no Restart Count.
+		name: "the row's restarts carried into the excerpt's container",
+		files: map[string]string{
+			"pods.txt": "$ kubectl get pods -n billing\n" +
+				"NAME                        READY   STATUS             RESTARTS      AGE\n" +
+				"ledger-sync-5c9d7b8f4-x2kqp   0/1     CrashLoopBackOff   6 (20s ago)   9m\n",
+			"describe.txt": "    Last State:     Terminated\n" +
+				"      Reason:       OOMKilled\n" +
+				"      Exit Code:    137\n",
+		},
+		want:    []string{"pod billing/ledger-sync-5c9d7b8f4-x2kqp", "6 restart"},
+		wantNot: []string{"0 restart"},
 	}})
 }
 
