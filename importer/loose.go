@@ -135,6 +135,7 @@ func (li *looseImport) file(name string, data []byte) {
 		return
 	}
 	ctx := &fileCtx{name: name, pods: map[string]bool{}}
+	ctx.prosePod, ctx.proseNS = prosePod(fileLines(data))
 	var blocks []BlockReport
 	for _, c := range splitChunks(data) {
 		if lc, ok := parseLogsCommand(c.cmd); ok {

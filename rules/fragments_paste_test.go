@@ -130,3 +130,24 @@ func TestGuessedLogKeepsTheKubeletsReading(t *testing.T) {
 		t.Error("want the root at the image stage")
 	}
 }
+
+// TestOOMKilledNamesThePodTheProseNames: a describe excerpt cut below its Name line,
+// under the reporter's sentence that names one pod, is that pod's; a sentence that names
+// two leaves the excerpt unnamed.
+func TestOOMKilledNamesThePodTheProseNames(t *testing.T) {
+	excerpt := "    Last State:     Terminated\n" +
+		"      Reason:       OOMKilled\n" +
+		"      Exit Code:    137\n" +
+		"    Restart Count:  3\n"
+	runRelationCases(t, RuntimeOOMKilled, []relationCase{
+		{name: "one pod and its namespace in the prose", files: map[string]string{
+			"ticket.txt": "Our pod ledger-sync-0 in namespace billing keeps getting killed:\n\n" + excerpt},
+			want: []string{"pod billing/ledger-sync-0"}},
+		{name: "two pods in the prose", files: map[string]string{
+			"ticket.txt": "The pod ledger-sync-0 is fine but pod ledger-sync-1 keeps getting killed:\n\n" + excerpt},
+			want: []string{"OOM"}, wantNot: []string{"ledger-sync"}},
+		{name: "no pod name in the prose", files: map[string]string{
+			"ticket.txt": "The pod is killed again and again, see:\n\n" + excerpt},
+			want: []string{"OOM"}, wantNot: []string{"pod is"}},
+	})
+}
