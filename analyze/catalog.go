@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -41,6 +42,9 @@ type chainRead struct {
 	// text is the line read, layers its error-chain layers, outermost first.
 	text   string
 	layers []string
+	// teardown is the layer that says the pod's sandbox was being stopped when the
+	// error happened (sandboxPhase): "" when no layer says so.
+	teardown string
 }
 
 // layerText is the message a component printed, with what it wrapped: the line from
@@ -68,7 +72,49 @@ func (r chainRead) stage() Stage {
 	if r.outer == nil {
 		return ""
 	}
+	if r.teardown != "" {
+		return StageTermination
+	}
 	return Stage(r.outer.Entry.Stage)
+}
+
+// The calls that set up a pod's sandbox and those that tear it down print the same
+// inner errors (the CNI plugin's, "cni config uninitialized") from the same packages
+// and functions named after the sandbox and its network, so the catalog's place rules
+// put both at the sandbox stage. What the layers around them say tells them apart: the
+// outermost layer that names a phase decides it.
+var (
+	// reTeardownLayer starts a layer printed while a pod's sandbox is stopped: the
+	// kubelet's StopPodSandbox and KillPodSandbox (cri-client remote_runtime.go
+	// "StopPodSandbox %q from runtime service failed"; kuberuntime_manager.go
+	// killPodWithSyncResult, whose FailedKillPod event says `error killing pod: failed to
+	// "KillPodSandbox" for …`; "Failed to stop sandbox"), containerd's sandbox_stop.go
+	// ("failed to destroy network for sandbox %q"), CRI-O's sandbox_stop
+	// ("failed to destroy network for pod sandbox %s", older "for container %s in
+	// sandbox %s"), crictl's and crioctl's "stopping the pod sandbox", the CNI
+	// library's DEL ("plugin type=%q failed (delete)") and dockershim's "failed to
+	// teardown pod".
+	reTeardownLayer = regexp.MustCompile(`^(?:"?StopPodSandbox\b|KillPodSandbox|error killing pod|failed to "KillPodSandbox"|[Ff]ailed to stop (?:pod )?sandbox|` +
+		`[Ff]ailed to destroy network for |stopping the pod sandbox|plugin type="[^"]*" failed \(delete\)|plugin \S+ failed \(delete\)|` +
+		`networkPlugin cni failed to teardown pod|NetworkPlugin cni failed on the status hook)`)
+	// reSetupLayer starts a layer printed while a pod's sandbox is made.
+	reSetupLayer = regexp.MustCompile(`^(?:"?RunPodSandbox\b|CreatePodSandbox|Failed to create pod sandbox|[Ff]ailed to setup network for sandbox|` +
+		`failed to set ?up (?:sandbox container|pod)|networkPlugin cni failed to set up|plugin type="[^"]*" failed \(add\)|plugin \S+ failed \(add\)|failed to create pod network sandbox)`)
+)
+
+// sandboxPhase is the outermost layer that says the sandbox was being torn down, or ""
+// when none does or a layer outside it says it was being set up.
+func sandboxPhase(layers []string) string {
+	for _, l := range layers {
+		t := strings.TrimLeft(l, " \t\"'[")
+		switch {
+		case reSetupLayer.MatchString(t):
+			return ""
+		case reTeardownLayer.MatchString(t):
+			return t
+		}
+	}
+	return ""
 }
 
 // minCatalogLiterals is the least literal text an entry must have matched for its
@@ -118,6 +164,18 @@ func readMatches(text, hint string, ms []catalog.Match) chainRead {
 	if r.outer == nil {
 		return chainRead{}
 	}
+	// Each layer is read from its start, and from where the entry that prints it
+	// begins in it (a ticket's sentence around a runtime's message).
+	var phases []string
+	for i, l := range r.layers {
+		phases = append(phases, l)
+		for _, m := range best {
+			if m.Layer == i {
+				phases = append(phases, r.layerText(m))
+			}
+		}
+	}
+	r.teardown = sandboxPhase(phases)
 	r.inner = r.outer
 	for _, m := range best {
 		if m.Layer > r.inner.Layer && m.Entry.Class == "failure" {
@@ -199,6 +257,11 @@ func (r chainRead) cause() string {
 	o := r.outer.Entry
 	quoted := oneLine(r.layerText(r.outer))
 	s := componentName(o.Component) + " reports" + wrapperClause(WrapperValues(r.text), quoted) + " " + quoteText(quoted)
+	if r.teardown != "" && r.teardown != r.layerText(r.outer) {
+		// The layer that says the sandbox was being stopped names the sandbox and
+		// often the pod: it comes first.
+		s = "stopping the pod's sandbox failed: " + quoteText(oneLine(r.teardown)) + "; " + s
+	}
 	if r.inner != r.outer {
 		s += "; the innermost reason, from " + componentName(r.inner.Entry.Component) + ": " + quoteText(oneLine(r.innerText()))
 	}

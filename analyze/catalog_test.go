@@ -102,3 +102,46 @@ func TestCatalogCauseKeepsInnermostValue(t *testing.T) {
 		t.Errorf("cause repeats what it quoted whole: %q", c)
 	}
 }
+
+// TestSandboxTeardownIsTermination: the errors of stopping a pod's sandbox wrap the
+// same CNI and runtime errors as creating it; the layers around them put the reading
+// at termination, and a setup failure whose clean-up also failed stays at sandbox.
+// The lines follow the kubelet's FailedKillPod event, containerd's and CRI-O's
+// StopPodSandbox errors and the CNI library's DEL wording.
+func TestSandboxTeardownIsTermination(t *testing.T) {
+	cases := []struct {
+		name, text string
+		stage      Stage
+		quoted     string
+	}{
+		{"kubelet's FailedKillPod around containerd's teardown",
+			`error killing pod: failed to "KillPodSandbox" for "5c1d0e2a-7b7e-4a51-9d0e-3f6c2b1a9e44" with KillPodSandboxError: "rpc error: code = Unknown desc = failed to destroy network for sandbox \"4be1c0\": plugin type=\"flannel\" failed (delete): failed to find plugin \"portmap\" in path [/opt/cni/bin]"`,
+			StageTermination, "KillPodSandbox"},
+		{"kubelet's StopPodSandbox around CRI-O's teardown",
+			`StopPodSandbox "7f3e9a" from runtime service failed: rpc error: code = Unknown desc = failed to destroy network for pod sandbox k8s_web-1_shop_77aa_0(7f3e9a): cni config uninitialized`,
+			StageTermination, "failed to destroy network for pod sandbox k8s_web-1_shop"},
+		{"a ticket's sentence around the CNI library's DEL",
+			`Each time the node tried to remove the pod it failed with plugin type="calico" failed (delete): error getting ClusterInformation: connection is unauthorized: Unauthorized`,
+			StageTermination, "(delete)"},
+		{"sandbox creation",
+			`Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox "8a7f": plugin type="calico" failed (add): error getting ClusterInformation: connection is unauthorized: Unauthorized`,
+			StageSandbox, ""},
+		{"creation whose clean-up failed too",
+			`networkPlugin cni failed to set up pod "web-1_shop" network: error getting ClusterInformation: connection is unauthorized: Unauthorized, failed to clean up sandbox container "94c0" network for pod "web-1": networkPlugin cni failed to teardown pod "web-1_shop" network: error getting ClusterInformation: connection is unauthorized: Unauthorized`,
+			StageSandbox, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := readChain(c.text, "kubelet")
+			if !r.known() {
+				t.Fatalf("not read: %s", c.text)
+			}
+			if r.stage() != c.stage {
+				t.Errorf("stage %s, want %s", r.stage(), c.stage)
+			}
+			if c.quoted != "" && !strings.Contains(r.cause(), c.quoted) {
+				t.Errorf("the cause does not quote %q: %s", c.quoted, r.cause())
+			}
+		})
+	}
+}

@@ -328,6 +328,11 @@ func newLine(in lineIn) (Line, bool) {
 	// typographic quotes, no-break spaces and UI borders a paste brings are undone
 	// (the evidence still cites the line where it was given).
 	text := strings.TrimSpace(logline.Plain(in.Text))
+	if j, ok := jsonLogText(text); ok {
+		// A structured log record: its message and error, their quotes unescaped
+		// (jsonLogText).
+		text = j
+	}
 	if text == "" && in.Reason == "" {
 		return Line{}, false
 	}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 )
 
 // What Services are compared with: the Services whose endpoints come from a pod
@@ -166,6 +168,82 @@ func ServiceAddresses(svc *corev1.Service) []string {
 		if svc.Namespace != "" {
 			dns := svc.Name + "." + svc.Namespace
 			out = append(out, dns, dns+".svc", dns+".svc.cluster.local")
+		}
+	}
+	return out
+}
+
+// StandIn is a workload's pod template read as the pods it makes, for a namespace the
+// evidence holds no pod of: a user who pastes a Service and the Deployment meant to
+// serve it shows the pods' labels and ports through the template, which the controller
+// copies into every pod it makes (admission may add labels and ports, never remove them).
+type StandIn struct {
+	// Owner is the workload.
+	Owner ObjectRef
+	// Template is its pod template.
+	Template *corev1.PodTemplateSpec
+	// Loc is where the template was read.
+	Loc Location
+	// LabelsUnknown is set when the paste cut the workload short and shows none of its
+	// template's labels: they may be there.
+	LabelsUnknown bool
+}
+
+// StandInTemplates lists the pod templates of a namespace's Deployments, StatefulSets,
+// DaemonSets and ReplicaSets (a Deployment's own ReplicaSets left out: they hold its
+// template again) when the evidence holds no pod of that namespace; nil otherwise.
+func (v *View) StandInTemplates(namespace string) []StandIn {
+	if len(v.g.podsByNS[namespace]) > 0 && v.allow(Pods) {
+		return nil
+	}
+	var out []StandIn
+	add := func(ref ObjectRef, meta *metav1.ObjectMeta, loc Location, t *corev1.PodTemplateSpec) {
+		if ref.Namespace == namespace {
+			out = append(out, StandIn{Owner: ref, Template: t, Loc: loc.At("spec", "template"),
+				LabelsUnknown: len(t.Labels) == 0 && Partial(*meta, "cut")})
+		}
+	}
+	for _, d := range v.Deployments() {
+		add(d.Ref(), d.meta, d.Loc, &d.Obj.Spec.Template)
+	}
+	for _, s := range v.StatefulSets() {
+		add(s.Ref(), s.meta, s.Loc, &s.Obj.Spec.Template)
+	}
+	for _, d := range v.DaemonSets() {
+		add(d.Ref(), d.meta, d.Loc, &d.Obj.Spec.Template)
+	}
+	for _, r := range v.ReplicaSets() {
+		if c := v.Controller(&r.Obj.ObjectMeta); c != nil && c.Kind == "Deployment" {
+			continue
+		}
+		add(r.Ref(), r.meta, r.Loc, &r.Obj.Spec.Template)
+	}
+	return out
+}
+
+// StandInsSelectedBy lists the stand-ins whose template labels a Service-style selector
+// matches. An empty selector selects nothing, as for Services.
+func StandInsSelectedBy(all []StandIn, selector map[string]string) []StandIn {
+	if len(selector) == 0 {
+		return nil
+	}
+	sel := labels.SelectorFromSet(selector)
+	var out []StandIn
+	for _, s := range all {
+		if sel.Matches(labels.Set(s.Template.Labels)) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// CutServices lists the Services a paste cut short ("cut" partial) whose selector it
+// does not show: their selector may have been left out with the rest.
+func (v *View) CutServices() []*Service {
+	var out []*Service
+	for _, s := range v.Services() {
+		if s.Obj.Spec.Type != corev1.ServiceTypeExternalName && len(s.Obj.Spec.Selector) == 0 && Partial(s.Obj.ObjectMeta, "cut") {
+			out = append(out, s)
 		}
 	}
 	return out

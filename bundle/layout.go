@@ -312,7 +312,8 @@ func FragmentPath(kind, name string) string {
 // PartialAnnotation marks an object an import built from a fragment (an event's OBJECT
 // column, a journal's pod="ns/name", a describe State block alone) rather than from the
 // object itself. Its value lists, comma-separated, what the evidence did not show:
-// "namespace" (the namespace is a guess), "spec", "status". Analysis reasons only from
+// "namespace" (the namespace is a guess), "spec", "status", "name", and "cut" (a paste
+// left parts of the object out, so a field it does not show may be there). Analysis reasons only from
 // what is known and says what is not.
 const PartialAnnotation = "podflow.dev/partial"
 

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -126,6 +127,12 @@ func (p *describeParser) volumeLine(body string) {
 type describeEventTable struct {
 	cols []int        // column starts from the header, nil before it
 	last *parsedEvent // the row a line that is no row continues
+	// prev is the line read before, width the widest so far (joinContinuation).
+	prev  string
+	width int
+	// atWidth counts the lines as wide as width (widestLine: one line of an uncommon
+	// width is no terminal's cut).
+	atWidth int
 }
 
 // row reads a line of the table: Type, Reason, Age, From, Message. It returns the event
@@ -135,6 +142,14 @@ type describeEventTable struct {
 // once it has kept the event.
 func (t *describeEventTable) row(s string) (ev corev1.Event, ok bool, problem string) {
 	body := strings.TrimSpace(s)
+	prev := t.prev
+	t.prev = s
+	switch c := utf8.RuneCountInString(s); {
+	case c > t.width:
+		t.width, t.atWidth = c, 1
+	case c == t.width:
+		t.atWidth++
+	}
 	if strings.HasPrefix(body, "Type ") && strings.Contains(body, "Reason") {
 		t.cols = headerColumns(s)
 		return ev, false, ""
@@ -152,7 +167,11 @@ func (t *describeEventTable) row(s string) (ev corev1.Event, ok bool, problem st
 	cells, ok := describeEventCells(s, t.cols)
 	if !ok {
 		if t.last != nil {
-			t.last.ev.Message += "\n" + body
+			width := t.width
+			if t.atWidth < 2 && !commonWidths[width] {
+				width = 0
+			}
+			t.last.ev.Message = joinContinuation(t.last.ev.Message, prev, s, width)
 			return ev, false, ""
 		}
 		return ev, false, fmt.Sprintf("not an event row: %q", body)

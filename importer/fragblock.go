@@ -37,6 +37,8 @@ type fileCtx struct {
 	// final marks the pass over fragments no file named a pod for: then the pods the
 	// whole paste names are its pods, and a fragment without one gets a placeholder.
 	final bool
+	// prosePod and proseNS are the one pod the file's text names (prosePod).
+	prosePod, proseNS string
 }
 
 // pendingFrag is a describe fragment or a run of describe event rows whose pod is
@@ -181,6 +183,7 @@ func (li *looseImport) eventRows(ctx *fileCtx, name string, b segmentBlock, cmd 
 	var last *corev1.Event
 	n := 0
 	var kept []parsedEvent
+	width, prev := widestLine(b.lines), ""
 	for _, l := range b.lines {
 		if strings.TrimSpace(l.s) == "" {
 			continue
@@ -188,10 +191,12 @@ func (li *looseImport) eventRows(ctx *fileCtx, name string, b segmentBlock, cmd 
 		ev, known, nsKnown, ok := headerlessEvent(l.s)
 		if !ok {
 			if last != nil {
-				last.Message += "\n" + strings.TrimSpace(l.s)
+				last.Message = joinContinuation(last.Message, prev, l.s, width)
 			}
+			prev = l.s
 			continue
 		}
+		prev = l.s
 		if known {
 			if !nsKnown {
 				ev.Namespace = nsOr(ns)
@@ -371,6 +376,13 @@ func (li *looseImport) resolve(ctx *fileCtx) {
 				if !nsKnown {
 					ns, nsKnown = n, !li.guessedPods[k]
 				}
+			}
+		}
+		if name == "" && ctx.prosePod != "" {
+			// The reporter's words name one pod, and nothing else in the file does.
+			name, nameKnown = ctx.prosePod, true
+			if !nsKnown && ctx.proseNS != "" {
+				ns, nsKnown = ctx.proseNS, true
 			}
 		}
 		if name == "" && !ctx.final {

@@ -563,3 +563,33 @@ var reNodeLogHint = regexp.MustCompile(`(?i)(kubelet|containerd|crio|cri-o|docke
 func nodeLogHint(file, cmd string) bool {
 	return reNodeLogHint.MatchString(file) || reNodeLogHint.MatchString(cmd)
 }
+
+// rowRestarts carries a `kubectl get pods` row's RESTARTS into the one container status
+// a describe excerpt or a status fragment of the same pod brought without its
+// "Restart Count" (or restartCount): kubectl's RESTARTS column is the sum of the
+// containers' restart counts (printPod), so with one container it is that container's.
+// A status that shows a count keeps it, and a pod of several containers keeps theirs:
+// the sum does not say how it splits.
+func (li *looseImport) rowRestarts() {
+	for key, it := range li.byKey {
+		if !strings.HasPrefix(key, "Pod/") || !strings.Contains(string(it.data), bundle.KubectlRowAnnotation) {
+			continue
+		}
+		var p corev1.Pod
+		if json.Unmarshal(it.data, &p) != nil || len(p.Status.ContainerStatuses) != 1 || p.Status.ContainerStatuses[0].RestartCount != 0 {
+			continue
+		}
+		var row bundle.KubectlRow
+		if json.Unmarshal([]byte(p.Annotations[bundle.KubectlRowAnnotation]), &row) != nil {
+			continue
+		}
+		n, err := strconv.Atoi(strings.Fields(row.Restarts + " x")[0])
+		if err != nil || n <= 0 {
+			continue
+		}
+		p.Status.ContainerStatuses[0].RestartCount = int32(n)
+		if data, err := json.Marshal(p); err == nil {
+			it.data = data
+		}
+	}
+}

@@ -107,6 +107,7 @@ func importLoose(src *bundle.Bundle, r *Report) map[string][]byte {
 	files := li.files
 	li.resolveUnnamed()
 	li.podsFromOwners()
+	li.rowRestarts()
 	li.eventPods()
 	li.resolveNodeFrags()
 	li.journalPods()
@@ -134,6 +135,7 @@ func (li *looseImport) file(name string, data []byte) {
 		return
 	}
 	ctx := &fileCtx{name: name, pods: map[string]bool{}}
+	ctx.prosePod, ctx.proseNS = prosePod(fileLines(data))
 	var blocks []BlockReport
 	for _, c := range splitChunks(data) {
 		if lc, ok := parseLogsCommand(c.cmd); ok {
@@ -459,6 +461,11 @@ func (li *looseImport) block(ctx *fileCtx, name string, b segmentBlock, ns, cmd 
 			return "crictl inspect", true, nil
 		}
 		objs, err := parseObjects(b.lines)
+		if len(objs) == 0 && errors.Is(err, errNoKind) && startsKindless(b.lines) {
+			if k := kindlessObjects(name, cmd, b.lines); len(k) > 0 {
+				objs, err = k, nil
+			}
+		}
 		added, analyzed := 0, 0
 		for _, o := range objs {
 			if li.addObject(name, o) {

@@ -35,7 +35,9 @@ func looksLikeObjects(lines []textLine) bool {
 		return strings.HasPrefix(s, "{") || isJSONArrayStart(s) ||
 			strings.HasPrefix(l.s, "apiVersion:") || strings.HasPrefix(l.s, "kind:") || strings.HasPrefix(l.s, "items:") ||
 			// A YAML list of objects, as `-o yaml` of a List's items is pasted.
-			strings.HasPrefix(l.s, "- apiVersion:") || strings.HasPrefix(l.s, "- kind:")
+			strings.HasPrefix(l.s, "- apiVersion:") || strings.HasPrefix(l.s, "- kind:") ||
+			// An object's spec or metadata quoted without its kind (kindlessObjects).
+			l.s == "spec:" || l.s == "metadata:"
 	}
 	return false
 }
@@ -43,6 +45,11 @@ func looksLikeObjects(lines []textLine) bool {
 // parseObjects reads JSON (one or several documents) or YAML (one or several documents)
 // and flattens Lists into their items.
 func parseObjects(lines []textLine) ([]rawObject, error) {
+	if !startsJSON(lines) {
+		if objs, ok := graftedObjects(lines); ok {
+			return objs, nil
+		}
+	}
 	lines = withoutElisions(lines)
 	var buf strings.Builder
 	for _, l := range lines {
@@ -57,17 +64,23 @@ func parseObjects(lines []textLine) ([]rawObject, error) {
 	return yamlObjects([]byte(text), lineOf)
 }
 
+// startsJSON tells JSON from YAML by its first character.
+func startsJSON(lines []textLine) bool {
+	for _, l := range lines {
+		if t := strings.TrimSpace(l.s); t != "" {
+			return strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[")
+		}
+	}
+	return false
+}
+
 // withoutElisions drops the lines a ticket puts where it cut an object short ("  ...",
-// "[...]", "<snip>"): indented, they break YAML that is otherwise whole. Line numbers
+// "[...]", "<snip>", isElision): indented, they break YAML that is otherwise whole. Line numbers
 // stay those of the input.
 func withoutElisions(lines []textLine) []textLine {
 	var out []textLine
 	for i, l := range lines {
-		t := strings.TrimSpace(l.s)
-		indented := len(l.s) > len(strings.TrimLeft(l.s, " \t"))
-		switch {
-		case t == "[...]" || t == "[…]" || t == "<snip>" || t == "<snipped>" || t == "# ..." || t == "…" ||
-			(t == "..." && indented):
+		if isElision(lines, i) {
 			if out == nil {
 				out = append([]textLine(nil), lines[:i]...)
 			}

@@ -131,14 +131,17 @@ func parseEventsTable(lines []textLine, namespace string) ([]parsedEvent, []stri
 	t := newTable(lines[0].s)
 	var out []parsedEvent
 	var problems []string
+	width, prev := widestLine(lines), ""
 	for _, l := range lines[1:] {
 		if strings.TrimSpace(l.s) == "" {
 			continue
 		}
+		before := prev
+		prev = l.s
 		cells, ok := t.row(l.s, "MESSAGE")
 		if !ok || !isEventType(cells["TYPE"]) {
 			if n := len(out); n > 0 && !ok {
-				out[n-1].ev.Message += "\n" + strings.TrimSpace(l.s)
+				out[n-1].ev.Message = joinContinuation(out[n-1].ev.Message, before, l.s, width)
 				continue
 			}
 			problems = append(problems, fmt.Sprintf("line %d: not an event row", l.n))

@@ -58,6 +58,20 @@ func TestOOMKilledJoinsThePodOfTheRow(t *testing.T) {
 		},
 		want:    []string{"pod billing/ledger-sync-5c9d7b8f4-x2kqp", "not known"},
 		wantNot: []string{"no memory limit"},
+	}, {
+		// The row's RESTARTS is the sum of its containers' restart counts (kubectl's
+		// printPod); the excerpt shows one container and no Restart Count.
+		name: "the row's restarts carried into the excerpt's container",
+		files: map[string]string{
+			"pods.txt": "$ kubectl get pods -n billing\n" +
+				"NAME                        READY   STATUS             RESTARTS      AGE\n" +
+				"ledger-sync-5c9d7b8f4-x2kqp   0/1     CrashLoopBackOff   6 (20s ago)   9m\n",
+			"describe.txt": "    Last State:     Terminated\n" +
+				"      Reason:       OOMKilled\n" +
+				"      Exit Code:    137\n",
+		},
+		want:    []string{"pod billing/ledger-sync-5c9d7b8f4-x2kqp", "6 restart"},
+		wantNot: []string{"0 restart"},
 	}})
 }
 
@@ -115,4 +129,25 @@ func TestGuessedLogKeepsTheKubeletsReading(t *testing.T) {
 		}
 		t.Error("want the root at the image stage")
 	}
+}
+
+// TestOOMKilledNamesThePodTheProseNames: a describe excerpt cut below its Name line,
+// under the reporter's sentence that names one pod, is that pod's; a sentence that names
+// two leaves the excerpt unnamed.
+func TestOOMKilledNamesThePodTheProseNames(t *testing.T) {
+	excerpt := "    Last State:     Terminated\n" +
+		"      Reason:       OOMKilled\n" +
+		"      Exit Code:    137\n" +
+		"    Restart Count:  3\n"
+	runRelationCases(t, RuntimeOOMKilled, []relationCase{
+		{name: "one pod and its namespace in the prose", files: map[string]string{
+			"ticket.txt": "Our pod ledger-sync-0 in namespace billing keeps getting killed:\n\n" + excerpt},
+			want: []string{"pod billing/ledger-sync-0"}},
+		{name: "two pods in the prose", files: map[string]string{
+			"ticket.txt": "The pod ledger-sync-0 is fine but pod ledger-sync-1 keeps getting killed:\n\n" + excerpt},
+			want: []string{"OOM"}, wantNot: []string{"ledger-sync"}},
+		{name: "no pod name in the prose", files: map[string]string{
+			"ticket.txt": "The pod is killed again and again, see:\n\n" + excerpt},
+			want: []string{"OOM"}, wantNot: []string{"pod is"}},
+	})
 }

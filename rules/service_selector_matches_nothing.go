@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -20,7 +21,7 @@ var ServiceSelectorMatchesNothing = &analyze.Rule{
 	Severity: analyze.SeverityError,
 	Needs: analyze.Needs{
 		AnyOf:    []analyze.Kind{analyze.Services, analyze.EndpointSlices},
-		Optional: []analyze.Kind{analyze.Pods},
+		Optional: []analyze.Kind{analyze.Pods, analyze.Deployments, analyze.StatefulSets, analyze.DaemonSets, analyze.ReplicaSets},
 	},
 	Run: serviceSelectorMatchesNothing,
 }
@@ -29,7 +30,8 @@ const serviceSelectorMatchesNothingDoc = `The Service's selector matches no runn
 are empty and every connection to it fails, while the pods meant to serve it may be
 perfectly healthy. The usual cause is a label that differs between the Service's
 selector and the pod template (a typo, a renamed app, a selector with one key too
-many). podflow names the pods whose labels come closest to the selector.
+many). podflow names the pods whose labels come closest to the selector. Without
+pods, a pasted workload's pod template stands in.
 
 ## Confirm on a live cluster
 
@@ -47,11 +49,17 @@ rolls the pods). Pods must also be in the Service's namespace.
 
 func serviceSelectorMatchesNothing(v *analyze.View) []analyze.Finding {
 	out := emptyEndpointsWithoutService(v)
-	if !v.Has(analyze.Pods) {
-		return out
-	}
 	for _, s := range v.SelectorServices() {
 		svc := s.Obj
+		if standIns := v.StandInTemplates(svc.Namespace); len(standIns) > 0 {
+			if f, ok := templateSelectorFinding(s, standIns); ok {
+				out = append(out, f)
+			}
+			continue
+		}
+		if !v.Has(analyze.Pods) {
+			continue
+		}
 		live, finished := 0, 0
 		for _, p := range v.PodsSelectedBy(svc.Namespace, svc.Spec.Selector) {
 			if analyze.PodFinished(p) {
@@ -286,4 +294,68 @@ func podsInNamespace(v *analyze.View, ns string) []*analyze.Pod {
 		}
 	}
 	return out
+}
+
+// templateSelectorFinding compares a Service's selector with the pod templates that
+// stand in for the pods the evidence does not hold: when no template carries every
+// pair of the selector, the pods those workloads make will not either.
+func templateSelectorFinding(s *analyze.Service, standIns []analyze.StandIn) (analyze.Finding, bool) {
+	svc := s.Obj
+	if len(analyze.StandInsSelectedBy(standIns, svc.Spec.Selector)) > 0 {
+		return analyze.Finding{}, false
+	}
+	for _, st := range standIns {
+		if st.LabelsUnknown {
+			return analyze.Finding{}, false // a cut workload may carry the labels
+		}
+	}
+	keys := make([]string, 0, len(svc.Spec.Selector))
+	for k := range svc.Spec.Selector {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	best, bestScore := -1, -1
+	var bestDiff []string
+	for i, st := range standIns {
+		score := 0
+		var diff []string
+		for _, k := range keys {
+			got, ok := st.Template.Labels[k]
+			switch {
+			case !ok:
+				diff = append(diff, "no "+k+" label")
+			case got == svc.Spec.Selector[k]:
+				score += 2
+			default:
+				score++
+				diff = append(diff, k+" is "+got)
+			}
+		}
+		if score > bestScore {
+			best, bestScore, bestDiff = i, score, diff
+		}
+	}
+	st := standIns[best]
+	sel := phrase.Selector(svc.Spec.Selector)
+	cause := fmt.Sprintf("service %s selects %s, but the pod template of %s (its pods are not in the evidence) has labels %s, "+
+		"so the pods it makes will not match (%s) and the Service gets no endpoints",
+		s.Ref().NamespacedName(), sel, st.Owner, phrase.Selector(st.Template.Labels), strings.Join(bestDiff, ", "))
+	if len(standIns) > 1 {
+		cause += fmt.Sprintf("; no other of the %d workloads in the evidence matches either", len(standIns))
+	}
+	return analyze.Finding{
+		Subjects: []analyze.ObjectRef{s.Ref(), st.Owner},
+		Cause:    cause,
+		Evidence: []analyze.Evidence{
+			s.Loc.At("spec", "selector").Evidence("selector "+sel, svc.CreationTimestamp.Time),
+			st.Loc.At("metadata", "labels").Evidence(st.Owner.String()+" template labels "+phrase.Selector(st.Template.Labels), time.Time{}),
+		},
+		Remediation: fmt.Sprintf("Make the selector of service %s (%s) and the labels of the pod template of %s agree: "+
+			"change the selector to labels the template sets, or add the labels to the template.", svc.Name, sel, st.Owner),
+		Confirm: []string{
+			analyze.Command("kubectl get pods -n %s -l %s", svc.Namespace, analyze.Value(sel)),
+			analyze.Command("kubectl get pods -n %s --show-labels", svc.Namespace),
+			analyze.Command("kubectl get endpointslices -n %s -l kubernetes.io/service-name=%s", svc.Namespace, svc.Name),
+		},
+	}, true
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -23,7 +24,8 @@ var ServiceTargetPortMismatch = &analyze.Rule{
 	Severity: analyze.SeverityError,
 	Needs: analyze.Needs{
 		Required: []analyze.Kind{analyze.Services},
-		Optional: []analyze.Kind{analyze.Pods, analyze.EndpointSlices, analyze.ReplicaSets, analyze.Jobs, analyze.Fragments, analyze.ContainerLogs},
+		Optional: []analyze.Kind{analyze.Pods, analyze.EndpointSlices, analyze.ReplicaSets, analyze.Jobs, analyze.Fragments, analyze.ContainerLogs,
+			analyze.Deployments, analyze.StatefulSets, analyze.DaemonSets},
 	},
 	Run: serviceTargetPortMismatch,
 }
@@ -43,7 +45,7 @@ side from a client: a connection to the Service's address and port refused (Go's
 "connect: connection refused", curl, netcat, telnet) while the Service has endpoints
 means kube-proxy forwarded it to a pod's targetPort and nothing listened there. (Without
 endpoints kube-proxy rejects the connection itself, so a Service without endpoints is
-never reported this way.)
+never reported this way.) Without pods, a pasted workload's pod template stands in.
 
 ## Confirm on a live cluster
 
@@ -127,8 +129,15 @@ func servesTarget(pod *corev1.Pod, sp corev1.ServicePort) (serves, known bool) {
 func serviceTargetPortMismatch(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
 	refused := v.RefusedConnections()
-	for _, s := range v.SelectorServices() {
+	for _, s := range append(v.SelectorServices(), v.CutServices()...) {
 		svc := s.Obj
+		if standIns := v.StandInTemplates(svc.Namespace); len(standIns) > 0 {
+			out = append(out, templateTargetPortFindings(s, standIns)...)
+			continue
+		}
+		if len(svc.Spec.Selector) == 0 {
+			continue // a cut Service: its pods are known only through a stand-in
+		}
 		ready := v.ReadyPodsSelectedBy(svc)
 		if len(ready) == 0 {
 			if f, ok := refusedTargetPortFinding(v, s, refused); ok {
@@ -360,6 +369,73 @@ func slicesOnPort(v *analyze.View, s *analyze.Service, port int) []analyze.Evide
 				out = append(out, sl.Loc.At("ports", i).Evidence(
 					fmt.Sprintf("EndpointSlice %s: %d endpoint(s) on port %d", sl.Obj.Name, len(sl.Obj.Endpoints), port), sl.Obj.CreationTimestamp.Time))
 			}
+		}
+	}
+	return out
+}
+
+// templateTargetPortFindings compares a Service's ports with the container ports of the
+// pod templates that stand in for its pods. A Service whose selector the paste cut is
+// compared only with the one workload pasted with it.
+func templateTargetPortFindings(s *analyze.Service, standIns []analyze.StandIn) []analyze.Finding {
+	svc := s.Obj
+	selected := analyze.StandInsSelectedBy(standIns, svc.Spec.Selector)
+	guessed := false
+	if len(selected) == 0 && len(standIns) == 1 && (len(svc.Spec.Selector) == 0 || standIns[0].LabelsUnknown) {
+		// The paste cut the selector or the template's labels: the one workload
+		// pasted with the Service is taken as what it selects, and the cause says so.
+		selected, guessed = standIns, true
+	}
+	var out []analyze.Finding
+	for _, st := range selected {
+		pod := &corev1.Pod{Spec: st.Template.Spec}
+		var list []string
+		for _, dp := range declaredPorts(pod) {
+			list = append(list, dp.String())
+		}
+		for i, sp := range svc.Spec.Ports {
+			if serves, known := servesTarget(pod, sp); serves || !known || len(list) == 0 {
+				continue
+			}
+			target := sp.TargetPort.String()
+			if sp.TargetPort.Type == intstr.Int && sp.TargetPort.IntVal == 0 {
+				target = strconv.Itoa(int(sp.Port))
+			}
+			portName := strconv.Itoa(int(sp.Port))
+			if sp.Name != "" {
+				portName += " (" + sp.Name + ")"
+			}
+			what := fmt.Sprintf("targetPort %s", target)
+			if sp.TargetPort.Type == intstr.String {
+				what = fmt.Sprintf("the container port named %q", target)
+			}
+			cause := fmt.Sprintf("service %s sends port %s to %s, but the pod template of %s (its pods are not in the evidence) declares only container port(s) %s",
+				s.Ref().NamespacedName(), portName, what, st.Owner, strings.Join(list, ", "))
+			if guessed {
+				cause += fmt.Sprintf(" (which pods the Service selects is not in the evidence: %s is the one workload pasted with it)", st.Owner)
+			}
+			if sp.TargetPort.Type == intstr.String {
+				cause += ": the endpoints get no port of that name, so the Service forwards to nothing"
+			} else {
+				cause += ", so connections reach nothing listening"
+			}
+			out = append(out, analyze.Finding{
+				Subjects: []analyze.ObjectRef{st.Owner, s.Ref()},
+				Cause:    cause,
+				Evidence: []analyze.Evidence{
+					s.Loc.At("spec", "ports", i).Evidence(fmt.Sprintf("service port %s -> targetPort %s", portName, target), svc.CreationTimestamp.Time),
+					st.Loc.At("spec", "containers").Evidence(fmt.Sprintf("%s template ports %s", st.Owner, strings.Join(list, ", ")), time.Time{}),
+				},
+				Remediation: fmt.Sprintf("Set targetPort of port %s of service %s to a port the pod template of %s declares (%s), or declare and serve %s in that template.",
+					portName, svc.Name, st.Owner, strings.Join(list, ", "), target),
+				Confirm: []string{
+					analyze.Command("kubectl get service -n %s %s -o jsonpath='{.spec.ports}'", svc.Namespace, svc.Name),
+					analyze.Command("kubectl get %s -n %s %s -o jsonpath='{.spec.template.spec.containers[*].ports}'",
+						strings.ToLower(st.Owner.Kind), st.Owner.Namespace, st.Owner.Name),
+					analyze.Command("kubectl get endpointslices -n %s -l kubernetes.io/service-name=%s -o yaml", svc.Namespace, svc.Name),
+				},
+				GroupKey: s.Ref().String() + "\x00" + portName,
+			})
 		}
 	}
 	return out
