@@ -380,18 +380,7 @@ func (t *ruleTieSet) hit(text string) (ruleHit, bool) {
 		}
 		lay := strings.ToLower(layers[m.Layer])
 		words := contentWords(m.Entry)
-		score := func(l *ruleLabel) int {
-			if l.entry == m.Entry {
-				return 1 << 20
-			}
-			n := 0
-			for w := range words {
-				if l.words[w] {
-					n++
-				}
-			}
-			return n
-		}
+		score := func(l *ruleLabel) int { return nearness(m.Entry, words, l.entry, l.words) }
 		var best *Rule
 		bestPos := 0
 		for _, p := range labels {

@@ -417,18 +417,7 @@ func (t *tieSet) hits(text string, kindOK func(*Signature) bool) []tieHit {
 		}
 		lay := strings.ToLower(layers[m.Layer])
 		words := contentWords(m.Entry)
-		score := func(l *tieLabel) int {
-			if l.entry == m.Entry {
-				return 1 << 20
-			}
-			n := 0
-			for w := range words {
-				if l.words[w] {
-					n++
-				}
-			}
-			return n
-		}
+		score := func(l *tieLabel) int { return nearness(m.Entry, words, l.entry, l.words) }
 		for _, p := range labels {
 			s := p.sig
 			if p.quiet || done[s] || !kindOK(s) || !holdsAll(lay, p.require) {
@@ -592,6 +581,21 @@ func unquoteValue(v string) string {
 // contentWords are the words of an entry's literal text that say something: four
 // letters or more, and in at most one template in 200 of the catalog ("failed",
 // "kubelet", "error" say nothing of which message it is).
+// nearness is how near a line's entry (e, with its content words) is to a label's
+// entry: the same entry is nearest of all, else the count of content words they share.
+func nearness(e *catalog.Entry, words map[string]bool, label *catalog.Entry, labelWords map[string]bool) int {
+	if label == e {
+		return 1 << 20
+	}
+	n := 0
+	for w := range words {
+		if labelWords[w] {
+			n++
+		}
+	}
+	return n
+}
+
 func contentWords(e *catalog.Entry) map[string]bool {
 	df := wordFrequency()
 	limit := max(catalog.Default().Len()/200, 2)
