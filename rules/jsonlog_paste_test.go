@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"podflow.dev/podflow/analyze"
-	"podflow.dev/podflow/bundle"
 )
 
 // A controller's or operator's structured log (zap and logr's JSON encoder, logrus'
@@ -30,15 +29,9 @@ func TestRefusalInsideAStructuredLogRecord(t *testing.T) {
 			`{"time":"2025-01-07T08:01:02.345Z","level":"ERROR","msg":"sync failed","err":"ConfigMap \"app-settings\" is invalid: data[feature flags.yaml]: Invalid value: \"feature flags.yaml\": a valid config key must consist of alphanumeric characters, '-', '_' or '.'"}`,
 			analyze.StageRequest, []string{"app-settings", "data[feature flags.yaml]"}},
 	}
-	rs, err := Catalog(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			b := importPaste(t, map[string]string{"operator.log": c.line + "\n"})
-			rep := analyze.Run(analyze.Load([]*bundle.Bundle{b}, nil), rs, analyze.Options{Unexplained: true})
-			root := roots(rep)
+			root := catalogRoots(t, map[string]string{"operator.log": c.line + "\n"})
 			if len(root) != 1 {
 				t.Fatalf("want one root, got %v", ruleIDs(root))
 			}

@@ -181,12 +181,7 @@ func TestAPastedPodsTableKeepsTheNamespaceItShows(t *testing.T) {
 func TestASignatureTakesTheLineACatchAllRead(t *testing.T) {
 	const row = `  Warning  FailedCreatePodSandBox  2m (x6 over 3m)  kubelet, ip-10-1-2-3.eu-west-1.compute.internal  Failed to create pod sandbox: rpc error: code = Unknown desc = failed to set up sandbox container "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0" network for pod "api-7b8c9d6f5-mm2pq": networkPlugin cni failed to set up pod "api-7b8c9d6f5-mm2pq_prod" network: add cmd: failed to assign an IP address to container
 `
-	all, err := Catalog(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := importPaste(t, map[string]string{"events.txt": row})
-	rs := roots(analyze.Run(analyze.Load([]*bundle.Bundle{b}, nil), all, analyze.Options{Unexplained: true}))
+	rs := catalogRoots(t, map[string]string{"events.txt": row})
 	if len(rs) != 1 || rs[0].Rule != "sandbox-ip-exhausted" {
 		t.Fatalf("want one sandbox-ip-exhausted root, got %v", ruleIDs(rs))
 	}
@@ -213,13 +208,8 @@ func TestASandboxEventRowAloneIsReadBySandboxRule(t *testing.T) {
 // containerd's resolver also says only "not found" after the reference it could not
 // resolve; that is the image-not-found refusal. Another controller's "not found" is not.
 func TestTheShortResolveNotFoundIsAnImageNotFound(t *testing.T) {
-	all, err := Catalog(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	run := func(row string) []*analyze.Finding {
-		b := importPaste(t, map[string]string{"events.txt": row})
-		return roots(analyze.Run(analyze.Load([]*bundle.Bundle{b}, nil), all, analyze.Options{Unexplained: true}))
+		return catalogRoots(t, map[string]string{"events.txt": row})
 	}
 	rs := run(`  Warning  Failed  31s (x3 over 70s)  kubelet  Failed to pull image "registry.example.com/team/api:4.1.0": failed to resolve reference "registry.example.com/team/api:4.1.0": not found
 `)
@@ -240,12 +230,7 @@ func TestTheShortResolveNotFoundIsAnImageNotFound(t *testing.T) {
 func TestAnotherIPAMsExhaustionIsTheIPRule(t *testing.T) {
 	const row = `  Warning  FailedCreatePodSandBox  5m (x40 over 20m)  kubelet  Failed to create pod sandbox: rpc error: code = Unknown desc = failed to set up sandbox container "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0" network for pod "api-7b8c9d6f5-mm2pq": networkPlugin cni failed to set up pod "api-7b8c9d6f5-mm2pq_prod" network: unable to allocate IP via local cilium agent: [POST /ipam][502] postIpamFailure  range is full
 `
-	all, err := Catalog(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := importPaste(t, map[string]string{"events.txt": row})
-	rs := roots(analyze.Run(analyze.Load([]*bundle.Bundle{b}, nil), all, analyze.Options{Unexplained: true}))
+	rs := catalogRoots(t, map[string]string{"events.txt": row})
 	if len(rs) != 1 || rs[0].Rule != "sandbox-ip-exhausted" {
 		t.Fatalf("want one sandbox-ip-exhausted root, got %v", ruleIDs(rs))
 	}
@@ -266,12 +251,7 @@ func TestAnErrorBoxIsOneMessage(t *testing.T) {
 	const box = "`│ Error: cannot patch \"api\" with kind Deployment: Deployment.apps \"api\" is invalid: spec.selector: Invalid value:\n" +
 		"│ v1.LabelSelector{MatchLabels:map[string]string{\"app.kubernetes.io/name\":\"api\", \"app.kubernetes.io/version\":\"2.0.0\",\n" +
 		"│ \"helm.sh/chart\":\"api-2.0.0\"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable`\n"
-	all, err := Catalog(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := importPaste(t, map[string]string{"helm.txt": box})
-	rs := roots(analyze.Run(analyze.Load([]*bundle.Bundle{b}, nil), all, analyze.Options{Unexplained: true}))
+	rs := catalogRoots(t, map[string]string{"helm.txt": box})
 	if len(rs) != 1 || rs[0].Rule != "request-field-immutable" {
 		t.Fatalf("want one request-field-immutable root, got %v", ruleIDs(rs))
 	}
@@ -284,16 +264,23 @@ func TestAnErrorBoxIsOneMessage(t *testing.T) {
 // that does ("tainted KEY=VALUE:EFFECT"): the cause carries the taint.
 func TestAnUnnamedTaintRefusalTakesTheTaintTheSentenceNames(t *testing.T) {
 	const text = "Pods stay Pending: `2 node(s) had untolerated taint(s)`. Both workers are tainted `dedicated=batch:NoSchedule` since Monday.\n"
-	all, err := Catalog(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := importPaste(t, map[string]string{"ticket.txt": text})
-	rs := roots(analyze.Run(analyze.Load([]*bundle.Bundle{b}, nil), all, analyze.Options{Unexplained: true}))
+	rs := catalogRoots(t, map[string]string{"ticket.txt": text})
 	if len(rs) != 1 || rs[0].Rule != "scheduling-untolerated-taint" {
 		t.Fatalf("want one scheduling-untolerated-taint root, got %v", ruleIDs(rs))
 	}
 	if !strings.Contains(rs[0].Cause, "dedicated=batch:NoSchedule") {
 		t.Errorf("cause %q does not name the taint", rs[0].Cause)
 	}
+}
+
+// catalogRoots are the root findings of pasted files analyzed with the whole catalog:
+// the Go rules and the signatures.
+func catalogRoots(t *testing.T, files map[string]string) []*analyze.Finding {
+	t.Helper()
+	all, err := Catalog(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := importPaste(t, files)
+	return roots(analyze.Run(analyze.Load([]*bundle.Bundle{b}, nil), all, analyze.Options{Unexplained: true}))
 }

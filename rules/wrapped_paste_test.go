@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"podflow.dev/podflow/analyze"
-	"podflow.dev/podflow/bundle"
 )
 
 // An event's message that a terminal wrapped, a word cut across two lines, is read
@@ -29,19 +28,13 @@ func TestTerminalWrappedEventMessage(t *testing.T) {
 		"  ----     ------                  ----             ----     -------\n" + wrap(row, 120)
 	getEvents := wrap("LAST SEEN   TYPE      REASON                   OBJECT                    MESSAGE", 200) +
 		wrap("41s         Warning   FailedCreatePodSandBox   pod/api-7d9f8-k2x4q       "+msg, 100)
-	rs, err := Catalog(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, c := range []struct{ name, text string }{
 		{"describe events rows alone", wrap(row, 128)},
 		{"describe with its events table", describe},
 		{"kubectl get events", getEvents},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			b := importPaste(t, map[string]string{"events.txt": c.text})
-			rep := analyze.Run(analyze.Load([]*bundle.Bundle{b}, nil), rs, analyze.Options{Unexplained: true})
-			root := roots(rep)
+			root := catalogRoots(t, map[string]string{"events.txt": c.text})
 			if len(root) != 1 {
 				t.Fatalf("want one root, got %v", ruleIDs(root))
 			}
