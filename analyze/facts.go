@@ -349,6 +349,7 @@ func newLine(in lineIn) (Line, bool) {
 // fragmentTextLines adds the lines of pasted evidence no import could attribute, each
 // line and each wrapped paragraph.
 func (g *Graph) fragmentTextLines(add func(lineIn)) {
+	crashed := g.loneCrashedPod()
 	for _, f := range g.fragments {
 		kind := f.kind
 		if kind == TextLog && mostlyNodeAgent(f.lines) {
@@ -356,8 +357,15 @@ func (g *Graph) fragmentTextLines(add func(lineIn)) {
 			kind = TextJournal
 		}
 		about := f.aboutRef()
+		var pod *Pod
+		if kind == TextLog && about.Kind == "" {
+			// A container log nobody named, pasted next to the one pod of the
+			// evidence, whose container crashed or could not start: the log is
+			// that container's (what a reader of the ticket takes it for).
+			pod = crashed
+		}
 		for i, s := range f.lines {
-			l := lineIn{Kind: kind, Text: s, Fragment: true, Warning: looksLikeError(s), Object: about}
+			l := lineIn{Kind: kind, Text: s, Fragment: true, Warning: looksLikeError(s), Object: about, Pod: pod}
 			if kind == TextJournal {
 				if e, k, _ := ParseJournalLine(s, g.collectedAt); k == LineEntry {
 					l.Text = entryText(&e.Entry)
@@ -376,7 +384,7 @@ func (g *Graph) fragmentTextLines(add func(lineIn)) {
 		// also tried whole.
 		for _, p := range paragraphs(f.lines) {
 			text := strings.Join(fieldsOf(f.lines[p[0]:p[1]]), " ")
-			add(lineIn{Kind: kind, Text: text, Fragment: true, Warning: looksLikeError(text), Object: about, ev: evidencePtr(f.loc.Lines(p[0]+1, p[1]).Evidence(text, time.Time{}))})
+			add(lineIn{Kind: kind, Text: text, Fragment: true, Warning: looksLikeError(text), Object: about, Pod: pod, ev: evidencePtr(f.loc.Lines(p[0]+1, p[1]).Evidence(text, time.Time{}))})
 		}
 	}
 }
@@ -404,6 +412,39 @@ func (f *fragmentFile) aboutRef() ObjectRef {
 		name = UnknownSubject
 	}
 	return ObjectRef{Kind: a.Kind, Namespace: a.Namespace, Name: name}
+}
+
+// loneCrashedPod is the evidence's only pod when one of its containers crashed or
+// could not start (waiting to restart or with a start error, terminated with a
+// non-zero exit code, restarted, or the pod Failed); nil when the evidence holds
+// another pod, or none.
+func (g *Graph) loneCrashedPod() *Pod {
+	if len(g.pods) != 1 {
+		return nil
+	}
+	p := g.pods[0]
+	st := &p.Obj.Status
+	if st.Phase == corev1.PodFailed || crashWaitingReasons[st.Reason] {
+		// A row of "kubectl get pods" gives the status column as the pod's reason.
+		return p
+	}
+	for _, c := range append(slices.Clone(st.InitContainerStatuses), st.ContainerStatuses...) {
+		switch {
+		case c.RestartCount > 0,
+			c.State.Terminated != nil && c.State.Terminated.ExitCode != 0,
+			c.LastTerminationState.Terminated != nil && c.LastTerminationState.Terminated.ExitCode != 0,
+			c.State.Waiting != nil && crashWaitingReasons[c.State.Waiting.Reason]:
+			return p
+		}
+	}
+	return nil
+}
+
+// crashWaitingReasons are the waiting reasons of a container that ran and crashed, or
+// that the runtime could not start (kubelet's container states).
+var crashWaitingReasons = map[string]bool{
+	"CrashLoopBackOff": true, "RunContainerError": true, "CreateContainerError": true,
+	"StartError": true, "Error": true, "ContainerCannotRun": true,
 }
 
 // linesEstimate is about how many lines buildLines adds: exact for journals, an upper

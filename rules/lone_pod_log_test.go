@@ -1,0 +1,56 @@
+package rules
+
+import (
+	"strings"
+	"testing"
+)
+
+// A ticket pastes `kubectl get pods` and, in another file, the crashing container's log
+// without saying whose it is. When the evidence holds one pod and its container crashed,
+// the log is that container's: the finding names the pod and no second root says the pod
+// is broken for reasons nobody knows. With a second pod in the evidence, or a pod that
+// runs fine, the log stays nobody's.
+
+// The log line as runc's standard_init_linux.go prints an exec failure (runc v1.0).
+const execFormatLog = "standard_init_linux.go:228: exec user process caused: exec format error\n"
+
+func TestALoneCrashedPodOwnsTheUnnamedLog(t *testing.T) {
+	getRows := func(rows ...string) string {
+		return "$ kubectl get pods\nNAME                        READY   STATUS             RESTARTS   AGE\n" + strings.Join(rows, "\n") + "\n"
+	}
+	crashing := "shop-api-5d8f7c9b6-x2kq7    0/1     CrashLoopBackOff   12         40m"
+	running := "shop-web-6f9d8c7b5-m4pz2    1/1     Running            0          40m"
+	cases := []struct {
+		name     string
+		rows     []string
+		joined   bool
+		wantRoot int
+	}{
+		{"one crashing pod", []string{crashing}, true, 1},
+		{"two pods", []string{crashing, running}, false, 2},
+		{"one running pod", []string{running}, false, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			roots := catalogRoots(t, map[string]string{"pods.txt": getRows(c.rows...), "container.log": execFormatLog})
+			var exec *struct{ cause string }
+			for _, f := range roots {
+				if f.Rule == "start-exec-format-error" {
+					exec = &struct{ cause string }{f.Cause}
+				}
+			}
+			if exec == nil {
+				t.Fatalf("no start-exec-format-error root among %d roots", len(roots))
+			}
+			if named := strings.Contains(exec.cause, "shop-api-5d8f7c9b6-x2kq7"); named != c.joined {
+				t.Errorf("cause %q names the pod: %v, want %v", exec.cause, named, c.joined)
+			}
+			if len(roots) != c.wantRoot {
+				for _, f := range roots {
+					t.Logf("root %s %s: %s", f.Stage, f.Rule, f.Cause)
+				}
+				t.Errorf("%d roots, want %d", len(roots), c.wantRoot)
+			}
+		})
+	}
+}
