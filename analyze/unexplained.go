@@ -221,7 +221,8 @@ func unexplained(g *Graph, fs []*Finding, roots map[string]*Finding) []*Finding 
 		}
 		loose = append(loose, journal...)
 	}
-	out = append(out, unexplainedFragments(loose, citedFiles, excerpts)...)
+	explained := slices.ContainsFunc(fs, func(f *Finding) bool { return f.Rule != UnexplainedRule && !f.History })
+	out = append(out, unexplainedFragments(loose, citedFiles, excerpts, explained)...)
 	return out
 }
 
@@ -536,18 +537,70 @@ func unexplainedNodes(g *Graph, covered map[string]bool) []*Finding {
 	return out
 }
 
+// reporterText reports whether a pasted line is the reporter's own writing rather than
+// a component's output: a sentence (isProse), a heading that introduces what follows
+// ("Error:", "The error is:"), or a numbered step of a reproduction ("3. observe
+// error"). Such a line is trouble only as far as it quotes a message the catalog knows.
+func reporterText(s string) bool {
+	s = strings.TrimSpace(s)
+	if isProse(s) || reNumberedStep.MatchString(s) {
+		return true
+	}
+	if h := reHeading.FindString(s); h != "" {
+		// A heading alone, or followed by the command the reporter ran.
+		rest := strings.TrimLeft(s[len(h):], " `$")
+		return rest == "" || commandProgram(rest) != ""
+	}
+	return false
+}
+
+var (
+	// reNumberedStep is a numbered step of a how-to-reproduce list: "3. observe
+	// error", "2) run helm install".
+	reNumberedStep = regexp.MustCompile(`^\d{1,2}[.)]\s+[a-z][a-z ]*$`)
+	// reHeading is a few words that introduce what follows: "Error:", "The error is",
+	// "I get the following error:".
+	reHeading = regexp.MustCompile(`^(?:[\w']+ ){0,4}(?:[\w']+:|(?:is|was|are|were|below|following))(?:\s|$)`)
+)
+
+// commandProgram is the client a pasted command line runs ("kubectl", "helm"), or "".
+func commandProgram(s string) string {
+	f := strings.Fields(s)
+	if len(f) > 0 && f[0] == "sudo" {
+		f = f[1:]
+	}
+	if len(f) > 1 && cliPrograms[f[0]] {
+		return f[0]
+	}
+	return ""
+}
+
+// cliPrograms are the clients whose command lines tickets quote before their output.
+var cliPrograms = map[string]bool{"kubectl": true, "oc": true, "helm": true, "docker": true, "crictl": true,
+	"ctr": true, "nerdctl": true, "podman": true, "curl": true, "k": true, "microk8s.kubectl": true, "k3s": true}
+
 // unexplainedFragments covers each unattributed fragment file with error lines that
 // no finding cites: "the container whose log this is", "the node this journal came from".
-func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []string) []*Finding {
+func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []string, explained bool) []*Finding {
 	byFile := map[string][]*Line{}
 	var files []string
+	// The catalog reading a line of the paste explains it as well as a finding does.
+	explained = explained || slices.ContainsFunc(lines, func(l *Line) bool {
+		return (l.Warning || l.Kind == TextJournal || l.Kind == TextText) && readChain(l.Text, componentHint(l)).known()
+	})
 	for _, l := range lines {
 		b, p := l.source()
 		k := b + "\x00" + p
 		if cited[k] || !l.Warning && l.Kind != TextJournal && l.Kind != TextText {
 			continue
 		}
-		if !looksLikeError(l.Text) && !readChain(l.Text, componentHint(l)).known() {
+		known := readChain(l.Text, componentHint(l)).known()
+		if !looksLikeError(l.Text) && !known {
+			continue
+		}
+		if explained && !known && reporterText(l.Text) {
+			// What the reporter wrote around the messages a finding explains says
+			// nothing a component printed: it is no root of its own.
 			continue
 		}
 		if slices.ContainsFunc(excerpts, func(x string) bool { return strings.Contains(l.Text, x) }) {

@@ -1,0 +1,38 @@
+package rules
+
+import (
+	"testing"
+)
+
+// A ticket's text around the messages it quotes: the reporter's sentences, a heading
+// that introduces the error, a numbered step of the reproduction, the command they ran.
+// Those lines say nothing a component printed; when a quoted message is explained, they
+// are no root of their own. Alone, the prose still gives a finding.
+func TestReporterTextIsNoRootBesideAnExplainedMessage(t *testing.T) {
+	// containerd's sandbox image pull error (pkg/cri/server/sandbox_run.go, 1.6):
+	// "failed to get sandbox image %q: failed to pull image %q: …".
+	paste := "When we deploy the cluster, the static pods never start because containerd cannot pull the pause image from the mirror.\n" +
+		"\n" +
+		"The error is:\n" +
+		"```\n" +
+		"failed to get sandbox image \"registry.example/pause:3.10\": failed to pull image \"registry.example/pause:3.10\": failed to pull and unpack image \"registry.example/pause:3.10\": failed to resolve reference \"registry.example/pause:3.10\": not found\n" +
+		"```\n" +
+		"\n" +
+		"Steps:\n" +
+		"1. install the cluster\n" +
+		"2. observe error\n" +
+		"\n" +
+		"This causes the kubelet to fail with connection refused on port 6443 since the apiserver never starts.\n"
+	roots := catalogRoots(t, map[string]string{"ticket.txt": paste})
+	if len(roots) != 1 || roots[0].Rule != "sandbox-image-pull-failed" {
+		for _, f := range roots {
+			t.Logf("root %s %s: %s", f.Stage, f.Rule, f.Cause)
+		}
+		t.Fatalf("%d roots, want the one sandbox-image-pull-failed", len(roots))
+	}
+	// The reporter's sentence alone is still trouble to report.
+	alone := catalogRoots(t, map[string]string{"ticket.txt": "This causes the kubelet to fail with connection refused on port 6443 since the apiserver never starts.\n"})
+	if len(alone) == 0 {
+		t.Error("a sentence about a failure alone gives no finding")
+	}
+}
