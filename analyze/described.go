@@ -108,6 +108,10 @@ func camelParts(w string) []string {
 	return append(parts, w[start:])
 }
 
+// reGoStructDump is a Go value printed with %#v or %+v: a type name, a brace and a
+// capitalized field ("version.Info{Major:", "&version.Version{SemVer:").
+var reGoStructDump = regexp.MustCompile(`&?\b[a-z]\w*\.[A-Z]\w*\{[A-Z]\w*:`)
+
 // isProse reports whether a line reads as a sentence someone wrote: several words, most
 // of them letters, some of them the small words prose is made of.
 func isProse(s string) bool {
@@ -301,6 +305,12 @@ func described(g *Graph, fs []*Finding, rules []*Rule) (*Finding, map[string]boo
 		}
 		// The same text imported twice (as a log and as text) is read once.
 		seen[l.Text] = true
+		if reGoStructDump.MatchString(l.Text) {
+			// A program's version printed as a Go struct (kubectl and helm version:
+			// "Client Version: version.Info{Major:"1", …, Platform:"darwin/amd64"}")
+			// describes the tools, not the failure.
+			continue
+		}
 		if isProse(l.Text) {
 			sentences++
 		}

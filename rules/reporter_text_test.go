@@ -36,3 +36,17 @@ func TestReporterTextIsNoRootBesideAnExplainedMessage(t *testing.T) {
 		t.Error("a sentence about a failure alone gives no finding")
 	}
 }
+
+// kubectl version's Go struct dump names a Platform; it describes the tools, not the
+// failure, and does not make the prose read as an image without the node's platform.
+func TestVersionDumpIsNotProse(t *testing.T) {
+	ticket := "The nightly report job has not run since Monday and nobody changed its schedule.\n\n" +
+		"Kubernetes version:\n" +
+		"Client Version: version.Info{Major:\"1\", Minor:\"29\", GitVersion:\"v1.29.3\", GoVersion:\"go1.21.8\", Compiler:\"gc\", Platform:\"darwin/arm64\"}\n" +
+		"Server Version: version.Info{Major:\"1\", Minor:\"29\", GitVersion:\"v1.29.3\", GoVersion:\"go1.21.8\", Compiler:\"gc\", Platform:\"linux/amd64\"}\n"
+	for _, f := range catalogRoots(t, map[string]string{"ticket.txt": ticket}) {
+		if f.Rule == "image-pull-platform-missing" {
+			t.Errorf("the version dump was read as the failure: %s", f.Cause)
+		}
+	}
+}
