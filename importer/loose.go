@@ -307,6 +307,9 @@ func segment(lines []textLine) []segmentBlock {
 		case inDescribe && !isHeaderlessEvent(l.s) && !isHeaderlessPod(l.s) && !isNodeLine(l.s):
 			// A describe's own lines at the margin: keys, and messages that wrapped.
 		case cur.kind == segJournal && (blank || indented):
+		case (cur.kind == segEventRows || cur.kind == tableEvents || cur.kind == segDescribeFrag || inDescribe) && reMountOutputLine.MatchString(l.s):
+			// The lines of a mount error's message (k8s.io/mount-utils): an event's
+			// message holding newlines continues at the margin.
 		case isStatusHeader(l.s):
 			start(segStatus)
 		case cur.kind == segStatus && (indented || blank && i+1 < len(lines) && strings.HasPrefix(lines[i+1].s, " ")):
@@ -348,6 +351,11 @@ func segment(lines []textLine) []segmentBlock {
 	start(segText)
 	return out
 }
+
+// reMountOutputLine is a line of the message k8s.io/mount-utils returns for a failed
+// mount or unmount ("mount failed: %v\nMounting command: %s\nMounting arguments:
+// %s\nOutput: %s"), which kubelet events carry as is.
+var reMountOutputLine = regexp.MustCompile(`^(?:Mounting command|Mounting arguments|Unmounting arguments|Output): `)
 
 func isHeaderlessEvent(s string) bool {
 	_, _, _, ok := headerlessEvent(s)

@@ -1,0 +1,31 @@
+package rules
+
+import (
+	"strings"
+	"testing"
+)
+
+// k8s.io/mount-utils returns a failed mount as "mount failed: %v\nMounting command:
+// %s\nMounting arguments: %s\nOutput: %s"; the kubelet's FailedMount event carries it
+// with its newlines, so a pasted Events table shows the last three lines at the margin.
+// They are the event's message: the mount helper's answer explains the pod, and the
+// kubelet's later timeout waiting for the volume is its symptom.
+func TestAMountErrorsLinesAreItsEvent(t *testing.T) {
+	events := `Events:
+  Type     Reason       Age    From               Message
+  ----     ------       ----   ----               -------
+  Normal   Scheduled    4m44s  default-scheduler  Successfully assigned shop/api-6658dfb778-t5kh5 to node-a
+  Warning  FailedMount  102s   kubelet            MountVolume.SetUp failed for volume "shared" : mount failed: exit status 32
+Mounting command: mount
+Mounting arguments: -t nfs files.example.internal:/exports/shared /var/lib/kubelet/pods/5088f644/volumes/kubernetes.io~nfs/shared
+Output: mount.nfs: Connection timed out
+  Warning  FailedMount  27s (x2 over 2m41s)  kubelet  Unable to attach or mount volumes: unmounted volumes=[shared], unattached volumes=[shared kube-api-access-rhbw9]: timed out waiting for the condition
+`
+	roots := catalogRoots(t, map[string]string{"events.txt": events})
+	if len(roots) != 1 || roots[0].Rule != "volume-nfs-mount-failed" || !strings.Contains(roots[0].Cause, "files.example.internal") {
+		for _, f := range roots {
+			t.Logf("root %s %s: %s", f.Stage, f.Rule, f.Cause)
+		}
+		t.Fatalf("%d roots, want one volume-nfs-mount-failed naming the server", len(roots))
+	}
+}
