@@ -410,15 +410,30 @@ var reLineBreak = regexp.MustCompile(`[ \t\r]*\n[ \t]*`)
 func unwrapLines(text string) string { return reLineBreak.ReplaceAllString(text, " ") }
 
 func (s *Signature) matchText(text string) (map[string]string, bool) {
+	// A ticket's title or sentence capitalizes the message it quotes ("Container has
+	// runAsNonRoot and …"); the component printed it in lower case. Such a text is
+	// tried as printed too, after the text as given.
+	printed := ""
+	if len(text) > 1 && text[0] >= 'A' && text[0] <= 'Z' && text[1] >= 'a' && text[1] <= 'z' {
+		printed = string(text[0]+'a'-'A') + text[1:]
+	}
 	for i, re := range s.res {
-		if lit := s.lits[i]; lit.s != "" && !lit.in(text) {
-			continue
+		t := text
+		if lit := s.lits[i]; lit.s != "" && !lit.in(t) {
+			if printed == "" || !lit.in(printed) {
+				continue
+			}
+			t = printed
 		}
 		// Nearly every line that holds the literal still does not match: finding that
 		// out without tracking captures is the cheaper search.
-		if !re.MatchString(text) {
-			continue
+		if !re.MatchString(t) {
+			if t == printed || printed == "" || !re.MatchString(printed) {
+				continue
+			}
+			t = printed
 		}
+		text := t
 		m := re.FindStringSubmatch(text)
 		if m == nil {
 			continue

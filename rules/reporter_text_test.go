@@ -50,3 +50,16 @@ func TestVersionDumpIsNotProse(t *testing.T) {
 		}
 	}
 }
+
+// A ticket's title capitalizes the message it quotes; the kubelet printed it in lower
+// case (pkg/kubelet/kuberuntime/security_context_others.go verifyRunAsNonRoot).
+func TestACapitalizedTitleIsTheMessageAsPrinted(t *testing.T) {
+	title := "Container has runAsNonRoot and image has non-numeric user (app), cannot verify user is non-root\n"
+	roots := catalogRoots(t, map[string]string{"issue.txt": title})
+	if len(roots) != 1 || roots[0].Rule != "config-run-as-non-root" {
+		for _, f := range roots {
+			t.Logf("root %s %s: %s", f.Stage, f.Rule, f.Cause)
+		}
+		t.Fatalf("%d roots, want the one config-run-as-non-root", len(roots))
+	}
+}
