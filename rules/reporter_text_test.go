@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -56,10 +57,10 @@ func TestVersionDumpIsNotProse(t *testing.T) {
 func TestACapitalizedTitleIsTheMessageAsPrinted(t *testing.T) {
 	title := "Container has runAsNonRoot and image has non-numeric user (app), cannot verify user is non-root\n"
 	roots := catalogRoots(t, map[string]string{"issue.txt": title})
-	if len(roots) != 1 || roots[0].Rule != "config-run-as-non-root" {
+	if len(roots) != 1 || roots[0].Rule != "config-run-as-non-root" || !strings.Contains(roots[0].Cause, "non-numeric user (app)") {
 		for _, f := range roots {
 			t.Logf("root %s %s: %s", f.Stage, f.Rule, f.Cause)
 		}
-		t.Fatalf("%d roots, want the one config-run-as-non-root", len(roots))
+		t.Fatalf("%d roots, want the one config-run-as-non-root quoting the user", len(roots))
 	}
 }
