@@ -27,6 +27,12 @@ var ControllerJobBackoffLimit = &analyze.Rule{
 	},
 	Run:     controllerJobBackoffLimit,
 	Outcome: true,
+	// The Job controller's Failed condition and Warning event (pkg/controller/job
+	// job_controller.go, reason BackoffLimitExceeded), as a ticket quotes it without the
+	// Job object.
+	Examples: analyze.RuleExamples{
+		Fires: []string{`Job has reached the specified backoff limit`},
+	},
 }
 
 const controllerJobBackoffLimitDoc = `The Job controller counts the Job's failed pods; once more pods have failed than
