@@ -101,6 +101,9 @@ func RunContext(ctx context.Context, g *Graph, rules []*Rule, opts Options) (*Re
 	}
 	roots := settle()
 	if opts.Unexplained {
+		if adoptLonePod(g, all, roots) {
+			roots = settle()
+		}
 		extra := unexplained(g, all, roots)
 		if len(extra) > 0 {
 			// Trouble is left to the floor: a signature may still know it in another

@@ -537,6 +537,60 @@ func unexplainedNodes(g *Graph, covered map[string]bool) []*Finding {
 	return out
 }
 
+// adoptLonePod gives the evidence's only pod to the finding that explains it when the
+// paste did not tie them: a pod no finding covers, whose trouble (unexplainedPod) sits
+// at the stage of exactly one finding about no pod (a scheduler message quoted in the
+// ticket's text beside the pod's describe). It reports whether it did.
+func adoptLonePod(g *Graph, fs []*Finding, roots map[string]*Finding) bool {
+	if len(g.pods) != 1 {
+		return false
+	}
+	p := g.pods[0]
+	if roots[p.meta.Namespace+"/"+p.meta.Name] != nil {
+		return false
+	}
+	for _, f := range fs {
+		for _, s := range f.Subjects {
+			if s.key() == p.Ref().key() && !f.History {
+				return false
+			}
+		}
+	}
+	var lines []*Line
+	all := g.Lines()
+	for i := range all {
+		if all[i].Pod == p {
+			lines = append(lines, &all[i])
+		}
+	}
+	trouble := unexplainedPod(g, p, lines)
+	if trouble == nil {
+		return false
+	}
+	var adopter *Finding
+	for _, f := range fs {
+		if f.History || isFloor(f.Rule) || f.Stage != trouble.Stage || slices.ContainsFunc(f.Subjects, namedPod) {
+			continue
+		}
+		if adopter != nil {
+			return false
+		}
+		adopter = f
+	}
+	if adopter == nil {
+		return false
+	}
+	// The pod the paste did not name ("the pod in this describe") is the one it has.
+	rest := slices.DeleteFunc(slices.Clone(adopter.Subjects), func(s ObjectRef) bool { return s.Kind == "Pod" })
+	adopter.Subjects = append([]ObjectRef{p.Ref()}, rest...)
+	return true
+}
+
+// namedPod reports whether a subject is a pod the evidence names.
+func namedPod(s ObjectRef) bool {
+	return s.Kind == "Pod" && s.Name != UnknownSubject && s.UnnamedIn == ""
+}
+
 // reporterText reports whether a pasted line is the reporter's own writing rather than
 // a component's output: a sentence (isProse), a heading that introduces what follows
 // ("Error:", "The error is:"), or a numbered step of a reproduction ("3. observe

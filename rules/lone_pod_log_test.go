@@ -54,3 +54,39 @@ func TestALoneCrashedPodOwnsTheUnnamedLog(t *testing.T) {
 		})
 	}
 }
+
+// A ticket pastes a Pending pod's describe cut above its Events and quotes the
+// scheduler's message in its own words: the message explains that pod, the one pod of
+// the evidence, whose describe shows it unscheduled.
+func TestALonePodTakesTheFindingOfItsStage(t *testing.T) {
+	describe := `Name:           ingress-lb-92p9s
+Namespace:      edge
+Priority:       0
+Node:           <none>
+Labels:         app=ingress-lb
+Status:         Pending
+IP:
+Controlled By:  DaemonSet/ingress-lb
+Containers:
+  lb-port-80:
+    Image:      registry.example/lb:1.0
+    Port:       80/TCP
+    Host Port:  80/TCP
+`
+	quote := "The pod stays Pending: 0/1 nodes are available: 1 node(s) didn't have free ports for the requested pod ports.\n"
+	roots := catalogRoots(t, map[string]string{"describe.txt": describe, "ticket.txt": quote})
+	if len(roots) != 1 || roots[0].Rule != "scheduling-host-port-conflict" || !strings.Contains(roots[0].Cause, "ingress-lb-92p9s") {
+		for _, f := range roots {
+			t.Logf("root %s %s: %s", f.Stage, f.Rule, f.Cause)
+		}
+		t.Fatalf("%d roots, want one scheduling-host-port-conflict naming the pod", len(roots))
+	}
+	// With a second pod in the evidence, the message stays nobody's.
+	other := strings.NewReplacer("ingress-lb-92p9s", "ingress-lb-x7k2q").Replace(describe)
+	roots = catalogRoots(t, map[string]string{"describe.txt": describe, "describe-2.txt": other, "ticket.txt": quote})
+	for _, f := range roots {
+		if f.Rule == "scheduling-host-port-conflict" && strings.Contains(f.Cause, "ingress-lb-92p9s") {
+			t.Errorf("with two pods the message was given to one: %s", f.Cause)
+		}
+	}
+}
