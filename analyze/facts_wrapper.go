@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -62,7 +63,67 @@ func WrapperValues(text string) map[string]string {
 
 // wrapperPlaceholders are the names of WrapperValues: placeholders a template may use
 // inside [[ ]] whatever its patterns capture.
-var wrapperPlaceholders = map[string]bool{WrapperPod: true, WrapperWorkload: true, WrapperVolume: true, WrapperPlugin: true, WrapperFrame: true}
+var wrapperPlaceholders = map[string]bool{WrapperPod: true, WrapperWorkload: true, WrapperVolume: true, WrapperPlugin: true, WrapperFrame: true, EvidenceImage: true}
+
+// EvidenceImage names, in a template's optional part, the image of the line's pod's
+// container, else the one image reference the evidence names (loneImage): a runtime's
+// start error does not say which image it ran, a ticket does.
+const EvidenceImage = "evidenceImage"
+
+// reImageRef is an image reference as a ticket writes it: a repository path with at
+// least one slash and a tag or digest ("ghcr.io/org/app:1.2", "org/app@sha256:…").
+var reImageRef = regexp.MustCompile(`(?:^|[\s"'\x60(=])((?:[a-z0-9][a-z0-9.-]*(?::\d+)?/)+[a-z0-9][a-z0-9._-]*(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}|@sha256:[0-9a-f]{64}))`)
+
+// lineImage is the image a line's finding may name: its pod's container's, else the
+// one image the evidence names.
+func lineImage(g *Graph, l *Line) string {
+	if l.Pod != nil {
+		images := map[string]bool{}
+		for _, c := range l.Pod.Obj.Spec.Containers {
+			if c.Image != "" && (l.Container() == "" || c.Name == l.Container()) {
+				images[c.Image] = true
+			}
+		}
+		if len(images) == 1 {
+			for img := range images {
+				return img
+			}
+		}
+		return ""
+	}
+	return g.loneImage()
+}
+
+// loneImage is the one image reference the evidence names, computed once: every pod's
+// containers' images when there are pods, else the references in pasted text; "" when
+// there are none or more than one.
+func (g *Graph) loneImage() string {
+	g.loneImageOnce.Do(func() {
+		seen := map[string]bool{}
+		for _, p := range g.pods {
+			for _, c := range append(slices.Clone(p.Obj.Spec.InitContainers), p.Obj.Spec.Containers...) {
+				if c.Image != "" {
+					seen[c.Image] = true
+				}
+			}
+		}
+		if len(seen) == 0 {
+			for _, f := range g.fragments {
+				for _, l := range f.lines {
+					for _, m := range reImageRef.FindAllStringSubmatch(l, -1) {
+						seen[strings.TrimRight(m[1], ".,;:")] = true
+					}
+				}
+			}
+		}
+		if len(seen) == 1 {
+			for img := range seen {
+				g.loneImageRef = img
+			}
+		}
+	})
+	return g.loneImageRef
+}
 
 // PrintedImage is the image a message names, as it names it most fully: a reference
 // without a registry host ("rancher/mirrored-pause:3.6", as a configuration wrote it)

@@ -131,6 +131,10 @@ type Graph struct {
 	sigTies signatureTieIndex
 	// ruleTies holds the lines each Go rule fires on through the catalog (tieRules).
 	ruleTies ruleTieIndex
+
+	// loneImage's result, computed once.
+	loneImageOnce sync.Once
+	loneImageRef  string
 }
 
 // BundleInfo describes one loaded bundle.

@@ -64,7 +64,9 @@ type Signature struct {
 	cost   int
 	unless []*regexp.Regexp
 	lits   []literal // per pattern, a literal every match contains, or ""
-	where  map[TextKind]bool
+	// usesEvidenceImage: the cause names {evidenceImage}.
+	usesEvidenceImage bool
+	where             map[TextKind]bool
 }
 
 // Limits on what a signature file may ask of the matcher; Go's regexp is linear in the
@@ -180,6 +182,7 @@ func (s *Signature) compile() *FieldError {
 		s.cost += insts
 		s.unless = append(s.unless, re)
 	}
+	s.usesEvidenceImage = strings.Contains(s.Cause, "{"+EvidenceImage+"}")
 	templates := map[string]string{"cause": s.Cause, "fix": s.Fix}
 	for i, c := range s.Confirm {
 		templates["confirm["+itoa(i)+"]"] = c
@@ -641,6 +644,12 @@ func (s *Signature) run(v *View) []Finding {
 		if l.Fragment && l.Evidence().EndLine == 0 && s.causeNeedsEmpty(caps) {
 			// A pasted message cut at the line's end: its joined paragraph gives the rest.
 			continue
+		}
+		if s.usesEvidenceImage {
+			if img := lineImage(v.g, l); img != "" {
+				caps = maps.Clone(caps)
+				caps[EvidenceImage] = img
+			}
 		}
 		if strings.Contains(l.Text, "panic: ") {
 			if fn := panicFrame(followingText(lines, i, 8)); fn != "" {

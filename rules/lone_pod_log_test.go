@@ -90,3 +90,23 @@ Containers:
 		}
 	}
 }
+
+// runc's exec error names the binary, not the image; a ticket names the image it ran.
+// The cause names the one image reference the evidence holds, and none when it holds two.
+func TestExecFormatNamesTheOneImageTheTicketNames(t *testing.T) {
+	ticket := "After the upgrade the operator pod crashes on our arm64 nodes; it runs quay.io/example/operator:v0.9.0 from the chart.\n\n" +
+		"exec /usr/bin/operator: exec format error\n"
+	roots := catalogRoots(t, map[string]string{"issue.txt": ticket})
+	if len(roots) != 1 || roots[0].Rule != "start-exec-format-error" || !strings.Contains(roots[0].Cause, "quay.io/example/operator:v0.9.0") {
+		for _, f := range roots {
+			t.Logf("root %s %s: %s", f.Stage, f.Rule, f.Cause)
+		}
+		t.Fatalf("%d roots, want one start-exec-format-error naming the image", len(roots))
+	}
+	two := "We tried quay.io/example/operator:v0.9.0 and quay.io/example/operator:v0.8.2.\n\nexec /usr/bin/operator: exec format error\n"
+	for _, f := range catalogRoots(t, map[string]string{"issue.txt": two}) {
+		if strings.Contains(f.Cause, "quay.io/example/operator:v0") {
+			t.Errorf("with two images the cause named one: %s", f.Cause)
+		}
+	}
+}
