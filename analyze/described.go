@@ -476,6 +476,9 @@ var (
 	// (eastus-1, westeurope-3) name them.
 	reStatedZone   = regexp.MustCompile(`\b(?:[a-z]{2}(?:-gov)?-[a-z]+-\d[a-z]|[a-z]+-[a-z]+\d-[a-z]|[a-z]+(?:us|europe|asia)\d?-\d)\b`)
 	reStatedMemory = regexp.MustCompile(`(?i)\b(?:memory|oom|out[- ]of[- ]memory)`)
+	// reStatedProbeStatus is a probe said to fail with an HTTP status ("liveness and
+	// readiness probes are always failed with 401", "the probes fail due to 404").
+	reStatedProbeStatus = regexp.MustCompile(`(?i)\b(?:liveness|readiness|startup|probes?|probs?)\b[^.\n]{0,60}?\b[45]\d\d\b`)
 	// reStatedPull is an image being fetched: a registry's manifest URL, or the image
 	// named with the verb.
 	reStatedPull   = regexp.MustCompile(`(?i)/v2/\S+/manifests/|\b(?:pull|download|fetch)\w*\b[^.\n]{0,40}\bimage|\bimage\b[^.\n]{0,40}\b(?:pull|download|fetch)`)
@@ -508,6 +511,11 @@ func statedFacts(prose []*Line) map[string]bool {
 	}
 	if reStatedArch.MatchString(text) {
 		words = append(words, "architecture", "platform")
+	}
+	if reStatedProbeStatus.MatchString(text) {
+		// A probe that fails with an HTTP status: what the kubelet's "HTTP probe failed
+		// with statuscode: %d" says (pkg/probe/http/http.go DoHTTPProbe).
+		words = append(words, "probe", "probe", "failed", "statuscode", "HTTP")
 	}
 	if reStatedZone.MatchString(text) && reStatedVolume.MatchString(text) {
 		words = append(words, "zone", "affinity")

@@ -99,6 +99,9 @@ func TestProseIsReadForWhatItStates(t *testing.T) {
 		{"volume in a zone no node is in", "Our cluster has two workers, in eu-west-1a and eu-west-1b.\n" +
 			"The reports pod uses a claim whose EBS disk was created in eu-west-1c, and since no worker runs in eu-west-1c the pod cannot start.\n",
 			"volume-node-affinity-conflict", "eu-west-1c", analyze.StageScheduling},
+		{"probes failing with an HTTP status", "Since we turned on basic auth for the proxy, the readiness probes always fail with 401 and the deployment never becomes available.\n" +
+			"The chart version is proxy-2.1.0 and nothing else changed in the cluster.\n",
+			"probe-readiness-failing", "401", analyze.StageProbe},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
