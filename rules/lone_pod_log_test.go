@@ -74,17 +74,10 @@ Containers:
     Host Port:  80/TCP
 `
 	quote := "The pod stays Pending: 0/1 nodes are available: 1 node(s) didn't have free ports for the requested pod ports.\n"
-	roots := catalogRoots(t, map[string]string{"describe.txt": describe, "ticket.txt": quote})
-	if len(roots) != 1 || roots[0].Rule != "scheduling-host-port-conflict" || !strings.Contains(roots[0].Cause, "ingress-lb-92p9s") {
-		for _, f := range roots {
-			t.Logf("root %s %s: %s", f.Stage, f.Rule, f.Cause)
-		}
-		t.Fatalf("%d roots, want one scheduling-host-port-conflict naming the pod", len(roots))
-	}
+	wantOneRoot(t, catalogRoots(t, map[string]string{"describe.txt": describe, "ticket.txt": quote}), "scheduling-host-port-conflict", "ingress-lb-92p9s")
 	// With a second pod in the evidence, the message stays nobody's.
 	other := strings.NewReplacer("ingress-lb-92p9s", "ingress-lb-x7k2q").Replace(describe)
-	roots = catalogRoots(t, map[string]string{"describe.txt": describe, "describe-2.txt": other, "ticket.txt": quote})
-	for _, f := range roots {
+	for _, f := range catalogRoots(t, map[string]string{"describe.txt": describe, "describe-2.txt": other, "ticket.txt": quote}) {
 		if f.Rule == "scheduling-host-port-conflict" && strings.Contains(f.Cause, "ingress-lb-92p9s") {
 			t.Errorf("with two pods the message was given to one: %s", f.Cause)
 		}
@@ -96,13 +89,7 @@ Containers:
 func TestExecFormatNamesTheOneImageTheTicketNames(t *testing.T) {
 	ticket := "After the upgrade the operator pod crashes on our arm64 nodes; it runs quay.io/example/operator:v0.9.0 from the chart.\n\n" +
 		"exec /usr/bin/operator: exec format error\n"
-	roots := catalogRoots(t, map[string]string{"issue.txt": ticket})
-	if len(roots) != 1 || roots[0].Rule != "start-exec-format-error" || !strings.Contains(roots[0].Cause, "quay.io/example/operator:v0.9.0") {
-		for _, f := range roots {
-			t.Logf("root %s %s: %s", f.Stage, f.Rule, f.Cause)
-		}
-		t.Fatalf("%d roots, want one start-exec-format-error naming the image", len(roots))
-	}
+	wantOneRoot(t, catalogRoots(t, map[string]string{"issue.txt": ticket}), "start-exec-format-error", "quay.io/example/operator:v0.9.0")
 	two := "We tried quay.io/example/operator:v0.9.0 and quay.io/example/operator:v0.8.2.\n\nexec /usr/bin/operator: exec format error\n"
 	for _, f := range catalogRoots(t, map[string]string{"issue.txt": two}) {
 		if strings.Contains(f.Cause, "quay.io/example/operator:v0") {

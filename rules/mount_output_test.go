@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"strings"
 	"testing"
 )
 
@@ -21,11 +20,5 @@ Mounting arguments: -t nfs files.example.internal:/exports/shared /var/lib/kubel
 Output: mount.nfs: Connection timed out
   Warning  FailedMount  27s (x2 over 2m41s)  kubelet  Unable to attach or mount volumes: unmounted volumes=[shared], unattached volumes=[shared kube-api-access-rhbw9]: timed out waiting for the condition
 `
-	roots := catalogRoots(t, map[string]string{"events.txt": events})
-	if len(roots) != 1 || roots[0].Rule != "volume-nfs-mount-failed" || !strings.Contains(roots[0].Cause, "files.example.internal") {
-		for _, f := range roots {
-			t.Logf("root %s %s: %s", f.Stage, f.Rule, f.Cause)
-		}
-		t.Fatalf("%d roots, want one volume-nfs-mount-failed naming the server", len(roots))
-	}
+	wantOneRoot(t, catalogRoots(t, map[string]string{"events.txt": events}), "volume-nfs-mount-failed", "files.example.internal")
 }

@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"strings"
 	"testing"
 )
 
@@ -24,13 +23,7 @@ func TestReporterTextIsNoRootBesideAnExplainedMessage(t *testing.T) {
 		"2. observe error\n" +
 		"\n" +
 		"This causes the kubelet to fail with connection refused on port 6443 since the apiserver never starts.\n"
-	roots := catalogRoots(t, map[string]string{"ticket.txt": paste})
-	if len(roots) != 1 || roots[0].Rule != "sandbox-image-pull-failed" {
-		for _, f := range roots {
-			t.Logf("root %s %s: %s", f.Stage, f.Rule, f.Cause)
-		}
-		t.Fatalf("%d roots, want the one sandbox-image-pull-failed", len(roots))
-	}
+	wantOneRoot(t, catalogRoots(t, map[string]string{"ticket.txt": paste}), "sandbox-image-pull-failed")
 	// The reporter's sentence alone is still trouble to report.
 	alone := catalogRoots(t, map[string]string{"ticket.txt": "This causes the kubelet to fail with connection refused on port 6443 since the apiserver never starts.\n"})
 	if len(alone) == 0 {
@@ -56,11 +49,5 @@ func TestVersionDumpIsNotProse(t *testing.T) {
 // case (pkg/kubelet/kuberuntime/security_context_others.go verifyRunAsNonRoot).
 func TestACapitalizedTitleIsTheMessageAsPrinted(t *testing.T) {
 	title := "Container has runAsNonRoot and image has non-numeric user (app), cannot verify user is non-root\n"
-	roots := catalogRoots(t, map[string]string{"issue.txt": title})
-	if len(roots) != 1 || roots[0].Rule != "config-run-as-non-root" || !strings.Contains(roots[0].Cause, "non-numeric user (app)") {
-		for _, f := range roots {
-			t.Logf("root %s %s: %s", f.Stage, f.Rule, f.Cause)
-		}
-		t.Fatalf("%d roots, want the one config-run-as-non-root quoting the user", len(roots))
-	}
+	wantOneRoot(t, catalogRoots(t, map[string]string{"issue.txt": title}), "config-run-as-non-root", "non-numeric user (app)")
 }

@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"strings"
 	"testing"
 )
 
@@ -14,12 +13,8 @@ func TestSchedulerMessageInParenthesesNamesTheResource(t *testing.T) {
 		{"There are no nodes that your pod can schedule to - check your requests (0/12 nodes are available: 4 Insufficient memory, 8 Insufficient cpu.)", "Insufficient cpu)"},
 		{"Warning  FailedScheduling  2m  default-scheduler  0/3 nodes are available: 3 Insufficient memory.", "Insufficient memory)"},
 	} {
-		roots := catalogRoots(t, map[string]string{"events.txt": c.line + "\n"})
-		if len(roots) != 1 || roots[0].Rule != "scheduling-insufficient-resources" || !strings.Contains(roots[0].Cause, c.want) {
-			for _, f := range roots {
-				t.Logf("root %s %s: %s", f.Stage, f.Rule, f.Cause)
-			}
-			t.Errorf("%q: want one scheduling-insufficient-resources root whose cause holds %q", c.line, c.want)
-		}
+		t.Run(c.want, func(t *testing.T) {
+			wantOneRoot(t, catalogRoots(t, map[string]string{"events.txt": c.line + "\n"}), "scheduling-insufficient-resources", c.want)
+		})
 	}
 }

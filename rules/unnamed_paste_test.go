@@ -275,6 +275,22 @@ func TestAnUnnamedTaintRefusalTakesTheTaintTheSentenceNames(t *testing.T) {
 
 // catalogRoots are the root findings of pasted files analyzed with the whole catalog:
 // the Go rules and the signatures.
+// wantOneRoot fails the test unless the paste's analysis has exactly one root, of rule,
+// whose cause holds every one of holds; it logs the roots it got.
+func wantOneRoot(t *testing.T, roots []*analyze.Finding, rule string, holds ...string) {
+	t.Helper()
+	ok := len(roots) == 1 && roots[0].Rule == rule
+	for _, h := range holds {
+		ok = ok && strings.Contains(roots[0].Cause, h)
+	}
+	if !ok {
+		for _, f := range roots {
+			t.Logf("root %s %s: %s", f.Stage, f.Rule, f.Cause)
+		}
+		t.Fatalf("%d roots, want one %s whose cause holds %q", len(roots), rule, holds)
+	}
+}
+
 func catalogRoots(t *testing.T, files map[string]string) []*analyze.Finding {
 	t.Helper()
 	all, err := Catalog(nil)
