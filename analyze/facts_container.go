@@ -255,20 +255,41 @@ func (g *Graph) runtimeLinesNaming(byID map[string]map[string][]*JournalEntry, n
 // hexIDsIn lists the runs of exactly 64 hexadecimal digits a text holds.
 func hexIDsIn(s string) []string {
 	var out []string
-	start := -1
-	for i := 0; i <= len(s); i++ {
-		if i < len(s) && isHex(s[i]) {
-			if start < 0 {
-				start = i
-			}
-			continue
-		}
-		if start >= 0 && i-start == 64 {
-			out = append(out, s[start:i])
-		}
-		start = -1
+	for id, at := nextHexID(s, 0); id != ""; id, at = nextHexID(s, at) {
+		out = append(out, id)
 	}
 	return out
+}
+
+// hexIDLen is the length of a container or sandbox ID.
+const hexIDLen = 64
+
+// nextHexID finds the first run of exactly 64 hexadecimal digits in s at or after from
+// (0, or the next of an earlier call), and where to look for the one after; "" when
+// there is none. The container runtime's every line is asked this, so it looks at about
+// one byte in 64 of a text without IDs: a run of 64 that starts in s[i:i+64] holds
+// s[i+63], so when that byte is not a digit the search moves past it.
+func nextHexID(s string, from int) (id string, next int) {
+	i := from
+	for i+hexIDLen <= len(s) {
+		j := i + hexIDLen - 1
+		if !isHex(s[j]) {
+			i = j + 1
+			continue
+		}
+		start, end := j, j+1
+		for start > 0 && isHex(s[start-1]) {
+			start--
+		}
+		for end < len(s) && isHex(s[end]) {
+			end++
+		}
+		if end-start == hexIDLen {
+			return s[start:end], end
+		}
+		i = end
+	}
+	return "", len(s)
 }
 
 func isHexString(s string) bool {
