@@ -55,8 +55,8 @@ func (s *Signature) indexable() bool {
 	if len(s.res) == 0 {
 		return false
 	}
-	for _, l := range s.lits {
-		if l.s == "" {
+	for i, l := range s.lits {
+		if l.s == "" && (i >= len(s.alts) || len(s.alts[i]) == 0) {
 			return false
 		}
 	}
@@ -79,7 +79,7 @@ func newLiteralSet(sigs []*Signature, dfa bool) *literalSet {
 	ids := map[string]int{}
 	var pats []string
 	for si, s := range sigs {
-		for _, l := range s.lits {
+		for _, l := range signatureLiterals(s) {
 			// The automaton ignores ASCII case for every literal: a literal that
 			// respects case then finds a superset, which match narrows.
 			key := strings.ToLower(l.s)
@@ -98,6 +98,20 @@ func newLiteralSet(sigs []*Signature, dfa bool) *literalSet {
 	}
 	set.ac = automaton(pats, dfa)
 	return set
+}
+
+// signatureLiterals lists the literals that find a signature's candidate lines: each
+// pattern's required literal, or its alternatives.
+func signatureLiterals(s *Signature) []literal {
+	var out []literal
+	for i, l := range s.lits {
+		if l.s != "" {
+			out = append(out, l)
+		} else if i < len(s.alts) {
+			out = append(out, s.alts[i]...)
+		}
+	}
+	return out
 }
 
 // automata keeps the automata built for the sets of literals an analysis asked for. Building
