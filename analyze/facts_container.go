@@ -104,9 +104,16 @@ func (g *Graph) probeOutputs(idx []int32, container string) map[*JournalEntry]st
 }
 
 // containerRunFacts lists every container of every pod, in pod then Containers order.
-func (g *Graph) containerRunFacts() ([]ContainerRun, map[string]int) {
-	var out []ContainerRun
-	index := map[string]int{}
+func (g *Graph) containerRunFacts() ([]ContainerRun, map[runID]int) {
+	// Sized once: grown by appends, a big cluster's runs were copied over and over
+	// (several times their final size as garbage where the heap peaks) and left a
+	// quarter of the list unused.
+	n := 0
+	for _, p := range g.pods {
+		n += len(p.Obj.Spec.InitContainers) + len(p.Obj.Spec.Containers)
+	}
+	out := make([]ContainerRun, 0, n)
+	index := make(map[runID]int, n)
 	runtimeByID := g.runtimeLinesByID()
 	for _, p := range g.pods {
 		cs := Containers(p)
@@ -144,8 +151,15 @@ func (g *Graph) containerRunFacts() ([]ContainerRun, map[string]int) {
 	return out, index
 }
 
-func runKey(p *Pod, container string) string {
-	return string(p.meta.UID) + "/" + p.meta.Namespace + "/" + p.meta.Name + "/" + container
+// runID names a pod's container in the index of runs: the pod's UID, namespace and
+// name and the container's name, compared as they are rather than joined into a new
+// string per container.
+type runID struct {
+	uid, namespace, name, container string
+}
+
+func runKey(p *Pod, container string) runID {
+	return runID{uid: string(p.meta.UID), namespace: p.meta.Namespace, name: p.meta.Name, container: container}
 }
 
 // filter drops the pieces of kinds the rule did not declare.
@@ -241,20 +255,41 @@ func (g *Graph) runtimeLinesNaming(byID map[string]map[string][]*JournalEntry, n
 // hexIDsIn lists the runs of exactly 64 hexadecimal digits a text holds.
 func hexIDsIn(s string) []string {
 	var out []string
-	start := -1
-	for i := 0; i <= len(s); i++ {
-		if i < len(s) && isHex(s[i]) {
-			if start < 0 {
-				start = i
-			}
-			continue
-		}
-		if start >= 0 && i-start == 64 {
-			out = append(out, s[start:i])
-		}
-		start = -1
+	for id, at := nextHexID(s, 0); id != ""; id, at = nextHexID(s, at) {
+		out = append(out, id)
 	}
 	return out
+}
+
+// hexIDLen is the length of a container or sandbox ID.
+const hexIDLen = 64
+
+// nextHexID finds the first run of exactly 64 hexadecimal digits in s at or after from
+// (0, or the next of an earlier call), and where to look for the one after; "" when
+// there is none. The container runtime's every line is asked this, so it looks at about
+// one byte in 64 of a text without IDs: a run of 64 that starts in s[i:i+64] holds
+// s[i+63], so when that byte is not a digit the search moves past it.
+func nextHexID(s string, from int) (id string, next int) {
+	i := from
+	for i+hexIDLen <= len(s) {
+		j := i + hexIDLen - 1
+		if !isHex(s[j]) {
+			i = j + 1
+			continue
+		}
+		start, end := j, j+1
+		for start > 0 && isHex(s[start-1]) {
+			start--
+		}
+		for end < len(s) && isHex(s[end]) {
+			end++
+		}
+		if end-start == hexIDLen {
+			return s[start:end], end
+		}
+		i = end
+	}
+	return "", len(s)
 }
 
 func isHexString(s string) bool {

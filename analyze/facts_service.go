@@ -8,7 +8,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 )
 
 // What Services are compared with: the Services whose endpoints come from a pod
@@ -227,10 +226,9 @@ func StandInsSelectedBy(all []StandIn, selector map[string]string) []StandIn {
 	if len(selector) == 0 {
 		return nil
 	}
-	sel := labels.SelectorFromSet(selector)
 	var out []StandIn
 	for _, s := range all {
-		if sel.Matches(labels.Set(s.Template.Labels)) {
+		if setSelects(selector, s.Template.Labels) {
 			out = append(out, s)
 		}
 	}

@@ -132,6 +132,7 @@ func (in *interner) podSpec(s *corev1.PodSpec) {
 	if s.Resources != nil {
 		in.requirements(s.Resources)
 	}
+	s.InitContainers, s.Containers, s.Volumes = exact(s.InitContainers), exact(s.Containers), exact(s.Volumes)
 	for _, list := range [][]corev1.Container{s.InitContainers, s.Containers} {
 		for i := range list {
 			c := &list[i]
@@ -156,11 +157,9 @@ func (in *interner) pod(p *corev1.Pod) {
 	if st.Resources != nil {
 		in.requirements(st.Resources)
 	}
-	// The decoder grows a list by doubling: a pod's five conditions sit in room for
-	// eight. An exact copy lets the spare room go.
-	if cap(st.Conditions) > len(st.Conditions) {
-		st.Conditions = slices.Clone(st.Conditions)
-	}
+	st.Conditions = exact(st.Conditions)
+	st.InitContainerStatuses, st.ContainerStatuses = exact(st.InitContainerStatuses), exact(st.ContainerStatuses)
+	st.EphemeralContainerStatuses = exact(st.EphemeralContainerStatuses)
 	for i := range st.Conditions {
 		c := &st.Conditions[i]
 		c.Type, c.Status, c.Reason = corev1.PodConditionType(in.str(string(c.Type))), corev1.ConditionStatus(in.str(string(c.Status))), in.str(c.Reason)
@@ -175,6 +174,18 @@ func (in *interner) pod(p *corev1.Pod) {
 			c.Name, c.Image, c.ImageID = in.str(c.Name), in.str(c.Image), in.str(c.ImageID)
 		}
 	}
+}
+
+// exact returns a list in room of its own size. The decoder grows a list by doubling:
+// a pod's five conditions sit in room for eight, three containers in room for four,
+// five volumes in room for eight (a volume is 256 bytes, a container 408). The lists it
+// trims are decoded for one object, never shared (sharedDecode), so the copy is the
+// only one.
+func exact[S ~[]E, E any](s S) S {
+	if cap(s) > len(s) {
+		return slices.Clone(s)
+	}
+	return s
 }
 
 // workload shares a Deployment's, ReplicaSet's, StatefulSet's or DaemonSet's labels,

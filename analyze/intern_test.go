@@ -101,3 +101,52 @@ func TestInternerSharesPodLevelResources(t *testing.T) {
 		t.Errorf("shared values read differently: %s %s %s", b.Status.Phase, b.Status.QOSClass, mem.String())
 	}
 }
+
+// The decoder grows lists by doubling; the interner keeps a pod's containers, volumes,
+// statuses and conditions in lists of their own size, with what they said.
+func TestInternerKeepsPodListsInTheirOwnRoom(t *testing.T) {
+	names := func(n int, f func(name string) string) string {
+		s := ""
+		for i := range n {
+			if i > 0 {
+				s += ","
+			}
+			s += f(string(rune('a' + i)))
+		}
+		return s
+	}
+	data := `{"spec":{"containers":[` + names(3, func(n string) string { return `{"name":"` + n + `","image":"i"}` }) +
+		`],"initContainers":[` + names(3, func(n string) string { return `{"name":"init-` + n + `"}` }) +
+		`],"volumes":[` + names(5, func(n string) string { return `{"name":"` + n + `","emptyDir":{}}` }) +
+		`]},"status":{"conditions":[` + names(5, func(n string) string { return `{"type":"` + n + `","status":"True"}` }) +
+		`],"containerStatuses":[` + names(3, func(n string) string { return `{"name":"` + n + `","ready":true}` }) +
+		`],"initContainerStatuses":[` + names(3, func(n string) string { return `{"name":"init-` + n + `"}` }) + `]}}`
+	var p corev1.Pod
+	if err := fastUnmarshal([]byte(data), &p); err != nil {
+		t.Fatal(err)
+	}
+	var want corev1.Pod
+	if err := fastUnmarshal([]byte(data), &want); err != nil {
+		t.Fatal(err)
+	}
+	var in interner
+	in.pod(&p)
+	if !reflect.DeepEqual(p, want) {
+		t.Fatalf("interning changed the pod:\n%+v\nwant\n%+v", p, want)
+	}
+	for _, l := range []struct {
+		name     string
+		len, cap int
+	}{
+		{"containers", len(p.Spec.Containers), cap(p.Spec.Containers)},
+		{"initContainers", len(p.Spec.InitContainers), cap(p.Spec.InitContainers)},
+		{"volumes", len(p.Spec.Volumes), cap(p.Spec.Volumes)},
+		{"conditions", len(p.Status.Conditions), cap(p.Status.Conditions)},
+		{"containerStatuses", len(p.Status.ContainerStatuses), cap(p.Status.ContainerStatuses)},
+		{"initContainerStatuses", len(p.Status.InitContainerStatuses), cap(p.Status.InitContainerStatuses)},
+	} {
+		if l.cap != l.len {
+			t.Errorf("%s: %d kept in room for %d", l.name, l.len, l.cap)
+		}
+	}
+}

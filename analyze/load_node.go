@@ -436,13 +436,16 @@ func (l *loader) routineOfHealthy(j *journalJob, e *logline.Entry) bool {
 		}
 		return true
 	}
-	ids := append(hexIDsIn(m), hexIDsIn(e.FieldText)...)
-	for _, id := range ids {
-		if !l.healthyContainers[id] && !j.healthySandboxes[id] {
-			return false
+	named := false
+	for _, s := range [2]string{m, e.FieldText} {
+		for id, at := nextHexID(s, 0); id != ""; id, at = nextHexID(s, at) {
+			if !l.healthyContainers[id] && !j.healthySandboxes[id] {
+				return false
+			}
+			named = true
 		}
 	}
-	return len(ids) > 0
+	return named
 }
 
 // sandboxUID is the pod UID a runtime's "RunPodSandbox for &PodSandboxMetadata{...,

@@ -64,6 +64,9 @@ type Signature struct {
 	cost   int
 	unless []*regexp.Regexp
 	lits   []literal // per pattern, a literal every match contains, or ""
+	// alts is, per pattern without such a literal, literals one of which every match
+	// contains (requiredAlternatives), or nil.
+	alts [][]literal
 	// usesEvidenceImage: the cause names {evidenceImage}.
 	usesEvidenceImage bool
 	where             map[TextKind]bool
@@ -142,7 +145,7 @@ func (s *Signature) compile() *FieldError {
 			s.where[k] = true
 		}
 	}
-	s.res, s.lits, s.cost = nil, nil, 0
+	s.res, s.lits, s.alts, s.cost = nil, nil, nil, 0
 	var common map[string]bool
 	var perPattern []map[string]bool
 	for i, p := range s.Patterns {
@@ -168,7 +171,12 @@ func (s *Signature) compile() *FieldError {
 			}
 		}
 		s.res = append(s.res, re)
-		s.lits = append(s.lits, requiredLiteral(p))
+		lit := requiredLiteral(p)
+		var alts []literal
+		if lit.s == "" {
+			alts = requiredAlternatives(p)
+		}
+		s.lits, s.alts = append(s.lits, lit), append(s.alts, alts)
 	}
 	if len(s.Unless) > maxPatternsPerSig {
 		return &FieldError{Field: "unless", Msg: "more than " + itoa(maxPatternsPerSig) + " patterns"}
@@ -395,6 +403,87 @@ func requiredLiteral(pattern string) literal {
 	return best
 }
 
+// requiredAlternatives returns literals one of which every match of the pattern
+// contains, for a pattern without a single one (requiredLiteral): the alternatives of
+// an alternation every match goes through, each branch standing for its own required
+// literal or alternatives, as in "(?:powered|shut|turned) (?:off|down) ... (?:Terminating|Unknown)".
+// Of several such alternations, the one whose shortest literal is longest; nil when
+// there is none. With them the signature is looked for only on the lines that hold one
+// (signatureLines) instead of every line.
+func requiredAlternatives(pattern string) []literal {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	return alternativesOf(re.Simplify(), 0)
+}
+
+// maxAlternatives bounds the literals of one set, and alternativesDepth how deep in
+// nested alternations they are looked for.
+const (
+	maxAlternatives   = 32
+	alternativesDepth = 4
+)
+
+func alternativesOf(re *syntax.Regexp, depth int) []literal {
+	var best []literal
+	var walk func(r *syntax.Regexp)
+	walk = func(r *syntax.Regexp) {
+		switch r.Op {
+		case syntax.OpLiteral:
+			lit := literal{s: string(r.Rune), fold: r.Flags&syntax.FoldCase != 0}
+			if lit.fold {
+				lit.s = strings.ToLower(lit.s)
+			}
+			if shortestLiteral([]literal{lit}) > shortestLiteral(best) {
+				best = []literal{lit}
+			}
+		case syntax.OpCapture, syntax.OpConcat:
+			for _, sub := range r.Sub {
+				walk(sub)
+			}
+		case syntax.OpAlternate:
+			if depth >= alternativesDepth {
+				return
+			}
+			var set []literal
+			for _, b := range r.Sub {
+				bl := alternativesOf(b, depth+1)
+				if len(bl) == 0 || len(set)+len(bl) > maxAlternatives {
+					return // a branch that needs no literal: the alternation needs none
+				}
+				set = append(set, bl...)
+			}
+			if shortestLiteral(set) > shortestLiteral(best) {
+				best = set
+			}
+		}
+	}
+	walk(re)
+	return best
+}
+
+// shortestLiteral is the length of the shortest of lits, 0 for none.
+func shortestLiteral(lits []literal) int {
+	n := 0
+	for i, l := range lits {
+		if i == 0 || len(l.s) < n {
+			n = len(l.s)
+		}
+	}
+	return n
+}
+
+// anyIn reports whether text holds one of lits.
+func anyIn(lits []literal, text string) bool {
+	for _, l := range lits {
+		if l.in(text) {
+			return true
+		}
+	}
+	return false
+}
+
 // match tries the patterns in order on one text; a message a table or terminal wrapped
 // over several lines (an event row's continuation lines) is also tried as one line,
 // since the patterns know the message as its component printed it.
@@ -424,6 +513,12 @@ func (s *Signature) matchText(text string) (map[string]string, bool) {
 		t := text
 		if lit := s.lits[i]; lit.s != "" && !lit.in(t) {
 			if printed == "" || !lit.in(printed) {
+				continue
+			}
+			t = printed
+		}
+		if i < len(s.alts) && len(s.alts[i]) > 0 && !anyIn(s.alts[i], t) {
+			if printed == "" || !anyIn(s.alts[i], printed) {
 				continue
 			}
 			t = printed

@@ -100,22 +100,25 @@ func FuzzLiteralSetFindsEveryLiteral(f *testing.F) {
 		s.lits = append(s.lits, requiredLiteral(p))
 		sigs = append(sigs, s)
 	}
-	set := newLiteralSet(sigs)
+	// The NFA and the DFA made from it must both find every literal (dfaMinText).
+	sets := []*literalSet{newLiteralSet(sigs, false), newLiteralSet(sigs, true)}
 	f.Fuzz(func(t *testing.T, text string) {
-		hit := map[int]bool{}
-		set.scan(text, func(si int) { hit[si] = true })
-		for si, s := range sigs {
-			if s.lits[0].in(text) && !hit[si] {
-				t.Errorf("literal %+v is in %q but was not found", s.lits[0], text)
+		for _, set := range sets {
+			hit := map[int]bool{}
+			set.scan(text, func(si int) { hit[si] = true })
+			for si, s := range sigs {
+				if s.lits[0].in(text) && !hit[si] {
+					t.Errorf("literal %+v is in %q but was not found", s.lits[0], text)
+				}
 			}
-		}
-		// Also inside a longer text, as the reason-prefixed form of a line is.
-		long := "Reason: " + strings.Repeat(text, 2)
-		hit = map[int]bool{}
-		set.scan(long, func(si int) { hit[si] = true })
-		for si, s := range sigs {
-			if s.lits[0].in(long) && !hit[si] {
-				t.Errorf("literal %+v is in %q but was not found", s.lits[0], long)
+			// Also inside a longer text, as the reason-prefixed form of a line is.
+			long := "Reason: " + strings.Repeat(text, 2)
+			hit = map[int]bool{}
+			set.scan(long, func(si int) { hit[si] = true })
+			for si, s := range sigs {
+				if s.lits[0].in(long) && !hit[si] {
+					t.Errorf("literal %+v is in %q but was not found", s.lits[0], long)
+				}
 			}
 		}
 	})

@@ -654,7 +654,7 @@ func newFragmentSet(frags []string) *literalSet {
 	for range frags {
 		set.sigs = append(set.sigs, []int{0})
 	}
-	set.ac = automaton(frags)
+	set.ac = automaton(frags, true)
 	return set
 }
 

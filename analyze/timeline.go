@@ -6,7 +6,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/labels"
 )
 
 // Step is one step of a pod's timeline with what the evidence says about it.
@@ -61,7 +60,7 @@ func (g *Graph) factsFor(p *Pod) *podFacts {
 	f.sandbox, f.sched = facts.sandboxByPod[p], facts.schedByPod[p]
 	for _, s := range g.servicesByNS[p.meta.Namespace] {
 		sel := s.Obj.Spec.Selector
-		if len(sel) > 0 && labels.SelectorFromSet(sel).Matches(labels.Set(p.meta.Labels)) {
+		if len(sel) > 0 && setSelects(sel, p.meta.Labels) {
 			f.services = append(f.services, s)
 		}
 	}

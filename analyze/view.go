@@ -7,7 +7,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 )
 
 // View is a rule's read-only window on the graph. It hands out only the kinds the rule
@@ -89,14 +88,28 @@ func (v *View) PodsSelectedBy(namespace string, selector map[string]string) []*P
 	if !v.allow(Pods) || len(selector) == 0 {
 		return nil
 	}
-	sel := labels.SelectorFromSet(selector)
 	var out []*Pod
 	for _, p := range v.g.podsByNS[namespace] {
-		if sel.Matches(labels.Set(p.meta.Labels)) {
+		if setSelects(selector, p.meta.Labels) {
 			out = append(out, p)
 		}
 	}
 	return out
+}
+
+// setSelects reports whether a Service-style selector (a set of labels, every one of
+// which must be present with its value) matches labels; the empty set matches
+// everything. It is labels.SelectorFromSet(selector).Matches(labels.Set(l)) without
+// building the selector: callers ask it for every pod of a namespace and every Service
+// in it, and the selector (a sorted list of requirements, each with a one-value slice)
+// was garbage each time.
+func setSelects(selector, l map[string]string) bool {
+	for k, v := range selector {
+		if got, ok := l[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
 }
 
 // Controller returns the controlling owner of an object (the ReplicaSet of a pod, the
