@@ -2,7 +2,8 @@ package rules
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -215,11 +216,7 @@ func sliceEndpoints(v *analyze.View, s *analyze.Service) (string, []analyze.Evid
 // Pods with the same values for the selector's keys (replicas of one template) are
 // described once.
 func closestPods(v *analyze.View, svc *corev1.Service) (string, []analyze.Evidence) {
-	keys := make([]string, 0, len(svc.Spec.Selector))
-	for k := range svc.Spec.Selector {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(svc.Spec.Selector))
 	type candidate struct {
 		score int
 		view  string
@@ -232,21 +229,7 @@ func closestPods(v *analyze.View, svc *corev1.Service) (string, []analyze.Eviden
 			continue
 		}
 		pods++
-		score := 0
-		var parts []string
-		for _, k := range keys {
-			got, ok := p.Obj.Labels[k]
-			switch {
-			case !ok:
-				parts = append(parts, "no "+k+" label")
-			case got == svc.Spec.Selector[k]:
-				score += 2
-				parts = append(parts, k+"="+got)
-			default:
-				score++
-				parts = append(parts, k+"="+got)
-			}
-		}
+		score, parts := selectorDiff(svc.Spec.Selector, keys, p.Obj.Labels, true, func(k, v string) string { return k + "=" + v })
 		view := strings.Join(parts, ", ")
 		c := byView[view]
 		if c == nil {
@@ -285,6 +268,31 @@ func closestPods(v *analyze.View, svc *corev1.Service) (string, []analyze.Eviden
 	return text, []analyze.Evidence{loc.Evidence("pod "+first.Obj.Name+" labels "+phrase.Selector(first.Obj.Labels), first.Obj.CreationTimestamp.Time)}
 }
 
+// selectorDiff scores labels against a selector whose keys are given sorted: two for
+// each pair of the selector the labels carry, one for each key they carry with another
+// value. It says, key by key, what the labels have: "no KEY label", or the key and value
+// as say writes them (pairs equal to the selector's only when withEqual).
+func selectorDiff(sel map[string]string, keys []string, labels map[string]string, withEqual bool, say func(k, v string) string) (int, []string) {
+	score := 0
+	var parts []string
+	for _, k := range keys {
+		got, ok := labels[k]
+		switch {
+		case !ok:
+			parts = append(parts, "no "+k+" label")
+		case got == sel[k]:
+			score += 2
+			if withEqual {
+				parts = append(parts, say(k, got))
+			}
+		default:
+			score++
+			parts = append(parts, say(k, got))
+		}
+	}
+	return score, parts
+}
+
 // podsInNamespace lists a namespace's pods, sorted by name.
 func podsInNamespace(v *analyze.View, ns string) []*analyze.Pod {
 	var out []*analyze.Pod
@@ -309,28 +317,11 @@ func templateSelectorFinding(s *analyze.Service, standIns []analyze.StandIn) (an
 			return analyze.Finding{}, false // a cut workload may carry the labels
 		}
 	}
-	keys := make([]string, 0, len(svc.Spec.Selector))
-	for k := range svc.Spec.Selector {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(svc.Spec.Selector))
 	best, bestScore := -1, -1
 	var bestDiff []string
 	for i, st := range standIns {
-		score := 0
-		var diff []string
-		for _, k := range keys {
-			got, ok := st.Template.Labels[k]
-			switch {
-			case !ok:
-				diff = append(diff, "no "+k+" label")
-			case got == svc.Spec.Selector[k]:
-				score += 2
-			default:
-				score++
-				diff = append(diff, k+" is "+got)
-			}
-		}
+		score, diff := selectorDiff(svc.Spec.Selector, keys, st.Template.Labels, false, func(k, v string) string { return k + " is " + v })
 		if score > bestScore {
 			best, bestScore, bestDiff = i, score, diff
 		}

@@ -197,14 +197,7 @@ func refusedTargetPortFinding(v *analyze.View, s *analyze.Service, refused []ana
 
 func refusedFinding(s *analyze.Service, i int, sp corev1.ServicePort, rc analyze.RefusedConnection, endpoints int, sliceEv []analyze.Evidence) analyze.Finding {
 	svc := s.Obj
-	target := sp.TargetPort.String()
-	if sp.TargetPort.Type == intstr.Int && sp.TargetPort.IntVal == 0 {
-		target = strconv.Itoa(int(sp.Port))
-	}
-	portName := strconv.Itoa(int(sp.Port))
-	if sp.Name != "" {
-		portName += " (" + sp.Name + ")"
-	}
+	target, portName := servicePortWords(sp)
 	addr := rc.Host
 	if rc.Port != 0 {
 		addr += ":" + strconv.Itoa(rc.Port)
@@ -239,14 +232,7 @@ func targetPortFinding(v *analyze.View, s *analyze.Service, i int, sp corev1.Ser
 			return analyze.Finding{}, false
 		}
 	}
-	target := sp.TargetPort.String()
-	if sp.TargetPort.Type == intstr.Int && sp.TargetPort.IntVal == 0 {
-		target = strconv.Itoa(int(sp.Port))
-	}
-	portName := strconv.Itoa(int(sp.Port))
-	if sp.Name != "" {
-		portName += " (" + sp.Name + ")"
-	}
+	target, portName := servicePortWords(sp)
 	declared := map[string]bool{}
 	for _, p := range ready {
 		for _, dp := range declaredPorts(p.Obj) {
@@ -397,14 +383,7 @@ func templateTargetPortFindings(s *analyze.Service, standIns []analyze.StandIn) 
 			if serves, known := servesTarget(pod, sp); serves || !known || len(list) == 0 {
 				continue
 			}
-			target := sp.TargetPort.String()
-			if sp.TargetPort.Type == intstr.Int && sp.TargetPort.IntVal == 0 {
-				target = strconv.Itoa(int(sp.Port))
-			}
-			portName := strconv.Itoa(int(sp.Port))
-			if sp.Name != "" {
-				portName += " (" + sp.Name + ")"
-			}
+			target, portName := servicePortWords(sp)
 			what := fmt.Sprintf("targetPort %s", target)
 			if sp.TargetPort.Type == intstr.String {
 				what = fmt.Sprintf("the container port named %q", target)
@@ -439,4 +418,18 @@ func templateTargetPortFindings(s *analyze.Service, standIns []analyze.StandIn) 
 		}
 	}
 	return out
+}
+
+// servicePortWords are how a cause names a Service port: its targetPort (the port itself
+// when unset) and the port with its name ("80 (http)").
+func servicePortWords(sp corev1.ServicePort) (target, port string) {
+	target = sp.TargetPort.String()
+	if sp.TargetPort.Type == intstr.Int && sp.TargetPort.IntVal == 0 {
+		target = strconv.Itoa(int(sp.Port))
+	}
+	port = strconv.Itoa(int(sp.Port))
+	if sp.Name != "" {
+		port += " (" + sp.Name + ")"
+	}
+	return target, port
 }
