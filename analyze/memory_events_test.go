@@ -65,17 +65,15 @@ func loadHealthy(t *testing.T, events bool, troubleOnly bool) (*analyze.Graph, i
 	if err != nil {
 		t.Fatal(err)
 	}
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	g, err := analyze.LoadWith(context.Background(), []*bundle.Bundle{b}, nil, analyze.LoadOptions{TroubleOnly: troubleOnly})
+	var g *analyze.Graph
+	grew := heapGrowth(func() {
+		g, err = analyze.LoadWith(context.Background(), []*bundle.Bundle{b}, nil, analyze.LoadOptions{TroubleOnly: troubleOnly})
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	runtime.GC()
-	runtime.ReadMemStats(&after)
 	runtime.KeepAlive(b)
-	return g, int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	return g, grew
 }
 
 // TestHealthyPodsEventsCostLittle bounds what the events of running pods cost once
