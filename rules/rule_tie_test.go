@@ -8,16 +8,29 @@ import (
 	"podflow.dev/podflow/catalog"
 )
 
-func ruleTieOf(t *testing.T, line string) (rule, entry string, ok bool) {
+// loadSignatures are podflow's signatures; the test stops if they do not load.
+func loadSignatures(t *testing.T) []*analyze.Signature {
 	t.Helper()
 	sigs, err := Signatures()
 	if err != nil {
 		t.Fatal(err)
 	}
+	return sigs
+}
+
+// loadCatalog is every Go rule and signature (Catalog(nil)).
+func loadCatalog(t *testing.T) []*analyze.Rule {
+	t.Helper()
 	all, err := Catalog(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return all
+}
+
+func ruleTieOf(t *testing.T, line string) (rule, entry string, ok bool) {
+	t.Helper()
+	sigs, all := loadSignatures(t), loadCatalog(t)
 	return analyze.RuleTieLine(all, sigs, line)
 }
 
@@ -85,14 +98,7 @@ func TestRuleTieMakesTheRulesFinding(t *testing.T) {
 // No catalog entry leads to two Go rules, and no entry a signature ties leads to a Go
 // rule: a line ties one rule at most, by the stated precedence (docs/signatures.md).
 func TestRuleTiesOneRuleAnEntry(t *testing.T) {
-	sigs, err := Signatures()
-	if err != nil {
-		t.Fatal(err)
-	}
-	all, err := Catalog(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sigs, all := loadSignatures(t), loadCatalog(t)
 	entries, sites := analyze.RuleTies(all, sigs)
 	sigEntries, _ := analyze.SignatureTies(sigs)
 	bySig := map[string]string{}

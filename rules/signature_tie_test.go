@@ -40,10 +40,7 @@ func fromTemplate(t *testing.T, id string, vals ...string) string {
 
 func tieOf(t *testing.T, line, sig string) (analyze.TieMatch, bool) {
 	t.Helper()
-	sigs, err := Signatures()
-	if err != nil {
-		t.Fatal(err)
-	}
+	sigs := loadSignatures(t)
 	for _, m := range analyze.TieLine(sigs, line) {
 		if m.Signature == sig {
 			return m, true
@@ -97,10 +94,7 @@ func TestTieInnerValueUnderAnOlderWrapper(t *testing.T) {
 // A generic wrapper never ties a line to a signature by itself: neither its call sites
 // among any signature's ties, nor a line of it around an inner message no one knows.
 func TestTieGenericWrappersDoNot(t *testing.T) {
-	sigs, err := Signatures()
-	if err != nil {
-		t.Fatal(err)
-	}
+	sigs := loadSignatures(t)
 	_, sites := analyze.SignatureTies(sigs)
 	for _, id := range []string{"kubelet/530288f045", "kubelet/cdfb0a37f3", "kubelet/b389cc1782", "kubelet/fe3a8fc6b0"} {
 		e := catalog.Default().Lookup(id)
@@ -122,10 +116,7 @@ func TestTieGenericWrappersDoNot(t *testing.T) {
 
 // A tie never makes a signature fire on its own near misses.
 func TestTieKeepsQuietExamplesQuiet(t *testing.T) {
-	sigs, err := Signatures()
-	if err != nil {
-		t.Fatal(err)
-	}
+	sigs := loadSignatures(t)
 	for _, s := range sigs {
 		for _, ex := range s.Examples.Quiet {
 			for _, m := range analyze.TieLine(sigs, ex) {
@@ -139,10 +130,7 @@ func TestTieKeepsQuietExamplesQuiet(t *testing.T) {
 
 // The ties reach across the catalog: a floor, so a change that loses most of them shows.
 func TestTieCoverage(t *testing.T) {
-	sigs, err := Signatures()
-	if err != nil {
-		t.Fatal(err)
-	}
+	sigs := loadSignatures(t)
 	entries, sites := analyze.SignatureTies(sigs)
 	n := 0
 	for _, es := range entries {

@@ -293,10 +293,6 @@ func wantOneRoot(t *testing.T, roots []*analyze.Finding, rule string, holds ...s
 
 func catalogRoots(t *testing.T, files map[string]string) []*analyze.Finding {
 	t.Helper()
-	all, err := Catalog(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	b := importPaste(t, files)
-	return roots(analyze.Run(analyze.Load([]*bundle.Bundle{b}, nil), all, analyze.Options{Unexplained: true}))
+	return roots(analyze.Run(analyze.Load([]*bundle.Bundle{b}, nil), loadCatalog(t), analyze.Options{Unexplained: true}))
 }
