@@ -10,6 +10,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"podflow.dev/podflow/internal/cmdline"
 )
 
 // UnexplainedRule is the rule ID of findings about trouble no rule or signature
@@ -603,7 +605,7 @@ func reporterText(s string) bool {
 	if h := reHeading.FindString(s); h != "" {
 		// A heading alone, or followed by the command the reporter ran.
 		rest := strings.TrimLeft(s[len(h):], " `$")
-		return rest == "" || commandProgram(rest) != ""
+		return rest == "" || len(strings.Fields(rest)) > 1 && cmdline.IsClient(cmdline.Program(rest))
 	}
 	return false
 }
@@ -616,22 +618,6 @@ var (
 	// "I get the following error:".
 	reHeading = regexp.MustCompile(`^(?:[\w']+ ){0,4}(?:[\w']+:|(?:is|was|are|were|below|following))(?:\s|$)`)
 )
-
-// commandProgram is the client a pasted command line runs ("kubectl", "helm"), or "".
-func commandProgram(s string) string {
-	f := strings.Fields(s)
-	if len(f) > 0 && f[0] == "sudo" {
-		f = f[1:]
-	}
-	if len(f) > 1 && cliPrograms[f[0]] {
-		return f[0]
-	}
-	return ""
-}
-
-// cliPrograms are the clients whose command lines tickets quote before their output.
-var cliPrograms = map[string]bool{"kubectl": true, "oc": true, "helm": true, "docker": true, "crictl": true,
-	"ctr": true, "nerdctl": true, "podman": true, "curl": true, "k": true, "microk8s.kubectl": true, "k3s": true}
 
 // unexplainedFragments covers each unattributed fragment file with error lines that
 // no finding cites: "the container whose log this is", "the node this journal came from".

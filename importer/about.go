@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"podflow.dev/podflow/bundle"
+	"podflow.dev/podflow/internal/cmdline"
 )
 
 // fragmentAbout tells what the lines of a block no reader took are about, from the
@@ -42,7 +43,7 @@ func aboutOf(file, cmd string, lines []textLine) *bundle.FragmentAbout {
 	if a := commandObject(cmd); a != nil {
 		return a
 	}
-	if p := commandProgram(cmd); clientStages[p] {
+	if p := commandProgram(cmd); cmdline.IsClient(p) {
 		return &bundle.FragmentAbout{Client: p}
 	}
 	if cmd == "" {
@@ -88,7 +89,7 @@ func clientOutput(cmd string, lines []textLine) string {
 			// kubectl command.
 			return ""
 		}
-		if clientStages[prog] {
+		if cmdline.IsClient(prog) {
 			return prog
 		}
 		return p.client
@@ -96,32 +97,8 @@ func clientOutput(cmd string, lines []textLine) string {
 	return ""
 }
 
-// clientStages are the clients whose output a block can be. The analysis places
-// trouble they alone report by what they talk to.
-var clientStages = map[string]bool{
-	"kubectl": true, "oc": true, "docker": true, "podman": true, "nerdctl": true, "crictl": true, "ctr": true,
-	"curl": true, "wget": true, "telnet": true, "nc": true, "nslookup": true, "dig": true, "helm": true,
-}
-
-// commandProgram is the program a command line runs ("k" is kubectl's usual alias), ""
-// for none.
-func commandProgram(cmd string) string {
-	f := strings.Fields(cmd)
-	if len(f) > 0 && f[0] == "sudo" {
-		f = f[1:]
-	}
-	if len(f) == 0 {
-		return ""
-	}
-	p := f[0]
-	if i := strings.LastIndexByte(p, '/'); i >= 0 {
-		p = p[i+1:]
-	}
-	if p == "k" {
-		return "kubectl"
-	}
-	return p
-}
+// commandProgram is the program a command line runs (cmdline.Program).
+func commandProgram(cmd string) string { return cmdline.Program(cmd) }
 
 // commandObject is the object a "kubectl get" or "kubectl describe" command asks for,
 // when it is one of a kind other than Pod and Event (whose output the importer reads).
