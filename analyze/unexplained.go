@@ -624,17 +624,23 @@ var (
 func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []string, explained bool) []*Finding {
 	byFile := map[string][]*Line{}
 	var files []string
-	// The catalog reading a line of the paste explains it as well as a finding does.
-	explained = explained || slices.ContainsFunc(lines, func(l *Line) bool {
-		return (l.Warning || l.Kind == TextJournal || l.Kind == TextText) && readChain(l.Text, componentHint(l)).known()
-	})
+	troubled := func(l *Line) bool { return l.Warning || l.Kind == TextJournal || l.Kind == TextText }
+	// The lines the catalog reads, read once; its reading of a line of the paste
+	// explains it as well as a finding does.
+	read := map[*Line]bool{}
+	for _, l := range lines {
+		if troubled(l) && readChain(l.Text, componentHint(l)).known() {
+			read[l] = true
+		}
+	}
+	explained = explained || len(read) > 0
 	for _, l := range lines {
 		b, p := l.source()
 		k := b + "\x00" + p
-		if cited[k] || !l.Warning && l.Kind != TextJournal && l.Kind != TextText {
+		if cited[k] || !troubled(l) {
 			continue
 		}
-		known := readChain(l.Text, componentHint(l)).known()
+		known := read[l]
 		if !looksLikeError(l.Text) && !known {
 			continue
 		}
