@@ -323,6 +323,11 @@ const PartialAnnotation = "podflow.dev/partial"
 // cells, with containers and statuses that kubectl's printer reads back as the same.
 const KubectlRowAnnotation = "podflow.dev/kubectl-get-pods"
 
+// KubectlNodeStatusAnnotation holds, on a node imported from a `kubectl get nodes` row,
+// the row's STATUS cell ("NotReady,SchedulingDisabled"): kubectl prints NotReady for a
+// Ready condition that is False or Unknown, so the node gets no condition from it.
+const KubectlNodeStatusAnnotation = "podflow.dev/kubectl-get-nodes"
+
 // KubectlRow is the value of KubectlRowAnnotation.
 type KubectlRow struct {
 	Ready    string `json:"ready"`

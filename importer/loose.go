@@ -328,7 +328,7 @@ func segment(lines []textLine) []segmentBlock {
 			// it: describe prints a command argument that ends in a newline as an empty
 			// line, which a paste keeps without its indentation.
 		case cur.kind == tableEvents || cur.kind == tablePods || cur.kind == tableCRIPods || cur.kind == tableCRIContainers ||
-			(cur.kind == tableEndpoints || cur.kind == tablePVCs || cur.kind == tablePVs) && !blank:
+			(cur.kind == tableEndpoints || cur.kind == tablePVCs || cur.kind == tablePVs || cur.kind == tableNodes) && !blank:
 			// Rows, wrapped messages and blank lines of a table with its header.
 		case isHeaderlessEvent(l.s):
 			into(segEventRows)
@@ -535,6 +535,16 @@ func (li *looseImport) block(ctx *fileCtx, name string, b segmentBlock, ns, cmd 
 		}
 		li.found["pods"] = li.found["pods"] || len(pods) > 0
 		return tablePods, len(pods) > 0, probs
+	case tableNodes:
+		nodes, probs := parseNodesTable(b.lines)
+		for _, n := range nodes {
+			data, err := json.Marshal(n.node)
+			if err != nil {
+				continue
+			}
+			li.put(bundle.ClusterResourcePath(bundle.KindNodes), &looseItem{data: data, path: name, line: n.line, rank: rankTable, key: "Node//" + n.node.Name})
+		}
+		return tableNodes, len(nodes) > 0, probs
 	case segJournal:
 		li.journals = append(li.journals, journalBlock{path: name, lines: b.lines})
 		return segJournal, true, nil

@@ -28,6 +28,10 @@ type chunk struct {
 // ..."); and the clients whose output is read as theirs: "$ curl -v http://...".
 var rePrompt = regexp.MustCompile(`^\s*(?:\[[^\]]*\][$#]|\S*[$#%>λ❯]|PS [^>]*>|.*[\x{E0B0}-\x{E0BF}]|~\S*)\s+((?:sudo\s+)?(?:kubectl|oc|k|crictl|journalctl|docker|systemctl|dmesg|tail|cat|grep|less|podman|nerdctl|ctr|curl|wget|telnet|nc|nslookup|dig|helm)\b.*)$`)
 
+// rePromptAlone is a shell prompt with nothing typed after it ("[root@host dir]# ",
+// "user@host:~$"): the output above it has ended.
+var rePromptAlone = regexp.MustCompile(`^\s*(?:\[[^\]\s]+@[^\]]*\][$#]|[\w.-]+@[\w.-]+(?::\S*)?[$#%])\s*$`)
+
 // reBareCommand is a command line pasted without its prompt: "kubectl get pods -n x",
 // "docker pull registry.example/app:v2".
 var reBareCommand = regexp.MustCompile(`^\s*((?:sudo\s+)?(?:(?:kubectl|oc|crictl|journalctl|systemctl|dmesg)\s+(?:get|describe|logs|events|ps|pods|inspect|inspectp|images|status|-[-a-zA-Z])|(?:docker|podman|nerdctl)\s+(?:pull|run|push|login)\s+\S).*)$`)
@@ -101,6 +105,10 @@ func splitChunks(data []byte) []chunk {
 		if m := rePrompt.FindStringSubmatch(strings.TrimLeft(s, "> ")); m != nil {
 			flush()
 			cur.cmd = promptCommand(m[1])
+			continue
+		}
+		if rePromptAlone.MatchString(strings.TrimLeft(s, "> ")) {
+			flush()
 			continue
 		}
 		if m := reBareCommand.FindStringSubmatch(strings.TrimLeft(s, "> ")); m != nil {

@@ -3,6 +3,7 @@ package importer
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -18,6 +19,7 @@ const (
 	tableCRIPods       = "crictl pods table"
 	tableCRIContainers = "crictl ps table"
 	tableEndpoints     = "kubectl get endpoints table"
+	tableNodes         = "kubectl get nodes table"
 )
 
 // tableKind tells which table a header line starts, or "".
@@ -50,6 +52,8 @@ func tableKind(line string) string {
 		return tablePods
 	case has("NAME", "ENDPOINTS", "AGE"):
 		return tableEndpoints
+	case has("NAME", "STATUS", "ROLES", "AGE", "VERSION"):
+		return tableNodes
 	// crictl ps prints POD ID and NAMESPACE too, so it is told apart first.
 	case has("CONTAINER", "IMAGE", "CREATED", "STATE", "NAME", "ATTEMPT"):
 		return tableCRIContainers
@@ -67,6 +71,32 @@ type table struct {
 
 func newTable(header string) table {
 	return table{names: splitCells(header, -1), cols: headerColumns(header)}
+}
+
+// podRowKeep is how many leading columns of get pods (NAME, READY, STATUS, or
+// NAMESPACE, NAME, READY with -A) a row cut short must still hold.
+const podRowKeep = 3
+
+// rowCut reads a row that lines up with the header but ends before its last columns:
+// the columns it reaches are cut as row does, at least keep of them, and the rest stay
+// empty.
+func (t table) rowCut(s string, keep int) (map[string]string, bool) {
+	s = strings.TrimRight(detab(s), " ")
+	if len(t.cols) != len(t.names) {
+		return nil, false
+	}
+	n := 0
+	for n < len(t.cols) && t.cols[n] < len(s) {
+		n++
+	}
+	if n < keep || n == len(t.cols) {
+		return nil, false
+	}
+	cells, ok := cutColumns(s, t.cols[:n])
+	if !ok || cells[0] == "" || cells[n-1] == "" {
+		return nil, false
+	}
+	return t.named(append(cells, make([]string, len(t.cols)-n)...)), true
 }
 
 // row splits a table row into cells by column name. Rows that line up with the header
@@ -177,6 +207,65 @@ func parseEventsTable(lines []textLine, namespace string) ([]parsedEvent, []stri
 	return out, problems
 }
 
+// parseNodesTable reads `kubectl get nodes` (default and -o wide) into Nodes that know
+// what a row shows: the name, the roles as their labels, whether Ready is True, whether
+// the node is cordoned, the kubelet's version and, with -o wide, addresses and the node's
+// OS, kernel and runtime. kubectl prints NotReady for a Ready condition that is False or
+// Unknown (k8s.io/kubernetes pkg/printers/internalversion printNode), so a node not
+// Ready gets no condition: its row's STATUS is kept in bundle.KubectlNodeStatusAnnotation.
+func parseNodesTable(lines []textLine) ([]tableNode, []string) {
+	t := newTable(lines[0].s)
+	var out []tableNode
+	var problems []string
+	for _, l := range lines[1:] {
+		if strings.TrimSpace(l.s) == "" {
+			continue
+		}
+		cells, ok := t.row(l.s, "")
+		if !ok || !isDNSName(cells["NAME"]) || cells["STATUS"] == "" {
+			problems = append(problems, fmt.Sprintf("line %d: not a node row", l.n))
+			continue
+		}
+		var n corev1.Node
+		n.APIVersion, n.Kind = "v1", "Node"
+		n.Name = strings.TrimPrefix(cells["NAME"], "node/")
+		n.Annotations = map[string]string{bundle.PartialAnnotation: partialSpec + "," + partialStatus,
+			bundle.KubectlNodeStatusAnnotation: cells["STATUS"]}
+		for _, w := range strings.Split(cells["STATUS"], ",") {
+			switch w {
+			case "Ready":
+				n.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}
+			case "SchedulingDisabled":
+				n.Spec.Unschedulable = true
+			}
+		}
+		if roles := cells["ROLES"]; roles != "" && roles != "<none>" {
+			n.Labels = map[string]string{}
+			for _, r := range strings.Split(roles, ",") {
+				n.Labels["node-role.kubernetes.io/"+r] = ""
+			}
+		}
+		n.Status.NodeInfo.KubeletVersion = cells["VERSION"]
+		for col, typ := range map[string]corev1.NodeAddressType{"INTERNAL-IP": corev1.NodeInternalIP, "EXTERNAL-IP": corev1.NodeExternalIP} {
+			if ip := cells[col]; ip != "" && ip != "<none>" {
+				n.Status.Addresses = append(n.Status.Addresses, corev1.NodeAddress{Type: typ, Address: ip})
+			}
+		}
+		slices.SortFunc(n.Status.Addresses, func(a, b corev1.NodeAddress) int { return strings.Compare(string(a.Type), string(b.Type)) })
+		n.Status.NodeInfo.OSImage = cells["OS-IMAGE"]
+		n.Status.NodeInfo.KernelVersion = cells["KERNEL-VERSION"]
+		n.Status.NodeInfo.ContainerRuntimeVersion = cells["CONTAINER-RUNTIME"]
+		out = append(out, tableNode{node: n, line: l.n})
+	}
+	return out, problems
+}
+
+// tableNode is a node row of `kubectl get nodes`.
+type tableNode struct {
+	node corev1.Node
+	line int
+}
+
 // tablePod is a pod row of `kubectl get pods`: it names the pod, its node and a status
 // word, but not which container the status is about.
 type tablePod struct {
@@ -194,6 +283,11 @@ func parsePodsTable(lines []textLine, namespace string) ([]tablePod, []string) {
 			continue
 		}
 		cells, ok := t.row(l.s, "")
+		if !ok {
+			// A row whose end the copy lost (a terminal or a ticket cut it after
+			// STATUS or RESTARTS) still names the pod and its state.
+			cells, ok = t.rowCut(l.s, podRowKeep)
+		}
 		if !ok || cells["NAME"] == "" || !strings.Contains(cells["READY"], "/") {
 			problems = append(problems, fmt.Sprintf("line %d: not a pod row", l.n))
 			continue
