@@ -130,6 +130,7 @@ var changeTable = map[string]*ChangeSpec{
 	"termination-finalizers-stuck": to(changePod, ".metadata.finalizers").
 		suggest(`kubectl patch pod {name} -n {namespace} --type=merge -p '{"metadata":{"finalizers":null}}'   # only once the finalizer's controller is known to be gone`),
 	"termination-grace-period-overrun": w(".terminationGracePeriodSeconds", "{c}.lifecycle.preStop"),
+	"termination-node-lost":            to(changeNode).recurs(recursNode),
 	"volume-configmap-missing":         to("ConfigMap|Secret").also(changeWorkload, ".volumes"),
 	"volume-csi-driver-missing":        to(changeNode).also("StorageClass", ".provisioner").recurs(recursNode),
 	"volume-multi-attach":              to("PersistentVolumeClaim").also(changeWorkload, ".volumes").recurs(recursMaybe),

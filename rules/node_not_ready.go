@@ -110,17 +110,27 @@ func nodeNotReady(v *analyze.View) []analyze.Finding {
 		switch {
 		case ready == nil && analyze.Partial(node.ObjectMeta, "status"):
 			// A Node known only by its name (a paste of pods and events): its pods'
-			// NodeNotReady events are what shows it not Ready.
+			// NodeNotReady events are what shows it not Ready, or a kubectl get nodes
+			// row's STATUS.
 			agent := v.NodeAgent(node.Name)
 			e := agent.NotReady
 			what := "the Node's NodeNotReady event says so"
-			if e == nil {
+			row, fromRow := analyze.KubectlNodeStatus(node)
+			switch {
+			case e != nil:
+			case fromRow && strings.HasPrefix(row, "NotReady") || row == "Unknown":
+				what = "kubectl get nodes shows it " + row
+			default:
 				if e = agent.PodNotReady; e == nil {
 					continue
 				}
 				what = fmt.Sprintf("the node controller marked pod %s not ready because of it (%s: %s)", e.Regarding.NamespacedName(), e.Reason, phrase.FirstLine(e.Message))
 			}
-			state = what + "; the evidence holds no Node object, so whether Ready is False (the kubelet reports a problem) " +
+			held := "the evidence holds no Node object"
+			if fromRow {
+				held = "the evidence shows none of the Node's conditions"
+			}
+			state = what + "; " + held + ", so whether Ready is False (the kubelet reports a problem) " +
 				"or Unknown (the node controller no longer hears from the kubelet), and why, is not known: kubectl describe node " + node.Name + " shows it"
 		case ready != nil && ready.Status != corev1.ConditionTrue:
 			state = fmt.Sprintf("Ready=%s since %s (%s: %s)", ready.Status, phrase.Stamp(ready.LastTransitionTime.Time), ready.Reason, strings.TrimSpace(ready.Message))
@@ -135,9 +145,34 @@ func nodeNotReady(v *analyze.View) []analyze.Finding {
 		if why := notReadyExplanation(ready); why != "" {
 			state += "; " + why
 		}
+		if onlyLostPods(v, node.Name) {
+			// termination-node-lost names the node's state on each of its pods.
+			continue
+		}
 		out = append(out, nodeFinding(v, n, idx, ready, lease, leaseAge, verb+": "+state))
 	}
 	return out
+}
+
+// onlyLostPods reports whether every pod the evidence shows on a node that it shows not
+// Ready was deleted or marked NodeLost there, and the node's kubelet journal does not
+// show it exit at start (which only the node finding explains): the pods' findings at
+// the termination stage then say all that is known of the node.
+func onlyLostPods(v *analyze.View, node string) bool {
+	if _, _, shown := v.NodeNotReadyShown(node); !shown || kubeletExit(v.NodeAgent(node)) != nil {
+		return false
+	}
+	n := 0
+	for _, p := range v.PodsOnNode(node) {
+		if p.Obj.Status.Phase == corev1.PodSucceeded || p.Obj.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		if !analyze.PodDeleting(p) {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 func nodeFinding(v *analyze.View, n *analyze.Node, idx int, ready *corev1.NodeCondition, lease *analyze.Lease, leaseAge time.Duration, state string) analyze.Finding {
@@ -196,13 +231,20 @@ func nodeFinding(v *analyze.View, n *analyze.Node, idx int, ready *corev1.NodeCo
 				firstStuck = p
 			}
 		}
-		subjects = append(subjects, p.Ref())
 		pods = append(pods, p.Ref().NamespacedName())
+		if analyze.PodDeleting(p) {
+			// Its root is termination-node-lost's: the pod that will not go away.
+			continue
+		}
+		subjects = append(subjects, p.Ref())
 	}
 	if networkOnly(ready) {
 		// Running pods keep their network; pods waiting for one are
 		// sandbox-network-not-ready's. The node itself is the subject.
 		subjects, pods, stuck = subjects[:1], nil, nil
+	}
+	if row, ok := analyze.KubectlNodeStatus(node); ok && ready == nil {
+		evidence = append(evidence, n.Loc.Evidence("kubectl get nodes: "+node.Name+" "+row, time.Time{}))
 	}
 	if len(evidence) == 0 {
 		evidence = append(evidence, n.Loc.At("status").Evidence("node "+node.Name+": no Ready condition", node.CreationTimestamp.Time))

@@ -98,6 +98,7 @@ func All() []*analyze.Rule {
 		TerminationDeletionStalled,
 		TerminationFinalizersStuck,
 		TerminationGracePeriodOverrun,
+		TerminationNodeLost,
 		VolumeConfigMapMissing,
 		VolumeCSIDriverMissing,
 		VolumeMultiAttach,

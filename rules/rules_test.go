@@ -75,6 +75,7 @@ func TestStartPermissionDenied(t *testing.T)         { runGolden(t, StartPermiss
 func TestTerminationDeletionStalled(t *testing.T)    { runGolden(t, TerminationDeletionStalled) }
 func TestTerminationFinalizersStuck(t *testing.T)    { runGolden(t, TerminationFinalizersStuck) }
 func TestTerminationGracePeriodOverrun(t *testing.T) { runGolden(t, TerminationGracePeriodOverrun) }
+func TestTerminationNodeLost(t *testing.T)           { runGolden(t, TerminationNodeLost) }
 func TestVolumeConfigMapMissing(t *testing.T)        { runGolden(t, VolumeConfigMapMissing) }
 func TestVolumeCSIDriverMissing(t *testing.T)        { runGolden(t, VolumeCSIDriverMissing) }
 func TestVolumeMultiAttach(t *testing.T)             { runGolden(t, VolumeMultiAttach) }

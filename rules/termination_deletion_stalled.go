@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"podflow.dev/podflow/analyze"
 	"podflow.dev/podflow/internal/phrase"
 )
@@ -20,7 +18,7 @@ var TerminationDeletionStalled = &analyze.Rule{
 	Severity: analyze.SeverityWarning,
 	Needs: analyze.Needs{
 		Required: []analyze.Kind{analyze.Pods},
-		Optional: []analyze.Kind{analyze.Nodes},
+		Optional: []analyze.Kind{analyze.Nodes, analyze.Events},
 	},
 	Run: terminationDeletionStalled,
 }
@@ -67,6 +65,10 @@ func terminationDeletionStalled(v *analyze.View) []analyze.Finding {
 		if pod.Status.Reason == "NodeLost" {
 			continue
 		}
+		// A pod of a node the evidence shows not Ready is termination-node-lost's.
+		if _, _, lost := v.NodeNotReadyShown(pod.Spec.NodeName); lost {
+			continue
+		}
 		overdue := now.Sub(pod.DeletionTimestamp.Time)
 		if v.CollectedAtInferred() || overdue <= stalledDeletionSlack {
 			continue
@@ -101,9 +103,6 @@ func terminationDeletionStalled(v *analyze.View) []analyze.Finding {
 			if i, c := analyze.NodeReady(n.Obj); c != nil {
 				evidence = append(evidence, n.Loc.At("status", "conditions", i).Evidence(
 					fmt.Sprintf("node %s Ready=%s %s", node, c.Status, c.Reason), c.LastTransitionTime.Time))
-				if c.Status != corev1.ConditionTrue {
-					cause += fmt.Sprintf("; node %s is not Ready (%s), so its kubelet cannot confirm anything", node, c.Reason)
-				}
 			}
 		} else {
 			subjects = append(subjects, analyze.NodeRef(node))

@@ -1,0 +1,57 @@
+package rules
+
+import (
+	"strings"
+	"testing"
+)
+
+// A pasted session of `kubectl get nodes` and a `kubectl get pods` row cut after its
+// RESTARTS cell, between bare shell prompts (the printers' columns: k8s.io/kubernetes
+// pkg/printers/internalversion printNode and printPod): the pod that stays Terminating on
+// the node kubectl shows NotReady is termination-node-lost's, and names the node. With
+// the node Ready, nothing says the node is why; with a pod of the node still running, the
+// node's own finding stays.
+func TestAPodTerminatingOnANotReadyNodeIsNodeLost(t *testing.T) {
+	session := func(status, podStatus string) string {
+		return strings.Join([]string{
+			"[admin@cp-1 ~]# ",
+			"[admin@cp-1 ~]# kubectl get nodes",
+			"NAME        STATUS     ROLES           AGE   VERSION",
+			"cp-1        Ready      control-plane   12d   v1.30.4",
+			"worker-7    " + status + "   <none>          12d   v1.30.4",
+			"[admin@cp-1 ~]# ",
+			"[admin@cp-1 ~]# kubectl get pods -o wide",
+			"NAME                      READY   STATUS        RESTARTS   AGE   IP            NODE       NOMINATED NODE   READINESS GATES",
+			"shop-api-5d8f9c7b6-x2x9k  1/1     " + podStatus + "   0",
+			"",
+		}, "\n")
+	}
+	events := "Events:\n  Type     Reason        Age   From               Message\n  ----     ------        ----  ----               -------\n" +
+		"  Normal   Scheduled     40m   default-scheduler  Successfully assigned default/shop-api-5d8f9c7b6-x2x9k to worker-7\n" +
+		"  Warning  NodeNotReady  31m   node-controller    Node is not ready\n"
+
+	rep := analyzePaste(t, map[string]string{"ticket.txt": events + session("NotReady", "Terminating")})
+	wantOneRoot(t, roots(rep), "termination-node-lost", "worker-7", "NotReady")
+
+	// Ready again: the node is not what holds the pod.
+	rep = analyzePaste(t, map[string]string{"ticket.txt": strings.Replace(events, "  Warning  NodeNotReady  31m   node-controller    Node is not ready\n", "", 1) +
+		session("Ready   ", "Terminating")})
+	for _, f := range roots(rep) {
+		if f.Rule == "termination-node-lost" || f.Rule == "node-not-ready" {
+			t.Errorf("node Ready: %s: %s", f.Rule, f.Cause)
+		}
+	}
+
+	// A pod still running there: the node is reported at its own stage.
+	rep = analyzePaste(t, map[string]string{"ticket.txt": events + session("NotReady", "Running    ")})
+	found := false
+	for _, f := range roots(rep) {
+		found = found || f.Rule == "node-not-ready" && strings.Contains(f.Cause, "kubectl get nodes shows it NotReady")
+	}
+	if !found {
+		for _, f := range roots(rep) {
+			t.Logf("root %s %s: %s", f.Stage, f.Rule, f.Cause)
+		}
+		t.Error("a running pod on a NotReady node: no node-not-ready finding from the get nodes row")
+	}
+}

@@ -1,0 +1,94 @@
+package rules
+
+import (
+	"fmt"
+
+	"podflow.dev/podflow/analyze"
+)
+
+// TerminationNodeLost finds pods that were deleted (or marked NodeLost) on a node that
+// is not Ready: no kubelet confirms their end, so they stay Terminating or Unknown.
+var TerminationNodeLost = &analyze.Rule{
+	ID:       "termination-node-lost",
+	Stage:    analyze.StageTermination,
+	Title:    "the pod's node stopped responding, so the pod cannot finish",
+	Doc:      terminationNodeLostDoc,
+	Severity: analyze.SeverityError,
+	Needs: analyze.Needs{
+		Required: []analyze.Kind{analyze.Pods},
+		Optional: []analyze.Kind{analyze.Nodes, analyze.Events},
+	},
+	Run: terminationNodeLost,
+}
+
+const terminationNodeLostDoc = `The pod was deleted (by a user, a rollout, or the taint eviction controller once its
+toleration of the not-ready or unreachable taint ran out), or the node lifecycle
+controller marked it NodeLost, and its node is not Ready. Deleting a pod only sets its
+deletionTimestamp: the object goes away when the kubelet of its node confirms that the
+containers stopped, which the kubelet of a node that is down, powered off or cut off
+never does. kubectl shows such a pod Terminating (or Unknown) for as long as the node
+stays away. A StatefulSet does not create the replacement of such a pod (the old one
+may still run), and its volumes stay attached to the lost node.
+
+The node stage's node-not-ready reports the node itself when other pods still run
+there; when every pod the evidence shows on the node is one of these, this finding
+names the node's state instead, since what the user sees is the pod that will not go.
+
+## Confirm on a live cluster
+
+    kubectl get pod -n NAMESPACE POD -o wide
+    kubectl get nodes
+    kubectl describe node NODE
+
+## Fix
+
+Bring the node back: its kubelet then finishes the pod. If the machine is gone for
+good, delete the Node object (the pods bound to it are then removed), or, for a node
+shut down on purpose, set the node.kubernetes.io/out-of-service taint so the pods and
+their volume attachments are cleaned up. Force deletion (kubectl delete pod
+--grace-period=0 --force) removes the object without stopping anything: for a
+StatefulSet pod do it only once the old one is known to no longer run.
+`
+
+func terminationNodeLost(v *analyze.View) []analyze.Finding {
+	var out []analyze.Finding
+	for _, p := range v.Pods() {
+		pod := p.Obj
+		node := pod.Spec.NodeName
+		if node == "" || !analyze.PodDeleting(p) {
+			continue
+		}
+		state, nodeEvidence, ok := v.NodeNotReadyShown(node)
+		if !ok {
+			continue
+		}
+		shown := "was deleted and stays Terminating"
+		var podEvidence analyze.Evidence
+		switch {
+		case pod.Status.Reason == "NodeLost":
+			shown = "was marked NodeLost (kubectl shows Unknown)"
+			podEvidence = p.Loc.At("status", "reason").Evidence("pod "+p.Ref().NamespacedName()+" reason NodeLost", p.Obj.CreationTimestamp.Time)
+		case pod.DeletionTimestamp != nil:
+			podEvidence = p.Loc.At("metadata", "deletionTimestamp").Evidence("pod "+p.Ref().NamespacedName()+" deleted", pod.DeletionTimestamp.Time)
+		default:
+			podEvidence = p.Loc.At("status").Evidence("pod "+p.Ref().NamespacedName()+" Terminating", p.Obj.CreationTimestamp.Time)
+		}
+		subjects, group := v.PodAndWorkload(p)
+		subjects = append(subjects, analyze.NodeRef(node))
+		out = append(out, analyze.Finding{
+			Subjects: subjects,
+			Cause: fmt.Sprintf("the pod %s because its node %s is not Ready (%s): no kubelet there confirms that its containers stopped, "+
+				"so it stays until the node returns or the Node object is deleted", shown, node, state),
+			Evidence: append([]analyze.Evidence{podEvidence}, nodeEvidence...),
+			Remediation: fmt.Sprintf("Bring node %s back (its kubelet then finishes the pod) or, if the machine is gone for good, delete the Node object "+
+				"(kubectl delete node %s) or set the node.kubernetes.io/out-of-service taint; force-delete a StatefulSet pod only once the old one "+
+				"is known to no longer run (kubectl delete pod --grace-period=0 --force).", node, node),
+			Confirm: []string{
+				analyze.Command("kubectl get pod -n %s %s -o wide", pod.Namespace, pod.Name),
+				analyze.Command("kubectl describe node %s", node),
+			},
+			GroupKey: group + "\x00" + node,
+		})
+	}
+	return out
+}
