@@ -172,6 +172,11 @@ func (e *Entry) parseSyslogIdent(rest string, host bool) (string, bool) {
 		if sp < 0 {
 			return "", false
 		}
+		// A host name has no brackets: "2019-04-25T23:30:57Z [FATAL] plugin/loop: ..."
+		// is an application's log line (CoreDNS's) with a level, not syslog's.
+		if strings.ContainsAny(rest[:sp], "[]") {
+			return "", false
+		}
 		e.Host = rest[:sp]
 		rest = rest[sp+1:]
 	}

@@ -1,6 +1,7 @@
 package logline
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -93,6 +94,17 @@ func TestParseRefusesText(t *testing.T) {
 		if e, kind, _ := Parse(line, time.Time{}); kind == KindEntry {
 			t.Errorf("%q read as an entry: %+v", line, e)
 		}
+	}
+}
+
+// An application's log line with an ISO time and a bracketed level (CoreDNS's
+// "[FATAL] plugin/loop: ...") is not a journal line whose host is "[FATAL]": the message
+// keeps its plugin's name.
+func TestBracketedLevelIsNoJournalHost(t *testing.T) {
+	line := `2019-04-25T23:30:57.068Z [FATAL] plugin/loop: Loop (127.0.0.1:49602 -> :53) detected for zone ".", see https://coredns.io/plugins/loop#troubleshooting.`
+	e, kind, _ := ParseJournal(line, time.Time{})
+	if kind == KindEntry && (e.Host == "[FATAL]" || !strings.Contains(e.Message, "plugin/loop")) {
+		t.Errorf("read as a journal entry of host %q, program %q: %q", e.Host, e.Program, e.Message)
 	}
 }
 
