@@ -835,6 +835,8 @@ func (s *Signature) finding(l *Line, caps map[string]string) Finding {
 		vals["image"] = PrintedImage(img, l.Text)
 	}
 	cause, _ := fill(s.Cause, vals, false)
+	group := cause + "\x00" + subjectKey(l)
+	cause = quoteMatch(cause, s.matched(l.Text))
 	fix, _ := fill(s.Fix, vals, false)
 	var confirm []string
 	for _, c := range s.Confirm {
@@ -847,7 +849,40 @@ func (s *Signature) finding(l *Line, caps map[string]string) Finding {
 	ev := l.Evidence()
 	ev.Excerpt = Excerpt(ev.Excerpt)
 	return Finding{Subjects: l.Subjects(), Cause: cause, Remediation: fix, Confirm: confirm,
-		Evidence: []Evidence{ev}, GroupKey: cause + "\x00" + subjectKey(l), FleetKey: s.fleetKey(vals)}
+		Evidence: []Evidence{ev}, GroupKey: group, FleetKey: s.fleetKey(vals)}
+}
+
+// matched is the text of the signature's first pattern that matches text (its
+// unwrapped lines too), "" when none does.
+func (s *Signature) matched(text string) string {
+	for _, t := range []string{text, unwrapLines(text)} {
+		for _, re := range s.res {
+			if m := re.FindString(t); m != "" {
+				return m
+			}
+		}
+	}
+	return ""
+}
+
+// quoteMaxRunes is the longest matched message a cause quotes whole.
+const quoteMaxRunes = 200
+
+// quoteMatch ends a cause with the component's own words the signature matched, when
+// the cause does not already hold them: the cause says what they mean, and the words
+// are what a reader searches for and the values they print (a resource, a path, an
+// API version) read as printed. A match longer than quoteMaxRunes, or one that only
+// names values the cause states, is left to the evidence.
+func quoteMatch(cause, match string) string {
+	q := strings.TrimRight(strings.Join(strings.Fields(match), " "), " ,;:")
+	if len([]rune(q)) < 8 || len([]rune(q)) > quoteMaxRunes {
+		return cause
+	}
+	low := strings.ToLower(strings.Join(strings.Fields(cause), " "))
+	if strings.Contains(low, strings.ToLower(q)) {
+		return cause
+	}
+	return cause + ": “" + q + "”"
 }
 
 // subjectKey groups a signature's matches: all lines about one pod (or one unknown
