@@ -26,7 +26,12 @@ var SandboxCreateFailed = &analyze.Rule{
 	// same network (the kubelet's "Error deleting network: %v", libcni's "plugin %s
 	// failed (delete): %w") is no failure to create the sandbox.
 	Examples: analyze.RuleExamples{
-		Fires: []string{`Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox "4f7c2a9e1d3b": failed to find plugin "bridge" in path [/opt/cni/bin]`},
+		Fires: []string{
+			`Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox "4f7c2a9e1d3b": failed to find plugin "bridge" in path [/opt/cni/bin]`,
+			// The sandbox's pause container that the OCI runtime cannot start
+			// (containerd's task, runc's container init).
+			`Failed to create pod sandbox: rpc error: code = Unknown desc = failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: error during container init: error setting cgroup config for procHooks process: unable to freeze: unknown`,
+		},
 		Quiet: []string{
 			`Error deleting network: failed to find plugin "bridge" in path [/opt/cni/bin]`,
 			`plugin type="calico" failed (delete): error getting ClusterInformation: connection is unauthorized: Unauthorized`,
