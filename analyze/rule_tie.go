@@ -501,7 +501,13 @@ func ruleTieFinding(r *Rule, l *Line, h ruleHit) Finding {
 	if e.Last != "" && e.Last != e.First {
 		rel += " – " + e.Last
 	}
-	cause := r.Title + ": " + quoteText(oneLine(h.text)) + " (this wording is printed by a call site of the rule's messages, catalog entry " + e.ID + ", " + rel + ")"
+	title := r.Title
+	// The kubelet's pull wrapper names the image; the registry's inner words often name
+	// only a tag or a repository.
+	if m := reFailedToPull.FindStringSubmatch(l.Text); m != nil && r.Stage == StageImage && !strings.Contains(h.text, m[1]) {
+		title += " (image " + m[1] + ")"
+	}
+	cause := title + ": " + quoteText(oneLine(h.text)) + " (this wording is printed by a call site of the rule's messages, catalog entry " + e.ID + ", " + rel + ")"
 	vals := map[string]string{"NODE": l.Node(), "CONTAINER": l.Container()}
 	if l.Pod != nil {
 		vals["POD"], vals["NAMESPACE"] = l.Pod.meta.Name, l.Pod.meta.Namespace

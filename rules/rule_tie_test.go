@@ -153,3 +153,19 @@ func TestRuleExamplesFireTheRule(t *testing.T) {
 		}
 	}
 }
+
+// A tie at the image stage names the image the kubelet's pull wrapper printed when the
+// registry's words name only a tag and a repository (containers/image's "Tag %s not
+// found in repository %s", as CRI-O returns it).
+func TestRuleTieNamesThePulledImage(t *testing.T) {
+	events := "Events:\n  Type     Reason   Age  From               Message\n  ----     ------   ---- ----               -------\n" +
+		"  Normal   Pulling  3m   kubelet, worker-2   pulling image \"example/tool:v9.1-custom\"\n" +
+		"  Warning  Failed   2m   kubelet, worker-2   Failed to pull image \"example/tool:v9.1-custom\": rpc error: code = Unknown desc = Tag v9.1-custom not found in repository docker.io/example/tool\n"
+	rs := catalogRoots(t, map[string]string{"describe.txt": events})
+	if len(rs) != 1 || rs[0].Rule != "image-pull-not-found" || !strings.Contains(rs[0].Cause, "example/tool:v9.1-custom") {
+		for _, f := range rs {
+			t.Logf("root %s %s: %s", f.Stage, f.Rule, f.Cause)
+		}
+		t.Fatalf("want one image-pull-not-found root naming example/tool:v9.1-custom")
+	}
+}
