@@ -488,6 +488,10 @@ func link(fs []*Finding) map[string]*Finding {
 				continue
 			}
 			for _, cause := range bySubject[s.key()] {
+				// The floor reports what no rule explains: it is no cause of what one does.
+				if isFloor(cause.Rule) && !isFloor(f.Rule) {
+					continue
+				}
 				if cause != f && cause.Stage.Order() < f.Stage.Order() && !(f.outcome && cause.outcome) {
 					addLink(cause, f)
 					if earlier == nil || findingLess(cause, earlier) {
