@@ -63,7 +63,61 @@ func WrapperValues(text string) map[string]string {
 
 // wrapperPlaceholders are the names of WrapperValues: placeholders a template may use
 // inside [[ ]] whatever its patterns capture.
-var wrapperPlaceholders = map[string]bool{WrapperPod: true, WrapperWorkload: true, WrapperVolume: true, WrapperPlugin: true, WrapperFrame: true, EvidenceImage: true}
+var wrapperPlaceholders = map[string]bool{WrapperPod: true, WrapperWorkload: true, WrapperVolume: true, WrapperPlugin: true, WrapperFrame: true, EvidenceImage: true, EvidenceKernel: true}
+
+// EvidenceKernel names, in a template's optional part, the kernel release of the line's
+// node, else the one kernel release the evidence names (loneKernel): a kernel that
+// lacks a feature or module explains a netfilter or BPF failure, and the failing
+// component's message does not print it.
+const EvidenceKernel = "evidenceKernel"
+
+// reKernelRelease is a Linux kernel release as uname -r prints it and tickets quote it:
+// version, then the distribution's build ("6.8.0-57-generic", "5.15.0-127-generic",
+// "5.10.184-175.731.amzn2.x86_64", "4.18.0-305.el8.x86_64"), or without a build when
+// the word kernel says so ("linux kernel 5.15.168"); a bare "5.15" is no release.
+var reKernelRelease = regexp.MustCompile(`(?:^|[\s"'\x60(=])([2-7]\.\d{1,2}\.\d{1,3}-[0-9][0-9A-Za-z._+-]*[0-9A-Za-z])|(?i:\bkernel(?: version| release)?:?\s+)([2-7]\.\d{1,2}\.\d{1,3})\b`)
+
+// lineKernel is the kernel release a line's finding may name: its node's, else the one
+// the evidence names.
+func lineKernel(g *Graph, l *Line) string {
+	if name := l.Node(); name != "" {
+		for _, n := range g.nodes {
+			if n.Obj.Name == name && n.Obj.Status.NodeInfo.KernelVersion != "" {
+				return n.Obj.Status.NodeInfo.KernelVersion
+			}
+		}
+	}
+	return g.loneKernel()
+}
+
+// loneKernel is the one kernel release the evidence names, computed once: the nodes'
+// when they report one, else the releases in pasted text; "" when there are none or
+// several.
+func (g *Graph) loneKernel() string {
+	g.loneKernelOnce.Do(func() {
+		seen := map[string]bool{}
+		for _, n := range g.nodes {
+			if k := n.Obj.Status.NodeInfo.KernelVersion; k != "" {
+				seen[k] = true
+			}
+		}
+		if len(seen) == 0 {
+			for _, f := range g.fragments {
+				for _, l := range f.lines {
+					for _, m := range reKernelRelease.FindAllStringSubmatch(l, -1) {
+						seen[m[1]+m[2]] = true
+					}
+				}
+			}
+		}
+		if len(seen) == 1 {
+			for k := range seen {
+				g.loneKernelRel = k
+			}
+		}
+	})
+	return g.loneKernelRel
+}
 
 // EvidenceImage names, in a template's optional part, the image of the line's pod's
 // container, else the one image reference the evidence names (loneImage): a runtime's

@@ -135,6 +135,9 @@ type Graph struct {
 	// loneImage's result, computed once.
 	loneImageOnce sync.Once
 	loneImageRef  string
+	// loneKernelOnce computes loneKernelRel, the one kernel release the evidence names.
+	loneKernelOnce sync.Once
+	loneKernelRel  string
 }
 
 // BundleInfo describes one loaded bundle.

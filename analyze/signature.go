@@ -67,9 +67,9 @@ type Signature struct {
 	// alts is, per pattern without such a literal, literals one of which every match
 	// contains (requiredAlternatives), or nil.
 	alts [][]literal
-	// usesEvidenceImage: the cause names {evidenceImage}.
-	usesEvidenceImage bool
-	where             map[TextKind]bool
+	// usesEvidenceImage: the cause names {evidenceImage}; usesEvidenceKernel, {evidenceKernel}.
+	usesEvidenceImage, usesEvidenceKernel bool
+	where                                 map[TextKind]bool
 }
 
 // Limits on what a signature file may ask of the matcher; Go's regexp is linear in the
@@ -191,6 +191,7 @@ func (s *Signature) compile() *FieldError {
 		s.unless = append(s.unless, re)
 	}
 	s.usesEvidenceImage = strings.Contains(s.Cause, "{"+EvidenceImage+"}")
+	s.usesEvidenceKernel = strings.Contains(s.Cause, "{"+EvidenceKernel+"}")
 	templates := map[string]string{"cause": s.Cause, "fix": s.Fix}
 	for i, c := range s.Confirm {
 		templates["confirm["+itoa(i)+"]"] = c
@@ -744,6 +745,12 @@ func (s *Signature) run(v *View) []Finding {
 			if img := lineImage(v.g, l); img != "" {
 				caps = maps.Clone(caps)
 				caps[EvidenceImage] = img
+			}
+		}
+		if s.usesEvidenceKernel {
+			if k := lineKernel(v.g, l); k != "" {
+				caps = maps.Clone(caps)
+				caps[EvidenceKernel] = k
 			}
 		}
 		if strings.Contains(l.Text, "panic: ") {
