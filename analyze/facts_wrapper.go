@@ -36,16 +36,26 @@ var (
 	// "MountVolume.SetUp failed", "MapVolume.SetUpDevice failed", "MountVolume.NewMounter
 	// initialization failed", "AttachVolume.Attach failed".
 	reWrapVolume = regexp.MustCompile(`\b[A-Z][A-Za-z]*\.[A-Za-z]+(?: initialization)? failed for volume "([^"]+)"`)
+	// k8s.io/apimachinery pkg/api/errors NewForbidden: "%s %q is forbidden: %v" for the
+	// pod an admission plugin refused by name; a controller's pod has only its
+	// generateName prefix ("web-5d8f9c7b6-"), which names no pod.
+	reWrapForbiddenPod = regexp.MustCompile(`\bpods "([a-z0-9](?:[-a-z0-9.]*[a-z0-9])?)" is forbidden: `)
 )
 
 // WrapperValues reads, from one message, the values its wrappers print about whose
 // chain broke (WrapperPod, WrapperWorkload, WrapperVolume, WrapperPlugin); a value the
-// message does not hold is absent.
+// message does not hold is absent. The pod is the StatefulSet controller's, or the one
+// an admission refusal names.
 func WrapperValues(text string) map[string]string {
 	out := map[string]string{}
 	if strings.Contains(text, " in StatefulSet ") {
 		if m := reWrapStatefulSetPod.FindStringSubmatch(text); m != nil {
 			out[WrapperPod], out[WrapperWorkload] = m[1], "StatefulSet "+m[2]
+		}
+	}
+	if strings.Contains(text, " is forbidden: ") && out[WrapperPod] == "" {
+		if m := reWrapForbiddenPod.FindStringSubmatch(text); m != nil {
+			out[WrapperPod] = m[1]
 		}
 	}
 	if strings.Contains(text, " for volume ") {

@@ -842,6 +842,11 @@ func (s *Signature) finding(l *Line, caps map[string]string) Finding {
 		vals["image"] = PrintedImage(img, l.Text)
 	}
 	cause, _ := fill(s.Cause, vals, false)
+	// A pod the message names but the evidence holds no object of (an admission
+	// refusal of "pods \"NAME\""): the cause says which, as it does for a subject.
+	if p := vals[WrapperPod]; p != "" && l.Pod == nil && l.Object().Kind != "Pod" && !names(cause, p) {
+		cause += " (pod " + p + ")"
+	}
 	group := cause + "\x00" + subjectKey(l)
 	cause = quoteMatch(cause, s.matched(l.Text))
 	fix, _ := fill(s.Fix, vals, false)

@@ -1,0 +1,21 @@
+package rules
+
+import (
+	"strings"
+	"testing"
+)
+
+// An admission refusal names the pod it refused (k8s.io/apimachinery NewForbidden:
+// `pods "NAME" is forbidden: ...`); with no pod object in the evidence, the cause says
+// which pod. A controller's refused pod has only its generateName prefix, which names
+// no pod.
+func TestAnAdmissionRefusalNamesThePod(t *testing.T) {
+	named := `Error from server (Forbidden): error when creating "job.yaml": pods "batch-runner" is forbidden: failed quota: compute: must specify limits.memory`
+	wantOneRoot(t, catalogRoots(t, map[string]string{"ticket.txt": named + "\n"}), "admission-quota-resources-required", "batch-runner", "must specify limits.memory")
+	prefix := `Error creating: pods "web-5d8f9c7b6-" is forbidden: failed quota: compute: must specify limits.memory`
+	for _, f := range catalogRoots(t, map[string]string{"ticket.txt": prefix + "\n"}) {
+		if strings.Contains(f.Cause, "(pod web-5d8f9c7b6-") {
+			t.Errorf("a generateName prefix named as a pod: %s", f.Cause)
+		}
+	}
+}
