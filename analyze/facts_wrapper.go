@@ -85,7 +85,7 @@ const EvidenceKernel = "evidenceKernel"
 // version, then the distribution's build ("6.8.0-57-generic", "5.15.0-127-generic",
 // "5.10.184-175.731.amzn2.x86_64", "4.18.0-305.el8.x86_64"), or without a build when
 // the word kernel says so ("linux kernel 5.15.168"); a bare "5.15" is no release.
-var reKernelRelease = regexp.MustCompile(`(?:^|[\s"'\x60(=])([2-7]\.\d{1,2}\.\d{1,3}-[0-9][0-9A-Za-z._+-]*[0-9A-Za-z])|(?i:\bkernel(?: version| release)?:?\s+)([2-7]\.\d{1,2}\.\d{1,3})\b`)
+var reKernelRelease = regexp.MustCompile(`(?:^|[\s"'\x60(=])([2-7]\.\d{1,2}\.\d{1,3}-[0-9][0-9A-Za-z._+-]*[0-9A-Za-z])|(?i:\bkernel(?: version| release)?:?\s+)([2-7]\.\d{1,2}\.\d{1,3})(?:$|[^\w.-])`)
 
 // lineKernel is the kernel release a line's finding may name: its node's, else the one
 // the evidence names.

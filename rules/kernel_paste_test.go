@@ -14,6 +14,7 @@ func TestKubeProxyIptablesFailureNamesTheKernel(t *testing.T) {
 	for _, tc := range []struct{ text, want string }{
 		{"$ uname -r\n6.8.0-57-generic\n", "on kernel 6.8.0-57-generic"},
 		{"The nodes run Bottlerocket 1.26.2 (linux kernel 5.15.168).\n", "on kernel 5.15.168"},
+		{"It broke after the update to kernel 6.8.0-57-generic.\n$ uname -a\nLinux n1 6.8.0-57-generic #59-Ubuntu SMP x86_64 GNU/Linux\n", "on kernel 6.8.0-57-generic"},
 	} {
 		rs := catalogRoots(t, map[string]string{"ticket.txt": tc.text, "kube-proxy.log": line + "\n"})
 		wantOneRoot(t, rs, "service-kube-proxy-iptables-failed", tc.want)
