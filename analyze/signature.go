@@ -848,7 +848,8 @@ func (s *Signature) finding(l *Line, caps map[string]string) Finding {
 		cause += " (pod " + p + ")"
 	}
 	group := cause + "\x00" + subjectKey(l)
-	cause = quoteMatch(cause, s.matched(l.Text))
+	match, fixed := s.matched(l.Text)
+	cause = quoteMatch(cause, match, fixed)
 	fix, _ := fill(s.Fix, vals, false)
 	var confirm []string
 	for _, c := range s.Confirm {
@@ -865,36 +866,71 @@ func (s *Signature) finding(l *Line, caps map[string]string) Finding {
 }
 
 // matched is the text of the signature's first pattern that matches text (its
-// unwrapped lines too), "" when none does.
-func (s *Signature) matched(text string) string {
+// unwrapped lines too), and the words before the pattern's first capture (the
+// component's fixed words), "" when none matches.
+func (s *Signature) matched(text string) (match, fixed string) {
 	for _, t := range []string{text, unwrapLines(text)} {
 		for _, re := range s.res {
-			if m := re.FindString(t); m != "" {
-				return m
+			loc := re.FindStringSubmatchIndex(t)
+			if loc == nil || loc[1] == loc[0] {
+				continue
 			}
+			match, fixed = t[loc[0]:loc[1]], t[loc[0]:loc[1]]
+			for i := 2; i+1 < len(loc); i += 2 {
+				if loc[i] >= 0 {
+					fixed = t[loc[0]:loc[i]]
+					break
+				}
+			}
+			return match, fixed
 		}
 	}
-	return ""
+	return "", ""
 }
 
 // quoteMaxRunes is the longest matched message a cause quotes whole.
 const quoteMaxRunes = 200
 
+// reFixedTail is what ends a message's fixed words before its value: punctuation, an
+// opening bracket or quote, a structured log's key ("err=<").
+var reFixedTail = regexp.MustCompile(`(?:\s*\w+=)?[\s,;:(\[{<"'=]+$`)
+
+// quoteMinFixedRunes is the fewest of the component's fixed words a cause quotes alone.
+const quoteMinFixedRunes = 16
+
 // quoteMatch ends a cause with the component's own words the signature matched, when
 // the cause does not already hold them: the cause says what they mean, and the words
 // are what a reader searches for and the values they print (a resource, a path, an
-// API version) read as printed. A match longer than quoteMaxRunes, or one that only
-// names values the cause states, is left to the evidence.
-func quoteMatch(cause, match string) string {
-	q := strings.TrimRight(strings.Join(strings.Fields(match), " "), " ,;:")
-	if len([]rune(q)) < 8 || len([]rune(q)) > quoteMaxRunes {
+// API version) read as printed. A match longer than quoteMaxRunes is quoted by its
+// fixed words before the first value (the message's name: "Failed to execute
+// iptables-restore"), when there are enough of them; a match the cause holds, or a
+// short one, is left to the evidence.
+func quoteMatch(cause, match, fixed string) string {
+	q, tail := strings.TrimRight(strings.Join(strings.Fields(match), " "), " ,;:"), ""
+	clean := func(s string) string {
+		s = strings.Join(strings.Fields(s), " ")
+		for {
+			t := reFixedTail.ReplaceAllString(s, "")
+			if t == s {
+				return s
+			}
+			s = t
+		}
+	}
+	if len([]rune(q)) > quoteMaxRunes {
+		q, tail = clean(fixed), " …"
+		if n := len([]rune(q)); n < quoteMinFixedRunes || n > quoteMaxRunes {
+			return cause
+		}
+	}
+	if len([]rune(q)) < 8 {
 		return cause
 	}
 	low := strings.ToLower(strings.Join(strings.Fields(cause), " "))
 	if strings.Contains(low, strings.ToLower(q)) {
 		return cause
 	}
-	return cause + ": “" + q + "”"
+	return cause + ": “" + q + tail + "”"
 }
 
 // subjectKey groups a signature's matches: all lines about one pod (or one unknown
