@@ -3,7 +3,9 @@ package rules
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -109,4 +111,24 @@ func TestSignaturesCostBounded(t *testing.T) {
 
 func itoa3(i int) string {
 	return string(rune('a'+i/26/26%26)) + string(rune('a'+i/26%26)) + string(rune('a'+i%26))
+}
+
+// A cause names the node, pod, namespace or container of its line outside an optional
+// part only where every pattern captures it: a pasted line often has none of them, and
+// the cause would read "on node <node>".
+func TestCausesNameOnlyWhatTheyHave(t *testing.T) {
+	optional := regexp.MustCompile(`\[\[.*?\]\]`)
+	for _, s := range loadSignatures(t) {
+		cause := optional.ReplaceAllString(s.Cause, "")
+		for _, name := range []string{"node", "pod", "namespace", "container"} {
+			if !strings.Contains(cause, "{"+name+"}") {
+				continue
+			}
+			for _, p := range s.Patterns {
+				if !slices.Contains(regexp.MustCompile(p).SubexpNames(), name) {
+					t.Errorf("%s: the cause names {%s} outside [[ ]], and pattern %q does not capture it", s.ID, name, p)
+				}
+			}
+		}
+	}
 }
