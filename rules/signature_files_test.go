@@ -113,19 +113,19 @@ func itoa3(i int) string {
 	return string(rune('a'+i/26/26%26)) + string(rune('a'+i/26%26)) + string(rune('a'+i%26))
 }
 
-// A cause names the node, pod, namespace or container of its line outside an optional
-// part only where every pattern captures it: a pasted line often has none of them, and
-// the cause would read "on node <node>".
+// A cause names a value outside an optional part only where every pattern captures it:
+// the node, pod, namespace or container of a pasted line, or the volume a wrapper
+// prints, are often not there, and the cause would read "on node <node>".
 func TestCausesNameOnlyWhatTheyHave(t *testing.T) {
 	optional := regexp.MustCompile(`\[\[.*?\]\]`)
+	placeholder := regexp.MustCompile(`\{([a-zA-Z|]+)\}`)
 	for _, s := range loadSignatures(t) {
 		cause := optional.ReplaceAllString(s.Cause, "")
-		for _, name := range []string{"node", "pod", "namespace", "container"} {
-			if !strings.Contains(cause, "{"+name+"}") {
-				continue
-			}
+		for _, m := range placeholder.FindAllStringSubmatch(cause, -1) {
+			name := m[1]
 			for _, p := range s.Patterns {
-				if !slices.Contains(regexp.MustCompile(p).SubexpNames(), name) {
+				names := regexp.MustCompile(p).SubexpNames()
+				if !slices.ContainsFunc(strings.Split(name, "|"), func(n string) bool { return slices.Contains(names, n) }) {
 					t.Errorf("%s: the cause names {%s} outside [[ ]], and pattern %q does not capture it", s.ID, name, p)
 				}
 			}
