@@ -1,6 +1,8 @@
 package analyze
 
 import (
+	"regexp"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -15,6 +17,50 @@ type Eviction struct {
 	Event *Event
 	// Line is the kubelet's latest "Eviction manager: pod … evicted" line about the pod.
 	Line *JournalEntry
+	// Quoted is, for a pod whose status and events hold no eviction message, the
+	// kubelet's eviction messages a pasted line no pod owns quotes (a ticket's "the pods
+	// say The node was low on resource: ephemeral-storage."), when the evidence's
+	// unattributed lines quote at most evictionQuotesMax of them; QuotedLine is the
+	// first line that does.
+	Quoted     string
+	QuotedLine *Line
+}
+
+// reEvictionMessage is a message of the kubelet's eviction manager
+// (k8s.io/kubernetes pkg/kubelet/eviction/helpers.go nodeLowMessageFmt "The node was
+// low on resource: %v. " with its threshold and usage details, nodeConditionMessageFmt
+// "The node had condition: %v. ").
+var reEvictionMessage = regexp.MustCompile(`The node was low on resource: \[?[\w./-]+\]?\.(?: Threshold quantity: [^,]+, available: [^.\s]+\.)?|The node had condition: \[[^\]]*\]\.`)
+
+// evictionQuotesMax is how many distinct eviction messages unattributed lines may quote
+// for them to be read as what the evicted pods say.
+const evictionQuotesMax = 3
+
+// quotedEvictions is what the evidence's lines that no pod owns quote of the eviction
+// manager's messages: the distinct messages, joined, and the first line; "" when they
+// quote none, or more than evictionQuotesMax.
+func (g *Graph) quotedEvictions() (string, *Line) {
+	var seen []string
+	var first *Line
+	lines := g.Lines()
+	for i := range lines {
+		l := &lines[i]
+		if l.Pod != nil || !strings.Contains(l.Text, "The node ") {
+			continue
+		}
+		for _, m := range reEvictionMessage.FindAllString(l.Text, -1) {
+			if !slices.Contains(seen, m) {
+				seen = append(seen, m)
+			}
+			if first == nil {
+				first = l
+			}
+		}
+	}
+	if len(seen) == 0 || len(seen) > evictionQuotesMax {
+		return "", nil
+	}
+	return strings.Join(seen, " "), first
 }
 
 const evictedReason = "Evicted"
@@ -38,6 +84,20 @@ func (g *Graph) evictionFacts() []Eviction {
 	out = eventOnlyFacts(g, out, evictedReason,
 		func(s PodSubject, e *Event) Eviction { return Eviction{Subject: s, Event: e} },
 		func(f *Eviction, e *Event) { f.Event = e })
+	var quoted string
+	var quotedLine *Line
+	for i := range out {
+		f := &out[i]
+		if f.Event != nil || f.Subject.Pod == nil || strings.TrimSpace(f.Subject.Pod.Obj.Status.Message) != "" {
+			continue
+		}
+		if quotedLine == nil {
+			if quoted, quotedLine = g.quotedEvictions(); quotedLine == nil {
+				break
+			}
+		}
+		f.Quoted, f.QuotedLine = quoted, quotedLine
+	}
 	return out
 }
 

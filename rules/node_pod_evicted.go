@@ -145,6 +145,11 @@ func evictedFinding(v *analyze.View, f analyze.Eviction) analyze.Finding {
 	if msg == "" && event != nil {
 		msg = strings.TrimSpace(event.Message)
 	}
+	// The ticket quotes the message the pods showed, in a line of its own.
+	quoted := msg == "" && f.Quoted != ""
+	if quoted {
+		msg = f.Quoted
+	}
 	ev := classifyEviction(msg)
 	when := evictedAt(p, event)
 	evidence := []analyze.Evidence{p.Loc.At("status", "message").Evidence("Evicted: "+msg, when)}
@@ -153,6 +158,9 @@ func evictedFinding(v *analyze.View, f analyze.Eviction) analyze.Finding {
 	}
 	if line := f.Line; line != nil {
 		evidence = append(evidence, line.Evidence())
+	}
+	if quoted {
+		evidence = append(evidence, f.QuotedLine.Evidence())
 	}
 	evidence = append(evidence, evictionLimitEvidence(p, ev)...)
 	if ev.kind == "node-pressure" || ev.kind == "node-condition" {
@@ -166,8 +174,12 @@ func evictedFinding(v *analyze.View, f analyze.Eviction) analyze.Finding {
 	if node == "" {
 		on = "on its node"
 	}
-	cause := fmt.Sprintf("the kubelet %s evicted pod %s%s because %s; it says %q",
-		on, p.Ref().NamespacedName(), at, ev.what, msg)
+	says := "it says"
+	if quoted {
+		says = "the evidence quotes"
+	}
+	cause := fmt.Sprintf("the kubelet %s evicted pod %s%s because %s; %s %q",
+		on, p.Ref().NamespacedName(), at, ev.what, says, msg)
 	if msg == "" {
 		cause = fmt.Sprintf("the kubelet %s evicted pod %s%s; the evidence does not hold its message, which says why (kubectl describe pod shows it)",
 			on, p.Ref().NamespacedName(), at)
