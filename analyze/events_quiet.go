@@ -128,7 +128,22 @@ func (g *Graph) quietenEvents() {
 		g.quietCount++
 	}
 	clear(g.events[len(kept):])
-	g.events = kept
+	g.events = packEvents(kept)
+}
+
+// packEvents moves the events into one block, in the same order, and points the list
+// at them. Each event was allocated on its own as it was read, and those of quiet pods
+// (most of a big cluster's) have just gone: the ones left are scattered one or two to a
+// span of the allocator, which keeps every such span in use. On a generated bundle of
+// 200k events that was about 50 MB of memory held for 13 MB of events. Nothing but the
+// list points at an event yet (the indexes are built after).
+func packEvents(list []*Event) []*Event {
+	block := make([]Event, len(list))
+	for i, e := range list {
+		block[i] = *e
+		list[i] = &block[i]
+	}
+	return list
 }
 
 // compact is e as a quietEvent, and whether it makes e again exactly.
