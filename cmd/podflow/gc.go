@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -23,6 +24,19 @@ const evidenceGCPercent = 35
 // doubling), and from 192 MB live a third is more than it.
 const evidenceGCHeadroom = 64 << 20
 
+// evidenceLimitSlack is how far above the collector's goal the process's memory may go
+// while the live heap is large (the percent at its floor), as a fraction of the goal:
+// 1/evidenceLimitSlack. Without a limit Go keeps up to a tenth more than the goal
+// mapped, and the room left unfilled in the spans in use and the pages freed and not
+// yet returned come on top: at 20k pods the peak RSS was 1.7 times the live heap. A
+// soft limit near the goal counts that memory against it, and the scavenger returns
+// what is above: at 20k pods (about 360 MB live) the peak went from 625-645 MB to
+// 550-560 MB, for a fifth more collections (44 to 54) and 3 to 8% more CPU. A limit of
+// the goal itself gave 530 MB for half again as many collections (65). Smaller
+// analyses, whose heap may grow by evidenceGCHeadroom, run without a limit; GOMEMLIMIT,
+// when set, wins.
+const evidenceLimitSlack = 16
+
 var evidenceGCOnce sync.Once
 
 func evidenceGC() {
@@ -38,10 +52,27 @@ func evidenceGC() {
 type gcSentinel struct{ _ [64]byte }
 
 func armGCTarget() {
+	ownLimit := os.Getenv("GOMEMLIMIT") == ""
 	runtime.AddCleanup(&gcSentinel{}, func(struct{}) {
-		debug.SetGCPercent(gcPercentFor(liveHeap()))
+		live := liveHeap()
+		percent := gcPercentFor(live)
+		debug.SetGCPercent(percent)
+		if ownLimit {
+			debug.SetMemoryLimit(memoryLimitFor(live, percent))
+		}
 		armGCTarget()
 	}, struct{}{})
+}
+
+// memoryLimitFor is the soft memory limit for a live heap of live bytes collected at
+// percent: none while the heap may grow by more than a third of itself, else the goal
+// and 1/evidenceLimitSlack of it.
+func memoryLimitFor(live uint64, percent int) int64 {
+	if live == 0 || percent > evidenceGCPercent {
+		return math.MaxInt64
+	}
+	goal := live + live*uint64(percent)/100
+	return int64(goal + goal/evidenceLimitSlack)
 }
 
 // gcPercentFor is the target for a live heap of live bytes: a third of it, or

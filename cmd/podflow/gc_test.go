@@ -1,6 +1,9 @@
 package main
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 // The collector's target keeps a third of a large heap as headroom, at least 64 MB
 // for a smaller one, and never more than Go's default doubling.
@@ -19,6 +22,25 @@ func TestGCPercentFor(t *testing.T) {
 	} {
 		if got := gcPercentFor(c.live); got != c.want {
 			t.Errorf("gcPercentFor(%d MB) = %d, want %d", c.live>>20, got, c.want)
+		}
+	}
+}
+
+// While the live heap is large the process's memory is held near the collector's
+// goal; a smaller analysis runs without a limit.
+func TestMemoryLimitFor(t *testing.T) {
+	for _, c := range []struct {
+		live uint64
+		want int64
+	}{
+		{0, math.MaxInt64},
+		{64 << 20, math.MaxInt64},
+		{128 << 20, math.MaxInt64},
+		{400 << 20, (540 << 20) + (540<<20)/evidenceLimitSlack},
+		{4 << 30, int64(4<<30*135/100) + int64(4<<30*135/100)/evidenceLimitSlack},
+	} {
+		if got := memoryLimitFor(c.live, gcPercentFor(c.live)); got != c.want {
+			t.Errorf("memoryLimitFor(%d MB) = %d MB, want %d MB", c.live>>20, got>>20, c.want>>20)
 		}
 	}
 }
