@@ -1,6 +1,8 @@
 package analyze
 
 import (
+	"context"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -111,5 +113,30 @@ func TestEntryTextErrorUnderOtherKey(t *testing.T) {
 		if got := entryText(&e.Entry); got != c.want {
 			t.Errorf("%q: %q, want %q", c.line, got, c.want)
 		}
+	}
+}
+
+// An analysis keeps the runtime's journal entries in room of their own size: the parser
+// grows them by appends when healthy pods' lines are left out, and the room to spare
+// was a quarter of what a big cluster's runtime journals hold.
+func TestRuntimeEntriesKeepNoSpareRoom(t *testing.T) {
+	var lines []string
+	for i := range 40 {
+		lines = append(lines, fmt.Sprintf(`2026-11-29T10:00:%02d+0000 n1 containerd[7]: time="2026-11-29T10:00:%02d.000000000Z" level=error msg="StartContainer for \"%064x\" failed" error="boom"`, i, i, i))
+	}
+	b, err := bundle.New("mem", map[string][]byte{bundle.NodePath("n1", bundle.NodeRuntimeLog): []byte(strings.Join(lines, "\n"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := LoadWith(context.Background(), []*bundle.Bundle{b}, nil, LoadOptions{TroubleOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries := g.runtimeJournal["n1"]
+	if len(entries) != len(lines) {
+		t.Fatalf("%d runtime entries kept, want %d", len(entries), len(lines))
+	}
+	if cap(entries) > len(entries)+len(entries)/8 {
+		t.Errorf("%d runtime entries kept in room for %d", len(entries), cap(entries))
 	}
 }

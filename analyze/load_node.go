@@ -3,6 +3,7 @@ package analyze
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -530,11 +531,17 @@ func (l *loader) addJournal(lb *loadedBundle, j *journalJob) {
 		l.g.journal = append(l.g.journal, j.entries...)
 	} else {
 		node := j.src.node
+		entries := j.entries
 		if prev := l.g.runtimeJournal[node]; len(prev) > 0 {
-			l.g.runtimeJournal[node] = append(prev, j.entries...)
-		} else {
-			l.g.runtimeJournal[node] = j.entries
+			entries = append(prev, j.entries...)
 		}
+		// When healthy pods' lines are left out the parser grows the entries by appends,
+		// and they are kept as they are: an exact copy lets the spare room go (at 20k
+		// pods, room for 82k entries held 61k). Nothing points into them yet.
+		if cap(entries) > len(entries)+len(entries)/8 {
+			entries = slices.Clone(entries)
+		}
+		l.g.runtimeJournal[node] = entries
 	}
 	j.entries, j.unparsed = nil, nil
 }
