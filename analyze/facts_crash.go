@@ -16,10 +16,10 @@ func (v *View) CrashTermination(p *Pod, c ContainerInfo) (*corev1.ContainerState
 	st := c.Status
 	r := runOf(v, p, c.Name)
 	var logs []*ContainerLog
-	t, loc := st.LastTerminationState.Terminated, c.StatusLoc.At("lastState", "terminated")
+	t, loc := st.LastTerminationState.Terminated, c.StatusLoc().At("lastState", "terminated")
 	switch {
 	case st.State.Terminated != nil:
-		t, loc = st.State.Terminated, c.StatusLoc.At("state", "terminated")
+		t, loc = st.State.Terminated, c.StatusLoc().At("state", "terminated")
 		logs = []*ContainerLog{r.Log, r.PreviousLog}
 	case st.State.Waiting != nil:
 		// While waiting to restart, the "current" log is the crashed instance's too.

@@ -65,7 +65,7 @@ func SeccompProfile(p *Pod, c ContainerInfo) (string, Location) {
 		return string(sp.Type)
 	}
 	if c.Spec != nil && c.Spec.SecurityContext != nil && c.Spec.SecurityContext.SeccompProfile != nil {
-		return describe(c.Spec.SecurityContext.SeccompProfile), c.SpecLoc.At("securityContext", "seccompProfile")
+		return describe(c.Spec.SecurityContext.SeccompProfile), c.SpecLoc().At("securityContext", "seccompProfile")
 	}
 	pod := p.Obj
 	if sc := pod.Spec.SecurityContext; sc != nil && sc.SeccompProfile != nil {

@@ -116,7 +116,7 @@ func (v *View) ProbeKillEvidence(p *Pod, c ContainerInfo, kill ProbeKillRecord, 
 	fail := v.LatestProbeFailure(p, c.Name, kind, time.Time{})
 	evidence := fail.Evidence()
 	evidence = append(evidence, kill.Evidence()...)
-	evidence = append(evidence, c.SpecLoc.At(field).Evidence(field+": "+ProbeAction(c.Spec, pr)+"; "+ProbeTiming(pr), p.Obj.CreationTimestamp.Time))
+	evidence = append(evidence, c.SpecLoc().At(field).Evidence(field+": "+ProbeAction(c.Spec, pr)+"; "+ProbeTiming(pr), p.Obj.CreationTimestamp.Time))
 	return fail, evidence
 }
 

@@ -27,7 +27,7 @@ type ImageWait struct {
 
 // Evidence cites the waiting status, the event and the journal line, around needle.
 func (w ImageWait) Evidence(needle string) []Evidence {
-	out := []Evidence{w.Container.StatusLoc.At("state", "waiting").EvidenceAround(w.Waiting.Reason+": "+w.Waiting.Message, needle, time.Time{})}
+	out := []Evidence{w.Container.StatusLoc().At("state", "waiting").EvidenceAround(w.Waiting.Reason+": "+w.Waiting.Message, needle, time.Time{})}
 	if w.Event != nil {
 		out = append(out, w.Event.EvidenceAround(needle))
 	}
@@ -192,7 +192,7 @@ type PullAttempt struct {
 
 // Evidence cites the status, the event and the journal line, each centred on needle.
 func (a PullAttempt) Evidence(needle string) []Evidence {
-	out := []Evidence{a.Container.StatusLoc.At("state", "waiting").EvidenceAround(a.Reason+": "+a.Message, needle, time.Time{})}
+	out := []Evidence{a.Container.StatusLoc().At("state", "waiting").EvidenceAround(a.Reason+": "+a.Message, needle, time.Time{})}
 	if a.Event != nil {
 		out = append(out, a.Event.EvidenceAround(needle))
 	}

@@ -70,7 +70,7 @@ func (v *View) PodStateText(p *Pod) (string, []Evidence) {
 			if w.Message != "" {
 				text += ": " + phrase.FirstLine(w.Message)
 			}
-			return text, []Evidence{c.StatusLoc.At("state", "waiting").Evidence(text, time.Time{})}
+			return text, []Evidence{c.StatusLoc().At("state", "waiting").Evidence(text, time.Time{})}
 		}
 	}
 	if e := v.PodWarning(p); e != nil {

@@ -78,12 +78,12 @@ func (v *View) StartFailureSources(p *Pod, c ContainerInfo, around string) []Sta
 	st := c.Status
 	var sources []StartSource
 	if w := st.State.Waiting; w != nil && IsStartFailureReason(w.Reason) {
-		sources = append(sources, StartSource{w.Message, c.StatusLoc.At("state", "waiting").EvidenceAround(w.Reason+": "+w.Message, around, time.Time{}), 0})
+		sources = append(sources, StartSource{w.Message, c.StatusLoc().At("state", "waiting").EvidenceAround(w.Reason+": "+w.Message, around, time.Time{}), 0})
 	}
 	for _, t := range []struct {
 		t   *corev1.ContainerStateTerminated
 		loc Location
-	}{{st.State.Terminated, c.StatusLoc.At("state", "terminated")}, {st.LastTerminationState.Terminated, c.StatusLoc.At("lastState", "terminated")}} {
+	}{{st.State.Terminated, c.StatusLoc().At("state", "terminated")}, {st.LastTerminationState.Terminated, c.StatusLoc().At("lastState", "terminated")}} {
 		if t.t != nil && IsStartFailureReason(t.t.Reason) {
 			text := fmt.Sprintf("%s, exit code %d: %s", t.t.Reason, t.t.ExitCode, t.t.Message)
 			sources = append(sources, StartSource{t.t.Message, t.loc.EvidenceAround(text, around, t.t.FinishedAt.Time), t.t.ExitCode})

@@ -8,32 +8,66 @@ import (
 
 // ContainerInfo pairs a container's spec and status with where each is in the bundle.
 type ContainerInfo struct {
-	Name    string
-	Init    bool
-	Spec    *corev1.Container
-	SpecLoc Location
+	Name string
+	Init bool
+	Spec *corev1.Container
 	// Status is nil when the kubelet has not reported the container yet.
-	Status    *corev1.ContainerStatus
-	StatusLoc Location
+	Status *corev1.ContainerStatus
+	// pod is the pod the container is listed in, and spec and status the indexes of
+	// its spec and status in the pod's lists (status -1 for none): the locations are
+	// made when a finding cites them. Every container of a big cluster has a
+	// ContainerInfo in the facts, and two pointer strings each were megabytes.
+	pod          *Pod
+	spec, status int32
+}
+
+// SpecLoc is where the container's spec is in the bundle; the zero Location when the
+// evidence holds no pod object for it.
+func (c ContainerInfo) SpecLoc() Location {
+	if c.pod == nil {
+		return Location{}
+	}
+	field := "containers"
+	if c.Init {
+		field = "initContainers"
+	}
+	return c.pod.Loc.At("spec", field, int(c.spec))
+}
+
+// StatusLoc is where the container's status is in the bundle; the zero Location when
+// the kubelet has not reported it or the evidence holds no pod object for it.
+func (c ContainerInfo) StatusLoc() Location {
+	if c.pod == nil || c.Status == nil {
+		return Location{}
+	}
+	field := "containerStatuses"
+	if c.Init {
+		field = "initContainerStatuses"
+	}
+	return c.pod.Loc.At("status", field, int(c.status))
 }
 
 // Containers lists a pod's init containers then its containers, with their statuses.
 func Containers(p *Pod) []ContainerInfo {
 	pod := p.Obj
-	var out []ContainerInfo
-	add := func(specs []corev1.Container, statuses []corev1.ContainerStatus, specField, statusField string, init bool) {
+	n := len(pod.Spec.InitContainers) + len(pod.Spec.Containers)
+	if n == 0 {
+		return nil
+	}
+	out := make([]ContainerInfo, 0, n)
+	add := func(specs []corev1.Container, statuses []corev1.ContainerStatus, init bool) {
 		for i := range specs {
-			c := ContainerInfo{Name: specs[i].Name, Init: init, Spec: &specs[i], SpecLoc: p.Loc.At("spec", specField, i)}
+			c := ContainerInfo{Name: specs[i].Name, Init: init, Spec: &specs[i], pod: p, spec: int32(i), status: -1}
 			for j := range statuses {
 				if statuses[j].Name == c.Name {
-					c.Status, c.StatusLoc = &statuses[j], p.Loc.At("status", statusField, j)
+					c.Status, c.status = &statuses[j], int32(j)
 				}
 			}
 			out = append(out, c)
 		}
 	}
-	add(pod.Spec.InitContainers, pod.Status.InitContainerStatuses, "initContainers", "initContainerStatuses", true)
-	add(pod.Spec.Containers, pod.Status.ContainerStatuses, "containers", "containerStatuses", false)
+	add(pod.Spec.InitContainers, pod.Status.InitContainerStatuses, true)
+	add(pod.Spec.Containers, pod.Status.ContainerStatuses, false)
 	return out
 }
 

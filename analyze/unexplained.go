@@ -413,7 +413,7 @@ func podTrouble(g *Graph, p *Pod, lines []*Line) []trouble {
 		}
 		if c.Status.RestartCount > 0 && c.Status.LastTerminationState.Terminated == nil && c.Status.State.Waiting == nil {
 			out = append(out, trouble{stage: StageRuntime, what: "container " + c.Name + " restarted " + itoa(int(c.Status.RestartCount)) + " times",
-				ev: c.StatusLoc.At("restartCount").Evidence("restartCount: "+itoa(int(c.Status.RestartCount)), time.Time{}), weight: 1})
+				ev: c.StatusLoc().At("restartCount").Evidence("restartCount: "+itoa(int(c.Status.RestartCount)), time.Time{}), weight: 1})
 		}
 	}
 	if pod.DeletionTimestamp != nil && !g.collectedAt.IsZero() && g.collectedAt.Sub(pod.DeletionTimestamp.Time) > 10*time.Minute {

@@ -103,10 +103,10 @@ type securitySetting struct {
 func effectiveNonRoot(p *analyze.Pod, c analyze.ContainerInfo) (nonRoot, user *securitySetting, uid int64) {
 	if sc := c.Spec.SecurityContext; sc != nil {
 		if sc.RunAsNonRoot != nil {
-			nonRoot = &securitySetting{"securityContext of " + c.Noun(), c.SpecLoc.At("securityContext", "runAsNonRoot")}
+			nonRoot = &securitySetting{"securityContext of " + c.Noun(), c.SpecLoc().At("securityContext", "runAsNonRoot")}
 		}
 		if sc.RunAsUser != nil {
-			user, uid = &securitySetting{"securityContext of " + c.Noun(), c.SpecLoc.At("securityContext", "runAsUser")}, *sc.RunAsUser
+			user, uid = &securitySetting{"securityContext of " + c.Noun(), c.SpecLoc().At("securityContext", "runAsUser")}, *sc.RunAsUser
 		}
 	}
 	if psc := p.Obj.Spec.SecurityContext; psc != nil {
@@ -123,7 +123,7 @@ func effectiveNonRoot(p *analyze.Pod, c analyze.ContainerInfo) (nonRoot, user *s
 func nonRootFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, prob nonRootProblem, event *analyze.Event) analyze.Finding {
 	pod := p.Obj
 	w := c.Status.State.Waiting
-	evidence := []analyze.Evidence{c.StatusLoc.At("state", "waiting").Evidence(w.Reason+": "+w.Message, time.Time{})}
+	evidence := []analyze.Evidence{c.StatusLoc().At("state", "waiting").Evidence(w.Reason+": "+w.Message, time.Time{})}
 	if event != nil {
 		evidence = append(evidence, event.Evidence())
 	}

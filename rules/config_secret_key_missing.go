@@ -91,7 +91,7 @@ func envRefs(c analyze.ContainerInfo) []envRef {
 		if e.ValueFrom == nil {
 			continue
 		}
-		loc := c.SpecLoc.At("env", i)
+		loc := c.SpecLoc().At("env", i)
 		if r := e.ValueFrom.SecretKeyRef; r != nil {
 			out = append(out, envRef{e.Name, "Secret", r.Name, r.Key, r.Optional != nil && *r.Optional, loc})
 		}
@@ -100,7 +100,7 @@ func envRefs(c analyze.ContainerInfo) []envRef {
 		}
 	}
 	for i, e := range c.Spec.EnvFrom {
-		loc := c.SpecLoc.At("envFrom", i)
+		loc := c.SpecLoc().At("envFrom", i)
 		if r := e.SecretRef; r != nil {
 			out = append(out, envRef{"", "Secret", r.Name, "", r.Optional != nil && *r.Optional, loc})
 		}
@@ -155,7 +155,7 @@ func configSecretKeyMissing(v *analyze.View) []analyze.Finding {
 func envFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, prob envProblem, refs []envRef, event *analyze.Event) analyze.Finding {
 	pod := p.Obj
 	w := c.Status.State.Waiting
-	evidence := []analyze.Evidence{c.StatusLoc.At("state", "waiting").Evidence(w.Reason+": "+w.Message, time.Time{})}
+	evidence := []analyze.Evidence{c.StatusLoc().At("state", "waiting").Evidence(w.Reason+": "+w.Message, time.Time{})}
 	if event != nil {
 		evidence = append(evidence, event.Evidence())
 	}

@@ -80,7 +80,7 @@ func invalidNameFinding(v *analyze.View, w analyze.ImageWait) analyze.Finding {
 	cause := fmt.Sprintf("image %q of container %s in pod %s is not a valid image reference, %s; nothing is pulled and the container never starts%s",
 		image, w.Container.Name, w.Pod.Ref().NamespacedName(), why, w.Repeated())
 	evidence := w.Evidence(needle)
-	evidence = append(evidence, w.Container.SpecLoc.At("image").Evidence(
+	evidence = append(evidence, w.Container.SpecLoc().At("image").Evidence(
 		fmt.Sprintf("container %s: image %s", w.Container.Name, image), pod.CreationTimestamp.Time))
 	fix := fmt.Sprintf("Correct the image of container %s (%q) in the pod template", w.Container.Name, image)
 	if strings.Contains(text, "must be lowercase") {

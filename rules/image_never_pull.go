@@ -68,7 +68,7 @@ func neverPullFinding(v *analyze.View, w analyze.ImageWait) analyze.Finding {
 	cause := fmt.Sprintf("container %s of pod %s never starts: its image %q is not on %s and imagePullPolicy Never forbids pulling it%s",
 		w.Container.Name, w.Pod.Ref().NamespacedName(), image, where, w.Repeated())
 	evidence := w.Evidence("is not present with pull policy of Never")
-	evidence = append(evidence, w.Container.SpecLoc.At("imagePullPolicy").Evidence(
+	evidence = append(evidence, w.Container.SpecLoc().At("imagePullPolicy").Evidence(
 		fmt.Sprintf("container %s: image %s, imagePullPolicy %s", w.Container.Name, image, w.Container.Spec.ImagePullPolicy), pod.CreationTimestamp.Time))
 	confirm := []string{
 		analyze.Command("kubectl get pod -n %s %s -o jsonpath='{.status.containerStatuses[?(@.name==\"%s\")].state.waiting.message}'", pod.Namespace, pod.Name, w.Container.Name),

@@ -241,7 +241,7 @@ func evictionLimitEvidence(p *analyze.Pod, ev eviction) []analyze.Evidence {
 	case "pod-limit", "container-limit":
 		for _, c := range analyze.Containers(p) {
 			if q, ok := c.Spec.Resources.Limits[corev1.ResourceEphemeralStorage]; ok {
-				out = append(out, c.SpecLoc.At("resources", "limits", "ephemeral-storage").Evidence(
+				out = append(out, c.SpecLoc().At("resources", "limits", "ephemeral-storage").Evidence(
 					fmt.Sprintf("container %s limits.ephemeral-storage: %s", c.Name, q.String()), time.Time{}))
 			}
 		}

@@ -77,7 +77,7 @@ func readinessFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, 
 	pr := c.Spec.ReadinessProbe
 	action := analyze.ProbeAction(c.Spec, pr)
 	evidence := f.Evidence()
-	evidence = append(evidence, c.SpecLoc.At("readinessProbe").Evidence("readinessProbe: "+action+"; "+analyze.ProbeTiming(pr), pod.CreationTimestamp.Time))
+	evidence = append(evidence, c.SpecLoc().At("readinessProbe").Evidence("readinessProbe: "+action+"; "+analyze.ProbeTiming(pr), pod.CreationTimestamp.Time))
 	if cond, loc := analyze.PodCondition(p, corev1.PodReady); cond != nil {
 		evidence = append(evidence, loc.Evidence(fmt.Sprintf("Ready=%s %s: %s", cond.Status, cond.Reason, cond.Message), cond.LastTransitionTime.Time))
 	}

@@ -100,7 +100,7 @@ func crashFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *c
 	case st.State.Waiting != nil:
 		w := st.State.Waiting
 		state = "waits in " + w.Reason
-		evidence = append(evidence, c.StatusLoc.At("state", "waiting").Evidence(w.Reason+": "+w.Message, time.Time{}))
+		evidence = append(evidence, c.StatusLoc().At("state", "waiting").Evidence(w.Reason+": "+w.Message, time.Time{}))
 	case st.State.Running != nil:
 		state = "runs again for now"
 	}

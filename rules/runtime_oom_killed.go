@@ -51,9 +51,9 @@ func runtimeOOMKilled(v *analyze.View) []analyze.Finding {
 		if st == nil {
 			continue
 		}
-		term, loc := st.LastTerminationState.Terminated, c.StatusLoc.At("lastState", "terminated")
+		term, loc := st.LastTerminationState.Terminated, c.StatusLoc().At("lastState", "terminated")
 		if st.State.Terminated != nil && st.State.Terminated.Reason == analyze.OOMReason {
-			term, loc = st.State.Terminated, c.StatusLoc.At("state", "terminated")
+			term, loc = st.State.Terminated, c.StatusLoc().At("state", "terminated")
 		}
 		if term == nil || term.Reason != analyze.OOMReason {
 			continue
@@ -141,7 +141,7 @@ func oomFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, term *
 // container sets none.
 func memoryLimit(p *analyze.Pod, c analyze.ContainerInfo) (string, analyze.Location, bool) {
 	if q, ok := c.Spec.Resources.Limits[corev1.ResourceMemory]; ok {
-		return q.String(), c.SpecLoc.At("resources", "limits", "memory"), true
+		return q.String(), c.SpecLoc().At("resources", "limits", "memory"), true
 	}
 	if r := p.Obj.Spec.Resources; r != nil {
 		if q, ok := r.Limits[corev1.ResourceMemory]; ok {

@@ -79,7 +79,7 @@ func hostPortsOf(p *analyze.Pod) []hostPort {
 	for _, c := range analyze.Containers(p) {
 		for i, port := range c.Spec.Ports {
 			if port.HostPort > 0 {
-				out = append(out, hostPort{port: port, container: c.Name, loc: c.SpecLoc.At("ports", i)})
+				out = append(out, hostPort{port: port, container: c.Name, loc: c.SpecLoc().At("ports", i)})
 			}
 		}
 	}

@@ -135,7 +135,7 @@ func requestEvidence(p *analyze.Pod, lacking []corev1.ResourceName) []analyze.Ev
 			}
 		}
 		if len(parts) > 0 {
-			out = append(out, c.SpecLoc.At("resources", "requests").Evidence(
+			out = append(out, c.SpecLoc().At("resources", "requests").Evidence(
 				fmt.Sprintf("container %s requests %s", c.Name, strings.Join(parts, ", ")), p.Obj.CreationTimestamp.Time))
 		}
 	}

@@ -308,7 +308,7 @@ func portsEvidence(p *analyze.Pod) analyze.Evidence {
 			}
 			ports[i] = podPort{cp.Name, cp.ContainerPort, proto}.String()
 		}
-		return c.SpecLoc.At("ports").Evidence(fmt.Sprintf("pod %s container %s ports %s", p.Obj.Name, c.Name, strings.Join(ports, ", ")), p.Obj.CreationTimestamp.Time)
+		return c.SpecLoc().At("ports").Evidence(fmt.Sprintf("pod %s container %s ports %s", p.Obj.Name, c.Name, strings.Join(ports, ", ")), p.Obj.CreationTimestamp.Time)
 	}
 	return p.Loc.At("spec").Evidence("pod "+p.Obj.Name+" declares no container port", p.Obj.CreationTimestamp.Time)
 }

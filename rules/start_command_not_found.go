@@ -135,7 +135,7 @@ func commandFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, sf
 	}
 	cause += fmt.Sprintf("; %d restart(s))", c.Status.RestartCount)
 	if configured != "" {
-		sf.Evidence = append(sf.Evidence, c.SpecLoc.At(analyze.SpecCommandField(c.Spec)).Evidence("command: "+configured, pod.CreationTimestamp.Time))
+		sf.Evidence = append(sf.Evidence, c.SpecLoc().At(analyze.SpecCommandField(c.Spec)).Evidence("command: "+configured, pod.CreationTimestamp.Time))
 	}
 	subjects, group := v.PodAndWorkload(p)
 	fix := fmt.Sprintf("Point the command of container %s at an executable that exists in image %s, or add %q to the image", c.Name, image, sf.Command)

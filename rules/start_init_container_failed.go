@@ -92,7 +92,7 @@ func initFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *co
 	case st.State.Waiting != nil:
 		w := st.State.Waiting
 		state = fmt.Sprintf("waits in %s (Init:%s)", w.Reason, w.Reason)
-		evidence = append(evidence, c.StatusLoc.At("state", "waiting").Evidence(w.Reason+": "+w.Message, time.Time{}))
+		evidence = append(evidence, c.StatusLoc().At("state", "waiting").Evidence(w.Reason+": "+w.Message, time.Time{}))
 	case st.State.Running != nil:
 		state = "runs again for now"
 	case pod.Status.Phase == corev1.PodFailed:
@@ -120,7 +120,7 @@ func initFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *co
 	logText := cl.Text
 	evidence = append(evidence, cl.Evidence...)
 	if cmd := strings.Join(append(append([]string{}, c.Spec.Command...), c.Spec.Args...), " "); cmd != "" {
-		evidence = append(evidence, c.SpecLoc.At(analyze.SpecCommandField(c.Spec)).Evidence("command: "+phrase.FirstLine(cmd), pod.CreationTimestamp.Time))
+		evidence = append(evidence, c.SpecLoc().At(analyze.SpecCommandField(c.Spec)).Evidence("command: "+phrase.FirstLine(cmd), pod.CreationTimestamp.Time))
 	}
 	fix := fmt.Sprintf("Fix what init container %s reports before it exits", c.Name)
 	if logText != "" {

@@ -203,7 +203,7 @@ func deniedFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, sf 
 	}
 	cause += fmt.Sprintf("; %d restart(s))%s", c.Status.RestartCount, origin)
 	if configured != "" {
-		sf.Evidence = append(sf.Evidence, c.SpecLoc.At(analyze.SpecCommandField(c.Spec)).Evidence("command: "+configured, pod.CreationTimestamp.Time))
+		sf.Evidence = append(sf.Evidence, c.SpecLoc().At(analyze.SpecCommandField(c.Spec)).Evidence("command: "+configured, pod.CreationTimestamp.Time))
 	}
 	subjects, group := v.PodAndWorkload(p)
 	return analyze.Finding{

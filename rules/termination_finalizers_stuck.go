@@ -256,7 +256,7 @@ func containerStops(p *analyze.Pod) (running, stopped int, evidence []analyze.Ev
 		}
 		if c.Status.State.Running != nil {
 			running++
-			evidence = append(evidence, c.StatusLoc.At("state", "running").Evidence(
+			evidence = append(evidence, c.StatusLoc().At("state", "running").Evidence(
 				"container "+c.Name+" running since "+phrase.Stamp(c.Status.State.Running.StartedAt.Time), c.Status.State.Running.StartedAt.Time))
 			continue
 		}

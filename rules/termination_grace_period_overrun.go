@@ -236,7 +236,7 @@ func graceFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *c
 	if r.runtime != nil {
 		evidence = append(evidence, r.runtime.EvidenceAround("Kill container"))
 	}
-	evidence = append(evidence, c.StatusLoc.At("state", "terminated").Evidence(
+	evidence = append(evidence, c.StatusLoc().At("state", "terminated").Evidence(
 		fmt.Sprintf("container %s terminated: exit code %d (%s), finished %s", c.Name, t.ExitCode, t.Reason, phrase.Stamp(t.FinishedAt.Time)), t.FinishedAt.Time))
 	if g := pod.Spec.TerminationGracePeriodSeconds; g != nil {
 		evidence = append(evidence, p.Loc.At("spec", "terminationGracePeriodSeconds").Evidence(

@@ -148,7 +148,7 @@ func missingVolumeObject(v *analyze.View, mount analyze.MountFailure, ref volume
 	if stuck {
 		for _, c := range analyze.Containers(p) {
 			if c.Status != nil && c.Status.State.Waiting != nil && c.Status.State.Waiting.Reason == "ContainerCreating" {
-				evidence = append(evidence, c.StatusLoc.At("state", "waiting").Evidence("container "+c.Name+" waiting: ContainerCreating", pod.CreationTimestamp.Time))
+				evidence = append(evidence, c.StatusLoc().At("state", "waiting").Evidence("container "+c.Name+" waiting: ContainerCreating", pod.CreationTimestamp.Time))
 				break
 			}
 		}

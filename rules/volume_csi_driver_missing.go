@@ -100,7 +100,7 @@ func csiDriverFinding(v *analyze.View, cp analyze.CreatingPod, e *analyze.Event,
 	}
 	for _, c := range analyze.Containers(p) {
 		if c.Status != nil && c.Status.State.Waiting != nil && c.Status.State.Waiting.Reason == "ContainerCreating" {
-			evidence = append(evidence, c.StatusLoc.At("state", "waiting").Evidence("container "+c.Name+" waiting: ContainerCreating", pod.CreationTimestamp.Time))
+			evidence = append(evidence, c.StatusLoc().At("state", "waiting").Evidence("container "+c.Name+" waiting: ContainerCreating", pod.CreationTimestamp.Time))
 			break
 		}
 	}

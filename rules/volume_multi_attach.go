@@ -117,7 +117,7 @@ func multiAttachFinding(v *analyze.View, p *analyze.Pod, e *analyze.Event, pvNam
 	}
 	for _, c := range analyze.Containers(p) {
 		if c.Status != nil && c.Status.State.Waiting != nil && c.Status.State.Waiting.Reason == "ContainerCreating" {
-			evidence = append(evidence, c.StatusLoc.At("state", "waiting").Evidence("container "+c.Name+" waiting: ContainerCreating", pod.CreationTimestamp.Time))
+			evidence = append(evidence, c.StatusLoc().At("state", "waiting").Evidence("container "+c.Name+" waiting: ContainerCreating", pod.CreationTimestamp.Time))
 			break
 		}
 	}
