@@ -115,7 +115,27 @@ func (in *interner) requirements(r *corev1.ResourceRequirements) {
 
 func (in *interner) meta(m *metav1.ObjectMeta) {
 	m.Labels = in.labelMap(m.Labels)
+	m.Annotations = in.annotations(m.Annotations)
 	m.Namespace = in.str(m.Namespace)
+}
+
+// annotationsMax is the most text (keys and values) an annotations map may hold to be
+// shared: a controller's bookkeeping (a ReplicaSet's desired and max replicas and
+// revision, a Deployment's revision) repeats across a cluster's workloads, but a
+// last-applied configuration is a whole object, unique and long.
+const annotationsMax = 512
+
+// annotations returns the shared map equal to m when it is short. The decoder shares
+// equal maps too (sharedDecode), but only until its table is full, which on a big
+// cluster is long before the ReplicaSets are read: their annotations were a map each.
+func (in *interner) annotations(m map[string]string) map[string]string {
+	n := 0
+	for k, v := range m {
+		if n += len(k) + len(v); n > annotationsMax {
+			return m
+		}
+	}
+	return in.labelMap(m)
 }
 
 func (in *interner) selector(s *metav1.LabelSelector) {

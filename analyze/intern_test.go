@@ -2,10 +2,12 @@ package analyze
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Equal maps become one map, whatever their order of insertion; maps that differ in a
@@ -148,5 +150,36 @@ func TestInternerKeepsPodListsInTheirOwnRoom(t *testing.T) {
 		if l.cap != l.len {
 			t.Errorf("%s: %d kept in room for %d", l.name, l.len, l.cap)
 		}
+	}
+}
+
+// A workload's bookkeeping annotations are shared like its labels; annotations that
+// hold a long text (a last-applied configuration) are left as decoded.
+func TestInternerSharesShortAnnotations(t *testing.T) {
+	var in interner
+	rs := func(desired string) *metav1.ObjectMeta {
+		return &metav1.ObjectMeta{Annotations: map[string]string{
+			"deployment.kubernetes.io/desired-replicas": desired,
+			"deployment.kubernetes.io/max-replicas":     "3",
+			"deployment.kubernetes.io/revision":         "1",
+		}}
+	}
+	a, b, c := rs("2"), rs("2"), rs("1")
+	for _, m := range []*metav1.ObjectMeta{a, b, c} {
+		in.meta(m)
+	}
+	if reflect.ValueOf(a.Annotations).Pointer() != reflect.ValueOf(b.Annotations).Pointer() {
+		t.Error("equal annotations are not shared")
+	}
+	if reflect.ValueOf(a.Annotations).Pointer() == reflect.ValueOf(c.Annotations).Pointer() || c.Annotations["deployment.kubernetes.io/desired-replicas"] != "1" {
+		t.Errorf("different annotations are shared: %v", c.Annotations)
+	}
+	long := strings.Repeat("x", annotationsMax)
+	d := &metav1.ObjectMeta{Annotations: map[string]string{"kubectl.kubernetes.io/last-applied-configuration": long}}
+	e := &metav1.ObjectMeta{Annotations: map[string]string{"kubectl.kubernetes.io/last-applied-configuration": long}}
+	in.meta(d)
+	in.meta(e)
+	if reflect.ValueOf(d.Annotations).Pointer() == reflect.ValueOf(e.Annotations).Pointer() {
+		t.Error("long annotations are shared: the interner's table would hold every one")
 	}
 }
