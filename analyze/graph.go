@@ -196,6 +196,7 @@ func LoadWith(ctx context.Context, bundles []*bundle.Bundle, log logrus.FieldLog
 	for _, b := range ld.bundles {
 		ld.loadObjects(b)
 	}
+	ld.shareTemplates()
 	ld.share = nil // what it kept is in the graph; its texts can go
 	// Every list is read: the events' keys (one per event) go before the journals come.
 	ld.seenEvents = nil
