@@ -19,3 +19,10 @@ func TestAnAdmissionRefusalNamesThePod(t *testing.T) {
 		}
 	}
 }
+
+// GKE's IAM authorizer adds the permissions that would allow a request RBAC refused; the
+// cause names them.
+func TestAForbiddenClusterScopeNamesGKEPermissions(t *testing.T) {
+	line := `Error: INSTALLATION FAILED: clusterroles.rbac.authorization.k8s.io is forbidden: User "ops@example.com" cannot create resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope: requires one of ["container.clusterRoles.create"] permission(s).`
+	wantOneRoot(t, catalogRoots(t, map[string]string{"helm.txt": line + "\n"}), "request-forbidden-cluster-scope", `no IAM role grants "container.clusterRoles.create"`)
+}
