@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 // Wrapper values: what the layers around a message print about whose chain broke.
@@ -73,7 +75,78 @@ func WrapperValues(text string) map[string]string {
 
 // wrapperPlaceholders are the names of WrapperValues: placeholders a template may use
 // inside [[ ]] whatever its patterns capture.
-var wrapperPlaceholders = map[string]bool{WrapperPod: true, WrapperWorkload: true, WrapperVolume: true, WrapperPlugin: true, WrapperFrame: true, EvidenceImage: true, EvidenceKernel: true}
+var wrapperPlaceholders = map[string]bool{WrapperPod: true, WrapperWorkload: true, WrapperVolume: true, WrapperPlugin: true, WrapperFrame: true, EvidenceImage: true, EvidenceKernel: true, EvidenceMemoryLimit: true}
+
+// EvidenceMemoryLimit names, in a template's optional part, the memory limit of the
+// line's pod's container, else the one memory limit the evidence shows (a pod's, or a
+// pasted manifest's "limits:" block): the kernel's OOM kill does not print the limit the
+// container was held to.
+const EvidenceMemoryLimit = "evidenceMemoryLimit"
+
+// reLimitsKey opens a resources' limits block in a pasted manifest; reMemoryValue is its
+// memory entry.
+var (
+	reLimitsKey   = regexp.MustCompile(`^\s*limits:\s*$`)
+	reMemoryValue = regexp.MustCompile(`^\s*memory:\s*["']?([0-9]+(?:\.[0-9]+)?(?:[KMGTPE]i?|[kmgtpe])?)["']?\s*$`)
+)
+
+// lineMemoryLimit is the memory limit a line's finding may name: its pod's container's,
+// else the one the evidence shows.
+func lineMemoryLimit(g *Graph, l *Line) string {
+	if l.Pod != nil {
+		limits := map[string]bool{}
+		for _, c := range l.Pod.Obj.Spec.Containers {
+			if q, ok := c.Resources.Limits[corev1.ResourceMemory]; ok && (l.Container() == "" || c.Name == l.Container()) {
+				limits[q.String()] = true
+			}
+		}
+		if len(limits) == 1 {
+			for v := range limits {
+				return v
+			}
+		}
+		return ""
+	}
+	return g.loneMemoryLimit()
+}
+
+// loneMemoryLimit is the one memory limit the evidence shows, computed once: the pods'
+// containers' when there are pods, else the memory entries of pasted limits blocks; ""
+// when there are none or several.
+func (g *Graph) loneMemoryLimit() string {
+	g.loneMemoryOnce.Do(func() {
+		seen := map[string]bool{}
+		for _, p := range g.pods {
+			for _, c := range p.Obj.Spec.Containers {
+				if q, ok := c.Resources.Limits[corev1.ResourceMemory]; ok {
+					seen[q.String()] = true
+				}
+			}
+		}
+		if len(seen) == 0 {
+			for _, f := range g.fragments {
+				for i, l := range f.lines {
+					if !reLimitsKey.MatchString(l) {
+						continue
+					}
+					// The block's entries follow, indented below the key.
+					for j := i + 1; j < len(f.lines) && j <= i+3; j++ {
+						if m := reMemoryValue.FindStringSubmatch(f.lines[j]); m != nil {
+							seen[m[1]] = true
+							break
+						}
+					}
+				}
+			}
+		}
+		if len(seen) == 1 {
+			for v := range seen {
+				g.loneMemory = v
+			}
+		}
+	})
+	return g.loneMemory
+}
 
 // EvidenceKernel names, in a template's optional part, the kernel release of the line's
 // node, else the one kernel release the evidence names (loneKernel): a kernel that

@@ -138,6 +138,9 @@ type Graph struct {
 	// loneKernelOnce computes loneKernelRel, the one kernel release the evidence names.
 	loneKernelOnce sync.Once
 	loneKernelRel  string
+	// loneMemoryOnce computes loneMemory, the one memory limit the evidence shows.
+	loneMemoryOnce sync.Once
+	loneMemory     string
 }
 
 // BundleInfo describes one loaded bundle.

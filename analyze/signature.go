@@ -67,9 +67,10 @@ type Signature struct {
 	// alts is, per pattern without such a literal, literals one of which every match
 	// contains (requiredAlternatives), or nil.
 	alts [][]literal
-	// usesEvidenceImage: the cause names {evidenceImage}; usesEvidenceKernel, {evidenceKernel}.
-	usesEvidenceImage, usesEvidenceKernel bool
-	where                                 map[TextKind]bool
+	// usesEvidenceImage: the cause names {evidenceImage}; usesEvidenceKernel,
+	// {evidenceKernel}; usesEvidenceMemoryLimit, {evidenceMemoryLimit}.
+	usesEvidenceImage, usesEvidenceKernel, usesEvidenceMemoryLimit bool
+	where                                                          map[TextKind]bool
 }
 
 // Limits on what a signature file may ask of the matcher; Go's regexp is linear in the
@@ -192,6 +193,7 @@ func (s *Signature) compile() *FieldError {
 	}
 	s.usesEvidenceImage = strings.Contains(s.Cause, "{"+EvidenceImage+"}")
 	s.usesEvidenceKernel = strings.Contains(s.Cause, "{"+EvidenceKernel+"}")
+	s.usesEvidenceMemoryLimit = strings.Contains(s.Cause, "{"+EvidenceMemoryLimit+"}")
 	templates := map[string]string{"cause": s.Cause, "fix": s.Fix}
 	for i, c := range s.Confirm {
 		templates["confirm["+itoa(i)+"]"] = c
@@ -751,6 +753,12 @@ func (s *Signature) run(v *View) []Finding {
 			if k := lineKernel(v.g, l); k != "" {
 				caps = maps.Clone(caps)
 				caps[EvidenceKernel] = k
+			}
+		}
+		if s.usesEvidenceMemoryLimit {
+			if m := lineMemoryLimit(v.g, l); m != "" {
+				caps = maps.Clone(caps)
+				caps[EvidenceMemoryLimit] = m
 			}
 		}
 		if strings.Contains(l.Text, "panic: ") {
