@@ -97,3 +97,12 @@ func TestExecFormatNamesTheOneImageTheTicketNames(t *testing.T) {
 		}
 	}
 }
+
+// A module missing from the image (CPython's "ModuleNotFoundError: No module named
+// %R") names the one image the evidence shows: the fix is that image's build or tag.
+func TestAMissingPythonModuleNamesTheImage(t *testing.T) {
+	ticket := "Since the upgrade the hub runs quay.io/example/hub:2.0.0 and crashes at start:\n\n" +
+		"Traceback (most recent call last):\n  File \"/srv/hub/config.py\", line 3, in <module>\n    import kubernetes\n" +
+		"ModuleNotFoundError: No module named 'kubernetes'\n"
+	wantOneRoot(t, catalogRoots(t, map[string]string{"issue.txt": ticket}), "runtime-python-import-error", "image quay.io/example/hub:2.0.0")
+}
