@@ -75,7 +75,62 @@ func WrapperValues(text string) map[string]string {
 
 // wrapperPlaceholders are the names of WrapperValues: placeholders a template may use
 // inside [[ ]] whatever its patterns capture.
-var wrapperPlaceholders = map[string]bool{WrapperPod: true, WrapperWorkload: true, WrapperVolume: true, WrapperPlugin: true, WrapperFrame: true, EvidenceImage: true, EvidenceKernel: true, EvidenceMemoryLimit: true}
+var wrapperPlaceholders = map[string]bool{WrapperPod: true, WrapperWorkload: true, WrapperVolume: true, WrapperPlugin: true, WrapperFrame: true, EvidenceImage: true, EvidenceKernel: true, EvidenceMemoryLimit: true, EvidenceArch: true}
+
+// EvidenceArch names, in a template's optional part, the CPU architecture of the line's
+// node, else the one architecture the evidence names: runc's "exec format error" says
+// the binary is for another platform, not which platform the node is.
+const EvidenceArch = "evidenceArch"
+
+// reArchWord is a CPU architecture as GOARCH, uname -m or a ticket names it.
+var reArchWord = regexp.MustCompile(`(?i)\b(arm64|aarch64|amd64|x86_64|x86-64|armv[5-8]l?|armhf|arm|ppc64le|s390x|riscv64)\b`)
+
+// lineArch is the architecture a line's finding may name: its node's, else the one the
+// evidence names.
+func lineArch(g *Graph, l *Line) string {
+	if name := l.Node(); name != "" {
+		for _, n := range g.nodes {
+			if n.Obj.Name == name {
+				if a := n.Obj.Status.NodeInfo.Architecture; a != "" {
+					return a
+				}
+				if a := n.Obj.Labels[corev1.LabelArchStable]; a != "" {
+					return a
+				}
+			}
+		}
+	}
+	return g.loneArch()
+}
+
+// loneArch is the one CPU architecture the evidence names, computed once: the nodes'
+// when they report one, else the words of pasted text (in lower case); "" when there are
+// none or several.
+func (g *Graph) loneArch() string {
+	g.loneArchOnce.Do(func() {
+		seen := map[string]bool{}
+		for _, n := range g.nodes {
+			if a := n.Obj.Status.NodeInfo.Architecture; a != "" {
+				seen[a] = true
+			}
+		}
+		if len(seen) == 0 {
+			for _, f := range g.fragments {
+				for _, l := range f.lines {
+					for _, m := range reArchWord.FindAllStringSubmatch(l, -1) {
+						seen[strings.ToLower(m[1])] = true
+					}
+				}
+			}
+		}
+		if len(seen) == 1 {
+			for a := range seen {
+				g.loneArchName = a
+			}
+		}
+	})
+	return g.loneArchName
+}
 
 // EvidenceMemoryLimit names, in a template's optional part, the memory limit of the
 // line's pod's container, else the one memory limit the evidence shows (a pod's, or a

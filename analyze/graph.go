@@ -141,6 +141,9 @@ type Graph struct {
 	// loneMemoryOnce computes loneMemory, the one memory limit the evidence shows.
 	loneMemoryOnce sync.Once
 	loneMemory     string
+	// loneArchOnce computes loneArchName, the one CPU architecture the evidence names.
+	loneArchOnce sync.Once
+	loneArchName string
 }
 
 // BundleInfo describes one loaded bundle.

@@ -68,9 +68,10 @@ type Signature struct {
 	// contains (requiredAlternatives), or nil.
 	alts [][]literal
 	// usesEvidenceImage: the cause names {evidenceImage}; usesEvidenceKernel,
-	// {evidenceKernel}; usesEvidenceMemoryLimit, {evidenceMemoryLimit}.
-	usesEvidenceImage, usesEvidenceKernel, usesEvidenceMemoryLimit bool
-	where                                                          map[TextKind]bool
+	// {evidenceKernel}; usesEvidenceMemoryLimit, {evidenceMemoryLimit}; usesEvidenceArch,
+	// {evidenceArch}.
+	usesEvidenceImage, usesEvidenceKernel, usesEvidenceMemoryLimit, usesEvidenceArch bool
+	where                                                                            map[TextKind]bool
 }
 
 // Limits on what a signature file may ask of the matcher; Go's regexp is linear in the
@@ -194,6 +195,7 @@ func (s *Signature) compile() *FieldError {
 	s.usesEvidenceImage = strings.Contains(s.Cause, "{"+EvidenceImage+"}")
 	s.usesEvidenceKernel = strings.Contains(s.Cause, "{"+EvidenceKernel+"}")
 	s.usesEvidenceMemoryLimit = strings.Contains(s.Cause, "{"+EvidenceMemoryLimit+"}")
+	s.usesEvidenceArch = strings.Contains(s.Cause, "{"+EvidenceArch+"}")
 	templates := map[string]string{"cause": s.Cause, "fix": s.Fix}
 	for i, c := range s.Confirm {
 		templates["confirm["+itoa(i)+"]"] = c
@@ -759,6 +761,12 @@ func (s *Signature) run(v *View) []Finding {
 			if m := lineMemoryLimit(v.g, l); m != "" {
 				caps = maps.Clone(caps)
 				caps[EvidenceMemoryLimit] = m
+			}
+		}
+		if s.usesEvidenceArch {
+			if a := lineArch(v.g, l); a != "" {
+				caps = maps.Clone(caps)
+				caps[EvidenceArch] = a
 			}
 		}
 		if strings.Contains(l.Text, "panic: ") {

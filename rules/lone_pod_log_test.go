@@ -106,3 +106,16 @@ func TestAMissingPythonModuleNamesTheImage(t *testing.T) {
 		"ModuleNotFoundError: No module named 'kubernetes'\n"
 	wantOneRoot(t, catalogRoots(t, map[string]string{"issue.txt": ticket}), "runtime-python-import-error", "image quay.io/example/hub:2.0.0")
 }
+
+// runc's exec format error says the binary is for another platform; the cause names the
+// node's architecture when the evidence names one, and none when it names two.
+func TestExecFormatNamesTheArchitectureTheTicketNames(t *testing.T) {
+	one := "The pod crash-loops on our new arm64 nodes:\n\nexec /app/server: exec format error\n"
+	wantOneRoot(t, catalogRoots(t, map[string]string{"issue.txt": one}), "start-exec-format-error", "CPU architecture (arm64)")
+	two := "The image is amd64 only and our nodes are arm64:\n\nexec /app/server: exec format error\n"
+	for _, f := range catalogRoots(t, map[string]string{"issue.txt": two}) {
+		if strings.Contains(f.Cause, "(arm64)") || strings.Contains(f.Cause, "(amd64)") {
+			t.Errorf("two architectures, one named: %s", f.Cause)
+		}
+	}
+}
