@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -107,29 +108,27 @@ func lineArch(g *Graph, l *Line) string {
 // when they report one, else the words of pasted text (in lower case); "" when there are
 // none or several.
 func (g *Graph) loneArch() string {
-	g.loneArchOnce.Do(func() {
-		seen := map[string]bool{}
+	return g.loneOf(&g.loneArchOnce, &g.loneArchName, func(add func(string)) {
 		for _, n := range g.nodes {
-			if a := n.Obj.Status.NodeInfo.Architecture; a != "" {
-				seen[a] = true
-			}
+			add(n.Obj.Status.NodeInfo.Architecture)
 		}
-		if len(seen) == 0 {
-			for _, f := range g.fragments {
-				for _, l := range f.lines {
-					for _, m := range reArchWord.FindAllStringSubmatch(l, -1) {
-						seen[strings.ToLower(m[1])] = true
-					}
-				}
-			}
-		}
-		if len(seen) == 1 {
-			for a := range seen {
-				g.loneArchName = a
-			}
+	}, func(line string, add func(string)) {
+		for _, m := range reArchWord.FindAllStringSubmatch(line, -1) {
+			add(strings.ToLower(m[1]))
 		}
 	})
-	return g.loneArchName
+}
+
+// evidenceValue is a value a cause may name that its message does not print: the
+// line's pod's or node's, else the one the evidence shows.
+type evidenceValue struct {
+	name string
+	of   func(*Graph, *Line) string
+}
+
+// evidenceValues are the placeholders of the values a cause may take from the evidence.
+var evidenceValues = []evidenceValue{
+	{EvidenceImage, lineImage}, {EvidenceKernel, lineKernel}, {EvidenceMemoryLimit, lineMemoryLimit}, {EvidenceArch, lineArch},
 }
 
 // EvidenceMemoryLimit names, in a template's optional part, the memory limit of the
@@ -169,38 +168,36 @@ func lineMemoryLimit(g *Graph, l *Line) string {
 // containers' when there are pods, else the memory entries of pasted limits blocks; ""
 // when there are none or several.
 func (g *Graph) loneMemoryLimit() string {
-	g.loneMemoryOnce.Do(func() {
-		seen := map[string]bool{}
+	return g.loneOf(&g.loneMemoryOnce, &g.loneMemory, func(add func(string)) {
 		for _, p := range g.pods {
 			for _, c := range p.Obj.Spec.Containers {
 				if q, ok := c.Resources.Limits[corev1.ResourceMemory]; ok {
-					seen[q.String()] = true
+					add(q.String())
 				}
 			}
 		}
-		if len(seen) == 0 {
-			for _, f := range g.fragments {
-				for i, l := range f.lines {
-					if !reLimitsKey.MatchString(l) {
-						continue
-					}
-					// The block's entries follow, indented below the key.
-					for j := i + 1; j < len(f.lines) && j <= i+3; j++ {
-						if m := reMemoryValue.FindStringSubmatch(f.lines[j]); m != nil {
-							seen[m[1]] = true
-							break
-						}
-					}
-				}
+	}, g.limitsBlockMemory())
+}
+
+// limitsBlockMemory reads the memory entry of a pasted manifest's limits block: the
+// entries follow the key, indented below it, within a few lines. It keeps, across the
+// lines of the text it is given in order, whether a limits key was just seen.
+func (g *Graph) limitsBlockMemory() func(line string, add func(string)) {
+	since := -1
+	return func(line string, add func(string)) {
+		switch {
+		case reLimitsKey.MatchString(line):
+			since = 0
+		case since >= 0 && since < 3:
+			since++
+			if m := reMemoryValue.FindStringSubmatch(line); m != nil {
+				add(m[1])
+				since = -1
 			}
+		default:
+			since = -1
 		}
-		if len(seen) == 1 {
-			for v := range seen {
-				g.loneMemory = v
-			}
-		}
-	})
-	return g.loneMemory
+	}
 }
 
 // EvidenceKernel names, in a template's optional part, the kernel release of the line's
@@ -232,29 +229,15 @@ func lineKernel(g *Graph, l *Line) string {
 // when they report one, else the releases in pasted text; "" when there are none or
 // several.
 func (g *Graph) loneKernel() string {
-	g.loneKernelOnce.Do(func() {
-		seen := map[string]bool{}
+	return g.loneOf(&g.loneKernelOnce, &g.loneKernelRel, func(add func(string)) {
 		for _, n := range g.nodes {
-			if k := n.Obj.Status.NodeInfo.KernelVersion; k != "" {
-				seen[k] = true
-			}
+			add(n.Obj.Status.NodeInfo.KernelVersion)
 		}
-		if len(seen) == 0 {
-			for _, f := range g.fragments {
-				for _, l := range f.lines {
-					for _, m := range reKernelRelease.FindAllStringSubmatch(l, -1) {
-						seen[m[1]+m[2]] = true
-					}
-				}
-			}
-		}
-		if len(seen) == 1 {
-			for k := range seen {
-				g.loneKernelRel = k
-			}
+	}, func(line string, add func(string)) {
+		for _, m := range reKernelRelease.FindAllStringSubmatch(line, -1) {
+			add(m[1] + m[2])
 		}
 	})
-	return g.loneKernelRel
 }
 
 // EvidenceImage names, in a template's optional part, the image of the line's pod's
@@ -290,31 +273,45 @@ func lineImage(g *Graph, l *Line) string {
 // containers' images when there are pods, else the references in pasted text; "" when
 // there are none or more than one.
 func (g *Graph) loneImage() string {
-	g.loneImageOnce.Do(func() {
-		seen := map[string]bool{}
+	return g.loneOf(&g.loneImageOnce, &g.loneImageRef, func(add func(string)) {
 		for _, p := range g.pods {
 			for _, c := range append(slices.Clone(p.Obj.Spec.InitContainers), p.Obj.Spec.Containers...) {
-				if c.Image != "" {
-					seen[c.Image] = true
-				}
+				add(c.Image)
 			}
 		}
+	}, func(line string, add func(string)) {
+		for _, m := range reImageRef.FindAllStringSubmatch(line, -1) {
+			add(strings.TrimRight(m[1], ".,;:"))
+		}
+	})
+}
+
+// loneOf is the one value the evidence shows, computed once into out: the values the
+// objects give (objects calls add for each) when they give any, else those read from
+// the pasted text's lines; "" when there are none or several.
+func (g *Graph) loneOf(once *sync.Once, out *string, objects func(add func(string)), text func(line string, add func(string))) string {
+	once.Do(func() {
+		seen := map[string]bool{}
+		add := func(v string) {
+			if v != "" {
+				seen[v] = true
+			}
+		}
+		objects(add)
 		if len(seen) == 0 {
 			for _, f := range g.fragments {
 				for _, l := range f.lines {
-					for _, m := range reImageRef.FindAllStringSubmatch(l, -1) {
-						seen[strings.TrimRight(m[1], ".,;:")] = true
-					}
+					text(l, add)
 				}
 			}
 		}
 		if len(seen) == 1 {
-			for img := range seen {
-				g.loneImageRef = img
+			for v := range seen {
+				*out = v
 			}
 		}
 	})
-	return g.loneImageRef
+	return *out
 }
 
 // PrintedImage is the image a message names, as it names it most fully: a reference

@@ -67,11 +67,9 @@ type Signature struct {
 	// alts is, per pattern without such a literal, literals one of which every match
 	// contains (requiredAlternatives), or nil.
 	alts [][]literal
-	// usesEvidenceImage: the cause names {evidenceImage}; usesEvidenceKernel,
-	// {evidenceKernel}; usesEvidenceMemoryLimit, {evidenceMemoryLimit}; usesEvidenceArch,
-	// {evidenceArch}.
-	usesEvidenceImage, usesEvidenceKernel, usesEvidenceMemoryLimit, usesEvidenceArch bool
-	where                                                                            map[TextKind]bool
+	// evidence are the evidence values its cause names ({evidenceImage}, ...).
+	evidence []evidenceValue
+	where    map[TextKind]bool
 }
 
 // Limits on what a signature file may ask of the matcher; Go's regexp is linear in the
@@ -192,10 +190,12 @@ func (s *Signature) compile() *FieldError {
 		s.cost += insts
 		s.unless = append(s.unless, re)
 	}
-	s.usesEvidenceImage = strings.Contains(s.Cause, "{"+EvidenceImage+"}")
-	s.usesEvidenceKernel = strings.Contains(s.Cause, "{"+EvidenceKernel+"}")
-	s.usesEvidenceMemoryLimit = strings.Contains(s.Cause, "{"+EvidenceMemoryLimit+"}")
-	s.usesEvidenceArch = strings.Contains(s.Cause, "{"+EvidenceArch+"}")
+	s.evidence = nil
+	for _, e := range evidenceValues {
+		if strings.Contains(s.Cause, "{"+e.name+"}") {
+			s.evidence = append(s.evidence, e)
+		}
+	}
 	templates := map[string]string{"cause": s.Cause, "fix": s.Fix}
 	for i, c := range s.Confirm {
 		templates["confirm["+itoa(i)+"]"] = c
@@ -745,28 +745,10 @@ func (s *Signature) run(v *View) []Finding {
 			// A pasted message cut at the line's end: its joined paragraph gives the rest.
 			continue
 		}
-		if s.usesEvidenceImage {
-			if img := lineImage(v.g, l); img != "" {
+		for _, e := range s.evidence {
+			if val := e.of(v.g, l); val != "" {
 				caps = maps.Clone(caps)
-				caps[EvidenceImage] = img
-			}
-		}
-		if s.usesEvidenceKernel {
-			if k := lineKernel(v.g, l); k != "" {
-				caps = maps.Clone(caps)
-				caps[EvidenceKernel] = k
-			}
-		}
-		if s.usesEvidenceMemoryLimit {
-			if m := lineMemoryLimit(v.g, l); m != "" {
-				caps = maps.Clone(caps)
-				caps[EvidenceMemoryLimit] = m
-			}
-		}
-		if s.usesEvidenceArch {
-			if a := lineArch(v.g, l); a != "" {
-				caps = maps.Clone(caps)
-				caps[EvidenceArch] = a
+				caps[e.name] = val
 			}
 		}
 		if strings.Contains(l.Text, "panic: ") {
