@@ -148,18 +148,12 @@ var (
 // else the one the evidence shows.
 func lineMemoryLimit(g *Graph, l *Line) string {
 	if l.Pod != nil {
-		limits := map[string]bool{}
-		for _, c := range l.Pod.Obj.Spec.Containers {
-			if q, ok := c.Resources.Limits[corev1.ResourceMemory]; ok && (l.Container() == "" || c.Name == l.Container()) {
-				limits[q.String()] = true
+		return l.containerValue(func(c *corev1.Container) string {
+			if q, ok := c.Resources.Limits[corev1.ResourceMemory]; ok {
+				return q.String()
 			}
-		}
-		if len(limits) == 1 {
-			for v := range limits {
-				return v
-			}
-		}
-		return ""
+			return ""
+		})
 	}
 	return g.loneMemoryLimit()
 }
@@ -253,20 +247,29 @@ var reImageRef = regexp.MustCompile(`(?:^|[\s"'\x60(=])((?:[a-z0-9][a-z0-9.-]*(?
 // one image the evidence names.
 func lineImage(g *Graph, l *Line) string {
 	if l.Pod != nil {
-		images := map[string]bool{}
-		for _, c := range l.Pod.Obj.Spec.Containers {
-			if c.Image != "" && (l.Container() == "" || c.Name == l.Container()) {
-				images[c.Image] = true
-			}
-		}
-		if len(images) == 1 {
-			for img := range images {
-				return img
-			}
-		}
-		return ""
+		return l.containerValue(func(c *corev1.Container) string { return c.Image })
 	}
 	return g.loneImage()
+}
+
+// containerValue is the one value of the line's pod's containers (its own container's,
+// when the line names it), "" when they have none or several.
+func (l *Line) containerValue(of func(*corev1.Container) string) string {
+	seen := ""
+	for i := range l.Pod.Obj.Spec.Containers {
+		c := &l.Pod.Obj.Spec.Containers[i]
+		if l.Container() != "" && c.Name != l.Container() {
+			continue
+		}
+		switch v := of(c); {
+		case v == "" || v == seen:
+		case seen != "":
+			return ""
+		default:
+			seen = v
+		}
+	}
+	return seen
 }
 
 // loneImage is the one image reference the evidence names, computed once: every pod's
