@@ -1,0 +1,26 @@
+package rules
+
+import (
+	"testing"
+
+	"podflow.dev/podflow/analyze"
+)
+
+// A pasted container log whose line has no level but is a failure its component prints
+// (CoreDNS's forward plugin at start: plugin/forward/setup.go "no nameservers found",
+// logged as "plugin/forward: %s") is trouble the catalog reads; an application's own
+// lines without a level, however many, are not.
+func TestALogLineTheCatalogReadsIsTrouble(t *testing.T) {
+	rs := catalogRoots(t, map[string]string{"coredns.log": "plugin/forward: no nameservers found\n"})
+	if len(rs) != 1 || rs[0].Stage != analyze.StageService {
+		for _, f := range rs {
+			t.Logf("root %s %s: %s", f.Stage, f.Rule, f.Cause)
+		}
+		t.Fatal("want one root at the service stage")
+	}
+	app := "10.0.0.7 - - [06/Dec/2026:04:00:01 +0000] \"GET /healthz HTTP/1.1\" 200 2 \"-\" \"kube-probe/1.30\"\n" +
+		"listening on :8080, forwarding to the backend pool\n"
+	if rs := catalogRoots(t, map[string]string{"app.log": app}); len(rs) != 0 {
+		t.Errorf("an application's plain lines made %d roots: %s", len(rs), rs[0].Cause)
+	}
+}
