@@ -153,13 +153,13 @@ func TestKeptEventsLeaveNoHoles(t *testing.T) {
 		t.Fatal(err)
 	}
 	var before, after runtime.MemStats
-	runtime.GC()
+	settle()
 	runtime.ReadMemStats(&before)
 	g, err := analyze.LoadWith(context.Background(), []*bundle.Bundle{b}, nil, analyze.LoadOptions{TroubleOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	runtime.GC()
+	settle()
 	runtime.ReadMemStats(&after)
 	holes := int64(after.HeapInuse-after.HeapAlloc) - int64(before.HeapInuse-before.HeapAlloc)
 	kept := int64(namespaces * perNamespace)
