@@ -629,9 +629,7 @@ func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []strin
 	// explains it as well as a finding does.
 	read := map[*Line]bool{}
 	for _, l := range lines {
-		// A container log's line without a level is trouble only when the catalog reads
-		// it as a failure its component prints ("plugin/forward: no nameservers found").
-		if (troubled(l) || l.Kind == TextLog) && readChain(l.Text, componentHint(l)).known() {
+		if troubled(l) && readChain(l.Text, componentHint(l)).known() {
 			read[l] = true
 		}
 	}
@@ -639,7 +637,7 @@ func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []strin
 	for _, l := range lines {
 		b, p := l.source()
 		k := b + "\x00" + p
-		if cited[k] || !troubled(l) && !read[l] {
+		if cited[k] || !troubled(l) {
 			continue
 		}
 		known := read[l]
