@@ -74,9 +74,15 @@ func WrapperValues(text string) map[string]string {
 	return out
 }
 
-// wrapperPlaceholders are the names of WrapperValues: placeholders a template may use
-// inside [[ ]] whatever its patterns capture.
-var wrapperPlaceholders = map[string]bool{WrapperPod: true, WrapperWorkload: true, WrapperVolume: true, WrapperPlugin: true, WrapperFrame: true, EvidenceImage: true, EvidenceKernel: true, EvidenceMemoryLimit: true, EvidenceArch: true}
+// wrapperPlaceholders are the names of WrapperValues and of evidenceValues:
+// placeholders a template may use inside [[ ]] whatever its patterns capture.
+var wrapperPlaceholders = func() map[string]bool {
+	m := map[string]bool{WrapperPod: true, WrapperWorkload: true, WrapperVolume: true, WrapperPlugin: true, WrapperFrame: true}
+	for _, e := range evidenceValues {
+		m[e.name] = true
+	}
+	return m
+}()
 
 // EvidenceArch names, in a template's optional part, the CPU architecture of the line's
 // node, else the one architecture the evidence names: runc's "exec format error" says
@@ -89,19 +95,30 @@ var reArchWord = regexp.MustCompile(`(?i)\b(arm64|aarch64|amd64|x86_64|x86-64|ar
 // lineArch is the architecture a line's finding may name: its node's, else the one the
 // evidence names.
 func lineArch(g *Graph, l *Line) string {
-	if name := l.Node(); name != "" {
-		for _, n := range g.nodes {
-			if n.Obj.Name == name {
-				if a := n.Obj.Status.NodeInfo.Architecture; a != "" {
-					return a
-				}
-				if a := n.Obj.Labels[corev1.LabelArchStable]; a != "" {
-					return a
-				}
-			}
+	if n := g.lineNode(l); n != nil {
+		if a := n.Obj.Status.NodeInfo.Architecture; a != "" {
+			return a
+		}
+		if a := n.Obj.Labels[corev1.LabelArchStable]; a != "" {
+			return a
 		}
 	}
 	return g.loneArch()
+}
+
+// lineNode is the Node object of the node a line is about, nil when the line names no
+// node or the evidence holds no object of that name.
+func (g *Graph) lineNode(l *Line) *Node {
+	name := l.Node()
+	if name == "" {
+		return nil
+	}
+	for _, n := range g.nodes {
+		if n.Obj.Name == name {
+			return n
+		}
+	}
+	return nil
 }
 
 // loneArch is the one CPU architecture the evidence names, computed once: the nodes'
@@ -209,12 +226,8 @@ var reKernelRelease = regexp.MustCompile(`(?:^|[\s"'\x60(=])([2-7]\.\d{1,2}\.\d{
 // lineKernel is the kernel release a line's finding may name: its node's, else the one
 // the evidence names.
 func lineKernel(g *Graph, l *Line) string {
-	if name := l.Node(); name != "" {
-		for _, n := range g.nodes {
-			if n.Obj.Name == name && n.Obj.Status.NodeInfo.KernelVersion != "" {
-				return n.Obj.Status.NodeInfo.KernelVersion
-			}
-		}
+	if n := g.lineNode(l); n != nil && n.Obj.Status.NodeInfo.KernelVersion != "" {
+		return n.Obj.Status.NodeInfo.KernelVersion
 	}
 	return g.loneKernel()
 }
