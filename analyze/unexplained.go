@@ -224,8 +224,15 @@ func unexplained(g *Graph, fs []*Finding, roots map[string]*Finding) []*Finding 
 		loose = append(loose, journal...)
 	}
 	explained := slices.ContainsFunc(fs, func(f *Finding) bool { return f.Rule != UnexplainedRule && !f.History })
-	out = append(out, unexplainedFragments(loose, citedFiles, excerpts, explained)...)
-	return out
+	fragments := unexplainedFragments(loose, citedFiles, excerpts, explained, false)
+	if !explained && len(out) == 0 && len(fragments) == 0 {
+		// Nothing else shows trouble: a pasted log line without a level still is, when
+		// the catalog reads it as a failure its component prints (CoreDNS's
+		// "plugin/forward: no nameservers found"). Only then, so that the plain lines of
+		// a healthy component beside a finding never become roots of their own.
+		fragments = unexplainedFragments(loose, citedFiles, excerpts, explained, true)
+	}
+	return append(out, fragments...)
 }
 
 func unexplainedPod(g *Graph, p *Pod, lines []*Line) *Finding {
@@ -621,7 +628,9 @@ var (
 
 // unexplainedFragments covers each unattributed fragment file with error lines that
 // no finding cites: "the container whose log this is", "the node this journal came from".
-func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []string, explained bool) []*Finding {
+// With levelless, a container log's line without a level is trouble too when the
+// catalog reads it.
+func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []string, explained, levelless bool) []*Finding {
 	byFile := map[string][]*Line{}
 	var files []string
 	troubled := func(l *Line) bool { return l.Warning || l.Kind == TextJournal || l.Kind == TextText }
@@ -629,7 +638,7 @@ func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []strin
 	// explains it as well as a finding does.
 	read := map[*Line]bool{}
 	for _, l := range lines {
-		if troubled(l) && readChain(l.Text, componentHint(l)).known() {
+		if (troubled(l) || levelless && l.Kind == TextLog) && readChain(l.Text, componentHint(l)).known() {
 			read[l] = true
 		}
 	}
@@ -637,7 +646,7 @@ func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []strin
 	for _, l := range lines {
 		b, p := l.source()
 		k := b + "\x00" + p
-		if cited[k] || !troubled(l) {
+		if cited[k] || !troubled(l) && !read[l] {
 			continue
 		}
 		known := read[l]
