@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"podflow.dev/podflow/bundle"
+	"podflow.dev/podflow/internal/cmdline"
 )
 
 // Node evidence a paste can carry: crictl tables and inspect output, and container logs
@@ -194,17 +195,25 @@ type logCommand struct {
 // parseLogsCommand reads `kubectl logs [-n NS] POD [-c C] [-p]` (also `oc logs`,
 // pod/NAME, NAME CONTAINER); false when cmd is no logs command.
 func parseLogsCommand(cmd string) (logCommand, bool) {
-	cmd, _, _ = strings.Cut(cmd, "|")
+	cmd, _, _ = strings.Cut(cmdline.Normalize(cmd), "|")
 	f := strings.Fields(cmd)
 	if len(f) > 0 && f[0] == "sudo" {
 		f = f[1:]
 	}
-	if len(f) < 3 || f[1] != "logs" {
+	// The subcommand follows the global flags: kubectl -n kube-system logs POD.
+	sub := 1
+	for sub < len(f) && strings.HasPrefix(f[sub], "-") {
+		if globalValued[f[sub]] {
+			sub++
+		}
+		sub++
+	}
+	if sub+1 >= len(f) || f[sub] != "logs" {
 		return logCommand{}, false
 	}
 	lc := logCommand{namespace: commandNamespace(cmd)}
 	var args []string
-	for i := 2; i < len(f); i++ {
+	for i := sub + 1; i < len(f); i++ {
 		a := f[i]
 		switch {
 		case a == "-p" || a == "--previous" || a == "--previous=true":
@@ -237,6 +246,11 @@ func parseLogsCommand(cmd string) (logCommand, bool) {
 	}
 	return lc, true
 }
+
+// globalValued are the global flags of kubectl that take their value as the next
+// argument, as a command line may give them before the subcommand.
+var globalValued = map[string]bool{"-n": true, "--namespace": true, "--context": true, "--kubeconfig": true,
+	"--cluster": true, "--user": true, "-s": true, "--server": true, "--as": true, "--token": true}
 
 // pastedLog is the output of one `kubectl logs` waiting for its container's name.
 type pastedLog struct {

@@ -3,6 +3,8 @@ package importer
 import (
 	"regexp"
 	"strings"
+
+	"podflow.dev/podflow/internal/cmdline"
 )
 
 // textLine is one line of a pasted file after paste damage was undone, with the line it
@@ -21,12 +23,12 @@ type chunk struct {
 
 // rePrompt matches a shell prompt that introduces a command whose output follows:
 // "$ kubectl ...", "user@host:~$ kubectl ...", "[root@host ~]# systemctl status kubelet",
-// "# crictl ps -a", "PS C:\> kubectl ...", "λ kubectl ..." (cmder), "❯ kubectl ...";
+// "# crictl ps -a", "$ k3s kubectl get pods" (a distribution's kubectl), "PS C:\> kubectl ...", "λ kubectl ..." (cmder), "❯ kubectl ...";
 // a powerline theme's prompt, whose segments (path, git branch) end in a separator glyph
 // of the fonts' private use area (U+E0B0–U+E0BF: "  ~/src  kubectl ..."), or, as a
 // copy without those glyphs keeps it, the working directory alone ("~/src  kubectl
 // ..."); and the clients whose output is read as theirs: "$ curl -v http://...".
-var rePrompt = regexp.MustCompile(`^\s*(?:\[[^\]]*\][$#]|\S*[$#%>λ❯]|PS [^>]*>|.*[\x{E0B0}-\x{E0BF}]|~\S*)\s+((?:sudo\s+)?(?:kubectl|oc|k|crictl|journalctl|docker|systemctl|dmesg|tail|cat|grep|less|podman|nerdctl|ctr|curl|wget|telnet|nc|nslookup|dig|helm)\b.*)$`)
+var rePrompt = regexp.MustCompile(`^\s*(?:\[[^\]]*\][$#]|\S*[$#%>λ❯]|PS [^>]*>|.*[\x{E0B0}-\x{E0BF}]|~\S*)\s+((?:sudo\s+)?(?:(?:k3s|k0s|microk8s|minikube)\s+kubectl|microk8s\.kubectl|kubectl|oc|k|crictl|journalctl|docker|systemctl|dmesg|tail|cat|grep|less|podman|nerdctl|ctr|curl|wget|telnet|nc|nslookup|dig|helm)\b.*)$`)
 
 // rePromptAlone is a shell prompt with nothing typed after it ("[root@host dir]# ",
 // "user@host:~$"): the output above it has ended.
@@ -34,7 +36,7 @@ var rePromptAlone = regexp.MustCompile(`^\s*(?:\[[^\]\s]+@[^\]]*\][$#]|[\w.-]+@[
 
 // reBareCommand is a command line pasted without its prompt: "kubectl get pods -n x",
 // "docker pull registry.example/app:v2".
-var reBareCommand = regexp.MustCompile(`^\s*((?:sudo\s+)?(?:(?:kubectl|oc|crictl|journalctl|systemctl|dmesg)\s+(?:get|describe|logs|events|ps|pods|inspect|inspectp|images|status|-[-a-zA-Z])|(?:docker|podman|nerdctl)\s+(?:pull|run|push|login)\s+\S).*)$`)
+var reBareCommand = regexp.MustCompile(`^\s*((?:sudo\s+)?(?:(?:(?:k3s|k0s|microk8s|minikube)\s+kubectl|microk8s\.kubectl|kubectl|oc|crictl|journalctl|systemctl|dmesg)\s+(?:get|describe|logs|events|ps|pods|inspect|inspectp|images|status|-[-a-zA-Z])|(?:docker|podman|nerdctl)\s+(?:pull|run|push|login)\s+\S).*)$`)
 
 // unbox removes the frame a terminal UI (k9s, tmux panes) draws around lines:
 // "│ text │". A frame with a left edge only is a CLI's error box (Terraform's, the Helm
@@ -104,7 +106,7 @@ func splitChunks(data []byte) []chunk {
 		}
 		if m := rePrompt.FindStringSubmatch(strings.TrimLeft(s, "> ")); m != nil {
 			flush()
-			cur.cmd = promptCommand(m[1])
+			cur.cmd = cmdline.Normalize(promptCommand(m[1]))
 			continue
 		}
 		if rePromptAlone.MatchString(strings.TrimLeft(s, "> ")) {
@@ -113,7 +115,7 @@ func splitChunks(data []byte) []chunk {
 		}
 		if m := reBareCommand.FindStringSubmatch(strings.TrimLeft(s, "> ")); m != nil {
 			flush()
-			cur.cmd = strings.TrimSpace(m[1])
+			cur.cmd = cmdline.Normalize(strings.TrimSpace(m[1]))
 			continue
 		}
 		prev := ""

@@ -1,12 +1,34 @@
 // Package cmdline reads the command lines tickets quote before the output they paste.
 package cmdline
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
+
+// reWrapped is kubectl run through a distribution's own command: k3s, k0s and
+// microk8s ship kubectl as a subcommand ("k3s kubectl get pods", "microk8s.kubectl"),
+// minikube passes the arguments after "--" to the kubectl it downloaded.
+var reWrapped = regexp.MustCompile(`^(\s*(?:sudo\s+)?)(?:\S*/)?(?:(?:k3s|k0s|microk8s)\s+kubectl|microk8s\.kubectl|minikube\s+kubectl(?:\s+--(?:\s|$))?)`)
+
+// Normalize returns a command line with a distribution's wrapper around kubectl
+// replaced by kubectl itself ("k3s kubectl -n x logs p" is "kubectl -n x logs p"), so
+// that its arguments read as kubectl's; any other command is returned as it is.
+func Normalize(cmd string) string {
+	if m := reWrapped.FindStringSubmatchIndex(cmd); m != nil {
+		rest := cmd[m[1]:]
+		if rest != "" && rest[0] != ' ' && rest[0] != '\t' {
+			rest = " " + rest
+		}
+		return cmd[m[2]:m[3]] + "kubectl" + rest
+	}
+	return cmd
+}
 
 // Program is the program a command line runs ("k" is kubectl's usual alias, "sudo" is
 // passed over), "" for none.
 func Program(cmd string) string {
-	f := strings.Fields(cmd)
+	f := strings.Fields(Normalize(cmd))
 	if len(f) > 0 && f[0] == "sudo" {
 		f = f[1:]
 	}
