@@ -358,11 +358,16 @@ func (g *Graph) fragmentTextLines(add func(lineIn)) {
 		}
 		about := f.aboutRef()
 		var pod *Pod
-		if kind == TextLog && about.Kind == "" {
+		switch {
+		case kind == TextLog && about.Kind == "":
 			// A container log nobody named, pasted next to the one pod of the
 			// evidence, whose container crashed or could not start: the log is
 			// that container's (what a reader of the ticket takes it for).
 			pod = crashed
+		case kind == TextLog && about.Kind == "Pod":
+			// `kubectl logs POD` of a pod whose containers the paste does not list:
+			// the log is one of that pod's containers'.
+			pod = g.FindPod(about.Namespace, about.Name)
 		}
 		for i, s := range f.lines {
 			l := lineIn{Kind: kind, Text: s, Fragment: true, Warning: looksLikeError(s), Object: about, Pod: pod}

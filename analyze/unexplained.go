@@ -29,6 +29,11 @@ type trouble struct {
 	weight int
 	// read is what the catalog makes of the line, when a component on the path prints it.
 	read chainRead
+	// crash marks a sign that a container exited and is restarted (CrashLoopBackOff, a
+	// restart count), logRead a line of the pod's own log the catalog reads as a
+	// failure its component prints: the reason of such a crash, whatever stage the
+	// component belongs to (CoreDNS exits on "plugin/forward: no nameservers found").
+	crash, logRead bool
 }
 
 // waitingStages maps a container's waiting reason to the stage it shows broken.
@@ -247,6 +252,10 @@ func unexplainedPod(g *Graph, p *Pod, lines []*Line) *Finding {
 	signs = slices.DeleteFunc(signs, func(s trouble) bool {
 		return g.isHistory(s.stage, []ObjectRef{p.Ref()}, []Evidence{s.ev})
 	})
+	if slices.ContainsFunc(signs, func(s trouble) bool { return s.logRead }) {
+		// The crash is what the log's failure did: its line is the sign to read.
+		signs = slices.DeleteFunc(signs, func(s trouble) bool { return s.crash })
+	}
 	if len(signs) == 0 {
 		return nil
 	}
@@ -343,6 +352,7 @@ func podTrouble(g *Graph, p *Pod, lines []*Line) []trouble {
 			}
 			st, ok := eventStages[l.Reason()]
 			read := readChain(l.Text, componentHint(l))
+			crash := false
 			switch {
 			case l.Reason() == "Failed" || l.Reason() == "BackOff":
 				st = textStage(l.Text, StageRuntime)
@@ -350,14 +360,14 @@ func podTrouble(g *Graph, p *Pod, lines []*Line) []trouble {
 					st = read.stage()
 				}
 				if strings.Contains(strings.ToLower(l.Text), "restarting failed container") {
-					st = StageRuntime
+					st, crash = StageRuntime, true
 				}
 			case !ok && read.known():
 				st = read.stage()
 			case !ok:
 				st = textStage(l.Reason()+" "+l.Text, StageRuntime)
 			}
-			out = append(out, trouble{stage: st, what: l.Reason() + ": " + oneLine(l.Text), ev: l.Evidence(), weight: 30, read: read})
+			out = append(out, trouble{stage: st, what: l.Reason() + ": " + oneLine(l.Text), ev: l.Evidence(), weight: 30, read: read, crash: crash})
 		case TextStatus:
 			if !l.Warning {
 				continue
@@ -376,10 +386,11 @@ func podTrouble(g *Graph, p *Pod, lines []*Line) []trouble {
 			case !ok:
 				st = textStage(l.Reason()+" "+l.Text, StageRuntime)
 			}
-			if l.Reason() == "CrashLoopBackOff" || l.Reason() == "Error" {
+			crash := l.Reason() == "CrashLoopBackOff" || l.Reason() == "Error"
+			if crash {
 				st = exitStage(pod, l.Container(), st)
 			}
-			out = append(out, trouble{stage: st, what: joinNonEmpty(l.Reason(), oneLine(l.Text)), ev: l.Evidence(), weight: 20, read: read})
+			out = append(out, trouble{stage: st, what: joinNonEmpty(l.Reason(), oneLine(l.Text)), ev: l.Evidence(), weight: 20, read: read, crash: crash && st == StageRuntime})
 		case TextJournal, TextText:
 			if !l.Warning && l.Kind == TextJournal {
 				continue
@@ -394,7 +405,9 @@ func podTrouble(g *Graph, p *Pod, lines []*Line) []trouble {
 			}
 			out = append(out, trouble{stage: st, what: oneLine(l.Text), ev: l.Evidence(), weight: 10, read: read})
 		case TextLog:
-			if l.Warning {
+			if read := readChain(l.Text, componentHint(l)); read.known() {
+				out = append(out, trouble{stage: read.stage(), what: "the container's log says " + oneLine(l.Text), ev: l.Evidence(), weight: 25, read: read, logRead: true})
+			} else if l.Warning {
 				out = append(out, trouble{stage: StageRuntime, what: "the container's log says " + oneLine(l.Text), ev: l.Evidence(), weight: 5})
 			}
 		}
@@ -420,7 +433,7 @@ func podTrouble(g *Graph, p *Pod, lines []*Line) []trouble {
 		}
 		if c.Status.RestartCount > 0 && c.Status.LastTerminationState.Terminated == nil && c.Status.State.Waiting == nil {
 			out = append(out, trouble{stage: StageRuntime, what: "container " + c.Name + " restarted " + itoa(int(c.Status.RestartCount)) + " times",
-				ev: c.StatusLoc().At("restartCount").Evidence("restartCount: "+itoa(int(c.Status.RestartCount)), time.Time{}), weight: 1})
+				ev: c.StatusLoc().At("restartCount").Evidence("restartCount: "+itoa(int(c.Status.RestartCount)), time.Time{}), weight: 1, crash: true})
 		}
 	}
 	if pod.DeletionTimestamp != nil && !g.collectedAt.IsZero() && g.collectedAt.Sub(pod.DeletionTimestamp.Time) > 10*time.Minute {
