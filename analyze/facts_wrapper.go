@@ -130,10 +130,30 @@ func (g *Graph) loneArch() string {
 			add(n.Obj.Status.NodeInfo.Architecture)
 		}
 	}, func(line string, add func(string)) {
-		for _, m := range reArchWord.FindAllStringSubmatch(line, -1) {
-			add(strings.ToLower(m[1]))
+		for _, m := range reArchWord.FindAllStringSubmatchIndex(line, -1) {
+			if m[2] > 0 && strings.ContainsRune("-_.", rune(line[m[2]-1])) || inName(line, m[3]) {
+				// Part of a name ("kuard-amd64:blue", "node-arm64-1"): an image or a host
+				// named for an architecture says nothing of the node's.
+				continue
+			}
+			add(strings.ToLower(line[m[2]:m[3]]))
 		}
 	})
+}
+
+// inName reports whether a word that ends at i goes on as part of a longer name: a dash
+// or underscore, or a colon that opens a tag ("amd64:blue"), not one that ends a clause.
+func inName(line string, i int) bool {
+	if i >= len(line) {
+		return false
+	}
+	switch line[i] {
+	case '-', '_':
+		return true
+	case ':':
+		return i+1 < len(line) && line[i+1] != ' ' && line[i+1] != '\t'
+	}
+	return false
 }
 
 // evidenceValue is a value a cause may name that its message does not print: the
@@ -165,12 +185,15 @@ var (
 // else the one the evidence shows.
 func lineMemoryLimit(g *Graph, l *Line) string {
 	if l.Pod != nil {
-		return l.containerValue(func(c *corev1.Container) string {
+		v := l.containerValue(func(c *corev1.Container) string {
 			if q, ok := c.Resources.Limits[corev1.ResourceMemory]; ok {
 				return q.String()
 			}
 			return ""
 		})
+		if v != "" || SpecKnown(l.Pod) {
+			return v
+		}
 	}
 	return g.loneMemoryLimit()
 }
@@ -260,7 +283,11 @@ var reImageRef = regexp.MustCompile(`(?:^|[\s"'\x60(=])((?:[a-z0-9][a-z0-9.-]*(?
 // one image the evidence names.
 func lineImage(g *Graph, l *Line) string {
 	if l.Pod != nil {
-		return l.containerValue(func(c *corev1.Container) string { return c.Image })
+		if v := l.containerValue(func(c *corev1.Container) string { return c.Image }); v != "" || SpecKnown(l.Pod) {
+			return v
+		}
+		// A pod known only from rows or events, without its spec: the evidence may still
+		// name its one image (a `kubectl run --image` line, an event's Pulled message).
 	}
 	return g.loneImage()
 }
