@@ -331,6 +331,7 @@ func described(g *Graph, fs []*Finding, rules []*Rule) (*Finding, map[string]boo
 	var best *describedDoc
 	bestScore := 0.0
 	byStage := map[Stage]float64{}
+	bestOfStage := map[Stage]*describedDoc{}
 	for i := range x.docs {
 		d := &x.docs[i]
 		if !x.namesIn(d.rule, q) || !qualifiedIn(d.rule, q) {
@@ -347,7 +348,9 @@ func described(g *Graph, fs []*Finding, rules []*Rule) (*Finding, map[string]boo
 				s += x.idf(w)
 			}
 		}
-		byStage[d.rule.Stage] = max(byStage[d.rule.Stage], s)
+		if s > byStage[d.rule.Stage] || bestOfStage[d.rule.Stage] == nil {
+			byStage[d.rule.Stage], bestOfStage[d.rule.Stage] = s, d
+		}
 		if s > bestScore || s == bestScore && best != nil && d.rule.ID < best.rule.ID {
 			best, bestScore = d, s
 		}
@@ -359,12 +362,16 @@ func described(g *Graph, fs []*Finding, rules []*Rule) (*Finding, map[string]boo
 		// A component's own line places the trouble elsewhere than the prose.
 		return nil, nil
 	}
+	var rival *describedDoc
 	for st, s := range byStage {
-		if st != best.rule.Stage && bestScore < describedStageLead*s {
-			// Another stage's failure shares almost as much: the prose does not say
-			// which link broke.
-			return nil, nil
+		if st != best.rule.Stage && bestScore < describedStageLead*s && (rival == nil || s > byStage[rival.rule.Stage]) {
+			rival = bestOfStage[st]
 		}
+	}
+	if rival != nil && len(fs) > 0 {
+		// Another stage's failure shares almost as much: the prose does not say
+		// which link broke, and the floor already shows what is unexplained.
+		return nil, nil
 	}
 	// The sentences that share the most of the rule's words are the evidence.
 	type scored struct {
@@ -405,6 +412,16 @@ func described(g *Graph, fs []*Finding, rules []*Rule) (*Finding, map[string]boo
 		ev = append(ev, s.l.Evidence())
 		quoted = append(quoted, quoteText(oneLine(s.l.Text)))
 	}
+	if rival != nil {
+		// Nothing else in the evidence shows trouble, and the prose reads almost as well
+		// as two failures of different stages: say so, rather than nothing, and name
+		// both, the closer one first.
+		return &Finding{Rule: UnexplainedRule, Stage: best.rule.Stage, Severity: SeverityError, Title: "trouble no rule explains",
+			Subjects: ss[0].l.Subjects(), Evidence: ev, Remediation: wouldExplain[best.rule.Stage],
+			Cause: fmt.Sprintf("the ticket's text describes trouble that reads most like %q (%s stage), or %q (%s stage); no component output in the evidence shows which: %s",
+				describedTitle(best.rule, rules), best.rule.Stage, describedTitle(rival.rule, rules), rival.rule.Stage, strings.Join(quoted, " ")),
+		}, files
+	}
 	r := best.rule
 	id, title, fix := r.ID, r.Title, docSection(r.Doc, "Fix")
 	if sig := r.signature; sig != nil {
@@ -430,6 +447,17 @@ func described(g *Graph, fs []*Finding, rules []*Rule) (*Finding, map[string]boo
 		// words their reporters chose.
 		FleetKey: "described",
 	}, files
+}
+
+// describedTitle is the title a reading names a rule by: a companion signature's Go
+// rule's, else its own.
+func describedTitle(r *Rule, rules []*Rule) string {
+	if sig := r.signature; sig != nil && sig.ForRule != "" {
+		if gr := ruleByID(rules, sig.ForRule); gr != nil {
+			return gr.Title
+		}
+	}
+	return r.Title
 }
 
 // describable are the rules a prose can describe: every rule and signature but the
