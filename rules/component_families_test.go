@@ -1,0 +1,66 @@
+package rules
+
+import "testing"
+
+// Families of messages the components on the pod path print, read in the shapes a
+// ticket brings them: klog lines with and without their header, lines cut at the start
+// ("proxier.go:1909] ..."), a node's journal where a structured line is read as its
+// message and err, kube-proxy's logrus lines of the IPVS netlink library, and messages
+// quoted in prose or in kubectl create's output. Each case is one evidence file whose one
+// root must be the family's signature, holding the value that decides the cause.
+type familyCase struct {
+	name, file, text, rule string
+	holds                  []string
+}
+
+func runFamilyCases(t *testing.T, cases []familyCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			wantOneRoot(t, catalogRoots(t, map[string]string{c.file: c.text + "\n"}), c.rule, c.holds...)
+		})
+	}
+}
+
+// kube-proxy in IPVS mode on a node without the IPVS kernel support. The IPVS netlink
+// library kube-proxy links (docker/libnetwork ipvs to 1.18, moby/ipvs since) runs
+// modprobe ip_vs itself and logs, in logrus format, why it failed; its own exec of
+// modprobe failing is kube-proxy's helper missing, not a container whose command is
+// missing. The proxier's syncs print the kernel's ENOENT without a file name
+// (pkg/proxy/ipvs/proxier.go, glog to 1.22, structured since).
+func TestKubeProxyIPVSKernelSupportFamily(t *testing.T) {
+	runFamilyCases(t, []familyCase{
+		{"modprobe not in the image", "kube-proxy.log",
+			`time="2017-10-12T17:28:13Z" level=warning msg="Running modprobe ip_vs failed with message: ` + "``" + `, error: exec: \"modprobe\": executable file not found in $PATH"`,
+			"service-kube-proxy-ipvs-modprobe-failed", []string{"ip_vs", "modprobe", "not in its image"}},
+		{"lib modules not mounted", "kube-proxy.log",
+			`time="2017-12-13T20:39:34Z" level=warning msg="Running modprobe ip_vs failed with message: ` + "`modprobe: ERROR: ../libkmod/libkmod.c:557 kmod_search_moddep() could not open moddep file '/lib/modules/4.13.0-19-lowlatency/modules.dep.bin'`" + `, error: exit status 1"`,
+			"service-kube-proxy-ipvs-modprobe-failed", []string{"/lib/modules/4.13.0-19-lowlatency/modules.dep.bin"}},
+		{"module not in the kernel's modules", "kube-proxy.log",
+			`time="2020-05-22T22:31:30Z" level=warning msg="Running modprobe ip_vs failed with message: ` + "`modprobe: FATAL: Module ip_vs not found in directory /lib/modules/5.4.0-1036-raspi`" + `, error: exit status 1"`,
+			"service-kube-proxy-ipvs-modprobe-failed", []string{"/lib/modules/5.4.0-1036-raspi"}},
+		{"no IPVS family", "kube-proxy.log",
+			`time="2018-03-01T21:18:44Z" level=error msg="Could not get ipvs family information from the kernel. It is possible that ipvs is not enabled in your kernel. Native loadbalancing will not work until this is fixed."`,
+			"service-kube-proxy-ipvs-unavailable", []string{"Could not get ipvs family information"}},
+		{"add IPVS service, cut at the start", "kube-proxy.log",
+			`proxier.go:1909] Failed to add IPVS service "kube-system/kube-dns:dns": no such file or directory`,
+			"service-kube-proxy-ipvs-unavailable", []string{"kube-system/kube-dns:dns", "no IPVS netlink family"}},
+		{"sync service with its klog header", "kube-proxy.log",
+			`E0611 10:05:40.011872       1 proxier.go:1195] Failed to sync service: 10.96.0.1:443/TCP, err: no such file or directory`,
+			"service-kube-proxy-ipvs-unavailable", []string{"10.96.0.1:443/TCP"}},
+		// A structured line is read as its message and err (the svcName field is not
+		// part of that reading), so the cause says what failed without the Service.
+		{"structured add", "kube-proxy.log",
+			`E1007 13:57:26.145840       1 proxier.go:2016] "Failed to add IPVS service" err="no such file or directory" svcName="kube-system/metrics-server"`,
+			"service-kube-proxy-ipvs-unavailable", []string{"Failed to add IPVS service", "no IPVS netlink family"}},
+		{"structured sync in a node journal", "journal.txt",
+			`Oct 07 13:57:26 n1 kube-proxy[812]: E1007 13:57:26.145807       1 proxier.go:1242] "Failed to sync service" err="no such file or directory" service="123.123.252.197:8989/TCP"`,
+			"service-kube-proxy-ipvs-unavailable", []string{"no such file or directory"}},
+		{"quoted in prose", "ticket.txt",
+			"Since the upgrade kube-proxy keeps logging `Failed to add IPVS service \"default/kubernetes:https\": no such file or directory` and no Service works.",
+			"service-kube-proxy-ipvs-unavailable", []string{"default/kubernetes:https"}},
+		{"kubeadm preflight", "kubeadm.txt",
+			`	[WARNING RequiredIPVSKernelModulesAvailable]: the IPVS proxier will not be used, because the following required kernel modules are not loaded: [ip_vs ip_vs_rr ip_vs_wrr ip_vs_sh] or no builtin kernel ipvs support: map[ip_vs:{} ip_vs_rr:{} ip_vs_wrr:{} ip_vs_sh:{} nf_conntrack_ipv4:{}]`,
+			"service-kube-proxy-ipvs-unavailable", []string{"[ip_vs ip_vs_rr ip_vs_wrr ip_vs_sh]"}},
+	})
+}
