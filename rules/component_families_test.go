@@ -64,3 +64,24 @@ func TestKubeProxyIPVSKernelSupportFamily(t *testing.T) {
 			"service-kube-proxy-ipvs-unavailable", []string{"[ip_vs ip_vs_rr ip_vs_wrr ip_vs_sh]"}},
 	})
 }
+
+// The ServiceAccount admission plugin of 1.0 to 1.21 refuses a pod whose ServiceAccount
+// has no token Secret (plugin/pkg/admission/serviceaccount/admission.go
+// mountServiceAccountToken): Forbidden with NS/NAME to 1.2, ServerTimeout with the
+// quoted name from 1.3.
+func TestServiceAccountTokenMissingFamily(t *testing.T) {
+	runFamilyCases(t, []familyCase{
+		{"kubectl create, Forbidden", "kubectl.txt",
+			`Error from server (Forbidden): error when creating "pod.yaml": pods "nginx" is forbidden: no API token found for service account default/default, retry after the token is automatically created and added to the service account`,
+			"admission-serviceaccount-token-missing", []string{"default/default", "service-account-private-key-file"}},
+		{"kubectl create, ServerTimeout", "kubectl.txt",
+			`Error from server (ServerTimeout): error when creating "pod-nginx.yaml": No API token found for service account "default", retry after the token is automatically created and added to the service account`,
+			"admission-serviceaccount-token-missing", []string{"ServiceAccount default "}},
+		{"controller manager journal", "journal.txt",
+			`Jan 26 13:17:03 fws0250 kube-controller-manager: E0126 13:17:03.300315    8514 replication_controller.go:324] unable to create pod replica: Pod "redis-master-" is forbidden: no API token found for service account default/default, retry after the token is automatically created and added to the service account`,
+			"admission-serviceaccount-token-missing", []string{"default/default"}},
+		{"FailedCreate event row", "events.txt",
+			`Warning   FailedCreate   replicationcontroller/kube-dns-v11   Error creating: pods "kube-dns-v11-" is forbidden: no API token found for service account kube-system/default, retry after the token is automatically created and added to the service account`,
+			"admission-serviceaccount-token-missing", []string{"kube-system/default"}},
+	})
+}
