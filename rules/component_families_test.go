@@ -85,3 +85,24 @@ func TestServiceAccountTokenMissingFamily(t *testing.T) {
 			"admission-serviceaccount-token-missing", []string{"kube-system/default"}},
 	})
 }
+
+// The kubelet exits at start when the client CA file of its authentication config
+// cannot be loaded (cmd/kubelet/app/server.go InitializeTLS to 1.35,
+// pkg/kubelet/kubelet.go since): read at the node stage naming the file, also when the
+// ticket's prose around it speaks of certificates.
+func TestKubeletClientCAFileFamily(t *testing.T) {
+	runFamilyCases(t, []familyCase{
+		{"syslog line of 1.8", "messages.txt",
+			`Oct 13 12:25:26 master kubelet: error: unable to load client CA file /etc/kubernetes/pki/ca.crt: open /etc/kubernetes/pki/ca.crt: no such file or directory`,
+			"node-kubelet-client-ca-missing", []string{"/etc/kubernetes/pki/ca.crt"}},
+		{"klog fatal cut at the start", "journal.txt",
+			`server.go:218] unable to load client CA file /etc/kubernetes/pki/ca.crt: open /etc/kubernetes/pki/ca.crt: no such file`,
+			"node-kubelet-client-ca-missing", []string{"/etc/kubernetes/pki/ca.crt"}},
+		{"structured command failed", "journal.txt",
+			`Dec 24 20:54:46 os2-capi-02 kubelet[79904]: E1224 20:54:46.845906   79904 run.go:74] "command failed" err="failed to construct kubelet dependencies: unable to load client CA file /etc/kubernetes/ssl/ca.crt: open /etc/kubernetes/ssl/ca.crt: no such file or directory"`,
+			"node-kubelet-client-ca-missing", []string{"/etc/kubernetes/ssl/ca.crt"}},
+		{"quoted in prose about certificates", "ticket.txt",
+			`After installing kubeadm the kubelet keeps restarting and journalctl says "unable to load client CA file /etc/kubernetes/pki/ca.crt: open /etc/kubernetes/pki/ca.crt: no such file or directory". The client certificate is not expired, I checked the certificates.`,
+			"node-kubelet-client-ca-missing", []string{"/etc/kubernetes/pki/ca.crt"}},
+	})
+}
