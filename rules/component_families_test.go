@@ -106,3 +106,30 @@ func TestKubeletClientCAFileFamily(t *testing.T) {
 			"node-kubelet-client-ca-missing", []string{"/etc/kubernetes/pki/ca.crt"}},
 	})
 }
+
+// The kubelet's hostPath type check (pkg/volume/hostpath/host_path.go checkTypeInternal,
+// pkg/volume/host_path before 1.16): each expected type in the 1.8 to 1.36 wording and
+// the 1.37 one, in an events table, a describe, and quoted in prose.
+func TestHostPathTypeCheckFamily(t *testing.T) {
+	runFamilyCases(t, []familyCase{
+		{"socket in an events table", "events.txt",
+			`58s         Warning   FailedMount               pod/runner-7c9f   MountVolume.SetUp failed for volume "docker-sock" : hostPath type check failed: /var/run/docker.sock is not a socket file`,
+			"volume-hostpath-type-mismatch", []string{"/var/run/docker.sock", "socket file", "docker-sock"}},
+		{"directory in a describe", "describe.txt",
+			"Events:\n  Type     Reason       Age                From     Message\n  ----     ------       ----               ----     -------\n" +
+				`  Warning  FailedMount  3m (x8 over 3m)    kubelet  MountVolume.SetUp failed for volume "cert-volume" : hostPath type check failed: /var/ability/certs is not a directory`,
+			"volume-hostpath-type-mismatch", []string{"/var/ability/certs", "directory"}},
+		{"file", "events.txt",
+			`18m         Warning   FailedMount               pod/health-check-deployment-57c65cf5db-gbqf4            MountVolume.SetUp failed for volume "docker-sock-volume" : hostPath type check failed: /var/run/docker.sock is not a file`,
+			"volume-hostpath-type-mismatch", []string{"/var/run/docker.sock", "be a file"}},
+		{"character device", "events.txt",
+			`2m          Warning   FailedMount   pod/vm-launcher-x   MountVolume.SetUp failed for volume "kvm" : hostPath type check failed: /dev/kvm is not a character device`,
+			"volume-hostpath-type-mismatch", []string{"/dev/kvm", "character device"}},
+		{"block device, 1.37 wording", "events.txt",
+			`2m          Warning   FailedMount   pod/raw-x   MountVolume.SetUp failed for volume "disk" : hostPath type check failed: /dev/sdb is not a block device, it's a directory`,
+			"volume-hostpath-type-mismatch", []string{"/dev/sdb", "block device", "it is a directory"}},
+		{"quoted in backticks in prose", "ticket.txt",
+			"The pod stays in ContainerCreating with `MountVolume.SetUp failed for volume \"containerd-sock\" : hostPath type check failed: /run/containerd/containerd.sock is not a socket file` on k3d.",
+			"volume-hostpath-type-mismatch", []string{"/run/containerd/containerd.sock", "socket file"}},
+	})
+}
