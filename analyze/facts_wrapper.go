@@ -43,12 +43,16 @@ var (
 	// pod an admission plugin refused by name; a controller's pod has only its
 	// generateName prefix ("web-5d8f9c7b6-"), which names no pod.
 	reWrapForbiddenPod = regexp.MustCompile(`\bpods "([a-z0-9](?:[-a-z0-9.]*[a-z0-9])?)" is forbidden: `)
+	// k8s.io/kubernetes pkg/kubelet/util/format Pod: "NAME_NAMESPACE(UID)", as the
+	// kubelet's errors quote the pod they are about (kuberuntime's verifyRunAsNonRoot:
+	// "container has runAsNonRoot and image will run as root (pod: %q, container: %s)").
+	reWrapKubeletPod = regexp.MustCompile(`\bpod:? \\?"([a-z0-9](?:[-a-z0-9.]*[a-z0-9])?)_[a-z0-9](?:[-a-z0-9]*[a-z0-9])?\([0-9a-f-]{36}\)\\?"`)
 )
 
 // WrapperValues reads, from one message, the values its wrappers print about whose
 // chain broke (WrapperPod, WrapperWorkload, WrapperVolume, WrapperPlugin); a value the
-// message does not hold is absent. The pod is the StatefulSet controller's, or the one
-// an admission refusal names.
+// message does not hold is absent. The pod is the StatefulSet controller's, the one
+// an admission refusal names, or the one a kubelet error quotes as NAME_NAMESPACE(UID).
 func WrapperValues(text string) map[string]string {
 	out := map[string]string{}
 	if strings.Contains(text, " in StatefulSet ") {
@@ -58,6 +62,11 @@ func WrapperValues(text string) map[string]string {
 	}
 	if strings.Contains(text, " is forbidden: ") && out[WrapperPod] == "" {
 		if m := reWrapForbiddenPod.FindStringSubmatch(text); m != nil {
+			out[WrapperPod] = m[1]
+		}
+	}
+	if out[WrapperPod] == "" && strings.Contains(text, "pod") && strings.Contains(text, ")") {
+		if m := reWrapKubeletPod.FindStringSubmatch(text); m != nil {
 			out[WrapperPod] = m[1]
 		}
 	}
