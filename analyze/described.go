@@ -396,7 +396,15 @@ func described(g *Graph, fs []*Finding, rules []*Rule) (*Finding, map[string]boo
 		}
 	}
 	sort.SliceStable(ss, func(i, j int) bool { return ss[i].s > ss[j].s })
-	ss = ss[:min(len(ss), 2)]
+	keep := 2
+	if len(ss) > 2 && !slices.ContainsFunc(ss[:2], func(x scored) bool { return statesValue(x.l.Text) }) {
+		// Neither telling sentence carries a value (a size, a port, a path, a quoted
+		// setting): the best one that does is quoted too, since the fix is about it.
+		if i := slices.IndexFunc(ss[2:], func(x scored) bool { return statesValue(x.l.Text) }); i >= 0 {
+			ss[2], keep = ss[2+i], 3
+		}
+	}
+	ss = ss[:min(len(ss), keep)]
 	sort.Slice(ss, func(i, j int) bool { return ss[i].i < ss[j].i })
 	if len(ss) == 0 {
 		return nil, nil
@@ -512,6 +520,14 @@ var (
 	reStatedPull   = regexp.MustCompile(`(?i)/v2/\S+/manifests/|\b(?:pull|download|fetch)\w*\b[^.\n]{0,40}\bimage|\bimage\b[^.\n]{0,40}\b(?:pull|download|fetch)`)
 	reStatedVolume = regexp.MustCompile(`(?i)\b(?:pvc?s?|persistent ?volume(?: ?claim)?s?|volumes?|ebs|disks?)\b`)
 )
+
+// reStatedValue is a value a sentence states: a quoted span, a quantity with its unit
+// ("2Gi", "512Mi", "30 seconds"), a port, a path, a flag or a key: the things a fix
+// changes.
+var reStatedValue = regexp.MustCompile("`[^`]+`|\\b\\d+(?:\\.\\d+)?\\s?(?:[KMGTP]i|[KMGTP]B|ms|s|sec|seconds?|minutes?|m|h)\\b|:\\d{2,5}\\b|\\bport \\d{2,5}\\b|(?:^|\\s)/[\\w.-]+/[\\w./-]*|(?:^|\\s)--[a-z][\\w-]+|\\b[\\w.-]+/[\\w.-]+:\\s")
+
+// statesValue reports whether a sentence states a value (reStatedValue).
+func statesValue(s string) bool { return reStatedValue.MatchString(s) }
 
 func statedFacts(prose []*Line) map[string]bool {
 	var b strings.Builder
