@@ -415,12 +415,17 @@ const WrapperFrame = "frame"
 // reGoroutineHeader is the traceback's header of a goroutine.
 var reGoroutineHeader = regexp.MustCompile(`^goroutine \d+ \[[^\]]+\]:$`)
 
+// reFrameFile is a traceback frame's file line: the file's base name and line.
+var reFrameFile = regexp.MustCompile(`^\s*\S*?([^/\s]+\.go:\d+)(?:\s|$)`)
+
 // panicFrame is the function of the first frame below a "panic: " line among the lines
 // that follow it in the same text (next), or "": the function as the traceback prints
-// it without its arguments and its import path's directories
-// ("container.(*criEngine).ctrToInfo"). Frames of the runtime's own panic machinery
+// it without its arguments and its import path's directories, with the file and line
+// its next line gives ("container.(*criEngine).ctrToInfo (container.go:180)"). Frames of the runtime's own panic machinery
 // ("panic(...)", "runtime.gopanic") are passed over.
 func panicFrame(next []string) string {
+	// The frame's own line names its source file and line below it:
+	// "\t/src/pkg/gateway/configmap.go:49 +0x18d".
 	for i, s := range next {
 		if i > 3 {
 			return ""
@@ -428,7 +433,8 @@ func panicFrame(next []string) string {
 		if !reGoroutineHeader.MatchString(strings.TrimSpace(s)) {
 			continue
 		}
-		for _, f := range next[i+1:] {
+		frames := next[i+1:]
+		for j, f := range frames {
 			f = strings.TrimSpace(f)
 			if strings.HasPrefix(f, "/") || strings.Contains(f, ".go:") {
 				continue // the frame's file:line
@@ -441,7 +447,13 @@ func panicFrame(next []string) string {
 			if fn == "panic" || strings.HasPrefix(fn, "runtime.") {
 				continue
 			}
-			return fn[strings.LastIndexByte(fn, '/')+1:]
+			fn = fn[strings.LastIndexByte(fn, '/')+1:]
+			if j+1 < len(frames) {
+				if m := reFrameFile.FindStringSubmatch(frames[j+1]); m != nil {
+					fn += " (" + m[1] + ")"
+				}
+			}
+			return fn
 		}
 		return ""
 	}

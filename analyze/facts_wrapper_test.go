@@ -102,17 +102,18 @@ func TestCatalogReadingNamesTheWrappedVolume(t *testing.T) {
 	}
 }
 
-// TestPanicFrame reads the function a Go panic happened in from the traceback below it,
-// past the runtime's own frames, and nothing from lines that are not a traceback.
+// TestPanicFrame reads the function a Go panic happened in, with its file and line, from
+// the traceback below it, past the runtime's own frames, and nothing from lines that are
+// not a traceback.
 func TestPanicFrame(t *testing.T) {
 	for _, c := range []struct {
 		next []string
 		want string
 	}{
 		{[]string{"[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x4a1b2c]", "", "goroutine 9 [running, locked to thread]:",
-			"example.com/acme/agent/pkg/store.(*cache).lookup(0xc000010000, {0x0, 0x0})", "\t/src/pkg/store/cache.go:88 +0x1d"}, "store.(*cache).lookup"},
+			"example.com/acme/agent/pkg/store.(*cache).lookup(0xc000010000, {0x0, 0x0})", "\t/src/pkg/store/cache.go:88 +0x1d"}, "store.(*cache).lookup (cache.go:88)"},
 		{[]string{"goroutine 1 [running]:", "panic({0x5d2e40, 0xc00001e0a0})", "\t/usr/local/go/src/runtime/panic.go:770 +0x132",
-			"main.loadConfig(...)", "\t/app/main.go:31"}, "main.loadConfig"},
+			"main.loadConfig(...)", "\t/app/main.go:31"}, "main.loadConfig (main.go:31)"},
 		{[]string{"goroutine 1 [running]:", "runtime.gopanic({0x5d2e40, 0xc00001e0a0})", "main.run()"}, "main.run"},
 		{[]string{"exiting", "goroutine 1 [running]:", "main.main()"}, "main.main"},
 		{[]string{"restarting in 5s", "connection refused", "retrying", "still failing", "goroutine 1 [running]:", "main.main()"}, ""},
