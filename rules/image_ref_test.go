@@ -15,3 +15,12 @@ func TestRateLimitedPullNamesTheImageReference(t *testing.T) {
 	crio := "Warning  Failed  1m  kubelet  Failed to pull image \"example/worker:latest\": rpc error: code = Unknown desc = reading manifest latest in docker.io/example/worker: toomanyrequests: You have reached your pull rate limit.\n"
 	wantOneRoot(t, catalogRoots(t, map[string]string{"events.txt": crio}), "image-pull-rate-limited", "docker.io/example/worker:latest")
 }
+
+// The runtime's "permission denied" on the container's command does not say which
+// image holds that file; the cause names the one image the evidence shows.
+func TestNotExecutableNamesTheImage(t *testing.T) {
+	ticket := "We switched the deployment to `registry.example.com/tools/resolver:v3.1.0` and it no longer starts:\n\n" +
+		"  Warning  Failed     12s (x3 over 40s)  kubelet  Error: failed to create containerd task: OCI runtime create failed: " +
+		"container_linux.go:380: starting container process caused: exec: \"/resolver\": permission denied: unknown\n"
+	wantOneRoot(t, catalogRoots(t, map[string]string{"ticket.txt": ticket}), "start-permission-denied", "registry.example.com/tools/resolver:v3.1.0")
+}
