@@ -513,13 +513,20 @@ func paragraphs(lines []string) [][2]int {
 		case start < 0:
 			start = i
 		case !strings.HasPrefix(s, " ") && !strings.HasPrefix(s, "\t") && !strings.HasSuffix(strings.TrimRight(lines[i-1], " \t"), ":") &&
-			!softWrapped(lines[i-1]):
+			!softWrapped(lines[i-1]) && !closesValue(s):
 			flush(i)
 			start = i
 		}
 	}
 	flush(len(lines))
 	return out
+}
+
+// closesValue reports whether a line starts by closing a bracket: the end of a value a
+// message printed over several lines (a Go struct printed with %#v and re-indented,
+// "}: field is immutable"), so it continues the paragraph above.
+func closesValue(line string) bool {
+	return line != "" && strings.ContainsRune("}])", rune(line[0]))
 }
 
 // softWrapped reports whether a line ends with the space an editor or a chat client
