@@ -32,6 +32,14 @@ const DescribedNote = "as the ticket's text describes it (no component output in
 // below it the prose shares only common words with every rule.
 const describedMinScore = 12.0
 
+// describedWeakScore is the least score of a reading said as a guess: when nothing else
+// in the evidence shows trouble, prose that shares this much with one failure is closer
+// to it than to "no finding".
+const describedWeakScore = 6.0
+
+// reProseTrouble is how a reporter says something is wrong.
+var reProseTrouble = regexp.MustCompile(`(?i)\b(?:fail\w*|errors?|not|cannot|can't|won't|doesn't|don't|isn't|aren't|never|stuck|crash\w*|broken|unable|refus\w*|timed out|denied|no longer)\b`)
+
 // describedStageLead is how far the best rule's score must lead the best of every other
 // stage: on real prose-only tickets, readings that led by a tenth named the stage their
 // threads confirmed, and most that did not were wrong.
@@ -355,7 +363,14 @@ func described(g *Graph, fs []*Finding, rules []*Rule) (*Finding, map[string]boo
 			best, bestScore = d, s
 		}
 	}
-	if best == nil || bestScore < describedMinScore {
+	if best == nil || bestScore < describedWeakScore || bestScore < describedMinScore && len(fs) > 0 {
+		return nil, nil
+	}
+	// weak: the prose shares too little with any failure to name it, but nothing else in
+	// the evidence shows trouble: the closest reading is said as a guess, not a finding.
+	weak := bestScore < describedMinScore
+	if weak && !slices.ContainsFunc(prose, func(l *Line) bool { return reProseTrouble.MatchString(l.Text) }) {
+		// Nothing in the text says anything is wrong (a healthy program's own lines).
 		return nil, nil
 	}
 	if len(catalogStages) > 0 && !catalogStages[best.rule.Stage] {
@@ -419,6 +434,13 @@ func described(g *Graph, fs []*Finding, rules []*Rule) (*Finding, map[string]boo
 	for _, s := range ss {
 		ev = append(ev, s.l.Evidence())
 		quoted = append(quoted, quoteText(oneLine(s.l.Text)))
+	}
+	if weak {
+		return &Finding{Rule: UnexplainedRule, Stage: best.rule.Stage, Severity: SeverityError, Title: "trouble no rule explains",
+			Subjects: ss[0].l.Subjects(), Evidence: ev, Remediation: wouldExplain[best.rule.Stage],
+			Cause: fmt.Sprintf("the ticket's text describes trouble that no component output in the evidence shows; of the failures podflow knows it is closest to %q (%s stage), though it shares too little with it to say so: %s",
+				describedTitle(best.rule, rules), best.rule.Stage, strings.Join(quoted, " ")),
+		}, files
 	}
 	if rival != nil {
 		// Nothing else in the evidence shows trouble, and the prose reads almost as well
