@@ -435,22 +435,22 @@ func described(g *Graph, fs []*Finding, rules []*Rule) (*Finding, map[string]boo
 		ev = append(ev, s.l.Evidence())
 		quoted = append(quoted, quoteText(oneLine(s.l.Text)))
 	}
-	if weak {
+	// A reading said as a guess, or as one of two, is trouble no rule explains.
+	guess := func(cause string) (*Finding, map[string]bool) {
 		return &Finding{Rule: UnexplainedRule, Stage: best.rule.Stage, Severity: SeverityError, Title: "trouble no rule explains",
 			Subjects: ss[0].l.Subjects(), Evidence: ev, Remediation: wouldExplain[best.rule.Stage],
-			Cause: fmt.Sprintf("the ticket's text describes trouble that no component output in the evidence shows; of the failures podflow knows it is closest to %q (%s stage), though it shares too little with it to say so: %s",
-				describedTitle(best.rule, rules), best.rule.Stage, strings.Join(quoted, " ")),
-		}, files
+			Cause: cause + ": " + strings.Join(quoted, " ")}, files
+	}
+	if weak {
+		return guess(fmt.Sprintf("the ticket's text describes trouble that no component output in the evidence shows; of the failures podflow knows it is closest to %q (%s stage), though it shares too little with it to say so",
+			describedTitle(best.rule, rules), best.rule.Stage))
 	}
 	if rival != nil {
 		// Nothing else in the evidence shows trouble, and the prose reads almost as well
 		// as two failures of different stages: say so, rather than nothing, and name
 		// both, the closer one first.
-		return &Finding{Rule: UnexplainedRule, Stage: best.rule.Stage, Severity: SeverityError, Title: "trouble no rule explains",
-			Subjects: ss[0].l.Subjects(), Evidence: ev, Remediation: wouldExplain[best.rule.Stage],
-			Cause: fmt.Sprintf("the ticket's text describes trouble that reads most like %q (%s stage), or %q (%s stage); no component output in the evidence shows which: %s",
-				describedTitle(best.rule, rules), best.rule.Stage, describedTitle(rival.rule, rules), rival.rule.Stage, strings.Join(quoted, " ")),
-		}, files
+		return guess(fmt.Sprintf("the ticket's text describes trouble that reads most like %q (%s stage), or %q (%s stage); no component output in the evidence shows which",
+			describedTitle(best.rule, rules), best.rule.Stage, describedTitle(rival.rule, rules), rival.rule.Stage))
 	}
 	r := best.rule
 	id, title, fix := r.ID, r.Title, docSection(r.Doc, "Fix")
