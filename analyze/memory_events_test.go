@@ -50,16 +50,11 @@ func loadHealthy(t *testing.T, events bool, troubleOnly bool) (*analyze.Graph, i
 			pods[i] = healthyPod(ns, i)
 			evs = append(evs, routineEvents(ns, i)...)
 		}
-		for path, items := range map[string][]any{bundle.NamespacedResourcePath(bundle.KindPods, ns): pods, bundle.NamespacedResourcePath(bundle.KindEvents, ns): evs} {
-			if path != bundle.NamespacedResourcePath(bundle.KindPods, ns) && !events {
-				continue
-			}
-			data, err := json.Marshal(list(items...))
-			if err != nil {
-				t.Fatal(err)
-			}
-			raw[path] = data
+		files := map[string][]any{bundle.NamespacedResourcePath(bundle.KindPods, ns): pods}
+		if events {
+			files[bundle.NamespacedResourcePath(bundle.KindEvents, ns)] = evs
 		}
+		addLists(t, raw, files)
 	}
 	b, err := bundle.New("mem", raw)
 	if err != nil {
@@ -140,13 +135,7 @@ func TestKeptEventsLeaveNoHoles(t *testing.T) {
 			gone["metadata"].(obj)["uid"] = fmt.Sprintf("ev-gone-%s-%05d", ns, i)
 			evs = append(evs, gone)
 		}
-		for path, items := range map[string][]any{bundle.NamespacedResourcePath(bundle.KindPods, ns): pods, bundle.NamespacedResourcePath(bundle.KindEvents, ns): evs} {
-			data, err := json.Marshal(list(items...))
-			if err != nil {
-				t.Fatal(err)
-			}
-			raw[path] = data
-		}
+		addLists(t, raw, map[string][]any{bundle.NamespacedResourcePath(bundle.KindPods, ns): pods, bundle.NamespacedResourcePath(bundle.KindEvents, ns): evs})
 	}
 	b, err := bundle.New("mem", raw)
 	if err != nil {
@@ -169,4 +158,17 @@ func TestKeptEventsLeaveNoHoles(t *testing.T) {
 	}
 	runtime.KeepAlive(g)
 	runtime.KeepAlive(b)
+}
+
+// addLists writes each file's items into raw as one compact JSON list, as the memory
+// tests' bundles hold them.
+func addLists(t *testing.T, raw map[string][]byte, files map[string][]any) {
+	t.Helper()
+	for path, items := range files {
+		data, err := json.Marshal(list(items...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw[path] = data
+	}
 }
