@@ -193,18 +193,12 @@ var (
 // lineMemoryLimit is the memory limit a line's finding may name: its pod's container's,
 // else the one the evidence shows.
 func lineMemoryLimit(g *Graph, l *Line) string {
-	if l.Pod != nil {
-		v := l.containerValue(func(c *corev1.Container) string {
-			if q, ok := c.Resources.Limits[corev1.ResourceMemory]; ok {
-				return q.String()
-			}
-			return ""
-		})
-		if v != "" || SpecKnown(l.Pod) {
-			return v
+	return l.podValueOr(func(c *corev1.Container) string {
+		if q, ok := c.Resources.Limits[corev1.ResourceMemory]; ok {
+			return q.String()
 		}
-	}
-	return g.loneMemoryLimit()
+		return ""
+	}, g.loneMemoryLimit)
 }
 
 // loneMemoryLimit is the one memory limit the evidence shows, computed once: the pods'
@@ -291,14 +285,20 @@ var reImageRef = regexp.MustCompile(`(?:^|[\s"'\x60(=])((?:[a-z0-9][a-z0-9.-]*(?
 // lineImage is the image a line's finding may name: its pod's container's, else the
 // one image the evidence names.
 func lineImage(g *Graph, l *Line) string {
+	return l.podValueOr(func(c *corev1.Container) string { return c.Image }, g.loneImage)
+}
+
+// podValueOr is the one value of the line's pod's containers (containerValue), else,
+// when the line has no pod or the evidence never showed its spec (a pod known only from
+// rows or events), the one value the evidence shows (lone): a `kubectl run --image`
+// line, a pasted manifest's limits.
+func (l *Line) podValueOr(of func(*corev1.Container) string, lone func() string) string {
 	if l.Pod != nil {
-		if v := l.containerValue(func(c *corev1.Container) string { return c.Image }); v != "" || SpecKnown(l.Pod) {
+		if v := l.containerValue(of); v != "" || SpecKnown(l.Pod) {
 			return v
 		}
-		// A pod known only from rows or events, without its spec: the evidence may still
-		// name its one image (a `kubectl run --image` line, an event's Pulled message).
 	}
-	return g.loneImage()
+	return lone()
 }
 
 // containerValue is the one value of the line's pod's containers (its own container's,
