@@ -100,6 +100,12 @@ func clientOutput(cmd string, lines []textLine) string {
 // commandProgram is the program a command line runs (cmdline.Program).
 func commandProgram(cmd string) string { return cmdline.Program(cmd) }
 
+// valuedFlags are the kubectl flags, global or a subcommand's, that take their value as
+// the next argument: a command line's reader passes over the value with the flag.
+var valuedFlags = map[string]bool{"-n": true, "--namespace": true, "-o": true, "--output": true, "-l": true, "--selector": true,
+	"--context": true, "--kubeconfig": true, "-f": true, "--filename": true, "--field-selector": true, "-c": true, "--container": true,
+	"--cluster": true, "--user": true, "-s": true, "--server": true, "--as": true, "--token": true}
+
 // commandObject is the object a "kubectl get" or "kubectl describe" command asks for,
 // when it is one of a kind other than Pod and Event (whose output the importer reads).
 func commandObject(cmd string) *bundle.FragmentAbout {
@@ -115,8 +121,7 @@ func commandObject(cmd string) *bundle.FragmentAbout {
 	for i := 1; i < len(f); i++ {
 		a := f[i]
 		switch {
-		case a == "-n" || a == "--namespace" || a == "-o" || a == "--output" || a == "-l" || a == "--selector" ||
-			a == "--context" || a == "--kubeconfig" || a == "-f" || a == "--field-selector":
+		case valuedFlags[a]:
 			i++ // the flag's value
 		case strings.HasPrefix(a, "-"):
 		default:

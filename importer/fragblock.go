@@ -99,13 +99,11 @@ func commandPod(cmd string) string {
 // kubectl describe pod -n shop web-1, kubectl -n shop get po --show-labels web-1.
 func podArgument(cmd string) string {
 	f := strings.Fields(cmd)
-	valued := map[string]bool{"-n": true, "--namespace": true, "-o": true, "--output": true, "-l": true, "--selector": true,
-		"--context": true, "--kubeconfig": true, "-c": true, "--container": true, "--field-selector": true}
 	verb, resource := false, false
 	for i := 0; i < len(f); i++ {
 		a := f[i]
 		switch {
-		case valued[a]:
+		case valuedFlags[a]:
 			i++
 		case strings.HasPrefix(a, "-"):
 		case !verb:

@@ -203,7 +203,7 @@ func parseLogsCommand(cmd string) (logCommand, bool) {
 	// The subcommand follows the global flags: kubectl -n kube-system logs POD.
 	sub := 1
 	for sub < len(f) && strings.HasPrefix(f[sub], "-") {
-		if globalValued[f[sub]] {
+		if valuedFlags[f[sub]] {
 			sub++
 		}
 		sub++
@@ -246,11 +246,6 @@ func parseLogsCommand(cmd string) (logCommand, bool) {
 	}
 	return lc, true
 }
-
-// globalValued are the global flags of kubectl that take their value as the next
-// argument, as a command line may give them before the subcommand.
-var globalValued = map[string]bool{"-n": true, "--namespace": true, "--context": true, "--kubeconfig": true,
-	"--cluster": true, "--user": true, "-s": true, "--server": true, "--as": true, "--token": true}
 
 // pastedLog is the output of one `kubectl logs` waiting for its container's name.
 type pastedLog struct {
