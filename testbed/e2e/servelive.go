@@ -345,6 +345,7 @@ var serveAllowed = []struct {
 	{"kubelet unreachable", "under a node fault the API server cannot reach the kubelet and answers a log request with 500; the bundle holds what was collected, and serve answers from it"},
 	{"restarted", "the container started a new instance between the live reads and the collection (a crash loop, a liveness kill; its restart count grew): a new instance's log begins again, so the log serve holds is a prefix of a live read or begins one, and an instance the kubelet removed once a later one ended is answered as 200 \"unable to retrieve container logs for ID\""},
 	{"unreadable", "both live reads of a container's log got the kubelet's 200 \"unable to retrieve container logs for ID\" (the runtime no longer had that instance), so the live server gave nothing to compare with; the collector, between the reads, read an instance the runtime still had"},
+	{"pull retried", pullRetriedReason},
 	{"redacted", "collection redacts secrets a container printed (passwords, tokens) before they reach the bundle: each mark stands for a secret (a private key block of several lines becomes one mark); the rest of the log is the live one"},
 }
 
@@ -449,6 +450,9 @@ func compareAnswer(key, ns string, l1, l2, s answer, w restartWindow) string {
 		// A refusal: the message must be the live server's.
 		m := statusMessage(s.Body)
 		if m != statusMessage(l1.Body) && m != statusMessage(l2.Body) {
+			if pullRetried(statusMessage(l1.Body), m) && pullRetried(statusMessage(l2.Body), m) {
+				return fmt.Sprintf("pull retried: live %q, serve %q", statusMessage(l1.Body), m)
+			}
 			return fmt.Sprintf("message: live %q, serve %q", statusMessage(l1.Body), m)
 		}
 		return ""

@@ -23,6 +23,40 @@ var cellAllowed = []struct {
 	{"changed", "the cell changed between the two live reads: the collection took the object at a moment in between, in a state neither read may have seen (a crash loop passes through Running, Error and CrashLoopBackOff)"},
 	{"redacted", "collection replaced a secret the cell quotes (an event message with a token or an Authorization header) with a redaction mark, where the live server prints the secret"},
 	{"restarted", "a container started again between the live reads and the collection (its restart count grew): READY and STATUS of its pod, and the ready counts and endpoints of the workloads and services over it, are those at collection, which a crash loop or a liveness kill changes and changes back"},
+	{"pull retried", pullRetriedReason},
+}
+
+// pullRetriedReason says why a pod's STATUS, or the refusal of its container's log, may
+// name the other phase of an image pull that keeps failing than both live reads do.
+const pullRetriedReason = "the kubelet retries a failing image pull with a back-off: the container waits as ImagePullBackOff between tries and as ErrImagePull from a failed try to the next sync, so the collection can take the pod in the phase neither live read saw, and its STATUS (and the refusal of its log) names that phase"
+
+// pullPhases are the waiting reasons of an image pull that keeps failing, as a pod's
+// STATUS cell prints them, and the kubelet's words for them in the refusal of a
+// waiting container's log ("… is waiting to start: WORDS").
+var pullPhases = map[string]string{
+	"ErrImagePull":     "image can't be pulled",
+	"ImagePullBackOff": "trying and failing to pull image",
+}
+
+// pullRetried reports whether two cells, or two refusals of a log, differ only in the
+// phase of one failing image pull they name.
+func pullRetried(a, b string) bool {
+	if a == b {
+		return false
+	}
+	if _, ok := pullPhases[a]; ok {
+		_, ok = pullPhases[b]
+		return ok
+	}
+	for _, wa := range pullPhases {
+		for _, wb := range pullPhases {
+			if wa != wb && strings.HasSuffix(a, ": "+wa) && strings.HasSuffix(b, ": "+wb) &&
+				strings.TrimSuffix(a, wa) == strings.TrimSuffix(b, wb) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // timeColumns are the columns the API server prints relative to the time of asking.
@@ -190,6 +224,9 @@ func cellDiff(col string, c1, c2, cs any) string {
 	}
 	if a != b {
 		return "changed"
+	}
+	if col == "Status" && pullRetried(a, s) {
+		return "pull retried"
 	}
 	if restartColumns[col] {
 		return "restarted?"

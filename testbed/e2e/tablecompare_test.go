@@ -52,6 +52,10 @@ func TestCompareTable(t *testing.T) {
 			[]any{"spooler", "0/1", "Bearer <redacted:bearer-token:833644> and less", "3", "5m9s"}, false, "cell", ""},
 		{"a wrong constant", []any{"spooler", "0/1", "CrashLoopBackOff", "3", "5m"}, []any{"spooler", "0/1", "CrashLoopBackOff", "3", "5m5s"},
 			[]any{"spooler", "0/0", "CrashLoopBackOff", "3", "5m9s"}, true, "cell", ""},
+		{"a pull tried again at collection", []any{"spooler", "0/1", "ImagePullBackOff", "0", "5m"}, []any{"spooler", "0/1", "ImagePullBackOff", "0", "5m5s"},
+			[]any{"spooler", "0/1", "ErrImagePull", "0", "5m9s"}, false, "cells", "age in Age; pull retried in Status"},
+		{"a pull phase where the pod crash-loops", []any{"spooler", "0/1", "CrashLoopBackOff", "3", "5m"}, []any{"spooler", "0/1", "CrashLoopBackOff", "3", "5m5s"},
+			[]any{"spooler", "0/1", "ErrImagePull", "3", "5m9s"}, false, "cell", ""},
 	}
 	for _, c := range cases {
 		diff, n := compareTable(podTable(t, c.l1...), podTable(t, c.l2...), podTable(t, c.s...), func(string) bool { return c.restarted })
@@ -64,6 +68,29 @@ func TestCompareTable(t *testing.T) {
 		}
 		if c.want == "cells" && cellsReason(diff) == "" {
 			t.Errorf("%s: %q has no reason in the allow-list", c.name, diff)
+		}
+	}
+}
+
+// A refusal of a waiting container's log may name the other phase of the same failing
+// pull; any other difference of wording is serve's.
+func TestPullRetried(t *testing.T) {
+	const prefix = `container "app" in pod "app" is waiting to start: `
+	cases := []struct {
+		a, b string
+		want bool
+	}{
+		{"ImagePullBackOff", "ErrImagePull", true},
+		{"ErrImagePull", "ErrImagePull", false},
+		{"ErrImagePull", "CrashLoopBackOff", false},
+		{prefix + "trying and failing to pull image", prefix + "image can't be pulled", true},
+		{prefix + "image can't be pulled", prefix + "trying and failing to pull image", true},
+		{prefix + "trying and failing to pull image", `container "web" in pod "app" is waiting to start: image can't be pulled`, false},
+		{prefix + "trying and failing to pull image", prefix + "ContainerCreating", false},
+	}
+	for _, c := range cases {
+		if got := pullRetried(c.a, c.b); got != c.want {
+			t.Errorf("pullRetried(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
 		}
 	}
 }
