@@ -251,12 +251,16 @@ func segment(lines []textLine) []segmentBlock {
 	// Every line goes to the block open when it is read, so a block is the run of
 	// lines from its first (from) to the line read last (pos): a subslice, not a copy.
 	from, pos := 0, 0
+	// objIndent is the indentation of an object's YAML found among text (-1 for none
+	// open), objKeys the keys its document has at that indentation.
+	objIndent, objKeys := -1, map[string]bool(nil)
 	start := func(kind string) {
 		if len(cur.lines) > 0 {
 			out = append(out, cur)
 		}
 		cur = segmentBlock{kind: kind}
 		from = pos
+		objIndent = -1
 	}
 	into := func(kind string) {
 		if cur.kind != kind {
@@ -300,6 +304,15 @@ func segment(lines []textLine) []segmentBlock {
 		case isDescribeNodeStart(lines, i):
 			start(segDescribeNode)
 		case inDescribe && (blank || indented):
+		case objectStartsAt(lines, i, cur.kind == segObjects && objIndent >= 0, objKeys):
+			// An object's YAML pasted among sentences, without a fence around it.
+			start(segObjects)
+			objIndent, objKeys = indentOf(l.s), map[string]bool{}
+			objKeys[yamlTopKey(l.s)] = true
+		case cur.kind == segObjects && objIndent >= 0 && yamlGoesOn(lines, i, objIndent):
+			if indentOf(l.s) == objIndent {
+				objKeys[yamlTopKey(l.s)] = true
+			}
 		case k != "":
 			start(k)
 		case isJournalLine(l.s):
@@ -468,7 +481,7 @@ func (li *looseImport) block(ctx *fileCtx, name string, b segmentBlock, ns, cmd 
 		if li.crictlInspect(name, b.lines) {
 			return "crictl inspect", true, nil
 		}
-		objs, err := parseObjects(b.lines)
+		objs, err := parseObjects(dedentBlock(b.lines))
 		if len(objs) == 0 && errors.Is(err, errNoKind) && startsKindless(b.lines) {
 			if k := kindlessObjects(name, cmd, b.lines); len(k) > 0 {
 				objs, err = k, nil

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	yamlv3 "go.yaml.in/yaml/v3"
@@ -40,6 +41,105 @@ func looksLikeObjects(lines []textLine) bool {
 			l.s == "spec:" || l.s == "metadata:"
 	}
 	return false
+}
+
+// reYAMLKeyLine is a YAML mapping key, with or without its value, as an object's
+// document prints one.
+var reYAMLKeyLine = regexp.MustCompile(`^ *[A-Za-z][A-Za-z0-9_.-]*:(?: |$)`)
+
+// objectTopKeys are the keys an object's document has at its top.
+var objectTopKeys = map[string]bool{"apiVersion": true, "kind": true, "metadata": true, "spec": true, "status": true,
+	"data": true, "stringData": true, "type": true, "items": true, "rules": true, "subjects": true, "roleRef": true,
+	"webhooks": true, "subsets": true, "endpoints": true, "addressType": true, "ports": true, "immutable": true}
+
+func indentOf(s string) int {
+	return len(s) - len(strings.TrimLeft(s, " "))
+}
+
+// yamlTopKey is the key a YAML line at a document's indentation names.
+func yamlTopKey(s string) string {
+	k, _, _ := strings.Cut(strings.TrimSpace(s), ":")
+	return k
+}
+
+// objectStartsAt tells whether line i opens an object's YAML among other text: an
+// `apiVersion: V` or `kind: K` line indented by at most four spaces whose next line
+// is another key of the document at its indentation. Inside a document (open), a
+// second apiVersion or kind at its indentation opens the next one, as a paste of two
+// objects without "---" between them does.
+func objectStartsAt(lines []textLine, i int, open bool, keys map[string]bool) bool {
+	s := lines[i].s
+	ind := indentOf(s)
+	if ind > 4 {
+		return false
+	}
+	t := s[ind:]
+	if (t == "spec:" || t == "metadata:") && !open && i+1 < len(lines) {
+		// An object's spec or metadata quoted without its kind (kindlessObjects).
+		next := lines[i+1].s
+		return indentOf(next) > ind && reYAMLKeyLine.MatchString(next)
+	}
+	if !strings.HasPrefix(t, "apiVersion: ") && !strings.HasPrefix(t, "kind: ") {
+		return false
+	}
+	if open {
+		return keys[yamlTopKey(t)]
+	}
+	if v := strings.TrimSpace(t[strings.Index(t, ":")+1:]); v == "" || strings.ContainsAny(v, " \t") || i+1 >= len(lines) {
+		// An object's kind and apiVersion are one word each.
+		return false
+	}
+	next := lines[i+1].s
+	return indentOf(next) == ind && reYAMLKeyLine.MatchString(next) && objectTopKeys[yamlTopKey(next)]
+}
+
+// yamlGoesOn tells whether line i continues an object's YAML whose document is at
+// indentation ind: a deeper line, a key or list item at ind, "---", or a blank line
+// after which the document goes on.
+func yamlGoesOn(lines []textLine, i, ind int) bool {
+	s := lines[i].s
+	if strings.TrimSpace(s) == "" {
+		for j := i + 1; j < len(lines) && j <= i+2; j++ {
+			n := lines[j].s
+			if strings.TrimSpace(n) == "" {
+				continue
+			}
+			return indentOf(n) > ind || indentOf(n) == ind && (strings.TrimSpace(n) == "---" || objectTopKeys[yamlTopKey(n)] && reYAMLKeyLine.MatchString(n))
+		}
+		return false
+	}
+	switch d := indentOf(s); {
+	case d > ind:
+		return true
+	case d < ind:
+		return false
+	}
+	t := s[ind:]
+	return t == "---" || strings.HasPrefix(t, "- ") || reYAMLKeyLine.MatchString(t)
+}
+
+// dedentBlock takes away the indentation of an object's YAML quoted as an indented
+// block of text (a Markdown code block), so that its "---" separates documents again;
+// lines indented less than its first are left as they are.
+func dedentBlock(lines []textLine) []textLine {
+	ind := -1
+	for _, l := range lines {
+		if strings.TrimSpace(l.s) != "" {
+			ind = indentOf(l.s)
+			break
+		}
+	}
+	if ind <= 0 {
+		return lines
+	}
+	out := make([]textLine, len(lines))
+	for i, l := range lines {
+		if indentOf(l.s) >= ind {
+			l.s = l.s[ind:]
+		}
+		out[i] = l
+	}
+	return out
 }
 
 // parseObjects reads JSON (one or several documents) or YAML (one or several documents)

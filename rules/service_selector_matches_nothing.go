@@ -81,7 +81,11 @@ func serviceSelectorMatchesNothing(v *analyze.View) []analyze.Finding {
 		sel := phrase.Selector(svc.Spec.Selector)
 		evidence := []analyze.Evidence{s.Loc.At("spec", "selector").Evidence("selector "+sel, svc.CreationTimestamp.Time)}
 		evidence = append(evidence, sliceEvidence...)
-		cause := fmt.Sprintf("service %s selects %s but no running pod in namespace %s has those labels", s.Ref().NamespacedName(), sel, svc.Namespace)
+		where := "in namespace " + svc.Namespace
+		if svc.Namespace == "" {
+			where = "of its namespace"
+		}
+		cause := fmt.Sprintf("service %s selects %s but no running pod %s has those labels", s.Ref().NamespacedName(), sel, where)
 		if finished > 0 {
 			cause += fmt.Sprintf(" (only %d finished pod(s) do)", finished)
 		}
