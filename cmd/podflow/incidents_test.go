@@ -178,6 +178,11 @@ func TestScoreOwnIncidents(t *testing.T) {
 	write("002-wrong-stage", "source: https://example.com/2\nestablished: a case whose expectation podflow does not meet\n"+
 		"stage: termination\nrule: termination-finalizers-stuck\ncause_mentions: [\"finalizer\"]\n",
 		"events.txt", events)
+	// A case may name the signature that reads the message for the rule the report
+	// names: the same cause.
+	write("003-by-signature", "source: https://example.com/3\nestablished: no node has the cpu the pod requests\n"+
+		"stage: scheduling\nrule: scheduling-insufficient-resources-message\ncause_mentions: [\"Insufficient cpu\"]\n",
+		"events.txt", events)
 	t.Setenv("PODFLOW_INCIDENTS", dir)
 	got, corpus := incidentsDir()
 	if corpus {
@@ -186,8 +191,8 @@ func TestScoreOwnIncidents(t *testing.T) {
 	_, results, failures := scoreDir(t, got)
 	rows := stageTable(results)
 	total := rows[len(rows)-1]
-	if total.Cases != 2 || total.StageOK != 1 || total.CauseOK != 1 {
-		t.Errorf("scored %d cases, %d at the right stage, %d with the right cause; want 2, 1 and 1:\n%v",
+	if total.Cases != 3 || total.StageOK != 2 || total.CauseOK != 2 {
+		t.Errorf("scored %d cases, %d at the right stage, %d with the right cause; want 3, 2 and 2:\n%v",
 			total.Cases, total.StageOK, total.CauseOK, rows)
 	}
 	if len(failures) != 1 || !strings.HasPrefix(failures[0], "002-wrong-stage: ") {

@@ -173,8 +173,24 @@ func runCase(c *incidentCase, catalog []*analyze.Rule) caseResult {
 			res.Missing = append(res.Missing, m)
 		}
 	}
-	res.CauseOK = res.StageOK && res.Root.Rule == c.Rule && len(res.Missing) == 0
+	res.CauseOK = res.StageOK && res.Root.Rule == reportedRule(catalog, c.Rule) && len(res.Missing) == 0
 	return res
+}
+
+// reportedRule is the rule a report names for the rule or signature id: a signature
+// that reads messages for a Go rule (its rule field) makes that rule's findings, so a
+// case may name either.
+func reportedRule(catalog []*analyze.Rule, id string) string {
+	for _, r := range catalog {
+		if r.ID != id {
+			continue
+		}
+		if s := r.Signature(); s != nil && s.ForRule != "" {
+			return s.ForRule
+		}
+		break
+	}
+	return id
 }
 
 // primaryRoot is the diagnosis a reader takes from a report: the first root cause a
