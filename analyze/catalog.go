@@ -45,6 +45,9 @@ type chainRead struct {
 	// teardown is the layer that says the pod's sandbox was being stopped when the
 	// error happened (sandboxPhase): "" when no layer says so.
 	teardown string
+	// creating is set when no layer's entry has a stage of its own but one says a
+	// container was being created (createPhase): the start stage.
+	creating bool
 }
 
 // layerText is the message a component printed, with what it wrapped: the line from
@@ -75,6 +78,9 @@ func (r chainRead) stage() Stage {
 	if r.teardown != "" {
 		return StageTermination
 	}
+	if r.creating {
+		return StageStart
+	}
 	return Stage(r.outer.Entry.Stage)
 }
 
@@ -101,6 +107,40 @@ var (
 	reSetupLayer = regexp.MustCompile(`^(?:"?RunPodSandbox\b|CreatePodSandbox|Failed to create pod sandbox|[Ff]ailed to setup network for sandbox|` +
 		`failed to set ?up (?:sandbox container|pod)|networkPlugin cni failed to set up|plugin type="[^"]*" failed \(add\)|plugin \S+ failed \(add\)|failed to create pod network sandbox)`)
 )
+
+// reCreateLayer starts a layer printed while a container is created: containerd's CRI
+// CreateContainer ("failed to create containerd container: %w", internal/cri/server
+// container_create.go in 2.x, pkg/cri/server in 1.x) and the task it starts ("failed
+// to create containerd task", "failed to create shim task"), CRI-O's "failed to
+// generate container spec", the kubelet's CreateContainerError. containerd 2.x prints
+// the first words for its sandbox's container too, so the catalog gives them no stage;
+// a sandbox's creation says so in a layer around them (reSetupLayer).
+var reCreateLayer = regexp.MustCompile(`^(?:Error: )?(?:failed to create containerd container|failed to create containerd task|failed to create shim task|` +
+	`failed to generate container \S+ spec|CreateContainerError)\b`)
+
+// createPhase is the outermost layer's match of a reading whose entries name no stage
+// when a layer says a container was being created and none a sandbox; nil otherwise.
+func createPhase(r chainRead, best []*catalog.Match) *catalog.Match {
+	create := -1
+	for i, l := range r.layers {
+		t := strings.TrimLeft(l, " \t\"'[")
+		if reSetupLayer.MatchString(t) {
+			return nil
+		}
+		if create < 0 && reCreateLayer.MatchString(t) {
+			create = i
+		}
+	}
+	if create < 0 {
+		return nil
+	}
+	for _, m := range best {
+		if m.Layer >= create && m.Entry.Class == "failure" {
+			return m
+		}
+	}
+	return nil
+}
 
 // sandboxPhase is the outermost layer that says the sandbox was being torn down, or ""
 // when none does or a layer outside it says it was being set up.
@@ -160,6 +200,10 @@ func readMatches(text, hint string, ms []catalog.Match) chainRead {
 			r.outer = m
 			break
 		}
+	}
+	if r.outer == nil {
+		r.outer = createPhase(r, best)
+		r.creating = r.outer != nil
 	}
 	if r.outer == nil {
 		return chainRead{}

@@ -145,3 +145,25 @@ func TestSandboxTeardownIsTermination(t *testing.T) {
 		})
 	}
 }
+
+// A container's creation that fails inside the runtime is read at the start stage even
+// though the runtime prints the same words for its sandbox's container: the catalog
+// gives them no stage, the layers around them do. A sandbox's creation stays the
+// sandbox's, and a name holding "probe" does not make the line a probe's.
+func TestCatalogReadsContainerCreation(t *testing.T) {
+	create := `Error: failed to create containerd container: cannot load seccomp profile "/var/lib/kubelet/seccomp/localhost/system-probe": open /var/lib/kubelet/seccomp/localhost/system-probe: no such file or directory`
+	r := readChain(create, "kubelet")
+	if !r.known() || r.stage() != StageStart {
+		t.Fatalf("readChain(%q): known %v, stage %q; want a reading at start", create, r.known(), r.stage())
+	}
+	if c := r.cause(); !strings.Contains(c, "/var/lib/kubelet/seccomp/localhost/system-probe") {
+		t.Errorf("cause %q does not quote the profile's path", c)
+	}
+	if st := textStage(create, StageRuntime); st != StageStart {
+		t.Errorf("textStage(%q) = %s, want start", create, st)
+	}
+	sandbox := `Failed to create pod sandbox: rpc error: code = Unknown desc = failed to create containerd container: failed to get sandbox image "registry.k8s.io/pause:3.9": failed to pull image`
+	if r := readChain(sandbox, "kubelet"); r.known() && r.stage() == StageStart {
+		t.Errorf("readChain(%q) at start, want the sandbox's stage or none", sandbox)
+	}
+}

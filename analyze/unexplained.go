@@ -137,6 +137,7 @@ var stagePhrases = []struct {
 	{StageSandbox, []string{"failedcreatepodsandbox", "createpodsandbox", "failed to set up sandbox", "failed to setup network for sandbox", "runpodsandbox", "failed to create pod sandbox"}},
 	{StageVolume, []string{"mountvolume", "failedmount", "attachvolume", "unable to attach or mount", "failedattachvolume"}},
 	{StageConfig, []string{"createcontainerconfigerror", "runasnonroot"}},
+	{StageStart, []string{"createcontainererror", "failed to create containerd container", "failed to create containerd task", "failed to create shim task", "cannot load seccomp profile"}},
 	{StageNode, []string{"failed to run kubelet", "containermanager", "cgroup subsystem", "pleg is not healthy", "kubeletnotready", "container runtime network not ready"}},
 	{StageRuntime, []string{"oomkilled", "oom-killer", "observed a panic", "panic:", "address already in use"}},
 }
