@@ -422,7 +422,10 @@ var reFrameFile = regexp.MustCompile(`^\s*\S*?([^/\s]+\.go:\d+)(?:\s|$)`)
 // that follow it in the same text (next), or "": the function as the traceback prints
 // it without its arguments and its import path's directories, with the file and line
 // its next line gives ("container.(*criEngine).ctrToInfo (container.go:180)"). Frames of the runtime's own panic machinery
-// ("panic(...)", "runtime.gopanic") are passed over.
+// ("panic(...)", "runtime.gopanic") are passed over, and so are the deferred handlers
+// above them: a stack printed by a recovering handler (apimachinery's HandleCrash,
+// whose "Observed a panic" carries the stack) shows the handler's own frames first,
+// then "panic(...)", then the function that panicked.
 func panicFrame(next []string) string {
 	// The frame's own line names its source file and line below it:
 	// "\t/src/pkg/gateway/configmap.go:49 +0x18d".
@@ -434,6 +437,7 @@ func panicFrame(next []string) string {
 			continue
 		}
 		frames := next[i+1:]
+		first := ""
 		for j, f := range frames {
 			f = strings.TrimSpace(f)
 			if strings.HasPrefix(f, "/") || strings.Contains(f, ".go:") {
@@ -441,10 +445,14 @@ func panicFrame(next []string) string {
 			}
 			open := strings.LastIndexByte(f, '(')
 			if open <= 0 || !strings.HasSuffix(f, ")") {
-				return ""
+				break
 			}
 			fn := f[:open]
-			if fn == "panic" || strings.HasPrefix(fn, "runtime.") {
+			if fn == "panic" || fn == "runtime.gopanic" {
+				first = "" // what ran above it handled the panic
+				continue
+			}
+			if strings.HasPrefix(fn, "runtime.") || first != "" {
 				continue
 			}
 			fn = fn[strings.LastIndexByte(fn, '/')+1:]
@@ -453,9 +461,12 @@ func panicFrame(next []string) string {
 					fn += " (" + m[1] + ")"
 				}
 			}
-			return fn
+			first = fn
+			if !strings.Contains(strings.Join(frames[j+1:], "\n"), "panic(") {
+				return first
+			}
 		}
-		return ""
+		return first
 	}
 	return ""
 }

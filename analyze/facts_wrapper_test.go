@@ -118,6 +118,12 @@ func TestPanicFrame(t *testing.T) {
 		{[]string{"exiting", "goroutine 1 [running]:", "main.main()"}, "main.main"},
 		{[]string{"restarting in 5s", "connection refused", "retrying", "still failing", "goroutine 1 [running]:", "main.main()"}, ""},
 		{[]string{"goroutine 1 [running]:", "the worker stopped"}, ""},
+		// A recovering handler's stack: its own frames, then panic(), then the function.
+		{[]string{"goroutine 2003 [running]:", "k8s.io/apimachinery/pkg/util/runtime.logPanic({0x38433c0, 0x5545b00}, {0x2d99020, 0x5480790})",
+			"\tk8s.io/apimachinery/pkg/util/runtime/runtime.go:107 +0xbc", "k8s.io/apimachinery/pkg/util/runtime.HandleCrash({0x0, 0x0, 0xc002621500?})",
+			"\tk8s.io/apimachinery/pkg/util/runtime/runtime.go:59 +0x108", "panic({0x2d99020?, 0x5480790?})", "\truntime/panic.go:770 +0x132",
+			"k8s.io/cloud-provider/controllers/service.(*Controller).needsUpdate(0xc000a32340, 0xc0053a9688, 0xc006030288)",
+			"\tk8s.io/cloud-provider/controllers/service/controller.go:583 +0x5a"}, "service.(*Controller).needsUpdate (controller.go:583)"},
 	} {
 		if got := panicFrame(c.next); got != c.want {
 			t.Errorf("panicFrame(%q) = %q, want %q", c.next, got, c.want)

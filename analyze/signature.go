@@ -752,7 +752,7 @@ func (s *Signature) run(v *View) []Finding {
 			}
 		}
 		if strings.Contains(l.Text, "panic: ") {
-			if fn := panicFrame(followingText(lines, i, 8)); fn != "" {
+			if fn := panicFrame(followingText(lines, i, 24)); fn != "" {
 				caps = maps.Clone(caps)
 				caps[WrapperFrame] = fn
 			}
