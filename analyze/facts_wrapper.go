@@ -175,6 +175,31 @@ type evidenceValue struct {
 // evidenceValues are the placeholders of the values a cause may take from the evidence.
 var evidenceValues = []evidenceValue{
 	{EvidenceImage, lineImage}, {EvidenceKernel, lineKernel}, {EvidenceMemoryLimit, lineMemoryLimit}, {EvidenceArch, lineArch},
+	{EvidenceClientVersion, func(g *Graph, _ *Line) string { return g.loneClientVersion() }},
+}
+
+// EvidenceClientVersion names, in a template's optional part, the version of the
+// kubectl that printed a client's failure, as `kubectl version` shows it in the same
+// evidence: a client too old or too new for what a kubeconfig or a server asks explains
+// the failure, and the failure does not print its own version.
+const EvidenceClientVersion = "evidenceClientVersion"
+
+// reClientVersion is the client's line of `kubectl version`: "Client Version: v1.28.2"
+// (1.28 and later, and --short before), or the Go value older releases print,
+// "Client Version: version.Info{Major:"1", Minor:"10", GitVersion:"v1.10.11", ...}".
+var reClientVersion = regexp.MustCompile(`Client Version: (?:version\.Info\{[^}]*?GitVersion:"(v\d+\.\d+\.\d+[^"]*)"|(v\d+\.\d+\.\d+[\w.+-]*))`)
+
+// loneClientVersion is the one kubectl client version the evidence's text shows, "" when
+// it shows none or several.
+func (g *Graph) loneClientVersion() string {
+	return g.loneOf(&g.loneClientOnce, &g.loneClient, func(func(string)) {}, func(line string, add func(string)) {
+		if !strings.Contains(line, "Client Version: ") {
+			return
+		}
+		if m := reClientVersion.FindStringSubmatch(line); m != nil {
+			add(m[1] + m[2])
+		}
+	})
 }
 
 // EvidenceMemoryLimit names, in a template's optional part, the memory limit of the

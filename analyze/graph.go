@@ -144,6 +144,10 @@ type Graph struct {
 	// loneArchOnce computes loneArchName, the one CPU architecture the evidence names.
 	loneArchOnce sync.Once
 	loneArchName string
+	// loneClientOnce computes loneClient, the one kubectl client version the evidence
+	// shows.
+	loneClientOnce sync.Once
+	loneClient     string
 }
 
 // BundleInfo describes one loaded bundle.

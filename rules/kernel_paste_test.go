@@ -26,3 +26,23 @@ func TestKubeProxyIptablesFailureNamesTheKernel(t *testing.T) {
 		}
 	}
 }
+
+// An exec credential plugin's refused API version names the kubectl that refused it, as
+// `kubectl version` in the same ticket prints it (the 1.28 line or an older release's Go
+// value); with two client versions, none is named.
+func TestExecPluginVersionNamesTheClient(t *testing.T) {
+	const refusal = "error: exec plugin: invalid apiVersion \"client.authentication.k8s.io/v1beta1\"\n"
+	for _, tc := range []struct{ version, want string }{
+		{"Client Version: v1.28.2\nKustomize Version: v5.0.4\n", "(kubectl v1.28.2)"},
+		{`Client Version: version.Info{Major:"1", Minor:"10", GitVersion:"v1.10.11", GitCommit:"637c7e2", GitTreeState:"clean", Platform:"darwin/amd64"}` + "\n", "(kubectl v1.10.11)"},
+	} {
+		rs := catalogRoots(t, map[string]string{"version.txt": tc.version, "kubectl.txt": refusal})
+		wantOneRoot(t, rs, "request-exec-plugin-api-version", tc.want)
+	}
+	rs := catalogRoots(t, map[string]string{"version.txt": "Client Version: v1.28.2\nClient Version: v1.30.1\n", "kubectl.txt": refusal})
+	for _, f := range rs {
+		if strings.Contains(f.Cause, "(kubectl v1.") {
+			t.Errorf("two client versions, one named: %s", f.Cause)
+		}
+	}
+}
