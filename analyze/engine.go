@@ -704,6 +704,9 @@ func resolveSignatures(fs []*Finding) []*Finding {
 		}
 	}
 	taken := map[string]bool{}
+	// takenBy is the finding that took a pod's slot at a stage: another line of the same
+	// signature about the same pod (a second missing ConfigMap) is added to it.
+	takenBy := map[string]*Finding{}
 	out := fs[:0]
 	for _, f := range fs {
 		if !f.signature {
@@ -714,9 +717,13 @@ func resolveSignatures(fs []*Finding) []*Finding {
 		}
 		pods := f.Pods()
 		var keep []ObjectRef
+		var sameRule *Finding
 		for _, s := range f.Subjects {
 			k := string(f.Stage) + "\x00" + s.key()
 			if s.Kind == "Pod" && (byRule[k] || taken[k] || f.fallback && (byRulePod[s.key()] || bySignature[k])) {
+				if t := takenBy[k]; t != nil && t.Rule == f.Rule && !byRule[k] {
+					sameRule = t
+				}
 				continue
 			}
 			keep = append(keep, s)
@@ -728,6 +735,9 @@ func resolveSignatures(fs []*Finding) []*Finding {
 			}
 		}
 		if len(pods) > 0 && keptPods == 0 {
+			if sameRule != nil {
+				alsoCause(sameRule, f)
+			}
 			continue
 		}
 		if len(pods) == 0 {
@@ -741,12 +751,32 @@ func resolveSignatures(fs []*Finding) []*Finding {
 		for _, s := range keep {
 			if s.Kind == "Pod" {
 				taken[string(f.Stage)+"\x00"+s.key()] = true
+				takenBy[string(f.Stage)+"\x00"+s.key()] = f
 			}
 		}
 		f.Subjects = keep
 		out = append(out, f)
 	}
 	return out
+}
+
+// maxAlsoCauses bounds the other lines' causes a finding adds to its own.
+const maxAlsoCauses = 2
+
+// alsoCause adds to f what another line of the same signature says of the same pod
+// when it says something else (a second missing ConfigMap, a second refused key): its
+// cause after f's, and its evidence.
+func alsoCause(f, other *Finding) {
+	if other.Cause == "" || strings.Contains(f.Cause, other.Cause) || f.alsoCauses >= maxAlsoCauses {
+		return
+	}
+	f.alsoCauses++
+	f.Cause += "; also, " + other.Cause
+	for _, e := range other.Evidence {
+		if !slices.ContainsFunc(f.Evidence, func(x Evidence) bool { return x.placeKey() == e.placeKey() }) {
+			f.Evidence = append(f.Evidence, e)
+		}
+	}
 }
 
 // subjectSlot is the stage and subject a signature's finding about no pod speaks for:

@@ -134,6 +134,9 @@ type Finding struct {
 	// catchall is copied from Rule.Catchall; catchallPods counts the pods it had.
 	catchall     bool
 	catchallPods int
+	// alsoCauses counts the causes of other lines about its pods added to its own
+	// (alsoCause).
+	alsoCauses int
 }
 
 // Pods lists the pods among the subjects.

@@ -296,3 +296,24 @@ func catalogRoots(t *testing.T, files map[string]string) []*analyze.Finding {
 	b := importPaste(t, files)
 	return roots(analyze.Run(analyze.Load([]*bundle.Bundle{b}, nil), loadCatalog(t), analyze.Options{Unexplained: true}))
 }
+
+// Two event rows of one unnamed pod, each a different missing ConfigMap, make one
+// finding that names both and cites both rows; the same row twice names it once.
+func TestOnePodTwoMissingConfigMaps(t *testing.T) {
+	const rows = `  Warning  FailedMount  2m (x9 over 4m)  kubelet  MountVolume.SetUp failed for volume "app-config" : configmap "app-config" not found
+  Warning  FailedMount  2m (x9 over 4m)  kubelet  MountVolume.SetUp failed for volume "nginx-conf" : configmap "nginx-conf" not found
+`
+	rs := catalogRoots(t, map[string]string{"events.txt": rows})
+	wantOneRoot(t, rs, "volume-configmap-missing", `configmap app-config`, `configmap nginx-conf`)
+	if len(rs) == 1 && len(rs[0].Evidence) < 2 {
+		t.Errorf("evidence %v, want both rows", rs[0].Evidence)
+	}
+	const twice = `  Warning  FailedMount  2m (x9 over 4m)  kubelet  MountVolume.SetUp failed for volume "app-config" : configmap "app-config" not found
+  Warning  FailedMount  1m (x3 over 2m)  kubelet  MountVolume.SetUp failed for volume "app-config" : configmap "app-config" not found
+`
+	rs = catalogRoots(t, map[string]string{"events.txt": twice})
+	wantOneRoot(t, rs, "volume-configmap-missing", `configmap app-config`)
+	if len(rs) == 1 && strings.Count(rs[0].Cause, "refers to") != 1 {
+		t.Errorf("cause %q names the same ConfigMap twice", rs[0].Cause)
+	}
+}
