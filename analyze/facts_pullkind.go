@@ -149,6 +149,14 @@ var unauthorizedMarkers = []string{
 	"authentication required", "authentication is required", "access to the requested resource is not authorized",
 }
 
+// rePublicLibraryDenied is Docker Hub's "pull access denied" for a repository of its
+// official library (a name without a user or organization: containerd resolves
+// "controller:latest" to docker.io/library/controller, Docker prints "pull access denied
+// for controller"). The library is public, so no credentials are asked for there: the
+// answer says the repository does not exist (an image built locally and never pushed or
+// loaded into the nodes, a name that lost its organization), not that it is private.
+var rePublicLibraryDenied = regexp.MustCompile(`failed to resolve reference \\?"(?:docker\.io/)?library/[^"\\/]+\\?": pull access denied|pull access denied for [^\s,"\\/]+, repository does not exist`)
+
 // pullErrorKind classifies a pull error: "dns", "x509", "rate-limited", "unauthorized",
 // "not-found" or "other". DNS comes first (no registry was reached to say anything
 // else), then TLS (the registry was reached but not spoken to), then a rate limit and a
@@ -157,6 +165,9 @@ func pullErrorKind(msg string) PullErrorKind {
 	switch k := pullFailure(msg); k {
 	case PullErrorDNS, PullErrorX509, PullErrorRateLimited:
 		return k
+	}
+	if rePublicLibraryDenied.MatchString(msg) {
+		return PullErrorNotFound
 	}
 	lower := strings.ToLower(msg)
 	for _, m := range unauthorizedMarkers {

@@ -20,6 +20,11 @@ func TestPullAttemptKinds(t *testing.T) {
 		`reading manifest 1.2 in quay.io/shop/api: manifest unknown`:                                                       analyze.PullErrorNotFound,
 		`failed to copy: httpReadSeeker: failed open: unexpected status code 500 Internal Server Error`:                    analyze.PullErrorOther,
 		`unexpected status 401 Unauthorized, but also lookup x on 10.0.0.1:53: no such host (the DNS wins)`:                analyze.PullErrorDNS,
+		// Docker Hub's official library is public: its "pull access denied" is a repository
+		// that does not exist.
+		`failed to resolve reference "docker.io/library/controller:latest": pull access denied, repository does not exist or may require authorization: server message: insufficient_scope: authorization failed`: analyze.PullErrorNotFound,
+		`Error response from daemon: pull access denied for controller, repository does not exist or may require 'docker login'`:                                                                                  analyze.PullErrorNotFound,
+		`failed to resolve reference "docker.io/shop/api:1": pull access denied, repository does not exist or may require authorization`:                                                                          analyze.PullErrorUnauthorized,
 	}
 	for msg, want := range cases {
 		g := load(t, map[string]any{

@@ -31,7 +31,9 @@ credentials"). The node pulled with the credentials of the pod's imagePullSecret
 the node's own credential providers); either none applied to this registry or they were
 wrong or expired. Docker Hub answers "pull access denied, repository does not exist or
 may require authorization" for a private repository and for one that does not exist
-alike. The container waits in ErrImagePull, then ImagePullBackOff.
+alike; for a name of its official library (no user or organization, "controller:latest"),
+which is public, it means the repository does not exist, and image-pull-not-found
+reports it. The container waits in ErrImagePull, then ImagePullBackOff.
 
 The kubelet only uses pull secrets of type kubernetes.io/dockerconfigjson (key
 .dockerconfigjson) or kubernetes.io/dockercfg (key .dockercfg) in the pod's namespace;
