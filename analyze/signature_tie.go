@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"maps"
 	"regexp/syntax"
 	"slices"
 	"sort"
@@ -749,7 +750,16 @@ func matchedByAny(sigs []*Signature, l *Line) bool {
 // its cause and fix with the captures the line's wording holds (one it does not hold is
 // left a <placeholder>, never guessed), and the catalog entry the tie went through.
 func (s *Signature) tieFinding(l *Line, t tiedLine) Finding {
-	f := s.finding(l, t.caps)
+	caps := t.caps
+	for _, p := range rePlaceholder.FindAllStringSubmatch(reOptional.ReplaceAllString(s.Cause, ""), -1) {
+		if _, ok := lookupValue(caps, p[1]); !ok && !builtinPlaceholders[p[1]] {
+			// A capture the catalog's wording does not hold: the message it printed
+			// stands for it, rather than a <name> in the cause.
+			caps = maps.Clone(caps)
+			caps[p[1]] = oneLine(t.m.Text)
+		}
+	}
+	f := s.finding(l, caps)
 	e := t.m.Entry
 	rel := e.First
 	if e.Last != "" && e.Last != e.First {
