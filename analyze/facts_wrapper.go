@@ -400,22 +400,42 @@ func PrintedImage(image, text string) string {
 	if image == "" || imageHasHost(image) {
 		return image
 	}
-	for i := 0; ; {
-		j := strings.Index(text[i:], "/"+image)
-		if j < 0 {
-			return image
-		}
-		end := i + j + 1 + len(image)
-		start := i + j
-		for start > 0 && isRefChar(text[start-1]) {
-			start--
-		}
-		host := text[start : i+j]
-		if (end == len(text) || !isRefChar(text[end])) && host != "" && !strings.Contains(host, "/") && imageHasHost(host+"/x") {
-			return text[start:end]
-		}
-		i = end
+	needles := []string{"/" + image}
+	if !strings.Contains(image, "/") {
+		// A name of Docker Hub's official library, which a runtime resolves to
+		// docker.io/library/NAME.
+		needles = append(needles, "/library/"+image)
 	}
+	tagged := strings.ContainsAny(image, ":@")
+	for _, needle := range needles {
+		for i := 0; ; {
+			j := strings.Index(text[i:], needle)
+			if j < 0 {
+				break
+			}
+			end := i + j + len(needle)
+			start := i + j
+			for start > 0 && isRefChar(text[start-1]) {
+				start--
+			}
+			host := text[start : i+j]
+			if !tagged && end < len(text) && (text[end] == ':' || text[end] == '@') {
+				// The runtime's reference names the tag the pod's left implicit.
+				tag := end + 1
+				for tag < len(text) && isRefChar(text[tag]) && text[tag] != ':' {
+					tag++
+				}
+				if tag > end+1 {
+					end = tag
+				}
+			}
+			if (end == len(text) || !isRefChar(text[end])) && host != "" && !strings.Contains(host, "/") && imageHasHost(host+"/x") {
+				return text[start:end]
+			}
+			i = i + j + len(needle)
+		}
+	}
+	return image
 }
 
 // imageHasHost reports whether an image reference starts with a registry host: a first

@@ -51,6 +51,12 @@ func TestPrintedImage(t *testing.T) {
 		{"app:1", `failed to pull "quay.io/acme/myapp:1"`, "app:1"},
 		{"quay.io/acme/app:1", `pulling "quay.io/acme/app:1"`, "quay.io/acme/app:1"},
 		{"acme/app:1", `failed to pull "docker.io/acme/app:10"`, "acme/app:1"},
+		// An official-library name, as the runtime resolved it, with the tag it implied.
+		{"busybox", `Failed to pull image "busybox": failed to pull and unpack image "docker.io/library/busybox:latest": failed to copy: httpReadSeeker: failed open: unexpected status code https://registry-1.docker.io/v2/library/busybox/manifests/sha256:50aa: 429 Too Many Requests`,
+			"docker.io/library/busybox:latest"},
+		{"nginx:1.25", `failed to resolve reference "docker.io/library/nginx:1.25": not found`, "docker.io/library/nginx:1.25"},
+		{"busybox", `failed to pull "docker.io/library/busybox-extras:1"`, "busybox"},
+		{"busybox", `GET https://registry-1.docker.io/v2/library/busybox/manifests/latest: 429`, "busybox"},
 	} {
 		if got := PrintedImage(c.image, c.text); got != c.want {
 			t.Errorf("PrintedImage(%q, %q) = %q, want %q", c.image, c.text, got, c.want)
