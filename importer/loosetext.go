@@ -23,14 +23,15 @@ type chunk struct {
 
 // rePrompt matches a shell prompt that introduces a command whose output follows:
 // "$ kubectl ...", "user@host:~$ kubectl ...", "user@host dir (branch) $ kubectl ..."
-// (shell themes that print the directory and git branch after a space),
+// (shell themes that print the directory and git branch after a space), a theme's
+// symbol first ("➜  repo git:(main) ✗ kubectl ...", "☹  kubectl ..."),
 // "[root@host ~]# systemctl status kubelet",
 // "# crictl ps -a", "$ k3s kubectl get pods" (a distribution's kubectl), "PS C:\> kubectl ...", "λ kubectl ..." (cmder), "❯ kubectl ...";
 // a powerline theme's prompt, whose segments (path, git branch) end in a separator glyph
 // of the fonts' private use area (U+E0B0–U+E0BF: "  ~/src  kubectl ..."), or, as a
 // copy without those glyphs keeps it, the working directory alone ("~/src  kubectl
 // ..."); and the clients whose output is read as theirs: "$ curl -v http://...".
-var rePrompt = regexp.MustCompile(`^\s*(?:\[[^\]]*\][$#]|\S*[$#%>λ❯]|[\w.-]+@[\w.-]+[:\s][^$#%\n]{0,80}\s[$#%]|PS [^>]*>|.*[\x{E0B0}-\x{E0BF}]|~\S*)\s+((?:sudo\s+)?(?:(?:k3s|k0s|microk8s|minikube)\s+kubectl|microk8s\.kubectl|kubectl|oc|k|crictl|journalctl|docker|systemctl|dmesg|tail|cat|grep|less|podman|nerdctl|ctr|curl|wget|telnet|nc|nslookup|dig|helm)\b.*)$`)
+var rePrompt = regexp.MustCompile(`^\s*(?:\[[^\]]*\][$#]|\S*[$#%>λ❯]|[\w.-]+@[\w.-]+[:\s][^$#%\n]{0,80}\s[$#%]|[\p{So}\p{Sm}][^\n]{0,60}?|PS [^>]*>|.*[\x{E0B0}-\x{E0BF}]|~\S*)\s+((?:sudo\s+)?(?:(?:k3s|k0s|microk8s|minikube)\s+kubectl|microk8s\.kubectl|kubectl|oc|k|crictl|journalctl|docker|systemctl|dmesg|tail|cat|grep|less|podman|nerdctl|ctr|curl|wget|telnet|nc|nslookup|dig|helm)\b.*)$`)
 
 // rePromptAlone is a shell prompt with nothing typed after it ("[root@host dir]# ",
 // "user@host:~$"): the output above it has ended.
