@@ -139,6 +139,22 @@ func (li *looseImport) file(name string, data []byte) {
 	var blocks []BlockReport
 	for _, c := range splitChunks(data) {
 		if lc, ok := parseLogsCommand(c.cmd); ok {
+			if lc.pod == "" {
+				lc.pod = logPodNamed(c.lines)
+			}
+			if lc.pod == "" {
+				// The log of a workload's pod kubectl chose without naming it: a
+				// container's log whose pod is not known.
+				lines := trimBlank(c.lines)
+				if first, last := blockRange(segmentBlock{lines: lines}); first > 0 {
+					blocks = append(blocks, BlockReport{First: first, Last: last, What: "kubectl logs output (pod not named)", Used: true,
+						Fragment: li.keepFragmentAbout(bundle.FragmentLog, name, lines, nil)})
+					li.found["logs"] = true
+					detected = append(detected, "kubectl logs output")
+					used = true
+				}
+				continue
+			}
 			li.logs = append(li.logs, pastedLog{path: name, cmd: lc, lines: trimBlank(c.lines)})
 			detected = append(detected, "kubectl logs output")
 			if first, last := blockRange(segmentBlock{lines: c.lines}); first > 0 {

@@ -237,7 +237,18 @@ func parseLogsCommand(cmd string) (logCommand, bool) {
 	if len(args) == 0 {
 		return logCommand{}, false
 	}
-	lc.pod = strings.TrimPrefix(strings.TrimPrefix(args[0], "pod/"), "pods/")
+	lc.pod = args[0]
+	if kind, name, ok := strings.Cut(args[0], "/"); ok {
+		// TYPE/NAME: a pod, or a workload or Service whose pod kubectl picks (and names
+		// on stderr, "Found 2 pods, using pod/NAME", which logPodNamed reads).
+		lc.pod = ""
+		if podTypes[strings.ToLower(kind)] {
+			lc.pod = name
+		}
+	}
+	if !reObjectName.MatchString(lc.pod) {
+		lc.pod = ""
+	}
 	if len(args) > 1 && lc.container == "" {
 		lc.container = args[1]
 	}
@@ -245,6 +256,29 @@ func parseLogsCommand(cmd string) (logCommand, bool) {
 		lc.namespace = "default"
 	}
 	return lc, true
+}
+
+// podTypes are the names kubectl takes for the pod resource in TYPE/NAME.
+var podTypes = map[string]bool{"pod": true, "pods": true, "po": true}
+
+// reObjectName is a name an object may have (a DNS subdomain).
+var reObjectName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$`)
+
+// reFoundPods is what kubectl prints on stderr when `kubectl logs TYPE/NAME` picks one
+// of several pods (k8s.io/kubectl pkg/polymorphichelpers attachablePodForObject).
+var reFoundPods = regexp.MustCompile(`^Found \d+ pods, using pod/([a-z0-9][-a-z0-9.]*)\s*$`)
+
+// logPodNamed is the pod kubectl says it picked at the top of a log, or "".
+func logPodNamed(lines []textLine) string {
+	for i, l := range lines {
+		if i > 2 {
+			break
+		}
+		if m := reFoundPods.FindStringSubmatch(strings.TrimSpace(l.s)); m != nil {
+			return m[1]
+		}
+	}
+	return ""
 }
 
 // pastedLog is the output of one `kubectl logs` waiting for its container's name.

@@ -36,7 +36,42 @@ func TestPromptWithDirectoryAndBranch(t *testing.T) {
 			t.Errorf("%q is not read as a prompt alone", s)
 		}
 	}
+	for _, s := range []string{"➜  ~ kubectl get pods -n shop", "➜  deploy git:(main) ✗ kubectl describe pod web", "☹  kubectl --context do-nyc1 get nodes"} {
+		if m := rePrompt.FindStringSubmatch(s); m == nil || !strings.HasPrefix(m[1], "kubectl ") {
+			t.Errorf("%q: command %q, want the kubectl command", s, m)
+		}
+	}
 	if rePrompt.MatchString("send mail to ops@example.com and ask $ kubectl") {
 		t.Errorf("a sentence with an address read as a prompt")
+	}
+}
+
+// `kubectl logs TYPE/NAME` of a workload prints the log of a pod kubectl picks: the
+// pod it names on stderr ("Found 2 pods, using pod/NAME") when the paste keeps that
+// line, else a container's log of a pod not known; either way its lines are read. A
+// name no object may have names no pod.
+func TestLogsOfAWorkload(t *testing.T) {
+	const log = "I0514 19:02:30.326011       1 metadata.go:85] retrieving instance data from ec2 metadata\n" +
+		"E0514 19:05:01.000000       1 driver.go:100] \"Failed to pull image\" err=\"rpc error: code = Unknown desc = failed to pull and unpack image \\\"docker.io/acme/app:9\\\": failed to resolve reference \\\"docker.io/acme/app:9\\\": docker.io/acme/app:9: not found\"\n"
+	for _, c := range []struct{ name, paste, pod string }{
+		{"named by kubectl", "$ kubectl logs deployment/web -n shop -c app\nFound 2 pods, using pod/web-5c55c975b4-4lx62\n" + log, "web-5c55c975b4-4lx62"},
+		{"not named", "$ kubectl logs deploy/web -n shop -c app\n" + log, ""},
+		{"a name no object has", "$ kubectl logs ../../etc -n shop -c app\n" + log, ""},
+	} {
+		chunks := splitChunks([]byte(c.paste))
+		lc, ok := parseLogsCommand(chunks[0].cmd)
+		if !ok {
+			t.Fatalf("%s: %q is no logs command", c.name, chunks[0].cmd)
+		}
+		if got := lc.pod; got == "" {
+			lc.pod = logPodNamed(chunks[0].lines)
+		}
+		if lc.pod != c.pod {
+			t.Errorf("%s: pod %q, want %q", c.name, lc.pod, c.pod)
+		}
+		rep := analyzePaste(t, map[string][]byte{"kubectl.txt": []byte(c.paste)})
+		if root := firstRoot(rep); root == nil || root.Rule != "image-pull-not-found" {
+			t.Errorf("%s: root = %s, want image-pull-not-found from the log", c.name, diagnosis(rep))
+		}
 	}
 }
