@@ -508,49 +508,48 @@ func unwrapLines(text string) string { return reLineBreak.ReplaceAllString(text,
 
 func (s *Signature) matchText(text string) (map[string]string, bool) {
 	// A ticket's title or sentence capitalizes the message it quotes ("Container has
-	// runAsNonRoot and …"); the component printed it in lower case. Such a text is
-	// tried as printed too, after the text as given.
-	printed := ""
+	// runAsNonRoot and …"); the component printed it in lower case. A message quoted
+	// once more (a structured log's err="…", a Go %q, a JSON string) has its quotes
+	// escaped ("violates PodSecurity \"restricted:v1.24\""). Such a text is tried as
+	// printed too, after the text as given.
+	forms := [3]string{text}
+	n := 1
 	if len(text) > 1 && text[0] >= 'A' && text[0] <= 'Z' && text[1] >= 'a' && text[1] <= 'z' {
-		printed = string(text[0]+'a'-'A') + text[1:]
+		forms[n] = string(text[0]+'a'-'A') + text[1:]
+		n++
+	}
+	if strings.Contains(text, `\"`) {
+		forms[n] = strings.ReplaceAll(text, `\"`, `"`)
+		n++
 	}
 	for i, re := range s.res {
-		t := text
-		if lit := s.lits[i]; lit.s != "" && !lit.in(t) {
-			if printed == "" || !lit.in(printed) {
+		for _, t := range forms[:n] {
+			if lit := s.lits[i]; lit.s != "" && !lit.in(t) {
 				continue
 			}
-			t = printed
-		}
-		if i < len(s.alts) && len(s.alts[i]) > 0 && !anyIn(s.alts[i], t) {
-			if printed == "" || !anyIn(s.alts[i], printed) {
+			if i < len(s.alts) && len(s.alts[i]) > 0 && !anyIn(s.alts[i], t) {
 				continue
 			}
-			t = printed
-		}
-		// Nearly every line that holds the literal still does not match: finding that
-		// out without tracking captures is the cheaper search.
-		if !re.MatchString(t) {
-			if t == printed || printed == "" || !re.MatchString(printed) {
+			// Nearly every line that holds the literal still does not match: finding
+			// that out without tracking captures is the cheaper search.
+			if !re.MatchString(t) {
 				continue
 			}
-			t = printed
-		}
-		text := t
-		m := re.FindStringSubmatch(text)
-		if m == nil {
-			continue
-		}
-		if s.excluded(text) {
-			return nil, false
-		}
-		caps := map[string]string{}
-		for j, n := range re.SubexpNames() {
-			if n != "" && j < len(m) {
-				caps[n] = m[j]
+			m := re.FindStringSubmatch(t)
+			if m == nil {
+				continue
 			}
+			if s.excluded(t) {
+				return nil, false
+			}
+			caps := map[string]string{}
+			for j, name := range re.SubexpNames() {
+				if name != "" && j < len(m) {
+					caps[name] = m[j]
+				}
+			}
+			return caps, true
 		}
-		return caps, true
 	}
 	return nil, false
 }

@@ -81,17 +81,24 @@ func newLiteralSet(sigs []*Signature, dfa bool) *literalSet {
 	for si, s := range sigs {
 		for _, l := range signatureLiterals(s) {
 			// The automaton ignores ASCII case for every literal: a literal that
-			// respects case then finds a superset, which match narrows.
-			key := strings.ToLower(l.s)
-			id, ok := ids[key]
-			if !ok {
-				id = len(pats)
-				ids[key] = id
-				pats = append(pats, key)
-				set.sigs = append(set.sigs, nil)
+			// respects case then finds a superset, which match narrows. A literal
+			// with a quote is also looked for with the quote escaped, as a message
+			// quoted once more prints it (matchText reads that form unescaped).
+			keys := []string{strings.ToLower(l.s)}
+			if strings.Contains(l.s, `"`) {
+				keys = append(keys, strings.ReplaceAll(keys[0], `"`, `\"`))
 			}
-			if n := len(set.sigs[id]); n == 0 || set.sigs[id][n-1] != si {
-				set.sigs[id] = append(set.sigs[id], si)
+			for _, key := range keys {
+				id, ok := ids[key]
+				if !ok {
+					id = len(pats)
+					ids[key] = id
+					pats = append(pats, key)
+					set.sigs = append(set.sigs, nil)
+				}
+				if n := len(set.sigs[id]); n == 0 || set.sigs[id][n-1] != si {
+					set.sigs[id] = append(set.sigs[id], si)
+				}
 			}
 			set.fold = set.fold || l.fold
 		}

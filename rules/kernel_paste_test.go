@@ -46,3 +46,11 @@ func TestExecPluginVersionNamesTheClient(t *testing.T) {
 		}
 	}
 }
+
+// A refusal quoted once more, its quotes escaped (a Go %q, a JSON string, a structured
+// log's err="…"), is read as the component printed it.
+func TestEscapedQuotesReadAsPrinted(t *testing.T) {
+	const line = ` Message: "pods \"padder-6757\" is forbidden: violates PodSecurity \"restricted:v1.24\": allowPrivilegeEscalation != false (container \"padder-6757-cnt\" must set securityContext.allowPrivilegeEscalation=false)",` + "\n"
+	rs := catalogRoots(t, map[string]string{"error.txt": line})
+	wantOneRoot(t, rs, "admission-pod-security", "restricted:v1.24", "allowPrivilegeEscalation")
+}
