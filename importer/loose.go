@@ -320,7 +320,7 @@ func segment(lines []textLine) []segmentBlock {
 		case isDescribeNodeStart(lines, i):
 			start(segDescribeNode)
 		case inDescribe && (blank || indented):
-		case objectStartsAt(lines, i, cur.kind == segObjects && objIndent >= 0, objKeys):
+		case objectStartsAt(lines, i, openObject(cur.kind, objIndent), objKeys):
 			// An object's YAML pasted among sentences, without a fence around it.
 			start(segObjects)
 			objIndent, objKeys = indentOf(l.s), map[string]bool{}
@@ -379,6 +379,15 @@ func segment(lines []textLine) []segmentBlock {
 	}
 	start(segText)
 	return out
+}
+
+// openObject is the indentation of the object's YAML a block found among text holds,
+// -1 when the block is no such object.
+func openObject(kind string, indent int) int {
+	if kind != segObjects {
+		return -1
+	}
+	return indent
 }
 
 // reMountOutputLine is a line of the message k8s.io/mount-utils returns for a failed

@@ -64,17 +64,18 @@ func yamlTopKey(s string) string {
 
 // objectStartsAt tells whether line i opens an object's YAML among other text: an
 // `apiVersion: V` or `kind: K` line indented by at most four spaces whose next line
-// is another key of the document at its indentation. Inside a document (open), a
-// second apiVersion or kind at its indentation opens the next one, as a paste of two
-// objects without "---" between them does.
-func objectStartsAt(lines []textLine, i int, open bool, keys map[string]bool) bool {
+// is another key of the document at its indentation. Inside a document at
+// indentation open (-1 when none is), a second apiVersion or kind at that indentation
+// opens the next one, as a paste of two objects without "---" between them does; a
+// deeper one (a scaleTargetRef's, an ownerReference's) is the document's own.
+func objectStartsAt(lines []textLine, i int, open int, keys map[string]bool) bool {
 	s := lines[i].s
 	ind := indentOf(s)
-	if ind > 4 {
+	if ind > 4 || open >= 0 && ind != open {
 		return false
 	}
 	t := s[ind:]
-	if (t == "spec:" || t == "metadata:") && !open && i+1 < len(lines) {
+	if (t == "spec:" || t == "metadata:") && open < 0 && i+1 < len(lines) {
 		// An object's spec or metadata quoted without its kind (kindlessObjects).
 		next := lines[i+1].s
 		return indentOf(next) > ind && reYAMLKeyLine.MatchString(next)
@@ -82,7 +83,7 @@ func objectStartsAt(lines []textLine, i int, open bool, keys map[string]bool) bo
 	if !strings.HasPrefix(t, "apiVersion: ") && !strings.HasPrefix(t, "kind: ") {
 		return false
 	}
-	if open {
+	if open >= 0 {
 		return keys[yamlTopKey(t)]
 	}
 	if v := strings.TrimSpace(t[strings.Index(t, ":")+1:]); v == "" || strings.ContainsAny(v, " \t") || i+1 >= len(lines) {
