@@ -75,3 +75,24 @@ func TestLogsOfAWorkload(t *testing.T) {
 		}
 	}
 }
+
+// A kubectl command that changes the cluster, pasted without its prompt, introduces
+// kubectl's own output: its "error: …" is the client's, at the request stage, not a
+// container's log. A sentence that starts with such a word stays a sentence.
+func TestBareWriteCommand(t *testing.T) {
+	paste := "kubectl apply -f pod.yaml\nerror: error converting YAML to JSON: yaml: line 8: did not find expected key\n"
+	chunks := splitChunks([]byte(paste))
+	if len(chunks) == 0 || chunks[0].cmd != "kubectl apply -f pod.yaml" {
+		t.Fatalf("chunks %+v, want the apply command first", chunks)
+	}
+	rep := analyzePaste(t, map[string][]byte{"kubectl.txt": []byte(paste)})
+	root := firstRoot(rep)
+	if root == nil || root.Stage != "request" || !strings.Contains(root.Cause, "line 8") {
+		t.Fatalf("root = %s, want a request-stage finding naming line 8", diagnosis(rep))
+	}
+	for _, s := range []string{"kubectl apply fails for me since yesterday", "kubectl delete is slow"} {
+		if reBareCommand.MatchString(s) {
+			t.Errorf("%q read as a command", s)
+		}
+	}
+}
