@@ -640,6 +640,17 @@ var (
 	reHeading = regexp.MustCompile(`^(?:[\w']+ ){0,4}(?:[\w']+:|(?:is|was|are|were|below|following))(?:\s|$)`)
 )
 
+// reConfigSetting is a setting of a configuration file: a key of one word (TOML, INI
+// or YAML, dotted or quoted), "=" or ":", and its value.
+var reConfigSetting = regexp.MustCompile(`^\s*(?:-\s+)?["']?[A-Za-z_][\w.\-]*["']?\s*(?:=|:)\s*(\S.*)?$`)
+
+// configSetting reports whether s is a configuration setting whose value says nothing
+// of trouble: the error words of such a line are in its key.
+func configSetting(s string) bool {
+	m := reConfigSetting.FindStringSubmatch(s)
+	return m != nil && !looksLikeError(m[1])
+}
+
 // unexplainedFragments covers each unattributed fragment file with error lines that
 // no finding cites: "the container whose log this is", "the node this journal came from".
 // With levelless, a container log's line without a level is trouble too when the
@@ -665,6 +676,11 @@ func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []strin
 		}
 		known := read[l]
 		if !looksLikeError(l.Text) && !known {
+			continue
+		}
+		if !known && configSetting(l.Text) {
+			// A configuration file's setting ("oom_score = -999", "failOnSwap: false")
+			// names what it sets, not trouble.
 			continue
 		}
 		if explained && !known && reporterText(l.Text) {
