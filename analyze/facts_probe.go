@@ -274,3 +274,24 @@ func ProbeTiming(pr *corev1.Probe) string {
 	return fmt.Sprintf("initialDelaySeconds %d, periodSeconds %d, timeoutSeconds %d, failureThreshold %d",
 		pr.InitialDelaySeconds, cmp.Or(pr.PeriodSeconds, 10), cmp.Or(pr.TimeoutSeconds, 1), cmp.Or(pr.FailureThreshold, 3))
 }
+
+// reProbeStatus is the kubelet's HTTP probe failure for a status the application
+// answered (k8s.io/kubernetes pkg/probe/http/http.go DoHTTPProbe).
+var reProbeStatus = regexp.MustCompile(`HTTP probe failed with statuscode: (\d{3})\b`)
+
+// ProbeStatusMeaning says what a probe's HTTP status tells of its configuration: a
+// 401 or 403 is an endpoint that asks for credentials the probe does not send, a 404 a
+// path the application does not serve; "" for any other output.
+func ProbeStatusMeaning(output string) string {
+	m := reProbeStatus.FindStringSubmatch(output)
+	if m == nil {
+		return ""
+	}
+	switch m[1] {
+	case "401", "403":
+		return ": the application answers " + m[1] + ", so its health endpoint asks for credentials the probe does not send (exempt the path from authentication, or give the probe httpHeaders)"
+	case "404":
+		return ": the application answers 404, so the probe's path is not one it serves"
+	}
+	return ""
+}

@@ -79,7 +79,7 @@ func livenessFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, k
 	fail, evidence := v.ProbeKillEvidence(p, c, kill, "Liveness", "livenessProbe", pr)
 	cause := fmt.Sprintf("container %s is %s by its liveness probe (%s)", c.Name, analyze.KilledVerb(pod.Spec.RestartPolicy), action)
 	if fail.Output != "" {
-		cause += fmt.Sprintf(", which fails with %q", fail.Output)
+		cause += fmt.Sprintf(", which fails with %q", fail.Output) + analyze.ProbeStatusMeaning(fail.Output)
 	}
 	cause += fmt.Sprintf(": %d kill(s), %d restart(s)", kill.Kills, st.RestartCount)
 	t, loc, log := v.CrashTermination(p, c)

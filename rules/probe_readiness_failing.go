@@ -93,8 +93,8 @@ func readinessFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, 
 	if output == "" {
 		output = "no output"
 	}
-	cause := fmt.Sprintf("container %s of pod %s runs but is not ready: its readiness probe (%s) fails with %q%s",
-		c.Name, p.Ref().NamespacedName(), action, output, f.Count())
+	cause := fmt.Sprintf("container %s of pod %s runs but is not ready: its readiness probe (%s) fails with %q%s%s",
+		c.Name, p.Ref().NamespacedName(), action, output, f.Count(), analyze.ProbeStatusMeaning(output))
 	effect, svcEvidence, services := serviceEffect(v, p)
 	evidence = append(evidence, svcEvidence...)
 	cause += effect

@@ -90,7 +90,7 @@ func startupFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, ki
 	budget := startupBudget(pr)
 	cause := fmt.Sprintf("%s is %s because its startup probe (%s) never succeeds", c.Noun(), analyze.KilledVerb(pod.Spec.RestartPolicy), action)
 	if fail.Output != "" {
-		cause += fmt.Sprintf(", failing with %q", fail.Output)
+		cause += fmt.Sprintf(", failing with %q", fail.Output) + analyze.ProbeStatusMeaning(fail.Output)
 	}
 	cause += fmt.Sprintf(": %d kill(s), %d restart(s); the probe allows it %s to start (initialDelaySeconds %d + failureThreshold %d × periodSeconds %d)",
 		kill.Kills, st.RestartCount, budget, pr.InitialDelaySeconds, cmp.Or(pr.FailureThreshold, 3), cmp.Or(pr.PeriodSeconds, 10))
