@@ -39,8 +39,9 @@ var rePromptAlone = regexp.MustCompile(`^\s*(?:\[[^\]\s]+@[^\]]*\][$#]|[\w.-]+@[
 
 // reBareCommand is a command line pasted without its prompt: "kubectl get pods -n x",
 // "kubectl apply -f pod.yaml" (a subcommand that changes or reaches into the cluster,
-// then a flag, a TYPE/NAME or a resource type), "docker pull registry.example/app:v2".
-var reBareCommand = regexp.MustCompile(`^\s*((?:sudo\s+)?(?:(?:(?:k3s|k0s|microk8s|minikube)\s+kubectl|microk8s\.kubectl|kubectl|oc|crictl|journalctl|systemctl|dmesg)\s+(?:get|describe|logs|events|ps|pods|inspect|inspectp|images|status|-[-a-zA-Z])|(?:(?:k3s|k0s|microk8s|minikube)\s+kubectl|microk8s\.kubectl|kubectl|oc)\s+(?:apply|create|replace|patch|delete|edit|scale|rollout|run|expose|set|label|annotate|exec|port-forward|cp|auth|top|drain|cordon|uncordon|taint|wait|debug|attach|version|cluster-info|api-resources)(?:\s+(?:-\S|[\w.-]+/[\w.-]+|(?:pods?|po|deployments?|deploy|services?|svc|namespaces?|ns|nodes?|no|configmaps?|cm|secrets?|jobs?|cronjobs?|statefulsets?|sts|daemonsets?|ds|replicasets?|rs|pvc|pv|ingress(?:es)?)\b)|\s*$)|(?:docker|podman|nerdctl)\s+(?:pull|run|push|login)\s+\S).*)$`)
+// then a flag, a TYPE/NAME, a resource type, or a name and a flag: "kubectl run web
+// --image=nginx"), "docker pull registry.example/app:v2".
+var reBareCommand = regexp.MustCompile(`^\s*((?:sudo\s+)?(?:(?:(?:k3s|k0s|microk8s|minikube)\s+kubectl|microk8s\.kubectl|kubectl|oc|crictl|journalctl|systemctl|dmesg)\s+(?:get|describe|logs|events|ps|pods|inspect|inspectp|images|status|-[-a-zA-Z])|(?:(?:k3s|k0s|microk8s|minikube)\s+kubectl|microk8s\.kubectl|kubectl|oc)\s+(?:apply|create|replace|patch|delete|edit|scale|rollout|run|expose|set|label|annotate|exec|port-forward|cp|auth|top|drain|cordon|uncordon|taint|wait|debug|attach|version|cluster-info|api-resources)(?:\s+(?:-\S|[\w.-]+/[\w.-]+|[a-z0-9][\w.-]*\s+-\S|(?:pods?|po|deployments?|deploy|services?|svc|namespaces?|ns|nodes?|no|configmaps?|cm|secrets?|jobs?|cronjobs?|statefulsets?|sts|daemonsets?|ds|replicasets?|rs|pvc|pv|ingress(?:es)?)\b)|\s*$)|(?:docker|podman|nerdctl)\s+(?:pull|run|push|login)\s+\S).*)$`)
 
 // unbox removes the frame a terminal UI (k9s, tmux panes) draws around lines:
 // "│ text │". A frame with a left edge only is a CLI's error box (Terraform's, the Helm

@@ -90,6 +90,11 @@ func TestBareWriteCommand(t *testing.T) {
 	if root == nil || root.Stage != "request" || !strings.Contains(root.Cause, "line 8") {
 		t.Fatalf("root = %s, want a request-stage finding naming line 8", diagnosis(rep))
 	}
+	for _, s := range []string{"kubectl run web --image=nginx:1.25", "kubectl delete pod web-1 -n shop", "kubectl exec -it web-1 -- sh", "kubectl version"} {
+		if !reBareCommand.MatchString(s) {
+			t.Errorf("%q not read as a command", s)
+		}
+	}
 	for _, s := range []string{"kubectl apply fails for me since yesterday", "kubectl delete is slow"} {
 		if reBareCommand.MatchString(s) {
 			t.Errorf("%q read as a command", s)
