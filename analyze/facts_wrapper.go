@@ -507,7 +507,7 @@ func panicFrame(next []string) string {
 				}
 			}
 			first = fn
-			if !strings.Contains(strings.Join(frames[j+1:], "\n"), "panic(") {
+			if !slices.ContainsFunc(frames[j+1:], func(f string) bool { return strings.HasPrefix(strings.TrimSpace(f), "panic(") }) {
 				return first
 			}
 		}

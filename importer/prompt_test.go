@@ -63,7 +63,7 @@ func TestLogsOfAWorkload(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s: %q is no logs command", c.name, chunks[0].cmd)
 		}
-		if got := lc.pod; got == "" {
+		if lc.pod == "" {
 			lc.pod = logPodNamed(chunks[0].lines)
 		}
 		if lc.pod != c.pod {
