@@ -420,6 +420,17 @@ func described(g *Graph, fs []*Finding, rules []*Rule) (*Finding, map[string]boo
 		}
 	}
 	ss = ss[:min(len(ss), keep)]
+	if len(ss) > 0 && !slices.ContainsFunc(ss, func(x scored) bool { return reChangeSaid.MatchString(x.l.Text) }) {
+		// The release the trouble came with ("started once upgraded from v1.5.7 to
+		// v1.6.1", "APP - 0.7.0") is what the reader compares and what the fix
+		// pins: the line that says it is quoted too.
+		for i, l := range prose {
+			if reChangeSaid.MatchString(l.Text) && !catalogRead[l.Evidence().placeKey()] {
+				ss = append(ss, scored{l, 0, i})
+				break
+			}
+		}
+	}
 	sort.Slice(ss, func(i, j int) bool { return ss[i].i < ss[j].i })
 	if len(ss) == 0 {
 		return nil, nil
@@ -536,12 +547,25 @@ var (
 	reStatedMemory = regexp.MustCompile(`(?i)\b(?:memory|oom|out[- ]of[- ]memory)`)
 	// reStatedProbeStatus is a probe said to fail with an HTTP status ("liveness and
 	// readiness probes are always failed with 401", "the probes fail due to 404").
-	reStatedProbeStatus = regexp.MustCompile(`(?i)\b(?:liveness|readiness|startup|probes?|probs?)\b[^.\n]{0,60}?\b[45]\d\d\b`)
+	// The status may come first ("logs show 404 when k8s tries the readiness probe"),
+	// in words ("the /healthz endpoint is unauthorized"), and the probe may be told by
+	// what it decides ("the pod never becomes healthy because ...").
+	reStatedProbeStatus = regexp.MustCompile(`(?i)(?:` + probeSaid + `)[^.\n]{0,60}?` + httpStatusSaid + `|` + httpStatusSaid + `[^.\n]{0,60}?(?:` + probeSaid + `)`)
 	// reStatedPull is an image being fetched: a registry's manifest URL, or the image
 	// named with the verb.
 	reStatedPull   = regexp.MustCompile(`(?i)/v2/\S+/manifests/|\b(?:pull|download|fetch)\w*\b[^.\n]{0,40}\bimage|\bimage\b[^.\n]{0,40}\b(?:pull|download|fetch)`)
 	reStatedVolume = regexp.MustCompile(`(?i)\b(?:pvc?s?|persistent ?volume(?: ?claim)?s?|volumes?|ebs|disks?)\b`)
 )
+
+// probeSaid is how a reporter names a health check, or what its failure does.
+const probeSaid = `\b(?:liveness|readiness|startup|probes?|probs?|health ?checks?|healthz)\b|\b(?:never|not|doesn't|does not|won't) (?:becomes? |gets? |turns? |goes )?(?:healthy|ready)\b`
+
+// reChangeSaid is a line that names the release a ticket runs or moved to: an upgrade
+// to a version, or a version stated.
+var reChangeSaid = regexp.MustCompile(`(?i)\b(?:upgrad\w*|updat\w*|bump\w*|migrat\w*|moved?|since|after)\b[^\n]{0,60}?\bv?\d+\.\d+(?:\.\d+)?\b|\bversion\b[^\n]{0,40}?\bv?\d+\.\d+(?:\.\d+)?\b`)
+
+// httpStatusSaid is an HTTP error status, by number or by name.
+const httpStatusSaid = `\b(?:[45]\d\d|unauthori[sz]ed|forbidden)\b`
 
 // reStatedValue is a value a sentence states: a quoted span, a quantity with its unit
 // ("2Gi", "512Mi", "30 seconds"), a port, a path, a flag or a key: the things a fix
@@ -578,10 +602,13 @@ func statedFacts(prose []*Line) map[string]bool {
 	if reStatedArch.MatchString(text) {
 		words = append(words, "architecture", "platform")
 	}
-	if reStatedProbeStatus.MatchString(text) {
+	if m := reStatedProbeStatus.FindString(text); m != "" && !reStatedPull.MatchString(m) {
 		// A probe that fails with an HTTP status: what the kubelet's "HTTP probe failed
-		// with statuscode: %d" says (pkg/probe/http/http.go DoHTTPProbe).
-		words = append(words, "probe", "probe", "failed", "statuscode", "HTTP")
+		// with statuscode: %d" says (pkg/probe/http/http.go DoHTTPProbe). The kubelet
+		// counts any status of 400 or more as a failure, so the application answered
+		// its health endpoint with an error: that is the failure the prose names,
+		// whichever probe (liveness, readiness) it mentions.
+		words = append(words, "probe", "probe", "failed", "statuscode", "HTTP", "application", "answers", "endpoint", "error", "status")
 	}
 	if reStatedZone.MatchString(text) && reStatedVolume.MatchString(text) {
 		words = append(words, "zone", "affinity")

@@ -166,3 +166,29 @@ func TestProseIsNotReadWhenEvidenceSpeaks(t *testing.T) {
 		})
 	}
 }
+
+// A probe said to get an HTTP error status, in whatever order and words the reporter
+// writes it, is the application answering its health endpoint with that status (the
+// kubelet counts any status of 400 or more as a failure): with the signatures loaded,
+// that is the failure the prose names, and the line that says which release the
+// trouble came with is quoted beside it.
+func TestProseOfAProbeStatusIsTheEndpointsAnswer(t *testing.T) {
+	cases := []struct{ name, text, quoted string }{
+		{"status after the probes", "I changed the basicAuth username and password to something safer, but when the app was deployed, it failed the liveness and readiness probes with HTTP 401 errors.\n", "401"},
+		{"status before the probes", "The service logs are showing 404 when k8s is trying to access readiness and liveness probes on the root path `/` of the api.\n\nThis started once we upgraded the chart from `v2.3.0` to `v2.4.0`.\n", "v2.4.0"},
+		{"status in words, probe by what it decides", "After upgrading from 3.1.0 to 3.1.1 the gateway pod never becomes healthy because the /metrics endpoint is unauthorized.\n", "/metrics"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rs := catalogRoots(t, map[string]string{"ticket.txt": c.text})
+			wantOneRoot(t, rs, "probe-endpoint-refused-by-application", analyze.DescribedNote, c.quoted)
+		})
+	}
+	// A pull refused as unauthorized is not a probe's answer, whatever the pod's readiness.
+	rs := catalogRoots(t, map[string]string{"ticket.txt": "Since the registry move the api pod never becomes ready: pulling its image from the new registry is unauthorized for the nodes.\n"})
+	for _, f := range rs {
+		if f.Stage == analyze.StageProbe {
+			t.Errorf("a refused pull read as a probe: %s %s", f.Rule, f.Cause)
+		}
+	}
+}
