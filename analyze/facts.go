@@ -513,13 +513,23 @@ func paragraphs(lines []string) [][2]int {
 		case start < 0:
 			start = i
 		case !strings.HasPrefix(s, " ") && !strings.HasPrefix(s, "\t") && !strings.HasSuffix(strings.TrimRight(lines[i-1], " \t"), ":") &&
-			!softWrapped(lines[i-1]) && !closesValue(s):
+			!softWrapped(lines[i-1]) && !closesValue(s) && !opensQuote(lines[i-1]):
 			flush(i)
 			start = i
 		}
 	}
 	flush(len(lines))
 	return out
+}
+
+// opensQuote reports whether a line leaves a Markdown code span open: an odd number of
+// single backticks, outside a fence, so the quoted message goes on on the next line
+// ("… is forbidden: unable to validate against" / "any security context constraint: …`").
+func opensQuote(line string) bool {
+	if strings.HasPrefix(strings.TrimSpace(line), "```") {
+		return false
+	}
+	return strings.Count(strings.ReplaceAll(line, "```", ""), "`")%2 == 1
 }
 
 // closesValue reports whether a line starts by closing a bracket: the end of a value a

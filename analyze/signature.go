@@ -4,6 +4,7 @@ import (
 	"maps"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -744,6 +745,16 @@ func (s *Signature) run(v *View) []Finding {
 			// A pasted message cut at the line's end: its joined paragraph gives the rest.
 			continue
 		}
+		if l.Fragment && l.Evidence().EndLine == 0 && captureCut(caps, l.Text) {
+			if p := wrappingParagraph(lines, i); p != nil {
+				if _, ok := s.match(p.Text); ok {
+					// A value that runs to the line's end, where a wrapped message goes on
+					// ("unable to retrieve the" / "complete list of server APIs: …"): the
+					// joined paragraph is read instead, with the whole value.
+					continue
+				}
+			}
+		}
 		for _, e := range s.evidence {
 			if val := e.of(v.g, l); val != "" {
 				caps = maps.Clone(caps)
@@ -779,11 +790,58 @@ func followingText(lines []Line, i, n int) []string {
 // (tieSignatures), which the engine asks for only when the floor would otherwise speak.
 func (s *Signature) runTies(v *View) []Finding {
 	lines := v.g.Lines()
+	tied := v.g.tiedLines(s)
 	var out []Finding
-	for _, t := range v.g.tiedLines(s) {
-		out = append(out, s.tieFinding(&lines[t.line], t))
+	for _, t := range tied {
+		l := &lines[t.line]
+		if slices.ContainsFunc(tied, func(o tiedLine) bool { return o.line != t.line && wraps(&lines[o.line], l) }) {
+			// The line is part of a wrapped message that ties too ("Failed to pull image
+			// "R":" above "no match for platform in manifest"): the whole message is
+			// read, with the values the line alone lacks.
+			continue
+		}
+		out = append(out, s.tieFinding(l, t))
 	}
 	return out
+}
+
+// captureCut reports whether a captured value runs to the end of the text: a value a
+// wrapped line may have cut.
+func captureCut(caps map[string]string, text string) bool {
+	end := strings.TrimRight(text, " \t\r")
+	for _, v := range caps {
+		if v = strings.TrimRight(v, " \t\r"); len(v) >= 3 && strings.HasSuffix(end, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// wrappingParagraph is the joined paragraph of pasted lines that holds lines[i] (a
+// fragment's paragraphs follow its lines), or nil.
+func wrappingParagraph(lines []Line, i int) *Line {
+	b, p := lines[i].source()
+	for j := i + 1; j < len(lines); j++ {
+		o := &lines[j]
+		if ob, op := o.source(); ob != b || op != p {
+			return nil
+		}
+		if o.Evidence().EndLine != 0 && wraps(o, &lines[i]) {
+			return o
+		}
+	}
+	return nil
+}
+
+// wraps reports whether paragraph p is a wrapped message of the same file that holds
+// line l's text and more.
+func wraps(p, l *Line) bool {
+	if len(p.Text) <= len(l.Text) || !strings.Contains(p.Text, strings.Join(strings.Fields(l.Text), " ")) {
+		return false
+	}
+	pb, pp := p.source()
+	lb, lp := l.source()
+	return pb == lb && pp == lp
 }
 
 // causeNeedsEmpty reports whether the cause template uses a capture that matched

@@ -753,9 +753,16 @@ func (s *Signature) tieFinding(l *Line, t tiedLine) Finding {
 	caps := t.caps
 	for _, p := range rePlaceholder.FindAllStringSubmatch(reOptional.ReplaceAllString(s.Cause, ""), -1) {
 		if _, ok := lookupValue(caps, p[1]); !ok && !builtinPlaceholders[p[1]] {
+			caps = maps.Clone(caps)
+			if im := reQuotedImage.FindStringSubmatch(l.Text); im != nil && slices.Contains(strings.Split(p[1], "|"), "image") {
+				// The image the line quotes around the catalog's wording (containerd's
+				// `failed to pull and unpack image "R": no match for platform in
+				// manifest`): the reference, not the message.
+				caps[p[1]] = im[1]
+				continue
+			}
 			// A capture the catalog's wording does not hold: the message it printed
 			// stands for it, rather than a <name> in the cause.
-			caps = maps.Clone(caps)
 			caps[p[1]] = oneLine(t.m.Text)
 		}
 	}

@@ -1,0 +1,70 @@
+package rules
+
+import (
+	"strings"
+	"testing"
+)
+
+// A message a ticket wraps over lines is read whole: the values on the line before
+// the part a signature knows, and the rest of a value a line cut, are in the cause.
+func TestAWrappedMessageIsReadWholeWithItsValues(t *testing.T) {
+	t.Run("the image on the line above", func(t *testing.T) {
+		rs := catalogRoots(t, map[string]string{"error.txt": "Failed to pull image \"registry.example.com/team/worker:2.4.0\": \n  no match for platform in manifest: not found\n"})
+		wantOneRoot(t, rs, "image-pull-platform-missing", "registry.example.com/team/worker:2.4.0")
+	})
+	t.Run("the image quoted beside the catalog's wording", func(t *testing.T) {
+		rs := catalogRoots(t, map[string]string{"ticket.txt": "The pods stay in ImagePullBackOff with `failed to pull and unpack image \"ghcr.io/example/report-api:jaeger\": no match for platform in manifest: not found` on the arm64 nodes.\n"})
+		wantOneRoot(t, rs, "image-pull-platform-missing", "ghcr.io/example/report-api:jaeger")
+	})
+	t.Run("a folded YAML message", func(t *testing.T) {
+		const status = `- type: NamespaceDeletionDiscoveryFailure
+  status: 'True'
+  reason: DiscoveryFailed
+  message: >-
+    Discovery failed for some groups, 1 failing: unable to retrieve the
+    complete list of server APIs: metrics.example.io/v1beta2: stale
+    GroupVersion discovery: metrics.example.io/v1beta2
+`
+		rs := catalogRoots(t, map[string]string{"ns.txt": status})
+		wantOneRoot(t, rs, "termination-namespace-discovery-failed", "metrics.example.io/v1beta2")
+	})
+	t.Run("a code span over two lines", func(t *testing.T) {
+		const text = "The ReplicaSet hangs on `Error creating: pods \"db-5b7c9d\" is forbidden: unable to validate against\n" +
+			"any security context constraint: [fsGroup: Invalid value: []int64{2000}: 2000 is not an allowed group]` and creates nothing.\n"
+		rs := catalogRoots(t, map[string]string{"ticket.txt": text})
+		wantOneRoot(t, rs, "admission-scc-denied", "2000 is not an allowed group")
+	})
+}
+
+// The scheduler lists every affinity reason of the nodes it ruled out; the cause says
+// each, the reason that names whose rule it is above all.
+func TestEveryAffinityReasonIsSaid(t *testing.T) {
+	rs := catalogRoots(t, map[string]string{"ticket.txt": "The upgraded pods never start; the UI says \"0/4 nodes are available: 4 node(s) didn't match pod affinity/anti-affinity, 4 node(s) didn't satisfy existing pods anti-affinity rules.\"\n"})
+	wantOneRoot(t, rs, "scheduling-affinity-unsatisfiable", "didn't match pod affinity/anti-affinity", "didn't satisfy existing pods anti-affinity rules")
+}
+
+// Values the failing line does not hold but the evidence does: the container a start
+// error names before the runtime's words, the repository a ticket names at two tags,
+// the port and flag of a program that checks its ports before it listens.
+func TestTheCauseTakesTheValuesAroundTheLine(t *testing.T) {
+	t.Run("container", func(t *testing.T) {
+		rs := catalogRoots(t, map[string]string{"events.txt": "Error: failed to start container \"report-worker\": Error response from daemon: failed to create shim: OCI runtime create failed: runc create failed: unable to start container process: exec: \"/worker\": stat /worker: no such file or directory: unknown\n"})
+		wantOneRoot(t, rs, "start-command-not-found", "container report-worker's command /worker")
+	})
+	t.Run("one repository at two tags", func(t *testing.T) {
+		const text = "The arm64 image of example/report-ui:main does not start:\n\nexec /srv/ui: exec format error\n\nexample/report-ui:v2.0.1 fails the same way.\n"
+		rs := catalogRoots(t, map[string]string{"ticket.txt": text})
+		wantOneRoot(t, rs, "start-exec-format-error", "example/report-ui")
+	})
+	t.Run("a port checked before listening", func(t *testing.T) {
+		const log = "I0301 10:00:01.000000       7 flags.go:198] Watching for Ingress class: nginx\nF0301 10:00:01.100000       7 main.go:64] port 8443 is already in use. Please check the flag --https-port\n"
+		rs := catalogRoots(t, map[string]string{"container.log": log})
+		wantOneRoot(t, rs, "runtime-address-in-use", "port 8443", "--https-port")
+	})
+	// A sentence about a port in use is not the program's refusal.
+	for _, f := range catalogRoots(t, map[string]string{"ticket.txt": "The port 80 is already in use by the ingress on this node, so we moved the app to 8080 and it works.\n"}) {
+		if f.Rule == "runtime-address-in-use" && !strings.Contains(f.Cause, "ticket") {
+			t.Errorf("a reporter's sentence read as the program's refusal: %s", f.Cause)
+		}
+	}
+}
