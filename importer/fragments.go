@@ -74,10 +74,16 @@ func headerlessEvent(s string) (ev corev1.Event, known, nsKnown, ok bool) {
 		} else {
 			ev.Message = after[2]
 		}
-	case (len(before) == 1 || len(before) == 2) && isAge(before[len(before)-1]):
-		// current get events: the object is kind/name.
+	case (len(before) == 1 || len(before) == 2) && isAgeInterval(before[len(before)-1]):
+		// current get events: the object is kind/name. `kubectl events` (1.26 and
+		// later) writes the count into LAST SEEN: "12s (x13 over 2m1s)".
 		if !strings.Contains(after[1], "/") || len(after) < 3 {
 			return ev, false, false, false
+		}
+		if m := reInterval.FindStringSubmatch(before[len(before)-1]); m != nil && m[2] != "" {
+			if n, err := strconv.ParseInt(m[2], 10, 32); err == nil {
+				ev.Count = int32(n)
+			}
 		}
 		ev.Reason = after[0]
 		kind, name, _ := strings.Cut(after[1], "/")

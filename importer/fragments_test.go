@@ -37,6 +37,8 @@ func TestHeaderlessEventRows(t *testing.T) {
 			typ: "Normal", reason: "Pulled", source: "kubelet, node-1", msg: "Container image \"nginx\" already present on machine", count: 1},
 		{name: "describe combined", line: "  Warning  FailedCreatePodSandBox  1s (x3 over 10s)  kubelet  (combined from similar events): Failed to create pod sandbox: rpc error: code = Unknown",
 			typ: "Warning", reason: "FailedCreatePodSandBox", source: "kubelet", msg: "Failed to create pod sandbox: rpc error: code = Unknown", count: 3},
+		{name: "kubectl events", line: "12s (x13 over 2m1s)     Warning   Unhealthy               Pod/api-64d4cb6467-mzcr2                             (combined from similar events): Readiness probe errored: exec: \"wget\": executable file not found in $PATH",
+			typ: "Warning", reason: "Unhealthy", kind: "Pod", obj: "api-64d4cb6467-mzcr2", msg: "Readiness probe errored: exec: \"wget\": executable file not found in $PATH", count: 13, known: true},
 		{name: "1.3 describe", line: "  1m\t\t1m\t\t1\t{kubelet node-1}\tspec.containers{app}\tWarning\t\tFailed\t\tFailed to pull image \"x\": not found",
 			typ: "Warning", reason: "Failed", fp: "spec.containers{app}", source: "kubelet", msg: "Failed to pull image \"x\": not found", count: 1},
 	}
