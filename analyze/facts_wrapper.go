@@ -347,8 +347,8 @@ func (l *Line) containerValue(of func(*corev1.Container) string) string {
 }
 
 // loneImage is the one image reference the evidence names, computed once: every pod's
-// containers' images when there are pods, else the references in pasted text; "" when
-// there are none or more than one.
+// containers' images when there are pods, else the references in pasted text; the
+// repository when they are one repository's tags; "" when there are none or several.
 func (g *Graph) loneImage() string {
 	return g.loneOf(&g.loneImageOnce, &g.loneImageRef, func(add func(string)) {
 		for _, p := range g.pods {
@@ -360,13 +360,14 @@ func (g *Graph) loneImage() string {
 		for _, m := range reImageRef.FindAllStringSubmatch(line, -1) {
 			add(strings.TrimRight(m[1], ".,;:"))
 		}
-	})
+	}, oneRepository)
 }
 
 // loneOf is the one value the evidence shows, computed once into out: the values the
 // objects give (objects calls add for each) when they give any, else those read from
 // the pasted text's lines; "" when there are none or several.
-func (g *Graph) loneOf(once *sync.Once, out *string, objects func(add func(string)), text func(line string, add func(string))) string {
+// several, when given, names what several values share (one repository at two tags).
+func (g *Graph) loneOf(once *sync.Once, out *string, objects func(add func(string)), text func(line string, add func(string)), several ...func(map[string]bool) string) string {
 	once.Do(func() {
 		seen := map[string]bool{}
 		add := func(v string) {
@@ -387,8 +388,31 @@ func (g *Graph) loneOf(once *sync.Once, out *string, objects func(add func(strin
 				*out = v
 			}
 		}
+		if len(seen) > 1 && len(several) > 0 {
+			*out = several[0](seen)
+		}
 	})
 	return *out
+}
+
+// oneRepository is the repository of image references that differ only in their tag
+// or digest (a ticket that tried "org/app:main" and "org/app:v1.0.5"), else "".
+func oneRepository(refs map[string]bool) string {
+	repo := ""
+	for r := range refs {
+		name := r
+		if i := strings.Index(name, "@"); i >= 0 {
+			name = name[:i]
+		}
+		if i := strings.LastIndex(name, ":"); i > strings.LastIndex(name, "/") {
+			name = name[:i]
+		}
+		if repo != "" && name != repo {
+			return ""
+		}
+		repo = name
+	}
+	return repo
 }
 
 // PrintedImage is the image a message names, as it names it most fully: a reference
