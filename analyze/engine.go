@@ -466,6 +466,16 @@ func link(fs []*Finding) map[string]*Finding {
 				}
 			}
 		}
+		if root.Stage == StageRequest {
+			// A refused update of a pod whose deletion it holds (the finalizer cannot
+			// be taken off): the held deletion is the pod's trouble.
+			for _, f := range current {
+				if f.HeldDeletion {
+					yielded, root = root, f
+					break
+				}
+			}
+		}
 		roots[pod] = root
 		root.Root = true
 		for _, f := range current {
@@ -514,6 +524,26 @@ func link(fs []*Finding) map[string]*Finding {
 				}
 			}
 			earlier.Root = true
+		}
+	}
+	// A refused update that holds a deletion, read at the request stage about the
+	// client that sent it: the held deletion explains it.
+	for _, held := range fs {
+		if !held.HeldDeletion {
+			continue
+		}
+		places := map[string]bool{}
+		for _, e := range held.Evidence {
+			places[e.placeKey()] = true
+		}
+		for _, f := range fs {
+			if f == held || f.Stage != StageRequest || !f.Root || len(f.Evidence) == 0 {
+				continue
+			}
+			if !slices.ContainsFunc(f.Evidence, func(e Evidence) bool { return !places[e.placeKey()] }) {
+				f.Root = false
+				addLink(held, f)
+			}
 		}
 	}
 	// Keep link lists in report order.

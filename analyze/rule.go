@@ -122,6 +122,11 @@ type Finding struct {
 	// not name): a node-stage finding about the same pod is the root that explains it.
 	NodeCondition bool `json:"-"`
 
+	// HeldDeletion is set by a rule that finds a deleted pod held because every update
+	// that would release it is refused: the request-stage refusal of such an update
+	// about the same pod is its evidence, not a root of its own.
+	HeldDeletion bool `json:"-"`
+
 	// outcome is copied from Rule.Outcome by the engine.
 	outcome bool
 	// signature is true for a finding a signature made; ruleBacked when that signature

@@ -67,6 +67,10 @@ var graftPlaces = map[string][]graftPlace{
 // margin alone it is YAML's end of a document).
 func isElision(lines []textLine, i int) bool {
 	t := strings.TrimSpace(lines[i].s)
+	if len(t) >= 4 && strings.Trim(t, ".") == "" {
+		// "....": more dots than YAML's document end marker, a cut whatever its indent.
+		return true
+	}
 	switch t {
 	case "[...]", "[…]", "<snip>", "<snipped>", "# ...", "…":
 		return true

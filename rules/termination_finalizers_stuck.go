@@ -37,6 +37,13 @@ lacks permission, or waits for something it never gets. Finalizers on pods come 
 controllers and operators (the Job controller's batch.kubernetes.io/job-tracking, a
 service mesh, a backup tool); the finalizer's name usually says whose it is.
 
+A finalizer can also stay because nobody may take it off: the API server validates every
+update of a pod whole, and a mutating webhook registered for UPDATE (a sidecar
+injector, a policy engine adding affinity) or LimitRanger changes the spec of the
+update that only removes the finalizer, which the API server then refuses ("pod
+updates may not add or remove containers", "pod updates may not change fields other
+than …"), for the controller and for a kubectl patch alike.
+
 ## Confirm on a live cluster
 
     kubectl get pod -n NAMESPACE POD -o jsonpath='{.metadata.deletionTimestamp}{" "}{.metadata.finalizers}'
@@ -65,8 +72,18 @@ const jobTrackingFinalizer = "batch.kubernetes.io/job-tracking"
 func terminationFinalizersStuck(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
 	now := v.CollectedAt().Add(v.ClockSkew())
+	var refused map[string][]analyze.RefusedUpdate
 	for _, p := range v.Pods() {
 		pod := p.Obj
+		if analyze.PodDeleting(p) {
+			if refused == nil {
+				refused = v.RefusedPodUpdates()
+			}
+			if r := refused[pod.Name]; len(r) > 0 {
+				out = append(out, updatesRefused(v, p, r))
+				continue
+			}
+		}
 		if pod.DeletionTimestamp == nil {
 			if f := deletionFinalizer(pod.Finalizers); f != "" {
 				out = append(out, deletingByFinalizer(v, p, f))
@@ -273,4 +290,68 @@ func finalizerRemediation(pod *corev1.Pod, fins []string) string {
 	return fmt.Sprintf("Make %s run and finish its clean-up; it then removes the finalizer and the pod goes away. "+
 		"If that controller is gone for good, remove the finalizer by hand (its clean-up will not happen): "+
 		"kubectl patch pod -n %s %s --type=json -p '[{\"op\":\"remove\",\"path\":\"/metadata/finalizers\"}]'", owner, pod.Namespace, pod.Name)
+}
+
+// updatesRefused reports a deleted pod whose finalizers cannot be taken off because the
+// API server refuses every update of it: the update that removes a finalizer changes
+// nothing else, so the spec change it is refused for was made on its way by admission
+// (a mutating webhook registered for UPDATE that injects a container, an affinity or
+// tolerations; LimitRanger setting limits on a container that has none).
+func updatesRefused(v *analyze.View, p *analyze.Pod, refused []analyze.RefusedUpdate) analyze.Finding {
+	pod := p.Obj
+	fins := append([]string(nil), pod.Finalizers...)
+	sort.Strings(fins)
+	held := "finalizer(s) " + strings.Join(fins, ", ") + " keep it"
+	var evidence []analyze.Evidence
+	if len(fins) > 0 {
+		evidence = append(evidence, p.Loc.At("metadata", "finalizers").Evidence("finalizers "+strings.Join(pod.Finalizers, ", "), time.Time{}))
+	} else {
+		// kubectl get pods and describe do not print finalizers; a pod Terminating
+		// whose updates are refused is held by one.
+		held = "its finalizers (which the evidence does not show) keep it"
+	}
+	var said []string
+	for _, r := range refused {
+		said = append(said, r.Text)
+		evidence = append(evidence, r.Evidence)
+	}
+	cause := fmt.Sprintf("pod %s was deleted but %s, and they cannot be taken off: the API server refuses the update of the pod (%s), "+
+		"which an update that only removes a finalizer does not cause, so an admission plugin changes the pod's spec on every update "+
+		"(a mutating webhook registered for UPDATE that injects containers, affinity or tolerations, or LimitRanger setting limits)",
+		p.Ref().NamespacedName(), held, strings.Join(said, "; "))
+	if ann := mutatedBy(pod.Annotations); ann != "" {
+		cause += "; the pod carries " + ann
+	}
+	subjects, group := v.PodAndWorkload(p)
+	return analyze.Finding{
+		Subjects: subjects,
+		Cause:    cause,
+		Evidence: evidence,
+		Remediation: "Make the mutating webhook (or policy) that changes the pod act on CREATE only, or skip pods being deleted (its operations and " +
+			"objectSelector, or upgrade it); then the owning controller, or kubectl patch pod -n " + pod.Namespace + " " + pod.Name +
+			" --type=json -p '[{\"op\":\"remove\",\"path\":\"/metadata/finalizers\"}]', can take the finalizers off.",
+		Confirm: []string{
+			"kubectl get mutatingwebhookconfigurations -o jsonpath='{range .items[*]}{.metadata.name}{\": \"}{.webhooks[*].rules[*].operations}{\"\\n\"}{end}'",
+			analyze.Command("kubectl patch pod -n %s %s --dry-run=server --type=json -p '[{\"op\":\"remove\",\"path\":\"/metadata/finalizers\"}]'", pod.Namespace, pod.Name),
+		},
+		GroupKey:     group + "\x00refused\x00" + strings.Join(fins, ","),
+		HeldDeletion: true,
+	}
+}
+
+// mutatedBy names the annotations on a pod that say an injector acts on it
+// ("vault.hashicorp.com/agent-inject", "sidecar.istio.io/inject"): the likely author of
+// the spec change.
+func mutatedBy(ann map[string]string) string {
+	var keys []string
+	for k, val := range ann {
+		if strings.HasSuffix(k, "/inject") || strings.HasSuffix(k, "-inject") {
+			keys = append(keys, k+": "+val)
+		}
+	}
+	sort.Strings(keys)
+	if len(keys) == 0 {
+		return ""
+	}
+	return "the injector annotation(s) " + strings.Join(keys, ", ")
 }
