@@ -478,13 +478,19 @@ func versionParts(v string) []int {
 // are the kubelet's image pull failing, not the application's. The outermost known
 // layer gives the stage, the innermost the cause. Signatures of the other stages name
 // the component's own inner errors (a cloud API's refusal under "failed to provision
-// volume") and keep their stage.
+// volume") and keep their stage. A request-stage signature reads a client's request
+// refused by the API server; wrapped in a node's step ("Failed to create pod sandbox:
+// … plugin type="multus" failed (add): … error getting pod: Unauthorized") the refusal
+// is that node component's own call failing, and its step is the stage.
 func outerLayerFirst(text string, at int, st Stage, hint string) bool {
-	if at <= 0 || st != StageRuntime {
+	if at <= 0 || st != StageRuntime && st != StageRequest {
 		return false
 	}
 	r := readChain(text, hint)
-	if !r.known() || r.stage().Order() >= st.Order() {
+	if !r.known() {
+		return false
+	}
+	if st == StageRuntime && r.stage().Order() >= st.Order() || st == StageRequest && r.stage().Order() < StageNode.Order() {
 		return false
 	}
 	start := strings.Index(text, r.outer.Text)

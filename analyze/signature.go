@@ -731,7 +731,7 @@ func (s *Signature) run(v *View) []Finding {
 			continue
 		}
 		caps, ok := s.match(l.Text)
-		if ok && s.Stage == StageRuntime && outerLayerFirst(l.Text, s.matchStart(l.Text), s.Stage, componentHint(l)) {
+		if ok && (s.Stage == StageRuntime || s.Stage == StageRequest) && outerLayerFirst(l.Text, s.matchStart(l.Text), s.Stage, componentHint(l)) {
 			continue
 		}
 		if !ok && l.Reason() != "" && l.Kind != TextLog {

@@ -68,3 +68,13 @@ func TestTheCauseTakesTheValuesAroundTheLine(t *testing.T) {
 		}
 	}
 }
+
+// A node component's own call refused by the API server, wrapped in the step it was
+// taking (a CNI plugin's pod lookup under "Failed to create pod sandbox"), is that
+// step's failure: the sandbox, not a client's refused request.
+func TestARefusalInsideANodeStepIsThatStep(t *testing.T) {
+	const row = `5s          Warning   FailedCreatePodSandBox   pod/api-7f9c6d5b8-q2w4e    Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox "5d1c0a9b8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b": plugin type="multus" name="multus-cni-network" failed (add): Multus: [shop/api-7f9c6d5b8-q2w4e/0c1d2e3f-4a5b-6c7d-8e9f-0a1b2c3d4e5f]: error getting pod: Unauthorized
+`
+	rs := catalogRoots(t, map[string]string{"events.txt": row})
+	wantOneRoot(t, rs, "sandbox-create-failed", "multus", "Unauthorized")
+}
