@@ -78,3 +78,15 @@ func TestARefusalInsideANodeStepIsThatStep(t *testing.T) {
 	rs := catalogRoots(t, map[string]string{"events.txt": row})
 	wantOneRoot(t, rs, "sandbox-create-failed", "multus", "Unauthorized")
 }
+
+// The API server's own words for a value of the wrong type (when the client did not
+// check): the decoder's, in both the json-iterator and the encoding/json forms, are the
+// schema type mismatch, with the field and the value around it.
+func TestTheAPIServersDecodeErrorIsATypeMismatch(t *testing.T) {
+	rs := catalogRoots(t, map[string]string{"kubectl.txt": `$ kubectl apply -f web.yaml
+Error from server (BadRequest): error when creating "web.yaml": Deployment in version "v1beta1" cannot be handled as a Deployment: v1beta1.Deployment.Spec: v1beta1.DeploymentSpec.Template: v1.PodTemplateSpec.Spec: v1.PodSpec.Containers: []v1.Container: v1.Container.Env: []v1.EnvVar: v1.EnvVar.Value: ReadString: expects " or n, but found 8, error found in #10 byte of ...|,"value":8080}],"ima|..., bigger context ...|{"name":"HTTP_PORT","value":8080}],"image":"example/web:1.0","im|...
+`})
+	wantOneRoot(t, rs, "request-schema-type-mismatch", "v1.EnvVar.Value", `"HTTP_PORT","value":8080`)
+	rs = catalogRoots(t, map[string]string{"kubectl.txt": "Error from server (BadRequest): error when creating \"api.yaml\": Deployment in version \"v1\" cannot be handled as a Deployment: json: cannot unmarshal bool into Go struct field ObjectMeta.metadata.annotations of type string\n"})
+	wantOneRoot(t, rs, "request-schema-type-mismatch", "ObjectMeta.metadata.annotations", "type bool where the schema wants type string")
+}
