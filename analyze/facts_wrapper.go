@@ -176,6 +176,45 @@ type evidenceValue struct {
 var evidenceValues = []evidenceValue{
 	{EvidenceImage, lineImage}, {EvidenceKernel, lineKernel}, {EvidenceMemoryLimit, lineMemoryLimit}, {EvidenceArch, lineArch},
 	{EvidenceClientVersion, func(g *Graph, _ *Line) string { return g.loneClientVersion() }},
+	{EvidenceService, func(g *Graph, _ *Line) string { return g.loneServiceName() }},
+}
+
+// EvidenceService names, in a template's optional part, the one Service the evidence
+// names: its Services, else a pasted command's svc/NAME (`kubectl port-forward
+// svc/api 8443`): kubectl's refusal names the pod it resolved, not the Service.
+const EvidenceService = "evidenceService"
+
+// reServiceArg is a Service named as kubectl takes it: svc/NAME, service/NAME,
+// services/NAME.
+var reServiceArg = regexp.MustCompile(`(?:^|[\s"'\x60])(?:svc|services?)/([a-z0-9]([-a-z0-9.]*[a-z0-9])?)\b`)
+
+// loneServiceName is the one Service the evidence names, "" when it names none or several.
+func (g *Graph) loneServiceName() string {
+	return g.loneOf(&g.loneServiceOnce, &g.loneService, func(add func(string)) {
+		for _, s := range g.services {
+			add(s.Obj.Name)
+		}
+		for _, f := range g.fragments {
+			if f.about == nil {
+				continue
+			}
+			if a := f.aboutRef(); a.Kind == "Service" && a.Name != UnknownSubject {
+				add(a.Name)
+			}
+			// The command the prompt showed before the output (kubectl port-forward
+			// svc/NAME).
+			for _, m := range reServiceArg.FindAllStringSubmatch(" "+f.about.Command, -1) {
+				add(m[1])
+			}
+		}
+	}, func(line string, add func(string)) {
+		if !strings.Contains(line, "/") {
+			return
+		}
+		for _, m := range reServiceArg.FindAllStringSubmatch(line, -1) {
+			add(m[1])
+		}
+	})
 }
 
 // EvidenceClientVersion names, in a template's optional part, the version of the

@@ -148,6 +148,9 @@ type Graph struct {
 	// shows.
 	loneClientOnce sync.Once
 	loneClient     string
+	// loneServiceOnce computes loneService, the one Service the evidence names.
+	loneServiceOnce sync.Once
+	loneService     string
 }
 
 // BundleInfo describes one loaded bundle.

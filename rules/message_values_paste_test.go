@@ -90,3 +90,11 @@ Error from server (BadRequest): error when creating "web.yaml": Deployment in ve
 	rs = catalogRoots(t, map[string]string{"kubectl.txt": "Error from server (BadRequest): error when creating \"api.yaml\": Deployment in version \"v1\" cannot be handled as a Deployment: json: cannot unmarshal bool into Go struct field ObjectMeta.metadata.annotations of type string\n"})
 	wantOneRoot(t, rs, "request-schema-type-mismatch", "ObjectMeta.metadata.annotations", "type bool where the schema wants type string")
 }
+
+// kubectl's port lookup names the pod it resolved a Service to; the Service is the one
+// the pasted command forwarded.
+func TestANamedPortRefusalNamesTheForwardedService(t *testing.T) {
+	const paste = "$ kubectl -n shop port-forward svc/orders-metrics 8443:8443\nerror: Pod 'orders-7c9d8f6b5-x2k4p' does not have a named port 'https'\n"
+	rs := catalogRoots(t, map[string]string{"kubectl.txt": paste})
+	wantOneRoot(t, rs, "service-target-port-mismatch", "orders-metrics", "https")
+}
