@@ -331,7 +331,7 @@ func described(g *Graph, fs []*Finding, rules []*Rule) (*Finding, map[string]boo
 		// Lines without a sentence among them are output, not a description.
 		return nil, nil
 	}
-	facts := statedFacts(prose)
+	facts, stating := statedFacts(prose)
 	for w := range facts {
 		q[w] = true
 	}
@@ -426,6 +426,18 @@ func described(g *Graph, fs []*Finding, rules []*Rule) (*Finding, map[string]boo
 		// pins: the line that says it is quoted too.
 		for i, l := range prose {
 			if reChangeSaid.MatchString(l.Text) && !catalogRead[l.Evidence().placeKey()] {
+				ss = append(ss, scored{l, 0, i})
+				break
+			}
+		}
+	}
+	for _, re := range stating {
+		// The settings the reading rests on are quoted as they are written.
+		if slices.ContainsFunc(ss, func(x scored) bool { return re.MatchString(x.l.Text) }) {
+			continue
+		}
+		for i, l := range prose {
+			if re.MatchString(l.Text) {
 				ss = append(ss, scored{l, 0, i})
 				break
 			}
@@ -553,8 +565,12 @@ var (
 	reStatedProbeStatus = regexp.MustCompile(`(?i)(?:` + probeSaid + `)[^.\n]{0,60}?` + httpStatusSaid + `|` + httpStatusSaid + `[^.\n]{0,60}?(?:` + probeSaid + `)`)
 	// reStatedPull is an image being fetched: a registry's manifest URL, or the image
 	// named with the verb.
-	reStatedPull   = regexp.MustCompile(`(?i)/v2/\S+/manifests/|\b(?:pull|download|fetch)\w*\b[^.\n]{0,40}\bimage|\bimage\b[^.\n]{0,40}\b(?:pull|download|fetch)`)
-	reStatedVolume = regexp.MustCompile(`(?i)\b(?:pvc?s?|persistent ?volume(?: ?claim)?s?|volumes?|ebs|disks?)\b`)
+	reStatedPull = regexp.MustCompile(`(?i)/v2/\S+/manifests/|\b(?:pull|download|fetch)\w*\b[^.\n]{0,40}\bimage|\bimage\b[^.\n]{0,40}\b(?:pull|download|fetch)`)
+	// reStatedLoopbackResolver is a resolv.conf whose nameserver is on the loopback;
+	// reStatedForwardResolvConf a Corefile that forwards to the resolv.conf it gets.
+	reStatedLoopbackResolver  = regexp.MustCompile(`(?m)^\s*nameserver\s+127\.\d+\.\d+\.\d+\s*$`)
+	reStatedForwardResolvConf = regexp.MustCompile(`(?m)^\s*(?:forward|proxy)\s+\.\s+/etc/resolv\.conf\b`)
+	reStatedVolume            = regexp.MustCompile(`(?i)\b(?:pvc?s?|persistent ?volume(?: ?claim)?s?|volumes?|ebs|disks?)\b`)
 )
 
 // probeSaid is how a reporter names a health check, or what its failure does.
@@ -575,7 +591,9 @@ var reStatedValue = regexp.MustCompile("`[^`]+`|\\b\\d+(?:\\.\\d+)?\\s?(?:[KMGTP
 // statesValue reports whether a sentence states a value (reStatedValue).
 func statesValue(s string) bool { return reStatedValue.MatchString(s) }
 
-func statedFacts(prose []*Line) map[string]bool {
+// The regular expressions it returns are those of the settings whose lines state a
+// fact: the lines a reading quotes, since the fix changes them.
+func statedFacts(prose []*Line) (map[string]bool, []*regexp.Regexp) {
 	var b strings.Builder
 	for _, l := range prose {
 		b.WriteString(l.Text)
@@ -583,6 +601,7 @@ func statedFacts(prose []*Line) map[string]bool {
 	}
 	text := b.String()
 	var words []string
+	var stating []*regexp.Regexp
 	for _, m := range reStatedExit.FindAllStringSubmatch(text, -1) {
 		switch m[1] {
 		case "137":
@@ -610,6 +629,13 @@ func statedFacts(prose []*Line) map[string]bool {
 		// whichever probe (liveness, readiness) it mentions.
 		words = append(words, "probe", "probe", "failed", "statuscode", "HTTP", "application", "answers", "endpoint", "error", "status")
 	}
+	if reStatedLoopbackResolver.MatchString(text) && reStatedForwardResolvConf.MatchString(text) {
+		// A Corefile that forwards to the resolv.conf it inherits from a node whose
+		// nameserver is a local stub (systemd-resolved's 127.0.0.53): inside the pod
+		// that address is CoreDNS itself, the forwarding loop its loop plugin detects.
+		words = append(words, "loop", "detected", "forwards", "itself", "forwarding", "upstream")
+		stating = append(stating, reStatedLoopbackResolver, reStatedForwardResolvConf)
+	}
 	if reStatedZone.MatchString(text) && reStatedVolume.MatchString(text) {
 		words = append(words, "zone", "affinity")
 	}
@@ -617,5 +643,5 @@ func statedFacts(prose []*Line) map[string]bool {
 	for _, w := range proseTokens(strings.Join(words, " ")) {
 		out[w] = true
 	}
-	return out
+	return out, stating
 }

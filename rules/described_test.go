@@ -192,3 +192,13 @@ func TestProseOfAProbeStatusIsTheEndpointsAnswer(t *testing.T) {
 		}
 	}
 }
+
+// A Corefile that forwards to the resolv.conf it inherits, beside a node resolv.conf
+// whose nameserver is a loopback stub, is the forwarding loop, though no CoreDNS log
+// says so; the two settings are quoted.
+func TestProseOfACorefileForwardingToALoopbackStubIsTheLoop(t *testing.T) {
+	const text = "Our DNS pods on the new Ubuntu 22.04 workers use all the CPU and the cluster cannot resolve anything.\n\n" +
+		"Node /etc/resolv.conf:\n\n```\nnameserver 127.0.0.53\nsearch example.internal\n```\n\nCorefile:\n\n```\n.:53 {\n    errors\n    health\n    kubernetes cluster.local in-addr.arpa ip6.arpa\n    forward . /etc/resolv.conf\n    cache 30\n}\n```\n"
+	rs := catalogRoots(t, map[string]string{"ticket.txt": text})
+	wantOneRoot(t, rs, "service-coredns-loop-detected", analyze.DescribedNote, "nameserver 127.0.0.53", "forward . /etc/resolv.conf")
+}
