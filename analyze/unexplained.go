@@ -163,12 +163,36 @@ func textStage(s string, def Stage) Stage {
 	}
 	for _, sw := range stageWords {
 		for _, w := range sw.words {
-			if strings.Contains(low, w) {
+			if containsStageWord(low, w) {
 				return sw.stage
 			}
 		}
 	}
 	return def
+}
+
+// nameWords are stage words that name things as often as they say what happened: inside
+// a dashed name ("system-probe", "image-builder", "registry-cache") they are a name.
+var nameWords = map[string]bool{"probe": true, "liveness": true, "readiness": true, "image": true, "pull": true, "manifest": true, "registry": true}
+
+// containsStageWord reports whether low holds w, a name word only where no dash or
+// underscore joins it to a name.
+func containsStageWord(low, w string) bool {
+	if !nameWords[w] {
+		return strings.Contains(low, w)
+	}
+	for i := 0; ; {
+		j := strings.Index(low[i:], w)
+		if j < 0 {
+			return false
+		}
+		at, end := i+j, i+j+len(w)
+		joined := at > 0 && (low[at-1] == '-' || low[at-1] == '_') || end < len(low) && (low[end] == '-' || low[end] == '_')
+		if !joined {
+			return true
+		}
+		i = end
+	}
 }
 
 // unexplained adds a finding for every subject whose evidence shows trouble and that no
