@@ -18,9 +18,25 @@ import (
 const segDescribeNode = "kubectl describe node"
 
 // isDescribeNodeStart tells whether lines[i] starts a `kubectl describe node` block:
-// "Name:" at the margin, then "Roles:".
+// "Name:" at the margin, then "Roles:"; or, in a paste that cut lines between them, then
+// a key only describe node prints (Taints, Conditions with the node table's header, …)
+// before any other key at the margin.
 func isDescribeNodeStart(lines []textLine, i int) bool {
-	return isDescribeBlockStart(lines, i, "Roles:")
+	if isDescribeBlockStart(lines, i, "Roles:") {
+		return true
+	}
+	if !strings.HasPrefix(lines[i].s, "Name:") {
+		return false
+	}
+	for j := i + 1; j < len(lines) && j <= i+3; j++ {
+		s := detab(lines[j].s)
+		if strings.TrimSpace(s) == "" || strings.HasPrefix(s, " ") {
+			continue
+		}
+		// The first key at the margin after the name decides.
+		return isDescribeNodeFragStart(lines, j)
+	}
+	return false
 }
 
 // describedNode is one node read back from `kubectl describe node`: what describe prints

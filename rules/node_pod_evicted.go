@@ -21,8 +21,9 @@ var NodePodEvicted = &analyze.Rule{
 	Doc:      nodePodEvictedDoc,
 	Severity: analyze.SeverityError,
 	Needs: analyze.Needs{
-		Required: []analyze.Kind{analyze.Pods},
-		Optional: []analyze.Kind{analyze.Events, analyze.KubeletJournal, analyze.Nodes, analyze.ReplicaSets, analyze.Jobs},
+		// Pods evicted, or a node under pressure that evicts them (a node describe alone).
+		AnyOf:    []analyze.Kind{analyze.Pods, analyze.Nodes},
+		Optional: []analyze.Kind{analyze.Events, analyze.KubeletJournal, analyze.ReplicaSets, analyze.Jobs},
 	},
 	Run: nodePodEvicted,
 }
@@ -124,14 +125,67 @@ func classifyEviction(msg string) eviction {
 
 func nodePodEvicted(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
+	evicting := map[string]bool{}
 	for _, f := range v.Evictions() {
 		// An eviction known only from its event has no status message to classify; the
 		// unexplained check quotes it.
 		if f.Subject.Pod != nil {
 			out = append(out, evictedFinding(v, f))
+			evicting[f.Subject.Pod.Obj.Spec.NodeName] = true
+		}
+	}
+	for _, n := range v.Nodes() {
+		if !evicting[n.Obj.Name] {
+			if f, ok := pressureFinding(v, n); ok {
+				out = append(out, f)
+			}
 		}
 	}
 	return out
+}
+
+// pressureSignals are the eviction signals behind each pressure condition the kubelet
+// sets when one of them crosses its threshold (pkg/kubelet/eviction/api: memory.available
+// for MemoryPressure; nodefs, imagefs and their inodes for DiskPressure; pid.available
+// for PIDPressure), and the taint the node lifecycle controller then puts on the node.
+var pressureSignals = map[corev1.NodeConditionType]struct{ resource, taint string }{
+	corev1.NodeMemoryPressure: {"memory (memory.available)", "node.kubernetes.io/memory-pressure"},
+	corev1.NodeDiskPressure:   {"disk (nodefs.available, imagefs.available or their inodes)", "node.kubernetes.io/disk-pressure"},
+	corev1.NodePIDPressure:    {"process IDs (pid.available)", "node.kubernetes.io/pid-pressure"},
+}
+
+// pressureFinding reports a node whose kubelet reports a pressure condition True
+// ("kubelet has disk pressure", pkg/kubelet/nodestatus/setters.go) when no evicted pod
+// of it is in the evidence: the eviction manager crossed a threshold, reclaims (image
+// and container garbage collection for disk, then evictions) and admits no new pod
+// that it would evict.
+func pressureFinding(v *analyze.View, n *analyze.Node) (analyze.Finding, bool) {
+	var what []string
+	var taints []string
+	for _, c := range n.Obj.Status.Conditions {
+		if sig, ok := pressureSignals[c.Type]; ok && c.Status == corev1.ConditionTrue {
+			what = append(what, fmt.Sprintf("%s=True (%s), the eviction threshold for %s", c.Type, strings.TrimSpace(c.Message), sig.resource))
+			taints = append(taints, sig.taint)
+		}
+	}
+	if len(what) == 0 {
+		return analyze.Finding{}, false
+	}
+	name := n.Obj.Name
+	cause := fmt.Sprintf("node %s crossed an eviction threshold: its kubelet reports %s, so it reclaims by garbage collection and evicting pods, "+
+		"refuses new pods it would evict, and the node is tainted %s so the scheduler keeps pods off it", name, strings.Join(what, "; "), strings.Join(taints, ", "))
+	return analyze.Finding{
+		Subjects: []analyze.ObjectRef{n.Ref()},
+		Cause:    cause,
+		Evidence: pressureEvidence(v, name),
+		Remediation: "Free what the node runs short of (container logs, unused images and stopped containers, emptyDir and hostPath data for disk; the " +
+			"pods using most above their requests for memory), or give the node more; set requests for what pods use so evictions pick the right ones.",
+		Confirm: []string{
+			analyze.Command("kubectl describe node %s", name),
+			analyze.Command("kubectl get pods -A --field-selector spec.nodeName=%s,status.phase=Failed", name),
+		},
+		GroupKey: "pressure\x00" + name,
+	}, true
 }
 
 func evictedFinding(v *analyze.View, f analyze.Eviction) analyze.Finding {
