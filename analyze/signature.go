@@ -745,12 +745,13 @@ func (s *Signature) run(v *View) []Finding {
 			// A pasted message cut at the line's end: its joined paragraph gives the rest.
 			continue
 		}
-		if l.Fragment && l.Evidence().EndLine == 0 && captureCut(caps, l.Text) {
+		if l.Fragment && l.Evidence().EndLine == 0 {
 			if p := wrappingParagraph(lines, i); p != nil {
-				if _, ok := s.match(p.Text); ok {
+				if pcaps, ok := s.match(p.Text); ok && (captureCut(caps, l.Text) || valued(pcaps) > valued(caps)) {
 					// A value that runs to the line's end, where a wrapped message goes on
-					// ("unable to retrieve the" / "complete list of server APIs: …"): the
-					// joined paragraph is read instead, with the whole value.
+					// ("unable to retrieve the" / "complete list of server APIs: …"), or a
+					// value on the line above ("failed to start container "X": …" over a
+					// terminal's width): the joined paragraph is read instead.
 					continue
 				}
 			}
@@ -815,6 +816,17 @@ func captureCut(caps map[string]string, text string) bool {
 		}
 	}
 	return false
+}
+
+// valued counts the captures that have a value.
+func valued(caps map[string]string) int {
+	n := 0
+	for _, v := range caps {
+		if strings.TrimSpace(v) != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // wrappingParagraph is the joined paragraph of pasted lines that holds lines[i] (a

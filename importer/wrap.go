@@ -31,13 +31,25 @@ func joinContinuation(msg, prev, line string, width int) string {
 // error chain's ": " never loses its space to a terminal's cut): a wrap by words, whose
 // widest line is a long word, not a terminal's width.
 func terminalWrap(prev, line string, width int) bool {
-	if width < minTerminalWidth || utf8.RuneCountInString(prev) != width || strings.TrimSpace(line) == "" ||
-		strings.HasPrefix(line, "  ") || strings.HasPrefix(line, "\t") {
+	if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "  ") || strings.HasPrefix(line, "\t") {
 		return false
+	}
+	if width < minTerminalWidth || utf8.RuneCountInString(prev) != width {
+		// One long row the terminal cut, at a width no other line shows: the cut
+		// is inside a lower-case word ("starting containe" / "r process caused"); a
+		// line that starts with a capital or a symbol starts lines of its own.
+		return utf8.RuneCountInString(prev) >= minTerminalWidth && lowerChar(lastRune(prev)) && lowerChar(firstRune(line))
 	}
 	last, _ := utf8.DecodeLastRuneInString(prev)
 	return !strings.ContainsRune(":,;", last) || strings.HasPrefix(line, " ")
 }
+
+func lastRune(s string) rune  { r, _ := utf8.DecodeLastRuneInString(s); return r }
+func firstRune(s string) rune { r, _ := utf8.DecodeRuneInString(s); return r }
+
+// lowerChar tells a lower-case ASCII letter: what a cut inside a word leaves on both
+// sides.
+func lowerChar(r rune) bool { return r >= 'a' && r <= 'z' }
 
 // commonWidths are terminal widths a window is often set to: a single line of one of
 // these widths is taken as cut by the terminal.

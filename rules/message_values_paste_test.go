@@ -98,3 +98,13 @@ func TestANamedPortRefusalNamesTheForwardedService(t *testing.T) {
 	rs := catalogRoots(t, map[string]string{"kubectl.txt": paste})
 	wantOneRoot(t, rs, "service-target-port-mismatch", "orders-metrics", "https")
 }
+
+// The container a start error's line above names, and the container a pasted
+// `kubectl logs POD -c NAME` names, are the container the cause speaks of.
+func TestTheCauseNamesTheContainer(t *testing.T) {
+	rs := catalogRoots(t, map[string]string{"ticket.txt": "The pod crash-loops. When I check the logs I have something like that:\nkubectl logs fortune -c html-writer\n/bin/sh: 1: /bin/writer.sh: Permission denied\n"})
+	wantOneRoot(t, rs, "start-permission-denied", "container html-writer's command /bin/writer.sh")
+	// A terminal cut the row at its width, inside a word.
+	rs = catalogRoots(t, map[string]string{"events.txt": "  Warning  Failed                 1m (x5 over 2m)  kubelet, minikube  Error: failed to start container \"orders\": Error response from daemon: OCI runtime create failed: container_linux.go:348: starting containe\nr process caused \"exec: \\\"-port=80\\\": executable file not found in $PATH\": unknown\n"})
+	wantOneRoot(t, rs, "start-command-not-found", "container orders's command -port=80")
+}
