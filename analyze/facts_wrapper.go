@@ -177,6 +177,30 @@ var evidenceValues = []evidenceValue{
 	{EvidenceImage, lineImage}, {EvidenceKernel, lineKernel}, {EvidenceMemoryLimit, lineMemoryLimit}, {EvidenceArch, lineArch},
 	{EvidenceClientVersion, func(g *Graph, _ *Line) string { return g.loneClientVersion() }},
 	{EvidenceService, func(g *Graph, _ *Line) string { return g.loneServiceName() }},
+	{EvidenceClusterCIDR, func(g *Graph, _ *Line) string { return g.loneClusterCIDRText() }},
+}
+
+// EvidenceClusterCIDR names, in a template's optional part, the one pod network range
+// the evidence's text sets (kubeadm init --pod-network-cidr, the controller manager's
+// --cluster-cidr, a kubeadm configuration's podSubnet): the range node CIDRs are cut
+// from, which a node without one was not given.
+const EvidenceClusterCIDR = "evidenceClusterCIDR"
+
+// reClusterCIDR is a pod network range as a command line or kubeadm's configuration
+// sets it.
+var reClusterCIDR = regexp.MustCompile(`(?:--pod-network-cidr|--cluster-cidr|podSubnet:)[= ]\s*["']?(\d{1,3}(?:\.\d{1,3}){3}/\d{1,2})`)
+
+// loneClusterCIDRText is the one pod network range the evidence's text sets, "" when it
+// sets none or several.
+func (g *Graph) loneClusterCIDRText() string {
+	return g.loneOf(&g.loneClusterCIDROnce, &g.loneClusterCIDR, func(func(string)) {}, func(line string, add func(string)) {
+		if !strings.Contains(line, "cidr") && !strings.Contains(line, "podSubnet") {
+			return
+		}
+		for _, m := range reClusterCIDR.FindAllStringSubmatch(line, -1) {
+			add(m[1])
+		}
+	})
 }
 
 // EvidenceService names, in a template's optional part, the one Service the evidence

@@ -151,6 +151,10 @@ type Graph struct {
 	// loneServiceOnce computes loneService, the one Service the evidence names.
 	loneServiceOnce sync.Once
 	loneService     string
+	// loneClusterCIDROnce computes loneClusterCIDR, the one pod network range the
+	// evidence's text sets.
+	loneClusterCIDROnce sync.Once
+	loneClusterCIDR     string
 }
 
 // BundleInfo describes one loaded bundle.

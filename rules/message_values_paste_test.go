@@ -108,3 +108,13 @@ func TestTheCauseNamesTheContainer(t *testing.T) {
 	rs = catalogRoots(t, map[string]string{"events.txt": "  Warning  Failed                 1m (x5 over 2m)  kubelet, minikube  Error: failed to start container \"orders\": Error response from daemon: OCI runtime create failed: container_linux.go:348: starting containe\nr process caused \"exec: \\\"-port=80\\\": executable file not found in $PATH\": unknown\n"})
 	wantOneRoot(t, rs, "start-command-not-found", "container orders's command -port=80")
 }
+
+// kube-router's own words for a node without a pod CIDR, beside the kubeadm command
+// that set the pod network: the cause names the node and the range.
+func TestANodeWithoutAPodCIDRNamesTheRange(t *testing.T) {
+	files := map[string]string{
+		"ticket.txt":    "kubeadm init ran with:\n`kubeadm init --pod-network-cidr=10.32.0.0/24`\nThen the second node joined and kube-router fails there.\n",
+		"container.log": "Failed to create network services controller: Failed to get pod CIDR details from Node.spec: node.Spec.PodCIDR not set for node: worker-3\n",
+	}
+	wantOneRoot(t, catalogRoots(t, files), "sandbox-node-pod-cidr-not-assigned", "worker-3", "10.32.0.0/24")
+}
