@@ -390,7 +390,7 @@ func decodeList[T any](l *loader, lb *loadedBundle, kind string, loc Location, d
 		if !ok || meta == nil {
 			continue
 		}
-		ptr := fmt.Sprintf("%s/%d", base, i)
+		ptr := itemPointer(base, i)
 		if meta.Name == "" {
 			// decodeItems keeps the zero value of an item it could not read; skip it quietly,
 			// the warning was already given.
