@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/sirupsen/logrus"
+
 	"podflow.dev/podflow/bundle"
 )
 
@@ -122,4 +124,77 @@ func jsonOf(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+// A load of one bundle lets go of the logs of healthy pods once its pods are loaded,
+// before its events and journals: what it keeps and counts of the logs is what a load
+// that leaves them out as it comes to them keeps.
+func TestHealthyPodsLogsGoOnceThePodsAreLoaded(t *testing.T) {
+	healthy := `{"metadata":{"name":"a","namespace":"shop","uid":"uid-a"},"spec":{"nodeName":"n1","containers":[{"name":"app","image":"web:1"}]},
+"status":{"phase":"Running","conditions":[{"type":"Ready","status":"True"}],"containerStatuses":[{"name":"app","ready":true,"restartCount":0,"state":{"running":{}}}]}}`
+	crashing := `{"metadata":{"name":"b","namespace":"shop","uid":"uid-b"},"spec":{"nodeName":"n1","containers":[{"name":"app","image":"web:1"}]},
+"status":{"phase":"Running","containerStatuses":[{"name":"app","ready":false,"restartCount":3,"state":{"waiting":{"reason":"CrashLoopBackOff"}}}]}}`
+	for _, withEvents := range []bool{true, false} {
+		files := map[string][]byte{
+			bundle.NamespacedResourcePath(bundle.KindPods, "shop"): []byte(`{"kind":"PodList","items":[` + healthy + "," + crashing + `]}`),
+			bundle.LogPath("shop", "a", "app", false):              []byte("serving\n"),
+			bundle.LogPath("shop", "b", "app", false):              []byte("panic: no config\n"),
+		}
+		if withEvents {
+			files[bundle.NamespacedResourcePath(bundle.KindEvents, "shop")] = []byte(`{"kind":"EventList","items":[]}`)
+		}
+		load := func(whileLoading bool) *Graph {
+			saved := quietWhileLoading
+			quietWhileLoading = whileLoading
+			defer func() { quietWhileLoading = saved }()
+			b, err := bundle.New("mem", files)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.ReadOnce()
+			g, err := LoadWith(context.Background(), []*bundle.Bundle{b}, nil, LoadOptions{TroubleOnly: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return g
+		}
+		got, want := load(true), load(false)
+		if len(got.logs) != 1 || got.logs[logKey("shop", "b", "app", false)] == nil || got.logsSkipped != 1 ||
+			!reflect.DeepEqual(got.podsWithLogs, want.podsWithLogs) || len(got.podsWithLogs) != 2 {
+			t.Errorf("events %v: logs %v (%d left out), pods with logs %v; want those of pod b (1 left out), %v", withEvents,
+				keysOfLogs(got.logs), got.logsSkipped, got.podsWithLogs, want.podsWithLogs)
+		}
+	}
+}
+
+func keysOfLogs(m map[string]*ContainerLog) []string { return sortedKeys(m) }
+
+// The logs of healthy pods are let go of by the time the lists are loaded, before the
+// node evidence and logs are read; the others' are still there to read.
+func TestHealthyPodsLogsAreLetGoOfWithTheLists(t *testing.T) {
+	healthy := `{"metadata":{"name":"a","namespace":"shop","uid":"uid-a"},"spec":{"nodeName":"n1","containers":[{"name":"app","image":"web:1"}]},
+"status":{"phase":"Running","conditions":[{"type":"Ready","status":"True"}],"containerStatuses":[{"name":"app","ready":true,"restartCount":0,"state":{"running":{}}}]}}`
+	crashing := `{"metadata":{"name":"b","namespace":"shop","uid":"uid-b"},"spec":{"nodeName":"n1","containers":[{"name":"app","image":"web:1"}]},
+"status":{"phase":"Running","containerStatuses":[{"name":"app","ready":false,"restartCount":3,"state":{"waiting":{"reason":"CrashLoopBackOff"}}}]}}`
+	b, err := bundle.New("mem", map[string][]byte{
+		bundle.NamespacedResourcePath(bundle.KindPods, "shop"):   []byte(`{"kind":"PodList","items":[` + healthy + "," + crashing + `]}`),
+		bundle.NamespacedResourcePath(bundle.KindEvents, "shop"): []byte(`{"kind":"EventList","items":[]}`),
+		bundle.LogPath("shop", "a", "app", false):                []byte("serving\n"),
+		bundle.LogPath("shop", "b", "app", false):                []byte("panic: no config\n"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.ReadOnce()
+	log := logrus.New()
+	log.SetLevel(logrus.PanicLevel)
+	l := &loader{ctx: context.Background(), g: newGraph(), log: log, seenEvents: map[string]bool{}, share: newSharedDecode(), quietAtLoad: true}
+	l.addManifest(b, false)
+	l.loadObjects(l.bundles[0])
+	if _, err := b.ReadFile(bundle.LogPath("shop", "a", "app", false)); err == nil {
+		t.Error("the healthy pod's log is still held once the lists are loaded")
+	}
+	if data, err := b.ReadFile(bundle.LogPath("shop", "b", "app", false)); err != nil || string(data) != "panic: no config\n" {
+		t.Errorf("the crashing pod's log: %q, %v", data, err)
+	}
 }

@@ -228,7 +228,9 @@ func LoadWith(ctx context.Context, bundles []*bundle.Bundle, log logrus.FieldLog
 	g.collectedAt = ld.referenceTime()
 	if opts.TroubleOnly {
 		// Few of the kubelet's lines are kept: the entries grow as files are added.
-		ld.noteHealthyPods()
+		if ld.healthyPods == nil {
+			ld.noteHealthyPods()
+		}
 		if !quieted {
 			g.quietenEvents()
 		}

@@ -184,12 +184,21 @@ func (l *loader) loadObjects(lb *loadedBundle) {
 	for i := 0; i < len(files) && i < window; i++ {
 		start(files[i])
 	}
+	if l.quietAtLoad {
+		// Without events files every pod is loaded at the end.
+		defer func() {
+			if l.healthyPods == nil && l.ctx.Err() == nil {
+				l.podsLoaded(lb)
+			}
+		}()
+	}
 	for i, f := range files {
 		<-f.done
 		if l.ctx.Err() != nil {
 			return // the decodes already started end on their own
 		}
 		if f.kind == Events && l.quietAtLoad && l.quiet == nil {
+			l.podsLoaded(lb)
 			l.quiet = newQuietLoad(l.g)
 		}
 		l.addObjects(lb, f)
@@ -205,6 +214,23 @@ func (l *loader) loadObjects(lb *loadedBundle) {
 		files[i] = nil // its objects are in the graph; its bytes can go
 		if next := i + window; next < len(files) {
 			start(files[next])
+		}
+	}
+}
+
+// podsLoaded is called once every pod of the one bundle being loaded is (quietAtLoad),
+// before its events: the healthy pods are known (noteHealthyPods), and their container
+// logs, which the load would leave out unread, are let go of now rather than held
+// through the decode of the events and the journals (at 20k pods, 20k small files
+// kept as read).
+func (l *loader) podsLoaded(lb *loadedBundle) {
+	l.noteHealthyPods()
+	for _, name := range lb.b.Names() {
+		if !strings.HasPrefix(name, bundle.ClusterResources+"/pods/logs/") {
+			continue
+		}
+		if info := bundle.ParsePath(name); info.Area == "log" && l.healthyPods[info.Namespace+"/"+info.Pod] {
+			l.drop(lb, name)
 		}
 	}
 }
