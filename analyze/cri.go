@@ -100,7 +100,7 @@ func (l *loader) loadCRIPods(lb *loadedBundle, src *sourceFile, data []byte) {
 	}
 	if fastUnmarshal(data, &typed) == nil {
 		for i := range typed.Items {
-			l.addSandbox(src, &typed.Items[i], fmt.Sprintf("/items/%d", i))
+			l.addSandbox(src, &typed.Items[i], itemPointer("/items", i))
 		}
 		return
 	}
@@ -112,7 +112,7 @@ func (l *loader) loadCRIPods(lb *loadedBundle, src *sourceFile, data []byte) {
 		return
 	}
 	for i, raw := range doc.Items {
-		ptr := fmt.Sprintf("/items/%d", i)
+		ptr := itemPointer("/items", i)
 		var s criSandboxJSON
 		if err := json.Unmarshal(raw, &s); err != nil {
 			l.warn(lb, src.path, 0, ptr, "unreadable sandbox: %v", err)
@@ -123,9 +123,9 @@ func (l *loader) loadCRIPods(lb *loadedBundle, src *sourceFile, data []byte) {
 }
 
 func (l *loader) addSandbox(src *sourceFile, s *criSandboxJSON, ptr string) {
-	sb := &CRISandbox{Node: src.node, ID: s.ID, Name: s.Metadata.Name, Namespace: s.Metadata.Namespace,
+	sb := &CRISandbox{Node: src.node, ID: s.ID, Name: s.Metadata.Name, Namespace: l.intern.str(s.Metadata.Namespace),
 		PodUID: firstNonEmpty(s.Labels[labelPodUID], s.Metadata.UID), Attempt: s.Metadata.Attempt,
-		State: s.State, CreatedAt: criTime(s.CreatedAt), Loc: src.at.withPointer(ptr)}
+		State: l.intern.str(s.State), CreatedAt: criTime(s.CreatedAt), Loc: src.at.withPointer(ptr)}
 	l.g.sandboxes = append(l.g.sandboxes, sb)
 }
 
@@ -136,7 +136,7 @@ func (l *loader) loadCRIContainers(lb *loadedBundle, src *sourceFile, data []byt
 	if fastUnmarshal(data, &typed) == nil {
 		for i := range typed.Containers {
 			ptr := fmt.Sprintf("/containers/%d", i)
-			l.g.containers = append(l.g.containers, criContainer(src.node, &typed.Containers[i], src.at.withPointer(ptr)))
+			l.g.containers = append(l.g.containers, l.criContainer(src.node, &typed.Containers[i], src.at.withPointer(ptr)))
 		}
 		return
 	}
@@ -154,16 +154,19 @@ func (l *loader) loadCRIContainers(lb *loadedBundle, src *sourceFile, data []byt
 			l.warn(lb, src.path, 0, ptr, "unreadable container: %v", err)
 			continue
 		}
-		l.g.containers = append(l.g.containers, criContainer(src.node, &c, src.at.withPointer(ptr)))
+		l.g.containers = append(l.g.containers, l.criContainer(src.node, &c, src.at.withPointer(ptr)))
 	}
 }
 
-func criContainer(node string, c *criContainerJSON, loc Location) *CRIContainer {
+// criContainer is the container c with the words its runtime repeats (its name,
+// state, image and reason) shared with the other containers'.
+func (l *loader) criContainer(node string, c *criContainerJSON, loc Location) *CRIContainer {
+	in := &l.intern
 	return &CRIContainer{Node: node, ID: c.ID, SandboxID: c.PodSandboxID,
-		Name: firstNonEmpty(c.Labels[labelContainer], c.Metadata.Name), PodUID: c.Labels[labelPodUID],
-		Attempt: c.Metadata.Attempt, State: c.State, Image: firstNonEmpty(c.Image.Image, c.ImageRef),
+		Name: in.str(firstNonEmpty(c.Labels[labelContainer], c.Metadata.Name)), PodUID: c.Labels[labelPodUID],
+		Attempt: c.Metadata.Attempt, State: in.str(c.State), Image: in.str(firstNonEmpty(c.Image.Image, c.ImageRef)),
 		CreatedAt: criTime(c.CreatedAt), StartedAt: criTime(c.StartedAt), FinishedAt: criTime(c.FinishedAt),
-		ExitCode: c.ExitCode, Reason: c.Reason, Message: c.Message, Loc: loc}
+		ExitCode: c.ExitCode, Reason: in.str(c.Reason), Message: c.Message, Loc: loc}
 }
 
 // inspectDocs reads crictl inspect/inspectp output: one {"status":…,"info":…} object, or
@@ -228,7 +231,7 @@ func inspectStatuses[T any](l *loader, lb *loadedBundle, src *sourceFile, data [
 
 func (l *loader) loadCRIInspect(lb *loadedBundle, src *sourceFile, data []byte) {
 	inspectStatuses(l, lb, src, data, "inspect", "container", func(s *criContainerJSON, loc Location) {
-		c := criContainer(src.node, s, loc)
+		c := l.criContainer(src.node, s, loc)
 		c.InspectLoc = &loc
 		l.g.containers = append(l.g.containers, c)
 	})
@@ -236,9 +239,9 @@ func (l *loader) loadCRIInspect(lb *loadedBundle, src *sourceFile, data []byte) 
 
 func (l *loader) loadCRIInspectPod(lb *loadedBundle, src *sourceFile, data []byte) {
 	inspectStatuses(l, lb, src, data, "inspectp", "sandbox", func(s *criSandboxJSON, loc Location) {
-		sb := &CRISandbox{Node: src.node, ID: s.ID, Name: s.Metadata.Name, Namespace: s.Metadata.Namespace,
+		sb := &CRISandbox{Node: src.node, ID: s.ID, Name: s.Metadata.Name, Namespace: l.intern.str(s.Metadata.Namespace),
 			PodUID: firstNonEmpty(s.Labels[labelPodUID], s.Metadata.UID), Attempt: s.Metadata.Attempt,
-			State: s.State, CreatedAt: criTime(s.CreatedAt), Loc: loc, InspectLoc: &loc}
+			State: l.intern.str(s.State), CreatedAt: criTime(s.CreatedAt), Loc: loc, InspectLoc: &loc}
 		if s.Network != nil {
 			sb.IP = s.Network.IP
 		}

@@ -68,6 +68,9 @@ func newSharedDecode() *sharedDecode {
 		shareOf[*corev1.HostPathVolumeSource](s, "hostPath"),
 		shareOf[[]corev1.TopologySpreadConstraint](s, "topologySpread"),
 		shareOf[[]corev1.PodReadinessGate](s, "readinessGates"),
+		shareListOf[[]corev1.PodCondition, conditionList](s, "podConditions"),
+		shareListOf[[]corev1.Container, containerList](s, "containers"),
+		shareListOf[[]corev1.Volume, volumeList](s, "volumes"),
 	)))
 	return s
 }
@@ -84,6 +87,39 @@ func (s *sharedDecode) unmarshal(data []byte, v any) error {
 // shareOf is the unmarshaler of fields of type T that shares equal texts. A part is
 // decoded with encoding/json's semantics alone, so it never calls itself.
 func shareOf[T any](s *sharedDecode, name string) *jsonv2.Unmarshalers {
+	return shareWith(s, name, func(raw []byte, v *T) error { return jsonv1.Unmarshal(raw, v) })
+}
+
+// Lists of a pod's (or a template's) containers, volumes and conditions, as types of
+// their own: a list read for the first time is decoded as one of these, which no
+// unmarshaler of the tables matches, so its items still share their parts (probes,
+// environment, ports, mounts, volume sources) without the list's unmarshaler calling
+// itself.
+type (
+	containerList []corev1.Container
+	volumeList    []corev1.Volume
+	conditionList []corev1.PodCondition
+)
+
+// shareListOf is shareOf for a list whose items hold parts that repeat on their own:
+// the pods of one workload carry the same containers and volumes, but a list seen once
+// (a token volume's generated name makes each pod's its own) still shares its parts.
+// The list is kept in room of its own size: the tables hand it to every pod that
+// repeats it.
+func shareListOf[T ~[]E, D ~[]E, E any](s *sharedDecode, name string) *jsonv2.Unmarshalers {
+	return shareWith(s, name, func(raw []byte, v *T) error {
+		var d D
+		if err := jsonv2.Unmarshal(raw, &d, s.opts); err != nil {
+			return err
+		}
+		*v = T(exact(d))
+		return nil
+	})
+}
+
+// shareWith is the unmarshaler of fields of type T that shares equal texts, decoding a
+// text seen for the first time with decode.
+func shareWith[T any](s *sharedDecode, name string, decode func(raw []byte, v *T) error) *jsonv2.Unmarshalers {
 	return jsonv2.UnmarshalFromFunc(func(dec *jsontext.Decoder, v *T) error {
 		if dec.PeekKind() == 'n' {
 			return errors.ErrUnsupported // null keeps encoding/json's meaning for the field
@@ -93,7 +129,7 @@ func shareOf[T any](s *sharedDecode, name string) *jsonv2.Unmarshalers {
 			return err
 		}
 		if len(raw) > shareMaxText {
-			return jsonv1.Unmarshal(raw, v)
+			return decode(raw, v)
 		}
 		s.mu.Lock()
 		t := s.tables[name]
@@ -108,7 +144,7 @@ func shareOf[T any](s *sharedDecode, name string) *jsonv2.Unmarshalers {
 			return nil
 		}
 		var fresh T
-		if err := jsonv1.Unmarshal(raw, &fresh); err != nil {
+		if err := decode(raw, &fresh); err != nil {
 			return err
 		}
 		*v = fresh

@@ -149,6 +149,10 @@ func (l *loader) addEvent(o *Object[rawEvent]) {
 		}
 	}
 	l.noteTime(e.LastTime)
+	if l.quiet != nil {
+		l.quiet.add(l.g, e)
+		return
+	}
 	l.g.events = append(l.g.events, e)
 }
 

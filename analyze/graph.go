@@ -198,6 +198,11 @@ type LoadOptions struct {
 	PodLoaded func()
 }
 
+// quietWhileLoading makes the events of quiet pods compact as they are added
+// (quietLoad) where the load allows it; a test turns it off to compare with the events
+// made compact after the load (quietenEvents).
+var quietWhileLoading = true
+
 // LoadWith is LoadContext with options.
 func LoadWith(ctx context.Context, bundles []*bundle.Bundle, log logrus.FieldLogger, opts LoadOptions) (*Graph, error) {
 	if log == nil {
@@ -206,12 +211,18 @@ func LoadWith(ctx context.Context, bundles []*bundle.Bundle, log logrus.FieldLog
 		log = l
 	}
 	g := newGraph()
-	ld := &loader{ctx: ctx, g: g, log: log, seenEvents: map[string]bool{}, podLoaded: opts.PodLoaded, share: newSharedDecode()}
+	ld := &loader{ctx: ctx, g: g, log: log, seenEvents: map[string]bool{}, podLoaded: opts.PodLoaded, share: newSharedDecode(),
+		quietAtLoad: quietWhileLoading && opts.TroubleOnly && len(bundles) == 1}
 	for _, b := range bundles {
 		ld.addManifest(b, len(bundles) > 1)
 	}
 	for _, b := range ld.bundles {
 		ld.loadObjects(b)
+	}
+	quieted := ld.quiet != nil
+	if quieted {
+		ld.quiet.finish(g)
+		ld.quiet = nil
 	}
 	ld.shareTemplates()
 	ld.share = nil // what it kept is in the graph; its texts can go
@@ -224,8 +235,12 @@ func LoadWith(ctx context.Context, bundles []*bundle.Bundle, log logrus.FieldLog
 	g.collectedAt = ld.referenceTime()
 	if opts.TroubleOnly {
 		// Few of the kubelet's lines are kept: the entries grow as files are added.
-		ld.noteHealthyPods()
-		g.quietenEvents()
+		if ld.healthyPods == nil {
+			ld.noteHealthyPods()
+		}
+		if !quieted {
+			g.quietenEvents()
+		}
 	} else {
 		ld.reserveJournal()
 	}

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"runtime"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -57,6 +58,11 @@ type loader struct {
 	// share shares the parts of objects that repeat while lists are decoded; nil once
 	// every list is loaded.
 	share *sharedDecode
+	// quietAtLoad says events about quiet pods are made compact as they are added
+	// (quietLoad): the load keeps only what explains trouble and reads one bundle, so
+	// its events can be added after its pods. quiet does it while they are added.
+	quietAtLoad bool
+	quiet       *quietLoad
 }
 
 type loadedBundle struct {
@@ -120,7 +126,7 @@ var errorsPaths = func() map[string]Kind {
 }()
 
 func (l *loader) loadObjects(lb *loadedBundle) {
-	var files []*objectFile
+	var files, events []*objectFile
 	for _, name := range lb.b.Names() {
 		if k, ok := errorsPaths[name]; ok {
 			l.g.failed[k] = append(l.g.failed[k], name)
@@ -131,8 +137,21 @@ func (l *loader) loadObjects(lb *loadedBundle) {
 			continue
 		}
 		if kind, ok := listKinds[info.Kind]; ok {
-			files = append(files, &objectFile{name: name, kind: kind, namespace: info.Namespace})
+			f := &objectFile{name: name, kind: kind, namespace: info.Namespace, at: len(files) + len(events)}
+			if kind == Events && l.quietAtLoad {
+				events = append(events, f)
+			} else {
+				files = append(files, f)
+			}
 		}
+	}
+	// Events about quiet pods are made compact as they are added, once every pod is:
+	// the events files come last, and the warnings are put back in file order after.
+	files = append(files, events...)
+	warned := len(l.g.warnings)
+	var warnedAt []int
+	if len(events) > 0 {
+		defer func() { l.warningsInFileOrder(warned, warnedAt) }()
 	}
 	// Lists are decoded a few at a time on every core and added to the graph in file
 	// order, so what the graph holds does not depend on which decode ends first.
@@ -165,12 +184,29 @@ func (l *loader) loadObjects(lb *loadedBundle) {
 	for i := 0; i < len(files) && i < window; i++ {
 		start(files[i])
 	}
+	if l.quietAtLoad {
+		// Without events files every pod is loaded at the end.
+		defer func() {
+			if l.healthyPods == nil && l.ctx.Err() == nil {
+				l.podsLoaded(lb)
+			}
+		}()
+	}
 	for i, f := range files {
 		<-f.done
 		if l.ctx.Err() != nil {
 			return // the decodes already started end on their own
 		}
+		if f.kind == Events && l.quietAtLoad && l.quiet == nil {
+			l.podsLoaded(lb)
+			l.quiet = newQuietLoad(l.g)
+		}
 		l.addObjects(lb, f)
+		if len(events) > 0 {
+			for len(warnedAt) < len(l.g.warnings)-warned {
+				warnedAt = append(warnedAt, f.at)
+			}
+		}
 		checkpoint.Reach("load")
 		if lb.b.ReadsOnce() && f.data != nil {
 			buffers <- f.data[:0]
@@ -182,15 +218,57 @@ func (l *loader) loadObjects(lb *loadedBundle) {
 	}
 }
 
+// podsLoaded is called once every pod of the one bundle being loaded is (quietAtLoad),
+// before its events: the healthy pods are known (noteHealthyPods), and their container
+// logs, which the load would leave out unread, are let go of now rather than held
+// through the decode of the events and the journals (at 20k pods, 20k small files
+// kept as read).
+func (l *loader) podsLoaded(lb *loadedBundle) {
+	l.noteHealthyPods()
+	for _, name := range lb.b.Names() {
+		if !strings.HasPrefix(name, bundle.ClusterResources+"/pods/logs/") {
+			continue
+		}
+		if info := bundle.ParsePath(name); info.Area == "log" && l.healthyPods[info.Namespace+"/"+info.Pod] {
+			l.drop(lb, name)
+		}
+	}
+}
+
+// warningsInFileOrder puts the warnings given from warned on, those of the file at
+// warnedAt[i] in the bundle's order, back in that order.
+func (l *loader) warningsInFileOrder(warned int, warnedAt []int) {
+	w := l.g.warnings[warned:]
+	if len(warnedAt) != len(w) {
+		return // stopped while a file was added: the load fails anyway
+	}
+	sort.Stable(warningsAt{w, warnedAt})
+}
+
+// warningsAt sorts warnings by the position of their file in the bundle.
+type warningsAt struct {
+	w  []Warning
+	at []int
+}
+
+func (s warningsAt) Len() int           { return len(s.w) }
+func (s warningsAt) Less(i, j int) bool { return s.at[i] < s.at[j] }
+func (s warningsAt) Swap(i, j int) {
+	s.w[i], s.w[j] = s.w[j], s.w[i]
+	s.at[i], s.at[j] = s.at[j], s.at[i]
+}
+
 // objectFile is one list file of the bundle on its way into the graph.
 type objectFile struct {
 	name      string
 	kind      Kind
 	namespace string
-	data      []byte
-	err       error
-	decoded   decodedList
-	done      chan struct{}
+	// at is the file's place among the bundle's list files.
+	at      int
+	data    []byte
+	err     error
+	decoded decodedList
+	done    chan struct{}
 }
 
 // addObjects adds one decoded list file to the graph.
@@ -338,7 +416,7 @@ func decodeList[T any](l *loader, lb *loadedBundle, kind string, loc Location, d
 		if !ok || meta == nil {
 			continue
 		}
-		ptr := fmt.Sprintf("%s/%d", base, i)
+		ptr := itemPointer(base, i)
 		if meta.Name == "" {
 			// decodeItems keeps the zero value of an item it could not read; skip it quietly,
 			// the warning was already given.

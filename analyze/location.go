@@ -119,6 +119,25 @@ func (l Location) lineBelow(n int) Location {
 	return l.Lines(l.inBundle().Line+n, 0)
 }
 
+// itemPointers are the pointers to the first items of a list ("/items/0", ...), made
+// once: every object a load reads is cited by one, and most lists are short.
+var itemPointers = func() []string {
+	out := make([]string, 1<<12)
+	for i := range out {
+		out[i] = "/items/" + strconv.Itoa(i)
+	}
+	return out
+}()
+
+// itemPointer is the pointer to item i of the list at pointer base ("/items", or ""
+// for a bare array).
+func itemPointer(base string, i int) string {
+	if base == "/items" && i < len(itemPointers) {
+		return itemPointers[i]
+	}
+	return base + "/" + strconv.Itoa(i)
+}
+
 // withPointer returns l with pointer p into its file.
 func (l Location) withPointer(pointer string) Location {
 	if l.in != nil {
