@@ -562,7 +562,9 @@ var (
 	// The status may come first ("logs show 404 when k8s tries the readiness probe"),
 	// in words ("the /healthz endpoint is unauthorized"), and the probe may be told by
 	// what it decides ("the pod never becomes healthy because ...").
-	reStatedProbeStatus = regexp.MustCompile(`(?i)(?:` + probeSaid + `)[^.\n]{0,60}?` + httpStatusSaid + `|` + httpStatusSaid + `[^.\n]{0,60}?(?:` + probeSaid + `)`)
+	// A sentence may end between them ("it fails its liveness probes. … /health returns
+	// 404"); a paragraph's line holds both.
+	reStatedProbeStatus = regexp.MustCompile(`(?i)(?:` + probeSaid + `)[^\n]{0,120}?` + httpStatusSaid + `|` + httpStatusSaid + `[^\n]{0,120}?(?:` + probeSaid + `)`)
 	// reStatedPull is an image being fetched: a registry's manifest URL, or the image
 	// named with the verb.
 	reStatedPull = regexp.MustCompile(`(?i)/v2/\S+/manifests/|\b(?:pull|download|fetch)\w*\b[^.\n]{0,40}\bimage|\bimage\b[^.\n]{0,40}\b(?:pull|download|fetch)`)

@@ -202,3 +202,16 @@ func TestProseOfACorefileForwardingToALoopbackStubIsTheLoop(t *testing.T) {
 	rs := catalogRoots(t, map[string]string{"ticket.txt": text})
 	wantOneRoot(t, rs, "service-coredns-loop-detected", analyze.DescribedNote, "nameserver 127.0.0.53", "forward . /etc/resolv.conf")
 }
+
+// A probe and its status a sentence apart ("fails its liveness probes. … /health
+// returns 404") are still the probe's answer.
+func TestProseOfAProbeStatusAcrossASentence(t *testing.T) {
+	const text = "I tried updating to v2.3.0 but the pod never gets ready, because it fails its liveness probes. Queries to /metrics work as expected, but /health returns 404 errors.\n"
+	rs := catalogRoots(t, map[string]string{"ticket.txt": text})
+	if len(rs) != 1 || rs[0].Stage != analyze.StageProbe {
+		for _, f := range rs {
+			t.Logf("root %s %s: %s", f.Stage, f.Rule, f.Cause)
+		}
+		t.Fatalf("want one probe-stage root")
+	}
+}

@@ -118,3 +118,16 @@ func TestANodeWithoutAPodCIDRNamesTheRange(t *testing.T) {
 	}
 	wantOneRoot(t, catalogRoots(t, files), "sandbox-node-pod-cidr-not-assigned", "worker-3", "10.32.0.0/24")
 }
+
+// A client CA path said alone (a ticket's first line), and an event row whose node the
+// paste does not show: the cause has the file, and no empty node name.
+func TestValuesSaidAloneAndValuesMissing(t *testing.T) {
+	wantOneRoot(t, catalogRoots(t, map[string]string{"ticket.txt": "**Problem**\nunable to load client CA file /etc/kubernetes/pki/ca.crt\n**Environment**\nCentOS 7.6\n"}),
+		"node-kubelet-client-ca-missing", "/etc/kubernetes/pki/ca.crt")
+	rs := catalogRoots(t, map[string]string{"events.txt": `Warning  FailedCreatePodSandBox  4m39s  kubelet  Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox "d615cc04143d0a1e4be8aa76e4214bc7add843b4e6c4813d6dbfee223e1c29d6": failed to allocate for range 0: no IP addresses available in range set: 10.42.2.1-10.42.2.254
+`})
+	wantOneRoot(t, rs, "sandbox-ip-exhausted", "no IP addresses available in range set 10.42.2.1-10.42.2.254")
+	if strings.Contains(rs[0].Cause, "node  ") {
+		t.Errorf("an empty node name: %s", rs[0].Cause)
+	}
+}

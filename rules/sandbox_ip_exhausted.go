@@ -96,8 +96,13 @@ func ipExhaustedFinding(v *analyze.View, p *analyze.Pod, f analyze.SandboxAttemp
 	if plugin != "" {
 		via = fmt.Sprintf(" (plugin %q)", plugin)
 	}
-	cause := fmt.Sprintf("node %s has no address left in %s%s, range set %s: the sandbox of pod %s cannot get one%s",
-		node, network, via, rangeSet, p.Ref().NamespacedName(), f.Tries())
+	where := "node " + node
+	if node == "" {
+		// A pasted event row without its node.
+		where = "the pod's node"
+	}
+	cause := fmt.Sprintf("%s has no address left in %s%s (no IP addresses available in range set %s): the sandbox of pod %s cannot get one%s",
+		where, network, via, rangeSet, p.Ref().NamespacedName(), f.Tries())
 	if len(facts) > 0 {
 		cause += "; " + strings.Join(facts, "; ")
 	}
