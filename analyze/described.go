@@ -456,7 +456,7 @@ func described(g *Graph, fs []*Finding, rules []*Rule) (*Finding, map[string]boo
 	var quoted []string
 	for _, s := range ss {
 		ev = append(ev, s.l.Evidence())
-		quoted = append(quoted, quoteText(oneLine(s.l.Text)))
+		quoted = append(quoted, quoteText(statedWindow(s.l.Text, stating)))
 	}
 	// A reading said as a guess, or as one of two, is trouble no rule explains.
 	guess := func(cause string) (*Finding, map[string]bool) {
@@ -568,6 +568,9 @@ var (
 	// reStatedPull is an image being fetched: a registry's manifest URL, or the image
 	// named with the verb.
 	reStatedPull = regexp.MustCompile(`(?i)/v2/\S+/manifests/|\b(?:pull|download|fetch)\w*\b[^.\n]{0,40}\bimage|\bimage\b[^.\n]{0,40}\b(?:pull|download|fetch)`)
+	// reStatedPauseImage is the sandbox's image named: pause:3.8, "the pause image",
+	// containerd's sandbox_image.
+	reStatedPauseImage = regexp.MustCompile(`(?i)\bpause:\d|\bpause image|\bsandbox[ _]image\b`)
 	// reStatedLoopbackResolver is a resolv.conf whose nameserver is on the loopback;
 	// reStatedForwardResolvConf a Corefile that forwards to the resolv.conf it gets.
 	reStatedLoopbackResolver  = regexp.MustCompile(`(?m)^\s*nameserver\s+127\.\d+\.\d+\.\d+\s*$`)
@@ -577,6 +580,29 @@ var (
 
 // probeSaid is how a reporter names a health check, or what its failure does.
 const probeSaid = `\b(?:liveness|readiness|startup|probes?|probs?|health ?checks?|healthz)\b|\b(?:never|not|doesn't|does not|won't) (?:becomes? |gets? |turns? |goes )?(?:healthy|ready)\b`
+
+// statedWindow is a line as a reading quotes it: whole up to oneLine's length, else the
+// part around the first value a stated fact rests on (registry.k8s.io/pause:3.8 deep
+// in a long sentence), so the quote keeps what the fix changes.
+func statedWindow(text string, stating []*regexp.Regexp) string {
+	line := strings.Join(strings.Fields(text), " ")
+	whole := oneLine(line)
+	if whole == line {
+		return whole
+	}
+	for _, re := range stating {
+		loc := re.FindStringIndex(line)
+		if loc == nil || loc[1] <= len(whole)-len("…") {
+			continue
+		}
+		start := max(loc[0]-120, 0)
+		for start > 0 && line[start-1] != ' ' {
+			start--
+		}
+		return "…" + oneLine(line[start:])
+	}
+	return whole
+}
 
 // reChangeSaid is a line that names the release a ticket runs or moved to: an upgrade
 // to a version, or a version stated.
@@ -637,6 +663,12 @@ func statedFacts(prose []*Line) (map[string]bool, []*regexp.Regexp) {
 		// that address is CoreDNS itself, the forwarding loop its loop plugin detects.
 		words = append(words, "loop", "detected", "forwards", "itself", "forwarding", "upstream")
 		stating = append(stating, reStatedLoopbackResolver, reStatedForwardResolvConf)
+	}
+	if reStatedPauseImage.MatchString(text) {
+		// The pause image is the pod sandbox's: a pull of it that fails is the sandbox
+		// that cannot be created, whatever else the prose says of images.
+		words = append(words, "sandbox", "sandbox", "pause")
+		stating = append(stating, reStatedPauseImage)
 	}
 	if reStatedZone.MatchString(text) && reStatedVolume.MatchString(text) {
 		words = append(words, "zone", "affinity")

@@ -215,3 +215,12 @@ func TestProseOfAProbeStatusAcrossASentence(t *testing.T) {
 		t.Fatalf("want one probe-stage root")
 	}
 }
+
+// Prose about the pause image a kubelet keeps pulling is the sandbox's image, and the
+// long sentence that names it is quoted around the name.
+func TestProseOfThePauseImageIsTheSandbox(t *testing.T) {
+	const text = "When initializing a control plane with kubeadm v1.33.4 only a mirror repository was set with --image-repository, and no other image version or static Pod configuration was given anywhere in the configuration; however the kubelet logs show that the core components keep trying to pull the `registry.k8s.io/pause:3.8` image when creating their Pod sandboxes.\n" +
+		"This causes image pull timeouts, and the control plane never starts.\n"
+	rs := catalogRoots(t, map[string]string{"ticket.txt": text})
+	wantOneRoot(t, rs, "sandbox-image-pull-failed", analyze.DescribedNote, "registry.k8s.io/pause:3.8")
+}
