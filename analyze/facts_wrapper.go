@@ -178,6 +178,25 @@ var evidenceValues = []evidenceValue{
 	{EvidenceClientVersion, func(g *Graph, _ *Line) string { return g.loneClientVersion() }},
 	{EvidenceService, func(g *Graph, _ *Line) string { return g.loneServiceName() }},
 	{EvidenceClusterCIDR, func(g *Graph, _ *Line) string { return g.loneClusterCIDRText() }},
+	{EvidencePV, func(g *Graph, _ *Line) string { return g.lonePVName() }},
+}
+
+// EvidencePV names, in a template's optional part, the one PersistentVolume the
+// evidence holds (a `kubectl get pv` row, a claim's VOLUME column): the scheduler's
+// "volume node affinity conflict" does not say which volume.
+const EvidencePV = "evidencePV"
+
+// lonePVName is the one PersistentVolume the evidence holds or a claim is bound to, ""
+// when none or several.
+func (g *Graph) lonePVName() string {
+	return g.loneOf(&g.lonePVOnce, &g.lonePV, func(add func(string)) {
+		for _, pv := range g.pvs {
+			add(pv.Obj.Name)
+		}
+		for _, c := range g.pvcs {
+			add(c.Obj.Spec.VolumeName)
+		}
+	}, func(string, func(string)) {})
 }
 
 // EvidenceClusterCIDR names, in a template's optional part, the one pod network range

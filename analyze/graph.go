@@ -155,6 +155,9 @@ type Graph struct {
 	// evidence's text sets.
 	loneClusterCIDROnce sync.Once
 	loneClusterCIDR     string
+	// lonePVOnce computes lonePV, the one PersistentVolume the evidence holds.
+	lonePVOnce sync.Once
+	lonePV     string
 }
 
 // BundleInfo describes one loaded bundle.

@@ -131,3 +131,12 @@ func TestValuesSaidAloneAndValuesMissing(t *testing.T) {
 		t.Errorf("an empty node name: %s", rs[0].Cause)
 	}
 }
+
+// The scheduler's volume node affinity conflict names no volume; the one the evidence
+// holds is the one.
+func TestAVolumeAffinityConflictNamesTheVolume(t *testing.T) {
+	const paste = "I get: 0/1 nodes are available: 1 node(s) had volume node affinity conflict.\n\n" +
+		"kubectl get pv reports-pv\nNAME         CAPACITY   ACCESS MODES   RECLAIM POLICY   STATUS   CLAIM                  STORAGECLASS    REASON   AGE\n" +
+		"reports-pv   10Gi       RWO            Retain           Bound    shop/reports-claim     local-storage            25m\n"
+	wantOneRoot(t, catalogRoots(t, map[string]string{"kubectl.txt": paste}), "volume-node-affinity-conflict", "PersistentVolume reports-pv")
+}
