@@ -490,8 +490,17 @@ func outerLayerFirst(text string, at int, st Stage, hint string) bool {
 	if !r.known() {
 		return false
 	}
-	if st == StageRuntime && r.stage().Order() >= st.Order() || st == StageRequest && r.stage().Order() < StageNode.Order() {
+	if st == StageRuntime && r.stage().Order() >= st.Order() {
 		return false
+	}
+	if st == StageRequest {
+		// The node's step must be said in words that place it for sure ("Failed to
+		// create pod sandbox"): a client library's message that many programs print
+		// (kubectl's "resource mapping not found", vendored by CNI agents too) is no
+		// node step around a client's refusal.
+		if ps, ok := phraseStage(text); !ok || ps.Order() < StageNode.Order() || r.stage().Order() < StageNode.Order() {
+			return false
+		}
 	}
 	start := strings.Index(text, r.outer.Text)
 	return start >= 0 && start < at

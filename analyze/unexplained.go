@@ -142,6 +142,20 @@ var stagePhrases = []struct {
 	{StageRuntime, []string{"oomkilled", "oom-killer", "observed a panic", "panic:", "address already in use"}},
 }
 
+// phraseStage is the stage a phrase that says it for sure places a line at
+// (stagePhrases), if one does.
+func phraseStage(s string) (Stage, bool) {
+	low := strings.ToLower(s)
+	for _, sp := range stagePhrases {
+		for _, w := range sp.words {
+			if strings.Contains(low, w) {
+				return sp.stage, true
+			}
+		}
+	}
+	return "", false
+}
+
 // textStage places a line by its words; def is the stage when none fits. A reason a
 // table knows (a pasted event row's REASON, a get pods STATUS) decides first.
 func textStage(s string, def Stage) Stage {
@@ -153,14 +167,10 @@ func textStage(s string, def Stage) Stage {
 			return st
 		}
 	}
-	low := strings.ToLower(s)
-	for _, sp := range stagePhrases {
-		for _, w := range sp.words {
-			if strings.Contains(low, w) {
-				return sp.stage
-			}
-		}
+	if st, ok := phraseStage(s); ok {
+		return st
 	}
+	low := strings.ToLower(s)
 	for _, sw := range stageWords {
 		for _, w := range sw.words {
 			if containsStageWord(low, w) {

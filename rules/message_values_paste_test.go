@@ -140,3 +140,10 @@ func TestAVolumeAffinityConflictNamesTheVolume(t *testing.T) {
 		"reports-pv   10Gi       RWO            Retain           Bound    shop/reports-claim     local-storage            25m\n"
 	wantOneRoot(t, catalogRoots(t, map[string]string{"kubectl.txt": paste}), "volume-node-affinity-conflict", "PersistentVolume reports-pv")
 }
+
+// kubectl's own refusal of a kind the API server does not serve stays the client's
+// request, though CNI agents vendor the same client words.
+func TestAClientRefusalWithoutANodeStepStaysARequest(t *testing.T) {
+	const paste = "error: resource mapping not found for name: \"main\" namespace: \"\" from \"STDIN\": no matches for kind \"Storefront\" in version \"shop.example.com/v1\"\nensure CRDs are installed first\n"
+	wantOneRoot(t, catalogRoots(t, map[string]string{"kubectl.txt": paste}), "request-kind-not-found", "Storefront")
+}
