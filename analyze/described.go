@@ -568,6 +568,8 @@ var (
 	// reStatedPull is an image being fetched: a registry's manifest URL, or the image
 	// named with the verb.
 	reStatedPull = regexp.MustCompile(`(?i)/v2/\S+/manifests/|\b(?:pull|download|fetch)\w*\b[^.\n]{0,40}\bimage|\bimage\b[^.\n]{0,40}\b(?:pull|download|fetch)`)
+	// reStatedAuthRefused is a refusal for credentials: a 401 or 403, or its words.
+	reStatedAuthRefused = regexp.MustCompile(`(?i)\b(?:401|403|unauthori[sz]ed|forbidden|authentication required)\b`)
 	// reStatedPauseImage is the sandbox's image named: pause:3.8, "the pause image",
 	// containerd's sandbox_image.
 	reStatedPauseImage = regexp.MustCompile(`(?i)\bpause:\d|\bpause image|\bsandbox[ _]image\b`)
@@ -645,6 +647,11 @@ func statedFacts(prose []*Line) (map[string]bool, []*regexp.Regexp) {
 	}
 	if reStatedPull.MatchString(text) {
 		words = append(words, "pull", "image")
+		if reStatedAuthRefused.MatchString(text) {
+			// A registry that answers a pull with 401 or 403 refuses the credentials
+			// (none, or the wrong ones): "no basic auth credentials", "unauthorized".
+			words = append(words, "unauthorized", "unauthorized", "credentials", "rejected")
+		}
 	}
 	if reStatedArch.MatchString(text) {
 		words = append(words, "architecture", "platform")

@@ -224,3 +224,12 @@ func TestProseOfThePauseImageIsTheSandbox(t *testing.T) {
 	rs := catalogRoots(t, map[string]string{"ticket.txt": text})
 	wantOneRoot(t, rs, "sandbox-image-pull-failed", analyze.DescribedNote, "registry.k8s.io/pause:3.8")
 }
+
+// Prose of a pull the registry answers with 401 is the refused credentials, not an
+// image that does not exist.
+func TestProseOfAPullAnswered401IsUnauthorized(t *testing.T) {
+	const text = "I created the cluster and added the registry secret, but I cannot pull images from the registry: it is giving a 401 error.\n" +
+		"The pods stay in ImagePullBackOff and ErrImagePull after every deploy of the api.\n"
+	rs := catalogRoots(t, map[string]string{"ticket.txt": text})
+	wantOneRoot(t, rs, "image-pull-unauthorized", analyze.DescribedNote, "401")
+}
