@@ -271,7 +271,7 @@ func TestCollectLogBoundsAndErrors(t *testing.T) {
 }
 
 // A previous instance the kubelet cannot give at the first request (a crash-looping
-// container caught mid-restart) is asked for once more; one that ended long ago is
+// container caught mid-restart) is asked for again, a few times at most; one that ended long ago is
 // not, and a cancelled collection does not wait for the second request.
 func TestCollectAsksAgainForAPreviousLog(t *testing.T) {
 	objs := shopFixture()
@@ -291,7 +291,8 @@ func TestCollectAsksAgainForAPreviousLog(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		previousAsked++
-		if previousAsked == 1 {
+		if previousAsked <= 3 {
+			// A busy kubelet settles the restart only at the fourth request.
 			return true, nil, apierrors.NewBadRequest(`previous terminated container "app" in pod "web-abc-1" not found`)
 		}
 		return true, &runtime.Unknown{Raw: []byte("OOM at last\n")}, nil
@@ -299,10 +300,10 @@ func TestCollectAsksAgainForAPreviousLog(t *testing.T) {
 	_, b := collectBundle(t, client, testOptions(t))
 	data, err := b.ReadFile(bundle.LogPath("shop", "web-abc-1", "app", true))
 	if err != nil || string(data) != "OOM at last\n" {
-		t.Fatalf("previous log = %q (%v), want the second answer", data, err)
+		t.Fatalf("previous log = %q (%v), want the last answer", data, err)
 	}
-	if previousAsked != 2 {
-		t.Errorf("previous log asked %d times, want 2", previousAsked)
+	if previousAsked != 1+previousLogTries {
+		t.Errorf("previous log asked %d times, want %d", previousAsked, 1+previousLogTries)
 	}
 	if s := sourceByName(t, b.Manifest, "logs/shop/web-abc-1/app"); s.Status != bundle.StatusOK || len(s.Files) != 2 {
 		t.Errorf("logs/shop/web-abc-1/app = %+v, want both instances", s)

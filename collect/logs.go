@@ -153,18 +153,31 @@ func restartedLately(st *corev1.ContainerStatus, now time.Time) bool {
 	return lt != nil && !lt.FinishedAt.IsZero() && now.Sub(lt.FinishedAt.Time) < previousRetryWindow
 }
 
-// fetchPreviousAgain asks once more, after a short wait, for a previous instance's log
-// the kubelet said it did not have (see DefaultPreviousLogRetry). The first answer
-// stands when the wait is cut short.
+// previousLogTries is how many more times a missing previous log of a container that
+// stopped lately is asked for: a busy kubelet can take several seconds to settle a
+// restart, and each try waits PreviousLogRetry first.
+const previousLogTries = 3
+
+// fetchPreviousAgain asks again, after a short wait each time and at most
+// previousLogTries times, for a previous instance's log the kubelet said it did not
+// have (see DefaultPreviousLogRetry). The last answer stands when a wait is cut short.
 func (c *collector) fetchPreviousAgain(ctx context.Context, t logTarget, first error) ([]byte, error) {
-	timer := time.NewTimer(c.opts.PreviousLogRetry)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return nil, first
-	case <-timer.C:
+	err := first
+	for range previousLogTries {
+		timer := time.NewTimer(c.opts.PreviousLogRetry)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return nil, err
+		case <-timer.C:
+		}
+		var data []byte
+		data, err = c.fetchLog(ctx, t, true)
+		if !errors.Is(err, errNoLog) {
+			return data, err
+		}
 	}
-	return c.fetchLog(ctx, t, true)
+	return nil, err
 }
 
 func (c *collector) fetchLog(ctx context.Context, t logTarget, previous bool) ([]byte, error) {
