@@ -441,7 +441,7 @@ func (q *quietLoad) wake(g *Graph, key string) {
 // that stayed quiet, and the other events in load order, packed.
 func (q *quietLoad) finish(g *Graph) {
 	if q.woke {
-		sort.Sort(eventsInOrder{g.events, q.order})
+		sortByKeys(g.events, q.order)
 	}
 	if len(q.pods) == 0 {
 		return
@@ -461,17 +461,4 @@ func (q *quietLoad) finish(g *Graph) {
 		g.quietCount += len(l.list)
 	}
 	g.events = packEvents(g.events)
-}
-
-// eventsInOrder sorts events by their load order.
-type eventsInOrder struct {
-	events []*Event
-	order  []int32
-}
-
-func (s eventsInOrder) Len() int           { return len(s.events) }
-func (s eventsInOrder) Less(i, j int) bool { return s.order[i] < s.order[j] }
-func (s eventsInOrder) Swap(i, j int) {
-	s.events[i], s.events[j] = s.events[j], s.events[i]
-	s.order[i], s.order[j] = s.order[j], s.order[i]
 }

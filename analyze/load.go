@@ -9,7 +9,6 @@ import (
 	"reflect"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -242,20 +241,7 @@ func (l *loader) warningsInFileOrder(warned int, warnedAt []int) {
 	if len(warnedAt) != len(w) {
 		return // stopped while a file was added: the load fails anyway
 	}
-	sort.Stable(warningsAt{w, warnedAt})
-}
-
-// warningsAt sorts warnings by the position of their file in the bundle.
-type warningsAt struct {
-	w  []Warning
-	at []int
-}
-
-func (s warningsAt) Len() int           { return len(s.w) }
-func (s warningsAt) Less(i, j int) bool { return s.at[i] < s.at[j] }
-func (s warningsAt) Swap(i, j int) {
-	s.w[i], s.w[j] = s.w[j], s.w[i]
-	s.at[i], s.at[j] = s.at[j], s.at[i]
+	sortByKeys(w, warnedAt)
 }
 
 // objectFile is one list file of the bundle on its way into the graph.
