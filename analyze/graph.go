@@ -131,6 +131,9 @@ type Graph struct {
 	sigTies signatureTieIndex
 	// ruleTies holds the lines each Go rule fires on through the catalog (tieRules).
 	ruleTies ruleTieIndex
+	// paragraphsOnce computes paragraphOf, each pasted line's wrapped paragraph.
+	paragraphsOnce sync.Once
+	paragraphOf    map[int]int
 
 	// loneImage's result, computed once.
 	loneImageOnce sync.Once

@@ -746,7 +746,7 @@ func (s *Signature) run(v *View) []Finding {
 			continue
 		}
 		if l.Fragment && l.Evidence().EndLine == 0 {
-			if p := wrappingParagraph(lines, i); p != nil {
+			if p := v.g.wrappingParagraph(i); p != nil {
 				if pcaps, ok := s.match(p.Text); ok && (captureCut(caps, l.Text) || valued(pcaps) > valued(caps)) {
 					// A value that runs to the line's end, where a wrapped message goes on
 					// ("unable to retrieve the" / "complete list of server APIs: …"), or a
@@ -829,20 +829,42 @@ func valued(caps map[string]string) int {
 	return n
 }
 
-// wrappingParagraph is the joined paragraph of pasted lines that holds lines[i] (a
-// fragment's paragraphs follow its lines), or nil.
-func wrappingParagraph(lines []Line, i int) *Line {
-	b, p := lines[i].source()
-	for j := i + 1; j < len(lines); j++ {
-		o := &lines[j]
-		if ob, op := o.source(); ob != b || op != p {
-			return nil
+// wrappingParagraph is the joined paragraph of pasted lines that holds lines[i], or
+// nil. Where each line's paragraph is is found once per graph: a paragraph cites the
+// range of lines it joins (a fragment's paragraphs follow its lines).
+func (g *Graph) wrappingParagraph(i int) *Line {
+	lines := g.Lines()
+	g.paragraphsOnce.Do(func() {
+		g.paragraphOf = map[int]int{}
+		var single map[int]int // a file's own lines by line number
+		var file [2]string
+		for j := range lines {
+			o := &lines[j]
+			if !o.Fragment {
+				continue
+			}
+			if b, p := o.source(); single == nil || [2]string{b, p} != file {
+				single, file = map[int]int{}, [2]string{b, p}
+			}
+			ev := o.Evidence()
+			if ev.EndLine == 0 {
+				single[ev.Line] = j
+				continue
+			}
+			for n := ev.Line; n <= ev.EndLine; n++ {
+				if k, ok := single[n]; ok {
+					if _, seen := g.paragraphOf[k]; !seen {
+						g.paragraphOf[k] = j
+					}
+				}
+			}
 		}
-		if o.Evidence().EndLine != 0 && wraps(o, &lines[i]) {
-			return o
-		}
+	})
+	j, ok := g.paragraphOf[i]
+	if !ok || !wraps(&lines[j], &lines[i]) {
+		return nil
 	}
-	return nil
+	return &lines[j]
 }
 
 // wraps reports whether paragraph p is a wrapped message of the same file that holds
