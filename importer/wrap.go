@@ -40,8 +40,7 @@ func terminalWrap(prev, line string, width int) bool {
 		// line that starts with a capital or a symbol starts lines of its own.
 		return utf8.RuneCountInString(prev) >= minTerminalWidth && lowerChar(lastRune(prev)) && lowerChar(firstRune(line))
 	}
-	last, _ := utf8.DecodeLastRuneInString(prev)
-	return !strings.ContainsRune(":,;", last) || strings.HasPrefix(line, " ")
+	return !strings.ContainsRune(":,;", lastRune(prev)) || strings.HasPrefix(line, " ")
 }
 
 func lastRune(s string) rune  { r, _ := utf8.DecodeLastRuneInString(s); return r }
