@@ -140,6 +140,7 @@ func RunContext(ctx context.Context, g *Graph, rules []*Rule, opts Options) (*Re
 		}
 	}
 	nameSubjects(all)
+	nameSetting(g, all)
 	showUnnamed(g, all)
 	addPlans(g, all)
 	showUnnamedPlans(g, all)

@@ -1,0 +1,238 @@
+package analyze
+
+import (
+	"regexp"
+	"strings"
+)
+
+// A ticket's text often says where the trouble runs before any output shows it: the
+// distribution or installer ("Install tools: Kubespray", "on RKE2"), the release the
+// reporter moved to ("after upgrading the chart from 1.4.2 to 1.4.5", "Helm chart
+// version: 0.14.1") and the node's kernel. An expert's diagnosis names that setting when
+// the cause depends on it (RKE2 names its DNS Service differently; the flag the binary
+// lacks came with the release), and the reader needs it to check the fix against their
+// own clusters. ticketSetting reads it from the pasted prose and the settings lines of an
+// issue template, never from a component's output, and the root causes of a pasted
+// ticket name it when they do not already.
+
+// rePlatform names the distributions, installers, managed services and hosts a ticket
+// runs on. Names that are also English words are matched only as written by their
+// projects (EKS, KinD, OKE); "kind" counts only before "cluster" or a version.
+var rePlatform = regexp.MustCompile(`\b(?:(?i:rke2|rke|k3s|k3d|k0s|microk8s|minikube|minishift|kubespray|kubeadm|kops|kubekey|talos|openshift|okd|rancher(?: desktop)?|docker desktop|colima|orbstack|tanzu|charmed kubernetes|bottlerocket|flatcar|raspbian|raspberry pi|wsl2|digitalocean|doks|fargate|gke autopilot|kind(?: cluster|\s+v?\d+\.\d+))|EKS|AKS|GKE|IKS|OKE|TKG|KinD)\b`)
+
+// reSettingChange is a sentence that names the release a ticket moved to or began with.
+var reSettingChange = regexp.MustCompile(`(?i)\b(?:upgrad\w*|updat\w*|bump\w*|migrat\w*|moved?|switch\w*|since|after|starting with)\b`)
+
+// reSettingVersion is the word that announces a release ("version 0.14.1", "Helm chart
+// version: 0.14.1", "RKE2 version v1.21.7+rke2r2").
+var reSettingVersion = regexp.MustCompile(`(?i)\b(?:versions?|release|chart|tag)\b`)
+
+// reSettingKernel is a node's kernel release stated with its name.
+var reSettingKernel = regexp.MustCompile(`(?i)\bkernel\b[^\n]{0,30}?\b(\d+\.\d+\.\d+[\w.+-]*)`)
+
+// reVersionToken is a word that holds a dotted release: 1.4.5, v0.17.0, k8s-1.19,
+// v1.21.7+rke2r2, nginx:1.25.3.
+var reVersionToken = regexp.MustCompile(`[\w.+:@-]*\d+\.\d+[\w.+:@-]*`)
+
+// reReleaseShape is a release as a word holds it: dotted numbers, after an optional name
+// and separator (k8s-1.19, nginx:1.25.3) or a "v", before an optional suffix
+// (+rke2r2, -127-generic, -rc.1). A quantity (0.5s, 1.5Gi) has no separator before its
+// unit and is not one.
+var reReleaseShape = regexp.MustCompile(`^(?:[A-Za-z][\w.]*?([-:@]))?([vV])?(\d+(?:\.\d+)+)(?:[-+][\w.+-]*)?$`)
+
+// reIPv4 is an address, whose dotted numbers are not a release.
+var reIPv4 = regexp.MustCompile(`^\d+\.\d+\.\d+\.\d+$`)
+
+// settingRelease is a word's release, or "" when it is not one: three dotted numbers,
+// or two after a "v" or a name (v1.28, k8s-1.19), or two announced by the word before
+// (to 1.28, version 1.28).
+func settingRelease(tok string, announced bool) string {
+	tok = strings.Trim(tok, ".,;:+-@")
+	m := reReleaseShape.FindStringSubmatch(tok)
+	if m == nil || len(tok) > 60 || reIPv4.MatchString(m[3]) {
+		return ""
+	}
+	if strings.Count(m[3], ".") == 1 && !announced && m[1] == "" && m[2] == "" {
+		return ""
+	}
+	return tok
+}
+
+// ticketSetting is what a pasted ticket's text says of where its trouble runs.
+type ticketSetting struct {
+	// platforms are the distributions and installers named, as written, at most two.
+	platforms []string
+	// releases are the releases the text moved to or states, at most two.
+	releases []string
+	kernel   string
+}
+
+// reOutputLine is a line a program printed: it starts with a time, a klog header, a
+// JSON object or a bracketed level, or holds logfmt's level or msg.
+var reOutputLine = regexp.MustCompile(`^\s*(?:\d|[{\[]|[IWEF]\d{4} )|\b(?:level|msg|ts|time)=`)
+
+// isSettingLine reports whether a pasted line is the reporter's own: a sentence, or a
+// setting of an issue template ("- Install tools: Kubespray", "Kubernetes version: 1.28").
+func isSettingLine(text string) bool {
+	if reOutputLine.MatchString(text) {
+		return false
+	}
+	if isProse(text) {
+		return true
+	}
+	t := strings.TrimLeft(text, " \t-*>#")
+	i := strings.Index(t, ":")
+	if i <= 0 || i > 70 {
+		return false
+	}
+	label := strings.ToLower(t[:i])
+	return strings.Contains(label, "version") || strings.Contains(label, "install") || strings.Contains(label, "engine") ||
+		strings.Contains(label, "distribution") || strings.Contains(label, "platform") || strings.Contains(label, "provider") ||
+		strings.Contains(label, "environment") || strings.Contains(label, "kernel") || strings.Contains(label, "os") && len(label) <= 20
+}
+
+// readTicketSetting reads the setting of the prose pasted with the evidence: the lines
+// an import could not attribute, that are not a named object's output and read as the
+// reporter's own.
+func readTicketSetting(g *Graph) ticketSetting {
+	var s ticketSetting
+	// Keys: a line's text, a platform's and a release's lower-case name.
+	lineSeen, named := map[string]bool{}, map[string]bool{}
+	addRelease := func(v string) {
+		if k := strings.ToLower(v); v != "" && len(s.releases) < 2 && !named[k] {
+			named[k] = true
+			s.releases = append(s.releases, v)
+		}
+	}
+	var changed, stated []string
+	lines := g.Lines()
+	for i := range lines {
+		l := &lines[i]
+		if !l.Fragment || l.Kind != TextText && l.Kind != TextLog || lineSeen[l.Text] {
+			// A journal entry, an event or a status is a component's, whatever it says;
+			// pasted prose is imported as text, or as a log beside log lines.
+			continue
+		}
+		lineSeen[l.Text] = true
+		if o := l.Object(); o.Kind != "" && o.Kind != ClientKind && o.Name != UnknownSubject {
+			continue
+		}
+		if reGoStructDump.MatchString(l.Text) || !isSettingLine(l.Text) {
+			continue
+		}
+		for _, p := range rePlatform.FindAllString(l.Text, -1) {
+			if k := strings.ToLower(p); !named[k] && len(s.platforms) < 2 {
+				named[k] = true
+				s.platforms = append(s.platforms, p)
+			}
+		}
+		if m := reSettingKernel.FindStringSubmatch(l.Text); m != nil && s.kernel == "" {
+			s.kernel = strings.TrimRight(m[1], ".,;:")
+		}
+		if loc := reSettingChange.FindStringIndex(l.Text); loc != nil {
+			if v := releaseAfter(l.Text[loc[1]:], true); v != "" {
+				// A line that says the release moved names the one it moved to; the
+				// one it left is history.
+				changed = append(changed, v)
+				continue
+			}
+		}
+		for _, loc := range reSettingVersion.FindAllStringIndex(l.Text, -1) {
+			if v := releaseAfter(l.Text[loc[1]:], false); v != "" {
+				stated = append(stated, v)
+				break
+			}
+		}
+	}
+	for _, v := range changed {
+		addRelease(v)
+	}
+	for _, v := range stated {
+		addRelease(v)
+	}
+	if named[strings.ToLower(s.kernel)] {
+		s.kernel = ""
+	}
+	return s
+}
+
+// releaseAfter is the release a phrase names just after its announcing word: within its
+// sentence and eighty characters; of a change "from A to B", B.
+func releaseAfter(rest string, change bool) string {
+	if i := strings.Index(rest, ". "); i >= 0 {
+		rest = rest[:i]
+	}
+	if len(rest) > 80 {
+		rest = rest[:80]
+	}
+	var last string
+	prev := 0
+	for _, loc := range reVersionToken.FindAllStringIndex(rest, -1) {
+		before := strings.Fields(rest[prev:loc[0]])
+		prevWord := ""
+		if len(before) > 0 {
+			prevWord = strings.ToLower(strings.Trim(before[len(before)-1], "`'\"(*"))
+		}
+		prev = loc[1]
+		if loc[0] > 0 && rest[loc[0]-1] == '/' {
+			// A path or an address's part, not a release.
+			continue
+		}
+		announced := prevWord == "to" || prevWord == "version" || prevWord == "release" || prevWord == "chart" ||
+			prevWord == "from" || prevWord == "kubernetes" || prevWord == "k8s" || prevWord == "tag" || prevWord == "" && !change
+		v := settingRelease(rest[loc[0]:loc[1]], announced)
+		if v == "" {
+			continue
+		}
+		if !change {
+			return v
+		}
+		last = v
+		if prevWord == "to" {
+			return v
+		}
+	}
+	return last
+}
+
+// clause is what a root cause adds to name the setting: the values it does not already
+// name, or "".
+func (s ticketSetting) clause(cause string) string {
+	low := strings.ToLower(cause)
+	var parts []string
+	for _, p := range s.platforms {
+		if !strings.Contains(low, strings.ToLower(p)) {
+			parts = append(parts, p)
+		}
+	}
+	for _, v := range s.releases {
+		if !strings.Contains(low, strings.ToLower(v)) {
+			parts = append(parts, "release "+v)
+		}
+	}
+	if s.kernel != "" && !strings.Contains(low, strings.ToLower(s.kernel)) {
+		parts = append(parts, "kernel "+s.kernel)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (the ticket's setting: " + strings.Join(parts, ", ") + ")"
+}
+
+// nameSetting adds the pasted ticket's setting to its root causes.
+func nameSetting(g *Graph, fs []*Finding) {
+	var s ticketSetting
+	read := false
+	for _, f := range fs {
+		if !f.Root {
+			continue
+		}
+		if !read {
+			s, read = readTicketSetting(g), true
+			if len(s.platforms)+len(s.releases) == 0 && s.kernel == "" {
+				return
+			}
+		}
+		f.Cause += s.clause(f.Cause)
+	}
+}

@@ -1,0 +1,71 @@
+package analyze
+
+import "testing"
+
+func TestSettingReleaseShapes(t *testing.T) {
+	for _, c := range []struct {
+		tok       string
+		announced bool
+		want      string
+	}{
+		{"1.4.5", false, "1.4.5"},
+		{"v0.17.0", false, "v0.17.0"},
+		{"k8s-1.19", false, "k8s-1.19"},
+		{"v1.21.7+rke2r2", false, "v1.21.7+rke2r2"},
+		{"5.15.0-127-generic,", false, "5.15.0-127-generic"},
+		{"nginx:1.25.3", false, "nginx:1.25.3"},
+		{"1.28", false, ""},
+		{"1.28", true, "1.28"},
+		{"0.5s", true, ""},
+		{"1.5Gi", true, ""},
+		{"10.96.0.10", true, ""},
+		{"1.0", false, ""},
+	} {
+		if got := settingRelease(c.tok, c.announced); got != c.want {
+			t.Errorf("settingRelease(%q, %v) = %q, want %q", c.tok, c.announced, got, c.want)
+		}
+	}
+}
+
+func TestReleaseAfterTakesTheReleaseMovedTo(t *testing.T) {
+	for _, c := range []struct {
+		rest   string
+		change bool
+		want   string
+	}{
+		{" the aws-load-balancer-controller chart from 1.4.2 to 1.4.5 on EKS 1.22, the controller", true, "1.4.5"},
+		{" our cluster to k8s-1.19 doing so prevent service connectivity", true, "k8s-1.19"},
+		{": 0.14.1 crashes with following error:", false, "0.14.1"},
+		{" 30 seconds the pod restarts", true, ""},
+		{" see https://example.com/v1.2.3/notes", true, ""},
+	} {
+		if got := releaseAfter(c.rest, c.change); got != c.want {
+			t.Errorf("releaseAfter(%q, %v) = %q, want %q", c.rest, c.change, got, c.want)
+		}
+	}
+}
+
+func TestSettingLinesAreTheReportersOwn(t *testing.T) {
+	for text, want := range map[string]bool{
+		"- Install tools: Kubespray":                          true,
+		"Kubernetes engine: RKE2 version v1.21.7+rke2r2":      true,
+		"**Kubernetes version**: 1.28":                        true,
+		"I tried updating to version v0.17.0 of the exporter": true,
+		"level=info msg=\"starting\" version=1.4.5":           false,
+		"image: nginx:1.25.3":                                 false,
+	} {
+		if got := isSettingLine(text); got != want {
+			t.Errorf("isSettingLine(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+func TestSettingClauseNamesWhatTheCauseLacks(t *testing.T) {
+	s := ticketSetting{platforms: []string{"RKE2"}, releases: []string{"0.14.1"}, kernel: "5.15.0-127-generic"}
+	if got, want := s.clause("the name kube-dns does not resolve on RKE2"), " (the ticket's setting: release 0.14.1, kernel 5.15.0-127-generic)"; got != want {
+		t.Errorf("clause = %q, want %q", got, want)
+	}
+	if got := s.clause("rke2 0.14.1 kernel 5.15.0-127-generic"); got != "" {
+		t.Errorf("clause of a cause that names all = %q, want none", got)
+	}
+}

@@ -1,0 +1,42 @@
+package rules
+
+import (
+	"strings"
+	"testing"
+)
+
+// A pasted ticket's root cause names the setting its text states (the distribution, the
+// release moved to), which the component's line alone does not.
+func TestPastedRootNamesTheTicketsSetting(t *testing.T) {
+	rs := catalogRoots(t, map[string]string{
+		"message.txt": "After upgrading the chart from 1.4.2 to 1.4.5, the new pod cannot resolve the DNS service and keeps restarting.\n" +
+			"- Kubernetes engine: RKE2 version v1.21.7+rke2r2\n",
+		"container.log": `2022/04/10 12:01:02 [emerg] 1#1: host not found in resolver "kube-dns.kube-system.svc.cluster.local" in /etc/nginx/nginx.conf:12` + "\n",
+	})
+	if len(rs) == 0 {
+		t.Fatal("no root")
+	}
+	c := rs[0].Cause
+	for _, want := range []string{"kube-dns.kube-system.svc.cluster.local", "RKE2", "release 1.4.5"} {
+		if !strings.Contains(c, want) {
+			t.Errorf("root cause lacks %q: %s", want, c)
+		}
+	}
+	if strings.Contains(c, "1.4.2") {
+		t.Errorf("root cause names the release moved from: %s", c)
+	}
+}
+
+// Output alone states no setting: a component's own version is not the ticket's.
+func TestComponentOutputStatesNoSetting(t *testing.T) {
+	rs := catalogRoots(t, map[string]string{
+		"container.log": `2022/04/10 12:01:02 [emerg] 1#1: host not found in resolver "kube-dns.kube-system.svc.cluster.local" in /etc/nginx/nginx.conf:12` + "\n" +
+			`2022/04/10 12:01:02 [notice] 1#1: nginx version 1.25.3 was upgraded from 1.24.0 on EKS nodes` + "\n" +
+			`I0410 12:01:02.000000       1 main.go:30] Starting the controller after an upgrade to version v1.9.4 on the EKS cluster` + "\n",
+	})
+	for _, f := range rs {
+		if strings.Contains(f.Cause, "setting:") {
+			t.Errorf("root cause names a setting no reporter wrote: %s", f.Cause)
+		}
+	}
+}
