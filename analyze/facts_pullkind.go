@@ -157,6 +157,24 @@ var unauthorizedMarkers = []string{
 // loaded into the nodes, a name that lost its organization), not that it is private.
 var rePublicLibraryDenied = regexp.MustCompile(`failed to resolve reference \\?"(?:docker\.io/)?library/[^"\\/]+\\?": pull access denied|pull access denied for [^\s,"\\/]+, repository does not exist`)
 
+// AnonymousRefusalPattern is a registry's answer to a pull without credentials that it
+// gives alike for a repository that does not exist and for a private one: Docker Hub's
+// "pull access denied, repository does not exist or may require authorization"
+// (containerd's resolver, which says so since it could not tell them apart either:
+// remotes/docker/resolver.go) or "… may require 'docker login'" (Docker), and the GitHub
+// registry's "denied" or 403 to an anonymous token request. The threads that confirmed a
+// cause for it nearly always found a repository that does not exist under that name (a
+// typo, the wrong organization, an image never pushed); a private one is the other
+// reading, and the pull had no credentials for it either way.
+var AnonymousRefusalPattern = regexp.MustCompile(`pull access denied(?: for [^\s,"\\]+)?, repository does not exist or may require (?:authorization|'docker login')[^"\\\n]*|\bghcr\.io/[^"\\\s]+\\?"?:?[^\n]*?(?:403 Forbidden|error from registry: denied|: denied\b[^"\\\n]*)`)
+
+// anonymousRefusal reports whether a failed pull was refused with the ambiguous answer
+// and its pod gives no pull secret (the ServiceAccount's are copied into the pod's spec
+// at admission): the image is not there for this node to pull, whichever reading is true.
+func anonymousRefusal(text string, pod *corev1.Pod) bool {
+	return len(pod.Spec.ImagePullSecrets) == 0 && AnonymousRefusalPattern.MatchString(text)
+}
+
 // pullErrorKind classifies a pull error: "dns", "x509", "rate-limited", "unauthorized",
 // "not-found" or "other". DNS comes first (no registry was reached to say anything
 // else), then TLS (the registry was reached but not spoken to), then a rate limit and a
@@ -250,6 +268,9 @@ func failedPull(f PullFailure) PullAttempt {
 	}
 	a.Text = strings.Join(texts, "\n")
 	a.Kind = pullErrorKind(a.Text)
+	if (a.Kind == PullErrorUnauthorized || a.Kind == PullErrorOther) && anonymousRefusal(a.Text, a.Pod.Obj) {
+		a.Kind = PullErrorNotFound
+	}
 	return a
 }
 

@@ -13,7 +13,7 @@ func TestPullAttemptKinds(t *testing.T) {
 		`dial tcp: lookup registry.example on 10.96.0.10:53: no such host`:                               analyze.PullErrorDNS,
 		`tls: failed to verify certificate: x509: certificate signed by unknown authority`:               analyze.PullErrorX509,
 		`429 Too Many Requests - Server message: toomanyrequests: You have reached your pull rate limit`: analyze.PullErrorRateLimited,
-		`pull access denied for shop/api, repository does not exist or may require 'docker login'`:       analyze.PullErrorUnauthorized,
+		`pull access denied for shop/api, repository does not exist or may require 'docker login'`:       analyze.PullErrorNotFound,
 		`failed to resolve reference "registry.example/app:9": registry.example/app:9: not found`:        analyze.PullErrorNotFound,
 		// A registry's own words for a 401, as the Docker daemon passes them on.
 		`Error response from daemon: Get https://registry.example/v2/app/manifests/1: unknown: Authentication is required`: analyze.PullErrorUnauthorized,
@@ -24,7 +24,11 @@ func TestPullAttemptKinds(t *testing.T) {
 		// that does not exist.
 		`failed to resolve reference "docker.io/library/controller:latest": pull access denied, repository does not exist or may require authorization: server message: insufficient_scope: authorization failed`: analyze.PullErrorNotFound,
 		`Error response from daemon: pull access denied for controller, repository does not exist or may require 'docker login'`:                                                                                  analyze.PullErrorNotFound,
-		`failed to resolve reference "docker.io/shop/api:1": pull access denied, repository does not exist or may require authorization`:                                                                          analyze.PullErrorUnauthorized,
+		// The same answer of any repository to a pod with no pull secret: the image is not
+		// there for the node, whether it never existed or is private.
+		`failed to resolve reference "docker.io/shop/api:1": pull access denied, repository does not exist or may require authorization`: analyze.PullErrorNotFound,
+		`failed to pull and unpack image "ghcr.io/shop/api:latest": 403 Forbidden`:                                                       analyze.PullErrorNotFound,
+		`Error response from daemon: error from registry: denied`:                                                                        analyze.PullErrorOther,
 	}
 	for msg, want := range cases {
 		g := load(t, map[string]any{
@@ -45,6 +49,27 @@ func TestPullAttemptKinds(t *testing.T) {
 		if len(got) != 1 || got[0] != want {
 			t.Errorf("%s: kinds %v, want [%s]", msg, got, want)
 		}
+	}
+}
+
+// A pod that gives pull secrets and gets the ambiguous answer had its credentials refused.
+func TestAnAmbiguousRefusalWithPullSecretsIsUnauthorized(t *testing.T) {
+	pod := pullFailing("shop", "web", "n1", "Back-off pulling image")
+	pod["spec"].(obj)["imagePullSecrets"] = []any{obj{"name": "shop-pull"}}
+	g := load(t, map[string]any{
+		"cluster-resources/pods/shop.json": list(pod),
+		"cluster-resources/events/shop.json": list(
+			event("shop", "e1", "Pod", "web", "spec.containers{app}", "Failed", `Failed to pull image "docker.io/shop/api:1": failed to resolve reference "docker.io/shop/api:1": pull access denied, repository does not exist or may require authorization`, "2026-11-29T10:00:05Z")),
+	})
+	got := viewOf(t, g, allKinds, func(v *analyze.View) []analyze.PullErrorKind {
+		var out []analyze.PullErrorKind
+		for _, a := range v.PullAttempts() {
+			out = append(out, a.Kind)
+		}
+		return out
+	})
+	if len(got) != 1 || got[0] != analyze.PullErrorUnauthorized {
+		t.Errorf("kinds %v, want [unauthorized]", got)
 	}
 }
 

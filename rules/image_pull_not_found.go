@@ -64,6 +64,14 @@ func notFoundFinding(v *analyze.View, a analyze.PullAttempt) analyze.Finding {
 			missing = fmt.Sprintf("repository %s has no tag %q", repo, version)
 		}
 	}
+	private := ""
+	if m := analyze.AnonymousRefusalPattern.FindString(a.Text); m != "" && said == "" {
+		// The registry's answer to a pull without credentials, the same for a repository
+		// that does not exist and a private one; the pod gives no pull secret.
+		said = refusalStart(m)
+		missing = fmt.Sprintf("the repository %s does not exist under that name, or is private and the pod gives no pull secret for it", repo)
+		private = fmt.Sprintf("; if the repository is private, name a pull secret for %s in the pod template's imagePullSecrets", host)
+	}
 	needle := said
 	if needle == "" {
 		needle = "not found"
@@ -75,8 +83,19 @@ func notFoundFinding(v *analyze.View, a analyze.PullAttempt) analyze.Finding {
 		Cause:    cause,
 		Evidence: a.Evidence(needle),
 		Remediation: fmt.Sprintf("Correct the image reference %q (a typo in the repository or tag, or a tag that was never pushed "+
-			"or has been deleted), or push the image to %s, then roll the workload out again.", a.Image, host),
+			"or has been deleted), or push the image to %s%s, then roll the workload out again.", a.Image, host, private),
 		Confirm:  a.Confirm(),
 		GroupKey: a.Image,
 	}
+}
+
+// refusalStart is where an anonymous refusal's words begin in what the pattern matched:
+// its "pull access denied", or the GitHub registry's status after the image.
+func refusalStart(m string) string {
+	for _, w := range []string{"pull access denied", "403 Forbidden", "error from registry: denied", "denied"} {
+		if i := strings.Index(m, w); i >= 0 {
+			return m[i:]
+		}
+	}
+	return m
 }
