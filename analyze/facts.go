@@ -512,7 +512,7 @@ func paragraphs(lines []string) [][2]int {
 			flush(i)
 		case start < 0:
 			start = i
-		case !strings.HasPrefix(s, " ") && !strings.HasPrefix(s, "\t") && !strings.HasSuffix(strings.TrimRight(lines[i-1], " \t"), ":") &&
+		case !strings.HasPrefix(s, " ") && !strings.HasPrefix(s, "\t") && !leadsOn(lines[i-1]) &&
 			!softWrapped(lines[i-1]) && !closesValue(s) && !opensQuote(lines[i-1]):
 			flush(i)
 			start = i
@@ -520,6 +520,14 @@ func paragraphs(lines []string) [][2]int {
 	}
 	flush(len(lines))
 	return out
+}
+
+// leadsOn reports whether a line ends where its text cannot: after a colon (a label, a
+// wrapped error chain) or a comma ("image has non-numeric user (flight)," / "cannot
+// verify user is non-root").
+func leadsOn(line string) bool {
+	line = strings.TrimRight(line, " \t\r")
+	return strings.HasSuffix(line, ":") || strings.HasSuffix(line, ",")
 }
 
 // opensQuote reports whether a line leaves a Markdown code span open: an odd number of

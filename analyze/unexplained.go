@@ -657,6 +657,12 @@ func reporterText(s string) bool {
 	if isProse(s) || reNumberedStep.MatchString(s) {
 		return true
 	}
+	if strings.HasSuffix(s, ":") && len(strings.Fields(s)) <= 14 && !strings.Contains(s, ": ") {
+		// A line that introduces what follows ("all 3 pods stuck
+		// `CreateContainerConfigError`:"): a component's message that a line break cut
+		// after a colon has said something before it.
+		return true
+	}
 	if h := reHeading.FindString(s); h != "" {
 		// A heading alone, or followed by the command the reporter ran.
 		rest := strings.TrimLeft(s[len(h):], " `$")

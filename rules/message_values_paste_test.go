@@ -28,6 +28,11 @@ func TestAWrappedMessageIsReadWholeWithItsValues(t *testing.T) {
 		rs := catalogRoots(t, map[string]string{"ns.txt": status})
 		wantOneRoot(t, rs, "termination-namespace-discovery-failed", "metrics.example.io/v1beta2")
 	})
+	t.Run("a line that ends with a comma", func(t *testing.T) {
+		const text = "All 3 pods stay in CreateContainerConfigError:\n\n```\nError: container has runAsNonRoot and image has non-numeric user (flight),\ncannot verify user is non-root\n```\n"
+		rs := catalogRoots(t, map[string]string{"message.txt": text})
+		wantOneRoot(t, rs, "config-run-as-non-root", "non-numeric user (flight)")
+	})
 	t.Run("a code span over two lines", func(t *testing.T) {
 		const text = "The ReplicaSet hangs on `Error creating: pods \"db-5b7c9d\" is forbidden: unable to validate against\n" +
 			"any security context constraint: [fsGroup: Invalid value: []int64{2000}: 2000 is not an allowed group]` and creates nothing.\n"
