@@ -88,6 +88,7 @@ var changeTable = map[string]*ChangeSpec{
 	"admission-webhook-unreachable":            to("ValidatingWebhookConfiguration|MutatingWebhookConfiguration", ".webhooks[].clientConfig", ".webhooks[].timeoutSeconds", ".webhooks[].failurePolicy"),
 	"config-run-as-non-root":                   w(".securityContext.runAsUser", "{c}.securityContext.runAsUser"),
 	"config-secret-key-missing":                to("Secret|ConfigMap", ".data").also(changeWorkload, "{c}.env[].valueFrom", "{c}.envFrom"),
+	"controller-daemonset-failed-placement":    to("DaemonSet", ".spec.template.spec.tolerations", ".spec.template.spec.nodeSelector", ".spec.template.spec.affinity.nodeAffinity").also("Node", ".spec.taints", ".metadata.labels"),
 	"controller-job-backoff-limit":             w("{c}", ".restartPolicy"),
 	"controller-progress-deadline-exceeded":    w("{c}"),
 	"controller-replicas-zero":                 to("Deployment|StatefulSet|ReplicaSet", ".spec.replicas").suggest("kubectl scale {target} -n {namespace} --replicas=<count>"),

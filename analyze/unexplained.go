@@ -239,6 +239,11 @@ func unexplained(g *Graph, fs []*Finding, roots map[string]*Finding) []*Finding 
 		case l.Pod != nil:
 			byPod[l.Pod] = append(byPod[l.Pod], l)
 		case l.Fragment:
+			if o := l.Object(); o.Kind != "" && o.Kind != ClientKind && covered[o.key()] {
+				// A named object's output (a DaemonSet's describe) whose object a
+				// finding explains.
+				continue
+			}
 			loose = append(loose, l)
 		}
 	}

@@ -33,7 +33,10 @@ type parsedEvent struct {
 // isDescribeStart tells whether lines[i] starts a `kubectl describe pod` block: "Name:"
 // at the margin, then "Namespace:".
 func isDescribeStart(lines []textLine, i int) bool {
-	return isDescribeBlockStart(lines, i, "Namespace:")
+	// A DaemonSet's describe prints no Namespace: its Selector and Node-Selector follow
+	// the name (k8s.io/kubectl pkg/describe DaemonSetDescriber).
+	return isDescribeBlockStart(lines, i, "Namespace:") ||
+		isDescribeBlockStart(lines, i, "Selector:") && i+2 < len(lines) && strings.HasPrefix(lines[i+2].s, "Node-Selector:")
 }
 
 // isDescribeBlockStart tells whether lines[i] starts a kubectl describe block whose kind

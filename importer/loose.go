@@ -357,7 +357,7 @@ func segment(lines []textLine) []segmentBlock {
 			// it: describe prints a command argument that ends in a newline as an empty
 			// line, which a paste keeps without its indentation.
 		case cur.kind == tableEvents || cur.kind == tablePods || cur.kind == tableCRIPods || cur.kind == tableCRIContainers ||
-			(cur.kind == tableEndpoints || cur.kind == tablePVCs || cur.kind == tablePVs || cur.kind == tableNodes) && !blank:
+			(cur.kind == tableEndpoints || cur.kind == tablePVCs || cur.kind == tablePVs || cur.kind == tableNodes || cur.kind == tableDaemonSets) && !blank:
 			// Rows, wrapped messages and blank lines of a table with its header.
 		case isHeaderlessEvent(l.s):
 			into(segEventRows)
@@ -455,7 +455,12 @@ func (li *looseImport) block(ctx *fileCtx, name string, b segmentBlock, ns, cmd 
 		return otherTableKind(b.lines[0].s), false, nil
 	case segDescribe:
 		if kind := describedNonPod(b.lines); kind != "" {
-			// A controller's or an autoscaler's describe: no pod, its lines stay text.
+			// A controller's or an autoscaler's describe: no pod, its lines stay text
+			// (its events are read by the signatures). A DaemonSet's counts say how
+			// many nodes it places pods on, so it is kept as an object too.
+			if o, ok := describeDaemonSet(b.lines, nsOr(ns)); ok && kind == "daemonset" {
+				li.addObject(name, o)
+			}
 			return "kubectl describe " + kind, false, nil
 		}
 		d := parseDescribe(b.lines)
@@ -550,6 +555,12 @@ func (li *looseImport) block(ctx *fileCtx, name string, b segmentBlock, ns, cmd 
 		}
 		li.found["events"] = li.found["events"] || len(evs) > 0
 		return tableEvents, len(evs) > 0, probs
+	case tableDaemonSets:
+		objs, probs := parseDaemonSetsTable(b.lines, nsOr(ns), ns != "")
+		for _, o := range objs {
+			li.addObject(name, o)
+		}
+		return tableDaemonSets, len(objs) > 0, probs
 	case tableEndpoints:
 		objs, probs := parseEndpointsTable(b.lines, nsOr(ns))
 		for _, o := range objs {

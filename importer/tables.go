@@ -46,6 +46,8 @@ func tableKind(line string) string {
 		return k
 	}
 	switch {
+	case isDaemonSetsHeader(f):
+		return tableDaemonSets
 	case has("LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"):
 		return tableEvents
 	case has("NAME", "READY", "STATUS", "RESTARTS", "AGE"):

@@ -57,6 +57,7 @@ func All() []*analyze.Rule {
 		AdmissionWebhookUnreachable,
 		ConfigRunAsNonRoot,
 		ConfigSecretKeyMissing,
+		ControllerDaemonSetFailedPlacement,
 		ControllerJobBackoffLimit,
 		ControllerProgressDeadlineExceeded,
 		ControllerReplicasZero,

@@ -30,7 +30,10 @@ func TestAdmissionWebhookDenied(t *testing.T)          { runGolden(t, AdmissionW
 func TestAdmissionWebhookUnreachable(t *testing.T)     { runGolden(t, AdmissionWebhookUnreachable) }
 func TestConfigRunAsNonRoot(t *testing.T)              { runGolden(t, ConfigRunAsNonRoot) }
 func TestConfigSecretKeyMissing(t *testing.T)          { runGolden(t, ConfigSecretKeyMissing) }
-func TestControllerJobBackoffLimit(t *testing.T)       { runGolden(t, ControllerJobBackoffLimit) }
+func TestControllerDaemonSetFailedPlacement(t *testing.T) {
+	runGolden(t, ControllerDaemonSetFailedPlacement)
+}
+func TestControllerJobBackoffLimit(t *testing.T) { runGolden(t, ControllerJobBackoffLimit) }
 func TestControllerProgressDeadlineExceeded(t *testing.T) {
 	runGolden(t, ControllerProgressDeadlineExceeded)
 }
