@@ -305,7 +305,7 @@ func segment(lines []textLine) []segmentBlock {
 		}
 		blank := strings.TrimSpace(l.s) == ""
 		indented := strings.HasPrefix(l.s, " ") || strings.HasPrefix(l.s, "\t")
-		inDescribe := cur.kind == segDescribe || cur.kind == segDescribeNode || cur.kind == segDescribePVC || cur.kind == segDescribeService
+		inDescribe := cur.kind == segDescribe || cur.kind == segDescribeNode || cur.kind == segDescribePVC || cur.kind == segDescribeService || cur.kind == segDescribeStorageClass
 		k := ""
 		if !strings.HasPrefix(l.s, "  ") {
 			k = tableKind(l.s)
@@ -315,6 +315,8 @@ func segment(lines []textLine) []segmentBlock {
 			start(segDescribePVC)
 		case isDescribeServiceStart(lines, i):
 			start(segDescribeService)
+		case isDescribeStorageClassStart(lines, i):
+			start(segDescribeStorageClass)
 		case isDescribeStart(lines, i):
 			start(segDescribe)
 		case isDescribeNodeStart(lines, i):
@@ -357,7 +359,7 @@ func segment(lines []textLine) []segmentBlock {
 			// it: describe prints a command argument that ends in a newline as an empty
 			// line, which a paste keeps without its indentation.
 		case cur.kind == tableEvents || cur.kind == tablePods || cur.kind == tableCRIPods || cur.kind == tableCRIContainers ||
-			(cur.kind == tableEndpoints || cur.kind == tablePVCs || cur.kind == tablePVs || cur.kind == tableNodes || cur.kind == tableDaemonSets) && !blank:
+			(cur.kind == tableEndpoints || cur.kind == tablePVCs || cur.kind == tablePVs || cur.kind == tableNodes || cur.kind == tableDaemonSets || cur.kind == tableStorageClasses) && !blank:
 			// Rows, wrapped messages and blank lines of a table with its header.
 		case isHeaderlessEvent(l.s):
 			into(segEventRows)
@@ -555,6 +557,18 @@ func (li *looseImport) block(ctx *fileCtx, name string, b segmentBlock, ns, cmd 
 		}
 		li.found["events"] = li.found["events"] || len(evs) > 0
 		return tableEvents, len(evs) > 0, probs
+	case tableStorageClasses:
+		objs, probs := parseStorageClassesTable(b.lines)
+		for _, o := range objs {
+			li.addObject(name, o)
+		}
+		return tableStorageClasses, len(objs) > 0, probs
+	case segDescribeStorageClass:
+		o, probs := describeStorageClass(b.lines)
+		if o.name == "" {
+			return segDescribeStorageClass, false, probs
+		}
+		return segDescribeStorageClass, li.addObject(name, o), probs
 	case tableDaemonSets:
 		objs, probs := parseDaemonSetsTable(b.lines, nsOr(ns), ns != "")
 		for _, o := range objs {

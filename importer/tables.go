@@ -48,6 +48,8 @@ func tableKind(line string) string {
 	switch {
 	case isDaemonSetsHeader(f):
 		return tableDaemonSets
+	case isStorageClassesHeader(f):
+		return tableStorageClasses
 	case has("LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"):
 		return tableEvents
 	case has("NAME", "READY", "STATUS", "RESTARTS", "AGE"):

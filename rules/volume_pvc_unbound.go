@@ -196,6 +196,16 @@ func claimState(v *analyze.View, c *analyze.PVC) (text, fix, key string, evidenc
 		text += ", sets no storageClassName"
 		if v.Has(analyze.StorageClasses) && defaultClass(v) == nil {
 			text += " and the cluster has no default StorageClass"
+			var names []string
+			for _, sc := range v.StorageClasses() {
+				if len(names) < 3 {
+					names = append(names, sc.Obj.Name)
+				}
+			}
+			if len(names) > 0 {
+				// As kubectl describe storageclass says it of each.
+				text += " (" + strings.Join(names, ", ") + ": IsDefaultClass No)"
+			}
 			evidence = append(evidence, v.ListLocation(analyze.StorageClasses, "").Evidence(
 				fmt.Sprintf("%d StorageClass(es), none marked %s=true", len(v.StorageClasses()), isDefaultClassAnnotation), v.CollectedAt()))
 		}

@@ -1,0 +1,42 @@
+package rules
+
+import (
+	"strings"
+	"testing"
+)
+
+// A claim without a class stays Pending when no StorageClass is the default: kubectl
+// describe storageclass and get storageclass say which classes there are and whether
+// one is.
+func TestPastedStorageClassesSayWhetherOneIsTheDefault(t *testing.T) {
+	const pvc = "kubectl get pvc\n" +
+		"NAME     STATUS    VOLUME   CAPACITY   ACCESS MODES   STORAGECLASS   AGE\n" +
+		"data-0   Pending                                                     2m30s\n\n"
+	t.Run("describe storageclass", func(t *testing.T) {
+		const sc = "kubectl describe sc\n" +
+			"Name:                  local-path\n" +
+			"IsDefaultClass:        No\n" +
+			"Annotations:           <none>\n" +
+			"Provisioner:           rancher.io/local-path\n" +
+			"ReclaimPolicy:         Delete\n" +
+			"VolumeBindingMode:     WaitForFirstConsumer\n" +
+			"Events:                <none>\n"
+		rs := catalogRoots(t, map[string]string{"kubectl.txt": pvc + sc})
+		wantOneRoot(t, rs, "volume-pvc-unbound", "no default StorageClass", "local-path: IsDefaultClass No")
+	})
+	t.Run("get storageclass with a default", func(t *testing.T) {
+		const sc = "kubectl get sc\n" +
+			"NAME                   PROVISIONER             RECLAIMPOLICY   VOLUMEBINDINGMODE      ALLOWVOLUMEEXPANSION   AGE\n" +
+			"local-path (default)   rancher.io/local-path   Delete          WaitForFirstConsumer   false                  40d\n\n" +
+			"kubectl describe sc slow\n" +
+			"Name:                  slow\n" +
+			"IsDefaultClass:        No\n" +
+			"Provisioner:           example.com/nfs\n"
+		// Were the table's default not read, the describe's class alone would say none is.
+		for _, f := range catalogRoots(t, map[string]string{"kubectl.txt": pvc + sc}) {
+			if strings.Contains(f.Cause, "no default StorageClass") {
+				t.Errorf("a default class pasted, and the cause says there is none: %s", f.Cause)
+			}
+		}
+	})
+}
