@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -161,6 +162,14 @@ func sandboxPhase(layers []string) string {
 // reading to count: "%s failed: %v" says nothing about where.
 const minCatalogLiterals = 12
 
+// minProseLiterals is the least literal text an entry must have matched to read a
+// line that is a sentence.
+const minProseLiterals = 20
+
+// shortInProse reports whether a match has too little literal text to be read in a
+// sentence.
+func shortInProse(m catalog.Match) bool { return m.Entry.Literals() < minProseLiterals }
+
 // usable reports whether a match says enough, and is trouble, to read a line by.
 func usable(m *catalog.Match) bool {
 	e := m.Entry
@@ -193,6 +202,12 @@ func readChain(text, hint string) chainRead {
 
 // readMatches is readChain of text whose catalog matches are ms.
 func readMatches(text, hint string, ms []catalog.Match) chainRead {
+	if hint == "" && slices.ContainsFunc(ms, shortInProse) && isProse(text) {
+		// A reporter's sentence (a line no component is known to have printed) holds
+		// a component's message only where enough of it is there: "could not find %v
+		// %q" reads any sentence that says it could not find something.
+		ms = slices.DeleteFunc(slices.Clone(ms), shortInProse)
+	}
 	best := bestLayers(ms, hint)
 	r := chainRead{text: text, layers: catalog.Layers(text)}
 	for _, m := range best {

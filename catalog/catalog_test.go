@@ -248,3 +248,19 @@ func TestReadCaptures(t *testing.T) {
 		t.Errorf("captures %v, want image=\"nginx:latst\"", got.Captures)
 	}
 }
+
+// A %q verb reads a quoted value, or an unquoted one that is a name (a release that
+// printed it with %s): never a plain word of a sentence.
+func TestQuotedVerbReadsNamesNotWords(t *testing.T) {
+	e := &Entry{Template: "could not find %v %q"}
+	for text, want := range map[string]bool{
+		`could not find volume "pvc-1a2b"`:                     true,
+		`could not find driver rbd.csi.ceph.com`:               true,
+		`could not find anything related in docs`:              false,
+		`could not find the answer in the docs, so I ask here`: false,
+	} {
+		if _, _, got := e.match(text, strings.ToLower(text)); got != want {
+			t.Errorf("%q read by %q: %v, want %v", text, e.Template, got, want)
+		}
+	}
+}

@@ -284,7 +284,10 @@ func compile(t string, plain bool) *matcher {
 		case 'd':
 			b.WriteString(`(-?\d+)`)
 		case 'q':
-			b.WriteString(`(\\*"(?:[^"\\]|\\.)*?\\*"|'[^']*'|` + "`[^`]*`" + `|[^\s"]+)`)
+			// Go's %q quotes; a release that printed the value with %s did not, and
+			// such a value is a name (a driver, an image, a path), not a plain word
+			// of a sentence ("could not find anything related", "… the docs, so").
+			b.WriteString(`(\\*"(?:[^"\\]|\\.)*?\\*"|'[^']*'|` + "`[^`]*`" + `|[^\s"]*[^\sA-Za-z"][^\s"]*[^\s"'.,;:!?)])`)
 		case 'x', 'X':
 			b.WriteString(`([0-9A-Fa-f]+)`)
 		case 't':

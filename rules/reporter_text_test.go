@@ -51,3 +51,14 @@ func TestACapitalizedTitleIsTheMessageAsPrinted(t *testing.T) {
 	title := "Container has runAsNonRoot and image has non-numeric user (app), cannot verify user is non-root\n"
 	wantOneRoot(t, catalogRoots(t, map[string]string{"issue.txt": title}), "config-run-as-non-root", "non-numeric user (app)")
 }
+
+// A reporter's sentence is read by the catalog only for a message with enough of its
+// own words in it: "could not find %v %q" is any sentence that could not find something.
+func TestASentenceIsNotReadByAShortTemplate(t *testing.T) {
+	text := "Trying to run a simple rc and a service, the service does not get an endpoint. Maybe it is expected, but I could not find anything related in docs. A sample from examples/storm/ works fine.\n"
+	for _, f := range catalogRoots(t, map[string]string{"message.txt": text}) {
+		if f.Rule == "catalog" && f.Stage == "scheduling" {
+			t.Errorf("a sentence read as the scheduler's message: %s", f.Cause)
+		}
+	}
+}
