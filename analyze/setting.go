@@ -30,6 +30,10 @@ var reSettingVersion = regexp.MustCompile(`(?i)\b(?:versions?|release|chart|tag)
 // reSettingKernel is a node's kernel release stated with its name.
 var reSettingKernel = regexp.MustCompile(`(?i)\bkernel\b[^\n]{0,30}?\b(\d+\.\d+\.\d+[\w.+-]*)`)
 
+// reComponentRelease is a line of a ticket's environment list that gives a component's
+// release after its name ("- Crossplane: v2.0.2 deployed via Helm", "Calico: 3.27.2").
+var reComponentRelease = regexp.MustCompile(`^\s*(?:[-*]\s+)?(?:\*\*)?([A-Z][\w .-]{1,30}?)(?:\*\*)?:\s+((?:v\d+\.\d+(?:\.\d+)?|\d+\.\d+\.\d+)(?:[-+][\w.+-]*)?)(?:[\s,;)]|$)`)
+
 // reVersionToken is a word that holds a dotted release: 1.4.5, v0.17.0, k8s-1.19,
 // v1.21.7+rke2r2, nginx:1.25.3.
 var reVersionToken = regexp.MustCompile(`[\w.+:@-]*\d+\.\d+[\w.+:@-]*`)
@@ -77,7 +81,7 @@ func isSettingLine(text string) bool {
 	if reOutputLine.MatchString(text) {
 		return false
 	}
-	if isProse(text) {
+	if isProse(text) || reComponentRelease.MatchString(text) {
 		return true
 	}
 	t := strings.TrimLeft(text, " \t-*>#")
@@ -136,6 +140,11 @@ func readTicketSetting(g *Graph) ticketSetting {
 				changed = append(changed, v)
 				continue
 			}
+		}
+		if m := reComponentRelease.FindStringSubmatch(l.Text); m != nil {
+			// The component's name with its release, as the list gives them.
+			stated = append(stated, strings.TrimSpace(m[1])+": "+m[2])
+			continue
 		}
 		for _, loc := range reSettingVersion.FindAllStringIndex(l.Text, -1) {
 			if v := releaseAfter(l.Text[loc[1]:], false); v != "" {
@@ -206,7 +215,12 @@ func (s ticketSetting) clause(cause string) string {
 		}
 	}
 	for _, v := range s.releases {
-		if !strings.Contains(low, strings.ToLower(v)) {
+		switch {
+		case strings.Contains(low, strings.ToLower(v)):
+		case strings.Contains(v, ": "):
+			// A component's release as the ticket's list gives it.
+			parts = append(parts, v)
+		default:
 			parts = append(parts, "release "+v)
 		}
 	}

@@ -69,3 +69,22 @@ func TestSettingClauseNamesWhatTheCauseLacks(t *testing.T) {
 		t.Errorf("clause of a cause that names all = %q, want none", got)
 	}
 }
+
+func TestAComponentReleaseListIsReadAsWritten(t *testing.T) {
+	if !isSettingLine("- Crossplane: v2.0.2 deployed via Helm") {
+		t.Error("a component's release in an environment list is not a setting line")
+	}
+	m := reComponentRelease.FindStringSubmatch("- Crossplane: v2.0.2 deployed via Helm and running healthy")
+	if m == nil || m[1] != "Crossplane" || m[2] != "v2.0.2" {
+		t.Fatalf("component release = %q", m)
+	}
+	s := ticketSetting{releases: []string{"Crossplane: v2.0.2"}}
+	if got, want := s.clause("no command specified"), " (the ticket's setting: Crossplane: v2.0.2)"; got != want {
+		t.Errorf("clause = %q, want %q", got, want)
+	}
+	for _, text := range []string{"Time: 12.30 the pod restarted", "Status: 1.5 seconds"} {
+		if m := reComponentRelease.FindStringSubmatch(text); m != nil {
+			t.Errorf("%q read as a component's release %q", text, m[2])
+		}
+	}
+}
