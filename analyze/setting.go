@@ -16,9 +16,11 @@ import (
 // ticket name it when they do not already.
 
 // rePlatform names the distributions, installers, managed services and hosts a ticket
-// runs on. Names that are also English words are matched only as written by their
-// projects (EKS, KinD, OKE); "kind" counts only before "cluster" or a version.
-var rePlatform = regexp.MustCompile(`\b(?:(?i:rke2|rke|k3s|k3d|k0s|microk8s|minikube|minishift|kubespray|kubeadm|kops|kubekey|talos|openshift|okd|rancher(?: desktop)?|docker desktop|colima|orbstack|tanzu|charmed kubernetes|bottlerocket|flatcar|raspbian|raspberry pi|wsl2|digitalocean|doks|fargate|gke autopilot|kind(?: cluster|\s+v?\d+\.\d+))|EKS|AKS|GKE|IKS|OKE|TKG|KinD)\b`)
+// runs on, and the machine an image was built on, which says its architecture (an M1
+// Mac builds arm64 images). Names that are also English words are matched only as
+// written by their projects (EKS, KinD, OKE); "kind" counts only before "cluster" or a
+// version.
+var rePlatform = regexp.MustCompile(`\b(?:(?i:rke2|rke|k3s|k3d|k0s|microk8s|minikube|minishift|kubespray|kubeadm|kops|kubekey|talos|openshift|okd|rancher(?: desktop)?|docker desktop|colima|orbstack|tanzu|charmed kubernetes|bottlerocket|flatcar|raspbian|raspberry pi|wsl2|digitalocean|doks|fargate|gke autopilot|kind(?: cluster|\s+v?\d+\.\d+))|EKS|AKS|GKE|IKS|OKE|TKG|KinD|Apple Silicon|M[1-4](?: Pro| Max| Ultra)? Mac(?:Book(?: Pro| Air)?)?)\b`)
 
 // reSettingChange is a sentence that names the release a ticket moved to or began with.
 var reSettingChange = regexp.MustCompile(`(?i)\b(?:upgrad\w*|updat\w*|bump\w*|migrat\w*|moved?|switch\w*|since|after|starting with)\b`)

@@ -88,3 +88,16 @@ func TestAComponentReleaseListIsReadAsWritten(t *testing.T) {
 		}
 	}
 }
+
+func TestPlatformsAreNamedAsWritten(t *testing.T) {
+	for text, want := range map[string]string{
+		"we run it on RKE2 with Calico":               "RKE2",
+		"the images were built on an M1 Mac":          "M1 Mac",
+		"a kind cluster on my laptop":                 "kind cluster",
+		"this kind of error happens on every restart": "",
+	} {
+		if got := rePlatform.FindString(text); got != want {
+			t.Errorf("platform of %q = %q, want %q", text, got, want)
+		}
+	}
+}
