@@ -387,7 +387,9 @@ func podTrouble(g *Graph, p *Pod, lines []*Line) []trouble {
 		}
 		switch l.Kind {
 		case TextEvent:
-			if !l.Warning && !strings.HasPrefix(l.Reason(), "Failed") {
+			if !l.Warning && !strings.HasPrefix(l.Reason(), "Failed") && l.Reason() != "BackOff" {
+				// The kubelet records a pull it backs off from as a Normal BackOff
+				// event (pkg/kubelet/images BackOffPullImage): trouble all the same.
 				continue
 			}
 			st, ok := eventStages[l.Reason()]

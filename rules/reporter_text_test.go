@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -60,5 +61,19 @@ func TestASentenceIsNotReadByAShortTemplate(t *testing.T) {
 		if f.Rule == "catalog" && f.Stage == "scheduling" {
 			t.Errorf("a sentence read as the scheduler's message: %s", f.Cause)
 		}
+	}
+}
+
+// The kubelet records the pull it backs off from as a Normal event: with nothing else
+// pasted it is still the pod's trouble, at the image stage.
+func TestANormalBackOffOfAPullIsTrouble(t *testing.T) {
+	const events = "Normal   Pulling      28m (x5 over 31m)      kubelet  Pulling image \"ghcr.io/example/agent:0.2.0\"\n" +
+		"Normal   BackOff      3m21s (x121 over 31m)  kubelet  Back-off pulling image \"ghcr.io/example/agent:0.2.0\"\n"
+	rs := catalogRoots(t, map[string]string{"events.txt": events})
+	if len(rs) == 0 || rs[0].Stage != "image" || !strings.Contains(rs[0].Cause, "ghcr.io/example/agent:0.2.0") {
+		for _, f := range rs {
+			t.Logf("root %s %s: %s", f.Stage, f.Rule, f.Cause)
+		}
+		t.Fatal("want an image-stage root that names the image")
 	}
 }
