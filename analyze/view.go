@@ -167,7 +167,12 @@ func metaOf(o any) *metav1.ObjectMeta {
 func (v *View) Deployments() []*Deployment { return only(v, Deployments, v.g.deployments) }
 
 // ReplicaSets lists every ReplicaSet.
-func (v *View) ReplicaSets() []*ReplicaSet { return only(v, ReplicaSets, v.g.replicaSets) }
+func (v *View) ReplicaSets() []*ReplicaSet {
+	if !v.allow(ReplicaSets) {
+		return nil
+	}
+	return v.g.allReplicaSets()
+}
 
 // StatefulSets lists every StatefulSet.
 func (v *View) StatefulSets() []*StatefulSet { return only(v, StatefulSets, v.g.statefulSets) }
