@@ -144,7 +144,7 @@ func RunContext(ctx context.Context, g *Graph, rules []*Rule, opts Options) (*Re
 	addPlans(g, all)
 	showUnnamedPlans(g, all)
 	r.Findings = scopeFindings(all, withOwners(g, opts))
-	r.nodeHealth = g.nodeHealth
+	r.nodeHealth = nodeHealthOf(g)
 	r.buildPods(g, roots, opts)
 	r.summarize()
 	return r, nil
