@@ -123,6 +123,11 @@ func TestReplicaSetsDerivedFromTheirDeploymentReadTheSame(t *testing.T) {
 	if got := v.ReplicaSets(); got[1] != g.derivedRS[0].object() {
 		t.Errorf("a derived ReplicaSet held is not the one handed out again")
 	}
+	// A rule that asks for every ReplicaSet again (once per Deployment) is not handed
+	// ReplicaSets made again.
+	if a, b := v.ReplicaSets(), v.ReplicaSets(); &a[0] != &b[0] {
+		t.Errorf("the view made its ReplicaSets again")
+	}
 
 	ref := ObjectRef{Kind: "ReplicaSet", Namespace: "shop", Name: "web-3"}
 	owners, ownersWhole := v.PodOwners(), vw.PodOwners()

@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"sort"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -18,6 +19,10 @@ type View struct {
 	declared map[Kind]bool
 	// violations lists undeclared kinds the rule asked for, once each.
 	violations []Kind
+	// replicaSets is every ReplicaSet, the derived ones made back once for the view: a
+	// rule may ask for them once per Deployment it looks at.
+	replicaSetsOnce sync.Once
+	replicaSets     []*ReplicaSet
 }
 
 func newView(g *Graph, r *Rule) *View {
@@ -171,7 +176,8 @@ func (v *View) ReplicaSets() []*ReplicaSet {
 	if !v.allow(ReplicaSets) {
 		return nil
 	}
-	return v.g.allReplicaSets()
+	v.replicaSetsOnce.Do(func() { v.replicaSets = v.g.allReplicaSets() })
+	return v.replicaSets
 }
 
 // StatefulSets lists every StatefulSet.
