@@ -27,6 +27,10 @@ type Options struct {
 	Unexplained bool
 	// RuleDone, when set, is called after each rule ran or was skipped (for progress).
 	RuleDone func(rule string)
+	// LastRun says the caller runs no other analysis of the graph, now or later: the
+	// lines of evidence text and the indexes over them, which the rules read and the
+	// pods' reports do not, are let go of before those are built (Graph.letLinesGo).
+	LastRun bool
 	// podOwners are the controllers of the Pod in scope (withOwners).
 	podOwners []ObjectRef
 }
@@ -145,7 +149,10 @@ func RunContext(ctx context.Context, g *Graph, rules []*Rule, opts Options) (*Re
 	addPlans(g, all)
 	showUnnamedPlans(g, all)
 	r.Findings = scopeFindings(all, withOwners(g, opts))
-	r.nodeHealth = g.nodeHealth
+	r.nodeHealth = nodeHealthOf(g)
+	if opts.LastRun {
+		g.letLinesGo()
+	}
 	r.buildPods(g, roots, opts)
 	r.summarize()
 	return r, nil

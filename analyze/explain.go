@@ -217,9 +217,18 @@ func stageVerdict(r *Report, pr *PodReport, ids []string, cov StageCoverage, nod
 	return v
 }
 
-// nodeHealth reads the node's Ready condition.
-func (g *Graph) nodeHealth(name string) (string, string, []Evidence) {
-	n, _ := g.byKey["Node//"+name].(*Node)
+// nodeHealthOf is the graph's nodeHealth holding only its nodes: the report keeps it,
+// and the report outlives the rest of the graph while it is rendered.
+func nodeHealthOf(g *Graph) func(name string) (string, string, []Evidence) {
+	nodes := make(map[string]*Node, len(g.nodes))
+	for _, n := range g.nodes {
+		nodes[n.meta.Name] = n
+	}
+	return func(name string) (string, string, []Evidence) { return nodeHealth(nodes[name], name) }
+}
+
+// nodeHealth reads the Ready condition of n, the node of that name or nil.
+func nodeHealth(n *Node, name string) (string, string, []Evidence) {
 	if n == nil {
 		return "", "", nil
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -210,6 +211,24 @@ const logTailLines = 400
 func (g *Graph) Lines() []Line {
 	g.linesOnce.Do(func() { g.lines = g.buildLines() })
 	return g.lines
+}
+
+// letLinesGo drops the lines and what was found in them: the signatures' index of
+// them, the catalog's ties and the pasted paragraphs. Each is made again if asked for.
+// At 20k pods the lines alone are about 20 MB, held until the report is built. Another
+// analysis of the graph must not be running.
+func (g *Graph) letLinesGo() {
+	g.sigIndex.mu.Lock()
+	g.sigIndex.lines = nil
+	g.sigIndex.mu.Unlock()
+	g.sigTies.mu.Lock()
+	g.sigTies.done, g.sigTies.lines = nil, nil
+	g.sigTies.mu.Unlock()
+	g.ruleTies.mu.Lock()
+	g.ruleTies.done, g.ruleTies.lines = false, nil
+	g.ruleTies.mu.Unlock()
+	g.paragraphsOnce, g.paragraphOf = sync.Once{}, nil
+	g.linesOnce, g.lines = sync.Once{}, nil
 }
 
 func (g *Graph) buildLines() []Line {

@@ -227,11 +227,13 @@ func podCreateRefusals(v *View) []AdmissionRejection {
 // PodOwners indexes the controllers that create pods, to find their templates, their
 // progress and the workload above them.
 type PodOwners struct {
-	v    *View
-	rs   map[string]*ReplicaSet
-	jobs map[string]*Job
-	sts  map[string]*StatefulSet
-	ds   map[string]*DaemonSet
+	v  *View
+	rs map[string]*ReplicaSet
+	// derived says the view's ReplicaSets include derived ones, looked up by key.
+	derived bool
+	jobs    map[string]*Job
+	sts     map[string]*StatefulSet
+	ds      map[string]*DaemonSet
 }
 
 // PodOwners indexes the view's ReplicaSets, Jobs, StatefulSets and DaemonSets (those the
@@ -239,9 +241,12 @@ type PodOwners struct {
 func (v *View) PodOwners() *PodOwners {
 	o := &PodOwners{v: v, rs: map[string]*ReplicaSet{}, jobs: map[string]*Job{},
 		sts: map[string]*StatefulSet{}, ds: map[string]*DaemonSet{}}
-	for _, x := range v.ReplicaSets() {
+	// The derived ReplicaSets are made back only when asked for (replicaSet): every
+	// rule that reads owners builds this index.
+	for _, x := range only(v, ReplicaSets, v.g.replicaSets) {
 		o.rs[x.Obj.Namespace+"/"+x.Obj.Name] = x
 	}
+	o.derived = v.allow(ReplicaSets) && len(v.g.derivedRS) > 0
 	for _, x := range v.Jobs() {
 		o.jobs[x.Obj.Namespace+"/"+x.Obj.Name] = x
 	}
@@ -254,12 +259,23 @@ func (v *View) PodOwners() *PodOwners {
 	return o
 }
 
+// replicaSet is the ReplicaSet namespace/name (key) of the view, or nil.
+func (o *PodOwners) replicaSet(key string) *ReplicaSet {
+	if x := o.rs[key]; x != nil || !o.derived {
+		return x
+	}
+	if d, ok := o.v.g.byKey["ReplicaSet/"+key].(*derivedReplicaSet); ok {
+		return d.object()
+	}
+	return nil
+}
+
 // Ref completes an owner's reference with its UID when the bundle holds the owner.
 func (o *PodOwners) Ref(r ObjectRef) ObjectRef {
 	key := r.Namespace + "/" + r.Name
 	switch r.Kind {
 	case "ReplicaSet":
-		if x := o.rs[key]; x != nil {
+		if x := o.replicaSet(key); x != nil {
 			return x.Ref()
 		}
 	case "Job":
@@ -285,7 +301,7 @@ func (o *PodOwners) Workload(ref ObjectRef) ObjectRef {
 	var up *ObjectRef
 	switch ref.Kind {
 	case "ReplicaSet":
-		if x := o.rs[key]; x != nil {
+		if x := o.replicaSet(key); x != nil {
 			up = o.v.Controller(x.Meta())
 		}
 	case "Job":
@@ -304,7 +320,7 @@ func (o *PodOwners) Template(ref ObjectRef) (*corev1.PodTemplateSpec, Location, 
 	key := ref.Namespace + "/" + ref.Name
 	switch ref.Kind {
 	case "ReplicaSet":
-		if x := o.rs[key]; x != nil {
+		if x := o.replicaSet(key); x != nil {
 			return &x.Obj.Spec.Template, x.Loc.At("spec", "template"), true
 		}
 	case "Job":
@@ -330,7 +346,7 @@ func (o *PodOwners) Satisfied(ref ObjectRef) bool {
 	key := ref.Namespace + "/" + ref.Name
 	switch ref.Kind {
 	case "ReplicaSet":
-		x := o.rs[key]
+		x := o.replicaSet(key)
 		if x == nil {
 			return false
 		}
@@ -367,7 +383,7 @@ func (o *PodOwners) Progress(ref ObjectRef) (string, *Evidence) {
 	var loc Location
 	switch ref.Kind {
 	case "ReplicaSet":
-		x := o.rs[key]
+		x := o.replicaSet(key)
 		if x == nil {
 			return "", nil
 		}

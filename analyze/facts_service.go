@@ -211,7 +211,9 @@ func (v *View) StandInTemplates(namespace string) []StandIn {
 	for _, d := range v.DaemonSets() {
 		add(d.Ref(), d.meta, d.Loc, &d.Obj.Spec.Template)
 	}
-	for _, r := range v.ReplicaSets() {
+	// The derived ReplicaSets (derivedReplicaSet) are all a Deployment's: only whole
+	// ones can stand in.
+	for _, r := range only(v, ReplicaSets, v.g.replicaSets) {
 		if c := v.Controller(&r.Obj.ObjectMeta); c != nil && c.Kind == "Deployment" {
 			continue
 		}

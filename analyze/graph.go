@@ -38,9 +38,12 @@ type Graph struct {
 	// unreadable records files of a kind that could not be decoded at all.
 	unreadable map[Kind][]string
 
-	pods            []*Pod
-	deployments     []*Deployment
-	replicaSets     []*ReplicaSet
+	pods        []*Pod
+	deployments []*Deployment
+	replicaSets []*ReplicaSet
+	// derivedRS are the ReplicaSets held as what they add to their Deployment's
+	// template (derivedReplicaSet), in load order; replicaSets holds the others.
+	derivedRS       []*derivedReplicaSet
 	statefulSets    []*StatefulSet
 	daemonSets      []*DaemonSet
 	jobs            []*Job
@@ -68,8 +71,10 @@ type Graph struct {
 	podsByNode map[string][]*Pod
 	podsByNS   map[string][]*Pod
 	// rsByOwner maps a controller's Kind/namespace/name to the ReplicaSets it controls.
-	rsByOwner  map[string][]*ReplicaSet
-	slicesBySv map[string][]*EndpointSlice
+	rsByOwner map[string][]*ReplicaSet
+	// derivedByOwner is rsByOwner for the derived ReplicaSets.
+	derivedByOwner map[string][]*derivedReplicaSet
+	slicesBySv     map[string][]*EndpointSlice
 	// endpointsByPod maps a pod UID (or namespace/name) to the endpoints that target it.
 	endpointsByPod map[string][]podEndpoint
 	servicesByNS   map[string][]*Service
@@ -231,6 +236,7 @@ func LoadWith(ctx context.Context, bundles []*bundle.Bundle, log logrus.FieldLog
 		ld.quiet = nil
 	}
 	ld.shareTemplates()
+	ld.deriveReplicaSets()
 	ld.share = nil // what it kept is in the graph; its texts can go
 	// Every list is read: the events' keys (one per event) go before the journals come.
 	ld.seenEvents = nil
@@ -260,7 +266,7 @@ func LoadWith(ctx context.Context, bundles []*bundle.Bundle, log logrus.FieldLog
 	g.index()
 	log.WithFields(logrus.Fields{
 		"pods": len(g.pods), "events": len(g.events) + g.quietCount, "journalEntries": len(g.journal), "journalLinesLeftOut": g.journalSkipped, "logsLeftOut": g.logsSkipped,
-		"criContainers": len(g.containers), "warnings": len(g.warnings),
+		"criContainers": len(g.containers), "replicaSetsDerived": len(g.derivedRS), "warnings": len(g.warnings),
 	}).Debug("evidence loaded")
 	return g, nil
 }
@@ -347,6 +353,15 @@ func (g *Graph) index() {
 		if c := metav1.GetControllerOfNoCopy(rs.meta); c != nil {
 			k := c.Kind + "/" + rs.meta.Namespace + "/" + c.Name
 			g.rsByOwner[k] = append(g.rsByOwner[k], rs)
+		}
+	}
+	for _, rs := range g.derivedRS {
+		if c := metav1.GetControllerOfNoCopy(&rs.meta); c != nil {
+			k := c.Kind + "/" + rs.meta.Namespace + "/" + c.Name
+			if g.derivedByOwner == nil {
+				g.derivedByOwner = map[string][]*derivedReplicaSet{}
+			}
+			g.derivedByOwner[k] = append(g.derivedByOwner[k], rs)
 		}
 	}
 	sortObjects(g.services)

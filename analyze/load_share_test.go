@@ -43,6 +43,10 @@ func TestReplicaSetSharesItsDeploymentsTemplate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A ReplicaSet kept whole shares as well (one with a condition is never derived).
+	saved := deriveWhileLoading
+	deriveWhileLoading = false
+	defer func() { deriveWhileLoading = saved }()
 	g := Load([]*bundle.Bundle{b}, nil)
 	if len(g.deployments) != 1 || len(g.replicaSets) != 2 {
 		t.Fatalf("loaded %d deployments and %d replicasets", len(g.deployments), len(g.replicaSets))

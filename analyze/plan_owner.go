@@ -465,6 +465,8 @@ func (g *Graph) templateSpec(ref ObjectRef) *corev1.PodSpec {
 		return &o.Obj.Spec.Template.Spec
 	case *ReplicaSet:
 		return &o.Obj.Spec.Template.Spec
+	case *derivedReplicaSet:
+		return &o.owner.Obj.Spec.Template.Spec // equal to its own (deriveReplicaSets)
 	case *Job:
 		return &o.Obj.Spec.Template.Spec
 	case *CronJob:

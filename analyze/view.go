@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"sort"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -18,6 +19,10 @@ type View struct {
 	declared map[Kind]bool
 	// violations lists undeclared kinds the rule asked for, once each.
 	violations []Kind
+	// replicaSets is every ReplicaSet, the derived ones made back once for the view: a
+	// rule may ask for them once per Deployment it looks at.
+	replicaSetsOnce sync.Once
+	replicaSets     []*ReplicaSet
 }
 
 func newView(g *Graph, r *Rule) *View {
@@ -167,7 +172,13 @@ func metaOf(o any) *metav1.ObjectMeta {
 func (v *View) Deployments() []*Deployment { return only(v, Deployments, v.g.deployments) }
 
 // ReplicaSets lists every ReplicaSet.
-func (v *View) ReplicaSets() []*ReplicaSet { return only(v, ReplicaSets, v.g.replicaSets) }
+func (v *View) ReplicaSets() []*ReplicaSet {
+	if !v.allow(ReplicaSets) {
+		return nil
+	}
+	v.replicaSetsOnce.Do(func() { v.replicaSets = v.g.allReplicaSets() })
+	return v.replicaSets
+}
 
 // StatefulSets lists every StatefulSet.
 func (v *View) StatefulSets() []*StatefulSet { return only(v, StatefulSets, v.g.statefulSets) }

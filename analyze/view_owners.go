@@ -34,9 +34,15 @@ func (v *View) ReplicaSetsOf(d *Deployment) []*ReplicaSet {
 	}
 	var out []*ReplicaSet
 	ref := d.Ref()
-	for _, rs := range v.g.rsByOwner[ref.Kind+"/"+ref.Namespace+"/"+ref.Name] {
+	key := ref.Kind + "/" + ref.Namespace + "/" + ref.Name
+	for _, rs := range v.g.rsByOwner[key] {
 		if c := v.Controller(rs.meta); c != nil && controls(*c, ref) {
 			out = append(out, rs)
+		}
+	}
+	for _, rs := range v.g.derivedByOwner[key] {
+		if c := v.Controller(&rs.meta); c != nil && controls(*c, ref) {
+			out = append(out, rs.object())
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {

@@ -289,6 +289,7 @@ func runAnalyze(ctx context.Context, o *analyzeOptions) error {
 		Namespace: o.namespace, Pod: o.pod, Timelines: o.timelines, PodflowVersion: version,
 		Unexplained: len(o.rules) == 0 && len(o.skipRules) == 0,
 		RuleDone:    func(string) { t.inc() },
+		LastRun:     true,
 	})
 	t.done()
 	prog.wait()
