@@ -2,7 +2,6 @@ package importer
 
 import (
 	"encoding/json"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -35,21 +34,13 @@ type daemonSetCounts struct {
 // what a row shows: the status counts and the node selector, marked partial (a row shows
 // no template).
 func parseDaemonSetsTable(lines []textLine, namespace string, nsShown bool) ([]rawObject, []string) {
-	t := newTable(lines[0].s)
-	nsShown = nsShown || t.index("NAMESPACE") >= 0
-	var out []rawObject
-	var problems []string
-	for _, l := range lines[1:] {
-		if strings.TrimSpace(l.s) == "" {
-			continue
-		}
-		cells, ok := t.row(l.s, "")
+	nsShown = nsShown || newTable(lines[0].s).index("NAMESPACE") >= 0
+	return tableObjects(lines, "daemonset", func(cells map[string]string) (rawObject, error) {
 		name := cells["NAME"]
 		desired, err1 := strconv.ParseInt(cells["DESIRED"], 10, 32)
 		current, err2 := strconv.ParseInt(cells["CURRENT"], 10, 32)
-		if !ok || !isDNSName(name) || err1 != nil || err2 != nil {
-			problems = append(problems, fmt.Sprintf("line %d: not a daemonset row", l.n))
-			continue
+		if !isDNSName(name) || err1 != nil || err2 != nil {
+			return rawObject{}, errNotARow
 		}
 		ns := namespace
 		if v, ok := cells["NAMESPACE"]; ok && v != "" {
@@ -63,15 +54,8 @@ func parseDaemonSetsTable(lines []textLine, namespace string, nsShown bool) ([]r
 			// which the paste does not say.
 			missing = append([]string{partialNamespace}, missing...)
 		}
-		o, err := daemonSetObject(ns, name, nil, selectorValue(cells["NODE SELECTOR"]), c, "kubectl get daemonsets", missing)
-		if err != nil {
-			problems = append(problems, fmt.Sprintf("line %d: %v", l.n, err))
-			continue
-		}
-		o.line = l.n
-		out = append(out, o)
-	}
-	return out, problems
+		return daemonSetObject(ns, name, nil, selectorValue(cells["NODE SELECTOR"]), c, "kubectl get daemonsets", missing)
+	})
 }
 
 // describeDaemonSet reads `kubectl describe daemonset` (k8s.io/kubectl pkg/describe
@@ -81,15 +65,7 @@ func describeDaemonSet(lines []textLine, namespace string) (rawObject, bool) {
 	var sel, nodeSel map[string]string
 	var c daemonSetCounts
 	counted := false
-	for _, l := range lines {
-		if strings.HasPrefix(l.s, " ") || strings.HasPrefix(l.s, "\t") {
-			continue
-		}
-		key, val, ok := strings.Cut(strings.TrimRight(l.s, " \r"), ":")
-		if !ok {
-			continue
-		}
-		val = strings.TrimSpace(val)
+	marginKeys(lines, func(key, val string) {
 		switch key {
 		case "Name":
 			name = val
@@ -114,7 +90,7 @@ func describeDaemonSet(lines []textLine, namespace string) (rawObject, bool) {
 				c.ready = atoi32(strings.TrimSpace(n))
 			}
 		}
-	}
+	})
 	if ns == "" {
 		ns = namespace
 	}
@@ -176,4 +152,17 @@ func atoi32(s string) int32 {
 		return 0
 	}
 	return int32(n)
+}
+
+// marginKeys calls fn with the key and value of each "Key: value" line a describe block
+// prints at its margin, in order.
+func marginKeys(lines []textLine, fn func(key, val string)) {
+	for _, l := range lines {
+		if strings.HasPrefix(l.s, " ") || strings.HasPrefix(l.s, "\t") {
+			continue
+		}
+		if key, val, ok := strings.Cut(strings.TrimRight(l.s, " \r"), ":"); ok {
+			fn(key, strings.TrimSpace(val))
+		}
+	}
 }

@@ -220,24 +220,16 @@ func parsePVCTable(lines []textLine, namespace string) ([]*corev1.PersistentVolu
 // parsePVTable reads `kubectl get pv` rows into volumes that know their phase, claim,
 // capacity, access modes, reclaim policy and class.
 func parsePVTable(lines []textLine) ([]rawObject, []string) {
-	t := newTable(lines[0].s)
-	var out []rawObject
-	var problems []string
-	for _, l := range lines[1:] {
-		if strings.TrimSpace(l.s) == "" {
-			continue
-		}
-		cells, ok := t.row(l.s, "")
+	return tableObjects(lines, "persistentvolume", func(cells map[string]string) (rawObject, error) {
 		name := strings.TrimPrefix(cells["NAME"], "persistentvolume/")
 		phase := corev1.PersistentVolumePhase(cells["STATUS"])
 		switch phase {
 		case corev1.VolumeAvailable, corev1.VolumeBound, corev1.VolumeReleased, corev1.VolumeFailed, corev1.VolumePending:
 		default:
-			ok = false
+			return rawObject{}, errNotARow
 		}
-		if !ok || !isDNSName(name) {
-			problems = append(problems, fmt.Sprintf("line %d: not a persistentvolume row", l.n))
-			continue
+		if !isDNSName(name) {
+			return rawObject{}, errNotARow
 		}
 		pv := corev1.PersistentVolume{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "PersistentVolume"},
@@ -255,9 +247,8 @@ func parsePVTable(lines []textLine) ([]rawObject, []string) {
 		}
 		data, err := json.Marshal(pv)
 		if err != nil {
-			continue
+			return rawObject{}, err
 		}
-		out = append(out, rawObject{kind: "PersistentVolume", name: name, data: data, line: l.n})
-	}
-	return out, problems
+		return rawObject{kind: "PersistentVolume", name: name, data: data}, nil
+	})
 }

@@ -48,43 +48,20 @@ func isDescribeStorageClassStart(lines []textLine, i int) bool {
 
 // parseStorageClassesTable reads `kubectl get storageclass` rows into StorageClasses.
 func parseStorageClassesTable(lines []textLine) ([]rawObject, []string) {
-	t := newTable(lines[0].s)
-	var out []rawObject
-	var problems []string
-	for _, l := range lines[1:] {
-		if strings.TrimSpace(l.s) == "" {
-			continue
-		}
-		cells, ok := t.row(l.s, "")
+	return tableObjects(lines, "storageclass", func(cells map[string]string) (rawObject, error) {
 		name, def := strings.CutSuffix(strings.TrimSpace(cells["NAME"]), " (default)")
-		if !ok || !isDNSName(name) || cells["PROVISIONER"] == "" {
-			problems = append(problems, fmt.Sprintf("line %d: not a storageclass row", l.n))
-			continue
+		if !isDNSName(name) || cells["PROVISIONER"] == "" {
+			return rawObject{}, errNotARow
 		}
-		o, err := storageClassObject(name, def, cells["PROVISIONER"], cells["RECLAIMPOLICY"], cells["VOLUMEBINDINGMODE"], "kubectl get storageclass")
-		if err != nil {
-			problems = append(problems, fmt.Sprintf("line %d: %v", l.n, err))
-			continue
-		}
-		o.line = l.n
-		out = append(out, o)
-	}
-	return out, problems
+		return storageClassObject(name, def, cells["PROVISIONER"], cells["RECLAIMPOLICY"], cells["VOLUMEBINDINGMODE"], "kubectl get storageclass")
+	})
 }
 
 // describeStorageClass reads one `kubectl describe storageclass` block.
 func describeStorageClass(lines []textLine) (rawObject, []string) {
 	var name, provisioner, reclaim, binding string
 	def := false
-	for _, l := range lines {
-		if strings.HasPrefix(l.s, " ") || strings.HasPrefix(l.s, "\t") {
-			continue
-		}
-		key, val, ok := strings.Cut(strings.TrimRight(l.s, " \r"), ":")
-		if !ok {
-			continue
-		}
-		val = strings.TrimSpace(val)
+	marginKeys(lines, func(key, val string) {
 		switch key {
 		case "Name":
 			name = val
@@ -99,7 +76,7 @@ func describeStorageClass(lines []textLine) (rawObject, []string) {
 		case "VolumeBindingMode":
 			binding = val
 		}
-	}
+	})
 	if !isDNSName(name) {
 		return rawObject{}, []string{fmt.Sprintf("line %d: describe storageclass output without a Name", lines[0].n)}
 	}

@@ -2,6 +2,7 @@ package importer
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -387,11 +388,13 @@ func markScheduled(p *corev1.Pod, status string) {
 		Message: "kubectl get pods shows " + status + ", past scheduling"})
 }
 
-// parseEndpointsTable reads `kubectl get endpoints` (-A too): per Service, the ready
-// addresses kubectl lists ("10.1.0.5:8080,10.1.0.6:8080 + 3 more...", or <none>), as
-// EndpointSlices marked partial: kubectl lists ready addresses only and cuts long lists
-// ("+ 3 more..."), and the addresses it left out are not invented.
-func parseEndpointsTable(lines []textLine, namespace string) ([]rawObject, []string) {
+// errNotARow says a table's line is not one of its rows.
+var errNotARow = errors.New("not a row")
+
+// tableObjects reads a kubectl table's rows (the header first) into objects: object
+// makes one of a row's cells, or returns errNotARow; a line that is not a row, or a row
+// whose object cannot be made, is a problem named by its line.
+func tableObjects(lines []textLine, what string, object func(cells map[string]string) (rawObject, error)) ([]rawObject, []string) {
 	t := newTable(lines[0].s)
 	var out []rawObject
 	var problems []string
@@ -400,10 +403,32 @@ func parseEndpointsTable(lines []textLine, namespace string) ([]rawObject, []str
 			continue
 		}
 		cells, ok := t.row(l.s, "")
+		o, err := rawObject{}, errNotARow
+		if ok {
+			o, err = object(cells)
+		}
+		switch {
+		case errors.Is(err, errNotARow):
+			problems = append(problems, fmt.Sprintf("line %d: not a %s row", l.n, what))
+		case err != nil:
+			problems = append(problems, fmt.Sprintf("line %d: %v", l.n, err))
+		default:
+			o.line = l.n
+			out = append(out, o)
+		}
+	}
+	return out, problems
+}
+
+// parseEndpointsTable reads `kubectl get endpoints` (-A too): per Service, the ready
+// addresses kubectl lists ("10.1.0.5:8080,10.1.0.6:8080 + 3 more...", or <none>), as
+// EndpointSlices marked partial: kubectl lists ready addresses only and cuts long lists
+// ("+ 3 more..."), and the addresses it left out are not invented.
+func parseEndpointsTable(lines []textLine, namespace string) ([]rawObject, []string) {
+	return tableObjects(lines, "endpoints", func(cells map[string]string) (rawObject, error) {
 		name := cells["NAME"]
-		if !ok || !isDNSName(name) || cells["ENDPOINTS"] == "" {
-			problems = append(problems, fmt.Sprintf("line %d: not an endpoints row", l.n))
-			continue
+		if !isDNSName(name) || cells["ENDPOINTS"] == "" {
+			return rawObject{}, errNotARow
 		}
 		ns := namespace
 		if v, ok := cells["NAMESPACE"]; ok && v != "" {
@@ -421,15 +446,8 @@ func parseEndpointsTable(lines []textLine, namespace string) ([]rawObject, []str
 			host, port, _ := strings.Cut(a, ":")
 			addrs = append(addrs, endpointAddr{ip: host, port: port, ready: true})
 		}
-		o, err := endpointSliceObject(ns, name, addrs, true)
-		if err != nil {
-			problems = append(problems, fmt.Sprintf("line %d: %v", l.n, err))
-			continue
-		}
-		o.line = l.n
-		out = append(out, o)
-	}
-	return out, problems
+		return endpointSliceObject(ns, name, addrs, true)
+	})
 }
 
 // endpointAddr is one address of a Service's endpoints.
