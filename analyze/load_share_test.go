@@ -1,7 +1,6 @@
 package analyze
 
 import (
-	"encoding/json"
 	"testing"
 
 	"podflow.dev/podflow/bundle"
@@ -28,21 +27,10 @@ func TestReplicaSetSharesItsDeploymentsTemplate(t *testing.T) {
 		m{"kind": "ReplicaSet", "metadata": m{"name": "web-2", "namespace": "shop", "uid": "rs-2", "ownerReferences": owner("web")}, "spec": m{"template": template("web:2")}},
 		m{"kind": "ReplicaSet", "metadata": m{"name": "web-1", "namespace": "shop", "uid": "rs-1", "ownerReferences": owner("web")}, "spec": m{"template": template("web:1")}},
 	}}
-	files := map[string][]byte{}
-	for path, v := range map[string]any{
+	b := jsonBundle(t, map[string]any{
 		bundle.NamespacedResourcePath(bundle.KindDeployments, "shop"): deployments,
 		bundle.NamespacedResourcePath(bundle.KindReplicaSets, "shop"): replicaSets,
-	} {
-		data, err := json.Marshal(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files[path] = data
-	}
-	b, err := bundle.New("mem", files)
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
 	// A ReplicaSet kept whole shares as well (one with a condition is never derived).
 	saved := deriveWhileLoading
 	deriveWhileLoading = false

@@ -1,7 +1,6 @@
 package analyze
 
 import (
-	"encoding/json"
 	"reflect"
 	"testing"
 
@@ -60,22 +59,11 @@ func derivedReplicaSetsBundle(t *testing.T) *bundle.Bundle {
 			m{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-3", "uid": "rs-web-3", "controller": true}}},
 			"spec": m{"containers": []any{m{"name": "web", "image": "web:3"}}}, "status": m{"phase": "Pending"}},
 	}}
-	files := map[string][]byte{}
-	for path, v := range map[string]any{
+	b := jsonBundle(t, map[string]any{
 		bundle.NamespacedResourcePath(bundle.KindDeployments, "shop"): deployments,
 		bundle.NamespacedResourcePath(bundle.KindReplicaSets, "shop"): replicaSets,
 		bundle.NamespacedResourcePath(bundle.KindPods, "shop"):        pods,
-	} {
-		data, err := json.Marshal(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files[path] = data
-	}
-	b, err := bundle.New("mem", files)
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
 	return b
 }
 

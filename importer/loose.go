@@ -489,12 +489,21 @@ func (li *looseImport) block(ctx *fileCtx, name string, b segmentBlock, ns, cmd 
 			li.addPVC(name, c, at[i], nil)
 		}
 		return tablePVCs, len(pvcs) > 0, probs
-	case tablePVs:
-		objs, probs := parsePVTable(b.lines)
+	case tablePVs, tableStorageClasses, tableDaemonSets:
+		var objs []rawObject
+		var probs []string
+		switch b.kind {
+		case tablePVs:
+			objs, probs = parsePVTable(b.lines)
+		case tableStorageClasses:
+			objs, probs = parseStorageClassesTable(b.lines)
+		default:
+			objs, probs = parseDaemonSetsTable(b.lines, nsOr(ns), ns != "")
+		}
 		for _, o := range objs {
 			li.addObject(name, o)
 		}
-		return tablePVs, len(objs) > 0, probs
+		return b.kind, len(objs) > 0, probs
 	case segDescribeService:
 		d := parseDescribeService(b.lines)
 		if d.svc.Name == "" || d.svc.Namespace == "" {
@@ -557,24 +566,12 @@ func (li *looseImport) block(ctx *fileCtx, name string, b segmentBlock, ns, cmd 
 		}
 		li.found["events"] = li.found["events"] || len(evs) > 0
 		return tableEvents, len(evs) > 0, probs
-	case tableStorageClasses:
-		objs, probs := parseStorageClassesTable(b.lines)
-		for _, o := range objs {
-			li.addObject(name, o)
-		}
-		return tableStorageClasses, len(objs) > 0, probs
 	case segDescribeStorageClass:
 		o, probs := describeStorageClass(b.lines)
 		if o.name == "" {
 			return segDescribeStorageClass, false, probs
 		}
 		return segDescribeStorageClass, li.addObject(name, o), probs
-	case tableDaemonSets:
-		objs, probs := parseDaemonSetsTable(b.lines, nsOr(ns), ns != "")
-		for _, o := range objs {
-			li.addObject(name, o)
-		}
-		return tableDaemonSets, len(objs) > 0, probs
 	case tableEndpoints:
 		objs, probs := parseEndpointsTable(b.lines, nsOr(ns))
 		for _, o := range objs {
