@@ -36,6 +36,11 @@ var reSettingKernel = regexp.MustCompile(`(?i)\bkernel\b[^\n]{0,30}?\b(\d+\.\d+\
 // release after its name ("- Crossplane: v2.0.2 deployed via Helm", "Calico: 3.27.2").
 var reComponentRelease = regexp.MustCompile(`^\s*(?:[-*]\s+)?(?:\*\*)?([A-Z][\w .-]{1,30}?)(?:\*\*)?:\s+((?:v\d+\.\d+(?:\.\d+)?|\d+\.\d+\.\d+)(?:[-+][\w.+-]*)?)(?:[\s,;)]|$)`)
 
+// reSettingPort is a port the ticket's text sets for the pod or its Service
+// ("spec.containerPort: 9000", "targetPort: 8081"): what a probe or a Service is
+// compared against.
+var reSettingPort = regexp.MustCompile(`\b(containerPort|targetPort)\b["'\x60]?\s*[:=]\s*["']?(\d{2,5})\b`)
+
 // reVersionToken is a word that holds a dotted release: 1.4.5, v0.17.0, k8s-1.19,
 // v1.21.7+rke2r2, nginx:1.25.3.
 var reVersionToken = regexp.MustCompile(`[\w.+:@-]*\d+\.\d+[\w.+:@-]*`)
@@ -71,16 +76,22 @@ type ticketSetting struct {
 	// releases are the releases the text moved to or states, at most two.
 	releases []string
 	kernel   string
+	// ports are the container and target ports the text sets ("containerPort 9000"),
+	// named in probe and Service causes, at most two.
+	ports []string
 }
 
 // reOutputLine is a line a program printed: it starts with a time, a klog header, a
 // JSON object or a bracketed level, or holds logfmt's level or msg.
 var reOutputLine = regexp.MustCompile(`^\s*(?:\d|[{\[]|[IWEF]\d{4} )|\b(?:level|msg|ts|time)=`)
 
+// reListItem is a numbered step of a ticket ("1. Create a resource with …").
+var reListItem = regexp.MustCompile(`^\s*\d{1,2}[.)]\s+[A-Za-z]`)
+
 // isSettingLine reports whether a pasted line is the reporter's own: a sentence, or a
 // setting of an issue template ("- Install tools: Kubespray", "Kubernetes version: 1.28").
 func isSettingLine(text string) bool {
-	if reOutputLine.MatchString(text) {
+	if reOutputLine.MatchString(text) && !reListItem.MatchString(text) {
 		return false
 	}
 	if isProse(text) || reComponentRelease.MatchString(text) {
@@ -130,6 +141,12 @@ func readTicketSetting(g *Graph) ticketSetting {
 			if k := strings.ToLower(p); !named[k] && len(s.platforms) < 2 {
 				named[k] = true
 				s.platforms = append(s.platforms, p)
+			}
+		}
+		for _, m := range reSettingPort.FindAllStringSubmatch(l.Text, 2) {
+			if p := m[1] + " " + m[2]; len(s.ports) < 2 && !named[p] {
+				named[p] = true
+				s.ports = append(s.ports, p)
 			}
 		}
 		if m := reSettingKernel.FindStringSubmatch(l.Text); m != nil && s.kernel == "" {
@@ -207,10 +224,17 @@ func releaseAfter(rest string, change bool) string {
 }
 
 // clause is what a root cause adds to name the setting: the values it does not already
-// name, or "".
-func (s ticketSetting) clause(cause string) string {
+// name, or "". A probe's or a Service's cause also names the ports the text sets.
+func (s ticketSetting) clause(cause string, stage Stage) string {
 	low := strings.ToLower(cause)
 	var parts []string
+	if stage == StageProbe || stage == StageService {
+		for _, p := range s.ports {
+			if _, n, _ := strings.Cut(p, " "); !strings.Contains(low, n) {
+				parts = append(parts, p)
+			}
+		}
+	}
 	for _, p := range s.platforms {
 		if !strings.Contains(low, strings.ToLower(p)) {
 			parts = append(parts, p)
@@ -245,10 +269,10 @@ func nameSetting(g *Graph, fs []*Finding) {
 		}
 		if !read {
 			s, read = readTicketSetting(g), true
-			if len(s.platforms)+len(s.releases) == 0 && s.kernel == "" {
+			if len(s.platforms)+len(s.releases)+len(s.ports) == 0 && s.kernel == "" {
 				return
 			}
 		}
-		f.Cause += s.clause(f.Cause)
+		f.Cause += s.clause(f.Cause, f.Stage)
 	}
 }

@@ -62,10 +62,10 @@ func TestSettingLinesAreTheReportersOwn(t *testing.T) {
 
 func TestSettingClauseNamesWhatTheCauseLacks(t *testing.T) {
 	s := ticketSetting{platforms: []string{"RKE2"}, releases: []string{"0.14.1"}, kernel: "5.15.0-127-generic"}
-	if got, want := s.clause("the name kube-dns does not resolve on RKE2"), " (the ticket's setting: release 0.14.1, kernel 5.15.0-127-generic)"; got != want {
+	if got, want := s.clause("the name kube-dns does not resolve on RKE2", StageRuntime), " (the ticket's setting: release 0.14.1, kernel 5.15.0-127-generic)"; got != want {
 		t.Errorf("clause = %q, want %q", got, want)
 	}
-	if got := s.clause("rke2 0.14.1 kernel 5.15.0-127-generic"); got != "" {
+	if got := s.clause("rke2 0.14.1 kernel 5.15.0-127-generic", StageRuntime); got != "" {
 		t.Errorf("clause of a cause that names all = %q, want none", got)
 	}
 }
@@ -79,7 +79,7 @@ func TestAComponentReleaseListIsReadAsWritten(t *testing.T) {
 		t.Fatalf("component release = %q", m)
 	}
 	s := ticketSetting{releases: []string{"Crossplane: v2.0.2"}}
-	if got, want := s.clause("no command specified"), " (the ticket's setting: Crossplane: v2.0.2)"; got != want {
+	if got, want := s.clause("no command specified", StageStart), " (the ticket's setting: Crossplane: v2.0.2)"; got != want {
 		t.Errorf("clause = %q, want %q", got, want)
 	}
 	for _, text := range []string{"Time: 12.30 the pod restarted", "Status: 1.5 seconds"} {
@@ -99,5 +99,18 @@ func TestPlatformsAreNamedAsWritten(t *testing.T) {
 		if got := rePlatform.FindString(text); got != want {
 			t.Errorf("platform of %q = %q, want %q", text, got, want)
 		}
+	}
+}
+
+func TestAProbeCauseNamesThePortTheTicketSets(t *testing.T) {
+	if m := reSettingPort.FindStringSubmatch("1. Create a `Perses` resource with `spec.containerPort: 9000` and probes configured:"); m == nil || m[2] != "9000" {
+		t.Fatalf("containerPort of the sentence = %q", m)
+	}
+	s := ticketSetting{ports: []string{"containerPort 9000"}}
+	if got, want := s.clause(`the liveness probe fails (Get "http://10.0.0.5:8080/metrics": connection refused)`, StageProbe), " (the ticket's setting: containerPort 9000)"; got != want {
+		t.Errorf("probe clause = %q, want %q", got, want)
+	}
+	if got := s.clause("the program exits at start", StageRuntime); got != "" {
+		t.Errorf("a runtime cause names the port: %q", got)
 	}
 }
