@@ -74,6 +74,9 @@ func TestAComponentReleaseListIsReadAsWritten(t *testing.T) {
 	if !isSettingLine("- Crossplane: v2.0.2 deployed via Helm") {
 		t.Error("a component's release in an environment list is not a setting line")
 	}
+	if !isSettingLine("1. Upgrade the chart to version 2.4.1 on EKS and wait") {
+		t.Error("a numbered step of the ticket is not a setting line")
+	}
 	m := reComponentRelease.FindStringSubmatch("- Crossplane: v2.0.2 deployed via Helm and running healthy")
 	if m == nil || m[1] != "Crossplane" || m[2] != "v2.0.2" {
 		t.Fatalf("component release = %q", m)
