@@ -179,6 +179,24 @@ var evidenceValues = []evidenceValue{
 	{EvidenceService, func(g *Graph, _ *Line) string { return g.loneServiceName() }},
 	{EvidenceClusterCIDR, func(g *Graph, _ *Line) string { return g.loneClusterCIDRText() }},
 	{EvidencePV, func(g *Graph, _ *Line) string { return g.lonePVName() }},
+	{EvidencePVC, func(g *Graph, _ *Line) string { return g.loneUnboundClaim() }},
+}
+
+// EvidencePVC names, in a template's optional part, the one PersistentVolumeClaim the
+// evidence holds that is not Bound (a Pending row, a manifest without status): the
+// scheduler's "pod has unbound immediate PersistentVolumeClaims" does not say which.
+const EvidencePVC = "evidencePVC"
+
+// loneUnboundClaim is the one claim the evidence holds that is not Bound, as
+// namespace/name, "" when none or several.
+func (g *Graph) loneUnboundClaim() string {
+	return g.loneOf(&g.lonePVCOnce, &g.lonePVC, func(add func(string)) {
+		for _, c := range g.pvcs {
+			if c.Obj.Status.Phase != corev1.ClaimBound {
+				add(c.Obj.Namespace + "/" + c.Obj.Name)
+			}
+		}
+	}, func(string, func(string)) {})
 }
 
 // EvidencePV names, in a template's optional part, the one PersistentVolume the

@@ -166,6 +166,9 @@ type Graph struct {
 	// lonePVOnce computes lonePV, the one PersistentVolume the evidence holds.
 	lonePVOnce sync.Once
 	lonePV     string
+	// lonePVCOnce computes lonePVC, the one claim the evidence holds that is not Bound.
+	lonePVCOnce sync.Once
+	lonePVC     string
 }
 
 // BundleInfo describes one loaded bundle.

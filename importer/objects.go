@@ -151,7 +151,7 @@ func parseObjects(lines []textLine) ([]rawObject, error) {
 			return objs, nil
 		}
 	}
-	lines = withoutElisions(lines)
+	lines = withoutTemplateActions(withoutElisions(lines))
 	var buf strings.Builder
 	for _, l := range lines {
 		buf.WriteString(l.s)
@@ -163,6 +163,39 @@ func parseObjects(lines []textLine) ([]rawObject, error) {
 		return jsonObjects([]byte(text), lineOf)
 	}
 	return yamlObjects([]byte(text), lineOf)
+}
+
+// reTemplateAction is a Go template action of a Helm chart's manifest ({{ .Values.x }},
+// {{- include "chart.labels" . | nindent 4 }}).
+var reTemplateAction = regexp.MustCompile(`\{\{-?.*?-?\}\}`)
+
+// withoutTemplateActions makes a chart's template pasted as a manifest readable YAML: a
+// line that is only an action ({{- if … }}, {{ end }}, an include that writes a block)
+// becomes empty, and an action inside a value becomes the word "templated", so the
+// literal names and settings around them are read. Line numbers stay those of the input.
+func withoutTemplateActions(lines []textLine) []textLine {
+	var out []textLine
+	for i, l := range lines {
+		if !strings.Contains(l.s, "{{") {
+			if out != nil {
+				out = append(out, l)
+			}
+			continue
+		}
+		if out == nil {
+			out = append([]textLine(nil), lines[:i]...)
+		}
+		if strings.TrimSpace(reTemplateAction.ReplaceAllString(l.s, "")) == "" {
+			l.s = ""
+		} else {
+			l.s = reTemplateAction.ReplaceAllString(l.s, "templated")
+		}
+		out = append(out, l)
+	}
+	if out == nil {
+		return lines
+	}
+	return out
 }
 
 // startsJSON tells JSON from YAML by its first character.

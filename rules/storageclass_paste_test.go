@@ -40,3 +40,14 @@ func TestPastedStorageClassesSayWhetherOneIsTheDefault(t *testing.T) {
 		}
 	})
 }
+
+// The scheduler's unbound-claims message names no claim; a chart's claim pasted beside it
+// (its template actions are not YAML) is the one the cause names.
+func TestTheUnboundClaimIsTheOnePasted(t *testing.T) {
+	const pvc = "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  labels:\n    app: {{ template \"runner.fullname\" . }}\n" +
+		"  name: runner-cache\n  namespace: devops\nspec:\n  accessModes:\n    - ReadWriteOnce\n  resources:\n    requests:\n      storage: 100Gi\n" +
+		"  storageClassName: nas\n  volumeName: runner-cache\nstatus: {}\n"
+	const events = "Warning | runner-ypqw71yt | pod has unbound immediate PersistentVolumeClaims (repeated 6 times) | FailedScheduling\n"
+	rs := catalogRoots(t, map[string]string{"pvc.yaml": pvc, "events.txt": events})
+	wantOneRoot(t, rs, "volume-pvc-unbound", "devops/runner-cache")
+}
