@@ -29,8 +29,13 @@ var reSettingChange = regexp.MustCompile(`(?i)\b(?:upgrad\w*|updat\w*|bump\w*|mi
 // version: 0.14.1", "RKE2 version v1.21.7+rke2r2").
 var reSettingVersion = regexp.MustCompile(`(?i)\b(?:versions?|release|chart|tag)\b`)
 
-// reSettingKernel is a node's kernel release stated with its name.
-var reSettingKernel = regexp.MustCompile(`(?i)\bkernel\b[^\n]{0,30}?\b(\d+\.\d+\.\d+[\w.+-]*)`)
+// reSettingKernel is a node's kernel release stated with its name, or as uname -a
+// prints it ("Linux node-1 5.15.0-127-generic #137-Ubuntu SMP …").
+var reSettingKernel = regexp.MustCompile(`(?i)\bkernel\b[^\n]{0,30}?\b(\d+\.\d+\.\d+[\w.+-]*)|^\s*Linux [\w.-]+ (\d+\.\d+\.\d+[\w.+-]*)`)
+
+// reSettingSwap is a swap entry of the node's /etc/fstab ("/swap.img none swap sw 0 0"):
+// what turns swap on again at every boot.
+var reSettingSwap = regexp.MustCompile(`^\s*(/\S+|UUID=\S+)\s+(?:none|swap)\s+swap\s`)
 
 // reComponentRelease is a line of a ticket's environment list that gives a component's
 // release after its name ("- Crossplane: v2.0.2 deployed via Helm", "Calico: 3.27.2").
@@ -76,6 +81,8 @@ type ticketSetting struct {
 	// releases are the releases the text moved to or states, at most two.
 	releases []string
 	kernel   string
+	// swap is the swap device or file the node's fstab turns on, named in node causes.
+	swap string
 	// ports are the container and target ports the text sets ("containerPort 9000"),
 	// named in probe and Service causes, at most two.
 	ports []string
@@ -94,7 +101,7 @@ func isSettingLine(text string) bool {
 	if reOutputLine.MatchString(text) && !reListItem.MatchString(text) {
 		return false
 	}
-	if isProse(text) || reComponentRelease.MatchString(text) {
+	if isProse(text) || reComponentRelease.MatchString(text) || reSettingKernel.MatchString(text) || reSettingSwap.MatchString(text) {
 		return true
 	}
 	t := strings.TrimLeft(text, " \t-*>#")
@@ -150,7 +157,10 @@ func readTicketSetting(g *Graph) ticketSetting {
 			}
 		}
 		if m := reSettingKernel.FindStringSubmatch(l.Text); m != nil && s.kernel == "" {
-			s.kernel = strings.TrimRight(m[1], ".,;:")
+			s.kernel = strings.TrimRight(m[1]+m[2], ".,;:")
+		}
+		if m := reSettingSwap.FindStringSubmatch(l.Text); m != nil && s.swap == "" {
+			s.swap = m[1]
 		}
 		if loc := reSettingChange.FindStringIndex(l.Text); loc != nil {
 			if v := releaseAfter(l.Text[loc[1]:], true); v != "" {
@@ -253,6 +263,9 @@ func (s ticketSetting) clause(cause string, stage Stage) string {
 	if s.kernel != "" && !strings.Contains(low, strings.ToLower(s.kernel)) {
 		parts = append(parts, "kernel "+s.kernel)
 	}
+	if s.swap != "" && stage == StageNode && !strings.Contains(low, strings.ToLower(s.swap)) {
+		parts = append(parts, "swap "+s.swap+" in /etc/fstab")
+	}
 	if len(parts) == 0 {
 		return ""
 	}
@@ -269,7 +282,7 @@ func nameSetting(g *Graph, fs []*Finding) {
 		}
 		if !read {
 			s, read = readTicketSetting(g), true
-			if len(s.platforms)+len(s.releases)+len(s.ports) == 0 && s.kernel == "" {
+			if len(s.platforms)+len(s.releases)+len(s.ports) == 0 && s.kernel == "" && s.swap == "" {
 				return
 			}
 		}

@@ -117,3 +117,19 @@ func TestAProbeCauseNamesThePortTheTicketSets(t *testing.T) {
 		t.Errorf("a runtime cause names the port: %q", got)
 	}
 }
+
+func TestANodesKernelAndSwapAreRead(t *testing.T) {
+	if m := reSettingKernel.FindStringSubmatch("Linux nl1k8s097 5.15.0-127-generic #137-Ubuntu SMP"); m == nil || m[1]+m[2] != "5.15.0-127-generic" {
+		t.Errorf("uname kernel = %q", m)
+	}
+	if m := reSettingSwap.FindStringSubmatch("/swap.img      none    swap    sw      0       0"); m == nil || m[1] != "/swap.img" {
+		t.Errorf("fstab swap = %q", m)
+	}
+	s := ticketSetting{swap: "/swap.img"}
+	if got, want := s.clause("the kubelet exits at start because swap is enabled", StageNode), " (the ticket's setting: swap /swap.img in /etc/fstab)"; got != want {
+		t.Errorf("node clause = %q, want %q", got, want)
+	}
+	if got := s.clause("the program exits", StageRuntime); got != "" {
+		t.Errorf("a runtime cause names the node's swap: %q", got)
+	}
+}
