@@ -8,7 +8,8 @@ import (
 // A ticket's text often says where the trouble runs before any output shows it: the
 // distribution or installer ("Install tools: Kubespray", "on RKE2"), the release the
 // reporter moved to ("after upgrading the chart from 1.4.2 to 1.4.5", "Helm chart
-// version: 0.14.1") and the node's kernel. An expert's diagnosis names that setting when
+// version: 0.14.1"), the node's kernel and swap, the machine an image was built on, and
+// the ports it sets for the pod or its Service. An expert's diagnosis names that setting when
 // the cause depends on it (RKE2 names its DNS Service differently; the flag the binary
 // lacks came with the release), and the reader needs it to check the fix against their
 // own clusters. ticketSetting reads it from the pasted prose and the settings lines of an
@@ -120,7 +121,7 @@ func isSettingLine(text string) bool {
 // reporter's own.
 func readTicketSetting(g *Graph) ticketSetting {
 	var s ticketSetting
-	// Keys: a line's text, a platform's and a release's lower-case name.
+	// Keys: a line's text; a platform's, a release's or a port's lower-case name.
 	lineSeen, named := map[string]bool{}, map[string]bool{}
 	addRelease := func(v string) {
 		if k := strings.ToLower(v); v != "" && len(s.releases) < 2 && !named[k] {
