@@ -152,3 +152,13 @@ func TestAClientRefusalWithoutANodeStepStaysARequest(t *testing.T) {
 	const paste = "error: resource mapping not found for name: \"main\" namespace: \"\" from \"STDIN\": no matches for kind \"Storefront\" in version \"shop.example.com/v1\"\nensure CRDs are installed first\n"
 	wantOneRoot(t, catalogRoots(t, map[string]string{"kubectl.txt": paste}), "request-kind-not-found", "Storefront")
 }
+
+// Nodes an inter-pod affinity rules out and a node that has no room left: the shortage
+// holds the pod, as it does beside a node selector.
+func TestAShortageBesideAffinityIsTheShortage(t *testing.T) {
+	const describe = "Name:         web-6d6784c5f-qqz4w\nNamespace:    shop\nStatus:       Pending\n" +
+		"Events:\n  Type     Reason            Age   From               Message\n  ----     ------            ----  ----               -------\n" +
+		"  Warning  FailedScheduling  2m    default-scheduler  0/3 nodes are available: 1 Too many pods, 2 node(s) didn't match pod affinity rules.\n"
+	rs := catalogRoots(t, map[string]string{"describe.txt": describe})
+	wantOneRoot(t, rs, "scheduling-insufficient-resources", "Too many pods")
+}

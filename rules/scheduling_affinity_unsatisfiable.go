@@ -94,7 +94,11 @@ func schedulingAffinityUnsatisfiable(v *analyze.View) []analyze.Finding {
 				matched = append(matched, r)
 			}
 		}
-		if len(matched) == 0 {
+		if len(matched) == 0 || slices.ContainsFunc(reasons, func(r string) bool {
+			return strings.Contains(r, "Insufficient ") || strings.Contains(r, "Too many pods")
+		}) {
+			// The nodes its affinity admits lack room: the shortage holds the pod, as it
+			// does beside a node selector (scheduling-insufficient-resources).
 			continue
 		}
 		out = append(out, affinityFinding(v, u, matched, nodes))
