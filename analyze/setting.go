@@ -121,6 +121,10 @@ func isSettingLine(text string) bool {
 // reporter's own.
 func readTicketSetting(g *Graph) ticketSetting {
 	var s ticketSetting
+	if !g.present[Fragments] {
+		// A collected bundle holds no pasted prose: its lines are not walked.
+		return s
+	}
 	// Keys: a line's text; a platform's, a release's or a port's lower-case name.
 	lineSeen, named := map[string]bool{}, map[string]bool{}
 	addRelease := func(v string) {
