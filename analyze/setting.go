@@ -9,7 +9,8 @@ import (
 // distribution or installer ("Install tools: Kubespray", "on RKE2"), the release the
 // reporter moved to ("after upgrading the chart from 1.4.2 to 1.4.5", "Helm chart
 // version: 0.14.1"), the node's kernel and swap, the machine an image was built on, and
-// the ports it sets for the pod or its Service. An expert's diagnosis names that setting when
+// the ports it sets for the pod or its Service, the workload it is about and the amount a
+// change set a resource to. An expert's diagnosis names that setting when
 // the cause depends on it (RKE2 names its DNS Service differently; the flag the binary
 // lacks came with the release), and the reader needs it to check the fix against their
 // own clusters. ticketSetting reads it from the pasted prose and the settings lines of an
@@ -87,6 +88,34 @@ type ticketSetting struct {
 	// ports are the container and target ports the text sets ("containerPort 9000"),
 	// named in probe and Service causes, at most two.
 	ports []string
+	// subject is the workload the text names by its kind ("my `spire-server` pods",
+	// "the `node-exporter` DaemonSet"), named when the cause does not name it.
+	subject string
+	// quantities are the resource amounts a change sentence moved to ("memory bump to
+	// 3840Mi"), named in scheduling and runtime causes, at most two.
+	quantities []string
+}
+
+// reSettingSubject is a name the reporter sets off in backticks or quotes beside the kind
+// of object it names, before or after it.
+var reSettingSubject = regexp.MustCompile("(?i)[`\"]([a-z0-9][a-z0-9.-]{1,62})[`\"]\\s+(pods?|daemon ?sets?|deployments?|statefulsets?|jobs?|cronjobs?|containers?|services?)\\b|\\b(pod|daemon ?set|deployment|statefulset|job|cronjob|container|service)\\s+[`\"]([a-z0-9][a-z0-9.-]{1,62})[`\"]")
+
+// reSettingQuantity is a resource amount as Kubernetes writes it, with the resource
+// the sentence names before it.
+var reSettingQuantity = regexp.MustCompile(`(?i)\b(memory|cpu|ephemeral-storage|storage)\b[^.\n]{0,60}?\bto\s+["'\x60]?(\d+(?:\.\d+)?(?:Ki|Mi|Gi|Ti|m|k|M|G))\b`)
+
+// subjectKinds spells the kinds a ticket names as the API does.
+var subjectKinds = map[string]string{"pod": "pod", "daemonset": "DaemonSet", "deployment": "Deployment",
+	"statefulset": "StatefulSet", "job": "Job", "cronjob": "CronJob", "container": "container", "service": "Service"}
+
+// settingSubject is "DaemonSet node-exporter" from a match of reSettingSubject.
+func settingSubject(m []string) string {
+	name, kind := m[1], m[2]
+	if name == "" {
+		name, kind = m[4], m[3]
+	}
+	kind = strings.TrimSuffix(strings.ReplaceAll(strings.ToLower(kind), " ", ""), "s")
+	return subjectKinds[kind] + " " + name
 }
 
 // reOutputLine is a line a program printed: it starts with a time, a klog header, a
@@ -159,6 +188,17 @@ func readTicketSetting(g *Graph) ticketSetting {
 			if p := m[1] + " " + m[2]; len(s.ports) < 2 && !named[p] {
 				named[p] = true
 				s.ports = append(s.ports, p)
+			}
+		}
+		if m := reSettingSubject.FindStringSubmatch(l.Text); m != nil && s.subject == "" {
+			s.subject = settingSubject(m)
+		}
+		if reSettingChange.MatchString(l.Text) {
+			for _, m := range reSettingQuantity.FindAllStringSubmatch(l.Text, 2) {
+				if q := strings.ToLower(m[1]) + " " + m[2]; len(s.quantities) < 2 && !named[q] {
+					named[q] = true
+					s.quantities = append(s.quantities, q)
+				}
 			}
 		}
 		if m := reSettingKernel.FindStringSubmatch(l.Text); m != nil && s.kernel == "" {
@@ -243,6 +283,16 @@ func releaseAfter(rest string, change bool) string {
 func (s ticketSetting) clause(cause string, stage Stage) string {
 	low := strings.ToLower(cause)
 	var parts []string
+	if _, name, _ := strings.Cut(s.subject, " "); name != "" && !strings.Contains(low, strings.ToLower(name)) {
+		parts = append(parts, s.subject)
+	}
+	if stage == StageScheduling || stage == StageRuntime {
+		for _, q := range s.quantities {
+			if _, n, _ := strings.Cut(q, " "); !strings.Contains(low, strings.ToLower(n)) {
+				parts = append(parts, q)
+			}
+		}
+	}
 	if stage == StageProbe || stage == StageService {
 		for _, p := range s.ports {
 			if _, n, _ := strings.Cut(p, " "); !strings.Contains(low, n) {
@@ -287,7 +337,7 @@ func nameSetting(g *Graph, fs []*Finding) {
 		}
 		if !read {
 			s, read = readTicketSetting(g), true
-			if len(s.platforms)+len(s.releases)+len(s.ports) == 0 && s.kernel == "" && s.swap == "" {
+			if len(s.platforms)+len(s.releases)+len(s.ports)+len(s.quantities) == 0 && s.kernel == "" && s.swap == "" && s.subject == "" {
 				return
 			}
 		}

@@ -133,3 +133,28 @@ func TestANodesKernelAndSwapAreRead(t *testing.T) {
 		t.Errorf("a runtime cause names the node's swap: %q", got)
 	}
 }
+
+func TestTheSubjectAndAmountOfATicketAreRead(t *testing.T) {
+	for text, want := range map[string]string{
+		"my `spire-server` pods were not starting up":         "pod spire-server",
+		"The `kps-prometheus-node-exporter` DaemonSet shows:": "DaemonSet kps-prometheus-node-exporter",
+		`the deployment "web-api" keeps its old replicas`:     "Deployment web-api",
+	} {
+		if m := reSettingSubject.FindStringSubmatch(text); m == nil || settingSubject(m) != want {
+			t.Errorf("subject of %q = %q, want %q", text, m, want)
+		}
+	}
+	if reSettingSubject.MatchString("I ran `kubectl get pods` and saw nothing") {
+		t.Error("a command set off in backticks is read as a subject")
+	}
+	if m := reSettingQuantity.FindStringSubmatch("PR #2902's memory bump to 3840Mi took it down"); m == nil || m[2] != "3840Mi" {
+		t.Errorf("quantity = %q", m)
+	}
+	s := ticketSetting{subject: "pod spire-server", quantities: []string{"memory 3840Mi"}}
+	if got, want := s.clause("no node has enough free memory", StageScheduling), " (the ticket's setting: pod spire-server, memory 3840Mi)"; got != want {
+		t.Errorf("scheduling clause = %q, want %q", got, want)
+	}
+	if got, want := s.clause("the spire-server-0 pod's image is missing", StageImage), ""; got != want {
+		t.Errorf("clause of a cause naming its subject = %q, want %q", got, want)
+	}
+}

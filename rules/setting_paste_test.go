@@ -40,3 +40,21 @@ func TestComponentOutputStatesNoSetting(t *testing.T) {
 		}
 	}
 }
+
+// A ticket whose output does not name its pod names the workload in its prose, and the
+// amount a change set a resource to: the root cause names both.
+func TestPastedRootNamesTheTicketsSubjectAndAmount(t *testing.T) {
+	rs := catalogRoots(t, map[string]string{
+		"message.txt": "Our memory bump to 3840Mi took the `prometheus-server` deployment down on rollout, it never schedules.\n",
+		"events.txt":  "Warning  FailedScheduling  2m (x5 over 10m)  default-scheduler  0/5 nodes are available: 1 Insufficient cpu, 5 Insufficient memory.\n",
+	})
+	if len(rs) == 0 {
+		t.Fatal("no root")
+	}
+	c := rs[0].Cause
+	for _, want := range []string{"Deployment prometheus-server", "memory 3840Mi"} {
+		if !strings.Contains(c, want) {
+			t.Errorf("root cause lacks %q: %s", want, c)
+		}
+	}
+}
