@@ -121,7 +121,7 @@ var stageWords = []struct {
 	{StageImage, []string{"pull", "image", "manifest", "registry", "toomanyrequests"}},
 	{StageStart, []string{"oci runtime", "starting container process", "executable file not found", "exec format error", "exec:", "failed to create containerd task", "failed to start container", "runcontainererror"}},
 	{StageProbe, []string{"probe", "liveness", "readiness"}},
-	{StageService, []string{"endpoint", "kube-proxy", "iptables", "ipvs", "coredns", "conntrack"}},
+	{StageService, []string{"endpoint", "kube-proxy", "iptables", "ipvs", "coredns", "conntrack", "kube-dns"}},
 	{StageTermination, []string{"finalizer", "terminating", "grace period", "nodelost"}},
 	{StageNode, []string{"kubelet", "pleg", "cgroup", "eviction", "evicted", "disk pressure", "diskpressure", "memorypressure", "node ", "certificate", "container runtime", "containerd", "cri-o", "dockerd", "swap"}},
 }
@@ -140,6 +140,10 @@ var stagePhrases = []struct {
 	{StageStart, []string{"createcontainererror", "failed to create containerd container", "failed to create containerd task", "failed to create shim task", "cannot load seccomp profile"}},
 	{StageNode, []string{"failed to run kubelet", "containermanager", "cgroup subsystem", "pleg is not healthy", "kubeletnotready", "container runtime network not ready"}},
 	{StageRuntime, []string{"oomkilled", "oom-killer", "observed a panic", "panic:", "address already in use"}},
+	// A name that does not resolve, as a user's lookup from a pod prints it, is cluster
+	// DNS, whatever else the sentence names (the CNI it runs on); a pull or a sandbox
+	// whose lookup fails says so first.
+	{StageService, []string{"nslookup", "can't resolve", "name does not resolve", "server can't find", "nxdomain"}},
 }
 
 // phraseStage is the stage a phrase that says it for sure places a line at

@@ -21,3 +21,29 @@ func TestTextStageReadsNamesAsNames(t *testing.T) {
 		}
 	}
 }
+
+// A lookup that does not resolve, as a user's nslookup from a pod prints it, is cluster
+// DNS (the service stage), not the node the text would otherwise default to; a pull whose
+// registry does not resolve stays an image pull.
+func TestTextStageReadsAFailedLookupAsClusterDNS(t *testing.T) {
+	cases := []struct {
+		text string
+		want Stage
+	}{
+		{`nslookup: can't resolve 'servicename': Name does not resolve`, StageService},
+		{`** server can't find web.default.svc.cluster.local: NXDOMAIN`, StageService},
+		{`Failed to pull image "reg.example/app:1": dial tcp: lookup reg.example: no such host`, StageImage},
+	}
+	for _, c := range cases {
+		if got := textStage(c.text, StageNode); got != c.want {
+			t.Errorf("textStage(%q) = %s, want %s", c.text, got, c.want)
+		}
+	}
+}
+
+func TestALookupSentenceIsClusterDNSWhateverItsSetting(t *testing.T) {
+	text := "I am using kubernetes 1.15.0 along with calico 3.8 on a single-node kubeadm. My pods that use hostNetwork can't resolve DNS using servicename."
+	if got := textStage(text, StageNode); got != StageService {
+		t.Errorf("textStage(%q) = %s, want service", text, got)
+	}
+}
