@@ -287,6 +287,7 @@ func (li *looseImport) podRows(ctx *fileCtx, name string, b segmentBlock, cmd st
 			}
 		}
 		ctx.pods[p.Namespace+"/"+p.Name] = true
+		li.pasteStatus[p.Namespace+"/"+p.Name] = statusCell(p)
 		li.addPartialPod(name, p, l.n, rankTable, missing)
 	}
 	li.found["pods"] = li.found["pods"] || n > 0
@@ -383,6 +384,18 @@ func (li *looseImport) resolve(ctx *fileCtx) {
 				ns, nsKnown = ctx.proseNS, true
 			}
 		}
+		if name == "" && ctx.final && len(ctx.pods) > 1 {
+			// Of the several pods the paste lists, the events are of the one whose STATUS
+			// shows the trouble they report: a FailedScheduling row is the Pending pod's
+			// when only one is Pending.
+			if k := li.podInStatus(ctx.pods, pf.d.events); k != "" {
+				n, p, _ := strings.Cut(k, "/")
+				name, nameKnown = p, true
+				if !nsKnown {
+					ns, nsKnown = n, !li.guessedPods[k]
+				}
+			}
+		}
 		if name == "" && !ctx.final {
 			// Another file of the paste may name the pod (`kubectl get pods` in one,
 			// the describe excerpt in another): decided once every file is read.
@@ -424,6 +437,56 @@ func (li *looseImport) resolve(ctx *fileCtx) {
 		}
 		li.found["pods"] = true
 	}
+}
+
+// statusCell is what a pods table's STATUS cell showed for p: the reason it printed, or
+// the phase.
+func statusCell(p corev1.Pod) string {
+	if p.Status.Reason != "" {
+		return p.Status.Reason
+	}
+	return string(p.Status.Phase)
+}
+
+// eventStatus are the STATUS cells that show the trouble of an event, by its reason and
+// the start of its message.
+var eventStatus = []struct {
+	reason, message string
+	status          []string
+}{
+	{"FailedScheduling", "", []string{"Pending"}},
+	{"Failed", "Failed to pull image", []string{"ErrImagePull", "ImagePullBackOff"}},
+	{"Failed", "Error: ErrImagePull", []string{"ErrImagePull", "ImagePullBackOff"}},
+	{"Failed", "Error: ImagePullBackOff", []string{"ErrImagePull", "ImagePullBackOff"}},
+	{"BackOff", "Back-off pulling image", []string{"ErrImagePull", "ImagePullBackOff"}},
+	{"InspectFailed", "", []string{"InvalidImageName"}},
+	{"BackOff", "Back-off restarting failed container", []string{"CrashLoopBackOff", "Error"}},
+	{"FailedMount", "", []string{"ContainerCreating"}},
+	{"FailedAttachVolume", "", []string{"ContainerCreating"}},
+	{"FailedCreatePodSandBox", "", []string{"ContainerCreating"}},
+}
+
+// podInStatus is the one pod of pods whose STATUS shows the trouble of the first warning
+// event that says which, or "".
+func (li *looseImport) podInStatus(pods map[string]bool, events []parsedEvent) string {
+	for _, e := range events {
+		for _, es := range eventStatus {
+			if e.ev.Reason != es.reason || !strings.HasPrefix(e.ev.Message, es.message) {
+				continue
+			}
+			found := ""
+			for k := range pods {
+				if slices.Contains(es.status, li.pasteStatus[k]) {
+					if found != "" {
+						return ""
+					}
+					found = k
+				}
+			}
+			return found
+		}
+	}
+	return ""
 }
 
 // deferUnnamed keeps a fragment whose file names no pod for resolveUnnamed.

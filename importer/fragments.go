@@ -26,6 +26,37 @@ const (
 	segOtherTable   = "runtime table"
 )
 
+// reEventReason is an event's reason as the components write them (FailedScheduling,
+// BackOff), and reEventSourceCell a describe's From cell: the scheduler, the kubelet (with
+// its node before 1.16), a controller or a provisioner.
+var (
+	reEventReason     = regexp.MustCompile(`^[A-Z][a-z]+(?:[A-Z][A-Za-z]*)+$|^(?:Evicted|Pulling|Pulled|Created|Started|Killing|Scheduled|Unhealthy|Preempted|Failed|Provisioning)$`)
+	reEventSourceCell = regexp.MustCompile(`^(?:default-scheduler|[a-z][a-z0-9-]*-scheduler|kubelet(?:, \S+)?|[a-z][a-z0-9-]*-controller|[a-z0-9.-]*provisioner[a-z0-9._/-]*|[a-z0-9.-]+\.csi\.[a-z0-9.-]+)$`)
+	// reWarningReason are reasons the components record as Warning events.
+	reWarningReason = regexp.MustCompile(`^(?:Failed|BackOff|Unhealthy|Evicted|Error|Err|Invalid|Insufficient|Exceeded|Preempt|Rebooted|NetworkNotReady|NodeNotReady|OOM|ProbeWarning|FreeDiskSpaceFailed|ImageGCFailed|ProvisioningFailed|TaintManagerEviction)|Failed|Error|Invalid`)
+)
+
+// typelessDescribeEvent reads a describe's event row copied from its Reason cell on:
+// "FailedScheduling  2m21s (x42 over 60m)  default-scheduler  1 node(s) had untolerated
+// taint …". The reason, an age and the From cell of a component must all be there; the
+// type is the one the component records for that reason.
+func typelessDescribeEvent(s string) (corev1.Event, bool) {
+	cells := splitCells(s, 4)
+	if len(cells) < 4 || !reEventReason.MatchString(cells[0]) || !isAgeInterval(cells[1]) || !reEventSourceCell.MatchString(cells[2]) {
+		return corev1.Event{}, false
+	}
+	ev := corev1.Event{Type: "Normal", Reason: cells[0], Count: 1, Source: eventSource(cells[2]), Message: strings.TrimPrefix(cells[3], combinedPrefix)}
+	if reWarningReason.MatchString(ev.Reason) {
+		ev.Type = "Warning"
+	}
+	if m := reInterval.FindStringSubmatch(cells[1]); m != nil && m[2] != "" {
+		if n, err := strconv.ParseInt(m[2], 10, 32); err == nil {
+			ev.Count = int32(n)
+		}
+	}
+	return ev, true
+}
+
 // combinedPrefix is what the kubelet's event aggregation puts before a message it
 // merged from several similar events.
 const combinedPrefix = "(combined from similar events): "
@@ -38,6 +69,9 @@ const combinedPrefix = "(combined from similar events): "
 // object; describe rows do not.
 func headerlessEvent(s string) (ev corev1.Event, known, nsKnown, ok bool) {
 	if !strings.Contains(s, "Normal") && !strings.Contains(s, "Warning") {
+		if ev, ok := typelessDescribeEvent(s); ok {
+			return ev, false, false, true
+		}
 		return ev, false, false, false // no event type cell
 	}
 	cells := splitCells(s, -1)

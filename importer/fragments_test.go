@@ -39,6 +39,10 @@ func TestHeaderlessEventRows(t *testing.T) {
 			typ: "Warning", reason: "FailedCreatePodSandBox", source: "kubelet", msg: "Failed to create pod sandbox: rpc error: code = Unknown", count: 3},
 		{name: "kubectl events", line: "12s (x13 over 2m1s)     Warning   Unhealthy               Pod/api-64d4cb6467-mzcr2                             (combined from similar events): Readiness probe errored: exec: \"wget\": executable file not found in $PATH",
 			typ: "Warning", reason: "Unhealthy", kind: "Pod", obj: "api-64d4cb6467-mzcr2", msg: "Readiness probe errored: exec: \"wget\": executable file not found in $PATH", count: 13, known: true},
+		{name: "describe from its reason", line: "FailedScheduling   2m21s (x42 over 60m)  default-scheduler  0/3 nodes are available: 3 node(s) had untolerated taint {gpu: present}",
+			typ: "Warning", reason: "FailedScheduling", source: "default-scheduler", msg: "0/3 nodes are available: 3 node(s) had untolerated taint {gpu: present}", count: 42},
+		{name: "describe from its reason, kubelet's node", line: "Pulled     3m    kubelet, node-1  Container image \"nginx\" already present on machine",
+			typ: "Normal", reason: "Pulled", source: "kubelet, node-1", msg: "Container image \"nginx\" already present on machine", count: 1},
 		{name: "1.3 describe", line: "  1m\t\t1m\t\t1\t{kubelet node-1}\tspec.containers{app}\tWarning\t\tFailed\t\tFailed to pull image \"x\": not found",
 			typ: "Warning", reason: "Failed", fp: "spec.containers{app}", source: "kubelet", msg: "Failed to pull image \"x\": not found", count: 1},
 	}
@@ -61,6 +65,7 @@ func TestHeaderlessEventRows(t *testing.T) {
 	for _, line := range []string{
 		"customer says it worked yesterday", "NAME   READY   STATUS", "Normal operation resumed at 10:00",
 		"web-1   1/1     Running   0          5m",
+		"ReadMe   5m   see the notes   below", "CrashLoopBackOff   5m   my-app   it restarts",
 	} {
 		if _, _, _, ok := headerlessEvent(line); ok {
 			t.Errorf("%q read as an event row", line)

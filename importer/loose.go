@@ -76,12 +76,14 @@ type looseImport struct {
 	// the fragments of files that name none, resolved against them at the end.
 	pastePods map[string]bool
 	unnamed   []*fileCtx
+	// pasteStatus is the STATUS cell a pods table shows for a pod (namespace/name).
+	pasteStatus map[string]string
 }
 
 func newLooseImport(r *Report) *looseImport {
 	return &looseImport{r: r, lists: map[string][]*looseItem{}, byKey: map[string]*looseItem{},
 		events: map[string][]parsedEventAt{}, eventIndex: map[string][]int{}, found: map[string]bool{}, files: map[string][]byte{},
-		guessedNS: map[string]bool{}, guessedPods: map[string]bool{}, journalPodSet: map[string]bool{}, pastePods: map[string]bool{}}
+		guessedNS: map[string]bool{}, guessedPods: map[string]bool{}, journalPodSet: map[string]bool{}, pastePods: map[string]bool{}, pasteStatus: map[string]string{}}
 }
 
 type parsedEventAt struct {
@@ -591,6 +593,7 @@ func (li *looseImport) block(ctx *fileCtx, name string, b segmentBlock, ns, cmd 
 				missing = append([]string{partialNamespace}, missing...)
 				li.guessedPods[key] = true
 			}
+			li.pasteStatus[key] = statusCell(p.pod)
 			li.addPartialPod(name, p.pod, p.line, rankTable, missing)
 		}
 		li.found["pods"] = li.found["pods"] || len(pods) > 0

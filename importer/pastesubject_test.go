@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -125,5 +126,35 @@ func TestAPastedEvictionMessageIsRead(t *testing.T) {
 	_, roots := rootsOf(t, paste)
 	if len(roots) != 1 || !strings.HasPrefix(roots[0], "node shop/cache-0: ") || !strings.Contains(roots[0], "low on memory") && !strings.Contains(roots[0], "ran low on memory") {
 		t.Errorf("roots = %q, want the eviction of shop/cache-0 for memory", roots)
+	}
+}
+
+// Event rows copied from their Reason cell on, without the pod's name, are the events of
+// the one pod whose STATUS in the pasted pods table shows their trouble.
+func TestEventRowsGoToThePodWhoseStatusShowsThem(t *testing.T) {
+	files := map[string][]byte{
+		"get-pods.txt": []byte("$ kubectl get pod\n" +
+			"NAME                           READY   STATUS             RESTARTS       AGE\n" +
+			"model-api-688778dd76-wzwmg     0/1     CrashLoopBackOff   13 (68s ago)   65m\n" +
+			"model-cache-7c984cdff8-xq5pk   0/1     Pending            0              65m\n" +
+			"model-cache-etcd-0             1/1     Running            0              65m\n"),
+		"events.txt": []byte("FailedScheduling   2m21s (x42 over 60m)  default-scheduler  0/2 nodes are available: 2 node(s) had untolerated taint {gpu: present}\n"),
+	}
+	b, _ := importDir(t, files, FormatLoose)
+	rep := analyze.Run(analyze.Load([]*bundle.Bundle{b}, nil), rules.All(), analyze.Options{Unexplained: true})
+	var roots []string
+	for _, f := range rep.Findings {
+		if !f.Root {
+			continue
+		}
+		var pods []string
+		for _, p := range f.Pods() {
+			pods = append(pods, p.Name)
+		}
+		roots = append(roots, string(f.Stage)+" "+f.Rule+" "+strings.Join(pods, ","))
+	}
+	want := "scheduling scheduling-untolerated-taint model-cache-7c984cdff8-xq5pk"
+	if !slices.Contains(roots, want) {
+		t.Errorf("roots = %q, want %q among them", roots, want)
 	}
 }
