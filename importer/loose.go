@@ -76,6 +76,8 @@ type looseImport struct {
 	// the fragments of files that name none, resolved against them at the end.
 	pastePods map[string]bool
 	unnamed   []*fileCtx
+	// proseWords are the STATUS words the reporter's sentences put a pod in.
+	proseWords []string
 	// pasteStatus is the STATUS cell a pods table shows for a pod (namespace/name).
 	pasteStatus map[string]string
 }
@@ -113,6 +115,8 @@ func importLoose(src *bundle.Bundle, r *Report) map[string][]byte {
 	li.eventPods()
 	li.resolveNodeFrags()
 	li.journalPods()
+	li.logPods()
+	li.proseStatus()
 	li.notReadyNodes()
 	li.layoutEvents()
 	li.layoutLists(files)
@@ -138,6 +142,11 @@ func (li *looseImport) file(name string, data []byte) {
 	}
 	ctx := &fileCtx{name: name, pods: map[string]bool{}}
 	ctx.prosePod, ctx.proseNS = prosePod(fileLines(data))
+	for _, w := range proseStatuses(fileLines(data)) {
+		if !slices.Contains(li.proseWords, w) {
+			li.proseWords = append(li.proseWords, w)
+		}
+	}
 	var blocks []BlockReport
 	for _, c := range splitChunks(data) {
 		if lc, ok := parseLogsCommand(c.cmd); ok {
@@ -966,6 +975,41 @@ func (li *looseImport) journalPods() {
 			li.found["pods"] = true
 		}
 	}
+}
+
+// logPods adds the pods known only from the `kubectl logs POD -c CONTAINER` commands
+// pasted: a log is evidence about its pod's container, which the paste shows nowhere
+// else. A pod of that name imported from any namespace is the log's.
+func (li *looseImport) logPods() {
+	for _, l := range li.logs {
+		c := l.cmd
+		if c.pod == "" || c.container == "" || len(l.lines) == 0 || li.podNamed(c.pod) {
+			continue
+		}
+		var p corev1.Pod
+		p.APIVersion, p.Kind = "v1", "Pod"
+		p.Name, p.Namespace = c.pod, c.namespace
+		p.Spec.Containers = []corev1.Container{{Name: c.container}}
+		missing := []string{partialSpec, partialStatus}
+		if c.nsGuessed {
+			missing = append([]string{partialNamespace}, missing...)
+			li.guessedPods[c.namespace+"/"+c.pod] = true
+		}
+		li.addPartialPod(l.path, p, l.lines[0].n, rankPartial, missing)
+		li.found["pods"] = true
+	}
+}
+
+// podNamed reports whether a pod of that name was imported, in any namespace.
+func (li *looseImport) podNamed(name string) bool {
+	for k := range li.byKey {
+		if rest, ok := strings.CutPrefix(k, "Pod/"); ok {
+			if _, n, _ := strings.Cut(rest, "/"); n == name {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // blockHost returns the one host a block's journal prefixes name, and whether every

@@ -190,6 +190,8 @@ func (li *looseImport) layoutCrictl(files map[string][]byte) {
 type logCommand struct {
 	namespace, pod, container string
 	previous                  bool
+	// nsGuessed says the command named no namespace: kubectl's context chose it.
+	nsGuessed bool
 }
 
 // parseLogsCommand reads `kubectl logs [-n NS] POD [-c C] [-p]` (also `oc logs`,
@@ -253,7 +255,7 @@ func parseLogsCommand(cmd string) (logCommand, bool) {
 		lc.container = args[1]
 	}
 	if lc.namespace == "" {
-		lc.namespace = "default"
+		lc.namespace, lc.nsGuessed = "default", true
 	}
 	return lc, true
 }

@@ -158,3 +158,24 @@ func TestEventRowsGoToThePodWhoseStatusShowsThem(t *testing.T) {
 		t.Errorf("roots = %q, want %q among them", roots, want)
 	}
 }
+
+// A log pasted under `kubectl logs POD -c CONTAINER` is evidence about that pod even when
+// nothing else shows it, and the STATUS the reporter's sentence puts it in is its status.
+func TestALoggedPodTakesTheStatusTheTicketGivesIt(t *testing.T) {
+	paste := "Deployment failure - the first db pod gets into Init:CrashLoopBackOff\n\n" +
+		"$ kubectl logs db-0 -c prepare-data-dir\n" +
+		"chown: changing ownership of '/var/lib/db': Permission denied\n"
+	_, roots := rootsOf(t, paste)
+	found := false
+	for _, r := range roots {
+		if strings.HasPrefix(r, "start db-0: ") && strings.Contains(r, "Init:CrashLoopBackOff") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("roots = %q, want the pod db-0 at the start stage in Init:CrashLoopBackOff", roots)
+	}
+	if got := proseStatuses([]textLine{{s: "web-1   0/1   CrashLoopBackOff   3   1m"}, {s: "I restarted it into the night"}}); len(got) != 0 {
+		t.Errorf("a pods table row or a sentence without a STATUS word gave %q", got)
+	}
+}
