@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"podflow.dev/podflow/catalog"
 )
 
 // readSources writes files (path inside the module → source) into a module directory and
@@ -226,5 +228,46 @@ func TestTemplateStageOverrides(t *testing.T) {
 	// a registry's code that any server prints names no stage
 	if got, ok := templateStage("distribution", "service unavailable"); ok {
 		t.Errorf("templateStage(distribution, service unavailable) = %q, want no override", got)
+	}
+}
+
+// A workload's failure condition gives its message as a failure's, by the constructor's
+// name or by the failure reason before it; a progress message stays news.
+func TestFailureConditionMessageIsAFailure(t *testing.T) {
+	got := readSources(t, "kube-controller-manager", map[string]string{
+		"pkg/controller/job/job_controller.go": `package job
+import batch "k8s.io/api/batch/v1"
+type Controller struct{}
+func (jm *Controller) newFailureCondition(reason, message string) interface{} { return nil }
+func newCondition(conditionType, status, reason, message string) interface{} { return nil }
+func (jm *Controller) syncJob() {
+	_ = jm.newFailureCondition(batch.JobReasonBackoffLimitExceeded, "Job has reached the specified backoff limit")
+	_ = newCondition("Failed", "True", batch.JobReasonDeadlineExceeded, "Job was active longer than specified deadline")
+	_ = newCondition("Progressing", "True", "NewReplicaSetAvailable", "ReplicaSet has successfully progressed")
+}
+`,
+	})
+	for _, tmpl := range []string{"Job has reached the specified backoff limit", "Job was active longer than specified deadline"} {
+		s, ok := got[tmpl]
+		if !ok {
+			t.Fatalf("no site for %q; templates:\n%s", tmpl, templates(got))
+		}
+		if c := classFor(&catalog.Entry{Kind: s.kind, Level: s.level, Reason: s.reason, Template: s.template}); c != "failure" {
+			t.Errorf("%q is classed %s, want failure (site %+v)", tmpl, c, s)
+		}
+	}
+	s, ok := got["ReplicaSet has successfully progressed"]
+	if !ok {
+		t.Fatalf("no site for the progress message; templates:\n%s", templates(got))
+	}
+	if s.reason != "NewReplicaSetAvailable" {
+		t.Errorf("progress message's reason = %q, want NewReplicaSetAvailable", s.reason)
+	}
+	if c := classFor(&catalog.Entry{Kind: s.kind, Level: s.level, Reason: s.reason, Template: s.template}); c != "info" {
+		t.Errorf("a progress message is classed %s, want info", c)
+	}
+	// "TooManyReplicas" holds "oom" but is no OOM: an autoscaler at its maximum is news.
+	if c := classFor(&catalog.Entry{Kind: "message", Reason: "TooManyReplicas", Template: "the desired replica count was more than the maximum replica count"}); c != "info" {
+		t.Errorf("TooManyReplicas is classed %s, want info", c)
 	}
 }

@@ -840,12 +840,24 @@ func (r *resolver) classify(call *ast.CallExpr, fi *fileInfo, locals map[string]
 		}
 		return out
 	case strings.Contains(name, "Condition") && strings.HasPrefix(strings.ToLower(name), "new") && len(args) >= 2:
-		// newCondition(type, status, reason, message): the message of a workload condition
+		// newCondition(type, status, reason, message): the message of a workload condition.
+		// It is a failure's when the constructor says so (newFailureCondition) or the
+		// reason before it is a failure's (JobReasonDeadlineExceeded): a Job's "was active
+		// longer than specified deadline" is why it failed, not news.
 		var out []site
-		for _, a := range args {
+		for i, a := range args {
 			if t, ok := r.str(a, fi, locals); ok && strings.Contains(t, " ") {
 				markSprintf(a, consumed)
-				out = append(out, site{kind: "message", template: t, plain: !r.isFormat(a, fi, locals)})
+				s := site{kind: "message", template: t, plain: !r.isFormat(a, fi, locals)}
+				if i > 0 {
+					if reason, ok := r.str(args[i-1], fi, locals); ok && isReasonWord(reason) {
+						s.reason = reason
+					}
+				}
+				if strings.Contains(strings.ToLower(name), "fail") || i > 0 && failureReason.MatchString(r.reasonOf(args[i-1], fi, locals)) {
+					s.level = "error"
+				}
+				out = append(out, s)
 			}
 		}
 		return out

@@ -319,7 +319,7 @@ func levelFor(s site) string {
 var failureWords = re(`(?i)\b(fail|failed|failure|error|unable|cannot|can't|couldn't|could not|denied|refused|forbidden|invalid|not found|timed? ?out|timeout|exceeded|insufficient|unauthorized|back-off|backoff|crash|killed|conflict|missing|no such|not ready|unavailable|exhausted|rejected|didn't|does not|doesn't|not allowed|must|unknown|unexpected|panic|no response)\b`)
 
 // failureReason marks a reason word as a failure.
-var failureReason = re(`(?i)fail|error|backoff|killed|evict|unhealthy|invalid|denied|exceeded|insufficient|outof|notready|pressure|conflict|mismatch|unknown|lost|reject|crashloop|deadline|oom|unschedulable|notfound|exhaust`)
+var failureReason = re(`(?i)fail|error|backoff|killed|evict|unhealthy|invalid|denied|exceeded|insufficient|outof|notready|pressure|conflict|mismatch|unknown|lost|reject|crashloop|deadline|oomkill|^oom|systemoom|unschedulable|notfound|exhaust`)
 
 // classFor is failure, warning or info, from the kind and level of the entry.
 func classFor(e *catalog.Entry) string {
@@ -342,6 +342,10 @@ func classFor(e *catalog.Entry) string {
 		}
 		if e.Level == "info" {
 			return "info"
+		}
+	case "message":
+		if e.Level == "error" || e.Reason != "" && failureReason.MatchString(e.Reason) {
+			return "failure"
 		}
 	case "log":
 		switch e.Level {
