@@ -162,11 +162,11 @@ var rePublicLibraryDenied = regexp.MustCompile(`failed to resolve reference \\?"
 // "pull access denied, repository does not exist or may require authorization"
 // (containerd's resolver, which says so since it could not tell them apart either:
 // remotes/docker/resolver.go) or "… may require 'docker login'" (Docker), and the GitHub
-// registry's "denied" or 403 to an anonymous token request. The threads that confirmed a
+// registry's "denied", "unauthorized" or 403 to an anonymous token request. The threads that confirmed a
 // cause for it nearly always found a repository that does not exist under that name (a
 // typo, the wrong organization, an image never pushed); a private one is the other
 // reading, and the pull had no credentials for it either way.
-var AnonymousRefusalPattern = regexp.MustCompile(`pull access denied(?: for [^\s,"\\]+)?, repository does not exist or may require (?:authorization|'docker login')[^"\\\n]*|\bghcr\.io/[^"\\\s]+\\?"?:?[^\n]*?(?:403 Forbidden|error from registry: denied|: denied\b[^"\\\n]*)`)
+var AnonymousRefusalPattern = regexp.MustCompile(`pull access denied(?: for [^\s,"\\]+)?, repository does not exist or may require (?:authorization|'docker login')[^"\\\n]*|\bghcr\.io/[^"\\\s]+\\?"?:?[^\n]*?(?:403 Forbidden|error from registry: denied|: denied\b[^"\\\n]*|: unauthorized\b[^"\\\n]*)`)
 
 // anonymousRefusal reports whether a failed pull was refused with the ambiguous answer
 // and its pod gives no pull secret (the ServiceAccount's are copied into the pod's spec

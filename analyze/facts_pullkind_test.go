@@ -28,6 +28,7 @@ func TestPullAttemptKinds(t *testing.T) {
 		// there for the node, whether it never existed or is private.
 		`failed to resolve reference "docker.io/shop/api:1": pull access denied, repository does not exist or may require authorization`: analyze.PullErrorNotFound,
 		`failed to pull and unpack image "ghcr.io/shop/api:latest": 403 Forbidden`:                                                       analyze.PullErrorNotFound,
+		`Error response from daemon: Get https://ghcr.io/v2/shop/api/manifests/latest: unauthorized`:                                     analyze.PullErrorNotFound,
 		`Error response from daemon: error from registry: denied`:                                                                        analyze.PullErrorOther,
 	}
 	for msg, want := range cases {
