@@ -271,3 +271,13 @@ func (jm *Controller) syncJob() {
 		t.Errorf("TooManyReplicas is classed %s, want info", c)
 	}
 }
+
+// The eviction subresource's refusal, built by a helper of its file, is what a drain
+// waits on: the termination stage, not the request's.
+func TestEvictionRefusalIsTermination(t *testing.T) {
+	s := site{component: "kube-apiserver", file: "pkg/registry/core/pod/storage/eviction.go", function: "createTooManyRequestsError",
+		kind: "error", reason: "TooManyRequests", template: "Cannot evict pod as it would violate the pod's disruption budget."}
+	if st := stageFor(s); st != "termination" {
+		t.Errorf("stage = %q, want termination", st)
+	}
+}

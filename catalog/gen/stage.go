@@ -101,6 +101,10 @@ var placeRules = []placeRule{
 	{component: "kube-apiserver", dir: "pkg/controllers/status", stage: "termination"},
 	{component: "kube-apiserver", dir: "staging/src/k8s.io/kube-aggregator/pkg/controllers/status", stage: "termination"},
 	{component: "kube-apiserver", dir: "pkg/registry/core/pod", function: re(`(?i)evict`), stage: "termination"},
+	// the eviction subresource's refusals, built by helpers of its file
+	// (createTooManyRequestsError: "Cannot evict pod as it would violate the pod's
+	// disruption budget."), are what a drain waits on
+	{component: "kube-apiserver", dir: "pkg/registry/core/pod", file: re(`^eviction`), stage: "termination"},
 	{component: "kube-apiserver", dir: "pkg/registry/core/pod", stage: "request"},
 	{component: "kube-apiserver", dir: "pkg/apis/core/validation", stage: "request"},
 	// an authorization refusal ("User %q cannot list resource %q … at the cluster scope")
