@@ -72,6 +72,19 @@ func (r chainRead) layerText(m *catalog.Match) string {
 // stage.
 func (r chainRead) known() bool { return r.outer != nil }
 
+// reTimeOut is a template that says only that a wait ran out.
+var reTimeOut = regexp.MustCompile(`(?i)\btime(?:d)? ?out\b|\btimeout\b|deadline exceeded`)
+
+// timeOut reports whether the innermost layer read says only that a wait ran out: the
+// effect of a failure another line may name.
+func (r chainRead) timeOut() bool {
+	m := r.inner
+	if m == nil {
+		m = r.outer
+	}
+	return m != nil && reTimeOut.MatchString(m.Entry.Template)
+}
+
 func (r chainRead) stage() Stage {
 	if r.outer == nil {
 		return ""

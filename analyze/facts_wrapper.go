@@ -43,6 +43,9 @@ var (
 	// pod an admission plugin refused by name; a controller's pod has only its
 	// generateName prefix ("web-5d8f9c7b6-"), which names no pod.
 	reWrapForbiddenPod = regexp.MustCompile(`\bpods "([a-z0-9](?:[-a-z0-9.]*[a-z0-9])?)" is forbidden: `)
+	// k8s.io/kubectl pkg/drain/drain.go evictPods: "error when evicting pods/%q -n %q
+	// (will retry after %v): %v", and "…: global timeout reached: %v" when it gives up.
+	reWrapEvictingPod = regexp.MustCompile(`\berror when evicting pods/\\?"([a-z0-9](?:[-a-z0-9.]*[a-z0-9.])?)\\?" -n \\?"([a-z0-9][-a-z0-9]*)\\?"`)
 	// k8s.io/kubernetes pkg/kubelet/util/format Pod: "NAME_NAMESPACE(UID)", as the
 	// kubelet's errors quote the pod they are about (kuberuntime's verifyRunAsNonRoot:
 	// "container has runAsNonRoot and image will run as root (pod: %q, container: %s)").
@@ -63,6 +66,11 @@ func WrapperValues(text string) map[string]string {
 	if strings.Contains(text, " is forbidden: ") && out[WrapperPod] == "" {
 		if m := reWrapForbiddenPod.FindStringSubmatch(text); m != nil {
 			out[WrapperPod] = m[1]
+		}
+	}
+	if out[WrapperPod] == "" && strings.Contains(text, "error when evicting pods/") {
+		if m := reWrapEvictingPod.FindStringSubmatch(text); m != nil {
+			out[WrapperPod] = m[2] + "/" + m[1]
 		}
 	}
 	if out[WrapperPod] == "" && strings.Contains(text, "pod") && strings.Contains(text, ")") {

@@ -31,6 +31,9 @@ func TestWrapperValues(t *testing.T) {
 		{`failed to setup network for sandbox "0a1b": plugin type="weave-net" name="weave" failed (add): no addresses`,
 			map[string]string{WrapperPlugin: "weave-net"}},
 		{`Back-off restarting failed container app in pod web-1 for volume reasons`, map[string]string{}},
+		// kubectl's drain, evicting a pod the API server refuses.
+		{`error when evicting pods/"api-7c6f64969c-m4m59" -n "shop" (will retry after 5s): Cannot evict pod as it would violate the pod's disruption budget.`,
+			map[string]string{WrapperPod: "shop/api-7c6f64969c-m4m59"}},
 	} {
 		if got := WrapperValues(c.text); !maps.Equal(got, c.want) {
 			t.Errorf("WrapperValues(%q) = %v, want %v", c.text, got, c.want)

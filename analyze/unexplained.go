@@ -762,12 +762,19 @@ func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []strin
 		}
 		pick := mostTelling(ls, 3)
 		best := pick[0]
-		// A line a component on the path prints is more telling than one it does not.
+		// A line a component on the path prints is more telling than one it does not,
+		// and a refusal more than the time-out its client gave up at (a drain's "global
+		// timeout reached" after the evictions it waited on were refused).
 		var read chainRead
 		for _, l := range mostTelling(ls, len(ls)) {
 			if r := readChain(l.Text, componentHint(l)); r.known() {
-				read, best = r, l
-				break
+				if !read.known() {
+					read, best = r, l
+				}
+				if !r.timeOut() {
+					read, best = r, l
+					break
+				}
 			}
 		}
 		if best != pick[0] {
