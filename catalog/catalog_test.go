@@ -264,3 +264,25 @@ func TestQuotedVerbReadsNamesNotWords(t *testing.T) {
 		}
 	}
 }
+
+// A value the template appends with its label (", message: %q") holds what a failed
+// command printed and is often cut at its first line break: the text up to the break
+// still reads as the entry, its value before the label running to the end.
+func TestALabelledTailMayBeCut(t *testing.T) {
+	e := &Entry{Template: "Exec lifecycle hook (%v) for Container %q in Pod %q failed - error: %v, message: %q"}
+	whole := `Exec lifecycle hook ([chown ceph /var/log/ceph]) for Container "mgr" in Pod "mgr-a_rook(1)" failed - error: command 'chown ceph /var/log/ceph' exited with 1: chown: Permission denied, message: "chown: Permission denied\n"`
+	cut := `Exec lifecycle hook ([chown ceph /var/log/ceph]) for Container "mgr" in Pod "mgr-a_rook(1)" failed - error: command 'chown ceph /var/log/ceph' exited with 1: chown: Permission denied`
+	for _, text := range []string{whole, cut} {
+		span, _, ok := e.match(text, lowerASCII(text))
+		if !ok {
+			t.Errorf("no match of %q", text)
+			continue
+		}
+		if span[1] != len(text) {
+			t.Errorf("match of %q ends at %d, want the end %d", text, span[1], len(text))
+		}
+	}
+	if _, _, ok := e.match(`Exec lifecycle hook ([x]) for Container "a" in Pod "b" failed`, "exec lifecycle hook ([x]) for container \"a\" in pod \"b\" failed"); ok {
+		t.Error("a text without the error matched")
+	}
+}

@@ -273,7 +273,17 @@ func compile(t string, plain bool) *matcher {
 	var b strings.Builder
 	b.WriteString(`(?i)^(`)
 	m := &matcher{lits: literalLen(segs)}
+	// A labelled value the template appends after another value (", message: %q") holds
+	// what the failed command printed, often over several lines: a paste or an event cut
+	// at the first line break still reads as the entry.
+	tail := -1
+	if n := len(segs); n >= 3 && segs[n-1].verb != 0 && segs[n-2].verb == 0 && segs[n-3].verb != 0 && reLabelTail.MatchString(segs[n-2].lit) {
+		tail = n - 2
+	}
 	for i, s := range segs {
+		if i == tail {
+			b.WriteString(`(?:`)
+		}
 		if s.verb == 0 {
 			writeLiteral(&b, s.lit, i+1 < len(segs))
 			continue
@@ -299,11 +309,19 @@ func compile(t string, plain bool) *matcher {
 				b.WriteString(`(.*?)`)
 			}
 		}
+		if last && tail >= 0 {
+			// or the value before it runs to the end of the layer
+			b.WriteString(`|$)`)
+		}
 	}
 	b.WriteString(`)(?:$|[\s:;,.!)(\]\["'\\}` + "`" + `])`)
 	m.re, m.err = regexp.Compile(b.String())
 	return m
 }
+
+// reLabelTail is the literal before a value a template appends with its label:
+// ", message: ".
+var reLabelTail = regexp.MustCompile(`^, [a-z]+(?: [a-z]+)?: $`)
 
 // writeLiteral writes the expression of literal text; white space before a verb is
 // optional, since the value may be empty ("invalid config: " and nothing after it).
