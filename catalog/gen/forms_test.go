@@ -281,3 +281,12 @@ func TestEvictionRefusalIsTermination(t *testing.T) {
 		t.Errorf("stage = %q, want termination", st)
 	}
 }
+
+// A lifecycle hook's failure is placed at the start stage, whatever function runs it.
+func TestLifecycleHookFailureIsStart(t *testing.T) {
+	s := site{component: "kubelet", file: "pkg/kubelet/lifecycle/handlers.go", function: "(*handlerRunner).Run", kind: "message",
+		template: "Exec lifecycle hook (%v) for Container %q in Pod %q failed - error: %v, message: %q"}
+	if st := stageFor(s); st != "start" {
+		t.Errorf("stage = %q, want start", st)
+	}
+}

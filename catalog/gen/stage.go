@@ -218,6 +218,10 @@ var templateOverrides = []templateOverride{
 	{"kubelet", "container has runasnonroot and image will run as root", "config"},
 	{"kubelet", "unable to attach or mount volumes", "volume"},
 	{"kubelet", "multi-attach error", "volume"},
+	// a container's lifecycle hook that fails (handlerRunner.Run, for postStart as for
+	// preStop): the kubelet kills the container it just started, and FailedPostStartHook
+	// is by far the commoner event
+	{"kubelet", "lifecycle hook (", "start"},
 	{"kubelet", "liveness probe", "probe"},
 	{"kubelet", "readiness probe", "probe"},
 	{"kubelet", "startup probe", "probe"},
