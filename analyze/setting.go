@@ -88,9 +88,9 @@ type ticketSetting struct {
 	// ports are the container and target ports the text sets ("containerPort 9000"),
 	// named in probe and Service causes, at most two.
 	ports []string
-	// subject is the workload the text names by its kind ("my `spire-server` pods",
+	// subjects are the workloads the text names by their kind ("my `spire-server` pods",
 	// "the `node-exporter` DaemonSet"), named when the cause does not name it.
-	subject string
+	subjects []string
 	// quantities are the resource amounts a change sentence moved to ("memory bump to
 	// 3840Mi"), named in scheduling and runtime causes, at most two.
 	quantities []string
@@ -98,7 +98,7 @@ type ticketSetting struct {
 
 // reSettingSubject is a name the reporter sets off in backticks or quotes beside the kind
 // of object it names, before or after it.
-var reSettingSubject = regexp.MustCompile("(?i)[`\"]([a-z0-9][a-z0-9.-]{1,62})[`\"]\\s+(pods?|daemon ?sets?|deployments?|statefulsets?|jobs?|cronjobs?|containers?|services?)\\b|\\b(pod|daemon ?set|deployment|statefulset|job|cronjob|container|service)\\s+[`\"]([a-z0-9][a-z0-9.-]{1,62})[`\"]")
+var reSettingSubject = regexp.MustCompile("(?i)[`\"]([a-z0-9][a-z0-9.-]{1,62})[`\"]\\s+(pods?|daemon ?sets?|deployments?|statefulsets?|jobs?|cronjobs?|containers?|services?|namespaces?)\\b|\\b(pod|daemon ?set|deployment|statefulset|job|cronjob|container|service|namespace)\\s+[`\"]([a-z0-9][a-z0-9.-]{1,62})[`\"]")
 
 // reSettingQuantity is a resource amount as Kubernetes writes it, with the resource
 // the sentence names before it.
@@ -106,7 +106,8 @@ var reSettingQuantity = regexp.MustCompile(`(?i)\b(memory|cpu|ephemeral-storage|
 
 // subjectKinds spells the kinds a ticket names as the API does.
 var subjectKinds = map[string]string{"pod": "pod", "daemonset": "DaemonSet", "deployment": "Deployment",
-	"statefulset": "StatefulSet", "job": "Job", "cronjob": "CronJob", "container": "container", "service": "Service"}
+	"statefulset": "StatefulSet", "job": "Job", "cronjob": "CronJob", "container": "container", "service": "Service",
+	"namespace": "namespace"}
 
 // settingSubject is "DaemonSet node-exporter" from a match of reSettingSubject.
 func settingSubject(m []string) string {
@@ -121,6 +122,10 @@ func settingSubject(m []string) string {
 // reOutputLine is a line a program printed: it starts with a time, a klog header, a
 // JSON object or a bracketed level, or holds logfmt's level or msg.
 var reOutputLine = regexp.MustCompile(`^\s*(?:\d|[{\[]|[IWEF]\d{4} )|\b(?:level|msg|ts|time)=`)
+
+// reTemplateExample is an issue template's setting whose label gives examples, and the
+// reporter's answer after it.
+var reTemplateExample = regexp.MustCompile(`(?i)^[^:]*\((?:e\.g\.?|eg\.?|for example|such as)[^)]*\)[^:]*:\s*(.*)$`)
 
 // reListItem is a numbered step of a ticket ("1. Create a resource with …").
 var reListItem = regexp.MustCompile(`^\s*\d{1,2}[.)]\s+[A-Za-z]`)
@@ -178,50 +183,59 @@ func readTicketSetting(g *Graph) ticketSetting {
 		if reGoStructDump.MatchString(l.Text) || !isSettingLine(l.Text) {
 			continue
 		}
-		for _, p := range rePlatform.FindAllString(l.Text, -1) {
+		text := l.Text
+		if m := reTemplateExample.FindStringSubmatch(text); m != nil {
+			// An issue template's setting with its examples in the label ("Cloud
+			// provider (e.g. AKS, GKE, EKS): EKS"): the reporter's answer is after it.
+			text = m[1]
+		}
+		for _, p := range rePlatform.FindAllString(text, -1) {
 			if k := strings.ToLower(p); !named[k] && len(s.platforms) < 2 {
 				named[k] = true
 				s.platforms = append(s.platforms, p)
 			}
 		}
-		for _, m := range reSettingPort.FindAllStringSubmatch(l.Text, 2) {
+		for _, m := range reSettingPort.FindAllStringSubmatch(text, 2) {
 			if p := m[1] + " " + m[2]; len(s.ports) < 2 && !named[p] {
 				named[p] = true
 				s.ports = append(s.ports, p)
 			}
 		}
-		if m := reSettingSubject.FindStringSubmatch(l.Text); m != nil && s.subject == "" {
-			s.subject = settingSubject(m)
+		for _, m := range reSettingSubject.FindAllStringSubmatch(text, 2) {
+			if v := settingSubject(m); len(s.subjects) < 2 && !named[strings.ToLower(v)] {
+				named[strings.ToLower(v)] = true
+				s.subjects = append(s.subjects, v)
+			}
 		}
-		if reSettingChange.MatchString(l.Text) {
-			for _, m := range reSettingQuantity.FindAllStringSubmatch(l.Text, 2) {
+		if reSettingChange.MatchString(text) {
+			for _, m := range reSettingQuantity.FindAllStringSubmatch(text, 2) {
 				if q := strings.ToLower(m[1]) + " " + m[2]; len(s.quantities) < 2 && !named[q] {
 					named[q] = true
 					s.quantities = append(s.quantities, q)
 				}
 			}
 		}
-		if m := reSettingKernel.FindStringSubmatch(l.Text); m != nil && s.kernel == "" {
+		if m := reSettingKernel.FindStringSubmatch(text); m != nil && s.kernel == "" {
 			s.kernel = strings.TrimRight(m[1]+m[2], ".,;:")
 		}
-		if m := reSettingSwap.FindStringSubmatch(l.Text); m != nil && s.swap == "" {
+		if m := reSettingSwap.FindStringSubmatch(text); m != nil && s.swap == "" {
 			s.swap = m[1]
 		}
-		if loc := reSettingChange.FindStringIndex(l.Text); loc != nil {
-			if v := releaseAfter(l.Text[loc[1]:], true); v != "" {
+		if loc := reSettingChange.FindStringIndex(text); loc != nil {
+			if v := releaseAfter(text[loc[1]:], true); v != "" {
 				// A line that says the release moved names the one it moved to; the
 				// one it left is history.
 				changed = append(changed, v)
 				continue
 			}
 		}
-		if m := reComponentRelease.FindStringSubmatch(l.Text); m != nil {
+		if m := reComponentRelease.FindStringSubmatch(text); m != nil {
 			// The component's name with its release, as the list gives them.
 			stated = append(stated, strings.TrimSpace(m[1])+": "+m[2])
 			continue
 		}
-		for _, loc := range reSettingVersion.FindAllStringIndex(l.Text, -1) {
-			if v := releaseAfter(l.Text[loc[1]:], false); v != "" {
+		for _, loc := range reSettingVersion.FindAllStringIndex(text, -1) {
+			if v := releaseAfter(text[loc[1]:], false); v != "" {
 				stated = append(stated, v)
 				break
 			}
@@ -283,8 +297,10 @@ func releaseAfter(rest string, change bool) string {
 func (s ticketSetting) clause(cause string, stage Stage) string {
 	low := strings.ToLower(cause)
 	var parts []string
-	if _, name, _ := strings.Cut(s.subject, " "); name != "" && !strings.Contains(low, strings.ToLower(name)) {
-		parts = append(parts, s.subject)
+	for _, v := range s.subjects {
+		if _, name, _ := strings.Cut(v, " "); name != "" && !strings.Contains(low, strings.ToLower(name)) {
+			parts = append(parts, v)
+		}
 	}
 	if stage == StageScheduling || stage == StageRuntime {
 		for _, q := range s.quantities {
@@ -337,7 +353,7 @@ func nameSetting(g *Graph, fs []*Finding) {
 		}
 		if !read {
 			s, read = readTicketSetting(g), true
-			if len(s.platforms)+len(s.releases)+len(s.ports)+len(s.quantities) == 0 && s.kernel == "" && s.swap == "" && s.subject == "" {
+			if len(s.platforms)+len(s.releases)+len(s.ports)+len(s.quantities) == 0 && s.kernel == "" && s.swap == "" && len(s.subjects) == 0 {
 				return
 			}
 		}

@@ -138,6 +138,7 @@ func TestTheSubjectAndAmountOfATicketAreRead(t *testing.T) {
 	for text, want := range map[string]string{
 		"my `spire-server` pods were not starting up":         "pod spire-server",
 		"The `kps-prometheus-node-exporter` DaemonSet shows:": "DaemonSet kps-prometheus-node-exporter",
+		"into our `rook-ceph` namespace":                      "namespace rook-ceph",
 		`the deployment "web-api" keeps its old replicas`:     "Deployment web-api",
 	} {
 		if m := reSettingSubject.FindStringSubmatch(text); m == nil || settingSubject(m) != want {
@@ -150,11 +151,24 @@ func TestTheSubjectAndAmountOfATicketAreRead(t *testing.T) {
 	if m := reSettingQuantity.FindStringSubmatch("PR #2902's memory bump to 3840Mi took it down"); m == nil || m[2] != "3840Mi" {
 		t.Errorf("quantity = %q", m)
 	}
-	s := ticketSetting{subject: "pod spire-server", quantities: []string{"memory 3840Mi"}}
+	s := ticketSetting{subjects: []string{"pod spire-server"}, quantities: []string{"memory 3840Mi"}}
 	if got, want := s.clause("no node has enough free memory", StageScheduling), " (the ticket's setting: pod spire-server, memory 3840Mi)"; got != want {
 		t.Errorf("scheduling clause = %q, want %q", got, want)
 	}
 	if got, want := s.clause("the spire-server-0 pod's image is missing", StageImage), ""; got != want {
 		t.Errorf("clause of a cause naming its subject = %q, want %q", got, want)
+	}
+}
+
+func TestATemplatesExamplesAreNotItsAnswer(t *testing.T) {
+	m := reTemplateExample.FindStringSubmatch("- Cloud-provider/provisioner (e.g. AKS, GKE, EKS, PKE etc): EKS")
+	if m == nil || m[1] != "EKS" {
+		t.Fatalf("answer = %q, want EKS", m)
+	}
+	if m := reTemplateExample.FindStringSubmatch("- Kubernetes version (e.g. v1.11.2): 1.11.8"); m == nil || m[1] != "1.11.8" {
+		t.Errorf("answer = %q, want 1.11.8", m)
+	}
+	if reTemplateExample.MatchString("- Kubernetes version: 1.28 (EKS)") {
+		t.Error("a setting without examples read as one with")
 	}
 }
