@@ -188,6 +188,29 @@ var evidenceValues = []evidenceValue{
 	{EvidenceClusterCIDR, func(g *Graph, _ *Line) string { return g.loneClusterCIDRText() }},
 	{EvidencePV, func(g *Graph, _ *Line) string { return g.lonePVName() }},
 	{EvidencePVC, func(g *Graph, _ *Line) string { return g.loneUnboundClaim() }},
+	{EvidenceUser, func(g *Graph, _ *Line) string { return g.loneDockerfileUser() }},
+}
+
+// EvidenceUser names, in a template's optional part, the one USER instruction a
+// Dockerfile pasted in the evidence sets ("USER app"): the kubelet's refusal of a
+// non-numeric user names the user, not where the image set it.
+const EvidenceUser = "evidenceUser"
+
+// reDockerfileUser is a Dockerfile's USER instruction, at the start of a line or set off
+// in backticks in a sentence.
+var reDockerfileUser = regexp.MustCompile("(?:^\\s*|`)USER\\s+([A-Za-z0-9_][\\w.:-]*)")
+
+// loneDockerfileUser is "USER NAME" for the one USER the evidence's text sets, "" when it
+// sets none or several.
+func (g *Graph) loneDockerfileUser() string {
+	return g.loneOf(&g.loneUserOnce, &g.loneUser, func(func(string)) {}, func(line string, add func(string)) {
+		if !strings.Contains(line, "USER") {
+			return
+		}
+		for _, m := range reDockerfileUser.FindAllStringSubmatch(line, -1) {
+			add("USER " + m[1])
+		}
+	})
 }
 
 // EvidencePVC names, in a template's optional part, the one PersistentVolumeClaim the

@@ -163,6 +163,9 @@ type Graph struct {
 	// evidence's text sets.
 	loneClusterCIDROnce sync.Once
 	loneClusterCIDR     string
+	// loneUserOnce computes loneUser, the one USER a Dockerfile in the evidence sets.
+	loneUserOnce sync.Once
+	loneUser     string
 	// lonePVOnce computes lonePV, the one PersistentVolume the evidence holds.
 	lonePVOnce sync.Once
 	lonePV     string
