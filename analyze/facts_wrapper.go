@@ -3,6 +3,7 @@ package analyze
 import (
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -189,6 +190,45 @@ var evidenceValues = []evidenceValue{
 	{EvidencePV, func(g *Graph, _ *Line) string { return g.lonePVName() }},
 	{EvidencePVC, func(g *Graph, _ *Line) string { return g.loneUnboundClaim() }},
 	{EvidenceUser, func(g *Graph, _ *Line) string { return g.loneDockerfileUser() }},
+	{EvidenceFullFS, func(g *Graph, _ *Line) string { return g.fullestFilesystem() }},
+}
+
+// EvidenceFullFS names, in a template's optional part, the fullest filesystem a `df`
+// pasted in the evidence shows, when it is at least minFullPercent full: the kubelet's
+// DiskPressure names no filesystem, and the one near its threshold may not be the root
+// (the container runtime's state on a small tmpfs, an image filesystem of its own).
+const EvidenceFullFS = "evidenceFullFS"
+
+// minFullPercent is the use, in percent, from which a filesystem counts as full.
+const minFullPercent = 80
+
+// reDfRow is a row of df -h (or df): filesystem, size, used, available, use%, mount.
+var reDfRow = regexp.MustCompile(`^\s*(\S+)\s+[\d.]+[KMGTP]?i?\s+[\d.]+[KMGTP]?i?\s+[\d.]+[KMGTP]?i?\s+(\d{1,3})%\s+(/\S*)\s*$`)
+
+// fullestFilesystem is "FILESYSTEM on MOUNT at N% use" for the fullest df row of the
+// evidence's text at or above minFullPercent, "" when none is.
+func (g *Graph) fullestFilesystem() string {
+	g.fullestFSOnce.Do(func() {
+		best := -1
+		for _, f := range g.fragments {
+			for _, l := range f.lines {
+				if !strings.Contains(l, "%") {
+					continue
+				}
+				m := reDfRow.FindStringSubmatch(l)
+				if m == nil {
+					continue
+				}
+				n, err := strconv.Atoi(m[2])
+				if err != nil || n < minFullPercent || n <= best {
+					continue
+				}
+				best = n
+				g.fullestFS = m[1] + " on " + m[3] + " at " + m[2] + "% use"
+			}
+		}
+	})
+	return g.fullestFS
 }
 
 // EvidenceUser names, in a template's optional part, the one USER instruction a

@@ -163,6 +163,9 @@ type Graph struct {
 	// evidence's text sets.
 	loneClusterCIDROnce sync.Once
 	loneClusterCIDR     string
+	// fullestFSOnce computes fullestFS, the fullest filesystem a pasted df shows.
+	fullestFSOnce sync.Once
+	fullestFS     string
 	// loneUserOnce computes loneUser, the one USER a Dockerfile in the evidence sets.
 	loneUserOnce sync.Once
 	loneUser     string

@@ -1,0 +1,48 @@
+package rules
+
+import (
+	"strings"
+	"testing"
+)
+
+// The kubelet's refusal of a non-numeric user names the user; the Dockerfile pasted with
+// it says where the image sets it, and the cause names that instruction.
+func TestANonNumericUserNamesTheDockerfilesUser(t *testing.T) {
+	rs := catalogRoots(t, map[string]string{
+		"error.txt":  "Error: container has runAsNonRoot and image has non-numeric user (app), cannot verify user is non-root\n",
+		"Dockerfile": "FROM python:3.12-slim\nRUN useradd app\nUSER app\nCMD [\"python\", \"main.py\"]\n",
+	})
+	if len(rs) == 0 {
+		t.Fatal("no root")
+	}
+	if c := rs[0].Cause; !strings.Contains(c, "USER app") {
+		t.Errorf("root cause lacks the Dockerfile's USER app: %s", c)
+	}
+}
+
+// DiskPressure names no filesystem; the df pasted with it shows which one is near full,
+// and the eviction's cause names the fullest at 80 % or more.
+func TestADiskPressureEvictionNamesTheFullestFilesystem(t *testing.T) {
+	rs := catalogRoots(t, map[string]string{
+		"message.txt": "pods are getting evicted with an event `The node had condition: [DiskPressure].`\n\n" +
+			"Filesystem      Size  Used Avail Use% Mounted on\n" +
+			"tmpfs           3.2G  2.7G  505M  85% /run\n" +
+			"/dev/nvme0n1p2  938G  310G  581G  35% /\n" +
+			"tmpfs            16G     0   16G   0% /dev/shm\n",
+	})
+	if len(rs) == 0 {
+		t.Fatal("no root")
+	}
+	found := false
+	for _, r := range rs {
+		if r.Rule == "node-pod-evicted" {
+			found = true
+			if !strings.Contains(r.Cause, "tmpfs on /run at 85% use") {
+				t.Errorf("eviction cause lacks the fullest filesystem: %s", r.Cause)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no node-pod-evicted root among %d", len(rs))
+	}
+}
