@@ -280,9 +280,15 @@ func described(g *Graph, fs []*Finding, rules []*Rule) (*Finding, map[string]boo
 	// The places of the lines the catalog read: a component's own words, not a
 	// reporter's, however much they read like a sentence.
 	catalogRead := map[string]bool{}
+	// Stages the floor places a program's own output line at (a container's log, a
+	// journal): the prose may not move the trouble to a stage none of them is at.
+	outputStages := map[Stage]bool{}
 	for _, f := range fs {
 		switch f.Rule {
 		case UnexplainedRule:
+			if len(f.Evidence) > 0 && !isProse(f.Evidence[0].Excerpt) && reOutputLine.MatchString(f.Evidence[0].Excerpt) {
+				outputStages[f.Stage] = true
+			}
 		case CatalogRule:
 			catalogStages[f.Stage] = true
 			for _, e := range f.Evidence {
@@ -375,6 +381,11 @@ func described(g *Graph, fs []*Finding, rules []*Rule) (*Finding, map[string]boo
 	}
 	if len(catalogStages) > 0 && !catalogStages[best.rule.Stage] {
 		// A component's own line places the trouble elsewhere than the prose.
+		return nil, nil
+	}
+	if len(outputStages) > 0 && !outputStages[best.rule.Stage] {
+		// A program's own output (a timestamped log or journal line) shows trouble at
+		// another stage: the prose's closest failure does not outweigh it.
 		return nil, nil
 	}
 	var rival *describedDoc

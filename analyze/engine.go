@@ -330,11 +330,21 @@ func findingLess(a, b *Finding) bool {
 	if a.Rule != b.Rule {
 		return a.Rule < b.Rule
 	}
+	// Of two lines no rule knows, a program's own output comes before a reporter's
+	// sentence: it is what the sentence describes.
+	if pa, pb := quotesProse(a), quotesProse(b); pa != pb {
+		return pb
+	}
 	as, bs := firstSubject(a), firstSubject(b)
 	if as != bs {
 		return as < bs
 	}
 	return a.Cause < b.Cause
+}
+
+// quotesProse reports whether an unexplained finding rests first on a sentence.
+func quotesProse(f *Finding) bool {
+	return f.Rule == UnexplainedRule && len(f.Evidence) > 0 && isProse(f.Evidence[0].Excerpt)
 }
 
 // tiedFindings are the findings of the signatures that fire on lines no pattern matched,

@@ -47,3 +47,17 @@ func TestALookupSentenceIsClusterDNSWhateverItsSetting(t *testing.T) {
 		t.Errorf("textStage(%q) = %s, want service", text, got)
 	}
 }
+
+// Of two unexplained findings at one stage, the one quoting a program's output comes
+// before the one quoting the reporter's sentence about it.
+func TestOutputComesBeforeTheSentenceAboutIt(t *testing.T) {
+	prose := &Finding{Rule: UnexplainedRule, Stage: StageRuntime, Severity: SeverityError,
+		Evidence: []Evidence{{Excerpt: "I was debugging a problem with the init pods showing an Error state and the cluster never coming up."}}}
+	output := &Finding{Rule: UnexplainedRule, Stage: StageRuntime, Severity: SeverityError,
+		Evidence: []Evidence{{Excerpt: `/task/initdb.sh: line 3: $'\r': command not found`}}}
+	fs := []*Finding{prose, output}
+	sortFindings(fs)
+	if fs[0] != output {
+		t.Errorf("first finding quotes %q, want the program's output", fs[0].Evidence[0].Excerpt)
+	}
+}

@@ -25,3 +25,21 @@ func TestARefusalOutranksTheTimeOutItCaused(t *testing.T) {
 		t.Errorf("root stage = %s, want termination", rs[0].Stage)
 	}
 }
+
+// A program's timestamped log line that shows trouble keeps the prose's closest failure
+// from moving the root to another stage: a sentence about how the chart was installed
+// is no YAML error when the container's log says why it stops.
+func TestTheProseDoesNotOutweighAProgramsOwnLog(t *testing.T) {
+	rs := catalogRoots(t, map[string]string{
+		"message.txt": "Installed with the main branch (helm install, or kubectl apply of the rendered yaml manifest) on Kubernetes 1.24 with containerd.\n\n" +
+			"Error for the web container:\n\n" +
+			"helm install or kubectl apply yaml under Kubernetes with containerd, then check the web pod log.\n",
+		"kubectl.txt": "$ kubectl logs web-67ccb4cf4b-6wwk7\n" +
+			"2022/06/21 17:46:06 [emerg] 12#12: bind() to 0.0.0.0:80 failed (13: Permission denied)\n",
+	})
+	for _, r := range rs {
+		if r.Stage == "request" {
+			t.Errorf("root at the request stage from the prose: %s %s", r.Rule, r.Cause)
+		}
+	}
+}
