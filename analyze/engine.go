@@ -31,6 +31,9 @@ type Options struct {
 	// lines of evidence text and the indexes over them, which the rules read and the
 	// pods' reports do not, are let go of before those are built (Graph.letLinesGo).
 	LastRun bool
+	// Alone says the process runs no other analysis, now or later: what is built for
+	// any analysis to reuse, the automaton of the signatures' literals, is not kept.
+	Alone bool
 	// podOwners are the controllers of the Pod in scope (withOwners).
 	podOwners []ObjectRef
 }
@@ -74,7 +77,7 @@ func RunContext(ctx context.Context, g *Graph, rules []*Rule, opts Options) (*Re
 			sigs = append(sigs, rule.signature)
 		}
 	}
-	g.indexSignatures(sigs)
+	g.indexSignatures(sigs, !opts.Alone)
 	for _, rule := range rules {
 		if err := ctx.Err(); err != nil {
 			return nil, err

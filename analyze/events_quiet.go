@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -297,14 +298,20 @@ func (g *Graph) eventsForIf(p *Pod, wanted func(*Event) bool) []*Event {
 // any reports whether wanted, which reads what an event says and not where it is, is
 // true of an event of q.
 func (t *quietTables) any(q *quietEvents, wanted func(*Event) bool) bool {
-	var e Event
+	e := scratchEvents.Get().(*Event)
+	defer scratchEvents.Put(e)
 	for _, c := range q.list {
-		if t.fill(&e, c, q.pod); wanted(&e) {
+		if t.fill(e, c, q.pod); wanted(e) {
 			return true
 		}
 	}
 	return false
 }
+
+// scratchEvents are events to fill with a compact event for a reader that only looks at
+// it: wanted may keep what it is given, as far as the compiler knows, so an event on
+// the stack would move to the heap, one per call, and the rules ask for every pod's.
+var scratchEvents = sync.Pool{New: func() any { return new(Event) }}
 
 // quietLen is how many events of p are still kept compact: 0 when they are not.
 func (g *Graph) quietLen(p *Pod) int {
@@ -333,9 +340,10 @@ func (g *Graph) quietLatest(p *Pod, wanted func(*Event) bool) (*Event, bool) {
 		return nil, false
 	}
 	var latest *Event
-	var e Event
+	e := scratchEvents.Get().(*Event)
+	defer scratchEvents.Put(e)
 	for _, c := range q.list {
-		if g.quietTables.fill(&e, c, p); !wanted(&e) {
+		if g.quietTables.fill(e, c, p); !wanted(e) {
 			continue
 		}
 		// In load order: of events eventLess cannot tell apart, the stable sort

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -55,10 +56,51 @@ type Line struct {
 	// A journal entry's line keeps only the entry, and an event's line only the event,
 	// and reads its node, container and citation from it when asked: journals and
 	// events make most lines, and few are ever cited. Any other line keeps what it
-	// knows in more.
-	entry *JournalEntry
-	event *Event
-	more  *lineMore
+	// knows in a lineMore. src is the one of them from says it is: one pointer and a
+	// byte beside the flags rather than three pointers, 16 bytes of each of the
+	// 200k lines of 20k pods, held while the rules run.
+	from lineSource
+	src  unsafe.Pointer
+}
+
+// lineSource says what a line's src points to.
+type lineSource uint8
+
+const (
+	fromNothing lineSource = iota
+	fromEntry
+	fromEvent
+	fromMore
+)
+
+// entry is the journal entry the line was read from, or nil.
+func (l *Line) entry() *JournalEntry {
+	if l.from != fromEntry {
+		return nil
+	}
+	return (*JournalEntry)(l.src)
+}
+
+// event is the event the line was read from, or nil.
+func (l *Line) event() *Event {
+	if l.from != fromEvent {
+		return nil
+	}
+	return (*Event)(l.src)
+}
+
+// more is what a line read from neither knows, or nil.
+func (l *Line) more() *lineMore {
+	if l.from != fromMore {
+		return nil
+	}
+	return (*lineMore)(l.src)
+}
+
+// withMore is l knowing what m says.
+func (l Line) withMore(m *lineMore) Line {
+	l.from, l.src = fromMore, unsafe.Pointer(m)
+	return l
 }
 
 // lineMore is what a line that is not a journal entry's knows besides its text.
@@ -87,89 +129,91 @@ type lineIn struct {
 
 // Reason is the event or status reason ("FailedMount", "CrashLoopBackOff").
 func (l *Line) Reason() string {
-	if l.event != nil {
-		return l.event.Reason
+	switch l.from {
+	case fromEvent:
+		return l.event().Reason
+	case fromMore:
+		return l.more().reason
 	}
-	if l.more == nil {
-		return ""
-	}
-	return l.more.reason
+	return ""
 }
 
 // Object is the object an event is about when it is not a pod (a ReplicaSet's
 // FailedCreate, a Node's NodeNotReady).
 func (l *Line) Object() ObjectRef {
-	if l.event != nil && l.Pod == nil {
-		return l.event.Regarding
+	switch l.from {
+	case fromEvent:
+		if l.Pod == nil {
+			return l.event().Regarding
+		}
+	case fromMore:
+		return l.more().object
 	}
-	if l.more == nil {
-		return ObjectRef{}
-	}
-	return l.more.object
+	return ObjectRef{}
 }
 
 // Node is the node the line is about, when known.
 func (l *Line) Node() string {
-	if l.entry != nil {
-		return l.entry.Node()
+	switch l.from {
+	case fromEntry:
+		return l.entry().Node()
+	case fromEvent:
+		return eventNode(l.event(), l.Pod)
+	case fromMore:
+		return l.more().node
 	}
-	if l.event != nil {
-		return eventNode(l.event, l.Pod)
-	}
-	if l.more == nil {
-		return ""
-	}
-	return l.more.node
+	return ""
 }
 
 // Container is the container the line is about, when known.
 func (l *Line) Container() string {
-	if l.entry != nil {
-		c, _ := l.entry.Field("containerName")
+	switch l.from {
+	case fromEntry:
+		c, _ := l.entry().Field("containerName")
 		return c
+	case fromEvent:
+		return l.event().Container()
+	case fromMore:
+		return l.more().container
 	}
-	if l.event != nil {
-		return l.event.Container()
-	}
-	if l.more == nil {
-		return ""
-	}
-	return l.more.container
+	return ""
 }
 
 // Count is how often an event was seen (0 for other lines).
 func (l *Line) Count() int32 {
-	if l.event != nil {
-		return l.event.Count
+	switch l.from {
+	case fromEvent:
+		return l.event().Count
+	case fromMore:
+		return l.more().count
 	}
-	if l.more == nil {
-		return 0
-	}
-	return l.more.count
+	return 0
 }
 
 // Evidence cites the line.
 func (l *Line) Evidence() Evidence {
-	switch {
-	case l.entry != nil:
-		return l.entry.Evidence()
-	case l.event != nil:
-		return l.event.Evidence()
-	case l.more != nil:
-		return l.more.ev
+	switch l.from {
+	case fromEntry:
+		return l.entry().Evidence()
+	case fromEvent:
+		return l.event().Evidence()
+	case fromMore:
+		return l.more().ev
 	}
 	return Evidence{}
 }
 
 // source is the bundle and path of the file the line comes from.
 func (l *Line) source() (string, string) {
-	switch {
-	case l.entry != nil && l.entry.file != nil:
-		return l.entry.file.at.Bundle, l.entry.file.path
-	case l.event != nil:
-		return l.event.Loc.Bundle, l.event.Loc.inBundle().Path
-	case l.more != nil:
-		return l.more.ev.Bundle, l.more.ev.inBundle().Path
+	switch l.from {
+	case fromEntry:
+		if e := l.entry(); e.file != nil {
+			return e.file.at.Bundle, e.file.path
+		}
+	case fromEvent:
+		return l.event().Loc.Bundle, l.event().Loc.inBundle().Path
+	case fromMore:
+		return l.more().ev.Bundle, l.more().ev.inBundle().Path
 	}
 	return "", ""
 }
@@ -355,12 +399,18 @@ func newLine(in lineIn) (Line, bool) {
 	if text == "" && in.Reason == "" {
 		return Line{}, false
 	}
-	l := Line{Kind: in.Kind, Text: text, Pod: in.Pod, Warning: in.Warning, Fragment: in.Fragment, entry: in.entry, event: in.event}
-	if in.entry == nil && in.event == nil {
-		l.more = &lineMore{reason: in.Reason, object: in.Object, node: in.Node, container: in.Container, count: in.Count}
+	l := Line{Kind: in.Kind, Text: text, Pod: in.Pod, Warning: in.Warning, Fragment: in.Fragment}
+	switch {
+	case in.entry != nil:
+		l.from, l.src = fromEntry, unsafe.Pointer(in.entry)
+	case in.event != nil:
+		l.from, l.src = fromEvent, unsafe.Pointer(in.event)
+	default:
+		m := &lineMore{reason: in.Reason, object: in.Object, node: in.Node, container: in.Container, count: in.Count}
 		if in.ev != nil {
-			l.more.ev = *in.ev
+			m.ev = *in.ev
 		}
+		l = l.withMore(m)
 	}
 	return l, true
 }

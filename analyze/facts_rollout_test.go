@@ -1,6 +1,7 @@
 package analyze_test
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -79,4 +80,48 @@ func TestNodeReadyAndRuntimeNetworkMessage(t *testing.T) {
 	if got := analyze.RuntimeNetworkMessage("other"); got != "other" {
 		t.Errorf("RuntimeNetworkMessage without message = %q", got)
 	}
+}
+
+// Finding a ReplicaSet's or a Job's pods reads every pod's controller: at 20k pods and a
+// few dozen failed Jobs or stuck ReplicaSets that was a million references made and
+// dropped, most of what the rules allocated. A reference that is only read must not be
+// allocated, so the scan allocates for what it returns and nothing per pod.
+func TestScansForAnOwnersPodsAllocateNothingPerPod(t *testing.T) {
+	var pods []any
+	for i := range 200 {
+		p := podObj("shop", fmt.Sprintf("web-1-%03d", i), "n1", obj{"status": obj{"phase": "Running",
+			"conditions": []any{obj{"type": "Ready", "status": "True"}}}})
+		p["metadata"].(obj)["ownerReferences"] = []any{obj{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-1", "uid": "rs-uid", "controller": true}}
+		pods = append(pods, p)
+	}
+	g := load(t, map[string]any{
+		"cluster-resources/replicasets/shop.json": list(obj{"metadata": obj{"name": "web-1", "namespace": "shop", "uid": "rs-uid"}, "spec": obj{"replicas": 200}}),
+		"cluster-resources/pods/shop.json":        list(pods...),
+	})
+	viewOf(t, g, []analyze.Kind{analyze.Pods, analyze.ReplicaSets}, func(v *analyze.View) bool {
+		rs := v.ReplicaSets()[0]
+		if n := testing.AllocsPerRun(20, func() {
+			if len(v.NotReadyPods(rs)) != 0 {
+				t.Fatal("a ready pod listed as not ready")
+			}
+		}); n != 0 {
+			t.Errorf("NotReadyPods over %d ready pods allocates %v times, want 0", len(pods), n)
+		}
+		if n := testing.AllocsPerRun(20, func() {
+			if len(v.PodsControlledBy(rs.Ref())) != len(pods) {
+				t.Fatal("PodsControlledBy missed pods")
+			}
+		}); n > 20 {
+			t.Errorf("PodsControlledBy over %d pods allocates %v times, want only its result (its list grown by doubling)", len(pods), n)
+		}
+		p := v.Pods()[0]
+		if n := testing.AllocsPerRun(20, func() {
+			if c := v.Controller(p.Meta()); c == nil || c.Name != "web-1" {
+				t.Fatal("the pod's controller is not web-1")
+			}
+		}); n != 0 {
+			t.Errorf("Controller allocates %v times for a reference only read, want 0", n)
+		}
+		return true
+	})
 }

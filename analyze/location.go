@@ -84,6 +84,18 @@ func (l Location) At(parts ...any) Location {
 
 func appendPointer(pointer string, parts []any) string {
 	var b strings.Builder
+	// One allocation for the usual parts (names and indexes) rather than the builder's
+	// growing: the rules cite a place in every container's status.
+	n := len(pointer)
+	for _, p := range parts {
+		n++
+		if v, ok := p.(string); ok {
+			n += len(v)
+		} else {
+			n += 4
+		}
+	}
+	b.Grow(n)
 	b.WriteString(pointer)
 	for _, p := range parts {
 		b.WriteByte('/')
@@ -93,7 +105,8 @@ func appendPointer(pointer string, parts []any) string {
 		case int:
 			b.WriteString(strconv.Itoa(v))
 		default:
-			fmt.Fprint(&b, v)
+			// Not Fprint(&b, …): b would move to the heap for every pointer.
+			b.WriteString(fmt.Sprint(v))
 		}
 	}
 	return b.String()

@@ -11,11 +11,8 @@ import (
 
 // controllerOf is a controlling owner reference as an ObjectRef, or nil.
 func controllerOf(meta *metav1.ObjectMeta) *ObjectRef {
-	if meta == nil {
-		return nil
-	}
-	if ref := metav1.GetControllerOfNoCopy(meta); ref != nil {
-		return &ObjectRef{Kind: ref.Kind, Namespace: meta.Namespace, Name: ref.Name, UID: string(ref.UID)}
+	if ref, ok := controllingRef(meta); ok {
+		return &ref
 	}
 	return nil
 }

@@ -29,8 +29,10 @@ func (g *Graph) signatureLines(s *Signature) ([]int32, bool) {
 	return idx, ok
 }
 
-// indexSignatures finds the candidate lines of the signatures not indexed yet.
-func (g *Graph) indexSignatures(sigs []*Signature) {
+// indexSignatures finds the candidate lines of the signatures not indexed yet. keep
+// keeps the automaton it builds for the next analysis that asks for the same set
+// (automata).
+func (g *Graph) indexSignatures(sigs []*Signature, keep bool) {
 	g.sigIndex.mu.Lock()
 	defer g.sigIndex.mu.Unlock()
 	var todo []*Signature
@@ -45,7 +47,7 @@ func (g *Graph) indexSignatures(sigs []*Signature) {
 	if g.sigIndex.lines == nil {
 		g.sigIndex.lines = map[*Signature][]int32{}
 	}
-	for s, idx := range findLiterals(g.Lines(), todo) {
+	for s, idx := range findLiterals(g.Lines(), todo, keep) {
 		g.sigIndex.lines[s] = idx
 	}
 }
@@ -73,8 +75,9 @@ type literalSet struct {
 }
 
 // newLiteralSet builds the automaton over sigs' literals; dfa makes it a DFA, which
-// takes longer to build and scans faster (dfaMinText).
-func newLiteralSet(sigs []*Signature, dfa bool) *literalSet {
+// takes longer to build and scans faster (dfaMinText); keep keeps it for the next
+// analysis (automaton).
+func newLiteralSet(sigs []*Signature, dfa, keep bool) *literalSet {
 	set := &literalSet{nsigs: len(sigs)}
 	ids := map[string]int{}
 	var pats []string
@@ -103,7 +106,7 @@ func newLiteralSet(sigs []*Signature, dfa bool) *literalSet {
 			set.fold = set.fold || l.fold
 		}
 	}
-	set.ac = automaton(pats, dfa)
+	set.ac = automatonKept(pats, dfa, keep)
 	return set
 }
 
@@ -152,6 +155,14 @@ const dfaMinText = 16 << 20
 // automaton returns the case-insensitive automaton of pats, built once per set; dfa
 // asks for a DFA, and a set already built as one is handed out as it is.
 func automaton(pats []string, dfa bool) ahocorasick.AhoCorasick {
+	return automatonKept(pats, dfa, true)
+}
+
+// automatonKept is automaton, but when keep is false and the set is not kept yet it
+// is built for the caller alone and not kept: a process that runs one analysis would
+// otherwise hold it (the signatures' DFA is 8 MB) while its rules run, when its
+// memory peaks, for no analysis to come.
+func automatonKept(pats []string, dfa, keep bool) ahocorasick.AhoCorasick {
 	set := strings.Join(pats, "\x00")
 	key := set + "\x00dfa"
 	automata.Lock()
@@ -159,6 +170,10 @@ func automaton(pats []string, dfa bool) ahocorasick.AhoCorasick {
 	if !ok && !dfa {
 		key = set + "\x00nfa"
 		a, ok = automata.m[key]
+	}
+	if !ok && !keep {
+		automata.Unlock()
+		return buildAutomaton(pats, dfa)
 	}
 	if !ok {
 		if automata.m == nil || len(automata.m) >= maxAutomata {
@@ -168,12 +183,14 @@ func automaton(pats []string, dfa bool) ahocorasick.AhoCorasick {
 		automata.m[key] = a
 	}
 	automata.Unlock()
-	a.once.Do(func() {
-		b := ahocorasick.NewAhoCorasickBuilder(ahocorasick.Opts{AsciiCaseInsensitive: true,
-			MatchKind: ahocorasick.StandardMatch, DFA: dfa})
-		a.ac = b.Build(pats)
-	})
+	a.once.Do(func() { a.ac = buildAutomaton(pats, dfa) })
 	return a.ac
+}
+
+func buildAutomaton(pats []string, dfa bool) ahocorasick.AhoCorasick {
+	b := ahocorasick.NewAhoCorasickBuilder(ahocorasick.Opts{AsciiCaseInsensitive: true,
+		MatchKind: ahocorasick.StandardMatch, DFA: dfa})
+	return b.Build(pats)
 }
 
 // scan calls hit for each signature with a literal in text, possibly more than once.
@@ -209,12 +226,12 @@ func isASCII(s string) bool {
 // findLiterals returns, for each signature, the lines that hold one of its literals, in
 // line order. The lines are split between the cores; each part is scanned on its own
 // and the parts are joined in order.
-func findLiterals(lines []Line, sigs []*Signature) map[*Signature][]int32 {
+func findLiterals(lines []Line, sigs []*Signature, keep bool) map[*Signature][]int32 {
 	text := 0
 	for i := range lines {
 		text += len(lines[i].Text)
 	}
-	set := newLiteralSet(sigs, text >= dfaMinText)
+	set := newLiteralSet(sigs, text >= dfaMinText, keep)
 	parts := min(runtime.GOMAXPROCS(0), max(1, len(lines)/20000))
 	found := make([][][]int32, parts)
 	var wg sync.WaitGroup

@@ -61,7 +61,7 @@ func TestSignatureIndexChangesNoFinding(t *testing.T) {
 		for i, s := range sigs {
 			wants[i], _ = runRule(g, s.Rule())
 		}
-		g.indexSignatures(sigs)
+		g.indexSignatures(sigs, true)
 		for i, s := range sigs {
 			want := wants[i]
 			got, _ := runRule(g, s.Rule())
@@ -101,7 +101,7 @@ func FuzzLiteralSetFindsEveryLiteral(f *testing.F) {
 		sigs = append(sigs, s)
 	}
 	// The NFA and the DFA made from it must both find every literal (dfaMinText).
-	sets := []*literalSet{newLiteralSet(sigs, false), newLiteralSet(sigs, true)}
+	sets := []*literalSet{newLiteralSet(sigs, false, true), newLiteralSet(sigs, true, true)}
 	f.Fuzz(func(t *testing.T, text string) {
 		for _, set := range sets {
 			hit := map[int]bool{}
@@ -122,4 +122,68 @@ func FuzzLiteralSetFindsEveryLiteral(f *testing.F) {
 			}
 		}
 	})
+}
+
+// An analysis that runs alone in its process (the CLI's analyze) does not keep the
+// automaton of its signatures' literals once it has indexed the lines with it: at 20k
+// pods the DFA is 8 MB, held while the rules run, when the process's memory peaks. Any
+// other analysis keeps it for the next one, and both find the same.
+func TestAnAnalysisAloneKeepsNoAutomaton(t *testing.T) {
+	// A literal of this test's own, so that no other test's analysis built the set.
+	sig := strings.ReplaceAll(templateSig, "429 Too Many Requests", "429 Too Many Requests alone-automaton-test")
+	sig = strings.ReplaceAll(sig, "toomanyrequests", "toomanyrequests-alone-automaton-test")
+	sigs, err := ParseSignatures("t.yaml", []byte(sig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := func() bool {
+		automata.Lock()
+		defer automata.Unlock()
+		for key := range automata.m {
+			if strings.Contains(key, "alone-automaton-test") {
+				return true
+			}
+		}
+		return false
+	}
+	mem := memGraphFiles(map[string]string{
+		"cluster-resources/events/shop.json": `{"kind":"EventList","items":[{"metadata":{"name":"e1","namespace":"shop"},` +
+			`"involvedObject":{"kind":"Pod","namespace":"shop","name":"web-1"},"reason":"Failed","type":"Warning",` +
+			`"message":"Failed to pull image \"app:1\": 429 Too Many Requests alone-automaton-test","count":1,` +
+			`"lastTimestamp":"2026-11-29T10:00:00Z"}]}`,
+	})
+	run := func(alone bool) []*Finding {
+		g := Load([]*bundle.Bundle{mem(t)}, nil)
+		r := Run(g, []*Rule{sigs[0].Rule()}, Options{Alone: alone, LastRun: alone})
+		return r.Findings
+	}
+	alone := run(true)
+	if kept() {
+		t.Fatal("an analysis alone kept its automaton")
+	}
+	if len(alone) != 1 {
+		t.Fatalf("an analysis alone found %d findings, want 1", len(alone))
+	}
+	shared := run(false)
+	if !kept() {
+		t.Fatal("an analysis not alone did not keep its automaton for the next")
+	}
+	if !reflect.DeepEqual(alone, shared) {
+		t.Error("an analysis alone found other findings than one that keeps its automaton")
+	}
+}
+
+// memGraphFiles is a bundle of files in memory, made for each caller.
+func memGraphFiles(files map[string]string) func(t *testing.T) *bundle.Bundle {
+	return func(t *testing.T) *bundle.Bundle {
+		raw := map[string][]byte{}
+		for name, s := range files {
+			raw[name] = []byte(s)
+		}
+		b, err := bundle.New("mem", raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
 }

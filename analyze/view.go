@@ -120,14 +120,26 @@ func setSelects(selector, l map[string]string) bool {
 // Controller returns the controlling owner of an object (the ReplicaSet of a pod, the
 // Deployment of a ReplicaSet), or nil. It needs no declared kind: the reference is on the
 // object itself.
+//
+// It is small enough to be inlined, so a caller that only reads the reference (a scan
+// of every pod for the ones a Job or ReplicaSet controls) keeps it on its stack rather
+// than allocating one per object.
 func (v *View) Controller(meta *metav1.ObjectMeta) *ObjectRef {
-	if meta == nil {
-		return nil
-	}
-	if ref := metav1.GetControllerOfNoCopy(meta); ref != nil {
-		return &ObjectRef{Kind: ref.Kind, Namespace: meta.Namespace, Name: ref.Name, UID: string(ref.UID)}
+	if ref, ok := controllingRef(meta); ok {
+		return &ref
 	}
 	return nil
+}
+
+// controllingRef is the controlling owner of an object, if it has one.
+func controllingRef(meta *metav1.ObjectMeta) (ObjectRef, bool) {
+	if meta == nil {
+		return ObjectRef{}, false
+	}
+	if ref := metav1.GetControllerOfNoCopy(meta); ref != nil {
+		return ObjectRef{Kind: ref.Kind, Namespace: meta.Namespace, Name: ref.Name, UID: string(ref.UID)}, true
+	}
+	return ObjectRef{}, false
 }
 
 // Workload returns the top of a pod's owner chain: the Deployment of its ReplicaSet,

@@ -14,9 +14,9 @@ import (
 // OpenReadOnce is OpenContext for one consumer that decodes each file once (one
 // analysis): the bundle is marked ReadOnce, and since that is known before reading,
 // every file of packMin bytes or more is kept as an s2 block instead of raw. ReadFile
-// and Take decode a block; Take drops it. The first packedInMemory bytes of blocks are
-// kept in memory and the rest in a temporary file that is unlinked as soon as it is
-// created, so nothing is left on disk however the process ends. Memory after opening
+// and Take decode a block; Take drops it. The blocks are kept in a temporary file that
+// is unlinked as soon as it is created, so nothing is left on disk however the process
+// ends (packedInMemory). Memory after opening
 // is then bounded whatever the bundle's size, and while opening the largest file
 // takes twice more: its raw bytes and the buffer it is compressed into. Where a
 // temporary file cannot be made (or unlinked while open), blocks stay in memory:
@@ -31,10 +31,14 @@ func OpenReadOnce(ctx context.Context, p string, limits Limits) (*Bundle, error)
 const packMin = 4 << 10
 
 // packedInMemory bounds the s2 blocks OpenReadOnce keeps in memory; the rest go to
-// the spill file. On the generated bundles the blocks come to about 20 MB at 1k pods
-// and 120 MB at 5k, and grow with the bundle; most are journals, which a load takes
-// last: in memory they would be held through the whole decode of the objects.
-var packedInMemory = 32 << 20
+// the spill file. None are: the blocks kept were the first read, and an archive's
+// order is not the order a load takes its files in. At 20k pods the first 32 MB were
+// pod lists and containers' inspect files, the latter taken last, so held through the
+// decode of every list and event, where the load's memory peaks; at 1k and 5k pods
+// they were most of the blocks (about 20 MB and 120 MB in all), held on top of the
+// whole analysis. Writing them and reading them back once costs less than the decode
+// that follows. Tests set a budget to keep blocks in memory.
+var packedInMemory = 0
 
 // packedFile is a file kept as an s2 block, with its newlines counted and its digest
 // taken while it was still raw, so that Verify need not decode it. A spilled block is

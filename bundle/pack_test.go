@@ -191,6 +191,10 @@ func TestOpenReadOnceReadsWhatOpenReads(t *testing.T) {
 		NodePath("n1", NodeDmesg):                noise,
 		LogPath("shop", "web-1", "app", false):   []byte("small\nlog\n"),
 	}
+	// Blocks kept in memory read as spilled ones do (TestOpenReadOnceSpillsEveryBlock).
+	saved := packedInMemory
+	packedInMemory = 32 << 20
+	t.Cleanup(func() { packedInMemory = saved })
 	dir := t.TempDir()
 	for _, target := range []string{filepath.Join(dir, "b.tar.gz"), filepath.Join(dir, "bdir")} {
 		writeFiles(t, target, files)
@@ -319,10 +323,11 @@ func TestTakeIntoReusesTheBuffer(t *testing.T) {
 	}
 }
 
-// Blocks beyond what is kept in memory go to a temporary file that is gone from its
-// directory as soon as it is made: what is read back, verified and taken is what was
-// written, the heap holds none of it, and nothing is left behind.
-func TestOpenReadOnceSpillsWhatItDoesNotKeepInMemory(t *testing.T) {
+// Every block goes to a temporary file that is gone from its directory as soon as it is
+// made: what is read back, verified and taken is what was written, the heap holds none
+// of it, and nothing is left behind. Kept in memory, the first blocks read were held
+// until the load took them, which for a node's files is after every list and event.
+func TestOpenReadOnceSpillsEveryBlock(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	files := map[string][]byte{
 		NamespacedResourcePath(KindPods, "shop"): podList(256<<10, rng),
@@ -334,9 +339,6 @@ func TestOpenReadOnceSpillsWhatItDoesNotKeepInMemory(t *testing.T) {
 	writeFiles(t, target, files)
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
-	saved := packedInMemory
-	packedInMemory = 0
-	t.Cleanup(func() { packedInMemory = saved })
 
 	var once *Bundle
 	var err error

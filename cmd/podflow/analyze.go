@@ -290,6 +290,7 @@ func runAnalyze(ctx context.Context, o *analyzeOptions) error {
 		Unexplained: len(o.rules) == 0 && len(o.skipRules) == 0,
 		RuleDone:    func(string) { t.inc() },
 		LastRun:     true,
+		Alone:       true,
 	})
 	t.done()
 	prog.wait()
