@@ -127,6 +127,20 @@ var reOutputLine = regexp.MustCompile(`^\s*(?:\d|[{\[]|[IWEF]\d{4} )|\b(?:level|
 // reporter's answer after it.
 var reTemplateExample = regexp.MustCompile(`(?i)^[^:]*\((?:e\.g\.?|eg\.?|for example|such as)[^)]*\)[^:]*:\s*(.*)$`)
 
+// rePlatformModel is a release or model number written right after a platform's name.
+var rePlatformModel = regexp.MustCompile(`^ (v?\d+(?:\.\d+)*(?:[-+][\w.]+)?)\b`)
+
+// releaseComponents are the components whose name before a release says whose release
+// it is ("containerd 1.4.4"): the ticket's setting names it so.
+var releaseComponents = map[string]bool{"containerd": true, "docker": true, "runc": true, "crun": true, "cri-o": true, "crio": true,
+	"calico": true, "cilium": true, "flannel": true, "weave": true, "antrea": true, "multus": true, "helm": true, "kubelet": true,
+	"kubeadm": true, "kubectl": true, "istio": true, "linkerd": true, "coredns": true, "etcd": true, "longhorn": true, "rook": true,
+	"ceph": true, "kube-proxy": true, "ingress-nginx": true, "cert-manager": true, "argocd": true, "karpenter": true, "metallb": true}
+
+// reNamedRelease is a component's name right before its release ("containerd 1.4.4",
+// "calico v3.26.1"); releaseComponents says which names are components.
+var reNamedRelease = regexp.MustCompile(`\b([A-Za-z][\w-]*) (v?\d+\.\d+\.\d+(?:[-+][\w.]+)?)\b`)
+
 // reListItem is a numbered step of a ticket ("1. Create a resource with …").
 var reListItem = regexp.MustCompile(`^\s*\d{1,2}[.)]\s+[A-Za-z]`)
 
@@ -189,7 +203,14 @@ func readTicketSetting(g *Graph) ticketSetting {
 			// provider (e.g. AKS, GKE, EKS): EKS"): the reporter's answer is after it.
 			text = m[1]
 		}
-		for _, p := range rePlatform.FindAllString(text, -1) {
+		for _, loc := range rePlatform.FindAllStringIndex(text, -1) {
+			p := text[loc[0]:loc[1]]
+			if m := rePlatformModel.FindStringSubmatch(text[loc[1]:]); m != nil {
+				// The platform's release or model, as written after it ("Flatcar
+				// 3227.2.0", "Raspberry Pi 4"): the release is then not named twice.
+				p += " " + m[1]
+				named[strings.ToLower(m[1])] = true
+			}
 			if k := strings.ToLower(p); !named[k] && len(s.platforms) < 2 {
 				named[k] = true
 				s.platforms = append(s.platforms, p)
@@ -227,6 +248,11 @@ func readTicketSetting(g *Graph) ticketSetting {
 				// one it left is history.
 				changed = append(changed, v)
 				continue
+			}
+		}
+		for _, m := range reNamedRelease.FindAllStringSubmatch(text, 2) {
+			if releaseComponents[strings.ToLower(m[1])] {
+				stated = append(stated, m[1]+" "+m[2])
 			}
 		}
 		if m := reComponentRelease.FindStringSubmatch(text); m != nil {
@@ -281,6 +307,9 @@ func releaseAfter(rest string, change bool) string {
 		if v == "" {
 			continue
 		}
+		if releaseComponents[prevWord] {
+			v = strings.Trim(before[len(before)-1], "`'\"(*") + " " + v
+		}
 		if !change {
 			return v
 		}
@@ -324,8 +353,8 @@ func (s ticketSetting) clause(cause string, stage Stage) string {
 	for _, v := range s.releases {
 		switch {
 		case strings.Contains(low, strings.ToLower(v)):
-		case strings.Contains(v, ": "):
-			// A component's release as the ticket's list gives it.
+		case strings.Contains(v, ": "), strings.Contains(v, " "):
+			// A component's release as the ticket's list or sentence gives it.
 			parts = append(parts, v)
 		default:
 			parts = append(parts, "release "+v)

@@ -121,7 +121,7 @@ var stageWords = []struct {
 	{StageImage, []string{"pull", "image", "manifest", "registry", "toomanyrequests"}},
 	{StageStart, []string{"oci runtime", "starting container process", "executable file not found", "exec format error", "exec:", "failed to create containerd task", "failed to start container", "runcontainererror"}},
 	{StageProbe, []string{"probe", "liveness", "readiness"}},
-	{StageService, []string{"endpoint", "kube-proxy", "iptables", "ipvs", "coredns", "conntrack", "kube-dns"}},
+	{StageService, []string{"endpoint", "kube-proxy", "iptables", "ipvs", "coredns", "conntrack", "kube-dns", "nodeport", "networkpolicy", "network policy", "clusterip", "loadbalancer"}},
 	{StageTermination, []string{"finalizer", "terminating", "grace period", "nodelost"}},
 	{StageNode, []string{"kubelet", "pleg", "cgroup", "eviction", "evicted", "disk pressure", "diskpressure", "memorypressure", "node ", "certificate", "container runtime", "containerd", "cri-o", "dockerd", "swap"}},
 }

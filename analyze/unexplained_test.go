@@ -32,6 +32,7 @@ func TestTextStageReadsAFailedLookupAsClusterDNS(t *testing.T) {
 	}{
 		{`nslookup: can't resolve 'servicename': Name does not resolve`, StageService},
 		{`** server can't find web.default.svc.cluster.local: NXDOMAIN`, StageService},
+		{`curl to the NodePort 30644 of the node gets an access timeout`, StageService},
 		{`Failed to pull image "reg.example/app:1": dial tcp: lookup reg.example: no such host`, StageImage},
 	}
 	for _, c := range cases {

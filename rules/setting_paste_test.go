@@ -58,3 +58,24 @@ func TestPastedRootNamesTheTicketsSubjectAndAmount(t *testing.T) {
 		}
 	}
 }
+
+// A platform's release or model and a component's release are named with their names:
+// "Flatcar 3227.2.0", "containerd 1.4.4", not a bare "release".
+func TestPastedRootNamesAPlatformsModelAndAComponentsRelease(t *testing.T) {
+	rs := catalogRoots(t, map[string]string{
+		"message.txt":   "As of Flatcar 3227.2.0 the pods fail on nodes running containerd 1.4.4 with Antrea.\n",
+		"container.log": `2022/04/10 12:01:02 [emerg] 1#1: host not found in resolver "kube-dns.kube-system.svc.cluster.local" in /etc/nginx/nginx.conf:12` + "\n",
+	})
+	if len(rs) == 0 {
+		t.Fatal("no root")
+	}
+	c := rs[0].Cause
+	for _, want := range []string{"Flatcar 3227.2.0", "containerd 1.4.4"} {
+		if !strings.Contains(c, want) {
+			t.Errorf("root cause lacks %q: %s", want, c)
+		}
+	}
+	if strings.Contains(c, "release 3227.2.0") {
+		t.Errorf("root cause names the platform's release twice: %s", c)
+	}
+}
