@@ -369,6 +369,10 @@ func segment(lines []textLine) []segmentBlock {
 			// A blank line inside the fragment is its own when the fragment goes on after
 			// it: describe prints a command argument that ends in a newline as an empty
 			// line, which a paste keeps without its indentation.
+		case cur.kind == tablePods && !blank && i > 0 && strings.TrimSpace(lines[i-1].s) == "" && !isHeaderlessPod(l.s) && !indented:
+			// A paragraph after a pods table and a blank line (the message the reporter
+			// found next) is not one of its rows: it is text of its own.
+			start(segText)
 		case cur.kind == tableEvents || cur.kind == tablePods || cur.kind == tableCRIPods || cur.kind == tableCRIContainers ||
 			(cur.kind == tableEndpoints || cur.kind == tablePVCs || cur.kind == tablePVs || cur.kind == tableNodes || cur.kind == tableDaemonSets || cur.kind == tableStorageClasses) && !blank:
 			// Rows, wrapped messages and blank lines of a table with its header.

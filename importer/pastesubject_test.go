@@ -179,3 +179,21 @@ func TestALoggedPodTakesTheStatusTheTicketGivesIt(t *testing.T) {
 		t.Errorf("a pods table row or a sentence without a STATUS word gave %q", got)
 	}
 }
+
+// A message pasted after a pods table and a blank line is read, not dropped as a row that
+// is not one.
+func TestAParagraphAfterAPodsTableIsRead(t *testing.T) {
+	paste := "NAME    READY   STATUS              RESTARTS   AGE\n" +
+		"db-0    0/1     ContainerCreating   0          3d14h\n\n" +
+		"networkPlugin cni failed to set up pod \"db-0_shop\" network: request ip return 500 route is not ready for pod shop/db-0 provider ovn\n"
+	_, roots := rootsOf(t, paste)
+	found := false
+	for _, r := range roots {
+		if strings.HasPrefix(r, "sandbox ") && strings.Contains(r, "route is not ready") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("roots = %q, want the sandbox failure the message states", roots)
+	}
+}
