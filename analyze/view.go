@@ -67,6 +67,11 @@ func (v *View) ClockSkew() time.Duration { return v.g.clockSkew }
 // it tells "no evidence" from "evidence of nothing wrong".
 func (v *View) Has(k Kind) bool { return v.allow(k) && v.g.present[k] }
 
+// LoneMemoryLimit is the one memory limit the evidence shows (a pod's container, or a
+// pasted limits block), "" when it shows none or several: a describe excerpt cut between
+// a container's state and its Limits still says the limit.
+func (v *View) LoneMemoryLimit() string { return v.g.loneMemoryLimit() }
+
 // Pods lists every pod, sorted by namespace and name.
 func (v *View) Pods() []*Pod { return only(v, Pods, v.g.pods) }
 

@@ -46,3 +46,19 @@ func TestADiskPressureEvictionNamesTheFullestFilesystem(t *testing.T) {
 		t.Errorf("no node-pod-evicted root among %d", len(rs))
 	}
 }
+
+// An OOMKilled container of a describe excerpt cut before its Limits names the memory
+// limit the rest of the ticket shows (its chart's values), not "not known".
+func TestAnOOMKillWithoutItsSpecNamesTheLimitTheTicketShows(t *testing.T) {
+	rs := catalogRoots(t, map[string]string{
+		"describe.txt": "    Last State:     Terminated\n      Reason:       OOMKilled\n      Exit Code:    137\n" +
+			"      Started:      Mon, 19 Sep 2022 14:51:49 +0200\n      Finished:     Mon, 19 Sep 2022 14:52:03 +0200\n",
+		"values.txt": "Our values for the operator:\n\nresources:\n  limits:\n    cpu: 200m\n    memory: 200Mi\n",
+	})
+	if len(rs) == 0 {
+		t.Fatal("no root")
+	}
+	if c := rs[0].Cause; rs[0].Rule != "runtime-oom-killed" || !strings.Contains(c, "200Mi") {
+		t.Errorf("root %s does not name the limit 200Mi: %s", rs[0].Rule, c)
+	}
+}

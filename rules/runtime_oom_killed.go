@@ -74,6 +74,8 @@ func oomFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, term *
 	case hasLimit:
 		limitText = "its memory limit is " + limit
 		evidence = append(evidence, limitLoc.Evidence("limits.memory: "+limit, pod.CreationTimestamp.Time))
+	case !analyze.SpecKnown(p) && v.LoneMemoryLimit() != "":
+		limitText = "its memory limit, the one the evidence shows, is " + v.LoneMemoryLimit()
 	case !analyze.SpecKnown(p):
 		limitText = "the pod's spec is not in the evidence, so its memory limit is not known"
 	}
