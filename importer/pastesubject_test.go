@@ -165,14 +165,7 @@ func TestALoggedPodTakesTheStatusTheTicketGivesIt(t *testing.T) {
 	paste := "Deployment failure - the first db pod gets into Init:CrashLoopBackOff\n\n" +
 		"$ kubectl logs db-0 -c prepare-data-dir\n" +
 		"chown: changing ownership of '/var/lib/db': Permission denied\n"
-	_, roots := rootsOf(t, paste)
-	found := false
-	for _, r := range roots {
-		if strings.HasPrefix(r, "start db-0: ") && strings.Contains(r, "Init:CrashLoopBackOff") {
-			found = true
-		}
-	}
-	if !found {
+	if _, roots := rootsOf(t, paste); !hasRoot(roots, "start db-0: ", "Init:CrashLoopBackOff") {
 		t.Errorf("roots = %q, want the pod db-0 at the start stage in Init:CrashLoopBackOff", roots)
 	}
 	if got := proseStatuses([]textLine{{s: "web-1   0/1   CrashLoopBackOff   3   1m"}, {s: "I restarted it into the night"}}); len(got) != 0 {
@@ -186,14 +179,12 @@ func TestAParagraphAfterAPodsTableIsRead(t *testing.T) {
 	paste := "NAME    READY   STATUS              RESTARTS   AGE\n" +
 		"db-0    0/1     ContainerCreating   0          3d14h\n\n" +
 		"networkPlugin cni failed to set up pod \"db-0_shop\" network: request ip return 500 route is not ready for pod shop/db-0 provider ovn\n"
-	_, roots := rootsOf(t, paste)
-	found := false
-	for _, r := range roots {
-		if strings.HasPrefix(r, "sandbox ") && strings.Contains(r, "route is not ready") {
-			found = true
-		}
-	}
-	if !found {
+	if _, roots := rootsOf(t, paste); !hasRoot(roots, "sandbox ", "route is not ready") {
 		t.Errorf("roots = %q, want the sandbox failure the message states", roots)
 	}
+}
+
+// hasRoot reports whether one of rootsOf's lines starts with prefix and holds text.
+func hasRoot(roots []string, prefix, text string) bool {
+	return slices.ContainsFunc(roots, func(r string) bool { return strings.HasPrefix(r, prefix) && strings.Contains(r, text) })
 }

@@ -1,9 +1,6 @@
 package rules
 
-import (
-	"strings"
-	"testing"
-)
+import "testing"
 
 // Of two lines the catalog knows, the refusal is the cause and the time-out its client
 // gave up at is its effect: a drain blocked by a PodDisruptionBudget names the budget's
@@ -12,15 +9,7 @@ func TestARefusalOutranksTheTimeOutItCaused(t *testing.T) {
 	rs := catalogRoots(t, map[string]string{"kubectl.txt": "evicting pod shop/api-7c6f64969c-m4m59\n" +
 		`error when evicting pods/"api-7c6f64969c-m4m59" -n "shop" (will retry after 5s): Cannot evict pod as it would violate the pod's disruption budget.` + "\n" +
 		"error: unable to drain node \"worker-3\" due to error: error when evicting pods/\"api-7c6f64969c-m4m59\" -n \"shop\": global timeout reached: 2m0s\n"})
-	if len(rs) == 0 {
-		t.Fatal("no root")
-	}
-	c := rs[0].Cause
-	for _, want := range []string{"disruption budget", "shop/api-7c6f64969c-m4m59"} {
-		if !strings.Contains(c, want) {
-			t.Errorf("root cause lacks %q: %s", want, c)
-		}
-	}
+	rootCauseHas(t, rs, "disruption budget", "shop/api-7c6f64969c-m4m59")
 	if rs[0].Stage != "termination" {
 		t.Errorf("root stage = %s, want termination", rs[0].Stage)
 	}

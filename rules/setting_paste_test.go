@@ -3,6 +3,8 @@ package rules
 import (
 	"strings"
 	"testing"
+
+	"podflow.dev/podflow/analyze"
 )
 
 // A pasted ticket's root cause names the setting its text states (the distribution, the
@@ -13,15 +15,7 @@ func TestPastedRootNamesTheTicketsSetting(t *testing.T) {
 			"- Kubernetes engine: RKE2 version v1.21.7+rke2r2\n",
 		"container.log": `2022/04/10 12:01:02 [emerg] 1#1: host not found in resolver "kube-dns.kube-system.svc.cluster.local" in /etc/nginx/nginx.conf:12` + "\n",
 	})
-	if len(rs) == 0 {
-		t.Fatal("no root")
-	}
-	c := rs[0].Cause
-	for _, want := range []string{"kube-dns.kube-system.svc.cluster.local", "RKE2", "release 1.4.5"} {
-		if !strings.Contains(c, want) {
-			t.Errorf("root cause lacks %q: %s", want, c)
-		}
-	}
+	c := rootCauseHas(t, rs, "kube-dns.kube-system.svc.cluster.local", "RKE2", "release 1.4.5")
 	if strings.Contains(c, "1.4.2") {
 		t.Errorf("root cause names the release moved from: %s", c)
 	}
@@ -48,15 +42,7 @@ func TestPastedRootNamesTheTicketsSubjectAndAmount(t *testing.T) {
 		"message.txt": "Our memory bump to 3840Mi took the `prometheus-server` deployment down on rollout, it never schedules.\n",
 		"events.txt":  "Warning  FailedScheduling  2m (x5 over 10m)  default-scheduler  0/5 nodes are available: 1 Insufficient cpu, 5 Insufficient memory.\n",
 	})
-	if len(rs) == 0 {
-		t.Fatal("no root")
-	}
-	c := rs[0].Cause
-	for _, want := range []string{"Deployment prometheus-server", "memory 3840Mi"} {
-		if !strings.Contains(c, want) {
-			t.Errorf("root cause lacks %q: %s", want, c)
-		}
-	}
+	rootCauseHas(t, rs, "Deployment prometheus-server", "memory 3840Mi")
 }
 
 // A platform's release or model and a component's release are named with their names:
@@ -66,16 +52,24 @@ func TestPastedRootNamesAPlatformsModelAndAComponentsRelease(t *testing.T) {
 		"message.txt":   "As of Flatcar 3227.2.0 the pods fail on nodes running containerd 1.4.4 with Antrea.\n",
 		"container.log": `2022/04/10 12:01:02 [emerg] 1#1: host not found in resolver "kube-dns.kube-system.svc.cluster.local" in /etc/nginx/nginx.conf:12` + "\n",
 	})
+	c := rootCauseHas(t, rs, "Flatcar 3227.2.0", "containerd 1.4.4")
+	if strings.Contains(c, "release 3227.2.0") {
+		t.Errorf("root cause names the platform's release twice: %s", c)
+	}
+}
+
+// rootCauseHas fails t unless there is a root whose first cause holds every text, and
+// returns that cause.
+func rootCauseHas(t *testing.T, rs []*analyze.Finding, texts ...string) string {
+	t.Helper()
 	if len(rs) == 0 {
 		t.Fatal("no root")
 	}
 	c := rs[0].Cause
-	for _, want := range []string{"Flatcar 3227.2.0", "containerd 1.4.4"} {
+	for _, want := range texts {
 		if !strings.Contains(c, want) {
 			t.Errorf("root cause lacks %q: %s", want, c)
 		}
 	}
-	if strings.Contains(c, "release 3227.2.0") {
-		t.Errorf("root cause names the platform's release twice: %s", c)
-	}
+	return c
 }
