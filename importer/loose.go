@@ -141,8 +141,9 @@ func (li *looseImport) file(name string, data []byte) {
 		return
 	}
 	ctx := &fileCtx{name: name, pods: map[string]bool{}}
-	ctx.prosePod, ctx.proseNS = prosePod(fileLines(data))
-	for _, w := range proseStatuses(fileLines(data)) {
+	all := fileLines(data)
+	ctx.prosePod, ctx.proseNS = prosePod(all)
+	for _, w := range proseStatuses(all) {
 		if !slices.Contains(li.proseWords, w) {
 			li.proseWords = append(li.proseWords, w)
 		}
@@ -214,7 +215,7 @@ func (li *looseImport) file(name string, data []byte) {
 	li.resolve(ctx)
 	if len(blocks) == 0 && isText(data) {
 		// Text no block holds (a command line alone): its lines stay available.
-		lines := trimBlank(fileLines(data))
+		lines := trimBlank(all)
 		if len(lines) > 0 {
 			blocks = append(blocks, BlockReport{First: lines[0].n, Last: lines[len(lines)-1].n, What: "text",
 				Fragment: li.keepFragment(bundle.FragmentText, name, lines)})
