@@ -290,3 +290,83 @@ func TestLifecycleHookFailureIsStart(t *testing.T) {
 		t.Errorf("stage = %q, want start", st)
 	}
 }
+
+// An error type that builds its message writes a label and then the errors it holds:
+// apimachinery's "strict decoding error: unknown field …". A builder's other writes
+// (the separator, a word without a colon) are not messages.
+func TestErrorMethodWritingALabel(t *testing.T) {
+	got := readSources(t, "kube-apiserver", map[string]string{
+		"pkg/runtime/error.go": `package runtime
+import "strings"
+type strictDecodingError struct{ errors []error }
+func (e *strictDecodingError) Error() string {
+	var s strings.Builder
+	s.WriteString("strict decoding error: ")
+	for i, err := range e.errors {
+		if i != 0 {
+			s.WriteString(", ")
+		}
+		s.WriteString(err.Error())
+	}
+	return s.String()
+}
+func describe(b *strings.Builder) { b.WriteString("not an error: ") }
+`,
+	})
+	s, ok := got["strict decoding error: %v"]
+	if !ok || s.kind != "error" || s.function != "(*strictDecodingError).Error" {
+		t.Fatalf("site = %+v (found %v), want the error's label with its errors after it; templates:\n%s", s, ok, templates(got))
+	}
+	if len(got) != 1 {
+		t.Errorf("only the error method's label is a message; templates:\n%s", templates(got))
+	}
+}
+
+// net/http's server logs a connection's failure through its logf: the TLS handshake error
+// a plain-HTTP probe of a TLS port causes.
+func TestStandardLibraryServerLog(t *testing.T) {
+	got := readSources(t, "go", map[string]string{
+		"net/http/server.go": `package http
+type Server struct{}
+func (s *Server) logf(format string, args ...any) {}
+type conn struct{ server *Server }
+func (c *conn) serve(err error, addr string) {
+	c.server.logf("http: TLS handshake error from %s: %v", addr, err)
+}
+`,
+	})
+	s, ok := got["http: TLS handshake error from %s: %v"]
+	if !ok || s.kind != "log" || s.level != "error" {
+		t.Fatalf("site = %+v (found %v), want the server's error log; templates:\n%s", s, ok, templates(got))
+	}
+}
+
+// A directory skipped by its name (third_party) is read where the pins name a package in
+// it: kube-proxy's forked IPVS library.
+func TestPinnedPackageInSkippedDirectory(t *testing.T) {
+	dir := t.TempDir()
+	for p, src := range map[string]string{
+		"third_party/forked/ipvs/netlink.go": "package ipvs\nimport \"github.com/sirupsen/logrus\"\nfunc setup() { logrus.Error(\"Could not get ipvs family information from the kernel.\") }\n",
+		"third_party/other/x.go":             "package other\nimport \"fmt\"\nfunc f() error { return fmt.Errorf(\"not read: %d\", 1) }\n",
+	} {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mod := module{Module: "k8s.io/kubernetes", Packages: []packageSel{{Dir: "third_party/forked/ipvs", Component: "kube-proxy"}, {Dir: ".", Component: "other"}}}
+	sites, _, err := readModule(mod, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range sites {
+		got = append(got, s.component+": "+s.template)
+	}
+	if len(got) != 1 || got[0] != "kube-proxy: Could not get ipvs family information from the kernel." {
+		t.Errorf("sites = %q, want only the pinned package's message", got)
+	}
+}

@@ -271,7 +271,7 @@ func readModule(mod module, dir string) ([]site, readStats, error) {
 		rel, _ := filepath.Rel(dir, p)
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
-			if rel != "." && (skipDirs[d.Name()] || strings.HasPrefix(d.Name(), "_")) {
+			if rel != "." && (skipDirs[d.Name()] || strings.HasPrefix(d.Name(), "_")) && !pinnedWithin(mod.Packages, rel) {
 				return filepath.SkipDir
 			}
 			return nil
@@ -282,7 +282,7 @@ func readModule(mod module, dir string) ([]site, readStats, error) {
 		}
 		relDir := path.Dir(rel)
 		comp := selectComponent(mod.Packages, relDir)
-		if comp == "" {
+		if comp == "" || underSkipped(relDir) && !namedBy(mod.Packages, relDir) {
 			return nil
 		}
 		src, err := os.ReadFile(p)
@@ -333,6 +333,39 @@ func readModule(mod module, dir string) ([]site, readStats, error) {
 		sites = append(sites, r.walkFile(fset, fi)...)
 	}
 	return sites, st, nil
+}
+
+// pinnedWithin reports whether a pinned package lies in (or is) the directory rel: a
+// directory skipped by its name (third_party) is still read where the pins ask for it.
+func pinnedWithin(sels []packageSel, rel string) bool {
+	for _, s := range sels {
+		d := strings.TrimSuffix(s.Dir, "/")
+		if d == rel || strings.HasPrefix(d, rel+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// underSkipped reports whether a directory lies in one skipped by its name.
+func underSkipped(relDir string) bool {
+	for _, e := range strings.Split(relDir, "/") {
+		if skipDirs[e] || strings.HasPrefix(e, "_") {
+			return true
+		}
+	}
+	return false
+}
+
+// namedBy reports whether a pin names relDir or a directory above it other than the root.
+func namedBy(sels []packageSel, relDir string) bool {
+	for _, s := range sels {
+		d := strings.TrimSuffix(s.Dir, "/")
+		if d != "." && d != "" && (relDir == d || !s.Exact && strings.HasPrefix(relDir, d+"/")) {
+			return true
+		}
+	}
+	return false
 }
 
 func selectComponent(sels []packageSel, relDir string) string {
@@ -532,7 +565,7 @@ func (r *resolver) walkFile(fset *token.FileSet, fi *fileInfo) []site {
 			s.line = fset.Position(pos).Line
 			sites = append(sites, s)
 		}
-		isErrorMethod := false
+		isErrorMethod, wroteLabel := false, false
 		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv != nil && fd.Name.Name == "Error" && fd.Type.Results != nil && len(fd.Type.Results.List) == 1 {
 			isErrorMethod = true
 		}
@@ -587,6 +620,14 @@ func (r *resolver) walkFile(fset *token.FileSet, fi *fileInfo) []site {
 				if consumed[x] {
 					return true
 				}
+				// An error type that builds its message: the first label it writes is the
+				// message's head ("strict decoding error: " and the errors after it).
+				if isErrorMethod && !wroteLabel {
+					if t, ok := r.writtenLabel(x, fi, locals); ok {
+						wroteLabel = true
+						at(site{kind: "error", level: "error", template: t + "%v"}, x.Pos())
+					}
+				}
 				for _, s := range r.classify(x, fi, locals, consumed) {
 					at(s, x.Pos())
 					// The reason of an event is itself printed (event rows, describe).
@@ -599,6 +640,20 @@ func (r *resolver) walkFile(fset *token.FileSet, fi *fileInfo) []site {
 		})
 	}
 	return sites
+}
+
+// writtenLabel is the literal a builder's WriteString call writes when it is a label
+// the rest of the message follows ("strict decoding error: ").
+func (r *resolver) writtenLabel(call *ast.CallExpr, fi *fileInfo, locals map[string]ast.Expr) (string, bool) {
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != "WriteString" || len(call.Args) != 1 {
+		return "", false
+	}
+	t, ok := r.str(call.Args[0], fi, locals)
+	if !ok || !strings.HasSuffix(t, ": ") || strings.Contains(t, "%") || len(strings.Fields(t)) < 2 {
+		return "", false
+	}
+	return t, true
 }
 
 // reasonWord is a CamelCase reason such as OOMKilled, FailedMount or CrashLoopBackOff: it
@@ -864,6 +919,13 @@ func (r *resolver) classify(call *ast.CallExpr, fi *fileInfo, locals map[string]
 	case strings.Contains(name, "Condition") && len(args) >= 3:
 		// setCondition(hpa, type, status, reason, "message %v", args…)
 		return r.conditionSites(args, fi, locals, consumed)
+	case fi.component == "go" && name == "logf" && len(args) > 0:
+		// net/http's server logs what fails on a connection through its logf
+		// ("http: TLS handshake error from %s: %v").
+		if t, ok := format(args[0]); ok {
+			return []site{{kind: "log", level: "error", template: t}}
+		}
+		return nil
 	case fi.component == "go" && recvPkg == "" && (name == "plainError" || name == "errorString") && len(args) == 1:
 		// the runtime's panics: memoryError = error(errorString("invalid memory address …"))
 		if t, ok := format(args[0]); ok {

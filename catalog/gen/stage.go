@@ -110,6 +110,9 @@ var placeRules = []placeRule{
 	// an authorization refusal ("User %q cannot list resource %q … at the cluster scope")
 	{component: "kube-apiserver", dir: "pkg/endpoints/handlers/responsewriters", stage: "request"},
 	{component: "kube-apiserver", dir: "staging/src/k8s.io/apiserver/pkg/endpoints/handlers/responsewriters", stage: "request"},
+	// decoding what a client sent: an unknown field, a kind no scheme registers
+	{component: "kube-apiserver", dir: "pkg/runtime", stage: "request"},
+	{component: "kube-apiserver", dir: "internal/golang/encoding/json", stage: "request"},
 
 	// containerd: the CRI plugin by the CRI call, then the packages under it
 	{component: "containerd", function: re(`(?i)sandbox|network|cni|setupPod|teardownPod|netns`), stage: "sandbox"},
@@ -143,6 +146,9 @@ var placeRules = []placeRule{
 	{component: "kubectl", dir: "pkg/cmd/rollout", stage: "controller"},
 	{component: "kubectl", dir: "pkg/cmd/drain", stage: "termination"},
 	{component: "kubectl", dir: "pkg/drain", stage: "termination"},
+	// port-forward reaches a pod's port through its name, as a Service's targetPort does
+	{component: "kubectl", dir: "pkg/cmd/portforward", stage: "service"},
+	{component: "kubectl", dir: "pkg/util", file: re(`_port\.go$`), stage: "service"},
 	{component: "kubectl", dir: "pkg/cmd/logs", stage: ""},
 	{component: "kubectl", dir: "pkg/cmd/exec", stage: ""},
 
