@@ -55,3 +55,21 @@ func TestAPodTerminatingOnANotReadyNodeIsNodeLost(t *testing.T) {
 		t.Error("a running pod on a NotReady node: no node-not-ready finding from the get nodes row")
 	}
 }
+
+// kubectl prints Unknown for a deleted pod the node lifecycle controller marked NodeLost
+// (printers.go printPod): that status says the node stopped reporting, with or without
+// the node in the evidence. A pod Running is not one.
+func TestAPodShownUnknownIsNodeLost(t *testing.T) {
+	paste := func(status string) string {
+		return "# kubectl get pod kubernetes-dashboard-db4db8c77-4qqvm -n kube-system\n" +
+			"NAME                                   READY     STATUS    RESTARTS   AGE\n" +
+			"kubernetes-dashboard-db4db8c77-4qqvm   1/1       " + status + "   0          3h\n"
+	}
+	rep := analyzePaste(t, map[string]string{"kubectl.txt": paste("Unknown")})
+	wantOneRoot(t, roots(rep), "termination-node-lost", "kube-system/kubernetes-dashboard-db4db8c77-4qqvm", "stopped reporting")
+	for _, f := range roots(analyzePaste(t, map[string]string{"kubectl.txt": paste("Running")})) {
+		if f.Rule == "termination-node-lost" {
+			t.Errorf("a Running pod is not lost: %s", f.Cause)
+		}
+	}
+}

@@ -3,6 +3,8 @@ package rules
 import (
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"podflow.dev/podflow/analyze"
 )
 
@@ -55,11 +57,22 @@ func terminationNodeLost(v *analyze.View) []analyze.Finding {
 	for _, p := range v.Pods() {
 		pod := p.Obj
 		node := pod.Spec.NodeName
-		if node == "" || !analyze.PodDeleting(p) {
+		// kubectl shows Unknown for a deleted pod the node lifecycle controller marked
+		// NodeLost (and, before 1.5, for the Unknown phase it set): that status says by
+		// itself that the pod's node stopped reporting, whether or not the node is shown.
+		unknown := pod.Status.Phase == corev1.PodUnknown || pod.Status.Reason == "NodeLost"
+		if !analyze.PodDeleting(p) && !unknown {
 			continue
 		}
-		state, nodeEvidence, ok := v.NodeNotReadyShown(node)
+		state, nodeEvidence, ok := "", []analyze.Evidence(nil), false
+		if node != "" {
+			state, nodeEvidence, ok = v.NodeNotReadyShown(node)
+		}
+		if !ok && !unknown {
+			continue
+		}
 		if !ok {
+			out = append(out, nodeLostUnshown(v, p, node))
 			continue
 		}
 		shown := "was deleted and stays Terminating"
@@ -91,4 +104,36 @@ func terminationNodeLost(v *analyze.View) []analyze.Finding {
 		})
 	}
 	return out
+}
+
+// nodeLostUnshown is the finding for a pod kubectl shows Unknown when the evidence does
+// not show its node's state (or its node at all): the status is the node lifecycle
+// controller's word that the node stopped reporting.
+func nodeLostUnshown(v *analyze.View, p *analyze.Pod, node string) analyze.Finding {
+	pod := p.Obj
+	name := p.Ref().NamespacedName()
+	ev := p.Loc.At("status", "phase").Evidence("pod "+name+" Unknown", p.Obj.CreationTimestamp.Time)
+	shown := "shows Unknown"
+	if pod.Status.Reason == "NodeLost" {
+		ev = p.Loc.At("status", "reason").Evidence("pod "+name+" reason NodeLost", p.Obj.CreationTimestamp.Time)
+		shown = "was marked NodeLost (kubectl shows Unknown)"
+	}
+	subjects, group := v.PodAndWorkload(p)
+	where, bring := "its node (not named in the evidence)", "Bring the pod's node back (kubectl get pod -o wide names it; its kubelet then finishes the pod)"
+	confirm := []string{analyze.Command("kubectl get pod -n %s %s -o wide", pod.Namespace, pod.Name), "kubectl get nodes"}
+	if node != "" {
+		subjects = append(subjects, analyze.NodeRef(node))
+		where, bring = "its node "+node, "Bring node "+node+" back (its kubelet then finishes the pod)"
+		confirm[1] = analyze.Command("kubectl describe node %s", node)
+	}
+	return analyze.Finding{
+		Subjects: subjects,
+		Cause: fmt.Sprintf("the pod %s: %s stopped reporting (NotReady or unreachable), so the node lifecycle controller marked the pod lost "+
+			"and no kubelet confirms that its containers stopped; it stays until the node returns or the Node object is deleted", shown, where),
+		Evidence: []analyze.Evidence{ev},
+		Remediation: bring + " or, if the machine is gone for good, delete the Node object or set the node.kubernetes.io/out-of-service taint; " +
+			"force-delete a StatefulSet pod only once the old one is known to no longer run (kubectl delete pod --grace-period=0 --force).",
+		Confirm:  confirm,
+		GroupKey: group + "\x00" + node,
+	}
 }
