@@ -100,6 +100,11 @@ func splitChunks(data []byte) []chunk {
 			// line, or before a closing fence, is output pasted inline.
 			inner := strings.TrimSpace(strings.Trim(trimmed, "`~"))
 			if inner == "" || !strings.ContainsAny(inner, " \t") {
+				if cur.cmd != "" && len(cur.lines) == 0 {
+					// A command typed above the fence whose output the fence opens:
+					// "$ k logs POD" then ``` and the log.
+					continue
+				}
 				flush()
 				continue
 			}

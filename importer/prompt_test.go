@@ -101,3 +101,20 @@ func TestBareWriteCommand(t *testing.T) {
 		}
 	}
 }
+
+// A command whose output the paste fences below it ("$ k logs POD", then ``` and the
+// log) keeps that output: the pod the command names is the log's.
+func TestCommandAboveAFence(t *testing.T) {
+	paste := "$ k logs -n tor example-onion-service-tor-daemon-f8f94c688-mgwp4\n```\n" +
+		"standard_init_linux.go:228: exec user process caused: exec format error\n```\n\nThe pod restarts.\n"
+	chunks := splitChunks([]byte(paste))
+	if len(chunks) == 0 || len(chunks[0].lines) != 1 || chunks[0].lines[0].n != 3 {
+		t.Fatalf("chunks = %+v, want the command with the fenced line 3 as its output", chunks)
+	}
+	rep := analyzePaste(t, map[string][]byte{"kubectl.txt": []byte(paste)})
+	root := firstRoot(rep)
+	if root == nil || root.Rule != "start-exec-format-error" || len(root.Subjects) == 0 ||
+		root.Subjects[0].Name != "example-onion-service-tor-daemon-f8f94c688-mgwp4" || root.Subjects[0].Namespace != "tor" {
+		t.Errorf("root = %s, want start-exec-format-error of pod tor/example-onion-service-tor-daemon-f8f94c688-mgwp4", diagnosis(rep))
+	}
+}
