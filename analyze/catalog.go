@@ -51,6 +51,10 @@ type chainRead struct {
 	creating bool
 }
 
+// reObjectHead is the head of an API error that names the object before its reason
+// (`statefulsets.apps "web" is forbidden: `), as the text before a quoted layer ends.
+var reObjectHead = regexp.MustCompile(`[a-z][a-z0-9.-]* \\?"[^"\\\s]+\\?" is (?:forbidden|invalid): $`)
+
 // layerText is the message a component printed, with what it wrapped: the line from
 // where the match begins, else the match's layer from there. A JSON line's rest is its
 // other fields, so its layer (the message with the error it was given) is used.
@@ -66,6 +70,21 @@ func (r chainRead) layerText(m *catalog.Match) string {
 		return l
 	}
 	return m.Text
+}
+
+// withObjectHead is a quoted layer with the API error's head before it in the line when
+// that head names the object refused: the admission plugin's reason does not say which
+// StatefulSet it refused, the head does.
+func (r chainRead) withObjectHead(t string) string {
+	i := strings.Index(r.text, t)
+	if i <= 0 {
+		return t
+	}
+	before := r.text[max(0, i-160):i]
+	if loc := reObjectHead.FindStringIndex(before); loc != nil {
+		return strings.ReplaceAll(before[loc[0]:], `\"`, `"`) + t
+	}
+	return t
 }
 
 // known reports whether a component on the Pod path prints the line as trouble at a
@@ -327,7 +346,7 @@ func (r chainRead) refs() []CatalogRef {
 // cause is the reading in words: who says what, and the innermost reason.
 func (r chainRead) cause() string {
 	o := r.outer.Entry
-	quoted := oneLine(r.layerText(r.outer))
+	quoted := oneLine(r.withObjectHead(r.layerText(r.outer)))
 	s := componentName(o.Component) + " reports" + wrapperClause(WrapperValues(r.text), quoted) + " " + quoteText(quoted)
 	if r.teardown != "" && r.teardown != r.layerText(r.outer) {
 		// The layer that says the sandbox was being stopped names the sandbox and

@@ -167,3 +167,20 @@ func TestCatalogReadsContainerCreation(t *testing.T) {
 		t.Errorf("readChain(%q) at start, want the sandbox's stage or none", sandbox)
 	}
 }
+
+// An admission plugin's refusal does not say which object it refused; the API error's
+// head around it does, and the quote keeps it (a JSON log's escaped quotes unescaped).
+func TestCatalogQuoteKeepsTheRefusedObject(t *testing.T) {
+	for _, line := range []string{
+		`2024-03-19T03:14:25.943+0800	ERROR	Reconciler	deploy statefulset failed	{"name": "sr", "error": "statefulsets.apps \"starrockscluster-fe\" is forbidden: cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on: , <nil>"}`,
+		`Error from server (Forbidden): statefulsets.apps "starrockscluster-fe" is forbidden: cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on: , <nil>`,
+	} {
+		r := readChain(line, "")
+		if !r.known() {
+			t.Fatalf("catalog does not read %q", line)
+		}
+		if c := r.cause(); !strings.Contains(c, `statefulsets.apps "starrockscluster-fe" is forbidden: cannot set blockOwnerDeletion`) {
+			t.Errorf("cause %q does not quote the refused object", c)
+		}
+	}
+}
