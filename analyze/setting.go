@@ -100,6 +100,16 @@ type ticketSetting struct {
 // of object it names, before or after it.
 var reSettingSubject = regexp.MustCompile("(?i)[`\"]([a-z0-9][a-z0-9.-]{1,62})[`\"]\\s+(pods?|daemon ?sets?|deployments?|statefulsets?|jobs?|cronjobs?|containers?|services?|namespaces?)\\b|\\b(pod|daemon ?set|deployment|statefulset|job|cronjob|container|service|namespace)\\s+[`\"]([a-z0-9][a-z0-9.-]{1,62})[`\"]")
 
+// reSettingBareSubject is a hyphenated name written beside the kind of workload it names
+// without quotes ("the pega-db-install JOB", "deployment web-api"): a name with a hyphen
+// is no word of the sentence, except the compound adjectives reBareSubjectWord leaves
+// out. A pod so named is the importer's to read (it may be the evidence's own pod).
+var reSettingBareSubject = regexp.MustCompile(`(?i)\b([a-z0-9]+(?:-[a-z0-9]+)+)\s+(daemon ?sets?|deployments?|statefulsets?|jobs?|cronjobs?|namespaces?)\b|\b(daemon ?set|deployment|statefulset|job|cronjob|namespace)\s+([a-z0-9]+(?:-[a-z0-9]+)+)\b`)
+
+// reBareSubjectWord is a compound word a sentence puts before a kind ("multi-container
+// pod", "non-root containers", "cluster-wide deployment"), not a name.
+var reBareSubjectWord = regexp.MustCompile(`(?i)^(?:multi|non|single|sub|self|pre|post|co|re|un|well|long|short|high|low|cross|built|third|out|auto|semi|anti|new|old|k8s|kube|in|on|off|up|down|one|two|three|per|all|any|same|last|first|end|run)-|-(?:based|level|like|ready|only|wide|time|side|scoped|managed|enabled|created|style|ish|related|owned|controlled)$`)
+
 // reSettingQuantity is a resource amount as Kubernetes writes it, with the resource
 // the sentence names before it.
 var reSettingQuantity = regexp.MustCompile(`(?i)\b(memory|cpu|ephemeral-storage|storage)\b[^.\n]{0,60}?\bto\s+["'\x60]?(\d+(?:\.\d+)?(?:Ki|Mi|Gi|Ti|m|k|M|G))\b`)
@@ -223,6 +233,15 @@ func readTicketSetting(g *Graph) ticketSetting {
 			}
 		}
 		for _, m := range reSettingSubject.FindAllStringSubmatch(text, 2) {
+			if v := settingSubject(m); len(s.subjects) < 2 && !named[strings.ToLower(v)] {
+				named[strings.ToLower(v)] = true
+				s.subjects = append(s.subjects, v)
+			}
+		}
+		for _, m := range reSettingBareSubject.FindAllStringSubmatch(text, 2) {
+			if name := m[1] + m[4]; reBareSubjectWord.MatchString(name) || named[strings.ToLower(name)] {
+				continue
+			}
 			if v := settingSubject(m); len(s.subjects) < 2 && !named[strings.ToLower(v)] {
 				named[strings.ToLower(v)] = true
 				s.subjects = append(s.subjects, v)

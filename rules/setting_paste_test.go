@@ -45,6 +45,19 @@ func TestPastedRootNamesTheTicketsSubjectAndAmount(t *testing.T) {
 	rootCauseHas(t, rs, "Deployment prometheus-server", "memory 3840Mi")
 }
 
+// A workload the prose names without quotes, a hyphenated name beside its kind, is the
+// ticket's subject; a compound adjective beside a kind ("multi-tenant deployment") is not.
+func TestPastedRootNamesAnUnquotedWorkload(t *testing.T) {
+	rs := catalogRoots(t, map[string]string{
+		"message.txt": "I ran the install action, but the pega-db-install JOB got failed in our multi-tenant deployment.\n",
+		"events.txt":  "Warning  BackoffLimitExceeded  2m  job-controller  Job has reached the specified backoff limit\n",
+	})
+	c := rootCauseHas(t, rs, "Job pega-db-install")
+	if strings.Contains(c, "multi-tenant") {
+		t.Errorf("root cause names a compound adjective as a pod: %s", c)
+	}
+}
+
 // A platform's release or model and a component's release are named with their names:
 // "Flatcar 3227.2.0", "containerd 1.4.4", not a bare "release".
 func TestPastedRootNamesAPlatformsModelAndAComponentsRelease(t *testing.T) {
