@@ -552,7 +552,7 @@ func unexplainedObjects(g *Graph, lines []Line, covered map[string]bool) []*Find
 		ls := byObj[k]
 		l := ls[len(ls)-1]
 		st, ok := eventStages[l.Reason()]
-		read := readChain(l.Text, componentHint(l))
+		read := readObjectLine(l)
 		switch {
 		case !ok && read.known():
 			st = read.stage()
@@ -575,6 +575,26 @@ func unexplainedObjects(g *Graph, lines []Line, covered map[string]bool) []*Find
 				"; no podflow rule or signature knows this evidence"})
 	}
 	return out
+}
+
+// reConditionMessage is a condition's Message in a describe's flattened Status block
+// ("Conditions: Last Transition Time: … Message: no response from …: connection refused
+// Reason: FailedDiscoveryCheck Status: False Type: Available").
+var reConditionMessage = regexp.MustCompile(`\bMessage:\s+(.+?)\s+(?:Reason|Status|Type|Last \w+ Time|Observed Generation):\s`)
+
+// conditionMessage is the hint of a condition's Message: a component's words.
+const conditionMessage = "a condition's message"
+
+// readObjectLine reads a line through the catalog; a describe's flattened Status block
+// that the catalog does not read whole is read by its condition's Message, what the
+// component printed.
+func readObjectLine(l *Line) chainRead {
+	read := readChain(l.Text, componentHint(l))
+	if m := reConditionMessage.FindStringSubmatch(l.Text); !read.known() && m != nil {
+		// A controller wrote it into the object's status: it is no reporter's sentence.
+		read = readChain(m[1], conditionMessage)
+	}
+	return read
 }
 
 // unexplainedNodes covers nodes whose Ready condition is not True, or that report
@@ -767,7 +787,7 @@ func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []strin
 		// timeout reached" after the evictions it waited on were refused).
 		var read chainRead
 		for _, l := range mostTelling(ls, len(ls)) {
-			if r := readChain(l.Text, componentHint(l)); r.known() {
+			if r := readObjectLine(l); r.known() {
 				if !read.known() {
 					read, best = r, l
 				}

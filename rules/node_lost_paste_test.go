@@ -73,3 +73,23 @@ func TestAPodShownUnknownIsNodeLost(t *testing.T) {
 		}
 	}
 }
+
+// A describe of an object other than a pod is read by its condition's Message: the
+// aggregator's "no response from …" on an APIService is the termination stage's (what
+// an unavailable APIService holds up is a namespace's deletion), not a guess from words.
+func TestAnObjectsConditionMessageIsReadByTheCatalog(t *testing.T) {
+	paste := "[root@bootstrap ~]# kubectl describe apiservice v1beta1.metrics.k8s.io\n" +
+		"Name:         v1beta1.metrics.k8s.io\nNamespace:\nLabels:       <none>\nAnnotations:  <none>\n" +
+		"API Version:  apiregistration.k8s.io/v1\nKind:         APIService\nSpec:\n  Group:                   metrics.k8s.io\n" +
+		"  Service:\n    Name:            prometheus-adapter\n    Namespace:       metalk8s-monitoring\n  Version:           v1beta1\n" +
+		"Status:\n  Conditions:\n    Last Transition Time:  2019-09-05T09:32:38Z\n" +
+		"    Message:               no response from https://10.96.10.86:443: Get https://10.96.10.86:443: dial tcp 10.96.10.86:443: connect: connection refused\n" +
+		"    Reason:                FailedDiscoveryCheck\n    Status:                False\n    Type:                  Available\nEvents:                    <none>\n"
+	rs := roots(analyzePaste(t, map[string]string{"kubectl.txt": paste}))
+	if len(rs) == 0 || rs[0].Stage != "termination" || !strings.Contains(rs[0].Cause, "no response from https://10.96.10.86:443") {
+		for _, f := range rs {
+			t.Logf("root %s %s: %s", f.Stage, f.Rule, f.Cause)
+		}
+		t.Fatal("want the APIService's condition message read at the termination stage")
+	}
+}
