@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -21,4 +22,19 @@ Output: mount.nfs: Connection timed out
   Warning  FailedMount  27s (x2 over 2m41s)  kubelet  Unable to attach or mount volumes: unmounted volumes=[shared], unattached volumes=[shared kube-api-access-rhbw9]: timed out waiting for the condition
 `
 	wantOneRoot(t, catalogRoots(t, map[string]string{"events.txt": events}), "volume-nfs-mount-failed", "files.example.internal")
+}
+
+// Docker creating a hostPath's source on the node (a read-only /opt on Container-Optimized
+// OS) fails the container's start, not a write of the process: the volume stage, read from
+// Docker's volume/mounts, not the read-only-filesystem signature of a running program.
+func TestHostPathSourceTheEngineCannotCreateIsTheVolumes(t *testing.T) {
+	rs := catalogRoots(t, map[string]string{
+		"events.txt": `Error: failed to start container "datadog": Error response from daemon: error while creating mount source path '/opt/datadog-agent/run': mkdir /opt/datadog-agent: read-only file system` + "\n",
+	})
+	if len(rs) == 0 || rs[0].Stage != "volume" || !strings.Contains(rs[0].Cause, "/opt/datadog-agent/run") {
+		for _, f := range rs {
+			t.Logf("root %s %s: %s", f.Stage, f.Rule, f.Cause)
+		}
+		t.Fatal("want the volume stage naming the mount source path")
+	}
 }

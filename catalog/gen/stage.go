@@ -155,6 +155,7 @@ var placeRules = []placeRule{
 	// Docker Engine (dockershim): the registry and pulls
 	{component: "docker", dir: "distribution", stage: "image"},
 	{component: "docker", dir: "registry", stage: "image"},
+	{component: "docker", dir: "volume", stage: "volume"},
 }
 
 // componentStages is the stage of a component whose messages all concern one stage.
