@@ -106,6 +106,10 @@ var placeRules = []placeRule{
 	// disruption budget."), are what a drain waits on
 	{component: "kube-apiserver", dir: "pkg/registry/core/pod", file: re(`^eviction`), stage: "termination"},
 	{component: "kube-apiserver", dir: "pkg/registry/core/pod", stage: "request"},
+	// the API server's proxy to a Service finds no endpoint behind it (ResourceLocation);
+	// the rest of the Service registry refuses a request (an allocated port or IP)
+	{component: "kube-apiserver", dir: "pkg/registry/core/service", function: re(`(?i)ResourceLocation`), stage: "service"},
+	{component: "kube-apiserver", dir: "pkg/registry/core/service", stage: "request"},
 	{component: "kube-apiserver", dir: "pkg/apis/core/validation", stage: "request"},
 	// an authorization refusal ("User %q cannot list resource %q … at the cluster scope")
 	{component: "kube-apiserver", dir: "pkg/endpoints/handlers/responsewriters", stage: "request"},
