@@ -582,17 +582,27 @@ func unexplainedObjects(g *Graph, lines []Line, covered map[string]bool) []*Find
 // Reason: FailedDiscoveryCheck Status: False Type: Available").
 var reConditionMessage = regexp.MustCompile(`\bMessage:\s+(.+?)\s+(?:Reason|Status|Type|Last \w+ Time|Observed Generation):\s`)
 
-// conditionMessage is the hint of a condition's Message: a component's words.
-const conditionMessage = "a condition's message"
+// componentWords is the hint of a text known to be a component's words, not a
+// reporter's (a condition's Message, a line the floor quotes as trouble): the catalog
+// reads it whole even where it reads like a sentence.
+const componentWords = "a component's words"
 
-// readObjectLine reads a line through the catalog; a describe's flattened Status block
-// that the catalog does not read whole is read by its condition's Message, what the
-// component printed.
+// readObjectLine reads a line through the catalog; a line the catalog does not read as
+// a reporter's sentence is read as a component's when it is a chain of wrapped errors,
+// and a describe's flattened Status block by its condition's Message, what the component
+// printed.
 func readObjectLine(l *Line) chainRead {
 	read := readChain(l.Text, componentHint(l))
+	if !read.known() {
+		// A chain of wrapped errors ("MountVolume.SetUp failed for volume …: rpc error:
+		// …: provider not found: …") is a program's output, however long and wordy.
+		if r := readChain(l.Text, componentWords); r.known() && len(r.layers) >= 3 {
+			return r
+		}
+	}
 	if m := reConditionMessage.FindStringSubmatch(l.Text); !read.known() && m != nil {
 		// A controller wrote it into the object's status: it is no reporter's sentence.
-		read = readChain(m[1], conditionMessage)
+		read = readChain(m[1], componentWords)
 	}
 	return read
 }

@@ -38,3 +38,19 @@ func TestHostPathSourceTheEngineCannotCreateIsTheVolumes(t *testing.T) {
 		t.Fatal("want the volume stage naming the mount source path")
 	}
 }
+
+// A kubelet's FailedMount message pasted without its event's columns is long and wordy
+// enough to read like a sentence; as a chain of wrapped errors it is the component's, read
+// by the catalog at the volume stage, and the reporter's prose does not move it elsewhere.
+func TestAWrappedMountErrorWithoutColumnsIsTheKubelets(t *testing.T) {
+	rs := catalogRoots(t, map[string]string{
+		"events.txt":  `MountVolume.SetUp failed for volume "mysecret" : rpc error: code = Unknown desc = failed to mount secrets store objects for pod default/mypod, err: error connecting to provider "gcp": provider not found: provider "gcp"` + "\n",
+		"message.txt": "I followed the steps in the example, but secret is not mounting.\n",
+	})
+	if len(rs) == 0 || rs[0].Stage != "volume" || rs[0].Rule != "catalog" || !strings.Contains(rs[0].Cause, `provider not found: provider "gcp"`) {
+		for _, f := range rs {
+			t.Logf("root %s %s: %s", f.Stage, f.Rule, f.Cause)
+		}
+		t.Fatal("want the catalog's volume reading of the kubelet's message")
+	}
+}
