@@ -191,6 +191,34 @@ var evidenceValues = []evidenceValue{
 	{EvidencePVC, func(g *Graph, _ *Line) string { return g.loneUnboundClaim() }},
 	{EvidenceUser, func(g *Graph, _ *Line) string { return g.loneDockerfileUser() }},
 	{EvidenceFullFS, func(g *Graph, _ *Line) string { return g.fullestFilesystem() }},
+	{EvidenceCNILoadError, func(g *Graph, _ *Line) string { return g.cniLoadError() }},
+}
+
+// EvidenceCNILoadError names, in a template's optional part, the CNI configuration file
+// the runtime could not load and why, from the first such line of the evidence: "cni
+// config uninitialized" says no network is loaded, the load error says which file is
+// wrong (a .conf that should be a .conflist, a plugin type left out).
+const EvidenceCNILoadError = "evidenceCNILoadError"
+
+// reCNILoadError is the kubelet's (dockershim's cni.go) and libcni's load error of a
+// configuration file, with the file and the reason.
+var reCNILoadError = regexp.MustCompile(`(?i)error loading CNI config (?:list )?file (/[^\s:"\\]+): ([^"\\\n]*[^"\\\s.])`)
+
+// cniLoadError is "FILE: REASON" of the first CNI configuration load error the evidence
+// shows, "" when none does.
+func (g *Graph) cniLoadError() string {
+	g.cniLoadErrOnce.Do(func() {
+		for _, l := range g.Lines() {
+			if !strings.Contains(l.Text, "CNI config") && !strings.Contains(l.Text, "cni config") {
+				continue
+			}
+			if m := reCNILoadError.FindStringSubmatch(l.Text); m != nil {
+				g.cniLoadErr = m[1] + ": " + m[2]
+				return
+			}
+		}
+	})
+	return g.cniLoadErr
 }
 
 // EvidenceFullFS names, in a template's optional part, the fullest filesystem a `df`

@@ -175,6 +175,9 @@ type Graph struct {
 	// lonePVCOnce computes lonePVC, the one claim the evidence holds that is not Bound.
 	lonePVCOnce sync.Once
 	lonePVC     string
+	// cniLoadErrOnce computes cniLoadErr, the first CNI configuration load error.
+	cniLoadErrOnce sync.Once
+	cniLoadErr     string
 }
 
 // BundleInfo describes one loaded bundle.

@@ -54,3 +54,24 @@ func TestAWrappedMountErrorWithoutColumnsIsTheKubelets(t *testing.T) {
 		t.Fatal("want the catalog's volume reading of the kubelet's message")
 	}
 }
+
+// "cni config uninitialized" says no network is loaded; the kubelet's load error of the
+// file says which one is wrong, and the network-not-ready cause names it.
+func TestNetworkNotReadyNamesTheCNIConfigItCannotLoad(t *testing.T) {
+	rs := catalogRoots(t, map[string]string{
+		"kubelet.log": "cni.go:132] Error loading CNI config file /etc/cni/net.d/10-flannel.conf: no 'type'; perhaps this is a .conflist?\n" +
+			"cni.go:172] Unable to update cni config: No valid networks found in /etc/cni/net.d\n" +
+			"kubelet.go:2110] Container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:docker: network plugin is not ready: cni config uninitialized\n",
+	})
+	rootCauseHas(t, rs, "sandbox", "/etc/cni/net.d/10-flannel.conf: no 'type'; perhaps this is a .conflist?")
+}
+
+// A terminal wraps an event's message between any two words: the kubelet's refusal of a
+// non-numeric user is read across the break.
+func TestNonNumericUserRefusalWrappedByTheTerminal(t *testing.T) {
+	rs := catalogRoots(t, map[string]string{
+		"events.txt": "  Warning  Failed     10s (x4 over 24s)  kubelet            Error: container has runAsNonRoot and image has non-numeric user\n" +
+			"(nonroot), cannot verify user is non-root (pod: \"web-c68bcb8c4-\nx7qqp_shop(545601de)\", container: web-server)\n",
+	})
+	wantOneRoot(t, rs, "config-run-as-non-root", "nonroot")
+}
