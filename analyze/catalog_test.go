@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -181,6 +182,17 @@ func TestCatalogQuoteKeepsTheRefusedObject(t *testing.T) {
 		}
 		if c := r.cause(); !strings.Contains(c, `statefulsets.apps "starrockscluster-fe" is forbidden: cannot set blockOwnerDeletion`) {
 			t.Errorf("cause %q does not quote the refused object", c)
+		}
+	}
+}
+
+// A reason word at a sentence's end keeps its full stop; its camel-case parts are still
+// the words the prose names ("… will get OOMKilled." names oom and kill).
+func TestProseTokensSplitAReasonBeforeAFullStop(t *testing.T) {
+	got := proseTokens("the 256Mi memory limit is too low and pods will get OOMKilled.")
+	for _, want := range []string{"oom", "kill"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("proseTokens = %q, lacks %q", got, want)
 		}
 	}
 }

@@ -82,7 +82,8 @@ func proseTokens(s string) []string {
 	for _, orig := range proseWord.FindAllString(s, -1) {
 		w := strings.ToLower(orig)
 		add(w)
-		if parts := camelParts(orig); len(parts) > 1 {
+		// A sentence's last word keeps its full stop: "… will get OOMKilled."
+		if parts := camelParts(strings.Trim(orig, ".-")); len(parts) > 1 {
 			for _, p := range parts {
 				add(strings.ToLower(p))
 			}
