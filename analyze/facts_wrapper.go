@@ -192,6 +192,45 @@ var evidenceValues = []evidenceValue{
 	{EvidenceUser, func(g *Graph, _ *Line) string { return g.loneDockerfileUser() }},
 	{EvidenceFullFS, func(g *Graph, _ *Line) string { return g.fullestFilesystem() }},
 	{EvidenceCNILoadError, func(g *Graph, _ *Line) string { return g.cniLoadError() }},
+	{EvidenceCNIConfigs, func(g *Graph, _ *Line) string { return g.cniConfigs() }},
+}
+
+// EvidenceCNIConfigs names, in a template's optional part, the CNI configuration files a
+// listing of /etc/cni/net.d in the evidence shows when there are two or more: the runtime
+// loads the first in name order (libcni ConfFiles, sorted), so a file another network
+// add-on left behind (00-multus.conf before 05-cilium.conflist) decides every pod's
+// network.
+const EvidenceCNIConfigs = "evidenceCNIConfigs"
+
+// reCNIConfigFile is a CNI configuration file's name as a listing or a path shows it.
+var reCNIConfigFile = regexp.MustCompile(`(?:^|[\s/])(\d{2}-[\w.-]+\.(?:conflist|conf|json))\b`)
+
+// cniConfigs is "FIRST (the first of A, B, … in name order)" for the CNI configuration
+// files the evidence's text names when there are two or more, else "".
+func (g *Graph) cniConfigs() string {
+	g.cniConfigsOnce.Do(func() {
+		seen := map[string]bool{}
+		var names []string
+		for _, f := range g.fragments {
+			for _, l := range f.lines {
+				if !strings.Contains(l, ".conf") && !strings.Contains(l, ".json") {
+					continue
+				}
+				for _, m := range reCNIConfigFile.FindAllStringSubmatch(l, -1) {
+					if !seen[m[1]] {
+						seen[m[1]] = true
+						names = append(names, m[1])
+					}
+				}
+			}
+		}
+		if len(names) < 2 || len(names) > 8 {
+			return
+		}
+		slices.Sort(names)
+		g.cniConfigsText = names[0] + " (the first of " + strings.Join(names, ", ") + " in name order, the one the runtime loads)"
+	})
+	return g.cniConfigsText
 }
 
 // EvidenceCNILoadError names, in a template's optional part, the CNI configuration file

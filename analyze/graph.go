@@ -178,6 +178,9 @@ type Graph struct {
 	// cniLoadErrOnce computes cniLoadErr, the first CNI configuration load error.
 	cniLoadErrOnce sync.Once
 	cniLoadErr     string
+	// cniConfigsOnce computes cniConfigsText, the CNI configuration files a listing shows.
+	cniConfigsOnce sync.Once
+	cniConfigsText string
 }
 
 // BundleInfo describes one loaded bundle.

@@ -75,3 +75,14 @@ func TestNonNumericUserRefusalWrappedByTheTerminal(t *testing.T) {
 	})
 	wantOneRoot(t, rs, "config-run-as-non-root", "nonroot")
 }
+
+// A listing of /etc/cni/net.d with two configurations says which one the runtime loads
+// (the first in name order): a file another add-on left behind decides the pods' network.
+func TestSandboxFailureNamesTheCNIConfigLoadedFirst(t *testing.T) {
+	rs := catalogRoots(t, map[string]string{
+		"events.txt": `FailedCreatePodSandBox   pod/web-0    Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox "dde271acbfb6": plugin type="multus" name="multus-cni-network" failed (add): Multus: [shop/web-0/abc]: error waiting for pod: Unauthorized` + "\n",
+		"ls.txt": "# ls -l /etc/cni/net.d/\n-rw------- 1 root root  506 Jun  3 02:14 00-multus.conf\n" +
+			"-rw-r--r-- 1 root root  276 May  2 16:33 05-cilium.conflist\ndrwxr-xr-x 2 root root 4.0K Jun  3 02:14 multus.d\n",
+	})
+	rootCauseHas(t, rs, "00-multus.conf (the first of 00-multus.conf, 05-cilium.conflist")
+}
