@@ -579,7 +579,11 @@ func docSection(doc, name string) string {
 // zone (its node affinity) that no node satisfies.
 var (
 	reStatedExit = regexp.MustCompile(`(?i)\bexit(?:ed)?(?: with)?(?: code| status)?[ :=]+(\d{1,3})\b`)
-	reStatedArch = regexp.MustCompile(`(?i)\b(?:arm64|aarch64|amd64|x86_64|x86-64|armv[5-8]l?|armhf|ppc64le|s390x)\b`)
+	// reStatedTerminating is a pod the prose says stays Terminating or Unknown, and
+	// reStatedNodeDown a node it says went away.
+	reStatedTerminating = regexp.MustCompile(`(?i)\b(?:stuck|stays?|keeps?|remains?|hang(?:s|ing)?)\b[^.\n]{0,40}\b(?:Terminating|Unknown)\b|\b(?:Terminating|Unknown)\b[^.\n]{0,20}\b(?:forever|never (?:disappear|go|goes)|state)`)
+	reStatedNodeDown    = regexp.MustCompile(`(?i)\bshut ?down (?:a |the )?(?:worker )?node|\bnode\b[^.\n]{0,30}\b(?:shut ?down|powered off|went down|is down|NotReady|dead|crashed|lost)\b|\bstop(?:ped)? the kubelet\b`)
+	reStatedArch        = regexp.MustCompile(`(?i)\b(?:arm64|aarch64|amd64|x86_64|x86-64|armv[5-8]l?|armhf|ppc64le|s390x)\b`)
 	// reStatedZone is a zone as AWS (us-east-1d), GCP (europe-west1-b) and Azure
 	// (eastus-1, westeurope-3) name them.
 	reStatedZone   = regexp.MustCompile(`\b(?:[a-z]{2}(?:-gov)?-[a-z]+-\d[a-z]|[a-z]+-[a-z]+\d-[a-z]|[a-z]+(?:us|europe|asia)\d?-\d)\b`)
@@ -706,6 +710,12 @@ func statedFacts(prose []*Line) (map[string]bool, []*regexp.Regexp) {
 	}
 	if reStatedZone.MatchString(text) && reStatedVolume.MatchString(text) {
 		words = append(words, "zone", "affinity")
+	}
+	if reStatedTerminating.MatchString(text) && reStatedNodeDown.MatchString(text) {
+		// A pod that stays Terminating (or Unknown) on a node that was shut down or
+		// lost its kubelet: no kubelet confirms its end, the node-lost failure.
+		words = append(words, "lost", "lost", "terminating", "responding")
+		stating = append(stating, reStatedTerminating, reStatedNodeDown)
 	}
 	out := map[string]bool{}
 	for _, w := range proseTokens(strings.Join(words, " ")) {

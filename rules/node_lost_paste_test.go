@@ -93,3 +93,18 @@ func TestAnObjectsConditionMessageIsReadByTheCatalog(t *testing.T) {
 		t.Fatal("want the APIService's condition message read at the termination stage")
 	}
 }
+
+// A reporter who says the pod stays Terminating after the node was shut down describes
+// the node-lost failure, not the node's own NotReady.
+func TestProseOfAPodTerminatingOnANodeShutDown(t *testing.T) {
+	rs := catalogRoots(t, map[string]string{
+		"message.txt": "With taint based eviction enabled, if I shutdown a worker node or stop the kubelet service on the node, the pod running on that node will be evicted and re-scheduled to other available nodes.\n" +
+			"The problem is that the original pod running on the off node will keeps in `Terminating` state and never disappear.\n",
+	})
+	if len(rs) == 0 || rs[0].Rule != "termination-node-lost" {
+		for _, f := range rs {
+			t.Logf("root %s %s: %s", f.Stage, f.Rule, f.Cause)
+		}
+		t.Fatal("want termination-node-lost read from the prose")
+	}
+}
