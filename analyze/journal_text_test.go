@@ -175,3 +175,34 @@ func TestJournalTextSharesRepeatedEntries(t *testing.T) {
 		t.Errorf("repeated runtime message %q is copied twice", r1.Message)
 	}
 }
+
+// A kubelet retries a pod's failure with the same error: the lines of those entries
+// read one text, made once, rather than a copy each of the message joined to its err=.
+func TestRepeatedErrorLinesShareTheirText(t *testing.T) {
+	var lines []string
+	for i := range 3 {
+		lines = append(lines, fmt.Sprintf(`2026-11-29T10:00:0%[1]d+0000 n1 kubelet[9]: E1129 10:00:0%[1]d.000001       9 pod_workers.go:1301] "Error syncing pod, skipping" err="failed to \"StartContainer\" for \"app\"" pod="shop/a"`, i+1))
+	}
+	lines = append(lines, `2026-11-29T10:00:09+0000 n1 kubelet[9]: E1129 10:00:09.000001       9 pod_workers.go:1301] "Error syncing pod, skipping" err="another failure" pod="shop/a"`)
+	b, err := bundle.New("mem", map[string][]byte{bundle.NodePath("n1", bundle.NodeKubeletLog): []byte(strings.Join(lines, "\n"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.ReadOnce()
+	var texts []string
+	for _, l := range Load([]*bundle.Bundle{b}, nil).Lines() {
+		if l.Kind == TextJournal {
+			texts = append(texts, l.Text)
+		}
+	}
+	want := []string{`Error syncing pod, skipping: failed to "StartContainer" for "app"`, `Error syncing pod, skipping: failed to "StartContainer" for "app"`,
+		`Error syncing pod, skipping: failed to "StartContainer" for "app"`, `Error syncing pod, skipping: another failure`}
+	if !reflect.DeepEqual(texts, want) {
+		t.Fatalf("lines read %q, want %q", texts, want)
+	}
+	for i := 1; i < 3; i++ {
+		if unsafe.StringData(texts[i]) != unsafe.StringData(texts[0]) {
+			t.Errorf("line %d's text is a copy of line 0's", i)
+		}
+	}
+}
