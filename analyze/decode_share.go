@@ -7,6 +7,7 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	jsonv1 "github.com/go-json-experiment/json/v1"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -68,6 +69,16 @@ func newSharedDecode() *sharedDecode {
 		shareOf[*corev1.HostPathVolumeSource](s, "hostPath"),
 		shareOf[[]corev1.TopologySpreadConstraint](s, "topologySpread"),
 		shareOf[[]corev1.PodReadinessGate](s, "readinessGates"),
+		// Small parts each object of a kind carries alike: a rollout's strategy, a pod's
+		// preemption policy and DNS policy, its resources as the kubelet reports them, a
+		// selector, and the times a generated or restored cluster shares. At 20k pods
+		// they were about 4 MB decoded apart.
+		shareOf[*appsv1.RollingUpdateDeployment](s, "rollingUpdate"),
+		shareOf[*corev1.PreemptionPolicy](s, "preemptionPolicy"),
+		shareOf[corev1.DNSPolicy](s, "dnsPolicy"),
+		shareOf[*corev1.ResourceRequirements](s, "resources"),
+		shareOf[*metav1.LabelSelector](s, "selector"),
+		shareOf[*metav1.Time](s, "time"),
 		shareListOf[[]corev1.PodCondition, conditionList](s, "podConditions"),
 		shareListOf[[]corev1.Container, containerList](s, "containers"),
 		shareListOf[[]corev1.Volume, volumeList](s, "volumes"),

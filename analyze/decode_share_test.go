@@ -1,9 +1,12 @@
 package analyze
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
+	"unsafe"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -60,5 +63,41 @@ func TestPodsShareTheirRepeatedLists(t *testing.T) {
 	alone := kindDecoders[Pods].decode(nil, []byte(list))
 	if !reflect.DeepEqual(d.items, alone.items) {
 		t.Error("sharing changed what was decoded")
+	}
+}
+
+// The small parts every pod or Deployment of a kind carries alike (a preemption
+// policy and DNS policy, a start time, the resources the kubelet reports, a
+// rollout strategy and a selector) are decoded once and shared.
+func TestObjectsShareTheirSmallRepeatedParts(t *testing.T) {
+	const pod = `{"metadata":{"name":%q,"namespace":"shop"},"spec":{"containers":[{"name":"app","image":"web:1"}],"preemptionPolicy":"PreemptLowerPriority","dnsPolicy":"ClusterFirst"},` +
+		`"status":{"qosClass":"Burstable","startTime":"2026-01-01T00:00:00Z","resources":{"requests":{"cpu":"100m"}}}}`
+	pods := fmt.Sprintf(`{"kind":"PodList","items":[`+pod+`,`+pod+`]}`, "a", "b")
+	d := kindDecoders[Pods].decode(newSharedDecode(), []byte(pods))
+	ps, _ := d.items.([]corev1.Pod)
+	if d.err != nil || len(ps) != 2 {
+		t.Fatalf("decode: %v, %d pods", d.err, len(ps))
+	}
+	a, b := &ps[0], &ps[1]
+	if a.Spec.PreemptionPolicy != b.Spec.PreemptionPolicy || a.Status.StartTime != b.Status.StartTime || a.Status.Resources != b.Status.Resources ||
+		unsafe.StringData(string(a.Spec.DNSPolicy)) != unsafe.StringData(string(b.Spec.DNSPolicy)) {
+		t.Error("two pods' equal preemption policy, DNS policy, start time or resources are decoded apart")
+	}
+	if alone := kindDecoders[Pods].decode(nil, []byte(pods)); !reflect.DeepEqual(d.items, alone.items) {
+		t.Error("sharing changed the pods decoded")
+	}
+	const deploy = `{"metadata":{"name":%q,"namespace":"shop"},"spec":{"selector":{"matchLabels":{"app":"web"}},` +
+		`"strategy":{"type":"RollingUpdate","rollingUpdate":{"maxUnavailable":"25%%","maxSurge":"25%%"}},"template":{"spec":{"containers":[{"name":"app","image":"web:1"}]}}}}`
+	deploys := fmt.Sprintf(`{"kind":"DeploymentList","items":[`+deploy+`,`+deploy+`]}`, "a", "b")
+	d = kindDecoders[Deployments].decode(newSharedDecode(), []byte(deploys))
+	ds, _ := d.items.([]appsv1.Deployment)
+	if d.err != nil || len(ds) != 2 {
+		t.Fatalf("decode: %v, %d deployments", d.err, len(ds))
+	}
+	if ds[0].Spec.Strategy.RollingUpdate != ds[1].Spec.Strategy.RollingUpdate || ds[0].Spec.Selector != ds[1].Spec.Selector {
+		t.Error("two Deployments' equal rolling update or selector are decoded apart")
+	}
+	if alone := kindDecoders[Deployments].decode(nil, []byte(deploys)); !reflect.DeepEqual(d.items, alone.items) {
+		t.Error("sharing changed the Deployments decoded")
 	}
 }

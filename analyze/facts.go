@@ -316,13 +316,14 @@ func (g *Graph) buildLines() []Line {
 			podOf[i] = p
 		}
 	}
+	texts := entryTexts{}
 	for i := range g.journal {
-		add(journalLine(&g.journal[i], podOf[i]))
+		add(journalLine(&g.journal[i], podOf[i], texts))
 	}
 	for _, node := range sortedKeys(g.runtimeJournal) {
 		entries := g.runtimeJournal[node]
 		for i := range entries {
-			add(journalLine(&entries[i], nil))
+			add(journalLine(&entries[i], nil, texts))
 		}
 	}
 	for _, u := range g.unparsed {
@@ -654,8 +655,30 @@ func mostlyNodeAgent(lines []string) bool {
 	return all > 0 && 2*agent > all
 }
 
-func journalLine(e *JournalEntry, p *Pod) lineIn {
-	text := entryText(&e.Entry)
+// entryTexts are the texts of the structured entries whose lines are made, by message
+// and fields: a kubelet repeats an error word for word ("Error syncing pod, skipping"
+// with the same err= for a pod's every retry), and a line's text that joins the two
+// is made once for all of them rather than once per entry, held until the report.
+type entryTexts map[[2]string]string
+
+// of is entryText(e), made once for each message and fields.
+func (t entryTexts) of(e *logline.Entry) string {
+	if e.FieldText == "" {
+		return entryText(e) // the message itself
+	}
+	k := [2]string{e.Message, e.FieldText}
+	if s, ok := t[k]; ok {
+		return s
+	}
+	s := entryText(e)
+	if unsafe.StringData(s) != unsafe.StringData(e.Message) {
+		t[k] = s // made of the message and a field: worth keeping for the next
+	}
+	return s
+}
+
+func journalLine(e *JournalEntry, p *Pod, texts entryTexts) lineIn {
+	text := texts.of(&e.Entry)
 	// Node and container are read from the entry when asked (Line.Node, Line.Container).
 	return lineIn{Kind: TextJournal, Text: text, Pod: p, entry: e,
 		Warning: e.Severity == 'W' || e.Severity == 'E' || e.Severity == 'F' || (e.Severity == 0 && looksLikeError(text))}

@@ -95,11 +95,15 @@ func isDigit(b byte) bool { return logline.IsDigit(b) }
 // text an entry's strings point into is copied into large shared blocks, without the
 // journal prefix (time, host, program, klog header) that the entry holds parsed, and the
 // few distinct programs, hosts and klog sources are shared. On generated bundles it
-// keeps about two thirds of the journal's bytes, and the file's bytes go.
+// keeps about two thirds of the journal's bytes, and the file's bytes go. What an entry
+// says after its prefix is shared too when an earlier entry said the same (spans): a
+// kubelet repeats a pod's update, probe failure or volume mount word for word, and a
+// runtime its shim's lines.
 type journalText struct {
 	block    []byte
 	common   map[string]string
 	messages map[string]string
+	spans    map[string]string
 }
 
 const (
@@ -107,6 +111,9 @@ const (
 	// journalTextCommon caps the shared strings: a journal of unique sources (hostile or
 	// odd) copies them instead of growing the map without end.
 	journalTextCommon = 1 << 14
+	// journalTextSpans caps the entries' texts kept for sharing. On a generated bundle
+	// of 5k pods 37k entries said 7.6 MB in 7k distinct texts of 1.8 MB.
+	journalTextSpans = 1 << 16
 )
 
 // keep rewrites e's strings (parsed from line) to point into the blocks instead of line.
@@ -137,7 +144,7 @@ func (t *journalText) keep(e *logline.Entry, line string) {
 	if !ok {
 		return
 	}
-	kept := t.copy(line[lo:hi])
+	kept := t.span(line[lo:hi])
 	e.Message = rebase(e.Message, line, lo, kept)
 	e.FieldText = rebase(e.FieldText, line, lo, kept)
 }
@@ -178,6 +185,22 @@ func (t *journalText) sharedMessage(s, line string) string {
 		t.messages = map[string]string{}
 	}
 	t.messages[c] = c
+	return c
+}
+
+// span is s, the text of an entry after its prefix, copied into the blocks or, when an
+// earlier entry said the same, that entry's copy.
+func (t *journalText) span(s string) string {
+	if c, ok := t.spans[s]; ok {
+		return c
+	}
+	c := t.copy(s)
+	if t.spans == nil {
+		t.spans = map[string]string{}
+	}
+	if len(t.spans) < journalTextSpans {
+		t.spans[c] = c
+	}
 	return c
 }
 

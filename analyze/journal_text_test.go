@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"podflow.dev/podflow/bundle"
+	"podflow.dev/podflow/logline"
 )
 
 // A bundle read once keeps its journal entries' text in journalText: every entry, line
@@ -138,5 +139,70 @@ func TestRuntimeEntriesKeepNoSpareRoom(t *testing.T) {
 	}
 	if cap(entries) > len(entries)+len(entries)/8 {
 		t.Errorf("%d runtime entries kept in room for %d", len(entries), cap(entries))
+	}
+}
+
+// An entry that says what an earlier one said keeps that entry's copy of the text: a
+// kubelet repeats a pod's updates and probe failures, and a runtime its shim's lines,
+// word for word under a new time.
+func TestJournalTextSharesRepeatedEntries(t *testing.T) {
+	var jt journalText
+	parse := func(line string) logline.Entry {
+		t.Helper()
+		e, kind, problem := logline.ParseJournal(line, time.Time{})
+		if kind != logline.KindEntry || problem != nil {
+			t.Fatalf("%q: kind %v, %v", line, kind, problem)
+		}
+		want := e
+		jt.keep(&e, line)
+		if e != want {
+			t.Fatalf("kept entry reads %+v, want %+v", e, want)
+		}
+		return e
+	}
+	a := parse(`2026-11-29T10:00:01+0000 n1 kubelet[9]: I1129 10:00:01.000001       9 kubelet.go:1] "Pod update" pod="shop/a" podUID="u-a"`)
+	b := parse(`2026-11-29T10:00:09+0000 n1 kubelet[9]: I1129 10:00:09.000009       9 kubelet.go:1] "Pod update" pod="shop/a" podUID="u-a"`)
+	c := parse(`2026-11-29T10:00:10+0000 n1 kubelet[9]: I1129 10:00:10.000010       9 kubelet.go:1] "Pod update" pod="shop/b" podUID="u-b"`)
+	r1 := parse(`2026-11-29T10:00:06+0000 n1 containerd[7]: time="2026-11-29T10:00:06.000000000Z" level=info msg="starting signal loop" pid=1`)
+	r2 := parse(`2026-11-29T10:00:07+0000 n2 containerd[7]: time="2026-11-29T10:00:06.000000000Z" level=info msg="starting signal loop" pid=1`)
+	if _, _, same := span(a.FieldText, b.FieldText); !same {
+		t.Errorf("repeated fields %q are copied twice", a.FieldText)
+	}
+	if _, _, same := span(a.FieldText, c.FieldText); same || c.FieldText != `pod="shop/b" podUID="u-b"` {
+		t.Errorf("another pod's fields read %q", c.FieldText)
+	}
+	if _, _, same := span(r1.Message, r2.Message); !same {
+		t.Errorf("repeated runtime message %q is copied twice", r1.Message)
+	}
+}
+
+// A kubelet retries a pod's failure with the same error: the lines of those entries
+// read one text, made once, rather than a copy each of the message joined to its err=.
+func TestRepeatedErrorLinesShareTheirText(t *testing.T) {
+	var lines []string
+	for i := range 3 {
+		lines = append(lines, fmt.Sprintf(`2026-11-29T10:00:0%[1]d+0000 n1 kubelet[9]: E1129 10:00:0%[1]d.000001       9 pod_workers.go:1301] "Error syncing pod, skipping" err="failed to \"StartContainer\" for \"app\"" pod="shop/a"`, i+1))
+	}
+	lines = append(lines, `2026-11-29T10:00:09+0000 n1 kubelet[9]: E1129 10:00:09.000001       9 pod_workers.go:1301] "Error syncing pod, skipping" err="another failure" pod="shop/a"`)
+	b, err := bundle.New("mem", map[string][]byte{bundle.NodePath("n1", bundle.NodeKubeletLog): []byte(strings.Join(lines, "\n"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.ReadOnce()
+	var texts []string
+	for _, l := range Load([]*bundle.Bundle{b}, nil).Lines() {
+		if l.Kind == TextJournal {
+			texts = append(texts, l.Text)
+		}
+	}
+	want := []string{`Error syncing pod, skipping: failed to "StartContainer" for "app"`, `Error syncing pod, skipping: failed to "StartContainer" for "app"`,
+		`Error syncing pod, skipping: failed to "StartContainer" for "app"`, `Error syncing pod, skipping: another failure`}
+	if !reflect.DeepEqual(texts, want) {
+		t.Fatalf("lines read %q, want %q", texts, want)
+	}
+	for i := 1; i < 3; i++ {
+		if unsafe.StringData(texts[i]) != unsafe.StringData(texts[0]) {
+			t.Errorf("line %d's text is a copy of line 0's", i)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -374,6 +375,87 @@ func TestOpenReadOnceSpillsEveryBlock(t *testing.T) {
 			t.Errorf("TakeInto(%s) of a spilled bundle: equal %v, err %v", name, bytes.Equal(got, want), err)
 		}
 		buf = got[:0]
+	}
+	runtime.KeepAlive(once)
+}
+
+// A read-once consumer takes nearly every file: the bundle's map of compressed files
+// is made again as it empties, rather than keeping its room to the end of the load.
+func TestTakingMostFilesShrinksThePackedMap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	files := map[string][]byte{}
+	for i := range 200 {
+		files[NodePath(fmt.Sprintf("n%03d", i), NodeKubeletLog)] = journalLines("n", 8<<10, rng)
+	}
+	target := filepath.Join(t.TempDir(), "b.tar.gz")
+	writeFiles(t, target, files)
+	once, err := OpenReadOnce(context.Background(), target, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	packed := len(once.packed) // the files and the manifest
+	if packed < len(files) || once.packedHigh != packed {
+		t.Fatalf("%d files packed (high %d), want all %d", packed, once.packedHigh, len(files))
+	}
+	names := slices.Sorted(maps.Keys(files))
+	for _, name := range names[:190] {
+		if _, err := once.Take(name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(once.packed) != packed-190 || once.packedHigh > 4*len(once.packed) {
+		t.Errorf("after 190 of 200 files were taken the packed map was last made for %d files, holding %d", once.packedHigh, len(once.packed))
+	}
+	for _, name := range names[190:] {
+		if got, err := once.Take(name); err != nil || !bytes.Equal(got, files[name]) {
+			t.Errorf("Take(%s) after the map was made again: equal %v, err %v", name, bytes.Equal(got, files[name]), err)
+		}
+	}
+	if _, err := once.ReadFile(names[0]); !errors.Is(err, ErrTaken) {
+		t.Errorf("ReadFile of a taken file: %v, want ErrTaken", err)
+	}
+}
+
+// A bundle read once remembers which files were taken in a bit for each: at 20k pods
+// a map of their names was 5 MB, held while the node files load.
+func TestTakenFilesCostABitEach(t *testing.T) {
+	files := map[string][]byte{}
+	for i := range 4000 {
+		files[LogPath("shop", fmt.Sprintf("web-%04d", i), "app", false)] = []byte("a line\n")
+	}
+	target := filepath.Join(t.TempDir(), "b.tar.gz")
+	writeFiles(t, target, files)
+	once, err := OpenReadOnce(context.Background(), target, DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := slices.Sorted(maps.Keys(files))
+	kept := make([][]byte, 0, len(names)) // the bytes taken stay referenced: only the record of taking them counts
+	grew := liveHeap(func() {
+		for _, name := range names {
+			data, err := once.Take(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			kept = append(kept, data)
+		}
+	})
+	if grew > 16<<10 {
+		t.Errorf("taking %d files grew the heap by %d KB, want under 16 KB", len(names), grew>>10)
+	}
+	for i, name := range names {
+		if !bytes.Equal(kept[i], files[name]) {
+			t.Fatalf("Take(%s) = %q", name, kept[i])
+		}
+		if _, err := once.ReadFile(name); !errors.Is(err, ErrTaken) {
+			t.Fatalf("ReadFile(%s) once taken: %v, want ErrTaken", name, err)
+		}
+		if !once.Has(name) {
+			t.Fatalf("Has(%s) once taken = false", name)
+		}
+	}
+	if _, err := once.ReadFile("cluster-resources/absent.json"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ReadFile of a file the bundle never had: %v, want fs.ErrNotExist", err)
 	}
 	runtime.KeepAlive(once)
 }

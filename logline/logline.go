@@ -11,8 +11,9 @@ import (
 	"time"
 )
 
-// Format says which printer wrote a line.
-type Format int
+// Format says which printer wrote a line. It is a byte so that it sits beside the
+// severity in an Entry (Entry).
+type Format uint8
 
 // Line formats, as Parse tells them apart.
 const (
@@ -35,6 +36,13 @@ type Entry struct {
 	// Severity is the klog level letter: 'I', 'W', 'E' or 'F' ('D' for debug and trace
 	// levels of logrus); 0 for lines that give none.
 	Severity byte
+	// Format and quoted sit beside Severity and PID rather than after Uptime: 120 bytes
+	// instead of 136, for each of the hundred thousand and more journal entries a large
+	// cluster's analysis holds.
+	Format Format
+	// quoted says Message is still the quoted text of a structured klog message
+	// (ParseJournalQuoted).
+	quoted bool
 	// PID is the journal's process ID, or the klog thread ID for bare klog lines.
 	PID int32
 	// Program is the journal identifier, e.g. "kubelet", "kernel" for dmesg lines and the
@@ -49,10 +57,6 @@ type Entry struct {
 	FieldText string
 	// Uptime is dmesg's seconds since boot; 0 when the line gives none.
 	Uptime float64
-	Format Format
-	// quoted says Message is still the quoted text of a structured klog message
-	// (ParseJournalQuoted).
-	quoted bool
 }
 
 // Field is one key/value pair of a structured log line.

@@ -297,6 +297,7 @@ func runAnalyze(ctx context.Context, o *analyzeOptions) error {
 	if err != nil {
 		return err
 	}
+	letEvidenceGo()
 	for _, v := range report.Violations {
 		o.log().WithField("rule", v.Rule).Warn(v.Message)
 	}

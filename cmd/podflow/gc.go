@@ -93,3 +93,13 @@ func liveHeap() uint64 {
 	}
 	return s[0].Value.Uint64()
 }
+
+// letEvidenceGo collects the evidence once the report is built from it: nothing points
+// at the graph any more, but the collector last found it live and set its goal from
+// it, so the report's rendering would grow the heap past that peak before the next
+// collection let the graph go (at 20k pods the heap grew from 350 to 375 MB while the
+// JSON was written, and RSS by 13 MB over the rules' peak). Collected now, the graph's memory is what the rendering reuses; the
+// collection marks only the report and costs a few milliseconds.
+func letEvidenceGo() {
+	runtime.GC()
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"math"
+	"runtime/metrics"
 	"testing"
 )
 
@@ -42,5 +43,20 @@ func TestMemoryLimitFor(t *testing.T) {
 		if got := memoryLimitFor(c.live, gcPercentFor(c.live)); got != c.want {
 			t.Errorf("memoryLimitFor(%d MB) = %d MB, want %d MB", c.live>>20, got>>20, c.want>>20)
 		}
+	}
+}
+
+func TestAnalyzeCollectsTheEvidenceBeforeRendering(t *testing.T) {
+	forced := func() uint64 {
+		s := []metrics.Sample{{Name: "/gc/cycles/forced:gc-cycles"}}
+		metrics.Read(s)
+		return s[0].Value.Uint64()
+	}
+	before := forced()
+	if code, out, errOut := runPodflow(t, "analyze", fixture("runtime-oom-killed", "fires-memory-limit"), "--fail-on", "none"); code != exitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if after := forced(); after == before {
+		t.Error("the analysis rendered its report without collecting the evidence first")
 	}
 }
