@@ -48,6 +48,7 @@ var ruleKeys = map[string][]string{
 	"service-selector-matches-nothing":      {"stage"},
 	"start-permission-denied":               {"stage"},
 	"termination-finalizers-stuck":          {"stage"},
+	"termination-node-lost":                 {"stage"},
 	"termination-pvc-protection-finalizer":  {"stage"},
 	"volume-cloud-api-unauthorized":         {"stage", "cause-word:create|attach|detach|delete"},
 	"volume-configmap-missing":              {"stage", "cause-word:configmap|secret"},

@@ -119,17 +119,17 @@ func nodeLostUnshown(v *analyze.View, p *analyze.Pod, node string) analyze.Findi
 		shown = "was marked NodeLost (kubectl shows Unknown)"
 	}
 	subjects, group := v.PodAndWorkload(p)
-	where, bring := "its node (not named in the evidence)", "Bring the pod's node back (kubectl get pod -o wide names it; its kubelet then finishes the pod)"
+	where, bring := "(not named in the evidence)", "Bring the pod's node back (kubectl get pod -o wide names it; its kubelet then finishes the pod)"
 	confirm := []string{analyze.Command("kubectl get pod -n %s %s -o wide", pod.Namespace, pod.Name), "kubectl get nodes"}
 	if node != "" {
 		subjects = append(subjects, analyze.NodeRef(node))
-		where, bring = "its node "+node, "Bring node "+node+" back (its kubelet then finishes the pod)"
+		where, bring = node, "Bring node "+node+" back (its kubelet then finishes the pod)"
 		confirm[1] = analyze.Command("kubectl describe node %s", node)
 	}
 	return analyze.Finding{
 		Subjects: subjects,
-		Cause: fmt.Sprintf("the pod %s: %s stopped reporting (NotReady or unreachable), so the node lifecycle controller marked the pod lost "+
-			"and no kubelet confirms that its containers stopped; it stays until the node returns or the Node object is deleted", shown, where),
+		Cause: fmt.Sprintf("the pod %s because its node %s is not Ready (it stopped reporting, so the node lifecycle controller marked the pod lost): "+
+			"no kubelet there confirms that its containers stopped, so it stays until the node returns or the Node object is deleted", shown, where),
 		Evidence: []analyze.Evidence{ev},
 		Remediation: bring + " or, if the machine is gone for good, delete the Node object or set the node.kubernetes.io/out-of-service taint; " +
 			"force-delete a StatefulSet pod only once the old one is known to no longer run (kubectl delete pod --grace-period=0 --force).",
