@@ -128,7 +128,7 @@ func nodeLostUnshown(v *analyze.View, p *analyze.Pod, node string) analyze.Findi
 	}
 	return analyze.Finding{
 		Subjects: subjects,
-		Cause: fmt.Sprintf("the pod %s because its node %s is not Ready (it stopped reporting, so the node lifecycle controller marked the pod lost): "+
+		Cause: fmt.Sprintf("the pod %s because its node %s is not Ready (it stopped reporting: NotReady or unreachable, so the node lifecycle controller marked the pod lost): "+
 			"no kubelet there confirms that its containers stopped, so it stays until the node returns or the Node object is deleted", shown, where),
 		Evidence: []analyze.Evidence{ev},
 		Remediation: bring + " or, if the machine is gone for good, delete the Node object or set the node.kubernetes.io/out-of-service taint; " +
