@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"strings"
 	"testing"
 )
 
@@ -31,12 +30,7 @@ func TestHostPathSourceTheEngineCannotCreateIsTheVolumes(t *testing.T) {
 	rs := catalogRoots(t, map[string]string{
 		"events.txt": `Error: failed to start container "datadog": Error response from daemon: error while creating mount source path '/opt/datadog-agent/run': mkdir /opt/datadog-agent: read-only file system` + "\n",
 	})
-	if len(rs) == 0 || rs[0].Stage != "volume" || !strings.Contains(rs[0].Cause, "/opt/datadog-agent/run") {
-		for _, f := range rs {
-			t.Logf("root %s %s: %s", f.Stage, f.Rule, f.Cause)
-		}
-		t.Fatal("want the volume stage naming the mount source path")
-	}
+	wantFirstRoot(t, rs, "volume", "", "/opt/datadog-agent/run")
 }
 
 // A kubelet's FailedMount message pasted without its event's columns is long and wordy
@@ -47,12 +41,7 @@ func TestAWrappedMountErrorWithoutColumnsIsTheKubelets(t *testing.T) {
 		"events.txt":  `MountVolume.SetUp failed for volume "mysecret" : rpc error: code = Unknown desc = failed to mount secrets store objects for pod default/mypod, err: error connecting to provider "gcp": provider not found: provider "gcp"` + "\n",
 		"message.txt": "I followed the steps in the example, but secret is not mounting.\n",
 	})
-	if len(rs) == 0 || rs[0].Stage != "volume" || rs[0].Rule != "catalog" || !strings.Contains(rs[0].Cause, `provider not found: provider "gcp"`) {
-		for _, f := range rs {
-			t.Logf("root %s %s: %s", f.Stage, f.Rule, f.Cause)
-		}
-		t.Fatal("want the catalog's volume reading of the kubelet's message")
-	}
+	wantFirstRoot(t, rs, "volume", "catalog", `provider not found: provider "gcp"`)
 }
 
 // "cni config uninitialized" says no network is loaded; the kubelet's load error of the

@@ -86,12 +86,7 @@ func TestAnObjectsConditionMessageIsReadByTheCatalog(t *testing.T) {
 		"    Message:               no response from https://10.96.10.86:443: Get https://10.96.10.86:443: dial tcp 10.96.10.86:443: connect: connection refused\n" +
 		"    Reason:                FailedDiscoveryCheck\n    Status:                False\n    Type:                  Available\nEvents:                    <none>\n"
 	rs := roots(analyzePaste(t, map[string]string{"kubectl.txt": paste}))
-	if len(rs) == 0 || rs[0].Stage != "termination" || !strings.Contains(rs[0].Cause, "no response from https://10.96.10.86:443") {
-		for _, f := range rs {
-			t.Logf("root %s %s: %s", f.Stage, f.Rule, f.Cause)
-		}
-		t.Fatal("want the APIService's condition message read at the termination stage")
-	}
+	wantFirstRoot(t, rs, "termination", "", "no response from https://10.96.10.86:443")
 }
 
 // A reporter who says the pod stays Terminating after the node was shut down describes
@@ -101,10 +96,5 @@ func TestProseOfAPodTerminatingOnANodeShutDown(t *testing.T) {
 		"message.txt": "With taint based eviction enabled, if I shutdown a worker node or stop the kubelet service on the node, the pod running on that node will be evicted and re-scheduled to other available nodes.\n" +
 			"The problem is that the original pod running on the off node will keeps in `Terminating` state and never disappear.\n",
 	})
-	if len(rs) == 0 || rs[0].Rule != "termination-node-lost" {
-		for _, f := range rs {
-			t.Logf("root %s %s: %s", f.Stage, f.Rule, f.Cause)
-		}
-		t.Fatal("want termination-node-lost read from the prose")
-	}
+	wantFirstRoot(t, rs, "termination", "termination-node-lost")
 }

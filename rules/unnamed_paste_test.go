@@ -317,3 +317,19 @@ func TestOnePodTwoMissingConfigMaps(t *testing.T) {
 		t.Errorf("cause %q names the same ConfigMap twice", rs[0].Cause)
 	}
 }
+
+// wantFirstRoot fails t unless the first root is at stage, of rule (any when ""), and its
+// cause holds every text; it logs the roots when not.
+func wantFirstRoot(t *testing.T, roots []*analyze.Finding, stage, rule string, holds ...string) {
+	t.Helper()
+	ok := len(roots) > 0 && string(roots[0].Stage) == stage && (rule == "" || roots[0].Rule == rule)
+	for _, h := range holds {
+		ok = ok && strings.Contains(roots[0].Cause, h)
+	}
+	if !ok {
+		for _, f := range roots {
+			t.Logf("root %s %s: %s", f.Stage, f.Rule, f.Cause)
+		}
+		t.Fatalf("want a first root at %s (rule %q) whose cause holds %q", stage, rule, holds)
+	}
+}
