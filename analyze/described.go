@@ -295,13 +295,7 @@ func described(g *Graph, fs []*Finding, rules []*Rule) (*Finding, map[string]boo
 				// "MountVolume.SetUp failed for volume …" pasted without its event's
 				// columns, long enough to read like a sentence) outweighs the prose as a
 				// program's output does.
-				// The line must be the message from its first word, or a chain of wrapped
-				// errors: a sentence that quotes a reason ("… can't be recreated
-				// (ErrImagePull)") is the reporter's.
-				ex := strings.TrimSpace(f.Evidence[0].Excerpt)
-				r := readChain(ex, componentWords)
-				whole := r.known() && (r.outer.Layer == 0 && strings.HasPrefix(ex, r.outer.Text[:min(len(r.outer.Text), 24)]) || len(r.layers) >= 3)
-				if whole && r.stage() == f.Stage {
+				if r := componentReading(f.Evidence[0].Excerpt); r.known() && r.stage() == f.Stage {
 					outputStages[f.Stage] = true
 				}
 			}

@@ -588,23 +588,38 @@ var reConditionMessage = regexp.MustCompile(`\bMessage:\s+(.+?)\s+(?:Reason|Stat
 const componentWords = "a component's words"
 
 // readObjectLine reads a line through the catalog; a line the catalog does not read as
-// a reporter's sentence is read as a component's when it is a chain of wrapped errors,
-// and a describe's flattened Status block by its condition's Message, what the component
+// a reporter's sentence is read as a component's when it is one (componentReading), and
+// a describe's flattened Status block by its condition's Message, what the component
 // printed.
 func readObjectLine(l *Line) chainRead {
-	read := readChain(l.Text, componentHint(l))
-	if !read.known() {
-		// A chain of wrapped errors ("MountVolume.SetUp failed for volume …: rpc error:
-		// …: provider not found: …") is a program's output, however long and wordy.
-		if r := readChain(l.Text, componentWords); r.known() && len(r.layers) >= 3 {
-			return r
-		}
+	if read := readChain(l.Text, componentHint(l)); read.known() {
+		return read
 	}
-	if m := reConditionMessage.FindStringSubmatch(l.Text); !read.known() && m != nil {
+	if read := componentReading(l.Text); read.known() {
+		return read
+	}
+	if m := reConditionMessage.FindStringSubmatch(l.Text); m != nil {
 		// A controller wrote it into the object's status: it is no reporter's sentence.
-		read = readChain(m[1], componentWords)
+		return readChain(m[1], componentWords)
 	}
-	return read
+	return chainRead{}
+}
+
+// componentReading is the catalog's reading of a text that reads like a sentence but is
+// a component's message: a chain of wrapped errors ("MountVolume.SetUp failed for volume
+// …: rpc error: …: provider not found: …"), or a message from its first word. A sentence
+// that only quotes a reason ("… can't be recreated (ErrImagePull)") is the reporter's:
+// the zero reading.
+func componentReading(text string) chainRead {
+	text = strings.TrimSpace(text)
+	r := readChain(text, componentWords)
+	if !r.known() {
+		return chainRead{}
+	}
+	if len(r.layers) >= 3 || r.outer.Layer == 0 && strings.HasPrefix(text, r.outer.Text[:min(len(r.outer.Text), 24)]) {
+		return r
+	}
+	return chainRead{}
 }
 
 // unexplainedNodes covers nodes whose Ready condition is not True, or that report
