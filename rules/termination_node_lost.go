@@ -72,68 +72,52 @@ func terminationNodeLost(v *analyze.View) []analyze.Finding {
 			continue
 		}
 		if !ok {
-			out = append(out, nodeLostUnshown(v, p, node))
-			continue
+			state = "it stopped reporting: NotReady or unreachable, so the node lifecycle controller marked the pod lost"
 		}
-		shown := "was deleted and stays Terminating"
-		var podEvidence analyze.Evidence
-		switch {
-		case pod.Status.Reason == "NodeLost":
-			shown = "was marked NodeLost (kubectl shows Unknown)"
-			podEvidence = p.Loc.At("status", "reason").Evidence("pod "+p.Ref().NamespacedName()+" reason NodeLost", p.Obj.CreationTimestamp.Time)
-		case pod.DeletionTimestamp != nil:
-			podEvidence = p.Loc.At("metadata", "deletionTimestamp").Evidence("pod "+p.Ref().NamespacedName()+" deleted", pod.DeletionTimestamp.Time)
-		default:
-			podEvidence = p.Loc.At("status").Evidence("pod "+p.Ref().NamespacedName()+" Terminating", p.Obj.CreationTimestamp.Time)
-		}
-		subjects, group := v.PodAndWorkload(p)
-		subjects = append(subjects, analyze.NodeRef(node))
-		out = append(out, analyze.Finding{
-			Subjects: subjects,
-			Cause: fmt.Sprintf("the pod %s because its node %s is not Ready (%s): no kubelet there confirms that its containers stopped, "+
-				"so it stays until the node returns or the Node object is deleted", shown, node, state),
-			Evidence: append([]analyze.Evidence{podEvidence}, nodeEvidence...),
-			Remediation: fmt.Sprintf("Bring node %s back (its kubelet then finishes the pod) or, if the machine is gone for good, delete the Node object "+
-				"(kubectl delete node %s) or set the node.kubernetes.io/out-of-service taint; force-delete a StatefulSet pod only once the old one "+
-				"is known to no longer run (kubectl delete pod --grace-period=0 --force).", node, node),
-			Confirm: []string{
-				analyze.Command("kubectl get pod -n %s %s -o wide", pod.Namespace, pod.Name),
-				analyze.Command("kubectl describe node %s", node),
-			},
-			GroupKey: group + "\x00" + node,
-		})
+		out = append(out, nodeLostFinding(v, p, state, nodeEvidence))
 	}
 	return out
 }
 
-// nodeLostUnshown is the finding for a pod kubectl shows Unknown when the evidence does
-// not show its node's state (or its node at all): the status is the node lifecycle
-// controller's word that the node stopped reporting.
-func nodeLostUnshown(v *analyze.View, p *analyze.Pod, node string) analyze.Finding {
+// nodeLostFinding is the finding for pod p, lost with its node; state says how the
+// evidence shows the node not Ready, nodeEvidence where (none when only the pod's own
+// status, kubectl's Unknown, says so, and the node may not be named at all).
+func nodeLostFinding(v *analyze.View, p *analyze.Pod, state string, nodeEvidence []analyze.Evidence) analyze.Finding {
 	pod := p.Obj
+	node := pod.Spec.NodeName
 	name := p.Ref().NamespacedName()
-	ev := p.Loc.At("status", "phase").Evidence("pod "+name+" Unknown", p.Obj.CreationTimestamp.Time)
-	shown := "shows Unknown"
-	if pod.Status.Reason == "NodeLost" {
-		ev = p.Loc.At("status", "reason").Evidence("pod "+name+" reason NodeLost", p.Obj.CreationTimestamp.Time)
+	shown := "was deleted and stays Terminating"
+	var podEvidence analyze.Evidence
+	switch {
+	case pod.Status.Reason == "NodeLost":
 		shown = "was marked NodeLost (kubectl shows Unknown)"
+		podEvidence = p.Loc.At("status", "reason").Evidence("pod "+name+" reason NodeLost", pod.CreationTimestamp.Time)
+	case pod.DeletionTimestamp != nil:
+		podEvidence = p.Loc.At("metadata", "deletionTimestamp").Evidence("pod "+name+" deleted", pod.DeletionTimestamp.Time)
+	case pod.Status.Phase == corev1.PodUnknown:
+		shown = "shows Unknown"
+		podEvidence = p.Loc.At("status", "phase").Evidence("pod "+name+" Unknown", pod.CreationTimestamp.Time)
+	default:
+		podEvidence = p.Loc.At("status").Evidence("pod "+name+" Terminating", pod.CreationTimestamp.Time)
 	}
 	subjects, group := v.PodAndWorkload(p)
-	where, bring := "(not named in the evidence)", "Bring the pod's node back (kubectl get pod -o wide names it; its kubelet then finishes the pod)"
-	confirm := []string{analyze.Command("kubectl get pod -n %s %s -o wide", pod.Namespace, pod.Name), "kubectl get nodes"}
+	where := "(not named in the evidence)"
+	bring := "Bring the pod's node back (kubectl get pod -o wide names it; its kubelet then finishes the pod) or, if the machine is gone for good, delete the Node object"
+	confirmNode := "kubectl get nodes"
 	if node != "" {
 		subjects = append(subjects, analyze.NodeRef(node))
-		where, bring = node, "Bring node "+node+" back (its kubelet then finishes the pod)"
-		confirm[1] = analyze.Command("kubectl describe node %s", node)
+		where = node
+		bring = fmt.Sprintf("Bring node %s back (its kubelet then finishes the pod) or, if the machine is gone for good, delete the Node object (kubectl delete node %s)", node, node)
+		confirmNode = analyze.Command("kubectl describe node %s", node)
 	}
 	return analyze.Finding{
 		Subjects: subjects,
-		Cause: fmt.Sprintf("the pod %s because its node %s is not Ready (it stopped reporting: NotReady or unreachable, so the node lifecycle controller marked the pod lost): "+
-			"no kubelet there confirms that its containers stopped, so it stays until the node returns or the Node object is deleted", shown, where),
-		Evidence: []analyze.Evidence{ev},
-		Remediation: bring + " or, if the machine is gone for good, delete the Node object or set the node.kubernetes.io/out-of-service taint; " +
-			"force-delete a StatefulSet pod only once the old one is known to no longer run (kubectl delete pod --grace-period=0 --force).",
-		Confirm:  confirm,
+		Cause: fmt.Sprintf("the pod %s because its node %s is not Ready (%s): no kubelet there confirms that its containers stopped, "+
+			"so it stays until the node returns or the Node object is deleted", shown, where, state),
+		Evidence: append([]analyze.Evidence{podEvidence}, nodeEvidence...),
+		Remediation: bring + " or set the node.kubernetes.io/out-of-service taint; force-delete a StatefulSet pod only once the old one " +
+			"is known to no longer run (kubectl delete pod --grace-period=0 --force).",
+		Confirm:  []string{analyze.Command("kubectl get pod -n %s %s -o wide", pod.Namespace, pod.Name), confirmNode},
 		GroupKey: group + "\x00" + node,
 	}
 }
