@@ -286,7 +286,9 @@ func parseKernel(line string) (Entry, bool) {
 		return e, false
 	}
 	inner := strings.TrimSpace(line[1:end])
-	if f, err := strconv.ParseFloat(inner, 64); err == nil && f >= 0 {
+	// dmesg prints its uptime with microseconds ("%5lu.%06lu"): a bracketed whole
+	// number is an item of a list ("[1]: max virtual memory areas … is too low").
+	if f, err := strconv.ParseFloat(inner, 64); err == nil && f >= 0 && strings.Contains(inner, ".") {
 		e.Uptime = f
 	} else if t, err := time.Parse("Mon Jan _2 15:04:05 2006", inner); err == nil {
 		e.Time = t

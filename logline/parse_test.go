@@ -90,6 +90,8 @@ func TestParseRefusesText(t *testing.T) {
 	for _, line := range []string{
 		"Hello world", "NAME   READY   STATUS", "Events:", "[notatime] x", "level=info", "  Normal  Pulled  3m  kubelet  ok",
 		"WARN[oops] x", "2026-11-29 garbage",
+		// an item of a numbered list, not dmesg's uptime (which has microseconds)
+		"[1]: max virtual memory areas vm.max_map_count [65530] is too low, increase to at least [262144]",
 	} {
 		if e, kind, _ := Parse(line, time.Time{}); kind == KindEntry {
 			t.Errorf("%q read as an entry: %+v", line, e)
