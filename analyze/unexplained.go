@@ -764,6 +764,13 @@ func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []strin
 		}
 	}
 	explained = explained || len(read) > 0
+	// A program's own error line in a log among the reporter's sentences ("After node is
+	// restarted, es failed to start." above the log that says why) is what the trouble
+	// is: the sentences the log holds around it only tell of it.
+	logProgram := slices.ContainsFunc(lines, func(l *Line) bool {
+		b, p := l.source()
+		return l.Kind == TextLog && !cited[b+"\x00"+p] && l.Warning && looksLikeError(l.Text) && !reporterText(l.Text) && !configSetting(l.Text)
+	})
 	for _, l := range lines {
 		b, p := l.source()
 		k := b + "\x00" + p
@@ -779,7 +786,7 @@ func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []strin
 			// names what it sets, not trouble.
 			continue
 		}
-		if explained && !known && reporterText(l.Text) {
+		if (explained || logProgram && l.Kind == TextLog) && !known && reporterText(l.Text) {
 			// What the reporter wrote around the messages a finding explains says
 			// nothing a component printed: it is no root of its own.
 			continue

@@ -355,6 +355,9 @@ func (li *looseImport) resolve(ctx *fileCtx) {
 				break
 			}
 		}
+		if node == "" {
+			node = kubeletHost(pf.d.events)
+		}
 		// The kubelet names the pod and its namespace in its own events ("Back-off
 		// restarting failed container app in pod web-1_shop(UID)", pod="shop/web-1").
 		for _, e := range pf.d.events {
@@ -768,4 +771,22 @@ func namespaceDescribe(lines []textLine) bool {
 		}
 	}
 	return false
+}
+
+// kubeletHost is the node the kubelet recorded a pod's events from, when its events
+// name one ("kubelet, worker-1" in the FROM column before 1.14, "{kubelet worker-1}"
+// before 1.6): a pod's kubelet runs on its node. "" when none does, or they disagree.
+func kubeletHost(events []parsedEvent) string {
+	host := ""
+	for _, e := range events {
+		h := e.ev.Source.Host
+		if e.ev.Source.Component != "kubelet" || h == "" {
+			continue
+		}
+		if host != "" && host != h {
+			return ""
+		}
+		host = h
+	}
+	return host
 }

@@ -43,6 +43,9 @@ func unquote(data []byte) []byte {
 	if bytes.Contains(data, nbsp) {
 		data = bytes.ReplaceAll(data, nbsp, []byte{' '})
 	}
+	if bytes.Contains(data, bold) {
+		data = unbold(data)
+	}
 	if first := bytes.TrimLeft(data, " \t\r\n"); len(first) == 0 || first[0] != '>' {
 		return data
 	}
@@ -67,6 +70,31 @@ func unquote(data []byte) []byte {
 		for range depth {
 			line = bytes.TrimPrefix(line, []byte{'>'})
 			line = bytes.TrimPrefix(line, []byte{' '})
+		}
+		out = append(out, line...)
+	}
+	return out
+}
+
+// bold is markdown's strong emphasis mark.
+var bold = []byte("**")
+
+// unbold takes off the strong emphasis a reporter puts around a whole pasted line
+// ("**Warning  FailedCreatePodSandBox  88s  kubelet  Failed create pod sandbox: …**"),
+// which hides the event's columns from every reader. A line with emphasis inside it
+// keeps it: only a line that is emphasised from end to end was the component's.
+func unbold(data []byte) []byte {
+	out := make([]byte, 0, len(data))
+	for line := range bytes.Lines(data) {
+		body := bytes.TrimRight(line, " \t\r\n")
+		indent := len(body) - len(bytes.TrimLeft(body, " \t"))
+		inner := body[indent:]
+		if len(inner) > 4 && bytes.HasPrefix(inner, bold) && bytes.HasSuffix(inner, bold) &&
+			!bytes.Contains(inner[2:len(inner)-2], bold) && len(bytes.TrimSpace(inner[2:len(inner)-2])) > 0 {
+			out = append(out, body[:indent]...)
+			out = append(out, bytes.TrimSpace(inner[2:len(inner)-2])...)
+			out = append(out, line[len(body):]...)
+			continue
 		}
 		out = append(out, line...)
 	}
