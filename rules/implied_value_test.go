@@ -1,0 +1,31 @@
+package rules
+
+import "testing"
+
+// A message often implies a value it does not print: the APIService a failing group's
+// discovery names (VERSION.GROUP), the mount helper a "bad option" refusal lacks (from
+// the file system type the mount asked for), the label a StatefulSet's pod is refused
+// for (its revision, the StatefulSet's name and a hash). The cause names it, as the fix
+// needs it.
+func TestCausesNameTheValueTheirMessageImplies(t *testing.T) {
+	cases := []struct {
+		name, rule, paste string
+		want              []string
+	}{
+		{"apiservice", "termination-namespace-discovery-failed",
+			"Discovery failed for some groups, 1 failing: unable to retrieve the complete list of server APIs: custom.metrics.k8s.io/v1beta1: the server is currently unable to handle the request\n",
+			[]string{"the APIService v1beta1.custom.metrics.k8s.io"}},
+		{"mount helper", "volume-nfs-mount-failed",
+			"Output: mount: /var/lib/kubelet/pods/3f0c/volumes/kubernetes.io~nfs/shared: bad option; for several filesystems (e.g. nfs, cifs) you might need a /sbin/mount.<type> helper program.\n",
+			[]string{"/sbin/mount.nfs helper"}},
+		{"revision label", "request-invalid",
+			"  Warning  FailedCreate  2m (x12 over 5m)  statefulset-controller  create Pod release-0123456789abcdef-database-cluster-member-0 in StatefulSet release-0123456789abcdef-database-cluster-member failed error: Pod \"release-0123456789abcdef-database-cluster-member-0\" is invalid: metadata.labels: Invalid value: \"release-0123456789abcdef-database-cluster-member-7b9c5d4f6d\": must be no more than 63 characters\n",
+			[]string{"controller-revision-hash", "52 characters"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rs := catalogRoots(t, map[string]string{"message.txt": c.paste})
+			wantOneRoot(t, rs, c.rule, c.want...)
+		})
+	}
+}
