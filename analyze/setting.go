@@ -92,8 +92,13 @@ type ticketSetting struct {
 	// "the `node-exporter` DaemonSet"), named when the cause does not name it.
 	subjects []string
 	// quantities are the resource amounts a change sentence moved to ("memory bump to
-	// 3840Mi"), named in scheduling and runtime causes, at most two.
+	// 3840Mi") or the text says the pod requests ("requesting `435m` of CPU"), named in
+	// scheduling and runtime causes, at most two.
 	quantities []string
+	// suspicions are the reporter's sentences that say what they think the cause is
+	// ("This may be to do with the network policy we have in monitoring namespace."),
+	// named when the root's remedy speaks of the same things.
+	suspicions []string
 }
 
 // reSettingSubject is a name the reporter sets off in backticks or quotes beside the kind
@@ -113,6 +118,13 @@ var reBareSubjectWord = regexp.MustCompile(`(?i)^(?:multi|non|single|sub|self|pr
 // reSettingQuantity is a resource amount as Kubernetes writes it, with the resource
 // the sentence names before it.
 var reSettingQuantity = regexp.MustCompile(`(?i)\b(memory|cpu|ephemeral-storage|storage)\b[^.\n]{0,60}?\bto\s+["'\x60]?(\d+(?:\.\d+)?(?:Ki|Mi|Gi|Ti|m|k|M|G))\b`)
+
+// reSettingRequest is a resource amount the text says a pod requests or is limited to,
+// with the resource after it ("requesting `435m` of CPU", "limited to 512Mi memory").
+var reSettingRequest = regexp.MustCompile(`(?i)\b(?:request\w*|limit\w*|asks? for|needs?)\b[^.\n]{0,30}?["'\x60]?\b(\d+(?:\.\d+)?(?:Ki|Mi|Gi|Ti|m|k|M|G))\b["'\x60]?\s+(?:of\s+)?(memory|cpu|ephemeral-storage|storage)\b`)
+
+// reSuspicion is how a reporter says what they think the cause is.
+var reSuspicion = regexp.MustCompile(`(?i)\b(?:may|might|could) (?:be|have)\b|\bi (?:suspect|think|believe|guess)\b|\b(?:probably|perhaps|maybe)\b|\bseems? to be\b|\bto do with\b|\b(?:due|related) to\b|\bcaused by\b`)
 
 // subjectKinds spells the kinds a ticket names as the API does.
 var subjectKinds = map[string]string{"pod": "pod", "daemonset": "DaemonSet", "deployment": "Deployment",
@@ -246,6 +258,15 @@ func readTicketSetting(g *Graph) ticketSetting {
 				named[strings.ToLower(v)] = true
 				s.subjects = append(s.subjects, v)
 			}
+		}
+		for _, m := range reSettingRequest.FindAllStringSubmatch(text, 2) {
+			if q := strings.ToLower(m[2]) + " " + m[1]; len(s.quantities) < 2 && !named[q] {
+				named[q] = true
+				s.quantities = append(s.quantities, q)
+			}
+		}
+		if loc := reSuspicion.FindStringIndex(text); loc != nil && isProse(text) && len(s.suspicions) < 3 {
+			s.suspicions = append(s.suspicions, text)
 		}
 		if reSettingChange.MatchString(text) {
 			for _, m := range reSettingQuantity.FindAllStringSubmatch(text, 2) {
@@ -401,10 +422,54 @@ func nameSetting(g *Graph, fs []*Finding) {
 		}
 		if !read {
 			s, read = readTicketSetting(g), true
-			if len(s.platforms)+len(s.releases)+len(s.ports)+len(s.quantities) == 0 && s.kernel == "" && s.swap == "" && len(s.subjects) == 0 {
+			if len(s.platforms)+len(s.releases)+len(s.ports)+len(s.quantities)+len(s.suspicions) == 0 && s.kernel == "" && s.swap == "" && len(s.subjects) == 0 {
 				return
 			}
 		}
 		f.Cause += s.clause(f.Cause, f.Stage)
+		f.Cause += s.suspected(f)
 	}
 }
+
+// suspectedMinShared is how many content words a reporter's suspicion must share with
+// a root's remedy to be named beside it: one shared word is chance ("pod", "chart").
+const suspectedMinShared = 2
+
+// suspected names the reporter's suspicion that the root's remedy agrees with: a
+// sentence that says what they think is wrong and shares what the remedy speaks of
+// ("the network policy we have in monitoring namespace" beside a webhook the API server
+// cannot reach), "" when none does. A reader checks that first.
+func (s ticketSetting) suspected(f *Finding) string {
+	if len(s.suspicions) == 0 || f.Remediation == "" {
+		return ""
+	}
+	remedy := map[string]bool{}
+	for _, w := range proseTokens(f.Remediation + " " + f.Title) {
+		remedy[w] = true
+	}
+	low := strings.ToLower(f.Cause)
+	for _, text := range s.suspicions {
+		if strings.Contains(low, strings.ToLower(text)) {
+			continue
+		}
+		shared := map[string]bool{}
+		for _, w := range proseTokens(text) {
+			if remedy[w] && !suspicionCommon[w] {
+				shared[w] = true
+			}
+		}
+		if len(shared) >= suspectedMinShared {
+			return " (the ticket suspects: “" + oneLine(text) + "”)"
+		}
+	}
+	return ""
+}
+
+// suspicionCommon are words every remedy and every ticket use: sharing them says nothing.
+var suspicionCommon = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range proseTokens("pod pods container containers kubernetes cluster error errors issue problem work working make makes set setting use using need needs run running check fix change") {
+		m[w] = true
+	}
+	return m
+}()

@@ -67,7 +67,7 @@ type webhookFailure struct {
 
 var webhookFailures = []webhookFailure{
 	{regexp.MustCompile(`context deadline exceeded|Client\.Timeout exceeded|i/o timeout`),
-		"did not answer within its timeoutSeconds", "make the webhook's server answer within timeoutSeconds (it may be down, overloaded or unreachable from the API server)", true},
+		"did not answer within its timeoutSeconds", "make the webhook's server answer within timeoutSeconds (it may be down or overloaded, or unreachable from the API server: a NetworkPolicy in the webhook's namespace or a firewall between the control plane and the nodes drops the calls)", true},
 	{regexp.MustCompile(`connection refused`),
 		"refused the connection: nothing listens at its address", "start the webhook's server or correct the address the configuration names", false},
 	{regexp.MustCompile(`no endpoints available for service`),
