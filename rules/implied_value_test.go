@@ -29,3 +29,25 @@ func TestCausesNameTheValueTheirMessageImplies(t *testing.T) {
 		})
 	}
 }
+
+// A message that quotes its value keeps it whole in the cause: the AppArmor profile the
+// node has not loaded, and every bound of a LimitRange refusal that lists several.
+func TestCausesKeepTheQuotedValuesOfTheirMessage(t *testing.T) {
+	cases := []struct {
+		name, stage, rule, paste string
+		want                     []string
+	}{
+		{"apparmor profile", "start", "start-apparmor-not-enforceable",
+			"Status:       Pending\nReason:       AppArmor\nMessage:      Cannot enforce AppArmor: profile \"deny-write\" is not loaded\n",
+			[]string{`profile "deny-write" is not loaded`}},
+		{"limitrange bounds", "admission", "admission-limitrange-violated",
+			"Error from server (Forbidden): error when creating \"web.yaml\": pods \"web\" is forbidden: [minimum memory usage per Pod is 256Mi, but request is 134217728., minimum memory usage per Container is 256Mi, but request is 128Mi.]\n",
+			[]string{"per Pod is 256Mi", "per Container is 256Mi"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rs := catalogRoots(t, map[string]string{"message.txt": c.paste})
+			wantFirstRoot(t, rs, c.stage, c.rule, c.want...)
+		})
+	}
+}
