@@ -95,6 +95,9 @@ type ticketSetting struct {
 	// 3840Mi") or the text says the pod requests ("requesting `435m` of CPU"), named in
 	// scheduling and runtime causes, at most two.
 	quantities []string
+	// selectors are the node labels the text says a pod's nodeSelector asks for
+	// ("nodeSelector is beta.kubernetes.io/os"), named in scheduling causes, at most two.
+	selectors []string
 	// suspicions are the reporter's sentences that say what they think the cause is
 	// ("This may be to do with the network policy we have in monitoring namespace."),
 	// named when the root's remedy speaks of the same things.
@@ -122,6 +125,11 @@ var reSettingQuantity = regexp.MustCompile(`(?i)\b(memory|cpu|ephemeral-storage|
 // reSettingRequest is a resource amount the text says a pod requests or is limited to,
 // with the resource after it ("requesting `435m` of CPU", "limited to 512Mi memory").
 var reSettingRequest = regexp.MustCompile(`(?i)\b(?:request\w*|limit\w*|asks? for|needs?)\b[^.\n]{0,30}?["'\x60]?\b(\d+(?:\.\d+)?(?:Ki|Mi|Gi|Ti|m|k|M|G))\b["'\x60]?\s+(?:of\s+)?(memory|cpu|ephemeral-storage|storage)\b`)
+
+// reSettingSelector is a node label the text gives a nodeSelector or node affinity:
+// a label key with a prefix, or key=value ("nodeSelector is beta.kubernetes.io/os",
+// "nodeSelector: disktype=ssd").
+var reSettingSelector = regexp.MustCompile(`(?i)\bnode ?(?:selector|affinity)\b[^.\n]{0,20}?(?:\bis\b|:|=|\bof\b)\s*["'\x60]?([a-z0-9.-]+\.[a-z]{2,}/[A-Za-z0-9_.-]+(?:[=:]\s?[A-Za-z0-9_.-]+)?|[A-Za-z0-9_.-]+=[A-Za-z0-9_.-]+)`)
 
 // reSuspicion is how a reporter says what they think the cause is.
 var reSuspicion = regexp.MustCompile(`(?i)\b(?:may|might|could) (?:be|have)\b|\bi (?:suspect|think|believe|guess)\b|\b(?:probably|perhaps|maybe)\b|\bseems? to be\b|\bto do with\b|\b(?:due|related) to\b|\bcaused by\b`)
@@ -265,6 +273,12 @@ func readTicketSetting(g *Graph) ticketSetting {
 				s.quantities = append(s.quantities, q)
 			}
 		}
+		for _, m := range reSettingSelector.FindAllStringSubmatch(text, 2) {
+			if v := "nodeSelector " + m[1]; len(s.selectors) < 2 && !named[strings.ToLower(v)] {
+				named[strings.ToLower(v)] = true
+				s.selectors = append(s.selectors, v)
+			}
+		}
 		if loc := reSuspicion.FindStringIndex(text); loc != nil && isProse(text) && len(s.suspicions) < 3 {
 			s.suspicions = append(s.suspicions, text)
 		}
@@ -378,6 +392,13 @@ func (s ticketSetting) clause(cause string, stage Stage) string {
 			}
 		}
 	}
+	if stage == StageScheduling {
+		for _, v := range s.selectors {
+			if _, n, _ := strings.Cut(v, " "); !strings.Contains(low, strings.ToLower(n)) {
+				parts = append(parts, v)
+			}
+		}
+	}
 	if stage == StageProbe || stage == StageService {
 		for _, p := range s.ports {
 			if _, n, _ := strings.Cut(p, " "); !strings.Contains(low, n) {
@@ -422,7 +443,7 @@ func nameSetting(g *Graph, fs []*Finding) {
 		}
 		if !read {
 			s, read = readTicketSetting(g), true
-			if len(s.platforms)+len(s.releases)+len(s.ports)+len(s.quantities)+len(s.suspicions) == 0 && s.kernel == "" && s.swap == "" && len(s.subjects) == 0 {
+			if len(s.platforms)+len(s.releases)+len(s.ports)+len(s.quantities)+len(s.suspicions)+len(s.selectors) == 0 && s.kernel == "" && s.swap == "" && len(s.subjects) == 0 {
 				return
 			}
 		}

@@ -36,3 +36,11 @@ func TestSchedulingRootNamesTheRequestTheTextStates(t *testing.T) {
 		"It looks like the service is requesting `750m` of CPU out of the box.\n"})
 	rootCauseHas(t, rs, "Insufficient cpu", "cpu 750m")
 }
+
+// The node label a reporter says the pod's nodeSelector asks for is what no node
+// carries: a scheduling root names it.
+func TestSchedulingRootNamesTheNodeSelectorTheTextStates(t *testing.T) {
+	rs := catalogRoots(t, map[string]string{"message.txt": "The manifest's nodeSelector is example.com/pool while our nodes are labelled otherwise. " +
+		"The pods stay Pending with: 0/3 nodes are available: 3 node(s) didn't match node selector.\n"})
+	rootCauseHas(t, rs, "nodeSelector example.com/pool")
+}
