@@ -40,6 +40,10 @@ with an error), 128+N a kill by signal N. An init container that cannot start at
 (command not found, not executable), that is OOM-killed, or whose config cannot be built
 is reported by that failure's own rule instead.
 
+A ticket often shows the pod only as a kubectl get pods row (Init:CrashLoopBackOff) and
+the output of kubectl logs POD -c NAME: the container whose log is there is then the
+failing init container (the app containers never ran), and its log says why.
+
 ## Confirm on a live cluster
 
     kubectl get pod -n NAMESPACE POD -o jsonpath='{.status.initContainerStatuses}'
@@ -79,6 +83,46 @@ func startInitContainerFailed(v *analyze.View) []analyze.Finding {
 		}
 		out = append(out, initFinding(v, p, c, t, loc, log))
 		reported = p
+	}
+	return append(out, initFromTableAndLog(v, reported)...)
+}
+
+// initFromTableAndLog reads the ticket that shows the init container only through
+// kubectl: a get pods row whose STATUS is Init:CrashLoopBackOff or Init:Error, and the
+// log of the one container `kubectl logs POD -c NAME` printed for that pod. The app
+// containers never started, so the container whose log is there is the failing init
+// container, and its log's last error lines say why.
+func initFromTableAndLog(v *analyze.View, reported *analyze.Pod) []analyze.Finding {
+	var out []analyze.Finding
+	for _, f := range v.TableInitFailures() {
+		p, name, reason := f.Pod, f.Container, f.Reason
+		if p == reported {
+			continue
+		}
+		cl := analyze.ReadCrashLog(f.Log, time.Time{})
+		cause := fmt.Sprintf("init container %s fails again and again (kubectl shows %s), so the pod's containers never start", name, reason)
+		if ph := cl.Phrase(); ph != "" {
+			cause += "; " + ph
+		}
+		evidence := append([]analyze.Evidence{p.Loc.At("status").Evidence("kubectl get pods shows "+reason, time.Time{})}, cl.Evidence...)
+		fix := fmt.Sprintf("Fix what init container %s reports before it exits", name)
+		if cl.Text != "" {
+			fix += fmt.Sprintf(" (%q)", cl.Text)
+		}
+		fix += "; an init container that waits for a dependency should retry rather than exit. The kubelet reruns it by itself."
+		subjects, group := v.PodAndWorkload(p)
+		pod := p.Obj
+		out = append(out, analyze.Finding{
+			Subjects:    subjects,
+			Cause:       cause,
+			Evidence:    evidence,
+			Remediation: fix,
+			Confirm: []string{
+				analyze.Command("kubectl logs -n %s %s -c %s --previous --tail=50", pod.Namespace, pod.Name, name),
+				analyze.Command("kubectl get pod -n %s %s -o jsonpath='{.status.initContainerStatuses[?(@.name==\"%s\")]}'", pod.Namespace, pod.Name, name),
+			},
+			GroupKey: fmt.Sprintf("%s\x00%s\x00log", group, name),
+		})
 	}
 	return out
 }
