@@ -31,7 +31,8 @@ func TestCausesNameTheValueTheirMessageImplies(t *testing.T) {
 }
 
 // A message that quotes its value keeps it whole in the cause: the AppArmor profile the
-// node has not loaded, and every bound of a LimitRange refusal that lists several.
+// node has not loaded, every bound of a LimitRange refusal that lists several, and the
+// field kubectl's own schema check finds missing.
 func TestCausesKeepTheQuotedValuesOfTheirMessage(t *testing.T) {
 	cases := []struct {
 		name, stage, rule, paste string
@@ -43,6 +44,9 @@ func TestCausesKeepTheQuotedValuesOfTheirMessage(t *testing.T) {
 		{"limitrange bounds", "admission", "admission-limitrange-violated",
 			"Error from server (Forbidden): error when creating \"web.yaml\": pods \"web\" is forbidden: [minimum memory usage per Pod is 256Mi, but request is 134217728., minimum memory usage per Container is 256Mi, but request is 128Mi.]\n",
 			[]string{"per Pod is 256Mi", "per Container is 256Mi"}},
+		{"kubectl validation", "request", "request-invalid",
+			"error: error validating \"web.yaml\": error validating data: ValidationError(Deployment.spec): missing required field \"selector\" in io.k8s.api.apps.v1.DeploymentSpec; if you choose to ignore these errors, turn validation off with --validate=false\n",
+			[]string{"Deployment is refused", `missing required field "selector"`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

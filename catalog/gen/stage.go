@@ -153,6 +153,8 @@ var placeRules = []placeRule{
 	// port-forward reaches a pod's port through its name, as a Service's targetPort does
 	{component: "kubectl", dir: "pkg/cmd/portforward", stage: "service"},
 	{component: "kubectl", dir: "pkg/util", file: re(`_port\.go$`), stage: "service"},
+	// client-side schema validation (kube-openapi's validation errors): the request
+	{component: "kubectl", dir: "pkg/util/proto/validation", stage: "request"},
 	{component: "kubectl", dir: "pkg/cmd/logs", stage: ""},
 	{component: "kubectl", dir: "pkg/cmd/exec", stage: ""},
 
