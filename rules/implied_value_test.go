@@ -55,3 +55,11 @@ func TestCausesKeepTheQuotedValuesOfTheirMessage(t *testing.T) {
 		})
 	}
 }
+
+// kubectl's schema check reports a field indented one level too deep twice: unknown
+// where it is, missing where it belongs. The misplaced field is the cause, and the
+// manifest is named even when kubectl lists the errors in brackets.
+func TestAMisplacedFieldIsUnknownNotMissing(t *testing.T) {
+	rs := catalogRoots(t, map[string]string{"message.txt": `error: error validating "app.yaml": error validating data: [ValidationError(Deployment.spec.selector): unknown field "template" in io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector, ValidationError(Deployment.spec): missing required field "template" in io.k8s.api.apps.v1.DeploymentSpec]; if you choose to ignore these errors, turn validation off with --validate=false` + "\n"})
+	wantOneRoot(t, rs, "request-unknown-field", "template", "app.yaml")
+}
