@@ -452,7 +452,7 @@ func quoteText(s string) string { return "\u201c" + s + "\u201d" }
 
 // componentHint is the component a line of evidence comes from, when its kind says.
 func componentHint(l *Line) string {
-	switch l.Kind {
+	switch l.Kind() {
 	case TextLog:
 		// A known pod's log: a collected one, or `kubectl logs POD` pasted. Text the
 		// import only guessed to be a log may be anything quoted in a ticket.

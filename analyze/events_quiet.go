@@ -326,6 +326,21 @@ func (g *Graph) quietLen(p *Pod) int {
 	return 0
 }
 
+// quietHas is, for a quiet pod, whether wanted (which reads what an event says, not
+// where it is) is true of one of its events, and true; false for any other pod.
+func (g *Graph) quietHas(p *Pod, wanted func(*Event) bool) (has, quiet bool) {
+	if g.quiet == nil {
+		return false, false
+	}
+	g.quietMu.Lock()
+	q := g.quiet[p.Ref().key()]
+	g.quietMu.Unlock()
+	if q == nil || q.pod != p {
+		return false, false
+	}
+	return g.quietTables.any(q, wanted), true
+}
+
 // quietLatest is, for a quiet pod, the last of its events for which wanted is true in
 // eventsFor's order, made for the caller alone, and true; false for any other pod. For
 // readers that keep the event's value, not the event.

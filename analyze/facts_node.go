@@ -210,31 +210,47 @@ func (v *View) PodWarning(p *Pod) *Event {
 		return nil
 	}
 	f := v.factsOf()
-	if e, ok := f.warnings[p]; ok {
-		return e
+	e, ok := f.warnings[p]
+	if ok && e == nil {
+		e = v.g.latestWarning(p)
 	}
-	return nil
+	return e
 }
 
-// podWarnings maps each pod to its latest Warning event; a quiet pod's is made for the
-// map alone (quietLatest): PodWarning's readers keep what it says.
+// podWarnings maps each pod to its latest Warning event. A pod whose events are kept
+// compact (quietLatest) maps to nil, and its event is made again when asked
+// (latestWarning): at 80k pods, most of them quiet with a Warning event of their
+// past, the events made for the map were 16 MB held while the rules ran, for the few
+// pods PodWarning's readers ask about. Its readers keep what the event says.
 func (g *Graph) podWarnings() map[*Pod]*Event {
 	out := map[*Pod]*Event{}
 	for _, p := range g.pods {
-		isWarning := func(e *Event) bool { return e.Type == corev1.EventTypeWarning }
-		if e, quiet := g.quietLatest(p, isWarning); quiet {
-			if e != nil {
-				out[p] = e
+		if has, quiet := g.quietHas(p, isWarningEvent); quiet {
+			if has {
+				out[p] = nil
 			}
 			continue
 		}
-		events := g.eventsFor(p.Ref())
-		for i := len(events) - 1; i >= 0; i-- {
-			if events[i].Type == corev1.EventTypeWarning {
-				out[p] = events[i]
-				break
-			}
+		if e := g.latestWarning(p); e != nil {
+			out[p] = e
 		}
 	}
 	return out
+}
+
+func isWarningEvent(e *Event) bool { return e.Type == corev1.EventTypeWarning }
+
+// latestWarning is p's latest Warning event in eventsFor's order, made for the caller
+// alone while p's events are kept compact.
+func (g *Graph) latestWarning(p *Pod) *Event {
+	if e, quiet := g.quietLatest(p, isWarningEvent); quiet {
+		return e
+	}
+	events := g.eventsFor(p.Ref())
+	for i := len(events) - 1; i >= 0; i-- {
+		if events[i].Type == corev1.EventTypeWarning {
+			return events[i]
+		}
+	}
+	return nil
 }

@@ -53,7 +53,7 @@ type facts struct {
 	agents     map[string]*NodeAgent
 	warnings   map[*Pod]*Event
 	runs       []ContainerRun
-	runIndex   map[runID]int
+	runIndex   map[runID]podRuns
 	// byPod finds a known pod's sandbox and scheduling facts for its timeline.
 	sandboxByPod map[*Pod]*SandboxFailure
 	schedByPod   map[*Pod]*SchedulingFailure

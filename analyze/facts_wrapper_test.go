@@ -88,7 +88,7 @@ func TestCauseNamesWhatTheWrappersName(t *testing.T) {
 		if !ok {
 			t.Fatalf("no match: %q", c.text)
 		}
-		l := new(Line{Kind: TextEvent, Text: c.text}.withMore(&lineMore{object: ObjectRef{Kind: "StatefulSet", Namespace: "default", Name: "db"}}))
+		l := new(Line{kind: textKindOf(TextEvent), Text: c.text}.withMore(&lineMore{object: ObjectRef{Kind: "StatefulSet", Namespace: "default", Name: "db"}}))
 		if f := sigs[0].finding(l, caps); !strings.HasPrefix(f.Cause, c.want) {
 			t.Errorf("%q: cause %q, want it to begin %q", c.text, f.Cause, c.want)
 		}

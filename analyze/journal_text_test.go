@@ -191,7 +191,7 @@ func TestRepeatedErrorLinesShareTheirText(t *testing.T) {
 	b.ReadOnce()
 	var texts []string
 	for _, l := range Load([]*bundle.Bundle{b}, nil).Lines() {
-		if l.Kind == TextJournal {
+		if l.Kind() == TextJournal {
 			texts = append(texts, l.Text)
 		}
 	}

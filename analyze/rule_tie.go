@@ -481,7 +481,7 @@ func (g *Graph) tieRules(rules []*Rule, sigs []*Signature) {
 	lines := g.Lines()
 	for i := range lines {
 		l := &lines[i]
-		if sigTied[i] || !l.Fragment && (l.Kind == TextLog || l.Kind == TextJournal && !l.Warning) {
+		if sigTied[i] || !l.Fragment && (l.Kind() == TextLog || l.Kind() == TextJournal && !l.Warning) {
 			continue
 		}
 		h, ok := t.hit(l.Text)
@@ -568,7 +568,7 @@ func docSections(doc string) (fix string, confirm []string) {
 // RuleTieLine reads one line as the analysis does for a line no signature reads: the Go
 // rule it fires through the catalog's call sites, and the catalog entry that tied it.
 func RuleTieLine(rules []*Rule, sigs []*Signature, text string) (rule, entry string, ok bool) {
-	l := &Line{Text: text, Kind: TextText, Fragment: true}
+	l := &Line{Text: text, kind: textKindOf(TextText), Fragment: true}
 	if matchedByAny(sigs, l) || len(signatureTies(sigs).hits(text, func(*Signature) bool { return true })) > 0 {
 		return "", "", false
 	}

@@ -215,7 +215,7 @@ func readTicketSetting(g *Graph) ticketSetting {
 	lines := g.Lines()
 	for i := range lines {
 		l := &lines[i]
-		if !l.Fragment || l.Kind != TextText && l.Kind != TextLog || lineSeen[l.Text] {
+		if !l.Fragment || l.Kind() != TextText && l.Kind() != TextLog || lineSeen[l.Text] {
 			// A journal entry, an event or a status is a component's, whatever it says;
 			// pasted prose is imported as text, or as a log beside log lines.
 			continue

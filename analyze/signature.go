@@ -727,14 +727,14 @@ func (s *Signature) run(v *View) []Finding {
 		l := &lines[i]
 		// What kind of text a pasted fragment holds is a guess, so a fragment is tried
 		// on every signature; where narrows what the evidence says for sure.
-		if !s.where[l.Kind] && !l.Fragment {
+		if !s.where[l.Kind()] && !l.Fragment {
 			continue
 		}
 		caps, ok := s.match(l.Text)
 		if ok && (s.Stage == StageRuntime || s.Stage == StageRequest) && outerLayerFirst(l.Text, s.matchStart(l.Text), s.Stage, componentHint(l)) {
 			continue
 		}
-		if !ok && l.Reason() != "" && l.Kind != TextLog {
+		if !ok && l.Reason() != "" && l.Kind() != TextLog {
 			// A status or event whose reason alone says it ("NodeLost", "Evicted").
 			caps, ok = s.match(l.Reason() + ": " + l.Text)
 		}

@@ -262,7 +262,7 @@ func (set *literalSet) findIn(lines []Line, lo, hi int) [][]int32 {
 	for i := lo; i < hi; i++ {
 		l := &lines[i]
 		text := l.Text
-		if r := l.Reason(); r != "" && l.Kind != TextLog {
+		if r := l.Reason(); r != "" && l.Kind() != TextLog {
 			// match also tries "Reason: text"; that string holds the text too.
 			buf = append(append(append(buf[:0], r...), ": "...), l.Text...)
 			text = unsafe.String(unsafe.SliceData(buf), len(buf))

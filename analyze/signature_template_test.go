@@ -90,7 +90,7 @@ func TestCauseNamesThePodOfPastedLinesAboutIt(t *testing.T) {
 		{ObjectRef{Kind: "Pod", Namespace: "default", Name: "web"}, "the registry refuses pod web app:1"},
 		{ObjectRef{Kind: "Pod", Namespace: "default", Name: UnknownSubject}, "the registry refuses app:1"},
 	} {
-		l := new(Line{Kind: TextText, Text: text, Fragment: true}.withMore(&lineMore{object: c.about}))
+		l := new(Line{kind: textKindOf(TextText), Text: text, Fragment: true}.withMore(&lineMore{object: c.about}))
 		if f := sigs[0].finding(l, caps); !strings.HasPrefix(f.Cause, c.want) {
 			t.Errorf("about %v: cause %q, want it to begin %q", c.about, f.Cause, c.want)
 		}

@@ -711,10 +711,10 @@ func (g *Graph) tieSignatures(sigs []*Signature) {
 	lines := g.Lines()
 	for i := range lines {
 		l := &lines[i]
-		if !l.Fragment && (l.Kind == TextLog || l.Kind == TextJournal && !l.Warning) {
+		if !l.Fragment && (l.Kind() == TextLog || l.Kind() == TextJournal && !l.Warning) {
 			continue // a container's own log, a journal's routine line
 		}
-		hits := t.hits(l.Text, func(s *Signature) bool { return want[s] && (s.where[l.Kind] || l.Fragment) })
+		hits := t.hits(l.Text, func(s *Signature) bool { return want[s] && (s.where[l.Kind()] || l.Fragment) })
 		if len(hits) == 0 || matchedByAny(sigs, l) {
 			continue
 		}
@@ -731,13 +731,13 @@ func (g *Graph) tieSignatures(sigs []*Signature) {
 // Signature.run tries it.
 func matchedByAny(sigs []*Signature, l *Line) bool {
 	for _, s := range sigs {
-		if !s.where[l.Kind] && !l.Fragment {
+		if !s.where[l.Kind()] && !l.Fragment {
 			continue
 		}
 		if _, ok := s.match(l.Text); ok {
 			return true
 		}
-		if l.Reason() != "" && l.Kind != TextLog {
+		if l.Reason() != "" && l.Kind() != TextLog {
 			if _, ok := s.match(l.Reason() + ": " + l.Text); ok {
 				return true
 			}
@@ -820,7 +820,7 @@ type TieMatch struct {
 // signatures it fires through the catalog's call sites, outermost layer first. A line a
 // pattern matches ties to none.
 func TieLine(sigs []*Signature, text string) []TieMatch {
-	l := &Line{Text: text, Kind: TextText, Fragment: true}
+	l := &Line{Text: text, kind: textKindOf(TextText), Fragment: true}
 	if matchedByAny(sigs, l) {
 		return nil
 	}

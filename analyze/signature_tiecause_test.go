@@ -22,7 +22,7 @@ func TestTieCauseFillsMissingCaptures(t *testing.T) {
 	}
 	text := "unable to determine runtime API version: rpc error: code = Unimplemented desc = unknown method Version"
 	e := &catalog.Entry{ID: "kubelet/test", Component: "kubelet", Template: "unable to determine runtime API version: %w", First: "v1.24.0"}
-	l := &Line{Kind: TextText, Text: text}
+	l := &Line{kind: textKindOf(TextText), Text: text}
 	f := sig.tieFinding(l, tiedLine{tieHit: tieHit{sig: sig, caps: map[string]string{}, m: catalog.Match{Entry: e, Text: text}}})
 	if strings.Contains(f.Cause, "<detail>") || !strings.Contains(f.Cause, "unknown method Version") {
 		t.Errorf("cause %q: want the catalog's message for the missing detail", f.Cause)

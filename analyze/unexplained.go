@@ -266,7 +266,7 @@ func unexplained(g *Graph, fs []*Finding, roots map[string]*Finding) []*Finding 
 		// Only node-agent lines: each node's journal is a subject of its own.
 		var journal []*Line
 		for i := range lines {
-			if l := &lines[i]; l.Kind == TextJournal && !l.Fragment && l.Pod == nil {
+			if l := &lines[i]; l.Kind() == TextJournal && !l.Fragment && l.Pod == nil {
 				journal = append(journal, l)
 			}
 		}
@@ -384,12 +384,12 @@ func podTrouble(g *Graph, p *Pod, lines []*Line) []trouble {
 	pod := p.Obj
 	healthy := positivelyHealthy(p)
 	for _, l := range lines {
-		if healthy && l.Kind != TextEvent && l.Kind != TextStatus {
+		if healthy && l.Kind() != TextEvent && l.Kind() != TextStatus {
 			// An app that runs, is ready and never restarted may log the word "error":
 			// its own log lines alone do not make it broken.
 			continue
 		}
-		switch l.Kind {
+		switch l.Kind() {
 		case TextEvent:
 			if !l.Warning && !strings.HasPrefix(l.Reason(), "Failed") && l.Reason() != "BackOff" {
 				// The kubelet records a pull it backs off from as a Normal BackOff
@@ -438,7 +438,7 @@ func podTrouble(g *Graph, p *Pod, lines []*Line) []trouble {
 			}
 			out = append(out, trouble{stage: st, what: joinNonEmpty(l.Reason(), oneLine(l.Text)), ev: l.Evidence(), weight: 20, read: read, crash: crash && st == StageRuntime})
 		case TextJournal, TextText:
-			if !l.Warning && l.Kind == TextJournal {
+			if !l.Warning && l.Kind() == TextJournal {
 				continue
 			}
 			read := readChain(l.Text, componentHint(l))
@@ -535,7 +535,7 @@ func unexplainedObjects(g *Graph, lines []Line, covered map[string]bool) []*Find
 	var keys []string
 	for i := range lines {
 		l := &lines[i]
-		if l.Kind != TextEvent || l.Pod != nil || !l.Warning && !strings.HasPrefix(l.Reason(), "Failed") || l.Object().Kind == "" || l.Object().Kind == "Pod" && g.FindPod(l.Object().Namespace, l.Object().Name) != nil {
+		if l.Kind() != TextEvent || l.Pod != nil || !l.Warning && !strings.HasPrefix(l.Reason(), "Failed") || l.Object().Kind == "" || l.Object().Kind == "Pod" && g.FindPod(l.Object().Namespace, l.Object().Name) != nil {
 			continue
 		}
 		k := l.Object().key()
@@ -754,12 +754,12 @@ func configSetting(s string) bool {
 func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []string, explained, levelless bool) []*Finding {
 	byFile := map[string][]*Line{}
 	var files []string
-	troubled := func(l *Line) bool { return l.Warning || l.Kind == TextJournal || l.Kind == TextText }
+	troubled := func(l *Line) bool { return l.Warning || l.Kind() == TextJournal || l.Kind() == TextText }
 	// The lines the catalog reads, read once; its reading of a line of the paste
 	// explains it as well as a finding does.
 	read := map[*Line]bool{}
 	for _, l := range lines {
-		if (troubled(l) || levelless && l.Kind == TextLog) && readChain(l.Text, componentHint(l)).known() {
+		if (troubled(l) || levelless && l.Kind() == TextLog) && readChain(l.Text, componentHint(l)).known() {
 			read[l] = true
 		}
 	}
@@ -769,7 +769,7 @@ func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []strin
 	// is: the sentences the log holds around it only tell of it.
 	logProgram := slices.ContainsFunc(lines, func(l *Line) bool {
 		b, p := l.source()
-		return l.Kind == TextLog && !cited[b+"\x00"+p] && l.Warning && looksLikeError(l.Text) && !reporterText(l.Text) && !configSetting(l.Text)
+		return l.Kind() == TextLog && !cited[b+"\x00"+p] && l.Warning && looksLikeError(l.Text) && !reporterText(l.Text) && !configSetting(l.Text)
 	})
 	for _, l := range lines {
 		b, p := l.source()
@@ -786,7 +786,7 @@ func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []strin
 			// names what it sets, not trouble.
 			continue
 		}
-		if (explained || logProgram && l.Kind == TextLog) && !known && reporterText(l.Text) {
+		if (explained || logProgram && l.Kind() == TextLog) && !known && reporterText(l.Text) {
 			// What the reporter wrote around the messages a finding explains says
 			// nothing a component printed: it is no root of its own.
 			continue
@@ -806,7 +806,7 @@ func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []strin
 		ls := byFile[k]
 		subj := ls[0].Subjects()
 		def := StageNode
-		if ls[0].Kind == TextLog {
+		if ls[0].Kind() == TextLog {
 			def = StageRuntime
 		}
 		if st, ok := subjectStage(subj[0]); ok {
@@ -854,7 +854,7 @@ func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []strin
 			}
 		case subj[0].Name != UnknownSubject:
 			what = "node " + subj[0].Name
-		case ls[0].Kind == TextText:
+		case ls[0].Kind() == TextText:
 			what = "the pasted text"
 		}
 		if read.known() {

@@ -24,6 +24,19 @@ const evidenceGCPercent = 35
 // doubling), and from 192 MB live a third is more than it.
 const evidenceGCHeadroom = 64 << 20
 
+// evidenceGCGrowthMax is the most the heap may grow by between collections once a
+// third of the live heap is more: past a few hundred megabytes live, a third of it is
+// memory the process holds for garbage alone: at 80k pods (about 1 GB live) the peak
+// went from 1.45 GB to 1.28 GB, for about a third more CPU time. The percent it gives
+// never falls below evidenceGCPercentMin.
+// Up to about 365 MB live (20k pods are about 260 MB) the target stays a third.
+const evidenceGCGrowthMax = 128 << 20
+
+// evidenceGCPercentMin is the least target evidenceGCGrowthMax gives: a collection
+// marks the whole live heap, and below a tenth of it the collections would cost more
+// than the memory they save.
+const evidenceGCPercentMin = 10
+
 // evidenceLimitSlack is how far above the collector's goal the process's memory may go
 // while the live heap is large (the percent at its floor), as a fraction of the goal:
 // 1/evidenceLimitSlack. Without a limit Go keeps up to a tenth more than the goal
@@ -76,10 +89,14 @@ func memoryLimitFor(live uint64, percent int) int64 {
 }
 
 // gcPercentFor is the target for a live heap of live bytes: a third of it, or
-// evidenceGCHeadroom when that is more, or the heap doubling when that is less.
+// evidenceGCHeadroom when that is more, or the heap doubling when that is less, or
+// evidenceGCGrowthMax when a third is more than that (never below evidenceGCPercentMin).
 func gcPercentFor(live uint64) int {
 	if live == 0 {
 		return 100
+	}
+	if live*evidenceGCPercent/100 > evidenceGCGrowthMax {
+		return int(max(evidenceGCPercentMin, evidenceGCGrowthMax*100/live))
 	}
 	return int(max(evidenceGCPercent, min(100, evidenceGCHeadroom*100/live)))
 }

@@ -7,7 +7,8 @@ import (
 )
 
 // The collector's target keeps a third of a large heap as headroom, at least 64 MB
-// for a smaller one, and never more than Go's default doubling.
+// for a smaller one, never more than Go's default doubling, and at most 128 MB (but
+// a tenth) once a third is more.
 func TestGCPercentFor(t *testing.T) {
 	for _, c := range []struct {
 		live uint64
@@ -18,8 +19,11 @@ func TestGCPercentFor(t *testing.T) {
 		{64 << 20, 100},
 		{128 << 20, 50},
 		{192 << 20, evidenceGCPercent}, // a third is the headroom
-		{400 << 20, evidenceGCPercent},
-		{4 << 30, evidenceGCPercent},
+		{360 << 20, evidenceGCPercent},
+		{384 << 20, 33},
+		{512 << 20, 25},
+		{1 << 30, 12},
+		{4 << 30, evidenceGCPercentMin},
 	} {
 		if got := gcPercentFor(c.live); got != c.want {
 			t.Errorf("gcPercentFor(%d MB) = %d, want %d", c.live>>20, got, c.want)
@@ -37,8 +41,9 @@ func TestMemoryLimitFor(t *testing.T) {
 		{0, math.MaxInt64},
 		{64 << 20, math.MaxInt64},
 		{128 << 20, math.MaxInt64},
-		{400 << 20, (540 << 20) + (540<<20)/evidenceLimitSlack},
-		{4 << 30, int64(4<<30*135/100) + int64(4<<30*135/100)/evidenceLimitSlack},
+		{360 << 20, int64(360<<20*135/100) + int64(360<<20*135/100)/evidenceLimitSlack},
+		{1 << 30, int64(1<<30*112/100) + int64(1<<30*112/100)/evidenceLimitSlack},
+		{4 << 30, int64(4<<30*110/100) + int64(4<<30*110/100)/evidenceLimitSlack},
 	} {
 		if got := memoryLimitFor(c.live, gcPercentFor(c.live)); got != c.want {
 			t.Errorf("memoryLimitFor(%d MB) = %d MB, want %d MB", c.live>>20, got>>20, c.want>>20)
