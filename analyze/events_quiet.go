@@ -266,6 +266,20 @@ func (g *Graph) wakeLocked(key string) {
 	g.eventsByKey[key] = events
 }
 
+// quietOf is p's compact events while they are kept so, else nil.
+func (g *Graph) quietOf(p *Pod) *quietEvents {
+	if g.quiet == nil {
+		return nil
+	}
+	g.quietMu.Lock()
+	q := g.quiet[p.Ref().key()]
+	g.quietMu.Unlock()
+	if q == nil || q.pod != p {
+		return nil
+	}
+	return q
+}
+
 // isQuiet is p when its events are still kept compact, else nil.
 func (g *Graph) isQuiet(p *Pod) *Pod {
 	if g.quiet == nil {
@@ -283,14 +297,8 @@ func (g *Graph) isQuiet(p *Pod) *Pod {
 // wanted (which reads what an event says, not where it is) is true: a quiet pod none
 // of whose events is wanted gives none, and its events stay compact.
 func (g *Graph) eventsForIf(p *Pod, wanted func(*Event) bool) []*Event {
-	if g.quiet != nil {
-		key := p.Ref().key()
-		g.quietMu.Lock()
-		q := g.quiet[key]
-		g.quietMu.Unlock()
-		if q != nil && q.pod == p && !g.quietTables.any(q, wanted) {
-			return nil
-		}
+	if q := g.quietOf(p); q != nil && !g.quietTables.any(q, wanted) {
+		return nil
 	}
 	return g.eventsFor(p.Ref())
 }
@@ -315,12 +323,7 @@ var scratchEvents = sync.Pool{New: func() any { return new(Event) }}
 
 // quietLen is how many events of p are still kept compact: 0 when they are not.
 func (g *Graph) quietLen(p *Pod) int {
-	if g.quiet == nil {
-		return 0
-	}
-	g.quietMu.Lock()
-	defer g.quietMu.Unlock()
-	if q := g.quiet[p.Ref().key()]; q != nil && q.pod == p {
+	if q := g.quietOf(p); q != nil {
 		return len(q.list)
 	}
 	return 0
@@ -329,13 +332,8 @@ func (g *Graph) quietLen(p *Pod) int {
 // quietHas is, for a quiet pod, whether wanted (which reads what an event says, not
 // where it is) is true of one of its events, and true; false for any other pod.
 func (g *Graph) quietHas(p *Pod, wanted func(*Event) bool) (has, quiet bool) {
-	if g.quiet == nil {
-		return false, false
-	}
-	g.quietMu.Lock()
-	q := g.quiet[p.Ref().key()]
-	g.quietMu.Unlock()
-	if q == nil || q.pod != p {
+	q := g.quietOf(p)
+	if q == nil {
 		return false, false
 	}
 	return g.quietTables.any(q, wanted), true
@@ -345,13 +343,8 @@ func (g *Graph) quietHas(p *Pod, wanted func(*Event) bool) (has, quiet bool) {
 // eventsFor's order, made for the caller alone, and true; false for any other pod. For
 // readers that keep the event's value, not the event.
 func (g *Graph) quietLatest(p *Pod, wanted func(*Event) bool) (*Event, bool) {
-	if g.quiet == nil {
-		return nil, false
-	}
-	g.quietMu.Lock()
-	q := g.quiet[p.Ref().key()]
-	g.quietMu.Unlock()
-	if q == nil || q.pod != p {
+	q := g.quietOf(p)
+	if q == nil {
 		return nil, false
 	}
 	var latest *Event
