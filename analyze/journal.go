@@ -155,15 +155,21 @@ func (t *journalText) shared(s, line string) string {
 	if _, _, in := span(line, s); !in {
 		return s
 	}
-	if c, ok := t.common[s]; ok {
+	return t.intern(&t.common, s, journalTextCommon)
+}
+
+// intern is m's copy of s, or s copied into the blocks and kept in m while m holds
+// fewer than limit strings.
+func (t *journalText) intern(m *map[string]string, s string, limit int) string {
+	if c, ok := (*m)[s]; ok {
 		return c
 	}
 	c := t.copy(s)
-	if t.common == nil {
-		t.common = map[string]string{}
+	if *m == nil {
+		*m = map[string]string{}
 	}
-	if len(t.common) < journalTextCommon {
-		t.common[c] = c
+	if len(*m) < limit {
+		(*m)[c] = c
 	}
 	return c
 }
@@ -191,17 +197,7 @@ func (t *journalText) sharedMessage(s, line string) string {
 // span is s, the text of an entry after its prefix, copied into the blocks or, when an
 // earlier entry said the same, that entry's copy.
 func (t *journalText) span(s string) string {
-	if c, ok := t.spans[s]; ok {
-		return c
-	}
-	c := t.copy(s)
-	if t.spans == nil {
-		t.spans = map[string]string{}
-	}
-	if len(t.spans) < journalTextSpans {
-		t.spans[c] = c
-	}
-	return c
+	return t.intern(&t.spans, s, journalTextSpans)
 }
 
 // copy copies s into the current block, starting a new one when it is full. Blocks are
