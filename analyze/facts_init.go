@@ -24,17 +24,25 @@ func (v *View) TableInitFailures() []TableInitFailure {
 	if !v.allow(Pods) || !v.allow(ContainerLogs) {
 		return nil
 	}
+	var pods []*Pod
+	for _, p := range v.g.pods {
+		reason := p.Obj.Status.Reason
+		if (reason == "Init:CrashLoopBackOff" || reason == "Init:Error") && len(p.Obj.Status.InitContainerStatuses) == 0 && p.Obj.DeletionTimestamp == nil {
+			pods = append(pods, p)
+		}
+	}
+	if len(pods) == 0 {
+		// The usual bundle: the logs are not walked.
+		return nil
+	}
 	byPod := map[string][]*ContainerLog{}
 	for _, l := range v.g.logs {
 		k := l.Namespace + "/" + l.Pod
 		byPod[k] = append(byPod[k], l)
 	}
 	var out []TableInitFailure
-	for _, p := range v.g.pods {
+	for _, p := range pods {
 		reason := p.Obj.Status.Reason
-		if reason != "Init:CrashLoopBackOff" && reason != "Init:Error" || len(p.Obj.Status.InitContainerStatuses) > 0 || p.Obj.DeletionTimestamp != nil {
-			continue
-		}
 		app := map[string]bool{}
 		for _, c := range Containers(p) {
 			if !c.Init {

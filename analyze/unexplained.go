@@ -767,7 +767,7 @@ func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []strin
 	// A program's own error line in a log among the reporter's sentences ("After node is
 	// restarted, es failed to start." above the log that says why) is what the trouble
 	// is: the sentences the log holds around it only tell of it.
-	logProgram := slices.ContainsFunc(lines, func(l *Line) bool {
+	logProgram := !explained && slices.ContainsFunc(lines, func(l *Line) bool {
 		b, p := l.source()
 		return l.Kind() == TextLog && !cited[b+"\x00"+p] && l.Warning && looksLikeError(l.Text) && !reporterText(l.Text) && !configSetting(l.Text)
 	})
