@@ -279,7 +279,7 @@ func readTicketSetting(g *Graph) ticketSetting {
 				s.selectors = append(s.selectors, v)
 			}
 		}
-		if loc := reSuspicion.FindStringIndex(text); loc != nil && isProse(text) && len(s.suspicions) < 3 {
+		if reSuspicion.MatchString(text) && isProse(text) && len(s.suspicions) < 3 {
 			s.suspicions = append(s.suspicions, text)
 		}
 		if reSettingChange.MatchString(text) {
