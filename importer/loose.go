@@ -150,6 +150,15 @@ func (li *looseImport) file(name string, data []byte) {
 	}
 	var blocks []BlockReport
 	for _, c := range splitChunks(data) {
+		if logs := prefixedLogs(name, c); len(logs) > 0 {
+			li.logs = append(li.logs, logs...)
+			detected = append(detected, "kubectl logs --prefix output")
+			if first, last := blockRange(segmentBlock{lines: c.lines}); first > 0 {
+				blocks = append(blocks, BlockReport{First: first, Last: last, What: "kubectl logs --prefix output", Used: true})
+			}
+			used = true
+			continue
+		}
 		if lc, ok := parseLogsCommand(c.cmd); ok {
 			if lc.pod == "" {
 				lc.pod = logPodNamed(c.lines)

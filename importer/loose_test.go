@@ -202,6 +202,43 @@ func TestLooseEventOrderWithoutTimes(t *testing.T) {
 	}
 }
 
+// TestLoosePrefixedLogs: `kubectl logs --prefix -l …` streams several pods' containers,
+// each line behind "[pod/NAME/CONTAINER] "; each becomes that container's log, cited at
+// the paste's own lines.
+func TestLoosePrefixedLogs(t *testing.T) {
+	b, rep := importDir(t, map[string][]byte{
+		"ticket.md": []byte("Logs:\n```\n$ kubectl logs --prefix -n shop -l app=web\n" +
+			"[pod/web-1/app] starting\n" +
+			"[pod/web-2/app] starting\n" +
+			"[pod/web-1/app] [0.005s][error][logging] Error opening log file '/data/gc.log': Permission denied\n" +
+			"[pod/web-2/proxy] listening\n" +
+			"```\n"),
+	}, FormatLoose)
+	read := func(name string) string {
+		data, err := b.ReadFile(name)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return string(data)
+	}
+	if got := read(bundle.LogPath("shop", "web-1", "app", false)); got != "starting\n\n[0.005s][error][logging] Error opening log file '/data/gc.log': Permission denied\n" {
+		t.Errorf("web-1 app log %q", got)
+	}
+	if got := read(bundle.LogPath("shop", "web-2", "proxy", false)); got != "listening\n" {
+		t.Errorf("web-2 proxy log %q", got)
+	}
+	if o := rep.Origins[bundle.LogPath("shop", "web-1", "app", false)]; o.Path != "ticket.md" || o.LineOffset != 3 {
+		t.Errorf("web-1 log origin %+v, want ticket.md from line 4", o)
+	}
+	if o := rep.Origins[bundle.LogPath("shop", "web-2", "proxy", false)]; o.Path != "ticket.md" || o.LineOffset != 6 {
+		t.Errorf("web-2 proxy log origin %+v, want ticket.md from line 7", o)
+	}
+	// One prefixed line quoted among a ticket's prose is not the command's output.
+	if got := prefixedLogs("t.md", chunk{lines: []textLine{{s: "[pod/web-1/app] boom", n: 1}, {s: "the app fails", n: 2}}}); got != nil {
+		t.Errorf("a quoted line read as kubectl logs --prefix output: %+v", got)
+	}
+}
+
 func TestLooseContainerLogs(t *testing.T) {
 	pod := "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  namespace: shop\n  uid: 0c6d6f0e-1b1e-4c55-9f43-3a3f7f4c9a10\nspec:\n  nodeName: n1\n  containers:\n  - name: app\n    image: app:1\n"
 	b, rep := importDir(t, map[string][]byte{

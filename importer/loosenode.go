@@ -260,6 +260,52 @@ func parseLogsCommand(cmd string) (logCommand, bool) {
 	return lc, true
 }
 
+// rePrefixedLogLine is a line of `kubectl logs --prefix` (kubectl pkg/cmd/logs
+// addPrefixIfNeeded, "[pod/%s/%s] "): every line of every container it streams, from a
+// label selector or a workload, starts with the pod and container that printed it.
+var rePrefixedLogLine = regexp.MustCompile(`^\[pod/([a-z0-9](?:[-a-z0-9.]{0,251}[a-z0-9])?)/([a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?)\] ?`)
+
+// prefixedLogs splits the output of `kubectl logs --prefix` into one log per pod and
+// container, each line without its prefix, in the namespace the command names. A chunk
+// is read so only when every line that is not blank carries the prefix: a ticket that
+// quotes one such line among others is not the command's output.
+func prefixedLogs(path string, c chunk) []pastedLog {
+	var out []pastedLog
+	at := map[[2]string]int{}
+	for _, l := range c.lines {
+		if strings.TrimSpace(l.s) == "" {
+			continue
+		}
+		m := rePrefixedLogLine.FindStringSubmatchIndex(l.s)
+		if m == nil {
+			return nil
+		}
+		key := [2]string{l.s[m[2]:m[3]], l.s[m[4]:m[5]]}
+		i, ok := at[key]
+		if !ok {
+			i = len(out)
+			at[key] = i
+			lc := logCommand{namespace: commandNamespace(cmdline.Normalize(c.cmd)), pod: key[0], container: key[1]}
+			lc.previous = slices.ContainsFunc(strings.Fields(c.cmd), func(a string) bool {
+				return a == "-p" || a == "--previous" || a == "--previous=true"
+			})
+			if lc.namespace == "" {
+				lc.namespace, lc.nsGuessed = "default", true
+			}
+			out = append(out, pastedLog{path: path, cmd: lc})
+		}
+		// Lines of other containers between two of this one's stay as blank lines, so
+		// the log's line numbers still cite the paste's.
+		if k := len(out[i].lines); k > 0 {
+			for n := out[i].lines[k-1].n + 1; n < l.n; n++ {
+				out[i].lines = append(out[i].lines, textLine{n: n})
+			}
+		}
+		out[i].lines = append(out[i].lines, textLine{s: l.s[m[1]:], n: l.n})
+	}
+	return out
+}
+
 // podTypes are the names kubectl takes for the pod resource in TYPE/NAME.
 var podTypes = map[string]bool{"pod": true, "pods": true, "po": true}
 
