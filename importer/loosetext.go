@@ -111,6 +111,17 @@ func splitChunks(data []byte) []chunk {
 			flush()
 			all = append(all, textLine{s: inner, n: i + 1})
 			cur.lines = all[len(all)-1:]
+			if closesFence(trimmed[3:]) {
+				flush()
+			}
+			// Else the fence opened on the output's first line ("```panic: …"), and
+			// the lines below it are the rest of that output.
+			continue
+		}
+		if closesFence(trimmed) {
+			// The output's last line with the closing fence after it ("… refused```").
+			all = append(all, textLine{s: strings.TrimRight(strings.TrimSpace(s), "`~"), n: i + 1})
+			cur.lines = all[len(all)-len(cur.lines)-1:]
 			flush()
 			continue
 		}
@@ -137,6 +148,12 @@ func splitChunks(data []byte) []chunk {
 	}
 	flush()
 	return out
+}
+
+// closesFence reports whether a line of text ends with a markdown fence.
+func closesFence(s string) bool {
+	s = strings.TrimSpace(s)
+	return strings.HasSuffix(s, "```") || strings.HasSuffix(s, "~~~")
 }
 
 // promptCommand is the command of a prompt line without the right-hand prompt a

@@ -118,3 +118,50 @@ func TestCommandAboveAFence(t *testing.T) {
 		t.Errorf("root = %s, want start-exec-format-error of pod tor/example-onion-service-tor-daemon-f8f94c688-mgwp4", diagnosis(rep))
 	}
 }
+
+// A fence opened on the output's first line ("```panic: …") keeps the lines below it in
+// the same output, up to a fence that closes on the last line ("… refused```"): a Go
+// panic's traceback stays with its panic line, and the closing backticks are not text.
+func TestFenceOnTheOutputsOwnLines(t *testing.T) {
+	paste := "An investigation of the logs shows this\n" +
+		"```panic: runtime error: invalid memory address or nil pointer dereference\n" +
+		"goroutine 1538 [running]:\n" +
+		"github.com/rancher/opni/pkg/resources/gateway.(*Reconciler).configMap(0xc001669980)\n" +
+		"\t/src/pkg/resources/gateway/configmap.go:49 +0x18d\n" +
+		"```\n" +
+		"and then\n" +
+		"```E0926 10:48:40.346646   76692 portforward.go:331] an error occurred forwarding 5010 -> 6000```\n" +
+		"```first line\n" +
+		"last line```\n"
+	var got [][]string
+	for _, c := range splitChunks([]byte(paste)) {
+		var lines []string
+		for _, l := range c.lines {
+			lines = append(lines, l.s)
+		}
+		if strings.TrimSpace(strings.Join(lines, "")) != "" {
+			got = append(got, lines)
+		}
+	}
+	want := [][]string{
+		{"An investigation of the logs shows this"},
+		{"panic: runtime error: invalid memory address or nil pointer dereference", "goroutine 1538 [running]:",
+			"github.com/rancher/opni/pkg/resources/gateway.(*Reconciler).configMap(0xc001669980)", "\t/src/pkg/resources/gateway/configmap.go:49 +0x18d"},
+		{"and then"},
+		{"E0926 10:48:40.346646   76692 portforward.go:331] an error occurred forwarding 5010 -> 6000"},
+		{"first line", "last line"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("chunks %q, want %q", got, want)
+	}
+	for i := range want {
+		if strings.Join(got[i], "\n") != strings.Join(want[i], "\n") {
+			t.Errorf("chunk %d = %q, want %q", i, got[i], want[i])
+		}
+	}
+	panicked, _, _ := strings.Cut(paste, "and then")
+	rep := analyzePaste(t, map[string][]byte{"ticket.md": []byte(panicked)})
+	if root := firstRoot(rep); root == nil || root.Rule != "runtime-go-panic" || !strings.Contains(root.Cause, "gateway.(*Reconciler).configMap (configmap.go:49)") {
+		t.Fatalf("root = %s, want the panic in gateway.(*Reconciler).configMap (configmap.go:49)", diagnosis(rep))
+	}
+}
