@@ -92,8 +92,10 @@ func (m *Message) joinValue(lines []string, i int) int {
 		}
 		m.Last = i
 		i++
-		if t == ">" {
-			b.WriteString(">")
+		if t == ">" || strings.HasPrefix(t, "> ") {
+			// klog closes the value with " >" and writes the entry's next keys after
+			// it on the same line (` > pod="ns/name" podUID=…`).
+			b.WriteString(t)
 			m.Text = b.String()
 			return i
 		}
@@ -231,6 +233,8 @@ func bodyOf(line string) string {
 
 // splitJournal splits a journal line into its prefix without the time and its body.
 func splitJournal(line string) (prefix, body string) {
+	// A copy may indent the first line of a journal it pastes.
+	line = strings.TrimLeft(line, " \t")
 	if len(line) < 16 || !(IsDigit(line[0]) || isMonth(line[:3])) {
 		return "", ""
 	}

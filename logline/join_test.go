@@ -42,6 +42,16 @@ func TestJoinMessages(t *testing.T) {
 			alone: 1,
 		},
 		{
+			name: "klog value closed with the entry's next keys, first line indented by the copy",
+			text: " Feb 12 18:28:24 maciej kubelet[1234]: E0212 18:28:24.205197    1234 kuberuntime_container.go:590] \"PreStop hook failed\" err=<\n" +
+				"Feb 12 18:28:24 maciej kubelet[1234]:         command 'sh -c nodetool drain &; wait' exited with 2: sh: -c: line 1: syntax error near unexpected token `;'\n" +
+				"Feb 12 18:28:24 maciej kubelet[1234]:  > pod=\"scylla/db-0\" containerName=\"scylla\"\n" +
+				"Feb 12 18:28:25 maciej kubelet[1234]: I0212 18:28:25.000000    1234 kubelet.go:1] next",
+			want: []string{" Feb 12 18:28:24 maciej kubelet[1234]: E0212 18:28:24.205197    1234 kuberuntime_container.go:590] \"PreStop hook failed\" err=<" +
+				"command 'sh -c nodetool drain &; wait' exited with 2: sh: -c: line 1: syntax error near unexpected token `;'> pod=\"scylla/db-0\" containerName=\"scylla\""},
+			alone: 1,
+		},
+		{
 			name: "another program's line ends a journal value",
 			text: "Feb 05 10:58:14 n kubelet[1]: E0205 10:58:14.1 1 a.go:1] \"x\" err=<\n" +
 				"Feb 05 10:58:14 n containerd[2]: time=\"2024\" level=error msg=\"y\"",

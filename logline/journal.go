@@ -42,7 +42,17 @@ func ParseJournalQuoted(line string, ref time.Time) (e Entry, kind Kind, problem
 		return e, KindMarker, nil
 	}
 	if line[0] == ' ' || line[0] == '\t' {
-		return e, KindContinuation, nil
+		// A journal line a copy indented (" Feb 12 18:28:24 host kubelet[1234]: …", the
+		// first line of a paste) is an entry of its own, not the one above's
+		// continuation: no continuation starts with a time and a program.
+		t := strings.TrimLeft(line, " \t")
+		if len(t) < 16 || !(IsDigit(t[0]) || isMonth(t[:3])) {
+			return e, KindContinuation, nil
+		}
+		if e, kind, problem = ParseJournalQuoted(t, ref); kind != KindEntry || e.Format != FormatJournal || e.Program == "" {
+			return Entry{}, KindContinuation, nil
+		}
+		return e, kind, problem
 	}
 	if strings.HasPrefix(line, "-- ") {
 		return e, KindMarker, nil

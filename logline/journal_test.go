@@ -158,3 +158,25 @@ func FuzzParseJournal(f *testing.F) {
 		}
 	})
 }
+
+// A journal line a copy indented is an entry, and a klog multi-line value joined with
+// its lines ends at the " >" the entry's next keys follow.
+func TestIndentedJournalLineAndJoinedValue(t *testing.T) {
+	line := ` Feb 12 18:28:24 maciej kubelet[1234]: E0212 18:28:24.205197    1234 kuberuntime_container.go:590] "PreStop hook failed" err=<command 'a > b' exited with 2: boom> pod="scylla/db-0" podUID=f7553c4f containerName="scylla"`
+	e, kind, _ := ParseJournal(line, time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC))
+	if kind != KindEntry || e.Program != "kubelet" || e.Host != "maciej" {
+		t.Fatalf("kind %v program %q host %q, want the kubelet's entry on maciej", kind, e.Program, e.Host)
+	}
+	got := map[string]string{}
+	ScanFields(e.FieldText, func(k, raw string) bool { got[k] = raw; return true })
+	if got["err"] != "<command 'a > b' exited with 2: boom>" || FieldValue(got["pod"]) != "scylla/db-0" || FieldValue(got["containerName"]) != "scylla" {
+		t.Errorf("fields %q", got)
+	}
+	// An indented line that is no journal line stays a continuation.
+	if _, kind, _ := ParseJournal("   at com.example.Main(Main.java:12)", time.Time{}); kind != KindContinuation {
+		t.Errorf("an indented stack frame read as %v", kind)
+	}
+	if _, kind, _ := ParseJournal("\tFeb is when the bill comes", time.Time{}); kind != KindContinuation {
+		t.Errorf("an indented sentence read as %v", kind)
+	}
+}

@@ -144,11 +144,37 @@ func valueLen(s string) int {
 	case '[', '{':
 		return bracketLen(s)
 	case '<':
-		// klog's multi-line value marker: the value continues on the next lines.
-		return len(s)
+		// klog's multi-line value marker: the value continues on the next lines. Joined
+		// with them (JoinMessages), it ends at the " >" after which the entry's next
+		// keys go on ("err=<…> pod=\"ns/name\" podUID=…").
+		return joinedValueLen(s)
 	}
 	if sp := strings.IndexByte(s, ' '); sp >= 0 {
 		return sp
+	}
+	return len(s)
+}
+
+// joinedValueLen is the length of a klog multi-line value at the start of s: up to the
+// first '>' that ends s or is followed by a space and a key=, all of s when none is.
+func joinedValueLen(s string) int {
+	for i := 1; i < len(s); i++ {
+		j := strings.IndexByte(s[i:], '>')
+		if j < 0 {
+			break
+		}
+		i += j
+		rest := s[i+1:]
+		if rest == "" {
+			return len(s)
+		}
+		if rest[0] != ' ' {
+			continue
+		}
+		rest = strings.TrimLeft(rest, " ")
+		if eq := strings.IndexByte(rest, '='); eq > 0 && !strings.ContainsAny(rest[:eq], " \"'<>") {
+			return i + 1
+		}
 	}
 	return len(s)
 }

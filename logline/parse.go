@@ -22,6 +22,16 @@ func Parse(line string, ref time.Time) (e Entry, kind Kind, problem error) {
 		return st, KindEntry, nil
 	}
 	if line[0] == ' ' || line[0] == '\t' {
+		// A journal line a copy indented (ParseJournal's, or a short form it does not
+		// read) is an entry of its own, not the one above's continuation.
+		if e, kind, problem := ParseJournal(line, ref); kind == KindEntry {
+			return e, kind, problem
+		}
+		if t := strings.TrimLeft(line, " \t"); len(t) > 3 && isMonth(t[:3]) {
+			if e, kind, problem := Parse(t, ref); kind == KindEntry && e.Format == FormatJournal {
+				return e, kind, problem
+			}
+		}
 		return e, KindContinuation, nil
 	}
 	if strings.HasPrefix(line, "-- ") {
