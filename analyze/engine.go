@@ -78,6 +78,12 @@ func RunContext(ctx context.Context, g *Graph, rules []*Rule, opts Options) (*Re
 		}
 	}
 	g.indexSignatures(sigs, !opts.Alone)
+	catchall := map[string]bool{}
+	for _, rule := range rules {
+		if rule.Catchall {
+			catchall[rule.ID] = true
+		}
+	}
 	for _, rule := range rules {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -86,6 +92,9 @@ func RunContext(ctx context.Context, g *Graph, rules []*Rule, opts Options) (*Re
 			r.Skipped = append(r.Skipped, SkippedRule{Rule: rule.ID, Reason: reason, Missing: missingKinds(g, rule)})
 		} else {
 			found, violations := runRule(g, rule)
+			for _, f := range found {
+				f.backsCatchall = f.ruleBacked && catchall[f.Rule]
+			}
 			r.Violations = append(r.Violations, violations...)
 			all = append(all, found...)
 		}
@@ -672,8 +681,20 @@ func keepIDs(ids []string, in map[string]bool) []string {
 
 // resolveSignatures gives Go rules precedence over signatures: a signature finding
 // drops the pods a rule finding at the same stage already covers, and of several
-// signatures about one subject at one stage the first (in catalog order) wins.
+// signatures about one subject at one stage the first (in catalog order) wins, except
+// that a catch-all rule's message knowledge ("the readiness probe fails (OUTPUT)") comes
+// after the signatures that know a cause (a probe's port name no port has).
 func resolveSignatures(fs []*Finding) []*Finding {
+	fs = slices.Clone(fs)
+	slices.SortStableFunc(fs, func(a, b *Finding) int {
+		switch {
+		case a.backsCatchall == b.backsCatchall:
+			return 0
+		case a.backsCatchall:
+			return 1
+		}
+		return -1
+	})
 	byRule := map[string]bool{}
 	// A signature that knows the cause takes the pods of a catch-all rule's finding at
 	// its stage.

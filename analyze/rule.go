@@ -139,6 +139,9 @@ type Finding struct {
 	// catchall is copied from Rule.Catchall; catchallPods counts the pods it had.
 	catchall     bool
 	catchallPods int
+	// backsCatchall marks a signature that is a catch-all rule's message knowledge: of
+	// several signatures about one pod at one stage, it yields to one that is not.
+	backsCatchall bool
 	// alsoCauses counts the causes of other lines about its pods added to its own
 	// (alsoCause).
 	alsoCauses int

@@ -21,6 +21,9 @@ var ProbeReadinessFailing = &analyze.Rule{
 	Title:    "readiness probe failing: pod runs but receives no traffic",
 	Doc:      probeReadinessFailingDoc,
 	Severity: analyze.SeverityError,
+	// It says the probe fails and quotes why; a signature that knows the reason (a
+	// port name no port has, TLS on a plain-HTTP probe) wins over it.
+	Catchall: true,
 	Needs: analyze.Needs{
 		Required: []analyze.Kind{analyze.Pods},
 		Optional: []analyze.Kind{analyze.Events, analyze.KubeletJournal, analyze.Services, analyze.EndpointSlices,

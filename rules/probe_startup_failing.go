@@ -20,6 +20,9 @@ var ProbeStartupFailing = &analyze.Rule{
 	Title:    "startup probe never succeeds: kubelet kills and restarts the container",
 	Doc:      probeStartupFailingDoc,
 	Severity: analyze.SeverityError,
+	// It says the probe fails and quotes why; a signature that knows the reason (a
+	// port name no port has, TLS on a plain-HTTP probe) wins over it.
+	Catchall: true,
 	Needs: analyze.Needs{
 		Required: []analyze.Kind{analyze.Pods},
 		Optional: []analyze.Kind{analyze.Events, analyze.KubeletJournal, analyze.ContainerLogs, analyze.ReplicaSets, analyze.Jobs},

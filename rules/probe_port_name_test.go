@@ -1,0 +1,32 @@
+package rules
+
+import "testing"
+
+// A probe that names a port the container does not declare fails with the prober's
+// own error, in either kubelet's wording. The readiness rule's message knowledge reads
+// the same row as "the readiness probe fails (OUTPUT)"; the signature that knows why
+// is the one reported, about the same pod.
+func TestAProbePortNameNoPortHas(t *testing.T) {
+	for _, row := range []string{
+		`  Warning  Unhealthy  2m (x13 over 4m)  kubelet  Readiness probe errored: strconv.Atoi: parsing "web-metrics": invalid syntax`,
+		`  Warning  Unhealthy  2m (x13 over 4m)  kubelet  Liveness probe errored and resulted in unknown state: port "web-metrics" not found`,
+	} {
+		rs := catalogRoots(t, map[string]string{"events.txt": row + "\n"})
+		wantOneRoot(t, rs, "probe-port-name-not-found", "port web-metrics", "no port of the container declares")
+	}
+}
+
+// The kubelet's log of a failing preStop hook, pasted from a node's journal the way a
+// copy indents its first line, is the termination stage's finding about the pod it
+// names, quoting the hook's command and the shell's error.
+func TestAFailingPreStopHookFromTheJournal(t *testing.T) {
+	journal := ` Feb 12 18:28:24 node-a kubelet[1234]: E0212 18:28:24.205197    1234 kuberuntime_container.go:590] "PreStop hook failed" err=<
+Feb 12 18:28:24 node-a kubelet[1234]:         command '/bin/sh -c /drain.sh &; sleep 5' exited with 2: /bin/sh: -c: line 1: syntax error near unexpected token ` + "`;'" + `
+Feb 12 18:28:24 node-a kubelet[1234]:  > pod="db/db-0" podUID=f7553c4f-3328-4a27-9374-6163acf0cd26 containerName="db" containerID="containerd://b9aa"
+`
+	rs := catalogRoots(t, map[string]string{"kubelet.log": journal})
+	wantOneRoot(t, rs, "termination-prestop-hook-failed", "container db", "/drain.sh &; sleep 5", "syntax error")
+	if len(rs) == 1 && (len(rs[0].Pods()) != 1 || rs[0].Pods()[0].Name != "db-0") {
+		t.Errorf("subjects %v, want pod db/db-0", rs[0].Subjects)
+	}
+}
