@@ -30,3 +30,15 @@ Feb 12 18:28:24 node-a kubelet[1234]:  > pod="db/db-0" podUID=f7553c4f-3328-4a27
 		t.Errorf("subjects %v, want pod db/db-0", rs[0].Subjects)
 	}
 }
+
+// An exec probe's curl without -s prints its progress meter before its error: the cause
+// quotes curl's error, and names the container the event's field path gives.
+func TestAProbeCurlMeterAndItsContainer(t *testing.T) {
+	const rows = `  1m    1m  1   {kubelet pool-1-abcd}    spec.containers{cache}  Normal  Started     Started container with docker id 2a158eecfcfd
+  16m   42s 11  {kubelet pool-1-abcd}    spec.containers{cache}  Warning Unhealthy   Liveness probe failed:   % Total    % Received % Xferd  Average Speed   Time    Time     Time  Current
+                                 Dload  Upload   Total   Spent    Left  Speed
+  0     0    0     0    0     0      0      0 --:--:-- --:--:-- --:--:--     0curl: (7) Failed to connect to localhost port 6379: Connection refused
+`
+	rs := catalogRoots(t, map[string]string{"events.txt": rows})
+	wantFirstRoot(t, rs, "probe", "probe-liveness-restarts", "of container cache", "fails (curl: (7) Failed to connect to localhost port 6379")
+}
