@@ -37,7 +37,9 @@ then ImagePullBackOff. This is neither a DNS failure (no registry was reached) n
 
 Correct the image reference: a typo in the repository or the tag, a tag that was never
 pushed (the CI build failed or pushed elsewhere), or a tag deleted by a retention
-policy. Pin images by a tag or digest that exists, and push it before rolling out.
+policy. A chart whose release bumped its imageTag to a non-existent version (a version
+of the chart used as the image's, a doubled "v" prefix) fails the same way for every
+install. Pin images by a tag or digest that exists, and push it before rolling out.
 `
 
 func imagePullNotFound(v *analyze.View) []analyze.Finding {
