@@ -287,3 +287,24 @@ func IntegerCompare(got, want string, greater bool) bool {
 	}
 	return g < w
 }
+
+// nodeSelectorReasons are the NodeAffinity filter's reasons for a node that fails the
+// pod's nodeSelector or required node affinity
+// (pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.go ErrReasonPod; "didn't
+// match node selector" before 1.22).
+var nodeSelectorReasons = []string{"didn't match Pod's node affinity/selector", "didn't match node selector"}
+
+// DedicatedNodes reports whether a scheduler's message counts every node as either
+// tainted (tainted of them, in whichever wording the caller reads) or not matching the
+// pod's node selector or affinity, with some of each. The TaintToleration filter runs
+// before NodeAffinity (the scheduler's default plugins), and a node is reported for the
+// first filter it fails: the nodes that passed the taints are the ones the selector
+// rules out, so the tainted ones are the only nodes it may choose. The pod lacks their
+// toleration, as with nodes dedicated to a team or a role.
+func DedicatedNodes(reasons []string, total string, tainted int) bool {
+	selector := 0
+	for _, r := range nodeSelectorReasons {
+		selector += FitReasonCount(reasons, r)
+	}
+	return tainted > 0 && selector > 0 && tainted+selector == NodeCount(total)
+}

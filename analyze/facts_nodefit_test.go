@@ -86,6 +86,11 @@ func TestFitReasonsAndTaints(t *testing.T) {
 	if got := analyze.TaintString(corev1.Taint{Key: "gpu", Effect: corev1.TaintEffectNoExecute}); got != "gpu:NoExecute" {
 		t.Errorf("TaintString without value = %q", got)
 	}
+	// Post-filter messages after the reasons (1.3x) are not reasons.
+	n, rs := analyze.FitReasons("0/6 nodes are available: 2 node(s) didn't match Pod's node affinity/selector, 4 node(s) had untolerated taint(s). no new claims to deallocate, preemption: 0/6 nodes are available: 6 Preemption is not helpful for scheduling.")
+	if n != "6" || len(rs) != 2 || rs[1] != "4 node(s) had untolerated taint(s)" {
+		t.Errorf("FitReasons = %q %q", n, rs)
+	}
 	if !analyze.IntegerCompare("10", "9", true) || analyze.IntegerCompare("10", "9", false) || analyze.IntegerCompare("x", "9", true) {
 		t.Error("IntegerCompare")
 	}

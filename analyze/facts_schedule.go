@@ -108,6 +108,11 @@ func FitReasons(msg string) (nodes string, reasons []string) {
 	if i := strings.Index(body, " preemption:"); i >= 0 {
 		body = body[:i]
 	}
+	// Post-filter plugins' messages follow the reasons after ". " since 1.3x ("…
+	// taint(s). no new claims to deallocate, preemption: …"); a reason never holds ". ".
+	if i := strings.Index(body, ". "); i >= 0 && !startsWithCount(body[i+2:]) {
+		body = body[:i]
+	}
 	body = strings.TrimSuffix(strings.TrimSpace(body), ".")
 	// Reasons are joined by ", " but a reason (a taint, say) may contain ", " itself: a
 	// new reason always starts with its node count.

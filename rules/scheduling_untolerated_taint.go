@@ -98,17 +98,52 @@ func schedulingUntoleratedTaint(v *analyze.View) []analyze.Finding {
 				continue
 			}
 		} else {
-			// Without node objects the message must show every node tainted.
-			if taintCount(reasons) != analyze.NodeCount(total) {
+			// Without every node's object the message must show every node tainted,
+			// or the tainted nodes as the only ones the pod's selector may choose.
+			switch {
+			case taintCount(reasons) == analyze.NodeCount(total):
+				for _, m := range reTaintInMessage.FindAllStringSubmatch(msg, -1) {
+					keys = append(keys, analyze.TaintKV(m[1], m[2]))
+				}
+			case analyze.DedicatedNodes(reasons, total, taintCount(reasons)):
+				if tainted, keys = shownDedicatedTaints(pod, nodes); len(tainted) == 0 {
+					continue
+				}
+			default:
 				continue
-			}
-			for _, m := range reTaintInMessage.FindAllStringSubmatch(msg, -1) {
-				keys = append(keys, analyze.TaintKV(m[1], m[2]))
 			}
 		}
 		out = append(out, taintFinding(v, u, tainted, phrase.Unique(keys)))
 	}
 	return out
+}
+
+// shownDedicatedTaints lists the nodes the evidence shows with a taint of the cluster's
+// own (not a node condition's, not the control plane's role, not an uninitialized
+// node's) that the pod does not tolerate, and those taints: the taints of dedicated
+// nodes, which a message that does not name them (since 1.32) leaves to the nodes.
+func shownDedicatedTaints(pod *corev1.Pod, nodes []*analyze.Node) ([]taintedNode, []string) {
+	var tainted []taintedNode
+	var keys []string
+	for _, n := range nodes {
+		var idx []int
+		var names []string
+		for _, i := range untoleratedTaints(pod, n.Obj) {
+			t := n.Obj.Spec.Taints[i]
+			if strings.HasPrefix(t.Key, nodeConditionTaintPrefix) || strings.HasPrefix(t.Key, "node-role.kubernetes.io/") ||
+				strings.HasPrefix(t.Key, "node.cloudprovider.kubernetes.io/") || strings.HasPrefix(t.Key, "node.cluster.x-k8s.io/") {
+				continue
+			}
+			idx = append(idx, i)
+			names = append(names, analyze.TaintString(t))
+		}
+		if len(idx) == 0 {
+			continue
+		}
+		keys = append(keys, names...)
+		tainted = append(tainted, taintedNode{node: n, taints: idx, display: "node " + n.Obj.Name + " has " + strings.Join(names, ", ")})
+	}
+	return tainted, keys
 }
 
 // taintedCandidates lists the nodes the pod selects with the taints it does not

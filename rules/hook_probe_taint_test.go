@@ -1,6 +1,9 @@
 package rules
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // A probe that names a port the container does not declare fails with the prober's
 // own error, in either kubelet's wording. The readiness rule's message knowledge reads
@@ -41,4 +44,23 @@ func TestAProbeCurlMeterAndItsContainer(t *testing.T) {
 `
 	rs := catalogRoots(t, map[string]string{"events.txt": rows})
 	wantFirstRoot(t, rs, "probe", "probe-liveness-restarts", "of container cache", "fails (curl: (7) Failed to connect to localhost port 6379")
+}
+
+// Since 1.32 the scheduler does not name the taint. When it counts every node as either
+// tainted or not matching the pod's selector, the tainted nodes are the only ones the
+// selector may choose (TaintToleration runs before NodeAffinity): a dedicated node's
+// taint the evidence shows is the cause, not the selector.
+func TestDedicatedNodesTaintUnnamed(t *testing.T) {
+	paste := "$ kubectl get pods -n eso\n" +
+		"eso-6fd9b9fb4f-dn6vx   0/1     Pending     0          19h\n" +
+		"$ kubectl describe pod eso-6fd9b9fb4f-dn6vx -n eso | grep FailedScheduling\n" +
+		"  Warning  FailedScheduling  3m24s (x239 over 19h)  default-scheduler  0/6 nodes are available: 2 node(s) didn't match Pod's node affinity/selector, 4 node(s) had untolerated taint(s). no new claims to deallocate, preemption: 0/6 nodes are available: 6 Preemption is not helpful for scheduling.\n" +
+		"$ kubectl describe node infra-0 | grep Taint\n" +
+		"Taints:             dedicated=infra:NoSchedule\n"
+	rs := catalogRoots(t, map[string]string{"ticket.txt": paste})
+	wantFirstRoot(t, rs, "scheduling", "scheduling-untolerated-taint", "dedicated=infra:NoSchedule")
+	// A control-plane taint is no dedicated node's: the selector is the cause.
+	cp := strings.Replace(paste, "dedicated=infra:NoSchedule", "node-role.kubernetes.io/control-plane:NoSchedule", 1)
+	rs = catalogRoots(t, map[string]string{"ticket.txt": cp})
+	wantFirstRoot(t, rs, "scheduling", "scheduling-node-selector-mismatch")
 }
