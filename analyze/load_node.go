@@ -118,9 +118,12 @@ func (l *loader) reserveJournal() {
 func (l *loader) loadNodeAndLogs(lb *loadedBundle) {
 	// Journals, most of a bundle's bytes, are parsed on every core a few files ahead;
 	// everything is added to the graph in file order, as if read one by one.
+	// An item keeps only its name: its path is parsed again when it is added. Parsed
+	// once for all (eight strings each, and the node file's path joined anew), the
+	// items of 80k pods' logs and CRI files were about 60 MB held through the whole
+	// node load, where a large bundle's load peaks.
 	type nodeItem struct {
 		name string
-		info bundle.PathInfo
 		job  *journalJob
 	}
 	var items []nodeItem
@@ -130,7 +133,7 @@ func (l *loader) loadNodeAndLogs(lb *loadedBundle) {
 		if info.Area != "log" && info.Area != "node" && info.Area != "fragment" {
 			continue
 		}
-		it := nodeItem{name: name, info: info}
+		it := nodeItem{name: name}
 		if info.Area == "node" && (info.NodeFile == bundle.NodeKubeletLog || info.NodeFile == bundle.NodeRuntimeLog) {
 			it.job = &journalJob{name: name, kubelet: info.NodeFile == bundle.NodeKubeletLog, done: make(chan struct{}),
 				src: &sourceFile{at: l.loc(lb, name), path: name, node: info.Node}}
@@ -143,10 +146,11 @@ func (l *loader) loadNodeAndLogs(lb *loadedBundle) {
 		if l.ctx.Err() != nil {
 			return
 		}
-		switch it.info.Area {
+		info := bundle.ParsePath(it.name)
+		switch info.Area {
 		case "log":
 			l.g.present[ContainerLogs] = true
-			pk := it.info.Namespace + "/" + it.info.Pod
+			pk := info.Namespace + "/" + info.Pod
 			l.g.podsWithLogs[pk] = true
 			if l.healthyPods[pk] {
 				// A healthy pod's log explains nothing (LoadOptions.TroubleOnly): its
@@ -156,8 +160,8 @@ func (l *loader) loadNodeAndLogs(lb *loadedBundle) {
 				continue
 			}
 			data, _ := l.take(lb, it.name) // listed by Names, so present; read once
-			c := &ContainerLog{Namespace: it.info.Namespace, Pod: it.info.Pod, Container: it.info.Container,
-				Previous: it.info.Previous, Loc: l.loc(lb, it.name), text: bytesString(data)}
+			c := &ContainerLog{Namespace: info.Namespace, Pod: info.Pod, Container: info.Container,
+				Previous: info.Previous, Loc: l.loc(lb, it.name), text: bytesString(data)}
 			if t, ok := lb.b.Trimmed(it.name); ok {
 				c.lineBase = t.Lines
 			}
@@ -172,11 +176,11 @@ func (l *loader) loadNodeAndLogs(lb *loadedBundle) {
 				l.addJournal(lb, it.job)
 				continue
 			}
-			l.loadNodeFile(lb, it.name, it.info)
+			l.loadNodeFile(lb, it.name, info)
 		case "fragment":
 			data, _ := l.take(lb, it.name) // listed by Names, so present; read once
 			l.g.present[Fragments] = true
-			kind := map[string]TextKind{bundle.FragmentLog: TextLog, bundle.FragmentJournal: TextJournal, bundle.FragmentText: TextText}[it.info.Fragment]
+			kind := map[string]TextKind{bundle.FragmentLog: TextLog, bundle.FragmentJournal: TextJournal, bundle.FragmentText: TextText}[info.Fragment]
 			text := strings.TrimRight(strings.ReplaceAll(bytesString(data), "\r\n", "\n"), "\n")
 			var about *bundle.FragmentAbout
 			if o := l.g.origins[lb.label][it.name]; o != nil {
