@@ -98,6 +98,10 @@ type ticketSetting struct {
 	// selectors are the node labels the text says a pod's nodeSelector asks for
 	// ("nodeSelector is beta.kubernetes.io/os"), named in scheduling causes, at most two.
 	selectors []string
+	// hostNetwork is the setting that puts the pod on its node's network as the text
+	// writes it ("hostNetwork: true", a chart's or operator's "network.provider:
+	// host"), named in a scheduling cause: its container ports are the node's ports.
+	hostNetwork string
 	// suspicions are the reporter's sentences that say what they think the cause is
 	// ("This may be to do with the network policy we have in monitoring namespace."),
 	// named when the root's remedy speaks of the same things.
@@ -130,6 +134,10 @@ var reSettingRequest = regexp.MustCompile(`(?i)\b(?:request\w*|limit\w*|asks? fo
 // a label key with a prefix, or key=value ("nodeSelector is beta.kubernetes.io/os",
 // "nodeSelector: disktype=ssd").
 var reSettingSelector = regexp.MustCompile(`(?i)\bnode ?(?:selector|affinity)\b[^.\n]{0,20}?(?:\bis\b|:|=|\bof\b)\s*["'\x60]?([a-z0-9.-]+\.[a-z]{2,}/[A-Za-z0-9_.-]+(?:[=:]\s?[A-Za-z0-9_.-]+)?|[A-Za-z0-9_.-]+=[A-Za-z0-9_.-]+)`)
+
+// reSettingHostNetwork is a setting that runs a pod on its node's network, as a
+// manifest, a chart's values or an operator's resource write it.
+var reSettingHostNetwork = regexp.MustCompile(`\b((?:[\w-]+\.)*(?:hostNetwork:\s*true|hostNetwork=true|network\.provider:\s*["']?host\b))`)
 
 // reSuspicion is how a reporter says what they think the cause is.
 var reSuspicion = regexp.MustCompile(`(?i)\b(?:may|might|could) (?:be|have)\b|\bi (?:suspect|think|believe|guess)\b|\b(?:probably|perhaps|maybe)\b|\bseems? to be\b|\bto do with\b|\b(?:due|related) to\b|\bcaused by\b`)
@@ -279,6 +287,9 @@ func readTicketSetting(g *Graph) ticketSetting {
 				s.selectors = append(s.selectors, v)
 			}
 		}
+		if m := reSettingHostNetwork.FindStringSubmatch(text); m != nil && s.hostNetwork == "" {
+			s.hostNetwork = strings.ReplaceAll(m[1], `"`, "")
+		}
 		if reSuspicion.MatchString(text) && isProse(text) && len(s.suspicions) < 3 {
 			s.suspicions = append(s.suspicions, text)
 		}
@@ -398,6 +409,9 @@ func (s ticketSetting) clause(cause string, stage Stage) string {
 				parts = append(parts, v)
 			}
 		}
+		if s.hostNetwork != "" && strings.Contains(low, "host port") && !strings.Contains(low, strings.ToLower(s.hostNetwork)) {
+			parts = append(parts, s.hostNetwork)
+		}
 	}
 	if stage == StageProbe || stage == StageService {
 		for _, p := range s.ports {
@@ -443,7 +457,7 @@ func nameSetting(g *Graph, fs []*Finding) {
 		}
 		if !read {
 			s, read = readTicketSetting(g), true
-			if len(s.platforms)+len(s.releases)+len(s.ports)+len(s.quantities)+len(s.suspicions)+len(s.selectors) == 0 && s.kernel == "" && s.swap == "" && len(s.subjects) == 0 {
+			if len(s.platforms)+len(s.releases)+len(s.ports)+len(s.quantities)+len(s.suspicions)+len(s.selectors) == 0 && s.kernel == "" && s.swap == "" && s.hostNetwork == "" && len(s.subjects) == 0 {
 				return
 			}
 		}

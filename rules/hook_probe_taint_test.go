@@ -64,3 +64,13 @@ func TestDedicatedNodesTaintUnnamed(t *testing.T) {
 	rs = catalogRoots(t, map[string]string{"ticket.txt": cp})
 	wantFirstRoot(t, rs, "scheduling", "scheduling-node-selector-mismatch")
 }
+
+// A host port refused on the node of a pod that runs on the node's network: the
+// ticket's setting that puts it there is named, since its container ports are the
+// node's ports.
+func TestHostPortConflictNamesTheHostNetworkSetting(t *testing.T) {
+	paste := "**How to reproduce it:**\n\n* Install the operator with `spec.network.provider: host` and run two brokers on one node\n\n" +
+		"```\n  Warning  FailedScheduling  18m (x4 over 18m)  default-scheduler  0/3 nodes are available: 1 node(s) didn't have free ports for the requested pod ports, 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, 2 Preemption is not helpful for scheduling.\n```\n"
+	rs := catalogRoots(t, map[string]string{"ticket.md": paste})
+	wantFirstRoot(t, rs, "scheduling", "scheduling-host-port-conflict", "spec.network.provider: host")
+}
