@@ -750,7 +750,16 @@ func resolveSignatures(fs []*Finding) []*Finding {
 	// finding: the rule read the same failure from the objects and names them.
 	ruleFired := map[string]bool{}
 	for _, f := range fs {
-		if f.signature || f.catchall {
+		if f.catchall || f.signature && (!f.ruleBacked || f.fallback) {
+			continue
+		}
+		if f.signature {
+			// A rule's message knowledge is the rule's finding: a reading of last
+			// resort yields to it too (a liveness kill the probe rule's message reads
+			// is not an unexplained SIGKILL, though the catch-all rule gave it the pod).
+			for _, s := range f.Subjects {
+				byRulePod[s.key()] = true
+			}
 			continue
 		}
 		ruleFired[string(f.Stage)+"\x00"+f.Rule] = true
