@@ -187,6 +187,7 @@ var evidenceValues = []evidenceValue{
 	{EvidenceClientVersion, func(g *Graph, _ *Line) string { return g.loneClientVersion() }},
 	{EvidenceService, func(g *Graph, _ *Line) string { return g.loneServiceName() }},
 	{EvidenceClusterCIDR, func(g *Graph, _ *Line) string { return g.loneClusterCIDRText() }},
+	{EvidenceLoopbackNameserver, func(g *Graph, _ *Line) string { return g.loneLoopbackNameserver() }},
 	{EvidencePV, func(g *Graph, _ *Line) string { return g.lonePVName() }},
 	{EvidencePVC, func(g *Graph, _ *Line) string { return g.loneUnboundClaim() }},
 	{EvidenceUser, func(g *Graph, _ *Line) string { return g.loneDockerfileUser() }},
@@ -353,6 +354,28 @@ func (g *Graph) lonePVName() string {
 			add(c.Obj.Spec.VolumeName)
 		}
 	}, func(string, func(string)) {})
+}
+
+// EvidenceLoopbackNameserver names, in a template's optional part, the one loopback
+// address a resolv.conf in the evidence gives as its nameserver ("nameserver
+// 127.0.0.53", systemd-resolved's stub; 127.0.0.1, a local dnsmasq): a pod that inherits
+// it from the node's kubelet sends its queries to itself.
+const EvidenceLoopbackNameserver = "evidenceLoopbackNameserver"
+
+// reLoopbackNameserver is a resolv.conf line that names a loopback nameserver.
+var reLoopbackNameserver = regexp.MustCompile(`^\s*nameserver\s+(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1)\s*$`)
+
+// loneLoopbackNameserver is "nameserver ADDRESS" for the one loopback nameserver the
+// evidence's text gives, "" when it gives none or several.
+func (g *Graph) loneLoopbackNameserver() string {
+	return g.loneOf(&g.loneNameserverOnce, &g.loneNameserver, func(func(string)) {}, func(line string, add func(string)) {
+		if !strings.Contains(line, "nameserver") {
+			return
+		}
+		if m := reLoopbackNameserver.FindStringSubmatch(line); m != nil {
+			add("nameserver " + m[1])
+		}
+	})
 }
 
 // EvidenceClusterCIDR names, in a template's optional part, the one pod network range

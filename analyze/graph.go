@@ -163,6 +163,10 @@ type Graph struct {
 	// evidence's text sets.
 	loneClusterCIDROnce sync.Once
 	loneClusterCIDR     string
+	// loneNameserverOnce computes loneNameserver, the one loopback nameserver a pasted
+	// resolv.conf gives (loneLoopbackNameserver).
+	loneNameserverOnce sync.Once
+	loneNameserver     string
 	// fullestFSOnce computes fullestFS, the fullest filesystem a pasted df shows.
 	fullestFSOnce sync.Once
 	fullestFS     string

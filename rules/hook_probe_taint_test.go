@@ -74,3 +74,15 @@ func TestHostPortConflictNamesTheHostNetworkSetting(t *testing.T) {
 	rs := catalogRoots(t, map[string]string{"ticket.md": paste})
 	wantFirstRoot(t, rs, "scheduling", "scheduling-host-port-conflict", "spec.network.provider: host")
 }
+
+// CoreDNS 1.2.3 to 1.2.6 say "Forwarding loop detected in "." zone" (docker logs
+// indents the lines without a time), and a pasted resolv.conf names the loopback
+// nameserver the pod inherited.
+func TestCoreDNSLoopOldWordingAndTheResolvConf(t *testing.T) {
+	rs := catalogRoots(t, map[string]string{
+		"logs.txt": "CoreDNS-1.2.5\n [INFO] plugin/reload: Running configuration MD5 = 0123456789abcdef0123456789abcdef\n" +
+			" [FATAL] plugin/loop: Forwarding loop detected in \".\" zone. Exiting. See https://coredns.io/plugins/loop#troubleshooting. Probe query: \"HINFO 1.2.\".\n",
+		"resolv.txt": "$ cat /etc/resolv.conf\nnameserver 127.0.0.53\n",
+	})
+	wantFirstRoot(t, rs, "service", "service-coredns-loop-detected", `Forwarding loop detected in "." zone`, "nameserver 127.0.0.53")
+}
