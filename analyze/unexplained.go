@@ -747,6 +747,19 @@ func configSetting(s string) bool {
 	return m != nil && !looksLikeError(m[1])
 }
 
+// severeEntry reports whether a pasted journal line is a log entry its program wrote at
+// error or fatal severity (klog's E and F, a level=error or fatal): trouble by the
+// program's own word, whatever its message says ("F1128 … cmd.go:161] mkdir
+// /tmp/serving-cert-9", a fatal error its paste cut). The line's text is the entry's
+// message; the excerpt keeps what was pasted.
+func severeEntry(l *Line) bool {
+	if !l.Fragment || l.Kind() != TextJournal {
+		return false
+	}
+	e, k, _ := ParseJournalLine(l.Evidence().Excerpt, time.Time{})
+	return k == LineEntry && (e.Severity == 'E' || e.Severity == 'F')
+}
+
 // unexplainedFragments covers each unattributed fragment file with error lines that
 // no finding cites: "the container whose log this is", "the node this journal came from".
 // With levelless, a container log's line without a level is trouble too when the
@@ -778,7 +791,7 @@ func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []strin
 			continue
 		}
 		known := read[l]
-		if !looksLikeError(l.Text) && !known {
+		if !looksLikeError(l.Text) && !known && !severeEntry(l) {
 			continue
 		}
 		if !known && configSetting(l.Text) {

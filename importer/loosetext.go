@@ -143,6 +143,10 @@ func splitChunks(data []byte) []chunk {
 		if i > 0 {
 			prev = raw[i-1]
 		}
+		if t := strings.TrimSpace(s); len(t) > 2 && t[0] == '`' && t[len(t)-1] == '`' && strings.Count(t, "`") == 2 {
+			// A whole line set off as inline code: the output it quotes.
+			s = t[1 : len(t)-1]
+		}
 		all = append(all, textLine{s: unbox(s, prev), n: i + 1})
 		cur.lines = all[len(all)-len(cur.lines)-1:]
 	}

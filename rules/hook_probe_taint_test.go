@@ -86,3 +86,13 @@ func TestCoreDNSLoopOldWordingAndTheResolvConf(t *testing.T) {
 	})
 	wantFirstRoot(t, rs, "service", "service-coredns-loop-detected", `Forwarding loop detected in "." zone`, "nameserver 127.0.0.53")
 }
+
+// A klog line its program wrote at fatal severity is trouble, whatever its message
+// says: a paste that cut "mkdir PATH: read-only file system" after the path still
+// makes a finding that quotes it, not "No finding".
+func TestAFatalKlogLineIsNeverSilent(t *testing.T) {
+	rs := catalogRoots(t, map[string]string{"logs.txt": "`F1128 02:00:36.380318       1 cmd.go:161] mkdir /tmp/serving-cert-7`\n"})
+	if len(rs) == 0 || !strings.Contains(rs[0].Cause, "mkdir /tmp/serving-cert-7") {
+		t.Fatalf("roots %v, want one that quotes the fatal line", ruleIDs(rs))
+	}
+}
