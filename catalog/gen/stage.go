@@ -139,7 +139,10 @@ var placeRules = []placeRule{
 	{component: "containerd", dir: "cmd/containerd-shim-runc-v2", stage: "start"},
 	{component: "containerd", dir: "pkg/process", stage: "start"},
 
-	// runc: the container process
+	// runc: the container process; runc exec (exec.go, "exec failed: %w") runs a command
+	// in a container that started (kubectl exec, an exec probe, a lifecycle hook), so
+	// what the command is for says its stage
+	{component: "runc", file: re(`^exec\.go$`), stage: ""},
 	{component: "runc", stage: "start"},
 
 	// kubelet 1.5/1.6: dockertools pulled images and ran containers
