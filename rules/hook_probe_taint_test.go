@@ -96,3 +96,17 @@ func TestAFatalKlogLineIsNeverSilent(t *testing.T) {
 		t.Fatalf("roots %v, want one that quotes the fatal line", ruleIDs(rs))
 	}
 }
+
+// Docker's ContainerCannotRun message quotes runc's error with escaped quotes; the
+// command it could not find is named, not only the shell's exit code.
+func TestContainerCannotRunNamesTheMissingCommand(t *testing.T) {
+	const status = `    State:      Terminated
+      Reason:   ContainerCannotRun
+      Message:  oci runtime error: container_linux.go:247: starting container process caused "exec: \"/bin/zsh\": stat /bin/zsh: no such file or directory"
+
+      Exit Code:    127
+    Ready:          False
+`
+	rs := catalogRoots(t, map[string]string{"describe.txt": status})
+	wantFirstRoot(t, rs, "start", "start-command-not-found", `"/bin/zsh" does not exist in its image`)
+}

@@ -49,7 +49,7 @@ var (
 	// runc (libcontainer, standard_init_linux.go) and Go's exec.LookPath:
 	// `exec: "/app/server": stat /app/server: no such file or directory`,
 	// `exec: "server": executable file not found in $PATH`.
-	reExecMissing = regexp.MustCompile(`exec: "([^"]+)": (stat [^:]+: no such file or directory|executable file not found in \$PATH)`)
+	reExecMissing = regexp.MustCompile(`exec: \\?"([^"\\]+)\\?": (stat [^:]+: no such file or directory|executable file not found in \$PATH)`)
 	// execve itself failing with ENOENT when the file exists but its #! interpreter or
 	// dynamic loader does not: `exec /app/run.sh: no such file or directory`.
 	reExecENOENT = regexp.MustCompile(`exec:? "?([^":\s]+)"?: no such file or directory`)
@@ -110,7 +110,10 @@ func shellNotFound(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo) (an
 
 func commandFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, sf analyze.StartFailure) analyze.Finding {
 	pod := p.Obj
-	image := c.Spec.Image
+	image := "image " + c.Spec.Image
+	if c.Spec.Image == "" {
+		image = "its image" // a pasted status that does not show the spec
+	}
 	configured := strings.Join(append(append([]string{}, c.Spec.Command...), c.Spec.Args...), " ")
 	if sf.Command == "" && len(c.Spec.Command) > 0 {
 		sf.Command = c.Spec.Command[0]
@@ -118,16 +121,16 @@ func commandFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, sf
 	var what string
 	switch sf.Kind {
 	case "path":
-		what = fmt.Sprintf("executable %q is not in the $PATH of image %s", sf.Command, image)
+		what = fmt.Sprintf("executable %q is not in the $PATH of %s", sf.Command, image)
 	case "enoent":
-		what = fmt.Sprintf("%q or the interpreter or loader it needs does not exist in image %s", sf.Command, image)
+		what = fmt.Sprintf("%q or the interpreter or loader it needs does not exist in %s", sf.Command, image)
 	case "shell":
-		what = fmt.Sprintf("its shell exits with code 127 (command not found): %q is not found in image %s", sf.Command, image)
+		what = fmt.Sprintf("its shell exits with code 127 (command not found): %q is not found in %s", sf.Command, image)
 		if sf.Command == "" {
-			what = fmt.Sprintf("its shell exits with code 127 (command not found) in image %s", image)
+			what = fmt.Sprintf("its shell exits with code 127 (command not found) in %s", image)
 		}
 	default:
-		what = fmt.Sprintf("its command %q does not exist in image %s", sf.Command, image)
+		what = fmt.Sprintf("its command %q does not exist in %s", sf.Command, image)
 	}
 	cause := fmt.Sprintf("%s cannot start its process: %s (%s", c.Noun(), what, sf.Said)
 	if sf.ExitCode != 0 && sf.Kind != "shell" {
@@ -138,7 +141,7 @@ func commandFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, sf
 		sf.Evidence = append(sf.Evidence, c.SpecLoc().At(analyze.SpecCommandField(c.Spec)).Evidence("command: "+configured, pod.CreationTimestamp.Time))
 	}
 	subjects, group := v.PodAndWorkload(p)
-	fix := fmt.Sprintf("Point the command of container %s at an executable that exists in image %s, or add %q to the image", c.Name, image, sf.Command)
+	fix := fmt.Sprintf("Point the command of container %s at an executable that exists in %s, or add %q to the image", c.Name, image, sf.Command)
 	if sf.Kind == "enoent" {
 		fix += " (a script also needs the interpreter on its #! line, a dynamic binary its loader)"
 	}
