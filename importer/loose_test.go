@@ -202,6 +202,16 @@ func TestLooseEventOrderWithoutTimes(t *testing.T) {
 	}
 }
 
+// bundleText is a file of b, which must hold it.
+func bundleText(t *testing.T, b *bundle.Bundle, name string) string {
+	t.Helper()
+	data, err := b.ReadFile(name)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return string(data)
+}
+
 // TestLoosePrefixedLogs: `kubectl logs --prefix -l …` streams several pods' containers,
 // each line behind "[pod/NAME/CONTAINER] "; each becomes that container's log, cited at
 // the paste's own lines.
@@ -214,13 +224,7 @@ func TestLoosePrefixedLogs(t *testing.T) {
 			"[pod/web-2/proxy] listening\n" +
 			"```\n"),
 	}, FormatLoose)
-	read := func(name string) string {
-		data, err := b.ReadFile(name)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		return string(data)
-	}
+	read := func(name string) string { return bundleText(t, b, name) }
 	if got := read(bundle.LogPath("shop", "web-1", "app", false)); got != "starting\n\n[0.005s][error][logging] Error opening log file '/data/gc.log': Permission denied\n" {
 		t.Errorf("web-1 app log %q", got)
 	}
@@ -248,13 +252,7 @@ func TestLooseContainerLogs(t *testing.T) {
 		"var/log/pods/shop_web_0c6d6f0e-1b1e-4c55-9f43-3a3f7f4c9a10/app/0.log": []byte("2026-11-29T20:25:01.1Z stdout F starting\n2026-11-29T20:25:02.2Z stderr F ready\n"),
 		"app.log": []byte("starting\nready\n"),
 	}, FormatLoose)
-	read := func(name string) string {
-		data, err := b.ReadFile(name)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		return string(data)
-	}
+	read := func(name string) string { return bundleText(t, b, name) }
 	if got := read(bundle.LogPath("shop", "web", "app", true)); got != "starting\npanic: boom\n" {
 		t.Errorf("previous log %q", got)
 	}
