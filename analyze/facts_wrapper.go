@@ -356,6 +356,26 @@ func (g *Graph) lonePVName() string {
 	}, func(string, func(string)) {})
 }
 
+// reEventContainer is the container a kubelet's event about it names (pkg/kubelet/events
+// and kuberuntime: "Created container %s", "Started container %s", "Pulling image" has
+// none).
+var reEventContainer = regexp.MustCompile(`^(?:Created|Started) container ([a-z0-9](?:[-a-z0-9]*[a-z0-9])?)$`)
+
+// loneEventContainer is the one container the kubelet's Created and Started events name
+// in evidence of one pod at most (a paste), "" when they name none or several.
+func (g *Graph) loneEventContainer() string {
+	return g.loneOf(&g.loneEventContainerOnce, &g.loneEventContainerName, func(add func(string)) {
+		if len(g.pods) > 1 {
+			return
+		}
+		for _, e := range g.events {
+			if m := reEventContainer.FindStringSubmatch(strings.TrimSpace(e.Message)); m != nil {
+				add(m[1])
+			}
+		}
+	}, func(string, func(string)) {})
+}
+
 // EvidenceLoopbackNameserver names, in a template's optional part, the one loopback
 // address a resolv.conf in the evidence gives as its nameserver ("nameserver
 // 127.0.0.53", systemd-resolved's stub; 127.0.0.1, a local dnsmasq): a pod that inherits

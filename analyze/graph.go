@@ -167,6 +167,9 @@ type Graph struct {
 	// resolv.conf gives (loneLoopbackNameserver).
 	loneNameserverOnce sync.Once
 	loneNameserver     string
+	// loneEventContainerOnce computes loneEventContainerName (loneEventContainer).
+	loneEventContainerOnce sync.Once
+	loneEventContainerName string
 	// fullestFSOnce computes fullestFS, the fullest filesystem a pasted df shows.
 	fullestFSOnce sync.Once
 	fullestFS     string

@@ -762,6 +762,14 @@ func (s *Signature) run(v *View) []Finding {
 				caps[e.name] = val
 			}
 		}
+		if caps["container"] == "" && l.Kind() == TextEvent && l.Container() == "" {
+			// A pasted event row names no container; the kubelet's other events of the
+			// paste do ("Created container app"), when they name one only.
+			if c := v.g.loneEventContainer(); c != "" {
+				caps = maps.Clone(caps)
+				caps["container"] = c
+			}
+		}
 		if strings.Contains(l.Text, "panic: ") {
 			if fn := panicFrame(followingText(lines, i, 24)); fn != "" {
 				caps = maps.Clone(caps)

@@ -110,3 +110,14 @@ func TestContainerCannotRunNamesTheMissingCommand(t *testing.T) {
 	rs := catalogRoots(t, map[string]string{"describe.txt": status})
 	wantFirstRoot(t, rs, "start", "start-command-not-found", `"/bin/zsh" does not exist in its image`)
 }
+
+// A pasted Failed row names no container; the kubelet's Created row above it does, and
+// the cause names it.
+func TestAnEventRowTakesTheContainerItsNeighbourNames(t *testing.T) {
+	const rows = `Events:
+  Normal   Created    9s (x2 over 9s)  kubelet            Created container syncer
+  Warning  Failed     9s (x2 over 9s)  kubelet            Error: failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: exec: "run": executable file not found in $PATH: unknown
+`
+	rs := catalogRoots(t, map[string]string{"events.txt": rows})
+	wantFirstRoot(t, rs, "start", "start-command-not-found", "container syncer", `command run`)
+}
