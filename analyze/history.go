@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -138,7 +139,7 @@ func (g *Graph) isHistory(st Stage, pods []ObjectRef, ev []Evidence) bool {
 			return false
 		}
 		at, ok := g.passedStage(p, st)
-		if !ok {
+		if !ok || st == StageStart && g.runFailsAgain(p, ev) {
 			return false
 		}
 		if !at.IsZero() && (last.IsZero() || !last.Before(at)) {
@@ -157,4 +158,40 @@ func markHistory(g *Graph, fs []*Finding) {
 		}
 		f.History = g.isHistory(f.Stage, f.Pods(), f.Evidence)
 	}
+}
+
+// runFailsAgain reports whether the run a container's status shows running already
+// failed the way an earlier run did: its current log holds the line the finding cites
+// from the earlier run's log. runc 1.1 and later start the process before the exec
+// that fails ("exec /server: exec format error"), so a status collected between the
+// start and the exit shows the container running although every run fails.
+func (g *Graph) runFailsAgain(p *Pod, ev []Evidence) bool {
+	for _, cs := range p.Obj.Status.ContainerStatuses {
+		if cs.State.Running == nil || cs.RestartCount == 0 {
+			continue
+		}
+		previous := g.logs[logKey(p.meta.Namespace, p.meta.Name, cs.Name, true)]
+		current := g.logs[logKey(p.meta.Namespace, p.meta.Name, cs.Name, false)]
+		if previous == nil || current == nil {
+			continue
+		}
+		for _, e := range ev {
+			if e.inBundle().Path != previous.Loc.inBundle().Path || e.Excerpt == "" {
+				continue
+			}
+			if _, _, ok := current.Find(logMessage(e.Excerpt)); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// logMessage is a log line without the time the runtime or kubectl --timestamps put
+// before it.
+func logMessage(line string) string {
+	if t, rest, ok := strings.Cut(line, " "); ok && len(t) >= 20 && t[4] == '-' && t[10] == 'T' {
+		return rest
+	}
+	return line
 }

@@ -130,3 +130,28 @@ func TestPastedProbeKillIsTheRoot(t *testing.T) {
 		}
 	}
 }
+
+// TestARunningContainerWhoseRunFailsAgainKeepsItsStartFailure: runc 1.1 and later start
+// the process before the exec that fails, so a status caught between the start and the
+// exit shows the container running; its current log already holds the previous run's
+// "exec format error", so the start failure is not history.
+func TestARunningContainerWhoseRunFailsAgainKeepsItsStartFailure(t *testing.T) {
+	paste := "$ kubectl describe pod app -n shop\nName:         app\nNamespace:    shop\nNode:         node-1/10.0.0.5\nStatus:       Running\n" +
+		"Containers:\n  app:\n    Image:          example.com/app:1\n    State:          Running\n      Started:      Mon, 07 Dec 2026 01:16:44 +0000\n" +
+		"    Last State:     Terminated\n      Reason:       Error\n      Exit Code:    1\n      Started:      Mon, 07 Dec 2026 01:15:21 +0000\n" +
+		"      Finished:     Mon, 07 Dec 2026 01:15:21 +0000\n    Ready:          True\n    Restart Count:  5\n" +
+		"$ kubectl logs app -n shop --previous\nexec /server: exec format error\n"
+	for _, c := range []struct {
+		name, current, root string
+	}{
+		{"the current run failed the same way", "exec /server: exec format error\n", "start-exec-format-error"},
+		{"the current run got past the start", "listening on :8080\n", "runtime-crash-exit"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rep := analyzePaste(t, map[string][]byte{"ticket.md": []byte(paste + "$ kubectl logs app -n shop\n" + c.current)})
+			if root := firstRoot(rep); root == nil || root.Rule != c.root {
+				t.Errorf("root %v, want %s", root, c.root)
+			}
+		})
+	}
+}
