@@ -10,6 +10,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Most events of a big cluster are about pods that run: each pod's Scheduled, Pulling,
@@ -19,10 +20,29 @@ import (
 // that never restarted compact: a pod's list is made into Events the first time it is
 // asked for, equal to those the load decoded.
 
-// quietEvents are the events about one quiet pod, in load order.
+// quietEvents are the events about one quiet pod, in load order, or about one quiet
+// workload (w), in eventLess's order.
 type quietEvents struct {
 	pod  *Pod
+	w    *quietWorkload
 	list []quietEvent
+}
+
+// quietOwner is what a compact event takes from the object it is about: its kind, and
+// its namespace, name and UID.
+type quietOwner struct {
+	kind string
+	meta *metav1.ObjectMeta
+}
+
+func podOwner(p *Pod) quietOwner { return quietOwner{kind: "Pod", meta: p.meta} }
+
+// owner is the object q's events are about.
+func (q *quietEvents) owner() quietOwner {
+	if q.w != nil {
+		return q.w.owner
+	}
+	return podOwner(q.pod)
 }
 
 // quietEvent is an Event about a quiet pod without what the pod, the file and the
@@ -98,7 +118,7 @@ func (g *Graph) quietenEvents() {
 		if p == nil {
 			continue
 		}
-		if _, ok := t.compact(e, p, shapes, files); !ok {
+		if _, ok := t.compact(e, podOwner(p), shapes, files); !ok {
 			delete(pods, k)
 			continue
 		}
@@ -127,7 +147,7 @@ func (g *Graph) quietenEvents() {
 			q = &quietEvents{pod: p, list: make([]quietEvent, 0, counts[k])}
 			g.quiet[k] = q
 		}
-		c, _ := t.compact(e, p, shapes, files)
+		c, _ := t.compact(e, podOwner(p), shapes, files)
 		q.list = append(q.list, c)
 		g.quietCount++
 	}
@@ -151,9 +171,9 @@ func packEvents(list []*Event) []*Event {
 }
 
 // compact is e as a quietEvent, and whether it makes e again exactly.
-func (t *quietTables) compact(e *Event, p *Pod, shapes map[eventShape]int32, files map[Location]int32) (quietEvent, bool) {
+func (t *quietTables) compact(e *Event, o quietOwner, shapes map[eventShape]int32, files map[Location]int32) (quietEvent, bool) {
 	if e.Loc.in != nil || e.Regarding.UnnamedIn != "" || e.Regarding.NamespaceUnknown ||
-		e.Regarding.UID != "" && e.Regarding.UID != string(p.meta.UID) {
+		e.Regarding.UID != "" && e.Regarding.UID != string(o.meta.UID) {
 		return quietEvent{}, false
 	}
 	slash := strings.LastIndexByte(e.Loc.Pointer, '/')
@@ -182,7 +202,7 @@ func (t *quietTables) compact(e *Event, p *Pod, shapes map[eventShape]int32, fil
 	c := quietEvent{message: e.Message, first: quietTime(e.FirstTime), last: quietTime(e.LastTime), count: e.Count,
 		item: int32(item), shape: shape, file: file}
 	var back Event // on the stack: compact is asked of every event a big cluster has
-	t.place(&back, c, p)
+	t.place(&back, c, o)
 	return c, back == *e
 }
 
@@ -193,30 +213,30 @@ func quietTime(t time.Time) int64 {
 	return t.UnixNano()
 }
 
-// event makes the Event c stands for, about pod p.
-func (t *quietTables) event(c quietEvent, p *Pod) *Event {
+// event makes the Event c stands for, about o.
+func (t *quietTables) event(c quietEvent, o quietOwner) *Event {
 	e := &Event{}
-	t.place(e, c, p)
+	t.place(e, c, o)
 	return e
 }
 
-// place sets e to the Event c stands for, about pod p.
-func (t *quietTables) place(e *Event, c quietEvent, p *Pod) {
-	t.fill(e, c, p)
+// place sets e to the Event c stands for, about o.
+func (t *quietTables) place(e *Event, c quietEvent, o quietOwner) {
+	t.fill(e, c, o)
 	e.Loc.Pointer += "/" + strconv.Itoa(int(c.item))
 }
 
 // fill sets e to what c says but the item's index in its file's pointer, which a
 // reader that looks only at what an event says need not pay for.
-func (t *quietTables) fill(e *Event, c quietEvent, p *Pod) {
+func (t *quietTables) fill(e *Event, c quietEvent, o quietOwner) {
 	sh := t.shapes[c.shape]
 	*e = Event{
-		Regarding: ObjectRef{Kind: "Pod", Namespace: p.meta.Namespace, Name: p.meta.Name},
+		Regarding: ObjectRef{Kind: o.kind, Namespace: o.meta.Namespace, Name: o.meta.Name},
 		FieldPath: sh.fieldPath, Type: sh.typ, Reason: sh.reason, Message: c.message, Count: c.count,
 		Source: sh.source, Host: sh.host,
 	}
 	if sh.uid {
-		e.Regarding.UID = string(p.meta.UID)
+		e.Regarding.UID = string(o.meta.UID)
 	}
 	for _, at := range []struct {
 		dst *time.Time
@@ -246,15 +266,16 @@ func (g *Graph) wakeLocked(key string) {
 		return
 	}
 	delete(g.quiet, key)
-	if q.pod.meta.UID != "" {
-		delete(g.quietUID, string(q.pod.meta.UID))
+	o := q.owner()
+	if o.meta.UID != "" {
+		delete(g.quietUID, string(o.meta.UID))
 	}
 	// One block for the pod's events, as the load keeps those it did not make compact
 	// (packEvents).
 	block := make([]Event, len(q.list))
 	events := make([]*Event, len(q.list))
 	for i, c := range q.list {
-		g.quietTables.place(&block[i], c, q.pod)
+		g.quietTables.place(&block[i], c, o)
 		events[i] = &block[i]
 	}
 	sort.SliceStable(events, func(i, j int) bool { return eventLess(events[i], events[j]) })
@@ -309,7 +330,7 @@ func (t *quietTables) any(q *quietEvents, wanted func(*Event) bool) bool {
 	e := scratchEvents.Get().(*Event)
 	defer scratchEvents.Put(e)
 	for _, c := range q.list {
-		if t.fill(e, c, q.pod); wanted(e) {
+		if t.fill(e, c, q.owner()); wanted(e) {
 			return true
 		}
 	}
@@ -351,12 +372,12 @@ func (g *Graph) quietLatest(p *Pod, wanted func(*Event) bool) (*Event, bool) {
 	e := scratchEvents.Get().(*Event)
 	defer scratchEvents.Put(e)
 	for _, c := range q.list {
-		if g.quietTables.fill(e, c, p); !wanted(e) {
+		if g.quietTables.fill(e, c, podOwner(p)); !wanted(e) {
 			continue
 		}
 		// In load order: of events eventLess cannot tell apart, the stable sort
 		// leaves the later one last.
-		if e := g.quietTables.event(c, p); latest == nil || !eventLess(e, latest) {
+		if e := g.quietTables.event(c, podOwner(p)); latest == nil || !eventLess(e, latest) {
 			latest = e
 		}
 	}
@@ -418,7 +439,7 @@ func (q *quietLoad) add(g *Graph, e *Event) {
 	}
 	k := e.Regarding.key()
 	if p := q.pods[k]; p != nil {
-		if c, ok := q.t.compact(e, p, q.shapes, q.files); ok {
+		if c, ok := q.t.compact(e, podOwner(p), q.shapes, q.files); ok {
 			l := q.lists[k]
 			if l == nil {
 				l = &quietLoadList{}
@@ -447,7 +468,7 @@ func (q *quietLoad) wake(g *Graph, key string) {
 	}
 	delete(q.lists, key)
 	for i, c := range l.list {
-		g.events = append(g.events, q.t.event(c, p))
+		g.events = append(g.events, q.t.event(c, podOwner(p)))
 		q.order = append(q.order, l.order[i])
 	}
 	q.woke = true

@@ -104,7 +104,7 @@ func keysOf(m map[string]*quietEvents) []string { return sortedKeys(m) }
 func eventsOfQuiet(g *Graph, q *quietEvents) []Event {
 	var out []Event
 	for _, c := range q.list {
-		out = append(out, *g.quietTables.event(c, q.pod))
+		out = append(out, *g.quietTables.event(c, q.owner()))
 	}
 	return out
 }

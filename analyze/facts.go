@@ -63,6 +63,10 @@ type Line struct {
 	// Fragment is true for a line from evidence an import could not attribute.
 	Fragment bool
 	from     lineSource
+	// qi is, for a line of a workload's compact event (fromQuiet, src its
+	// quietEvents), the event's index in the list: it fills the 4 bytes the fields
+	// above leave before the next line.
+	qi int32
 }
 
 // textKindCode is a TextKind as its place in TextKinds and one; 0 is none.
@@ -94,6 +98,7 @@ const (
 	fromEntry
 	fromEvent
 	fromMore
+	fromQuiet
 )
 
 // entry is the journal entry the line was read from, or nil.
@@ -148,6 +153,9 @@ type lineIn struct {
 	ev                *Evidence
 	entry             *JournalEntry
 	event             *Event
+	// quiet and qi are a workload's compact event (Line.qi).
+	quiet *quietEvents
+	qi    int32
 }
 
 // Reason is the event or status reason ("FailedMount", "CrashLoopBackOff").
@@ -155,6 +163,9 @@ func (l *Line) Reason() string {
 	switch l.from {
 	case fromEvent:
 		return l.event().Reason
+	case fromQuiet:
+		q := (*quietEvents)(l.src)
+		return q.w.t.shapes[q.list[l.qi].shape].reason
 	case fromMore:
 		return l.more().reason
 	}
@@ -169,6 +180,8 @@ func (l *Line) Object() ObjectRef {
 		if l.Pod == nil {
 			return l.event().Regarding
 		}
+	case fromQuiet:
+		return l.quietEvent().Regarding
 	case fromMore:
 		return l.more().object
 	}
@@ -182,6 +195,8 @@ func (l *Line) Node() string {
 		return l.entry().Node()
 	case fromEvent:
 		return eventNode(l.event(), l.Pod)
+	case fromQuiet:
+		return eventNode(l.quietEvent(), l.Pod)
 	case fromMore:
 		return l.more().node
 	}
@@ -196,6 +211,8 @@ func (l *Line) Container() string {
 		return c
 	case fromEvent:
 		return l.event().Container()
+	case fromQuiet:
+		return l.quietEvent().Container()
 	case fromMore:
 		return l.more().container
 	}
@@ -207,6 +224,9 @@ func (l *Line) Count() int32 {
 	switch l.from {
 	case fromEvent:
 		return l.event().Count
+	case fromQuiet:
+		q := (*quietEvents)(l.src)
+		return q.list[l.qi].count
 	case fromMore:
 		return l.more().count
 	}
@@ -220,6 +240,8 @@ func (l *Line) Evidence() Evidence {
 		return l.entry().Evidence()
 	case fromEvent:
 		return l.event().Evidence()
+	case fromQuiet:
+		return l.quietEvent().Evidence()
 	case fromMore:
 		return l.more().ev
 	}
@@ -235,6 +257,9 @@ func (l *Line) source() (string, string) {
 		}
 	case fromEvent:
 		return l.event().Loc.Bundle, l.event().Loc.inBundle().Path
+	case fromQuiet:
+		e := l.quietEvent()
+		return e.Loc.Bundle, e.Loc.inBundle().Path
 	case fromMore:
 		return l.more().ev.Bundle, l.more().ev.inBundle().Path
 	}
@@ -315,7 +340,22 @@ func (g *Graph) buildLines() []Line {
 			out = append(out, l)
 		}
 	}
+	// The lines of the workloads' compact events go where their events were in the
+	// sorted list (quietenWorkloads): the events left fill the other places in order.
+	quiet := g.quietLines()
+	next, at := 0, int32(0)
+	addQuiet := func() {
+		for ; next < len(quiet) && quiet[next].rank == at; next, at = next+1, at+1 {
+			ql := quiet[next]
+			c := ql.q.list[ql.i]
+			sh := ql.q.w.t.shapes[c.shape]
+			add(lineIn{Kind: TextEvent, Text: c.message, Reason: sh.reason,
+				Warning: sh.typ == corev1.EventTypeWarning || stuck(sh.reason, c.count), quiet: ql.q, qi: ql.i})
+		}
+	}
 	for _, e := range g.events {
+		addQuiet()
+		at++
 		var pod *Pod
 		if e.Regarding.Kind == "Pod" {
 			if pod = g.FindPod(e.Regarding.Namespace, e.Regarding.Name); pod != nil && healthy[pod] {
@@ -327,6 +367,7 @@ func (g *Graph) buildLines() []Line {
 		add(lineIn{Kind: TextEvent, Text: e.Message, Reason: e.Reason,
 			Warning: e.Type == corev1.EventTypeWarning || stuck(e.Reason, e.Count), Pod: pod, event: e})
 	}
+	addQuiet()
 	for _, p := range g.pods {
 		if !healthy[p] {
 			g.statusLines(p, add)
@@ -429,6 +470,8 @@ func newLine(in lineIn) (Line, bool) {
 		l.from, l.src = fromEntry, unsafe.Pointer(in.entry)
 	case in.event != nil:
 		l.from, l.src = fromEvent, unsafe.Pointer(in.event)
+	case in.quiet != nil:
+		l.from, l.src, l.qi = fromQuiet, unsafe.Pointer(in.quiet), in.qi
 	default:
 		m := &lineMore{reason: in.Reason, object: in.Object, node: in.Node, container: in.Container, count: in.Count}
 		if in.ev != nil {
@@ -549,6 +592,9 @@ var crashWaitingReasons = map[string]bool{
 // bound for the rest but fragment paragraphs.
 func (g *Graph) linesEstimate(healthy map[*Pod]bool) int {
 	n := len(g.journal) + len(g.unparsed) + len(g.ooms)
+	for _, q := range g.quietWorkloads {
+		n += len(q.list)
+	}
 	for _, e := range g.events {
 		// Most events of a big cluster are about healthy pods, which make no line.
 		if e.Regarding.Kind != "Pod" || !healthy[g.FindPod(e.Regarding.Namespace, e.Regarding.Name)] {

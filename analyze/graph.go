@@ -90,8 +90,11 @@ type Graph struct {
 	quietUID    map[string]string
 	quietTables *quietTables
 	quietMu     sync.Mutex
-	// quietCount is how many events quietenEvents kept compact.
+	// quietCount is how many events quietenEvents and quietenWorkloads kept compact.
 	quietCount int
+	// quietWorkloads are the workloads quietenWorkloads kept compact, still there
+	// when eventsFor has made their events whole: their lines read the compact ones.
+	quietWorkloads []*quietEvents
 
 	journal []JournalEntry
 	// journalSkipped and logsSkipped count the journal lines and container logs left
@@ -285,7 +288,7 @@ func LoadWith(ctx context.Context, bundles []*bundle.Bundle, log logrus.FieldLog
 		return nil, err
 	}
 	ld.importWarnings()
-	g.index()
+	g.index(opts.TroubleOnly)
 	log.WithFields(logrus.Fields{
 		"pods": len(g.pods), "events": len(g.events) + g.quietCount, "journalEntries": len(g.journal), "journalLinesLeftOut": g.journalSkipped, "logsLeftOut": g.logsSkipped,
 		"criContainers": len(g.containers), "replicaSetsDerived": len(g.derivedRS), "warnings": len(g.warnings),
@@ -363,7 +366,7 @@ func (g *Graph) FindPod(namespace, name string) *Pod {
 }
 
 // index builds the joins rules need, each in one pass over its input.
-func (g *Graph) index() {
+func (g *Graph) index(quietWorkloads bool) {
 	sortObjects(g.pods)
 	for _, p := range g.pods {
 		g.podsByNS[p.meta.Namespace] = append(g.podsByNS[p.meta.Namespace], p)
@@ -409,6 +412,9 @@ func (g *Graph) index() {
 		}
 	}
 	sort.SliceStable(g.events, func(i, j int) bool { return eventLess(g.events[i], g.events[j]) })
+	if quietWorkloads {
+		g.quietenWorkloads()
+	}
 	for _, e := range g.events {
 		if e.Regarding.UID != "" {
 			g.eventsByUID[e.Regarding.UID] = append(g.eventsByUID[e.Regarding.UID], e)
