@@ -50,7 +50,7 @@ func (g *Graph) workloadMeta(key string) *metav1.ObjectMeta {
 }
 
 // quietenWorkloads moves the events of the workloads whose events are all routine out
-// of g.events, which index has just sorted, into g.quiet. A workload keeps its events
+// of g.events, sorted (sortEvents) and complete, into g.quiet. A workload keeps its events
 // whole when one cannot be made again equal, or when an event under another name
 // carries its UID (eventsFor would then mix them).
 func (g *Graph) quietenWorkloads() {

@@ -278,6 +278,9 @@ func LoadWith(ctx context.Context, bundles []*bundle.Bundle, log logrus.FieldLog
 		if !quieted {
 			g.quietenEvents()
 		}
+		// Before the journals come: the load's peak is theirs, and every event is in.
+		g.sortEvents()
+		g.quietenWorkloads()
 	} else {
 		ld.reserveJournal()
 	}
@@ -288,7 +291,7 @@ func LoadWith(ctx context.Context, bundles []*bundle.Bundle, log logrus.FieldLog
 		return nil, err
 	}
 	ld.importWarnings()
-	g.index(opts.TroubleOnly)
+	g.index()
 	log.WithFields(logrus.Fields{
 		"pods": len(g.pods), "events": len(g.events) + g.quietCount, "journalEntries": len(g.journal), "journalLinesLeftOut": g.journalSkipped, "logsLeftOut": g.logsSkipped,
 		"criContainers": len(g.containers), "replicaSetsDerived": len(g.derivedRS), "warnings": len(g.warnings),
@@ -366,7 +369,7 @@ func (g *Graph) FindPod(namespace, name string) *Pod {
 }
 
 // index builds the joins rules need, each in one pass over its input.
-func (g *Graph) index(quietWorkloads bool) {
+func (g *Graph) index() {
 	sortObjects(g.pods)
 	for _, p := range g.pods {
 		g.podsByNS[p.meta.Namespace] = append(g.podsByNS[p.meta.Namespace], p)
@@ -411,10 +414,7 @@ func (g *Graph) index(quietWorkloads bool) {
 			g.endpointsByPod[key] = append(g.endpointsByPod[key], podEndpoint{slice: s, index: i})
 		}
 	}
-	sort.SliceStable(g.events, func(i, j int) bool { return eventLess(g.events[i], g.events[j]) })
-	if quietWorkloads {
-		g.quietenWorkloads()
-	}
+	g.sortEvents()
 	for _, e := range g.events {
 		if e.Regarding.UID != "" {
 			g.eventsByUID[e.Regarding.UID] = append(g.eventsByUID[e.Regarding.UID], e)
@@ -466,3 +466,9 @@ func (g *Graph) endpointsFor(p *Pod) []podEndpoint {
 
 // podKey is the namespace/name the journal uses for a pod.
 func podKey(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }
+
+// sortEvents puts the events in eventsFor's order: oldest last-seen first, in load
+// order when eventLess cannot tell them apart. Sorting them again changes nothing.
+func (g *Graph) sortEvents() {
+	sort.SliceStable(g.events, func(i, j int) bool { return eventLess(g.events[i], g.events[j]) })
+}
