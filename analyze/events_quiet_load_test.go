@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"testing"
 
@@ -59,19 +60,7 @@ func TestEventsMadeCompactWhileLoadingAreThoseMadeAfter(t *testing.T) {
 		saved := quietWhileLoading
 		quietWhileLoading = whileLoading
 		defer func() { quietWhileLoading = saved }()
-		raw := map[string][]byte{}
-		for k, v := range files {
-			raw[k] = v
-		}
-		b, err := bundle.New("mem", raw)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, err := LoadWith(context.Background(), []*bundle.Bundle{b}, nil, LoadOptions{TroubleOnly: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return g
+		return loadFiles(t, files, LoadOptions{TroubleOnly: true})
 	}
 	got, want := load(true), load(false)
 	if len(want.quiet) != 2 || want.quiet["Pod/shop/a"] == nil || want.quiet["Pod/shop/d"] == nil {
@@ -197,4 +186,18 @@ func TestHealthyPodsLogsAreLetGoOfWithTheLists(t *testing.T) {
 	if data, err := b.ReadFile(bundle.LogPath("shop", "b", "app", false)); err != nil || string(data) != "panic: no config\n" {
 		t.Errorf("the crashing pod's log: %q, %v", data, err)
 	}
+}
+
+// loadFiles loads a bundle made of files (a copy: the load may keep what it reads).
+func loadFiles(t *testing.T, files map[string][]byte, opts LoadOptions) *Graph {
+	t.Helper()
+	b, err := bundle.New("mem", maps.Clone(files))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := LoadWith(context.Background(), []*bundle.Bundle{b}, nil, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }

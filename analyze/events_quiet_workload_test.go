@@ -1,7 +1,6 @@
 package analyze
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -44,22 +43,7 @@ func TestRoutineWorkloadEventsKeptCompactReadTheSame(t *testing.T) {
 		event("ReplicaSet", "web-5d85c85fbb", "uid-web-5d85c85fbb", "Normal", "SuccessfulDelete", "Deleted pod: web-5d85c85fbb-a", 5),
 	}
 	files[bundle.NamespacedResourcePath(bundle.KindEvents, "shop")] = []byte(`{"kind":"EventList","items":[` + strings.Join(evs, ",") + "]}")
-	load := func(troubleOnly bool) *Graph {
-		t.Helper()
-		raw := map[string][]byte{}
-		for k, v := range files {
-			raw[k] = v
-		}
-		b, err := bundle.New("mem", raw)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, err := LoadWith(context.Background(), []*bundle.Bundle{b}, nil, LoadOptions{TroubleOnly: troubleOnly})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return g
-	}
+	load := func(troubleOnly bool) *Graph { return loadFiles(t, files, LoadOptions{TroubleOnly: troubleOnly}) }
 	got, want := load(true), load(false)
 	compact := []string{"Deployment/shop/web", "Deployment/shop/api", "ReplicaSet/shop/web-5d85c85fbb"}
 	for _, k := range compact {
