@@ -272,6 +272,15 @@ var rePrefixedLogLine = regexp.MustCompile(`^\[pod/([a-z0-9](?:[-a-z0-9.]{0,251}
 func prefixedLogs(path string, c chunk) []pastedLog {
 	var out []pastedLog
 	at := map[[2]string]int{}
+	// The namespace and --previous of the command, when the paste keeps it (a selector
+	// given as --selector=… leaves parseLogsCommand no argument to read).
+	base, ok := parseLogsCommand(c.cmd)
+	if !ok {
+		base = logCommand{namespace: commandNamespace(cmdline.Normalize(c.cmd))}
+		if base.namespace == "" {
+			base.namespace, base.nsGuessed = "default", true
+		}
+	}
 	for _, l := range c.lines {
 		if strings.TrimSpace(l.s) == "" {
 			continue
@@ -285,13 +294,8 @@ func prefixedLogs(path string, c chunk) []pastedLog {
 		if !ok {
 			i = len(out)
 			at[key] = i
-			lc := logCommand{namespace: commandNamespace(cmdline.Normalize(c.cmd)), pod: key[0], container: key[1]}
-			lc.previous = slices.ContainsFunc(strings.Fields(c.cmd), func(a string) bool {
-				return a == "-p" || a == "--previous" || a == "--previous=true"
-			})
-			if lc.namespace == "" {
-				lc.namespace, lc.nsGuessed = "default", true
-			}
+			lc := base
+			lc.pod, lc.container = key[0], key[1]
 			out = append(out, pastedLog{path: path, cmd: lc})
 		}
 		// Lines of other containers between two of this one's stay as blank lines, so
