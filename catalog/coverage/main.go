@@ -63,7 +63,11 @@ func trouble(line string) bool {
 //   - application: output of the program in the container or of a shell tool in it
 //     (JVM exceptions, Node.js, MongoDB, PostgreSQL's initdb, tini, tar, id, whoami):
 //     no Pod-path component prints it;
-//   - stack frame: a file:line line of a Go stack trace.
+//   - stack frame: a file:line line of a Go stack trace;
+//   - prose: a sentence of the ticket's own text ("When running the chart … the init
+//     container enters a CrashLoop with the following error:", "I see the following
+//     errors:"): its writer speaks in the first person, introduces the output that
+//     follows; no component prints such a sentence.
 func outside(line string) string {
 	l := strings.TrimLeft(line, "`> \t")
 	switch {
@@ -75,6 +79,8 @@ func outside(line string) string {
 		return "application"
 	case stackFrame.MatchString(l):
 		return "stack frame"
+	case reporterProse(l):
+		return "prose"
 	}
 	return ""
 }
@@ -83,11 +89,27 @@ var (
 	commandLine = regexp.MustCompile(`^(?:\$\s*)?(?:sudo\s+)?(?:(?:kubectl|k|oc)\s+(?:get|describe|logs|apply|create|delete|edit|exec|rollout|top|-n)\b|(?:journalctl|systemctl|grep|crictl)\s+-)|\|\s*grep\s`)
 	reasonValue = regexp.MustCompile(`\b[A-Z][a-z]*[A-Z][A-Za-z]*\b`) // a CamelCase reason (OOMKilled, CrashLoopBackOff): the catalog holds those
 	fieldLine   = regexp.MustCompile(`^"?[A-Za-z][\w .-]{0,40}"?\s*[:=]\s*"?[\w.-]*"?,?$|^[A-Za-z]+$`)
-	countLine   = regexp.MustCompile(`^[A-Z][\w ]+:\s+(?:\d+ [A-Za-z]+(?: / )?)+$`)
+	countLine   = regexp.MustCompile(`^[A-Z][\w ]+:\s+(?:\d+ [A-Za-z]+(?: / )?)+;?$`)
 	getRow      = regexp.MustCompile(`^\S+\s+\d+/\d+\s+[A-Za-z:]+\s+\d+(?:\s+\(\S+ ago\))?\s+\d+\w`)
 	appLine     = regexp.MustCompile(`^(?:Caused by: )?(?:[a-z][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error)\b|^FATAL ERROR: .*JavaScript heap|^Cannot find module |MongoDB \S+ requires|^\[\w+\s+tini \(\d+\)\]|^(?:tar|id|whoami|groups|initdb|mkdir|cp|chown|chmod|su|sh|bash): `)
 	stackFrame  = regexp.MustCompile(`^\S+\.go:\d+(?: \+0x[0-9a-f]+)?$`)
 )
+
+var (
+	firstPerson = regexp.MustCompile(`(?:^|\s)(?:I|I'm|I've|I'd|my|we|we're|we've|our|us)(?:[\s,.;:!?]|$)`)
+	introduces  = regexp.MustCompile(`(?i)\b(?:the following|as follows|below)\b.*:$`)
+	logHeader   = regexp.MustCompile(`^(?:[IWEF]\d{4} |\d{4}-\d\d-\d\d|\w{3} +\d+ \d\d:|time=|level=|[A-Z]{4,5}\[|\{|\[)`)
+)
+
+// reporterProse reports whether a line is a sentence of the ticket's own text: several
+// words, not a log line's header, and written by someone who says "I" or "we" or who
+// introduces the output below it.
+func reporterProse(l string) bool {
+	if len(strings.Fields(l)) < 6 || logHeader.MatchString(l) {
+		return false
+	}
+	return firstPerson.MatchString(l) || introduces.MatchString(l)
+}
 
 var (
 	family1 = regexp.MustCompile(`"(?:[^"\\]|\\.)*"|'[^']*'`)
@@ -238,7 +260,7 @@ func run(dir string, top int, goal float64, list bool) error {
 		nOut += n
 	}
 	fmt.Fprintf(w, "outside the measure (not a message a Pod-path component prints): %d lines:", nOut)
-	for _, why := range []string{"command", "field", "application", "stack frame"} {
+	for _, why := range []string{"command", "field", "application", "stack frame", "prose"} {
 		fmt.Fprintf(w, " %s %d", why, out[why])
 	}
 	fmt.Fprint(w, "\n\n")

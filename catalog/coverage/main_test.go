@@ -19,6 +19,9 @@ func TestOutside(t *testing.T) {
 		{`Caused by: com.zaxxer.hikari.pool.HikariPool$PoolInitializationException: Failed to initialize pool`, "application"},
 		{`tar: Error is not recoverable: exiting now`, "application"},
 		{`/usr/local/go/src/runtime/panic.go:679`, "stack frame"},
+		{`Pods Status:        0 Running / 0 Waiting / 0 Succeeded / 0 Failed;`, "field"},
+		{`But for some reason the pod is always unhealthy and I see the following errors:`, "prose"},
+		{`When running the chart using most of the defaults, the init container enters a CrashLoop with the following error:`, "prose"},
 		// in the measure
 		{`Reason:       OOMKilled`, ""},
 		{`node-exporter-d7mxn   1/2       CrashLoopBackOff   219        19h`, ""},
@@ -27,6 +30,10 @@ func TestOutside(t *testing.T) {
 		{`Warning  FailedMount  2m  kubelet  MountVolume.SetUp failed for volume "data" : mount failed: exit status 32`, ""},
 		{`Jun 16 11:03:05 node kubelet[1]: E0616 11:03:05.1 1 pod_workers.go:1] "Error syncing pod, skipping" err="failed to \"StartContainer\""`, ""},
 		{`error: You must be logged in to the server (Unauthorized)`, ""},
+		// a component's sentence, and names that hold "my", are no reporter's prose
+		{`Warning  FailedMount  19m  kubelet  MountVolume.SetUp failed for volume "my-conf" : configmap "my-loadtest" not found`, ""},
+		{`E0203 10:00:00.000000 1 kubelet.go:1] I see the following error in my pod:`, ""},
+		{"`mirrors` cannot be set when `config_path` is provided", ""},
 	}
 	for _, c := range cases {
 		if got := outside(c.line); got != c.want {

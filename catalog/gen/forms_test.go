@@ -370,3 +370,33 @@ func TestPinnedPackageInSkippedDirectory(t *testing.T) {
 		t.Errorf("sites = %q, want only the pinned package's message", got)
 	}
 }
+
+// A pin with files reads only those files of its directory: the few files of Docker's
+// daemon package that stop and remove containers, not the rest of the daemon.
+func TestPinnedFilesOnly(t *testing.T) {
+	dir := t.TempDir()
+	for p, src := range map[string]string{
+		"daemon/kill.go":    "package daemon\nimport \"github.com/sirupsen/logrus\"\nfunc kill(id string) { logrus.Infof(\"Container %s failed to exit within 10 seconds of kill - trying direct SIGKILL\", id) }\n",
+		"daemon/network.go": "package daemon\nimport \"fmt\"\nfunc nw() error { return fmt.Errorf(\"not read: network %d\", 1) }\n",
+	} {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mod := module{Module: "github.com/docker/docker", Packages: []packageSel{{Dir: "daemon", Component: "docker", Exact: true, Files: []string{"kill.go"}}}}
+	sites, _, err := readModule(mod, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range sites {
+		got = append(got, s.component+": "+s.template+" @"+s.file)
+	}
+	if len(got) != 1 || !strings.HasPrefix(got[0], "docker: Container %s failed to exit within 10 seconds of kill") {
+		t.Errorf("sites = %q, want only kill.go's message", got)
+	}
+}

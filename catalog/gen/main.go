@@ -26,6 +26,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -53,11 +54,13 @@ type module struct {
 }
 
 // packageSel selects the directories under Dir (or Dir alone when Exact) as printed by
-// Component.
+// Component; with Files, only the files of those base names (a large package of which
+// a few files print on the Pod path).
 type packageSel struct {
-	Dir       string `json:"dir"`
-	Component string `json:"component"`
-	Exact     bool   `json:"exact,omitempty"`
+	Dir       string   `json:"dir"`
+	Component string   `json:"component"`
+	Exact     bool     `json:"exact,omitempty"`
+	Files     []string `json:"files,omitempty"`
 }
 
 type notServed struct {
@@ -281,7 +284,7 @@ func readModule(mod module, dir string) ([]site, readStats, error) {
 			return nil
 		}
 		relDir := path.Dir(rel)
-		comp := selectComponent(mod.Packages, relDir)
+		comp := selectComponent(mod.Packages, relDir, path.Base(rel))
 		if comp == "" || underSkipped(relDir) && !namedBy(mod.Packages, relDir) {
 			return nil
 		}
@@ -368,9 +371,14 @@ func namedBy(sels []packageSel, relDir string) bool {
 	return false
 }
 
-func selectComponent(sels []packageSel, relDir string) string {
+// selectComponent is the component of the file base in relDir: the pin of the longest
+// directory that selects it, "" when none does.
+func selectComponent(sels []packageSel, relDir, base string) string {
 	best, bestLen := "", -1
 	for _, s := range sels {
+		if len(s.Files) > 0 && !slices.Contains(s.Files, base) {
+			continue
+		}
 		d := strings.TrimSuffix(s.Dir, "/")
 		ok := false
 		switch {

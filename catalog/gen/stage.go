@@ -165,6 +165,10 @@ var placeRules = []placeRule{
 	{component: "docker", dir: "distribution", stage: "image"},
 	{component: "docker", dir: "registry", stage: "image"},
 	{component: "docker", dir: "volume", stage: "volume"},
+	// Docker Engine: stopping and removing a container
+	{component: "docker", dir: "daemon", file: re(`^(kill|stop|delete)\.go$`), stage: "termination"},
+	{component: "docker", dir: "daemon", function: re(`(?i)kill`), stage: "termination"},
+	{component: "docker", dir: "daemon", stage: ""},
 }
 
 // componentStages is the stage of a component whose messages all concern one stage.
