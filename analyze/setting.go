@@ -102,6 +102,10 @@ type ticketSetting struct {
 	// writes it ("hostNetwork: true", a chart's or operator's "network.provider:
 	// host"), named in a scheduling cause: its container ports are the node's ports.
 	hostNetwork string
+	// taints are the taint keys a pasted node manifest shows ("- effect: NoSchedule",
+	// "key: node.kubernetes.io/network-unavailable"), named in a scheduling cause about
+	// taints that does not name them (the scheduler names no key before 1.18), at most two.
+	taints []string
 	// suspicions are the reporter's sentences that say what they think the cause is
 	// ("This may be to do with the network policy we have in monitoring namespace."),
 	// named when the root's remedy speaks of the same things.
@@ -138,6 +142,28 @@ var reSettingSelector = regexp.MustCompile(`(?i)\bnode ?(?:selector|affinity)\b[
 // reSettingHostNetwork is a setting that runs a pod on its node's network, as a
 // manifest, a chart's values or an operator's resource write it.
 var reSettingHostNetwork = regexp.MustCompile(`\b((?:[\w-]+\.)*(?:hostNetwork:\s*true|hostNetwork=true|network\.provider:\s*["']?host\b))`)
+
+// reSettingTaintKey is a taint's key as a node's manifest writes it, and
+// reSettingTaintEffect the effect written beside it.
+var (
+	reSettingTaintKey    = regexp.MustCompile(`^\s*(?:-\s+)?key:\s*["']?([a-z0-9][-a-z0-9.]*(?:/[A-Za-z0-9][-A-Za-z0-9_.]*)?)["']?\s*$`)
+	reSettingTaintEffect = regexp.MustCompile(`^\s*(?:-\s+)?effect:\s*["']?(?:NoSchedule|NoExecute|PreferNoSchedule)["']?\s*$`)
+)
+
+// taintKeyAt is the taint key line i of lines shows: a "key:" line with a taint's
+// effect within two lines of it.
+func taintKeyAt(lines []Line, i int) string {
+	m := reSettingTaintKey.FindStringSubmatch(lines[i].Text)
+	if m == nil {
+		return ""
+	}
+	for j := max(0, i-2); j <= min(len(lines)-1, i+2); j++ {
+		if j != i && reSettingTaintEffect.MatchString(lines[j].Text) {
+			return m[1]
+		}
+	}
+	return ""
+}
 
 // reSuspicion is how a reporter says what they think the cause is.
 var reSuspicion = regexp.MustCompile(`(?i)\b(?:may|might|could) (?:be|have)\b|\bi (?:suspect|think|believe|guess)\b|\b(?:probably|perhaps|maybe)\b|\bseems? to be\b|\bto do with\b|\b(?:due|related) to\b|\bcaused by\b`)
@@ -230,6 +256,13 @@ func readTicketSetting(g *Graph) ticketSetting {
 		}
 		lineSeen[l.Text] = true
 		if o := l.Object(); o.Kind != "" && o.Kind != ClientKind && o.Name != UnknownSubject {
+			continue
+		}
+		if k := taintKeyAt(lines, i); k != "" {
+			if len(s.taints) < 2 && !named["taint "+k] {
+				named["taint "+k] = true
+				s.taints = append(s.taints, k)
+			}
 			continue
 		}
 		if reGoStructDump.MatchString(l.Text) || !isSettingLine(l.Text) {
@@ -412,6 +445,13 @@ func (s ticketSetting) clause(cause string, stage Stage) string {
 		if s.hostNetwork != "" && strings.Contains(low, "host port") && !strings.Contains(low, strings.ToLower(s.hostNetwork)) {
 			parts = append(parts, s.hostNetwork)
 		}
+		if strings.Contains(low, "taint") {
+			for _, k := range s.taints {
+				if !strings.Contains(low, strings.ToLower(k)) {
+					parts = append(parts, "taint "+k)
+				}
+			}
+		}
 	}
 	if stage == StageProbe || stage == StageService {
 		for _, p := range s.ports {
@@ -457,7 +497,7 @@ func nameSetting(g *Graph, fs []*Finding) {
 		}
 		if !read {
 			s, read = readTicketSetting(g), true
-			if len(s.platforms)+len(s.releases)+len(s.ports)+len(s.quantities)+len(s.suspicions)+len(s.selectors) == 0 && s.kernel == "" && s.swap == "" && s.hostNetwork == "" && len(s.subjects) == 0 {
+			if len(s.platforms)+len(s.releases)+len(s.ports)+len(s.quantities)+len(s.suspicions)+len(s.selectors) == 0 && s.kernel == "" && s.swap == "" && s.hostNetwork == "" && len(s.subjects)+len(s.taints) == 0 {
 				return
 			}
 		}

@@ -1,6 +1,7 @@
 package logline
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -32,7 +33,8 @@ const maxValueLines = 200
 //   - a line journalctl printed for a multi-line message: indented under its journal
 //     entry;
 //   - the rest of a systemctl status line the terminal wrapped: a line at the margin,
-//     neither a status line nor a log entry, after a long status line.
+//     neither a status line nor a log entry, after a long status line;
+//   - the "(pod: …, container: …)" a kubelet error ends with, alone on the next line.
 //
 // Lines that continue nothing are messages of their own; blank lines end every
 // continuation but a klog value's. The joined text reads as one line: a klog value's
@@ -59,6 +61,11 @@ func join(lines []string, all bool) []Message {
 			i = m.joinEntry(lines, i)
 		case isStatusKeyLine(lines[m.First]):
 			i = m.joinWrapped(lines, i)
+		}
+		if i < len(lines) && strings.TrimSpace(lines[m.First]) != "" && rePodQuoteTail.MatchString(lines[i]) {
+			m.Text = strings.TrimRight(m.Text, " \t\r") + " " + strings.TrimSpace(lines[i])
+			m.Last = i
+			i++
 		}
 		if all || m.Last > m.First {
 			out = append(out, m)
@@ -157,6 +164,12 @@ func (m *Message) joinWrapped(lines []string, i int) int {
 	}
 	return i
 }
+
+// rePodQuoteTail is the end of a kubelet error that quotes its pod and container
+// (kuberuntime's "… cannot verify user is non-root (pod: %q, container: %s)", the pod
+// as k8s.io/kubernetes pkg/kubelet/util/format Pod prints it, NAME_NAMESPACE(UID)) alone
+// on a line: a paste broke the message before it.
+var rePodQuoteTail = regexp.MustCompile(`^\s*\(pod: \\?"[a-z0-9][-a-z0-9.]*_[a-z0-9][-a-z0-9]*\([0-9a-f-]{36}\)\\?", container: [a-z0-9][-a-z0-9]*\)\s*$`)
 
 func startsIndented(s string) bool { return s != "" && (s[0] == ' ' || s[0] == '\t') }
 

@@ -137,3 +137,20 @@ func TestValueEnd(t *testing.T) {
 		t.Errorf("ValueEnd of a plain line = %d, want 4", got)
 	}
 }
+
+// The "(pod: …, container: …)" a kubelet error ends with, pasted on its own line, is the
+// end of the message before it; a line that only looks like it (no UID) is not.
+func TestJoinedPodQuoteTail(t *testing.T) {
+	lines := []string{
+		`Error: container has runAsNonRoot and image will run as root`,
+		`(pod: "web-7d9f_shop(4ee7c357-9d03-4069-a8ad-31908855abd1)", container: web)`,
+		`(pod: "web-7d9f_shop", container: web)`,
+	}
+	ms := JoinMessages(lines)
+	if len(ms) != 2 || ms[0].Last != 1 || ms[0].Text != lines[0]+" "+lines[1] || ms[1].First != 2 {
+		t.Errorf("JoinMessages = %+v, want the first two lines as one message and the third alone", ms)
+	}
+	if ms := JoinMessages(lines[1:2]); len(ms) != 1 || ms[0].Text != lines[1] {
+		t.Errorf("a quote alone: %+v", ms)
+	}
+}

@@ -1,0 +1,70 @@
+package rules
+
+import (
+	"strings"
+	"testing"
+)
+
+// util-linux before 2.30 writes its mount error over four lines, and an event of the
+// 1.3 era carries them as they are under its row: the cause quotes the whole error on
+// one line, with the helper it names, and names the volume where the message does.
+func TestAMountErrorItsProgramWrapped(t *testing.T) {
+	const rows = "Events:\n" +
+		"  FirstSeen\tLastSeen\tCount\tFrom\t\t\t\tSubobjectPath\tType\t\tReason\t\tMessage\n" +
+		"  ---------\t--------\t-----\t----\t\t\t\t-------------\t--------\t------\t\t-------\n" +
+		"  20s\t\t2s\t\t2\t{kubelet 10.1.2.12}\t\t\tWarning\t\tFailedMount\tUnable to mount volumes for pod \"wiki-x1y2z_default(0a1b2c3d-4ea6-11e6-8652-b827ebb55e21)\": Mount failed: exit status 32\n" +
+		"Mounting arguments: 10.1.2.11:/srv/wiki /var/lib/kubelet/pods/0a1b2c3d-4ea6-11e6-8652-b827ebb55e21/volumes/kubernetes.io~nfs/pages nfs []\n" +
+		"Output: mount: wrong fs type, bad option, bad superblock on 10.1.2.11:/srv/wiki,\n" +
+		"       missing codepage or helper program, or other error\n" +
+		"       (for several filesystems (e.g. nfs, cifs) you might\n" +
+		"       need a /sbin/mount.<type> helper program)\n"
+	rs := catalogRoots(t, map[string]string{"events.txt": rows})
+	wantOneRoot(t, rs, "volume-nfs-mount-failed", "bad superblock on 10.1.2.11:/srv/wiki, missing codepage or helper program, or other error (for several filesystems (e.g. nfs, cifs) you might need a /sbin/mount.<type> helper program)", "no /sbin/mount.nfs helper")
+	if len(rs) == 1 && strings.Contains(rs[0].Cause, "\n") {
+		t.Errorf("cause %q spans lines", rs[0].Cause)
+	}
+
+	const named = "  Warning  FailedMount  30s (x8 over 90s)  kubelet  MountVolume.SetUp failed for volume \"shared-root\" : mount failed: exit status 32\n" +
+		"Mounting command: mount\n" +
+		"Mounting arguments: -t nfs 10.1.2.11:/export /var/lib/kubelet/pods/0a1b/volumes/kubernetes.io~nfs/shared-root\n" +
+		"Output: mount: /var/lib/kubelet/pods/0a1b/volumes/kubernetes.io~nfs/shared-root: bad option; for several filesystems (e.g. nfs, cifs) you might need a /sbin/mount.<type> helper program.\n"
+	rs = catalogRoots(t, map[string]string{"events.txt": named})
+	wantOneRoot(t, rs, "volume-nfs-mount-failed", "(volume shared-root)", "no /sbin/mount.nfs helper")
+}
+
+// A kubelet error that quotes its pod as NAME_NAMESPACE(UID), pasted with that quote
+// broken onto its own line, still names the pod and its container.
+func TestAKubeletErrorsPodQuoteOnItsOwnLine(t *testing.T) {
+	paste := "The pod does not start:\n\n```\n" +
+		"Error: container has runAsNonRoot and image has non-numeric user (www), cannot verify user is non-root\n" +
+		"(pod: \"portal-6d8f9c7b6-x2x9q_portal(4ee7c357-9d03-4069-a8ad-31908855abd1)\", container: portal-ui)\n" +
+		"```\n"
+	rs := catalogRoots(t, map[string]string{"ticket.txt": paste})
+	wantOneRoot(t, rs, "config-run-as-non-root", "non-numeric user (www)", "portal-6d8f9c7b6-x2x9q", "container: portal-ui")
+}
+
+// Before 1.18 the scheduler names no taint key; a node manifest pasted beside its event
+// (kubectl get node -o yaml | grep taints -A 3) names it, and the cause names it too.
+func TestATaintKeyFromAPastedNodeManifest(t *testing.T) {
+	paste := "Events:\n" +
+		"  Type     Reason            Age                    From               Message\n" +
+		"  ----     ------            ----                   ----               -------\n" +
+		"  Warning  FailedScheduling  90s (x20 over 3m)  default-scheduler  0/3 nodes are available: 3 node(s) had taints that the pod didn't tolerate.\n" +
+		"\n" +
+		"kubectl get node -o yaml | grep taints -A 3\n\n" +
+		"```\n" +
+		"    taints:\n" +
+		"    - effect: NoSchedule\n" +
+		"      key: node.cloudprovider.kubernetes.io/uninitialized\n" +
+		"      value: \"true\"\n" +
+		"```\n"
+	rs := catalogRoots(t, map[string]string{"ticket.txt": paste})
+	wantOneRoot(t, rs, "scheduling-untolerated-taint", "taint node.cloudprovider.kubernetes.io/uninitialized")
+
+	// A "key:" line with no taint's effect beside it is no taint.
+	other := strings.Replace(paste, "    - effect: NoSchedule\n", "    - name: other\n", 1)
+	rs = catalogRoots(t, map[string]string{"ticket.txt": other})
+	if c := rootCauseHas(t, rs); strings.Contains(c, "node.cloudprovider.kubernetes.io/uninitialized") {
+		t.Errorf("cause %q names a key no taint has", c)
+	}
+}
