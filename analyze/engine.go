@@ -518,6 +518,22 @@ func link(fs []*Finding) map[string]*Finding {
 			}
 		}
 	}
+	// A refusal for a node condition without pods (a scheduler message pasted alone) is,
+	// like a pod's, the consequence of the node's own trouble that shares its subject.
+	yields := map[*Finding]bool{}
+	for _, c := range fs {
+		if !c.NodeCondition || len(c.Pods()) > 0 {
+			continue
+		}
+		for _, s := range c.Subjects {
+			for _, n := range bySubject[s.key()] {
+				if n != c && n.Stage == StageNode && !n.outcome && !isFloor(n.Rule) {
+					addLink(n, c)
+					yields[c] = true
+				}
+			}
+		}
+	}
 	for _, f := range fs {
 		if len(f.Pods()) > 0 && !f.outcome {
 			continue
@@ -530,6 +546,9 @@ func link(fs []*Finding) map[string]*Finding {
 			for _, cause := range bySubject[s.key()] {
 				// The floor reports what no rule explains: it is no cause of what one does.
 				if isFloor(cause.Rule) && !isFloor(f.Rule) {
+					continue
+				}
+				if yields[cause] && f.Stage == StageNode {
 					continue
 				}
 				if cause != f && cause.Stage.Order() < f.Stage.Order() && !(f.outcome && cause.outcome) {

@@ -53,6 +53,8 @@ func TestAddedComponents(t *testing.T) {
 		{`Error response from daemon: manifest unknown`, "distribution", "image"},
 		{`Message: failing or missing response from https://10.96.10.86:443/apis/metrics.k8s.io/v1beta1: Get "https://10.96.10.86:443/apis/metrics.k8s.io/v1beta1": dial tcp 10.96.10.86:443: connect: connection refused`, "kube-apiserver", "termination"},
 		{`plugin/forward: no nameservers found`, "coredns", "service"},
+		// the node IPAM: a node without a pod CIDR gets no pod network
+		{`failed to allocate cidr: CIDR allocation failed; there are no remaining CIDRs left to allocate in the accepted range`, "kube-controller-manager", "sandbox"},
 		// Docker Engine's daemon stopping a container whose process SIGKILL does not end
 		{`Nov 30 14:54:10 kube-master-3 dockerd[1359]: time="2021-11-30T14:54:10.854068719+03:00" level=info msg="Container 7873876b3310 failed to exit within 10 seconds of kill - trying direct SIGKILL"`, "docker", "termination"},
 		{`level=warning msg="Container failed to exit within 10s of kill - trying direct SIGKILL" container=0f1e error="context deadline exceeded"`, "docker", "termination"},

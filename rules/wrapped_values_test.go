@@ -68,3 +68,15 @@ func TestATaintKeyFromAPastedNodeManifest(t *testing.T) {
 		t.Errorf("cause %q names a key no taint has", c)
 	}
 }
+
+// A scheduler's unnamed taint pasted beside a node's evictions for disk: the node's
+// pressure put the taint there (node.kubernetes.io/disk-pressure), so the node's
+// finding is the root and the refusal its consequence, as it is for a pod.
+func TestAnUnnamedTaintYieldsToTheNodesPressure(t *testing.T) {
+	paste := "Pods fail in CI:\n\n```\n" +
+		"Message: The node was low on resource: ephemeral-storage\n" +
+		"Warning  FailedScheduling  0/1 nodes are available: 1 node(s) had untolerated taint(s)\n" +
+		"```\n"
+	rs := catalogRoots(t, map[string]string{"ticket.txt": paste})
+	wantOneRoot(t, rs, "node-pod-evicted", "ephemeral-storage")
+}

@@ -78,6 +78,10 @@ var placeRules = []placeRule{
 	{component: "kube-controller-manager", dir: "pkg/controller/endpoint", stage: "service"},
 	{component: "kube-controller-manager", dir: "pkg/controller/endpointslice", stage: "service"},
 	{component: "kube-controller-manager", dir: "pkg/controller/endpointslicemirroring", stage: "service"},
+	// node IPAM: a node without a pod CIDR gets no pod network, its pods no sandbox
+	{component: "kube-controller-manager", dir: "pkg/controller/nodeipam", stage: "sandbox"},
+	{component: "kube-controller-manager", dir: "pkg/controller/node/ipam", stage: "sandbox"},
+	{component: "kube-controller-manager", dir: "pkg/controller/node", file: re(`^cidr`), stage: "sandbox"},
 	{component: "kube-controller-manager", dir: "pkg/controller/nodelifecycle", function: re(`(?i)evict|taint|delete`), stage: "termination"},
 	{component: "kube-controller-manager", dir: "pkg/controller/nodelifecycle", stage: "node"},
 	{component: "kube-controller-manager", dir: "pkg/controller/podgc", stage: "termination"},
