@@ -61,7 +61,8 @@ func trouble(line string) bool {
 //     a CamelCase reason (`Reason: OOMKilled`, a row in CrashLoopBackOff) stays in: the
 //     catalog holds those reasons;
 //   - application: output of the program in the container or of a shell tool in it
-//     (JVM exceptions, Node.js, MongoDB, PostgreSQL's initdb, tini, tar, id, whoami):
+//     (JVM exceptions, Node.js, MongoDB, MySQL's server log, PostgreSQL's initdb, tini,
+//     tar, id, whoami):
 //     no Pod-path component prints it;
 //   - stack frame: a file:line line of a Go stack trace;
 //   - prose: a sentence of the ticket's own text ("When running the chart … the init
@@ -91,7 +92,7 @@ var (
 	fieldLine   = regexp.MustCompile(`^"?[A-Za-z][\w .-]{0,40}"?\s*[:=]\s*"?[\w.-]*"?,?$|^[A-Za-z]+$`)
 	countLine   = regexp.MustCompile(`^[A-Z][\w ]+:\s+(?:\d+ [A-Za-z]+(?: / )?)+;?$`)
 	getRow      = regexp.MustCompile(`^\S+\s+\d+/\d+\s+[A-Za-z:]+\s+\d+(?:\s+\(\S+ ago\))?\s+\d+\w`)
-	appLine     = regexp.MustCompile(`^(?:Caused by: )?(?:[a-z][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error)\b|^FATAL ERROR: .*JavaScript heap|^Cannot find module |MongoDB \S+ requires|^\[\w+\s+tini \(\d+\)\]|^(?:tar|id|whoami|groups|initdb|mkdir|cp|chown|chmod|su|sh|bash): `)
+	appLine     = regexp.MustCompile(`^(?:Caused by: )?(?:[a-z][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error)\b|^FATAL ERROR: .*JavaScript heap|^Cannot find module |MongoDB \S+ requires|^\[\w+\s+tini \(\d+\)\]|(?:^|\s)\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z \d+ \[(?:ERROR|Warning|Note|System)\] |^(?:tar|id|whoami|groups|initdb|mkdir|cp|chown|chmod|su|sh|bash): `)
 	stackFrame  = regexp.MustCompile(`^\S+\.go:\d+(?: \+0x[0-9a-f]+)?$`)
 )
 

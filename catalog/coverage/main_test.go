@@ -18,6 +18,7 @@ func TestOutside(t *testing.T) {
 		{`FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory`, "application"},
 		{`Caused by: com.zaxxer.hikari.pool.HikariPool$PoolInitializationException: Failed to initialize pool`, "application"},
 		{`tar: Error is not recoverable: exiting now`, "application"},
+		{`2017-01-06T22:45:27.671338972Z 2017-01-06T22:45:27.671244Z 0 [ERROR] --initialize specified but the data directory has files in it. Aborting.`, "application"},
 		{`/usr/local/go/src/runtime/panic.go:679`, "stack frame"},
 		{`Pods Status:        0 Running / 0 Waiting / 0 Succeeded / 0 Failed;`, "field"},
 		{`But for some reason the pod is always unhealthy and I see the following errors:`, "prose"},
