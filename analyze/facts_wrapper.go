@@ -406,17 +406,22 @@ const EvidenceClusterCIDR = "evidenceClusterCIDR"
 
 // reClusterCIDR is a pod network range as a command line or kubeadm's configuration
 // sets it.
-var reClusterCIDR = regexp.MustCompile(`(?:--pod-network-cidr|--cluster-cidr|podSubnet:)[= ]\s*["']?(\d{1,3}(?:\.\d{1,3}){3}/\d{1,2})`)
+var reClusterCIDR = regexp.MustCompile(`(--pod-network-cidr|--cluster-cidr|podSubnet:)[= ]\s*["']?(\d{1,3}(?:\.\d{1,3}){3}/\d{1,2})`)
 
-// loneClusterCIDRText is the one pod network range the evidence's text sets, "" when it
-// sets none or several.
+// loneClusterCIDRText is the one pod network range the evidence's text sets, with the
+// setting that sets it ("--cluster-cidr=10.10.0.0/24", "podSubnet: 10.244.0.0/16"): what
+// the user changes. "" when the text sets none or several.
 func (g *Graph) loneClusterCIDRText() string {
 	return g.loneOf(&g.loneClusterCIDROnce, &g.loneClusterCIDR, func(func(string)) {}, func(line string, add func(string)) {
 		if !strings.Contains(line, "cidr") && !strings.Contains(line, "podSubnet") {
 			return
 		}
 		for _, m := range reClusterCIDR.FindAllStringSubmatch(line, -1) {
-			add(m[1])
+			if strings.HasPrefix(m[1], "--") {
+				add(m[1] + "=" + m[2])
+			} else {
+				add(m[1] + " " + m[2])
+			}
 		}
 	})
 }

@@ -106,6 +106,10 @@ type ticketSetting struct {
 	// "key: node.kubernetes.io/network-unavailable"), named in a scheduling cause about
 	// taints that does not name them (the scheduler names no key before 1.18), at most two.
 	taints []string
+	// unmatched are the labels of a selector the ticket's text lists ("the service awx
+	// has selector includes:" and its "key: value" lines) that no pod in the evidence
+	// carries, when the evidence shows pods with their labels: named in a Service cause.
+	unmatched []string
 	// suspicions are the reporter's sentences that say what they think the cause is
 	// ("This may be to do with the network policy we have in monitoring namespace."),
 	// named when the root's remedy speaks of the same things.
@@ -149,6 +153,60 @@ var (
 	reSettingTaintKey    = regexp.MustCompile(`^\s*(?:-\s+)?key:\s*["']?([a-z0-9][-a-z0-9.]*(?:/[A-Za-z0-9][-A-Za-z0-9_.]*)?)["']?\s*$`)
 	reSettingTaintEffect = regexp.MustCompile(`^\s*(?:-\s+)?effect:\s*["']?(?:NoSchedule|NoExecute|PreferNoSchedule)["']?\s*$`)
 )
+
+// reSelectorIntro is a sentence that introduces a selector's labels on the lines
+// after it, and reSelectorLabel one of those labels as YAML or a flag writes it.
+var (
+	reSelectorIntro = regexp.MustCompile(`(?i)\bselector\b[^:]*:\s*$`)
+	reSelectorLabel = regexp.MustCompile(`^\s*([A-Za-z0-9][-A-Za-z0-9_./]*)\s*[:=]\s*["']?([-A-Za-z0-9_.]+)["']?\s*$`)
+)
+
+// selectorAt is the labels of the selector line i introduces: the "key: value" lines
+// right after it.
+func selectorAt(lines []Line, i int) [][2]string {
+	if !reSelectorIntro.MatchString(lines[i].Text) {
+		return nil
+	}
+	var out [][2]string
+	for j := i + 1; j < len(lines) && j <= i+20; j++ {
+		if strings.TrimSpace(lines[j].Text) == "" && len(out) == 0 {
+			continue
+		}
+		m := reSelectorLabel.FindStringSubmatch(lines[j].Text)
+		if m == nil {
+			break
+		}
+		out = append(out, [2]string{m[1], m[2]})
+	}
+	return out
+}
+
+// unmatchedLabels are the labels of sel that no pod of g carries, when g shows pods
+// with labels; nil when it shows none, or every label is carried.
+func unmatchedLabels(g *Graph, sel [][2]string) []string {
+	labelled := false
+	var out []string
+	for _, kv := range sel {
+		carried := false
+		for _, p := range g.pods {
+			if len(p.Obj.Labels) == 0 {
+				continue
+			}
+			labelled = true
+			if p.Obj.Labels[kv[0]] == kv[1] {
+				carried = true
+				break
+			}
+		}
+		if !carried {
+			out = append(out, kv[0]+": "+kv[1])
+		}
+	}
+	if !labelled {
+		return nil
+	}
+	return out
+}
 
 // taintKeyAt is the taint key line i of lines shows: a "key:" line with a taint's
 // effect within two lines of it.
@@ -249,6 +307,11 @@ func readTicketSetting(g *Graph) ticketSetting {
 	lines := g.Lines()
 	for i := range lines {
 		l := &lines[i]
+		if l.Fragment && len(s.unmatched) == 0 {
+			if sel := selectorAt(lines, i); len(sel) > 0 {
+				s.unmatched = unmatchedLabels(g, sel)
+			}
+		}
 		if !l.Fragment || l.Kind() != TextText && l.Kind() != TextLog || lineSeen[l.Text] {
 			// A journal entry, an event or a status is a component's, whatever it says;
 			// pasted prose is imported as text, or as a log beside log lines.
@@ -453,6 +516,13 @@ func (s ticketSetting) clause(cause string, stage Stage) string {
 			}
 		}
 	}
+	if stage == StageService && strings.Contains(low, "selector") {
+		for _, l := range s.unmatched {
+			if !strings.Contains(low, strings.ToLower(l)) {
+				parts = append(parts, "its selector's "+l+", which no pod in the evidence carries")
+			}
+		}
+	}
 	if stage == StageProbe || stage == StageService {
 		for _, p := range s.ports {
 			if _, n, _ := strings.Cut(p, " "); !strings.Contains(low, n) {
@@ -497,7 +567,7 @@ func nameSetting(g *Graph, fs []*Finding) {
 		}
 		if !read {
 			s, read = readTicketSetting(g), true
-			if len(s.platforms)+len(s.releases)+len(s.ports)+len(s.quantities)+len(s.suspicions)+len(s.selectors) == 0 && s.kernel == "" && s.swap == "" && s.hostNetwork == "" && len(s.subjects)+len(s.taints) == 0 {
+			if len(s.platforms)+len(s.releases)+len(s.ports)+len(s.quantities)+len(s.suspicions)+len(s.selectors) == 0 && s.kernel == "" && s.swap == "" && s.hostNetwork == "" && len(s.subjects)+len(s.taints)+len(s.unmatched) == 0 {
 				return
 			}
 		}

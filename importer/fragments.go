@@ -260,8 +260,27 @@ func singleSpacedPodRow(s string) ([]string, bool) {
 	return nil, false
 }
 
-// podRowCells reads the cells of a pod row without its header.
+// reLabelsCell is the LABELS cell `kubectl get pods --show-labels` adds last:
+// key=value pairs joined by commas.
+var reLabelsCell = regexp.MustCompile(`^[A-Za-z0-9][-A-Za-z0-9_./]*=[-A-Za-z0-9_.]*(?:,[A-Za-z0-9][-A-Za-z0-9_./]*=[-A-Za-z0-9_.]*)*$`)
+
+// podRowCells reads the cells of a pod row without its header; a last cell of labels
+// (--show-labels) gives the pod its labels.
 func podRowCells(cells []string) (p corev1.Pod, nsKnown, ok bool) {
+	var labels map[string]string
+	if n := len(cells); n > 4 && reLabelsCell.MatchString(cells[n-1]) {
+		labels = map[string]string{}
+		for _, kv := range strings.Split(cells[n-1], ",") {
+			k, v, _ := strings.Cut(kv, "=")
+			labels[k] = v
+		}
+		cells = cells[:n-1]
+	}
+	defer func() {
+		if ok {
+			p.Labels = labels
+		}
+	}()
 	ri := -1
 	for i := 1; i <= 2 && i < len(cells); i++ {
 		if reReady.MatchString(cells[i]) {

@@ -91,6 +91,11 @@ func TestHeaderlessPodRows(t *testing.T) {
 			t.Errorf("%q: %v %+v", tt.line, ok, p)
 		}
 	}
+	// kubectl get pods --show-labels | grep …: the row's last cell is its labels.
+	p, _, ok := headerlessPod("web-75769fb64-vr97f    1/1     Running   1          2m32s   app.kubernetes.io/name=web,pod-template-hash=75769fb64")
+	if !ok || p.Name != "web-75769fb64-vr97f" || p.Labels["app.kubernetes.io/name"] != "web" || p.Labels["pod-template-hash"] != "75769fb64" || len(p.Labels) != 2 {
+		t.Errorf("--show-labels row: %v %+v", ok, p.ObjectMeta)
+	}
 	for _, prose := range []string{"the pod web-1 is 0/1 ready", "we saw 1/2 pods Running 3 times 5m",
 		"  web-1 0/1 Pending since the node went away"} {
 		if _, _, ok := headerlessPod(prose); ok {

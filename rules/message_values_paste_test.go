@@ -121,7 +121,14 @@ func TestANodeWithoutAPodCIDRNamesTheRange(t *testing.T) {
 		"ticket.txt":    "kubeadm init ran with:\n`kubeadm init --pod-network-cidr=10.32.0.0/24`\nThen the second node joined and kube-router fails there.\n",
 		"container.log": "Failed to create network services controller: Failed to get pod CIDR details from Node.spec: node.Spec.PodCIDR not set for node: worker-3\n",
 	}
-	wantOneRoot(t, catalogRoots(t, files), "sandbox-node-pod-cidr-not-assigned", "worker-3", "10.32.0.0/24")
+	wantOneRoot(t, catalogRoots(t, files), "sandbox-node-pod-cidr-not-assigned", "worker-3", "--pod-network-cidr=10.32.0.0/24")
+
+	// The controller manager's node IPAM out of CIDRs in a range its flag sets too small.
+	files = map[string]string{
+		"flags.txt":              "    - --allocate-node-cidrs=true\n    - --cluster-cidr=10.20.0.0/24\n",
+		"controller-manager.log": "E0223 09:50:35.810656       1 controller_utils.go:267] Error while processing Node Add/Delete: failed to allocate cidr: CIDR allocation failed; there are no remaining CIDRs left to allocate in the accepted range\n",
+	}
+	wantOneRoot(t, catalogRoots(t, files), "sandbox-node-pod-cidr-not-assigned", "no remaining CIDRs", "--cluster-cidr=10.20.0.0/24")
 }
 
 // A client CA path said alone (a ticket's first line), and an event row whose node the

@@ -80,3 +80,19 @@ func TestAnUnnamedTaintYieldsToTheNodesPressure(t *testing.T) {
 	rs := catalogRoots(t, map[string]string{"ticket.txt": paste})
 	wantOneRoot(t, rs, "node-pod-evicted", "ephemeral-storage")
 }
+
+// A Service without endpoints whose selector the ticket lists in its text, beside the
+// pods with their labels (--show-labels): the cause names the label no pod carries.
+func TestASelectorTheTicketListsAgainstThePodsLabels(t *testing.T) {
+	files := map[string]string{
+		"ticket.txt": "The service has no endpoints. But the service shop has selector includes:\n\n" +
+			"    app.kubernetes.io/component: api\n    app.kubernetes.io/name: shop\n",
+		"endpoints.txt": "# kubectl get endpoints shop\nNAME   ENDPOINTS   AGE\nshop   <none>      3m13s\n",
+		"pods.txt":      "# kubectl get po --show-labels | grep shop\nshop-api-75769fb64-vr97f    1/1     Running   0          2m32s   app.kubernetes.io/name=shop,pod-template-hash=75769fb64\n",
+	}
+	rs := catalogRoots(t, files)
+	wantOneRoot(t, rs, "service-selector-matches-nothing", "app.kubernetes.io/component: api, which no pod in the evidence carries")
+	if c := rootCauseHas(t, rs); strings.Contains(c, "app.kubernetes.io/name: shop") {
+		t.Errorf("cause %q names a label the pod carries", c)
+	}
+}
