@@ -117,8 +117,11 @@ type ticketSetting struct {
 }
 
 // reSettingSubject is a name the reporter sets off in backticks or quotes beside the kind
-// of object it names, before or after it.
+// of object it names, before or after it; reSettingQuotedSubject the name and its kind
+// inside the same quotes ("`web pod`").
 var reSettingSubject = regexp.MustCompile("(?i)[`\"]([a-z0-9][a-z0-9.-]{1,62})[`\"]\\s+(pods?|daemon ?sets?|deployments?|statefulsets?|jobs?|cronjobs?|containers?|services?|namespaces?)\\b|\\b(pod|daemon ?set|deployment|statefulset|job|cronjob|container|service|namespace)\\s+[`\"]([a-z0-9][a-z0-9.-]{1,62})[`\"]")
+
+var reSettingQuotedSubject = regexp.MustCompile("(?i)[`\"]([a-z0-9][a-z0-9.-]{1,62})\\s+(pods?|daemon ?sets?|deployments?|statefulsets?|jobs?|cronjobs?|containers?|services?|namespaces?)[`\"]")
 
 // reSettingBareSubject is a hyphenated name written beside the kind of workload it names
 // without quotes ("the pega-db-install JOB", "deployment web-api"): a name with a hyphen
@@ -356,7 +359,7 @@ func readTicketSetting(g *Graph) ticketSetting {
 				s.ports = append(s.ports, p)
 			}
 		}
-		for _, m := range reSettingSubject.FindAllStringSubmatch(text, 2) {
+		for _, m := range append(reSettingSubject.FindAllStringSubmatch(text, 2), reSettingQuotedSubject.FindAllStringSubmatch(text, 2)...) {
 			if v := settingSubject(m); len(s.subjects) < 2 && !named[strings.ToLower(v)] {
 				named[strings.ToLower(v)] = true
 				s.subjects = append(s.subjects, v)

@@ -96,3 +96,13 @@ func TestASelectorTheTicketListsAgainstThePodsLabels(t *testing.T) {
 		t.Errorf("cause %q names a label the pod carries", c)
 	}
 }
+
+// runc before 1.1 found the program and could not execute it: its loader or its #!
+// interpreter is missing, not the program; a name set off with its kind in one pair of
+// backticks ("`api-server pod`") names the subject.
+func TestAProgramWhoseInterpreterIsMissing(t *testing.T) {
+	paste := "I built the image myself and now the `api-server pod` crashes, the log shows " +
+		"`standard_init_linux.go:211: exec user process caused \"no such file or directory\"`\n"
+	rs := catalogRoots(t, map[string]string{"ticket.txt": paste})
+	wantOneRoot(t, rs, "start-interpreter-missing", `exec user process caused "no such file or directory"`, "dynamic loader", "pod api-server")
+}
