@@ -188,6 +188,7 @@ var evidenceValues = []evidenceValue{
 	{EvidenceService, func(g *Graph, _ *Line) string { return g.loneServiceName() }},
 	{EvidenceClusterCIDR, func(g *Graph, _ *Line) string { return g.loneClusterCIDRText() }},
 	{EvidenceLoopbackNameserver, func(g *Graph, _ *Line) string { return g.loneLoopbackNameserver() }},
+	{EvidencePressure, func(g *Graph, _ *Line) string { return g.lonePressureText() }},
 	{EvidencePV, func(g *Graph, _ *Line) string { return g.lonePVName() }},
 	{EvidencePVC, func(g *Graph, _ *Line) string { return g.loneUnboundClaim() }},
 	{EvidenceUser, func(g *Graph, _ *Line) string { return g.loneDockerfileUser() }},
@@ -394,6 +395,43 @@ func (g *Graph) loneLoopbackNameserver() string {
 		}
 		if m := reLoopbackNameserver.FindStringSubmatch(line); m != nil {
 			add("nameserver " + m[1])
+		}
+	})
+}
+
+// EvidencePressure names, in a template's optional part, the one pressure condition the
+// evidence shows a node in, as it shows it: a node's condition (DiskPressure=True), its
+// event (NodeHasDiskPressure) or the kubelet's refusal of a pod ("The node had
+// condition: [DiskPressure]"). An eviction message names the resource; this names the
+// condition that taints the node and refuses new pods.
+const EvidencePressure = "evidencePressure"
+
+// rePressure is a node pressure condition as an event, a refusal or a condition row
+// writes it.
+var rePressure = regexp.MustCompile(`\b(NodeHas(?:Disk|Memory|PID)Pressure)\b|condition: \[((?:Disk|Memory|PID)Pressure)\]|\b((?:Disk|Memory|PID)Pressure)\s+True\b`)
+
+// lonePressureText is the one pressure condition the evidence shows, "" when it shows
+// none or several.
+func (g *Graph) lonePressureText() string {
+	return g.loneOf(&g.lonePressureOnce, &g.lonePressure, func(add func(string)) {
+		for _, n := range g.nodes {
+			for _, c := range n.Obj.Status.Conditions {
+				if c.Status == corev1.ConditionTrue && strings.HasSuffix(string(c.Type), "Pressure") {
+					add(string(c.Type) + "=True")
+				}
+			}
+		}
+		for _, e := range g.events {
+			if m := rePressure.FindStringSubmatch(e.Reason); m != nil && m[1] == e.Reason {
+				add(e.Reason)
+			}
+		}
+	}, func(line string, add func(string)) {
+		if !strings.Contains(line, "Pressure") {
+			return
+		}
+		for _, m := range rePressure.FindAllStringSubmatch(line, -1) {
+			add(m[1] + m[2] + m[3])
 		}
 	})
 }

@@ -170,6 +170,10 @@ type Graph struct {
 	// resolv.conf gives (loneLoopbackNameserver).
 	loneNameserverOnce sync.Once
 	loneNameserver     string
+	// lonePressureOnce computes lonePressure, the one node pressure condition the
+	// evidence shows (EvidencePressure).
+	lonePressureOnce sync.Once
+	lonePressure     string
 	// loneEventContainerOnce computes loneEventContainerName (loneEventContainer).
 	loneEventContainerOnce sync.Once
 	loneEventContainerName string

@@ -106,3 +106,22 @@ func TestAProgramWhoseInterpreterIsMissing(t *testing.T) {
 	rs := catalogRoots(t, map[string]string{"ticket.txt": paste})
 	wantOneRoot(t, rs, "start-interpreter-missing", `exec user process caused "no such file or directory"`, "dynamic loader", "pod api-server")
 }
+
+// An eviction names the resource; the node's pressure condition the evidence shows
+// beside it (its event, or the kubelet's refusal of a pod) is named too, and a
+// NodeHasNoDiskPressure event names none.
+func TestAnEvictionNamesTheNodesPressure(t *testing.T) {
+	describe := "Events:\n" +
+		"  Type     Reason                Age    From               Message\n" +
+		"  ----     ------                ----   ----               -------\n" +
+		"  Warning  EvictionThresholdMet  4m32s  kubelet, worker-2  Attempting to reclaim ephemeral-storage\n" +
+		"  Normal   NodeHasDiskPressure   4m23s  kubelet, worker-2  Node worker-2 status is now: NodeHasDiskPressure\n"
+	rs := catalogRoots(t, map[string]string{"describe-node.txt": describe})
+	wantOneRoot(t, rs, "node-pod-evicted", "(NodeHasDiskPressure)", "ephemeral-storage")
+
+	relieved := strings.Replace(describe, "NodeHasDiskPressure   4m23s  kubelet, worker-2  Node worker-2 status is now: NodeHasDiskPressure", "NodeHasNoDiskPressure 4m23s  kubelet, worker-2  Node worker-2 status is now: NodeHasNoDiskPressure", 1)
+	rs = catalogRoots(t, map[string]string{"describe-node.txt": relieved})
+	if c := rootCauseHas(t, rs, "ephemeral-storage"); strings.Contains(c, "Pressure)") {
+		t.Errorf("cause %q names a pressure the node is relieved of", c)
+	}
+}
