@@ -125,3 +125,16 @@ func TestAnEvictionNamesTheNodesPressure(t *testing.T) {
 		t.Errorf("cause %q names a pressure the node is relieved of", c)
 	}
 }
+
+// A command line written as one string is one argument to the runtime, which looks
+// for a file of that whole name: the cause says so.
+func TestACommandLineInOneString(t *testing.T) {
+	row := `  Warning  Failed  12s (x3 over 40s)  kubelet  Error: failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: exec: "/bin/sh -c /start.sh": stat /bin/sh -c /start.sh: no such file or directory: unknown` + "\n"
+	rs := catalogRoots(t, map[string]string{"events.txt": row})
+	wantOneRoot(t, rs, "start-command-not-found", "“/bin/sh -c /start.sh” is one argument holding spaces", "[sh, -c")
+	// A path without spaces is a file that is not there, no more.
+	rs = catalogRoots(t, map[string]string{"events.txt": strings.ReplaceAll(row, "/bin/sh -c /start.sh", "/start.sh")})
+	if c := rootCauseHas(t, rs, "/start.sh does not exist"); strings.Contains(c, "holding spaces") {
+		t.Errorf("cause %q speaks of spaces the command does not hold", c)
+	}
+}
