@@ -547,9 +547,10 @@ func (s *Signature) matchText(text string) (map[string]string, bool) {
 			for j, name := range re.SubexpNames() {
 				if name != "" && j < len(m) {
 					caps[name] = m[j]
-					if strings.ContainsAny(m[j], "\n\r") {
+					if strings.ContainsAny(m[j], "\n\r\t") || strings.Contains(m[j], "   ") {
 						// A message its program wrapped over lines (util-linux's mount,
-						// an event's message with newlines) reads as one line in a cause.
+						// an event's message with newlines), or that YAML folded into a
+						// run of spaces, reads as one line in a cause.
 						caps[name] = strings.Join(strings.Fields(m[j]), " ")
 					}
 				}

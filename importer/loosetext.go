@@ -3,6 +3,7 @@ package importer
 import (
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"podflow.dev/podflow/internal/cmdline"
 )
@@ -58,6 +59,11 @@ func unbox(s, prev string) string {
 			out := strings.TrimPrefix(strings.TrimRight(rest, " "), " ")
 			if !twoSided && out != "" && !strings.HasPrefix(out, " ") && leftEdgeOnly(prev, bar) {
 				out = "  " + out
+			}
+			if twoSided && out != "" && strings.HasSuffix(rest, " ") && utf8.RuneCountInString(rest) >= minTerminalWidth {
+				// A long line the UI padded to its box: it wrapped there at a space,
+				// which the rest on the next line must get back (wrap.go).
+				out += " "
 			}
 			return out
 		}

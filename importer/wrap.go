@@ -20,6 +20,11 @@ const minTerminalWidth = 80
 // joinContinuation appends a line that continues a message: prev is the physical line
 // before it, as given, and width the widest line of the output.
 func joinContinuation(msg, prev, line string, width int) string {
+	if strings.HasSuffix(prev, " ") && strings.TrimSpace(line) != "" && !strings.HasPrefix(line, " ") && !strings.HasPrefix(line, "\t") {
+		// A line that wrapped at a space (a terminal UI's box pads it, and unbox
+		// keeps one): its rest goes on after a space.
+		return strings.TrimRight(msg, " ") + " " + strings.TrimSpace(line)
+	}
 	if terminalWrap(prev, line, width) {
 		return msg + strings.TrimRight(line, " \t\r")
 	}

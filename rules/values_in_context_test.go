@@ -138,3 +138,12 @@ func TestACommandLineInOneString(t *testing.T) {
 		t.Errorf("cause %q speaks of spaces the command does not hold", c)
 	}
 }
+
+// k9s draws its describe view in a box and wraps a long event message at a space onto
+// the box's next line: the message reads whole again, its words apart.
+func TestAnEventRowAK9sBoxWrapped(t *testing.T) {
+	box := "│   Warning  InspectFailed  31m (x165 over 66m)  kubelet  Failed to inspect image \"\": rpc error: code = Unknown desc = short name mode is enforcing, but image name examplecorp/api-server:v2.3.0 returns  │\n" +
+		"│ ambiguous list                                                                                                                                                                                          │\n"
+	rs := catalogRoots(t, map[string]string{"events.txt": box})
+	wantOneRoot(t, rs, "image-pull-short-name-unresolved", "examplecorp/api-server:v2.3.0 returns ambiguous list")
+}
