@@ -50,7 +50,11 @@ var (
 	// k8s.io/kubernetes pkg/kubelet/util/format Pod: "NAME_NAMESPACE(UID)", as the
 	// kubelet's errors quote the pod they are about (kuberuntime's verifyRunAsNonRoot:
 	// "container has runAsNonRoot and image will run as root (pod: %q, container: %s)").
-	reWrapKubeletPod = regexp.MustCompile(`\bpod:? \\?"([a-z0-9](?:[-a-z0-9.]*[a-z0-9])?)_[a-z0-9](?:[-a-z0-9]*[a-z0-9])?\([0-9a-f-]{36}\)\\?"`)
+	// The scheduler before 1.10 (plugin/pkg/scheduler/factory/factory.go, pkg/scheduler
+	// factory.go MakeDefaultErrorFunc): "Error scheduling %v %v: %v", the pod's
+	// namespace and name, with its FitError "pod (%v) failed to fit in any node".
+	reWrapSchedulingPod = regexp.MustCompile(`\bError scheduling ([a-z0-9][-a-z0-9]*) ([a-z0-9](?:[-a-z0-9.]*[a-z0-9])?): `)
+	reWrapKubeletPod    = regexp.MustCompile(`\bpod:? \\?"([a-z0-9](?:[-a-z0-9.]*[a-z0-9])?)_[a-z0-9](?:[-a-z0-9]*[a-z0-9])?\([0-9a-f-]{36}\)\\?"`)
 )
 
 // WrapperValues reads, from one message, the values its wrappers print about whose
@@ -72,6 +76,11 @@ func WrapperValues(text string) map[string]string {
 	if out[WrapperPod] == "" && strings.Contains(text, "error when evicting pods/") {
 		if m := reWrapEvictingPod.FindStringSubmatch(text); m != nil {
 			out[WrapperPod] = m[2] + "/" + m[1]
+		}
+	}
+	if out[WrapperPod] == "" && strings.Contains(text, "Error scheduling ") {
+		if m := reWrapSchedulingPod.FindStringSubmatch(text); m != nil {
+			out[WrapperPod] = m[1] + "/" + m[2]
 		}
 	}
 	if out[WrapperPod] == "" && strings.Contains(text, "pod") && strings.Contains(text, ")") {

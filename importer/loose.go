@@ -315,14 +315,21 @@ func segment(lines []textLine) []segmentBlock {
 			cur.lines = lines[from : i+1 : i+1]
 			continue
 		}
-		if strings.Contains(l.s, "=<") {
+		if strings.Contains(l.s, "=<") || logline.IsKlogHeader(l.s) {
 			if strs == nil {
 				strs = make([]string, len(lines))
 				for k, x := range lines {
 					strs[k] = x.s
 				}
 			}
-			valueEnd = logline.ValueEnd(strs, i)
+			if strings.Contains(l.s, "=<") {
+				valueEnd = logline.ValueEnd(strs, i)
+			}
+			if logline.IsKlogHeader(l.s) {
+				// A klog message that holds newlines: its rest at the margin is the
+				// entry's, not an output of its own.
+				valueEnd = max(valueEnd, i+1+logline.KlogRest(strs, i+1))
+			}
 		}
 		blank := strings.TrimSpace(l.s) == ""
 		indented := strings.HasPrefix(l.s, " ") || strings.HasPrefix(l.s, "\t")

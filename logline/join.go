@@ -117,10 +117,58 @@ func (m *Message) joinValue(lines []string, i int) int {
 	return i
 }
 
+// IsKlogHeader reports whether a line is a bare klog entry: "Lmmdd hh:mm:ss" at its
+// start, no journal prefix before it.
+func IsKlogHeader(line string) bool { return isKlogHeaderStart(line) }
+
+// maxKlogRestLines bounds the lines of a klog message that holds newlines.
+const maxKlogRestLines = 3
+
+// KlogRest is how many lines from i continue the bare klog entry before them: klog
+// writes a message that holds newlines as it is, its rest at the margin ("fit failure
+// summary on nodes : Insufficient cpu (1); retrying" under the scheduler's "Error
+// scheduling …"). They are its rest when the klog lines go on right after them: a line
+// between two entries of one log is the first one's; at the text's end only one line
+// that ends no sentence is.
+func KlogRest(lines []string, i int) int {
+	n := 0
+	for ; n < maxKlogRestLines && i+n < len(lines); n++ {
+		l := strings.TrimRight(lines[i+n], "\r")
+		if strings.TrimSpace(l) == "" || isEntry(l) {
+			break
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	j := i + n
+	if j < len(lines) && isKlogHeaderStart(strings.TrimSpace(lines[j])) {
+		return n
+	}
+	// At the text's end (or a blank line), one line that does not end a sentence: a
+	// reporter's words after a pasted entry end in a full stop, a colon or a question.
+	last := strings.TrimSpace(lines[i])
+	if n == 1 && (j == len(lines) || strings.TrimSpace(lines[j]) == "") && last != "" && !strings.ContainsRune(".:?!", rune(last[len(last)-1])) {
+		return 1
+	}
+	return 0
+}
+
 // joinEntry appends the lines that continue a log entry from i: its journal
-// continuations and the indented lines journalctl prints under it.
+// continuations, the indented lines journalctl prints under it, and the rest of a bare
+// klog message that holds newlines.
 func (m *Message) joinEntry(lines []string, i int) int {
 	prefix := journalPrefix(lines[m.First])
+	if first := lines[m.First]; prefix == "" && isKlogHeaderStart(first) {
+		if n := KlogRest(lines, i); n > 0 {
+			text := strings.TrimRight(first, " \t\r")
+			for k := i; k < i+n; k++ {
+				text += " " + strings.TrimSpace(lines[k])
+			}
+			m.Text, m.Last = text, i+n-1
+			return i + n
+		}
+	}
 	var b strings.Builder
 	for ; i < len(lines); i++ {
 		l := strings.TrimRight(lines[i], "\r")

@@ -154,3 +154,28 @@ func TestJoinedPodQuoteTail(t *testing.T) {
 		t.Errorf("a quote alone: %+v", ms)
 	}
 }
+
+// klog writes a message that holds newlines as it is: the rest at the margin, between
+// two entries of the log, is the first entry's; a line after the log's last entry that
+// the log does not go on after is not.
+func TestJoinedKlogRest(t *testing.T) {
+	lines := []string{
+		`E0505 16:58:14.797428    2809 factory.go:583] Error scheduling ns-a web-1: pod (web-1) failed to fit in any node`,
+		`fit failure summary on nodes : Insufficient cpu (1); retrying`,
+		`I0505 16:58:15.264982    2809 operation_executor.go:917] MountVolume.SetUp succeeded`,
+		`E0505 16:58:16.802314    2809 factory.go:583] Error scheduling ns-a web-1: pod (web-1) failed to fit in any node`,
+		`the reporter's own words after the log.`,
+		`And more of them.`,
+	}
+	ms := JoinMessages(lines)
+	if len(ms) != 5 || ms[0].Last != 1 || ms[0].Text != lines[0]+" "+lines[1] {
+		t.Fatalf("JoinMessages = %+v, want the first two lines as one message", ms)
+	}
+	if ms[2].First != 3 || ms[2].Last != 3 {
+		t.Errorf("the last entry took the text after it: %+v", ms[2])
+	}
+	// One entry pasted alone with the rest of its message.
+	if ms := JoinMessages(lines[:2]); len(ms) != 1 || ms[0].Last != 1 {
+		t.Errorf("an entry and its rest alone: %+v", ms)
+	}
+}

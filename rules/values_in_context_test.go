@@ -147,3 +147,14 @@ func TestAnEventRowAK9sBoxWrapped(t *testing.T) {
 	rs := catalogRoots(t, map[string]string{"events.txt": box})
 	wantOneRoot(t, rs, "image-pull-short-name-unresolved", "examplecorp/api-server:v2.3.0 returns ambiguous list")
 }
+
+// The scheduler before 1.10 logs the pod it could not place and, on the next line of
+// the same message, why: the two read as one, and the cause names the pod.
+func TestTheOldSchedulersLogNamesThePod(t *testing.T) {
+	log := "I0505 16:58:14.191626    2809 replication_controller.go:322] Observed updated replication controller web-1.\n" +
+		"E0505 16:58:14.797428    2809 factory.go:583] Error scheduling shop web-1-pt7z6: pod (web-1-pt7z6) failed to fit in any node\n" +
+		"fit failure summary on nodes : Insufficient memory (2); retrying\n" +
+		"I0505 16:58:15.264982    2809 operation_executor.go:917] MountVolume.SetUp succeeded for volume \"token\"\n"
+	rs := catalogRoots(t, map[string]string{"master.log": log})
+	wantOneRoot(t, rs, "scheduling-insufficient-resources", "Insufficient memory (2)", "shop/web-1-pt7z6")
+}
