@@ -134,7 +134,7 @@ func KlogRest(lines []string, i int) int {
 	n := 0
 	for ; n < maxKlogRestLines && i+n < len(lines); n++ {
 		l := strings.TrimRight(lines[i+n], "\r")
-		if strings.TrimSpace(l) == "" || isEntry(l) {
+		if t := strings.TrimSpace(l); t == "" || isKlogHeaderStart(t) || isEntry(l) {
 			break
 		}
 	}

@@ -67,7 +67,7 @@ func trouble(line string) bool {
 //   - stack frame: a file:line line of a Go stack trace;
 //   - prose: a sentence of the ticket's own text ("When running the chart … the init
 //     container enters a CrashLoop with the following error:", "I see the following
-//     errors:"): its writer speaks in the first person, introduces the output that
+//     errors:"): its writer speaks in the first person or introduces the output that
 //     follows; no component prints such a sentence.
 func outside(line string) string {
 	l := strings.TrimLeft(line, "`> \t")
