@@ -317,3 +317,23 @@ func TestLooseCrictlPasteDamage(t *testing.T) {
 		t.Errorf("origin %+v: the row's line is lost", o)
 	}
 }
+
+// An editor's autolink around a name that looks like an address is undone, so the
+// message reads as its component printed it; a link with words of its own is kept.
+func TestUnlinkAutolinks(t *testing.T) {
+	for in, want := range map[string]string{
+		`Failed to pull image "[quay.io/org/app:v1](http://quay.io/org/app:v1)": not found`: `Failed to pull image "quay.io/org/app:v1": not found`,
+		`see [registry.example.io](https://registry.example.io) and [a](http://a) b`:        `see registry.example.io and a b`,
+		`read [the docs](https://example.io/docs) first`:                                    `read [the docs](https://example.io/docs) first`,
+		`broken [quay.io/x](http://quay.io/x`:                                               `broken [quay.io/x](http://quay.io/x`,
+		`Pulling image "[ghcr.io/a/b:1](https://ghcr.io/a/b:1)" [x](http://y)`:              `Pulling image "ghcr.io/a/b:1" [x](http://y)`,
+	} {
+		if got := unlink(in); got != want {
+			t.Errorf("unlink(%q) = %q, want %q", in, got, want)
+		}
+	}
+	rs := analyzePaste(t, map[string][]byte{"ticket.md": []byte("Failed to pull image \"[quay.io/org/operator:v1.2](http://quay.io/org/operator:v1.2)\": rpc error: code = NotFound desc = failed to pull and unpack image \"[quay.io/org/operator:v1.2](http://quay.io/org/operator:v1.2)\": no match for platform in manifest: not found\n")})
+	if r := firstRoot(rs); r == nil || !strings.Contains(r.Cause, "image quay.io/org/operator:v1.2 is not published") {
+		t.Errorf("root %+v, want the platform's cause naming the image as printed", r)
+	}
+}

@@ -153,11 +153,45 @@ func splitChunks(data []byte) []chunk {
 			// A whole line set off as inline code: the output it quotes.
 			s = t[1 : len(t)-1]
 		}
-		all = append(all, textLine{s: unbox(s, prev), n: i + 1})
+		all = append(all, textLine{s: unlink(unbox(s, prev)), n: i + 1})
 		cur.lines = all[len(all)-len(cur.lines)-1:]
 	}
 	flush()
 	return out
+}
+
+// unlink undoes the links an editor or chat client made of names in a message that
+// look like addresses ("[quay.io/org/app:v1](http://quay.io/org/app:v1)", GitHub's
+// and Slack's autolinks copied as markdown): the text is the message's, the link is not.
+func unlink(s string) string {
+	if !strings.Contains(s, "](http") {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "](http")
+		if i < 0 {
+			break
+		}
+		open := strings.LastIndexByte(s[:i], '[')
+		end := strings.IndexByte(s[i:], ')')
+		if open < 0 || end < 0 {
+			break
+		}
+		text, target := s[open+1:i], s[i+2:i+end]
+		bare := strings.TrimPrefix(strings.TrimPrefix(target, "https://"), "http://")
+		if text == "" || (bare != text && target != text) {
+			// A link the writer made, its text not its address: kept as written.
+			b.WriteString(s[:i+end+1])
+			s = s[i+end+1:]
+			continue
+		}
+		b.WriteString(s[:open])
+		b.WriteString(text)
+		s = s[i+end+1:]
+	}
+	b.WriteString(s)
+	return b.String()
 }
 
 // closesFence reports whether a line of text ends with a markdown fence.
