@@ -198,6 +198,7 @@ var evidenceValues = []evidenceValue{
 	{EvidenceClusterCIDR, func(g *Graph, _ *Line) string { return g.loneClusterCIDRText() }},
 	{EvidenceLoopbackNameserver, func(g *Graph, _ *Line) string { return g.loneLoopbackNameserver() }},
 	{EvidencePressure, func(g *Graph, _ *Line) string { return g.lonePressureText() }},
+	{EvidenceProvisioner, func(g *Graph, _ *Line) string { return g.loneProvisioner() }},
 	{EvidencePV, func(g *Graph, _ *Line) string { return g.lonePVName() }},
 	{EvidencePVC, func(g *Graph, _ *Line) string { return g.loneUnboundClaim() }},
 	{EvidenceUser, func(g *Graph, _ *Line) string { return g.loneDockerfileUser() }},
@@ -406,6 +407,22 @@ func (g *Graph) loneLoopbackNameserver() string {
 			add("nameserver " + m[1])
 		}
 	})
+}
+
+// EvidenceProvisioner names, in a template's optional part, the one provisioner of
+// the StorageClasses the evidence holds: a claim that stays unbound waits for it, and
+// a provisioner renamed by an upgrade (an in-tree name replaced by a CSI driver's)
+// serves it no more.
+const EvidenceProvisioner = "evidenceProvisioner"
+
+// loneProvisioner is the one provisioner of the evidence's StorageClasses, "" when it
+// holds none or several.
+func (g *Graph) loneProvisioner() string {
+	return g.loneOf(&g.loneProvisionerOnce, &g.loneProvisionerName, func(add func(string)) {
+		for _, sc := range g.storageClasses {
+			add(sc.Obj.Provisioner)
+		}
+	}, func(string, func(string)) {})
 }
 
 // EvidencePressure names, in a template's optional part, the one pressure condition the

@@ -174,6 +174,9 @@ type Graph struct {
 	// evidence shows (EvidencePressure).
 	lonePressureOnce sync.Once
 	lonePressure     string
+	// loneProvisionerOnce computes loneProvisionerName (EvidenceProvisioner).
+	loneProvisionerOnce sync.Once
+	loneProvisionerName string
 	// loneEventContainerOnce computes loneEventContainerName (loneEventContainer).
 	loneEventContainerOnce sync.Once
 	loneEventContainerName string

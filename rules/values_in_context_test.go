@@ -158,3 +158,18 @@ func TestTheOldSchedulersLogNamesThePod(t *testing.T) {
 	rs := catalogRoots(t, map[string]string{"master.log": log})
 	wantOneRoot(t, rs, "scheduling-insufficient-resources", "Insufficient memory (2)", "shop/web-1-pt7z6")
 }
+
+// A claim that stays unbound waits for its StorageClass's provisioner: the one the
+// StorageClasses pasted beside the scheduler's message name is named; two are not.
+func TestAnUnboundClaimNamesTheProvisioner(t *testing.T) {
+	msg := "  Warning  FailedScheduling  17m  default-scheduler  0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims.\n"
+	sc := "kind: StorageClass\napiVersion: storage.k8s.io/v1\nmetadata:\n  name: fast\nprovisioner: example.io/old-provisioner\n"
+	rs := catalogRoots(t, map[string]string{"events.txt": msg, "storageclass.yaml": sc})
+	wantOneRoot(t, rs, "volume-pvc-unbound", "provisions with example.io/old-provisioner")
+
+	two := sc + "---\nkind: StorageClass\napiVersion: storage.k8s.io/v1\nmetadata:\n  name: slow\nprovisioner: ebs.csi.aws.com\n"
+	rs = catalogRoots(t, map[string]string{"events.txt": msg, "storageclass.yaml": two})
+	if c := rootCauseHas(t, rs, "is not bound"); strings.Contains(c, "provisions with") {
+		t.Errorf("cause %q names one of two provisioners", c)
+	}
+}
