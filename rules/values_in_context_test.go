@@ -3,6 +3,8 @@ package rules
 import (
 	"strings"
 	"testing"
+
+	"podflow.dev/podflow/analyze"
 )
 
 // util-linux before 2.30 writes its mount error over four lines, and an event of the
@@ -64,9 +66,7 @@ func TestATaintKeyFromAPastedNodeManifest(t *testing.T) {
 	// A "key:" line with no taint's effect beside it is no taint.
 	other := strings.Replace(paste, "    - effect: NoSchedule\n", "    - name: other\n", 1)
 	rs = catalogRoots(t, map[string]string{"ticket.txt": other})
-	if c := rootCauseHas(t, rs); strings.Contains(c, "node.cloudprovider.kubernetes.io/uninitialized") {
-		t.Errorf("cause %q names a key no taint has", c)
-	}
+	wantRootWithout(t, rs, "node.cloudprovider.kubernetes.io/uninitialized", "cause %q names a key no taint has")
 }
 
 // A scheduler's unnamed taint pasted beside a node's evictions for disk: the node's
@@ -92,9 +92,7 @@ func TestASelectorTheTicketListsAgainstThePodsLabels(t *testing.T) {
 	}
 	rs := catalogRoots(t, files)
 	wantOneRoot(t, rs, "service-selector-matches-nothing", "app.kubernetes.io/component: api, which no pod in the evidence carries")
-	if c := rootCauseHas(t, rs); strings.Contains(c, "app.kubernetes.io/name: shop") {
-		t.Errorf("cause %q names a label the pod carries", c)
-	}
+	wantRootWithout(t, rs, "app.kubernetes.io/name: shop", "cause %q names a label the pod carries")
 }
 
 // runc before 1.1 found the program and could not execute it: its loader or its #!
@@ -121,9 +119,7 @@ func TestAnEvictionNamesTheNodesPressure(t *testing.T) {
 
 	relieved := strings.Replace(describe, "NodeHasDiskPressure   4m23s  kubelet, worker-2  Node worker-2 status is now: NodeHasDiskPressure", "NodeHasNoDiskPressure 4m23s  kubelet, worker-2  Node worker-2 status is now: NodeHasNoDiskPressure", 1)
 	rs = catalogRoots(t, map[string]string{"describe-node.txt": relieved})
-	if c := rootCauseHas(t, rs, "ephemeral-storage"); strings.Contains(c, "Pressure)") {
-		t.Errorf("cause %q names a pressure the node is relieved of", c)
-	}
+	wantRootWithout(t, rs, "Pressure)", "cause %q names a pressure the node is relieved of", "ephemeral-storage")
 }
 
 // A command line written as one string is one argument to the runtime, which looks
@@ -134,9 +130,7 @@ func TestACommandLineInOneString(t *testing.T) {
 	wantOneRoot(t, rs, "start-command-not-found", "“/bin/sh -c /start.sh” is one argument holding spaces", "[sh, -c")
 	// A path without spaces is a file that is not there, no more.
 	rs = catalogRoots(t, map[string]string{"events.txt": strings.ReplaceAll(row, "/bin/sh -c /start.sh", "/start.sh")})
-	if c := rootCauseHas(t, rs, "/start.sh does not exist"); strings.Contains(c, "holding spaces") {
-		t.Errorf("cause %q speaks of spaces the command does not hold", c)
-	}
+	wantRootWithout(t, rs, "holding spaces", "cause %q speaks of spaces the command does not hold", "/start.sh does not exist")
 }
 
 // k9s draws its describe view in a box and wraps a long event message at a space onto
@@ -169,7 +163,14 @@ func TestAnUnboundClaimNamesTheProvisioner(t *testing.T) {
 
 	two := sc + "---\nkind: StorageClass\napiVersion: storage.k8s.io/v1\nmetadata:\n  name: slow\nprovisioner: ebs.csi.aws.com\n"
 	rs = catalogRoots(t, map[string]string{"events.txt": msg, "storageclass.yaml": two})
-	if c := rootCauseHas(t, rs, "is not bound"); strings.Contains(c, "provisions with") {
-		t.Errorf("cause %q names one of two provisioners", c)
+	wantRootWithout(t, rs, "provisions with", "cause %q names one of two provisioners", "is not bound")
+}
+
+// wantRootWithout fails t unless the first root's cause holds every text of present
+// and not absent; why says what holding it would mean, with %q for the cause.
+func wantRootWithout(t *testing.T, rs []*analyze.Finding, absent, why string, present ...string) {
+	t.Helper()
+	if c := rootCauseHas(t, rs, present...); strings.Contains(c, absent) {
+		t.Errorf(why, c)
 	}
 }

@@ -14,16 +14,7 @@ import (
 // returns the sites the generator reads from them, by template.
 func readSources(t *testing.T, component string, files map[string]string) map[string]site {
 	t.Helper()
-	dir := t.TempDir()
-	for p, src := range files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := writeTree(t, files)
 	mod := module{Module: "example.com/m", Packages: []packageSel{{Dir: ".", Component: component}}}
 	sites, _, err := readModule(mod, dir)
 	if err != nil {
@@ -344,19 +335,10 @@ func (c *conn) serve(err error, addr string) {
 // A directory skipped by its name (third_party) is read where the pins name a package in
 // it: kube-proxy's forked IPVS library.
 func TestPinnedPackageInSkippedDirectory(t *testing.T) {
-	dir := t.TempDir()
-	for p, src := range map[string]string{
+	dir := writeTree(t, map[string]string{
 		"third_party/forked/ipvs/netlink.go": "package ipvs\nimport \"github.com/sirupsen/logrus\"\nfunc setup() { logrus.Error(\"Could not get ipvs family information from the kernel.\") }\n",
 		"third_party/other/x.go":             "package other\nimport \"fmt\"\nfunc f() error { return fmt.Errorf(\"not read: %d\", 1) }\n",
-	} {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	mod := module{Module: "k8s.io/kubernetes", Packages: []packageSel{{Dir: "third_party/forked/ipvs", Component: "kube-proxy"}, {Dir: ".", Component: "other"}}}
 	sites, _, err := readModule(mod, dir)
 	if err != nil {
@@ -374,19 +356,10 @@ func TestPinnedPackageInSkippedDirectory(t *testing.T) {
 // A pin with files reads only those files of its directory: the few files of Docker's
 // daemon package that stop and remove containers, not the rest of the daemon.
 func TestPinnedFilesOnly(t *testing.T) {
-	dir := t.TempDir()
-	for p, src := range map[string]string{
+	dir := writeTree(t, map[string]string{
 		"daemon/kill.go":    "package daemon\nimport \"github.com/sirupsen/logrus\"\nfunc kill(id string) { logrus.Infof(\"Container %s failed to exit within 10 seconds of kill - trying direct SIGKILL\", id) }\n",
 		"daemon/network.go": "package daemon\nimport \"fmt\"\nfunc nw() error { return fmt.Errorf(\"not read: network %d\", 1) }\n",
-	} {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	mod := module{Module: "github.com/docker/docker", Packages: []packageSel{{Dir: "daemon", Component: "docker", Exact: true, Files: []string{"kill.go"}}}}
 	sites, _, err := readModule(mod, dir)
 	if err != nil {
@@ -399,4 +372,21 @@ func TestPinnedFilesOnly(t *testing.T) {
 	if len(got) != 1 || !strings.HasPrefix(got[0], "docker: Container %s failed to exit within 10 seconds of kill") {
 		t.Errorf("sites = %q, want only kill.go's message", got)
 	}
+}
+
+// writeTree writes files (slash paths to contents) under a new temporary directory
+// and returns it: a module's tree for readModule.
+func writeTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for p, src := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
