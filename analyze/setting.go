@@ -202,13 +202,41 @@ func unmatchedLabels(g *Graph, sel [][2]string) []string {
 			}
 		}
 		if !carried {
-			out = append(out, kv[0]+": "+kv[1])
+			out = append(out, kv[0]+": "+kv[1]+", which no pod in the evidence carries"+nearMisses(g, sel, kv[0]))
 		}
 	}
 	if !labelled {
 		return nil
 	}
 	return out
+}
+
+// nearMisses names the pods (at most two) that carry every label of sel but key: the
+// pods the Service was meant to select.
+func nearMisses(g *Graph, sel [][2]string, key string) string {
+	var names []string
+	for _, p := range g.pods {
+		if len(names) == 2 {
+			break
+		}
+		if _, has := p.Obj.Labels[key]; has || len(p.Obj.Labels) == 0 {
+			continue
+		}
+		all := true
+		for _, kv := range sel {
+			if kv[0] != key && p.Obj.Labels[kv[0]] != kv[1] {
+				all = false
+				break
+			}
+		}
+		if all {
+			names = append(names, p.Obj.Name)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return " (pod " + strings.Join(names, ", pod ") + " has its other labels)"
 }
 
 // taintKeyAt is the taint key line i of lines shows: a "key:" line with a taint's
@@ -522,7 +550,7 @@ func (s ticketSetting) clause(cause string, stage Stage) string {
 	if stage == StageService && strings.Contains(low, "selector") {
 		for _, l := range s.unmatched {
 			if !strings.Contains(low, strings.ToLower(l)) {
-				parts = append(parts, "its selector's "+l+", which no pod in the evidence carries")
+				parts = append(parts, "its selector's "+l)
 			}
 		}
 	}

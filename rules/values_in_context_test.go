@@ -91,7 +91,7 @@ func TestASelectorTheTicketListsAgainstThePodsLabels(t *testing.T) {
 		"pods.txt":      "# kubectl get po --show-labels | grep shop\nshop-api-75769fb64-vr97f    1/1     Running   0          2m32s   app.kubernetes.io/name=shop,pod-template-hash=75769fb64\n",
 	}
 	rs := catalogRoots(t, files)
-	wantOneRoot(t, rs, "service-selector-matches-nothing", "app.kubernetes.io/component: api, which no pod in the evidence carries")
+	wantOneRoot(t, rs, "service-selector-matches-nothing", "app.kubernetes.io/component: api, which no pod in the evidence carries (pod shop-api-75769fb64-vr97f has its other labels)")
 	wantRootWithout(t, rs, "app.kubernetes.io/name: shop", "cause %q names a label the pod carries")
 }
 
