@@ -27,6 +27,9 @@ var rePlatform = regexp.MustCompile(`\b(?:(?i:rke2|rke|k3s|k3d|k0s|microk8s|mini
 // reSettingChange is a sentence that names the release a ticket moved to or began with.
 var reSettingChange = regexp.MustCompile(`(?i)\b(?:upgrad\w*|updat\w*|bump\w*|migrat\w*|moved?|switch\w*|since|after|starting with)\b`)
 
+// reSettingWorkaround is a sentence that says a change made the trouble go away.
+var reSettingWorkaround = regexp.MustCompile(`(?i)\b(?:solves|solved|fixes|fixed|resolves|resolved|works|worked|workaround|helps|helped)\b`)
+
 // reSettingVersion is the word that announces a release ("version 0.14.1", "Helm chart
 // version: 0.14.1", "RKE2 version v1.21.7+rke2r2").
 var reSettingVersion = regexp.MustCompile(`(?i)\b(?:versions?|release|chart|tag)\b`)
@@ -436,6 +439,11 @@ func readTicketSetting(g *Graph) ticketSetting {
 		}
 		if loc := reSettingChange.FindStringIndex(text); loc != nil {
 			if v := releaseAfter(text[loc[1]:], true); v != "" {
+				if reSettingWorkaround.MatchString(text[loc[1]:]) {
+					// "Switching to the mysql:5.6 image solves the issue": the
+					// release the trouble does not show, no setting of it.
+					continue
+				}
 				// A line that says the release moved names the one it moved to; the
 				// one it left is history.
 				changed = append(changed, v)

@@ -21,6 +21,18 @@ func TestPastedRootNamesTheTicketsSetting(t *testing.T) {
 	}
 }
 
+// A change the ticket says made the trouble go away names the release that works, not
+// the one that fails: no setting of the trouble's.
+func TestAWorkaroundReleaseIsNoSetting(t *testing.T) {
+	rs := catalogRoots(t, map[string]string{
+		"message.txt":   "The pod keeps restarting with the 2.4 image. Switching to the nginx:2.3 image solves the issue.\n",
+		"container.log": `2022/04/10 12:01:02 [emerg] 1#1: host not found in resolver "kube-dns.kube-system.svc.cluster.local" in /etc/nginx/nginx.conf:12` + "\n",
+	})
+	if c := rootCauseHas(t, rs, "kube-dns.kube-system.svc.cluster.local"); strings.Contains(c, "2.3") {
+		t.Errorf("root cause names the release that works as the setting: %s", c)
+	}
+}
+
 // Output alone states no setting: a component's own version is not the ticket's.
 func TestComponentOutputStatesNoSetting(t *testing.T) {
 	rs := catalogRoots(t, map[string]string{
