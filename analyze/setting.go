@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -26,6 +27,9 @@ var rePlatform = regexp.MustCompile(`\b(?:(?i:rke2|rke|k3s|k3d|k0s|microk8s|mini
 
 // reSettingChange is a sentence that names the release a ticket moved to or began with.
 var reSettingChange = regexp.MustCompile(`(?i)\b(?:upgrad\w*|updat\w*|bump\w*|migrat\w*|moved?|switch\w*|since|after|starting with)\b`)
+
+// reSettingCommandNamespace is the namespace a kubectl, helm or oc command line names.
+var reSettingCommandNamespace = regexp.MustCompile(`^\s*(?:\$\s*)?(?:sudo\s+)?(?:kubectl|helm|oc|k)\s.*?(?:--namespace[= ]|\s-n\s+)([a-z0-9][-a-z0-9]{0,62})\b`)
 
 // reSettingWorkaround is a sentence that says a change made the trouble go away.
 var reSettingWorkaround = regexp.MustCompile(`(?i)\b(?:solves|solved|fixes|fixed|resolves|resolved|works|worked|workaround|helps|helped)\b`)
@@ -113,6 +117,10 @@ type ticketSetting struct {
 	// has selector includes:" and its "key: value" lines) that no pod in the evidence
 	// carries, when the evidence shows pods with their labels: named in a Service cause.
 	unmatched []string
+	// namespace is the namespace the ticket's own kubectl or helm command installs into
+	// or reads from ("helm template … --namespace istio-system"), when it names one:
+	// named in a cause about an object not found, which must exist in the pod's.
+	namespace string
 	// suspicions are the reporter's sentences that say what they think the cause is
 	// ("This may be to do with the network policy we have in monitoring namespace."),
 	// named when the root's remedy speaks of the same things.
@@ -355,6 +363,13 @@ func readTicketSetting(g *Graph) ticketSetting {
 		if o := l.Object(); o.Kind != "" && o.Kind != ClientKind && o.Name != UnknownSubject {
 			continue
 		}
+		if m := reSettingCommandNamespace.FindStringSubmatch(l.Text); m != nil && l.Fragment {
+			if s.namespace == "" {
+				s.namespace = m[1]
+			} else if s.namespace != m[1] {
+				s.namespace = "-" // several: none is the pod's for sure
+			}
+		}
 		if k := taintKeyAt(lines, i); k != "" {
 			if len(s.taints) < 2 && !named["taint "+k] {
 				named["taint "+k] = true
@@ -476,6 +491,11 @@ func readTicketSetting(g *Graph) ticketSetting {
 	if named[strings.ToLower(s.kernel)] {
 		s.kernel = ""
 	}
+	if s.namespace == "-" || slices.ContainsFunc(g.pods, func(p *Pod) bool { return !p.Ref().NamespaceUnknown }) {
+		// Several commands' namespaces, or a pod whose own namespace the evidence
+		// shows: a command's namespace is no news, or another's.
+		s.namespace = ""
+	}
 	return s
 }
 
@@ -562,6 +582,10 @@ func (s ticketSetting) clause(cause string, stage Stage) string {
 			}
 		}
 	}
+	if (stage == StageConfig || stage == StageVolume) && s.namespace != "" &&
+		strings.Contains(low, "not found") && !strings.Contains(low, strings.ToLower(s.namespace)) {
+		parts = append(parts, "namespace "+s.namespace+" (the ticket's command), where what is not found must exist")
+	}
 	if stage == StageProbe || stage == StageService {
 		for _, p := range s.ports {
 			if _, n, _ := strings.Cut(p, " "); !strings.Contains(low, n) {
@@ -606,7 +630,7 @@ func nameSetting(g *Graph, fs []*Finding) {
 		}
 		if !read {
 			s, read = readTicketSetting(g), true
-			if len(s.platforms)+len(s.releases)+len(s.ports)+len(s.quantities)+len(s.suspicions)+len(s.selectors) == 0 && s.kernel == "" && s.swap == "" && s.hostNetwork == "" && len(s.subjects)+len(s.taints)+len(s.unmatched) == 0 {
+			if len(s.platforms)+len(s.releases)+len(s.ports)+len(s.quantities)+len(s.suspicions)+len(s.selectors) == 0 && s.kernel == "" && s.swap == "" && s.hostNetwork == "" && len(s.subjects)+len(s.taints)+len(s.unmatched) == 0 && s.namespace == "" {
 				return
 			}
 		}

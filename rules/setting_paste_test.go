@@ -98,3 +98,22 @@ func rootCauseHas(t *testing.T, rs []*analyze.Finding, texts ...string) string {
 	}
 	return c
 }
+
+// An object not found must exist in the pod's namespace; when the evidence does not
+// say which that is, the namespace the ticket's own command installs into is named.
+func TestANamespaceFromTheTicketsCommand(t *testing.T) {
+	ticket := "Steps:\n\n    helm install web ./chart --namespace shop-prod --set auth.enabled=true\n\n" +
+		"The pod fails with \"Error: secrets \"web-auth\" not found\".\n"
+	rs := catalogRoots(t, map[string]string{"ticket.txt": ticket})
+	rootCauseHas(t, rs, `secrets "web-auth" not found`, "namespace shop-prod (the ticket's command)")
+
+	// The pod's own namespace, shown, is the one.
+	describe := "Name:         web-7d9f-x2x9q\nNamespace:    shop\nStatus:       Pending\nEvents:\n  Type     Reason  Age  From     Message\n  ----     ------  ---  ----     -------\n" +
+		"  Warning  Failed  10s  kubelet  Error: secret \"web-auth\" not found\n"
+	rs = catalogRoots(t, map[string]string{"ticket.txt": ticket, "describe.txt": describe})
+	for _, f := range rs {
+		if strings.Contains(f.Cause, "shop-prod") {
+			t.Errorf("cause names the command's namespace beside the pod's own: %s", f.Cause)
+		}
+	}
+}
