@@ -294,6 +294,7 @@ func LoadWith(ctx context.Context, bundles []*bundle.Bundle, log logrus.FieldLog
 	for _, b := range ld.bundles {
 		ld.loadNodeAndLogs(b)
 	}
+	ld.joinJournal()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

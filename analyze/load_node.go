@@ -532,22 +532,44 @@ func (l *loader) addJournal(lb *loadedBundle, j *journalJob) {
 	l.g.unparsed = append(l.g.unparsed, j.unparsed...)
 	l.g.journalSkipped += j.skipped
 	if j.kubelet {
-		l.g.journal = append(l.g.journal, j.entries...)
+		if l.healthyPods == nil {
+			l.g.journal = append(l.g.journal, j.entries...) // reserved (reserveJournal)
+		} else {
+			l.journalParts = append(l.journalParts, exactEntries(j.entries))
+		}
 	} else {
 		node := j.src.node
 		entries := j.entries
 		if prev := l.g.runtimeJournal[node]; len(prev) > 0 {
 			entries = append(prev, j.entries...)
 		}
-		// When healthy pods' lines are left out the parser grows the entries by appends,
-		// and they are kept as they are: an exact copy lets the spare room go (at 20k
-		// pods, room for 82k entries held 61k). Nothing points into them yet.
-		if cap(entries) > len(entries)+len(entries)/8 {
-			entries = slices.Clone(entries)
-		}
-		l.g.runtimeJournal[node] = entries
+		l.g.runtimeJournal[node] = exactEntries(entries)
 	}
 	j.entries, j.unparsed = nil, nil
+}
+
+// exactEntries is a journal's entries in room of about their own size. When healthy
+// pods' lines are left out the parser grows the entries by appends, and they are kept
+// as they are: an exact copy lets the spare room go (at 20k pods, room for 82k runtime
+// entries held 61k). Nothing points into them yet.
+func exactEntries(entries []JournalEntry) []JournalEntry {
+	if cap(entries) > len(entries)+len(entries)/8 {
+		return slices.Clone(entries)
+	}
+	return entries
+}
+
+// joinJournal puts the kubelet journals a load that leaves healthy pods' lines out
+// kept aside (journalParts) into the graph's one list, in file order, in room of its
+// own size. Appended file by file, the list grew by doubling: at 80k pods it held
+// room for about twice its entries through the whole analysis, and while it grew the
+// last time the old room and the new were both live, near the load's peak.
+func (l *loader) joinJournal() {
+	if len(l.journalParts) == 0 {
+		return
+	}
+	l.g.journal = slices.Concat(append([][]JournalEntry{l.g.journal}, l.journalParts...)...)
+	l.journalParts = nil
 }
 
 // indexJournal links kubelet journal entries to pods by pod="ns/name", pods=[...] and
