@@ -177,7 +177,7 @@ func TestHealthyPodsLogsAreLetGoOfWithTheLists(t *testing.T) {
 	b.ReadOnce()
 	log := logrus.New()
 	log.SetLevel(logrus.PanicLevel)
-	l := &loader{ctx: context.Background(), g: newGraph(), log: log, seenEvents: map[string]bool{}, share: newSharedDecode(), quietAtLoad: true}
+	l := &loader{ctx: context.Background(), g: newGraph(), log: log, share: newSharedDecode(), quietAtLoad: true}
 	l.addManifest(b, false)
 	l.loadObjects(l.bundles[0])
 	if _, err := b.ReadFile(bundle.LogPath("shop", "a", "app", false)); err == nil {

@@ -254,7 +254,7 @@ func LoadWith(ctx context.Context, bundles []*bundle.Bundle, log logrus.FieldLog
 		log = l
 	}
 	g := newGraph()
-	ld := &loader{ctx: ctx, g: g, log: log, seenEvents: map[string]bool{}, podLoaded: opts.PodLoaded, share: newSharedDecode(),
+	ld := &loader{ctx: ctx, g: g, log: log, podLoaded: opts.PodLoaded, share: newSharedDecode(),
 		quietAtLoad: quietWhileLoading && opts.TroubleOnly && len(bundles) == 1}
 	for _, b := range bundles {
 		ld.addManifest(b, len(bundles) > 1)
@@ -271,7 +271,7 @@ func LoadWith(ctx context.Context, bundles []*bundle.Bundle, log logrus.FieldLog
 	ld.deriveReplicaSets()
 	ld.share = nil // what it kept is in the graph; its texts can go
 	// Every list is read: the events' keys (one per event) go before the journals come.
-	ld.seenEvents = nil
+	ld.seenEvents = eventKeys{}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -42,7 +42,7 @@ func TestEveryBundleListIsDecodedOrCompatibilityOnly(t *testing.T) {
 		item := fmt.Sprintf(`{"apiVersion":%q,"kind":%q,"metadata":{"name":"x","namespace":%q,"uid":"uid-%s"}}`,
 			l.APIVersion(), l.Kind, ns, l.Name)
 		data := []byte(`{"kind":"List","apiVersion":"v1","items":[` + item + `]}`)
-		l2 := &loader{g: newGraph(), log: quiet, seenEvents: map[string]bool{}}
+		l2 := &loader{g: newGraph(), log: quiet}
 		lb := &loadedBundle{label: "mem"}
 		dec, ok := kindDecoders[kind]
 		if !ok {
@@ -55,7 +55,7 @@ func TestEveryBundleListIsDecodedOrCompatibilityOnly(t *testing.T) {
 		}
 		_, indexed := l2.g.byKey[l.Kind+"/"+ns+"/x"]
 		if l.Kind == "Event" {
-			indexed = l2.seenEvents["uid-"+l.Name]
+			indexed = l2.seenEvents.has("uid-" + l.Name)
 		}
 		if !indexed {
 			t.Errorf("%s: analyze has no decoder for it: an item of kind %s was not loaded", l.Name, l.Kind)

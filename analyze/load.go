@@ -39,7 +39,7 @@ type loader struct {
 	// latest is the latest timestamp seen in objects and events, the reference time
 	// for bundles without a manifest.
 	latest     time.Time
-	seenEvents map[string]bool
+	seenEvents eventKeys
 	// podLoaded is LoadOptions.PodLoaded.
 	podLoaded func()
 	// healthyPods are the pods (namespace/name and UID) whose informational journal
@@ -549,11 +549,7 @@ func (l *loader) register(kind string, meta *metav1.ObjectMeta, o any) bool {
 		if key == "" {
 			key = meta.Namespace + "/" + meta.Name
 		}
-		if l.seenEvents[key] {
-			return false
-		}
-		l.seenEvents[key] = true
-		return true
+		return l.seenEvents.add(key)
 	}
 	key := kind + "/" + meta.Namespace + "/" + meta.Name
 	if _, dup := l.g.byKey[key]; dup {
