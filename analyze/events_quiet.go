@@ -399,11 +399,23 @@ type quietLoad struct {
 	// shapes and files index t's shapes and base locations.
 	shapes map[eventShape]int32
 	files  map[Location]int32
+	// workloads are the ReplicaSets and Deployments whose events are kept compact as
+	// they come while every one is routine (quietenWorkloads), by key: nil for one whose
+	// events stay whole here.
+	workloads map[string]*quietLoadWorkload
 	// order is the load order of each event in g.events, next the next event's; woke
 	// says an event went back to g.events after later ones.
 	order []int32
 	next  int32
 	woke  bool
+}
+
+// quietLoadWorkload is the compact events of one workload, in load order, and what
+// they are about.
+type quietLoadWorkload struct {
+	key   string
+	owner quietOwner
+	quietLoadList
 }
 
 // quietLoadList is the compact events of one pod and their load order.
@@ -415,7 +427,7 @@ type quietLoadList struct {
 // newQuietLoad starts quietening the events about the quiet pods of g.
 func newQuietLoad(g *Graph) *quietLoad {
 	q := &quietLoad{pods: map[string]*Pod{}, byUID: map[string]string{}, lists: map[string]*quietLoadList{},
-		t: &quietTables{}, shapes: map[eventShape]int32{}, files: map[Location]int32{}}
+		t: &quietTables{}, shapes: map[eventShape]int32{}, files: map[Location]int32{}, workloads: map[string]*quietLoadWorkload{}}
 	for _, p := range g.pods {
 		if quietPod(p) {
 			k := p.Ref().key()
@@ -436,6 +448,7 @@ func (q *quietLoad) add(g *Graph, e *Event) {
 		if k, ok := q.byUID[e.Regarding.UID]; ok && e.Regarding.key() != k {
 			q.wake(g, k) // the pod's UID under another name: its events stay as they are
 		}
+		q.workloadUID(g, e)
 	}
 	k := e.Regarding.key()
 	if p := q.pods[k]; p != nil {
@@ -449,9 +462,73 @@ func (q *quietLoad) add(g *Graph, e *Event) {
 			return
 		}
 		q.wake(g, k)
+	} else if quietWorkloadKinds[e.Regarding.Kind] && q.addWorkload(g, k, e, at) {
+		return
 	}
 	g.events = append(g.events, e)
 	q.order = append(q.order, at)
+}
+
+// addWorkload keeps e, an event about the ReplicaSet or Deployment of key, compact
+// while every event about it is routine, as quietenWorkloads would, and reports
+// whether it did. A workload the load does not have (a ReplicaSet is derived after
+// it) keeps its events whole here, for quietenWorkloads to decide.
+func (q *quietLoad) addWorkload(g *Graph, key string, e *Event, at int32) bool {
+	w, seen := q.workloads[key]
+	if !seen {
+		if m := g.workloadMeta(key); m != nil {
+			w = &quietLoadWorkload{key: key, owner: quietOwner{kind: e.Regarding.Kind, meta: m}}
+		}
+		q.workloads[key] = w
+	}
+	if w == nil {
+		return false
+	}
+	if e.Type != corev1.EventTypeNormal || !routineWorkloadEvents[e.Reason] {
+		q.wakeWorkload(g, key)
+		return false
+	}
+	c, ok := q.t.compact(e, w.owner, q.shapes, q.files)
+	if !ok {
+		q.wakeWorkload(g, key)
+		return false
+	}
+	w.list, w.order = append(w.list, c), append(w.order, at)
+	return true
+}
+
+// workloadUID gives up keeping compact the events of the ReplicaSet or Deployment
+// whose UID e carries under another name (eventsFor would mix them).
+func (q *quietLoad) workloadUID(g *Graph, e *Event) {
+	var kind string
+	var m *metav1.ObjectMeta
+	switch o := g.byUID[e.Regarding.UID].(type) {
+	case *ReplicaSet:
+		kind, m = "ReplicaSet", o.meta
+	case *Deployment:
+		kind, m = "Deployment", o.meta
+	default:
+		return
+	}
+	if e.Regarding.Kind == kind && e.Regarding.Namespace == m.Namespace && e.Regarding.Name == m.Name {
+		return
+	}
+	q.wakeWorkload(g, ObjectRef{Kind: kind, Namespace: m.Namespace, Name: m.Name}.key())
+}
+
+// wakeWorkload gives up keeping the events of the workload of key compact: those kept
+// so far go back to g.events as they were, and the ones to come stay whole.
+func (q *quietLoad) wakeWorkload(g *Graph, key string) {
+	w := q.workloads[key]
+	q.workloads[key] = nil
+	if w == nil {
+		return
+	}
+	for i, c := range w.list {
+		g.events = append(g.events, q.t.event(c, w.owner))
+		q.order = append(q.order, w.order[i])
+	}
+	q.woke = true
 }
 
 // wake gives up keeping the events of the pod of key compact: those kept so far go
@@ -475,13 +552,24 @@ func (q *quietLoad) wake(g *Graph, key string) {
 }
 
 // finish puts what quietenEvents would have left in g: the compact events of the pods
-// that stayed quiet, and the other events in load order, packed.
-func (q *quietLoad) finish(g *Graph) {
+// that stayed quiet, and the other events in load order, packed. It returns the
+// workloads whose events it kept compact, for quietenWorkloads to place among the
+// others once they are sorted.
+func (q *quietLoad) finish(g *Graph) []*quietLoadWorkload {
 	if q.woke {
 		sortByKeys(g.events, q.order)
 	}
+	var workloads []*quietLoadWorkload
+	for _, w := range q.workloads {
+		if w != nil && len(w.list) > 0 {
+			workloads = append(workloads, w)
+		}
+	}
+	if len(workloads) > 0 {
+		g.quietTables = q.t
+	}
 	if len(q.pods) == 0 {
-		return
+		return workloads
 	}
 	g.quiet, g.quietUID = make(map[string]*quietEvents, len(q.lists)), map[string]string{}
 	g.quietTables = q.t
@@ -498,4 +586,5 @@ func (q *quietLoad) finish(g *Graph) {
 		g.quietCount += len(l.list)
 	}
 	g.events = packEvents(g.events)
+	return workloads
 }

@@ -1,7 +1,12 @@
 package analyze
 
 import (
+	"bytes"
+	"cmp"
 	"slices"
+	"strconv"
+	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -52,8 +57,10 @@ func (g *Graph) workloadMeta(key string) *metav1.ObjectMeta {
 // quietenWorkloads moves the events of the workloads whose events are all routine out
 // of g.events, sorted (sortEvents) and complete, into g.quiet. A workload keeps its events
 // whole when one cannot be made again equal, or when an event under another name
-// carries its UID (eventsFor would then mix them).
-func (g *Graph) quietenWorkloads() {
+// carries its UID (eventsFor would then mix them). loaded are the workloads whose
+// events the load already kept compact (quietLoad): their events take the places
+// they have among the others in the sorted list of all events.
+func (g *Graph) quietenWorkloads(loaded []*quietLoadWorkload) {
 	t := g.quietTables
 	if t == nil {
 		t = &quietTables{}
@@ -114,8 +121,40 @@ func (g *Graph) quietenWorkloads() {
 		}
 	}
 	lists := map[string]*quietEvents{}
+	list := func(k string, owner quietOwner, n int) *quietEvents {
+		q := lists[k]
+		if q == nil {
+			q = &quietEvents{w: &quietWorkload{owner: owner, t: t, ranks: make([]int32, 0, n)}, list: make([]quietEvent, 0, n)}
+			lists[k] = q
+			g.quietWorkloads = append(g.quietWorkloads, q)
+		}
+		return q
+	}
+	// Each workload's owner becomes the object the graph now has of its key: the load's
+	// ReplicaSet may have been derived since (deriveReplicaSets), with the same
+	// metadata, and its list's array is let go of.
+	for _, w := range loaded {
+		if m := g.workloadMeta(w.key); m != nil {
+			w.owner.meta = m
+		}
+	}
+	early := t.sortLoaded(loaded)
+	// placeEarly adds the next event the load kept compact, at rank.
+	j := 0
+	placeEarly := func(rank int) {
+		w := early[j].w
+		q := list(w.key, w.owner, len(w.list))
+		q.list = append(q.list, w.list[early[j].i])
+		q.w.ranks = append(q.w.ranks, int32(rank))
+		g.quietCount++
+		j++
+	}
 	kept := g.events[:0]
 	for i, e := range g.events {
+		for j < len(early) && t.loadedBefore(early[j], e) {
+			placeEarly(i + j)
+		}
+		rank := i + j
 		k := ""
 		if quietWorkloadKinds[e.Regarding.Kind] {
 			k = e.Regarding.key()
@@ -125,16 +164,14 @@ func (g *Graph) quietenWorkloads() {
 			kept = append(kept, e)
 			continue
 		}
-		q := lists[k]
-		if q == nil {
-			q = &quietEvents{w: &quietWorkload{owner: c.owner, t: t, ranks: make([]int32, 0, c.n)}, list: make([]quietEvent, 0, c.n)}
-			lists[k] = q
-			g.quietWorkloads = append(g.quietWorkloads, q)
-		}
+		q := list(k, c.owner, c.n)
 		ce, _ := t.compact(e, c.owner, shapes, files)
 		q.list = append(q.list, ce)
-		q.w.ranks = append(q.w.ranks, int32(i))
+		q.w.ranks = append(q.w.ranks, int32(rank))
 		g.quietCount++
+	}
+	for j < len(early) {
+		placeEarly(len(g.events) + j)
 	}
 	if len(lists) == 0 {
 		return
@@ -154,6 +191,84 @@ func (g *Graph) quietenWorkloads() {
 	}
 	clear(g.events[len(kept):])
 	g.events = packEvents(slices.Clone(kept))
+}
+
+// loadedEvent is one event of a workload the load kept compact: the i-th of w's list.
+type loadedEvent struct {
+	w *quietLoadWorkload
+	i int32
+}
+
+// sortLoaded is the events of the workloads the load kept compact in eventLess's
+// order, and in load order where it cannot tell them apart, as sortEvents leaves them.
+func (t *quietTables) sortLoaded(loaded []*quietLoadWorkload) []loadedEvent {
+	n := 0
+	for _, w := range loaded {
+		n += len(w.list)
+	}
+	out := make([]loadedEvent, 0, n)
+	for _, w := range loaded {
+		for i := range w.list {
+			out = append(out, loadedEvent{w: w, i: int32(i)})
+		}
+	}
+	slices.SortFunc(out, func(a, b loadedEvent) int {
+		ca, cb := a.w.list[a.i], b.w.list[b.i]
+		if c := t.compare(ca, cb.last, t.files[cb.file].Path, t.files[cb.file].Pointer, cb.item); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.w.order[a.i], b.w.order[b.i])
+	})
+	return out
+}
+
+// loadedBefore reports whether the compact event a comes before e in eventLess's
+// order. No event is in the same place as a compact one (its file and item), so none
+// sorts equal to it.
+func (t *quietTables) loadedBefore(a loadedEvent, e *Event) bool {
+	at := e.Loc.inBundle()
+	return t.compareEvent(a.w.list[a.i], e.LastTime, at.Path, at.Pointer) < 0
+}
+
+// compare orders c against a compact event whose last time, file and item are given,
+// as eventLess orders the events they stand for.
+func (t *quietTables) compare(c quietEvent, last int64, path, base string, item int32) int {
+	if c.last != last {
+		return quietTimeOf(c.last).Compare(quietTimeOf(last))
+	}
+	f := t.files[c.file]
+	if f.Path != path {
+		return strings.Compare(f.Path, path)
+	}
+	var ba, bb [64]byte
+	return bytes.Compare(appendItemPointer(ba[:0], f.Pointer, c.item), appendItemPointer(bb[:0], base, item))
+}
+
+// compareEvent orders c against an event of the given last time and place in the
+// bundle, as eventLess does.
+func (t *quietTables) compareEvent(c quietEvent, last time.Time, path, pointer string) int {
+	if ct := quietTimeOf(c.last); !ct.Equal(last) {
+		return ct.Compare(last)
+	}
+	f := t.files[c.file]
+	if f.Path != path {
+		return strings.Compare(f.Path, path)
+	}
+	var ba [64]byte
+	return bytes.Compare(appendItemPointer(ba[:0], f.Pointer, c.item), []byte(pointer))
+}
+
+// appendItemPointer appends the pointer of item in a file's base pointer (quietTables.place).
+func appendItemPointer(b []byte, base string, item int32) []byte {
+	return strconv.AppendInt(append(append(b, base...), '/'), int64(item), 10)
+}
+
+// quietTimeOf is the time quietTime gave ns for.
+func quietTimeOf(ns int64) time.Time {
+	if ns == quietZero {
+		return time.Time{}
+	}
+	return time.Unix(0, ns)
 }
 
 // quietLine is a compact workload event's place among all events (quietWorkload.ranks).

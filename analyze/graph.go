@@ -263,8 +263,9 @@ func LoadWith(ctx context.Context, bundles []*bundle.Bundle, log logrus.FieldLog
 		ld.loadObjects(b)
 	}
 	quieted := ld.quiet != nil
+	var loadedWorkloads []*quietLoadWorkload
 	if quieted {
-		ld.quiet.finish(g)
+		loadedWorkloads = ld.quiet.finish(g)
 		ld.quiet = nil
 	}
 	ld.shareTemplates()
@@ -287,7 +288,7 @@ func LoadWith(ctx context.Context, bundles []*bundle.Bundle, log logrus.FieldLog
 		}
 		// Before the journals come: the load's peak is theirs, and every event is in.
 		g.sortEvents()
-		g.quietenWorkloads()
+		g.quietenWorkloads(loadedWorkloads)
 	} else {
 		ld.reserveJournal()
 	}
