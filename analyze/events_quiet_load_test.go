@@ -201,3 +201,21 @@ func loadFiles(t *testing.T, files map[string][]byte, opts LoadOptions) *Graph {
 	}
 	return g
 }
+
+// A load of one bundle lets go of the tables of shared parts once every list but the
+// events is in, before the events are decoded; the events decode without them.
+func TestSharedPartsGoBeforeTheEvents(t *testing.T) {
+	b, err := bundle.New("mem", map[string][]byte{
+		bundle.NamespacedResourcePath(bundle.KindPods, "shop"):   []byte(`{"kind":"PodList","items":[{"metadata":{"name":"a","namespace":"shop","uid":"uid-a"}}]}`),
+		bundle.NamespacedResourcePath(bundle.KindEvents, "shop"): []byte(`{"kind":"EventList","items":[]}`),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &loader{ctx: context.Background(), g: newGraph(), log: logrus.New(), share: newSharedDecode(), quietAtLoad: true}
+	l.addManifest(b, false)
+	l.loadObjects(l.bundles[0])
+	if l.share != nil {
+		t.Error("the tables of shared parts are still held once the events are loaded")
+	}
+}

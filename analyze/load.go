@@ -187,9 +187,15 @@ func (l *loader) loadObjects(lb *loadedBundle) {
 			return
 		}
 		f.data = data
+		// Events carry none of the parts the tables share: their decodes go without, so
+		// that the tables can go before the events are decoded (below).
+		s := share
+		if f.kind == Events {
+			s = nil
+		}
 		go func() {
 			defer close(f.done)
-			f.decoded = kindDecoders[f.kind].decode(share, data)
+			f.decoded = kindDecoders[f.kind].decode(s, data)
 		}()
 	}
 	for i := 0; i < len(files) && i < window; i++ {
@@ -209,6 +215,10 @@ func (l *loader) loadObjects(lb *loadedBundle) {
 			return // the decodes already started end on their own
 		}
 		if f.kind == Events && l.quietAtLoad && l.quiet == nil {
+			// Every other list of the one bundle is in: the shared parts are in the
+			// graph, and the tables' texts go before the events' decode, where the
+			// load first peaks.
+			share, l.share = nil, nil
 			l.podsLoaded(lb)
 			l.quiet = newQuietLoad(l.g)
 		}
