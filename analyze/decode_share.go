@@ -38,8 +38,12 @@ type shareTable struct {
 
 const (
 	// shareCap bounds the texts kept per type, shareKeep their length over all types.
-	shareCap  = 1 << 12
-	shareKeep = 8 << 20
+	// A big cluster's pods name tens of thousands of owners, each shared by a
+	// ReplicaSet's pods, and as many commands: room for 4096 texts was full a fifth of
+	// the way into 20k pods. The tables go before the events are decoded (loadObjects),
+	// so their texts are held while the other lists load, below the load's peak.
+	shareCap  = 1 << 16
+	shareKeep = 32 << 20
 	// shareMaxText is the longest text worth keeping: longer parts rarely repeat.
 	shareMaxText = 4 << 10
 )

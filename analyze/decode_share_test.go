@@ -101,3 +101,30 @@ func TestObjectsShareTheirSmallRepeatedParts(t *testing.T) {
 		t.Error("sharing changed the Deployments decoded")
 	}
 }
+
+// A big cluster's pods name more owners than a few thousand, each a ReplicaSet whose
+// pods carry the same owner references: the pods of the last ReplicaSet read still
+// share theirs. With room for 4096 texts, the table was full a fifth of the way into
+// 20k pods.
+func TestPodsOfManyOwnersShareTheirOwnerReferences(t *testing.T) {
+	const owners = 5000
+	var b []byte
+	b = append(b, `{"kind":"PodList","items":[`...)
+	for i := range 2 * owners {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = fmt.Appendf(b, `{"metadata":{"name":"p-%d","namespace":"shop","ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"rs-%d","uid":"uid-rs-%d","controller":true}]}}`,
+			i, i/2, i/2)
+	}
+	b = append(b, "]}"...)
+	d := kindDecoders[Pods].decode(newSharedDecode(), b)
+	pods, _ := d.items.([]corev1.Pod)
+	if d.err != nil || len(pods) != 2*owners {
+		t.Fatalf("decode: %v, %d pods", d.err, len(pods))
+	}
+	last, before := &pods[len(pods)-1], &pods[len(pods)-2]
+	if last.OwnerReferences[0].Name != fmt.Sprintf("rs-%d", owners-1) || &last.OwnerReferences[0] != &before.OwnerReferences[0] {
+		t.Error("the pods of the last ReplicaSet decode their owner references apart")
+	}
+}
