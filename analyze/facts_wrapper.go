@@ -104,7 +104,7 @@ func WrapperValues(text string) map[string]string {
 // wrapperPlaceholders are the names of WrapperValues and of evidenceValues:
 // placeholders a template may use inside [[ ]] whatever its patterns capture.
 var wrapperPlaceholders = func() map[string]bool {
-	m := map[string]bool{WrapperPod: true, WrapperWorkload: true, WrapperVolume: true, WrapperPlugin: true, WrapperFrame: true}
+	m := map[string]bool{WrapperPod: true, WrapperWorkload: true, WrapperVolume: true, WrapperPlugin: true, WrapperFrame: true, WrapperLoggedBefore: true}
 	for _, e := range evidenceValues {
 		m[e.name] = true
 	}
@@ -830,6 +830,10 @@ func isRefChar(c byte) bool {
 // panic.go printpanics, then traceback.go's "goroutine N [STATE]:" and one line per
 // frame, the function with its arguments and, indented or not, its file:line).
 const WrapperFrame = "frame"
+
+// WrapperLoggedBefore names the message the program logged right before a Go panic, in
+// the same log: what it was doing when it panicked.
+const WrapperLoggedBefore = "loggedBefore"
 
 // reGoroutineHeader is the traceback's header of a goroutine.
 var reGoroutineHeader = regexp.MustCompile(`^goroutine \d+ \[[^\]]+\]:$`)

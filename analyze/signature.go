@@ -6,8 +6,10 @@ import (
 	"regexp/syntax"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
+	"podflow.dev/podflow/logline"
 	"podflow.dev/podflow/untrusted"
 )
 
@@ -781,10 +783,49 @@ func (s *Signature) run(v *View) []Finding {
 				caps = maps.Clone(caps)
 				caps[WrapperFrame] = fn
 			}
+			if msg := loggedBefore(lines, i); msg != "" {
+				caps = maps.Clone(caps)
+				caps[WrapperLoggedBefore] = msg
+			}
 		}
 		out = append(out, s.finding(l, caps))
 	}
 	return out
+}
+
+// reZapLevel is a level as zap's console encoder writes it.
+var reZapLevel = regexp.MustCompile(`^(?i:debug|info|warn|error|dpanic|panic|fatal)$`)
+
+// maxLoggedBefore bounds the message loggedBefore quotes.
+const maxLoggedBefore = 120
+
+// loggedBefore is the message of the log line right before lines[i] in the same file,
+// "" when there is none: what the program was doing when it panicked ("Ensuring TLS is
+// correctly configured" over a controller's nil pointer dereference).
+func loggedBefore(lines []Line, i int) string {
+	if i == 0 {
+		return ""
+	}
+	b, p := lines[i].source()
+	prev := &lines[i-1]
+	if pb, pp := prev.source(); pb != b || pp != p {
+		return ""
+	}
+	t := strings.TrimSpace(prev.Text)
+	if t == "" || strings.Contains(t, "panic") || strings.HasPrefix(t, "goroutine ") {
+		return ""
+	}
+	if f := strings.Split(t, "\t"); len(f) >= 4 && reZapLevel.MatchString(f[1]) {
+		// zap's console encoder (controller-runtime's operators): time, level, caller,
+		// message and its fields, apart by tabs.
+		t = strings.TrimSpace(f[3])
+	} else if e, kind, problem := logline.Parse(t, time.Time{}); kind == logline.KindEntry && problem == nil && strings.TrimSpace(e.Message) != "" {
+		t = strings.TrimSpace(e.Message)
+	}
+	if r := []rune(t); len(r) > maxLoggedBefore {
+		t = string(r[:maxLoggedBefore]) + "…"
+	}
+	return t
 }
 
 // followingText is the text of up to n lines after lines[i] from the same file, in

@@ -174,3 +174,17 @@ func wantRootWithout(t *testing.T, rs []*analyze.Finding, absent, why string, pr
 		t.Errorf(why, c)
 	}
 }
+
+// A Go program's panic says what it was doing by the line it logged right before (here
+// in zap's console format, its message alone); a panic at the top of its log has none.
+func TestAPanicNamesWhatTheProgramLoggedBefore(t *testing.T) {
+	log := "2022-09-09T16:22:38.874Z\tINFO\tcontrollers/tls.go:39\tEnsuring the certificate is configured\t{\"Cluster\": \"db\"}\n" +
+		"panic: runtime error: invalid memory address or nil pointer dereference [recovered]\n" +
+		"\tpanic: runtime error: invalid memory address or nil pointer dereference\n" +
+		"[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x13d202e]\n"
+	rs := catalogRoots(t, map[string]string{"logs.txt": log})
+	wantOneRoot(t, rs, "runtime-go-panic", "right after it logged “Ensuring the certificate is configured”")
+
+	rs = catalogRoots(t, map[string]string{"logs.txt": log[strings.Index(log, "panic:"):]})
+	wantRootWithout(t, rs, "right after it logged", "cause %q names a line before the log's first")
+}
