@@ -55,14 +55,7 @@ func TestEventsMadeCompactWhileLoadingAreThoseMadeAfter(t *testing.T) {
 	files[bundle.NamespacedResourcePath(bundle.KindDeployments, "shop")] = []byte(`{"kind":"DeploymentList","items":[{"metadata":{"namespace":"shop"}}]}`)
 	files[bundle.NamespacedResourcePath(bundle.KindServices, "shop")] = []byte(`{"kind":"ServiceList","items":[{"metadata":{"namespace":"shop"}}]}`)
 
-	load := func(whileLoading bool) *Graph {
-		t.Helper()
-		saved := quietWhileLoading
-		quietWhileLoading = whileLoading
-		defer func() { quietWhileLoading = saved }()
-		return loadFiles(t, files, LoadOptions{TroubleOnly: true})
-	}
-	got, want := load(true), load(false)
+	got, want := loadQuietBothWays(t, files)
 	if len(want.quiet) != 2 || want.quiet["Pod/shop/a"] == nil || want.quiet["Pod/shop/d"] == nil {
 		t.Fatalf("the test's bundle should leave pods a and d quiet, not %v", keysOf(want.quiet))
 	}
@@ -218,4 +211,17 @@ func TestSharedPartsGoBeforeTheEvents(t *testing.T) {
 	if l.share != nil {
 		t.Error("the tables of shared parts are still held once the events are loaded")
 	}
+}
+
+// loadQuietBothWays loads files trouble-only twice: with quiet events made compact while
+// they load (got), and once the load is done (want), for tests that both read the same.
+func loadQuietBothWays(t *testing.T, files map[string][]byte) (got, want *Graph) {
+	t.Helper()
+	load := func(whileLoading bool) *Graph {
+		saved := quietWhileLoading
+		quietWhileLoading = whileLoading
+		defer func() { quietWhileLoading = saved }()
+		return loadFiles(t, files, LoadOptions{TroubleOnly: true})
+	}
+	return load(true), load(false)
 }

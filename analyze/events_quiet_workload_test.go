@@ -153,14 +153,7 @@ func TestWorkloadEventsMadeCompactWhileLoadingAreThoseMadeAfter(t *testing.T) {
 	// Two files, so that events of the same time sort by file too.
 	files[bundle.NamespacedResourcePath(bundle.KindEvents, "aaa")] = []byte(`{"kind":"EventList","items":[` +
 		event("Deployment", "web", "uid-web", "Normal", "ScalingReplicaSet", 3) + "]}")
-	load := func(whileLoading bool) *Graph {
-		t.Helper()
-		saved := quietWhileLoading
-		quietWhileLoading = whileLoading
-		defer func() { quietWhileLoading = saved }()
-		return loadFiles(t, files, LoadOptions{TroubleOnly: true})
-	}
-	got, want := load(true), load(false)
+	got, want := loadQuietBothWays(t, files)
 	if len(got.derivedRS) != 1 || got.derivedRS[0].meta.Name != "web-1" {
 		t.Fatalf("the test's bundle should have web-1 derived, not %d ReplicaSets", len(got.derivedRS))
 	}
