@@ -346,6 +346,7 @@ func readTicketSetting(g *Graph) ticketSetting {
 		}
 	}
 	var changed, stated []string
+	commandNS := map[string]bool{}
 	lines := g.Lines()
 	for i := range lines {
 		l := &lines[i]
@@ -363,12 +364,8 @@ func readTicketSetting(g *Graph) ticketSetting {
 		if o := l.Object(); o.Kind != "" && o.Kind != ClientKind && o.Name != UnknownSubject {
 			continue
 		}
-		if m := reSettingCommandNamespace.FindStringSubmatch(l.Text); m != nil && l.Fragment {
-			if s.namespace == "" {
-				s.namespace = m[1]
-			} else if s.namespace != m[1] {
-				s.namespace = "-" // several: none is the pod's for sure
-			}
+		if m := reSettingCommandNamespace.FindStringSubmatch(l.Text); m != nil {
+			commandNS[m[1]] = true
 		}
 		if k := taintKeyAt(lines, i); k != "" {
 			if len(s.taints) < 2 && !named["taint "+k] {
@@ -491,10 +488,12 @@ func readTicketSetting(g *Graph) ticketSetting {
 	if named[strings.ToLower(s.kernel)] {
 		s.kernel = ""
 	}
-	if s.namespace == "-" || slices.ContainsFunc(g.pods, func(p *Pod) bool { return !p.Ref().NamespaceUnknown }) {
-		// Several commands' namespaces, or a pod whose own namespace the evidence
-		// shows: a command's namespace is no news, or another's.
-		s.namespace = ""
+	// One command namespace, and no pod whose own namespace the evidence shows: with
+	// several, none is the pod's for sure; beside a pod's own, it is no news or another's.
+	if len(commandNS) == 1 && !slices.ContainsFunc(g.pods, func(p *Pod) bool { return !p.Ref().NamespaceUnknown }) {
+		for ns := range commandNS {
+			s.namespace = ns
+		}
 	}
 	return s
 }
