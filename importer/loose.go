@@ -110,6 +110,7 @@ func importLoose(src *bundle.Bundle, r *Report) map[string][]byte {
 	}
 	files := li.files
 	li.resolveUnnamed()
+	li.adoptWorkloadStatus()
 	li.podsFromOwners()
 	li.rowRestarts()
 	li.eventPods()

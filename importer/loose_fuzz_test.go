@@ -42,6 +42,7 @@ func FuzzLooseImport(f *testing.F) {
 		li.file("f.txt", data)
 		files := map[string][]byte{}
 		li.resolveUnnamed()
+		li.adoptWorkloadStatus()
 		li.podsFromOwners()
 		li.eventPods()
 		li.resolveNodeFrags()

@@ -142,3 +142,26 @@ func TestNothingReadSaysWhy(t *testing.T) {
 		t.Fatalf("err %v (report %+v)", err, rep)
 	}
 }
+
+// A Job's manifest pasted above what became of it (its status block, cut from the
+// metadata): the status is the named Job's, so the finding names the Job and its
+// backoffLimit; two named Jobs leave the status to neither.
+func TestAJobsStatusPastedBelowItsManifest(t *testing.T) {
+	manifest := "```\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: nightly-report\nspec:\n  backoffLimit: 1\n" +
+		"  template:\n    spec:\n      restartPolicy: Never\n      containers:\n        - name: job\n          image: ubuntu:16.04\n" +
+		"          args: [sh, -c, \"sleep 5; false\"]\n```\n\nIt soon fails:\n\n"
+	status := "```\n....\nstatus:\n    conditions:\n    - lastProbeTime: 2018-04-11T10:20:31Z\n      lastTransitionTime: 2018-04-11T10:20:31Z\n" +
+		"      message: Job has reach the specified backoff limit\n      reason: BackoffLimitExceeded\n      status: \"True\"\n      type: Failed\n" +
+		"    failed: 2\n    startTime: 2018-04-11T10:20:00Z\n...\n```\n"
+	rep := analyzePaste(t, map[string][]byte{"ticket.md": []byte(manifest + status)})
+	root := firstRoot(rep)
+	if root == nil || root.Rule != "controller-job-backoff-limit" || !strings.Contains(root.Cause, "Job nightly-report") || !strings.Contains(root.Cause, "backoffLimit of 1") {
+		t.Fatalf("root %+v, want the Job nightly-report refused by its backoffLimit of 1", root)
+	}
+
+	second := strings.Replace(manifest, "```\n\nIt soon", "---\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: weekly-report\nspec:\n  backoffLimit: 3\n```\n\nIt soon", 1)
+	rep = analyzePaste(t, map[string][]byte{"ticket.md": []byte(second + status)})
+	if root := firstRoot(rep); root == nil || strings.Contains(root.Cause, "nightly-report") || strings.Contains(root.Cause, "weekly-report") {
+		t.Fatalf("root %+v: with two Jobs the status is neither's", root)
+	}
+}
