@@ -1,6 +1,8 @@
 package analyze
 
 import (
+	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -8,6 +10,7 @@ import (
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // Wrapper values: what the layers around a message print about whose chain broke.
@@ -199,6 +202,11 @@ var evidenceValues = []evidenceValue{
 	{EvidenceLoopbackNameserver, func(g *Graph, _ *Line) string { return g.loneLoopbackNameserver() }},
 	{EvidencePressure, func(g *Graph, _ *Line) string { return g.lonePressureText() }},
 	{EvidenceProvisioner, func(g *Graph, _ *Line) string { return g.loneProvisioner() }},
+	{EvidenceHostPort, func(g *Graph, _ *Line) string { return g.hostPortsText() }},
+	{EvidenceMaxSurge, func(g *Graph, _ *Line) string { return g.loneMaxSurge() }},
+	{EvidenceTaints, func(g *Graph, _ *Line) string { return g.nodeTaintsText() }},
+	{EvidenceEtcdQuota, func(g *Graph, _ *Line) string { return g.loneEtcdQuota() }},
+	{EvidenceMissingNamespace, func(g *Graph, _ *Line) string { return g.loneMissingNamespace() }},
 	{EvidencePV, func(g *Graph, _ *Line) string { return g.lonePVName() }},
 	{EvidencePVC, func(g *Graph, _ *Line) string { return g.loneUnboundClaim() }},
 	{EvidenceUser, func(g *Graph, _ *Line) string { return g.loneDockerfileUser() }},
@@ -423,6 +431,190 @@ func (g *Graph) loneProvisioner() string {
 			add(sc.Obj.Provisioner)
 		}
 	}, func(string, func(string)) {})
+}
+
+// EvidenceHostPort names, in a template's optional part, the host ports the evidence's
+// manifests ask for, as they write them ("hostPort: 5432"): the scheduler's refusal
+// names no port.
+const EvidenceHostPort = "evidenceHostPort"
+
+// reHostPortLine is a manifest line that sets a host port.
+var reHostPortLine = regexp.MustCompile(`^[\s>-]*"?hostPort"?\s*:\s*"?(\d{1,5})"?,?\s*$`)
+
+// hostPortsText is "hostPort: N" for each host port (up to four) the unscheduled pods
+// or the workloads of the evidence ask for, "" when they ask for none or more.
+func (g *Graph) hostPortsText() string {
+	return g.loneOf(&g.hostPortsOnce, &g.hostPorts, func(add func(string)) {
+		addPorts := func(cs []corev1.Container) {
+			for _, c := range cs {
+				for _, port := range c.Ports {
+					if port.HostPort > 0 {
+						add(fmt.Sprintf("hostPort: %d", port.HostPort))
+					}
+				}
+			}
+		}
+		for _, p := range g.pods {
+			if p.Obj.Spec.NodeName == "" {
+				addPorts(p.Obj.Spec.InitContainers)
+				addPorts(p.Obj.Spec.Containers)
+			}
+		}
+		for _, d := range g.deployments {
+			addPorts(d.Obj.Spec.Template.Spec.Containers)
+		}
+		for _, d := range g.daemonSets {
+			addPorts(d.Obj.Spec.Template.Spec.Containers)
+		}
+		for _, s := range g.statefulSets {
+			addPorts(s.Obj.Spec.Template.Spec.Containers)
+		}
+	}, func(line string, add func(string)) {
+		if !strings.Contains(line, "hostPort") {
+			return
+		}
+		if m := reHostPortLine.FindStringSubmatch(line); m != nil && m[1] != "0" {
+			add("hostPort: " + m[1])
+		}
+	}, func(seen map[string]bool) string {
+		if len(seen) > 4 {
+			return ""
+		}
+		ports := slices.Collect(maps.Keys(seen))
+		slices.Sort(ports)
+		return strings.Join(ports, ", ")
+	})
+}
+
+// EvidenceTaints names, in a template's optional part, the taints the evidence's nodes
+// carry as a node's describe writes them ("node_purpose=infrastructure:NoSchedule"):
+// the scheduler's refusal names no taint before 1.18.
+const EvidenceTaints = "evidenceTaints"
+
+// nodeTaintsText is the taints (up to three) the evidence's nodes carry, "" when they
+// carry none or more.
+func (g *Graph) nodeTaintsText() string {
+	return g.loneOf(&g.nodeTaintsOnce, &g.nodeTaints, func(add func(string)) {
+		for _, n := range g.nodes {
+			for _, t := range n.Obj.Spec.Taints {
+				s := t.Key
+				if t.Value != "" {
+					s += "=" + t.Value
+				}
+				add(s + ":" + string(t.Effect))
+			}
+		}
+	}, func(string, func(string)) {}, func(seen map[string]bool) string {
+		if len(seen) > 3 {
+			return ""
+		}
+		taints := slices.Collect(maps.Keys(seen))
+		slices.Sort(taints)
+		return strings.Join(taints, ", ")
+	})
+}
+
+// EvidenceEtcdQuota names, in a template's optional part, etcd's space quota as the
+// evidence's text sets it ("--quota-backend-bytes=402653184"), or the flag alone when
+// the text names it without a value: etcd's NOSPACE alarm names no size.
+const EvidenceEtcdQuota = "evidenceEtcdQuota"
+
+// reEtcdQuota is etcd's quota flag or configuration key, with its value when written.
+var reEtcdQuota = regexp.MustCompile(`(--quota-backend-bytes|quota-backend-bytes:)(?:[= ]\s*["']?(\d+(?:\.\d+)?\s?(?:[KMGT]i?B?)?)\b)?`)
+
+// loneEtcdQuota is "--quota-backend-bytes=N" for the one quota the evidence sets,
+// "--quota-backend-bytes" when it names the flag without one, "" when it names neither
+// or several.
+func (g *Graph) loneEtcdQuota() string {
+	return g.loneOf(&g.etcdQuotaOnce, &g.etcdQuota, func(func(string)) {}, func(line string, add func(string)) {
+		if !strings.Contains(line, "quota-backend-bytes") {
+			return
+		}
+		for _, m := range reEtcdQuota.FindAllStringSubmatch(line, -1) {
+			flag := strings.TrimSuffix(m[1], ":")
+			if !strings.HasPrefix(flag, "--") {
+				flag = "--" + flag
+			}
+			if m[2] != "" {
+				flag += "=" + m[2]
+			}
+			add(flag)
+		}
+	}, func(seen map[string]bool) string {
+		// The flag named alone beside the flag with its value is the same setting.
+		valued := ""
+		for v := range seen {
+			if strings.Contains(v, "=") {
+				if valued != "" {
+					return ""
+				}
+				valued = v
+			}
+		}
+		return valued
+	})
+}
+
+// EvidenceMissingNamespace names, in a template's optional part, the one namespace the
+// evidence shows a request refused for because it did not exist (`Error from server
+// (NotFound): namespaces "istio-system" not found`): an install step that ran before
+// its namespace existed created nothing there, and a pod later misses what it was to
+// create.
+const EvidenceMissingNamespace = "evidenceMissingNamespace"
+
+// reMissingNamespace is the API server's NotFound for a namespace.
+var reMissingNamespace = regexp.MustCompile(`\bnamespaces \\*"([a-z0-9][-a-z0-9]*)\\*" not found`)
+
+// loneMissingNamespace is the one namespace the evidence's text shows not found, ""
+// when it shows none or several.
+func (g *Graph) loneMissingNamespace() string {
+	return g.loneOf(&g.missingNSOnce, &g.missingNS, func(func(string)) {}, func(line string, add func(string)) {
+		if !strings.Contains(line, "not found") {
+			return
+		}
+		for _, m := range reMissingNamespace.FindAllStringSubmatch(line, -1) {
+			add(m[1])
+		}
+	})
+}
+
+// EvidenceMaxSurge names, in a template's optional part, the one rolling update
+// maxSurge the evidence's manifests set when it lets a new pod start beside the old
+// ("maxSurge: 1"): a surge pod that needs what its predecessor holds (a host port, a
+// volume attached to one node) waits for it.
+const EvidenceMaxSurge = "evidenceMaxSurge"
+
+// reMaxSurgeLine is a manifest line that sets a rolling update's maxSurge.
+var reMaxSurgeLine = regexp.MustCompile(`^[\s>-]*"?maxSurge"?\s*:\s*"?(\d{1,4}%?)"?,?\s*$`)
+
+// loneMaxSurge is "maxSurge: N" for the one non-zero maxSurge the evidence sets, ""
+// when it sets none, zero or several.
+func (g *Graph) loneMaxSurge() string {
+	surge := func(v *intstr.IntOrString) string {
+		if v == nil || v.String() == "0" || v.String() == "0%" {
+			return ""
+		}
+		return "maxSurge: " + v.String()
+	}
+	return g.loneOf(&g.maxSurgeOnce, &g.maxSurge, func(add func(string)) {
+		for _, d := range g.deployments {
+			if u := d.Obj.Spec.Strategy.RollingUpdate; u != nil {
+				add(surge(u.MaxSurge))
+			}
+		}
+		for _, d := range g.daemonSets {
+			if u := d.Obj.Spec.UpdateStrategy.RollingUpdate; u != nil {
+				add(surge(u.MaxSurge))
+			}
+		}
+	}, func(line string, add func(string)) {
+		if !strings.Contains(line, "maxSurge") {
+			return
+		}
+		if m := reMaxSurgeLine.FindStringSubmatch(line); m != nil && strings.Trim(m[1], "0%") != "" {
+			add("maxSurge: " + m[1])
+		}
+	})
 }
 
 // EvidencePressure names, in a template's optional part, the one pressure condition the

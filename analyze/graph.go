@@ -177,6 +177,26 @@ type Graph struct {
 	// loneProvisionerOnce computes loneProvisionerName (EvidenceProvisioner).
 	loneProvisionerOnce sync.Once
 	loneProvisionerName string
+	// hostPortsOnce computes hostPorts, the host ports the evidence asks for
+	// (EvidenceHostPort).
+	hostPortsOnce sync.Once
+	hostPorts     string
+	// nodeTaintsOnce computes nodeTaints, the taints the evidence's nodes carry
+	// (EvidenceTaints).
+	nodeTaintsOnce sync.Once
+	nodeTaints     string
+	// etcdQuotaOnce computes etcdQuota, etcd's space quota as the evidence sets it
+	// (EvidenceEtcdQuota).
+	etcdQuotaOnce sync.Once
+	etcdQuota     string
+	// missingNSOnce computes missingNS, the one namespace the evidence shows not found
+	// (EvidenceMissingNamespace).
+	missingNSOnce sync.Once
+	missingNS     string
+	// maxSurgeOnce computes maxSurge, the one rolling update maxSurge the evidence sets
+	// (EvidenceMaxSurge).
+	maxSurgeOnce sync.Once
+	maxSurge     string
 	// loneEventContainerOnce computes loneEventContainerName (loneEventContainer).
 	loneEventContainerOnce sync.Once
 	loneEventContainerName string

@@ -51,9 +51,10 @@ var reSettingSwap = regexp.MustCompile(`^\s*(/\S+|UUID=\S+)\s+(?:none|swap)\s+sw
 var reComponentRelease = regexp.MustCompile(`^\s*(?:[-*]\s+)?(?:\*\*)?([A-Z][\w .-]{1,30}?)(?:\*\*)?:\s+((?:v\d+\.\d+(?:\.\d+)?|\d+\.\d+\.\d+)(?:[-+][\w.+-]*)?)(?:[\s,;)]|$)`)
 
 // reSettingPort is a port the ticket's text sets for the pod or its Service
-// ("spec.containerPort: 9000", "targetPort: 8081"): what a probe or a Service is
-// compared against.
-var reSettingPort = regexp.MustCompile(`\b(containerPort|targetPort)\b["'\x60]?\s*[:=]\s*["']?(\d{2,5})\b`)
+// ("spec.containerPort: 9000", "targetPort: 8081", a Service's targetPort by the
+// container port's name, "targetPort: ui"): what a probe or a Service is compared
+// against.
+var reSettingPort = regexp.MustCompile(`\b(containerPort|targetPort)\b["'\x60]?\s*[:=]\s*["']?(\d{2,5}\b|[a-z][-a-z0-9]{0,14}(?:["'\x60]|\s*$))`)
 
 // reVersionToken is a word that holds a dotted release: 1.4.5, v0.17.0, k8s-1.19,
 // v1.21.7+rke2r2, nginx:1.25.3.
@@ -110,8 +111,10 @@ type ticketSetting struct {
 	// host"), named in a scheduling cause: its container ports are the node's ports.
 	hostNetwork string
 	// taints are the taint keys a pasted node manifest shows ("- effect: NoSchedule",
-	// "key: node.kubernetes.io/network-unavailable"), named in a scheduling cause about
-	// taints that does not name them (the scheduler names no key before 1.18), at most two.
+	// "key: node.kubernetes.io/network-unavailable"), or the taints a node's describe
+	// or a kubectl taint command writes whole ("Taints: dedicated=infra:NoSchedule"),
+	// named in a scheduling cause about taints that does not name them (the scheduler
+	// names no key before 1.18), at most two.
 	taints []string
 	// unmatched are the labels of a selector the ticket's text lists ("the service awx
 	// has selector includes:" and its "key: value" lines) that no pod in the evidence
@@ -166,6 +169,9 @@ var reSettingHostNetwork = regexp.MustCompile(`\b((?:[\w-]+\.)*(?:hostNetwork:\s
 var (
 	reSettingTaintKey    = regexp.MustCompile(`^\s*(?:-\s+)?key:\s*["']?([a-z0-9][-a-z0-9.]*(?:/[A-Za-z0-9][-A-Za-z0-9_.]*)?)["']?\s*$`)
 	reSettingTaintEffect = regexp.MustCompile(`^\s*(?:-\s+)?effect:\s*["']?(?:NoSchedule|NoExecute|PreferNoSchedule)["']?\s*$`)
+	// reSettingTaintSpec is a taint written whole, KEY[=VALUE]:EFFECT, as a node's
+	// describe shows it ("Taints: dedicated=infra:NoSchedule") or kubectl taint sets it.
+	reSettingTaintSpec = regexp.MustCompile(`(?:^\s*Taints:\s*|\bkubectl\s+taint\s+(?:nodes?|no)\s+(?:--all\s+|\S+\s+)?)([a-z0-9][-a-z0-9._]*(?:/[A-Za-z0-9][-A-Za-z0-9_.]*)?(?:=[-A-Za-z0-9_.]*)?:(?:NoSchedule|NoExecute|PreferNoSchedule))(?:[\s\x60"',.]|$)`)
 )
 
 // reSelectorIntro is a sentence that introduces a selector's labels on the lines
@@ -253,6 +259,9 @@ func nearMisses(g *Graph, sel [][2]string, key string) string {
 // taintKeyAt is the taint key line i of lines shows: a "key:" line with a taint's
 // effect within two lines of it.
 func taintKeyAt(lines []Line, i int) string {
+	if m := reSettingTaintSpec.FindStringSubmatch(lines[i].Text); m != nil {
+		return m[1]
+	}
 	m := reSettingTaintKey.FindStringSubmatch(lines[i].Text)
 	if m == nil {
 		return ""
@@ -397,7 +406,7 @@ func readTicketSetting(g *Graph) ticketSetting {
 			}
 		}
 		for _, m := range reSettingPort.FindAllStringSubmatch(text, 2) {
-			if p := m[1] + " " + m[2]; len(s.ports) < 2 && !named[p] {
+			if p := m[1] + ": " + strings.TrimRight(m[2], "\"'` \t"); len(s.ports) < 2 && !named[p] {
 				named[p] = true
 				s.ports = append(s.ports, p)
 			}
@@ -568,7 +577,7 @@ func (s ticketSetting) clause(cause string, stage Stage) string {
 		}
 		if strings.Contains(low, "taint") {
 			for _, k := range s.taints {
-				if !strings.Contains(low, strings.ToLower(k)) {
+				if key, _, _ := strings.Cut(strings.SplitN(k, ":", 2)[0], "="); !strings.Contains(low, strings.ToLower(key)) {
 					parts = append(parts, "taint "+k)
 				}
 			}

@@ -1,6 +1,9 @@
 package analyze
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestSettingReleaseShapes(t *testing.T) {
 	for _, c := range []struct {
@@ -109,8 +112,23 @@ func TestAProbeCauseNamesThePortTheTicketSets(t *testing.T) {
 	if m := reSettingPort.FindStringSubmatch("1. Create a `Perses` resource with `spec.containerPort: 9000` and probes configured:"); m == nil || m[2] != "9000" {
 		t.Fatalf("containerPort of the sentence = %q", m)
 	}
-	s := ticketSetting{ports: []string{"containerPort 9000"}}
-	if got, want := s.clause(`the liveness probe fails (Get "http://10.0.0.5:8080/metrics": connection refused)`, StageProbe), " (the ticket's setting: containerPort 9000)"; got != want {
+	for text, want := range map[string]string{
+		"but if i set `targetPort: ui` (as it is named in the pod definition)": "ui",
+		"    targetPort: http-metrics":                                         "http-metrics",
+		"the targetPort: the port the container listens on":                    "",
+	} {
+		m := reSettingPort.FindStringSubmatch(text)
+		if got := ""; m != nil {
+			got = strings.TrimRight(m[2], "`\"' ")
+			if got != want {
+				t.Errorf("targetPort of %q = %q, want %q", text, got, want)
+			}
+		} else if want != "" {
+			t.Errorf("targetPort of %q not read, want %q", text, want)
+		}
+	}
+	s := ticketSetting{ports: []string{"containerPort: 9000"}}
+	if got, want := s.clause(`the liveness probe fails (Get "http://10.0.0.5:8080/metrics": connection refused)`, StageProbe), " (the ticket's setting: containerPort: 9000)"; got != want {
 		t.Errorf("probe clause = %q, want %q", got, want)
 	}
 	if got := s.clause("the program exits at start", StageRuntime); got != "" {

@@ -67,6 +67,13 @@ func TestATaintKeyFromAPastedNodeManifest(t *testing.T) {
 	other := strings.Replace(paste, "    - effect: NoSchedule\n", "    - name: other\n", 1)
 	rs = catalogRoots(t, map[string]string{"ticket.txt": other})
 	wantRootWithout(t, rs, "node.cloudprovider.kubernetes.io/uninitialized", "cause %q names a key no taint has")
+
+	// A taint written whole, as a node's describe shows it or kubectl taint sets it.
+	events := paste[:strings.Index(paste, "kubectl get node")]
+	for _, shown := range []string{"```\nTaints: node_purpose=infrastructure:NoSchedule\n```\n", "I ran `kubectl taint nodes --all node_purpose=infrastructure:NoSchedule` before the install.\n"} {
+		rs = catalogRoots(t, map[string]string{"ticket.txt": "Every node is tainted:\n\n" + shown + "\n" + events})
+		wantOneRoot(t, rs, "scheduling-untolerated-taint", "node_purpose=infrastructure:NoSchedule")
+	}
 }
 
 // A scheduler's unnamed taint pasted beside a node's evictions for disk: the node's
@@ -187,4 +194,53 @@ func TestAPanicNamesWhatTheProgramLoggedBefore(t *testing.T) {
 
 	rs = catalogRoots(t, map[string]string{"logs.txt": log[strings.Index(log, "panic:"):]})
 	wantRootWithout(t, rs, "right after it logged", "cause %q names a line before the log's first")
+}
+
+// The scheduler's host port refusal names no port; the manifest pasted beside it does,
+// and so does its rolling update's surge, which starts the new pod beside the old one
+// that holds the port. Several ports are all named; a surge of zero is not.
+func TestAHostPortRefusalNamesThePortsAndTheSurge(t *testing.T) {
+	paste := "After the patch the new controller pod stays Pending:\n\n```\n" +
+		"spec:\n  strategy:\n    rollingUpdate:\n      maxSurge: 1\n  template:\n    spec:\n      containers:\n" +
+		"        - name: controller\n          ports:\n            - containerPort: 5432\n              hostPort: 5432\n" +
+		"```\n\n```\nEvents:\n" +
+		"  Type     Reason            Age   From               Message\n" +
+		"  ----     ------            ----  ----               -------\n" +
+		"  Warning  FailedScheduling  31s   default-scheduler  0/1 nodes are available: 1 node(s) didn't have free ports for the requested pod ports.\n```\n"
+	rs := catalogRoots(t, map[string]string{"ticket.txt": paste})
+	wantOneRoot(t, rs, "scheduling-host-port-conflict", "host port (hostPort: 5432)", "that maxSurge: 1 starts the new pod beside")
+
+	two := strings.ReplaceAll(paste, "maxSurge: 1", "maxSurge: 0")
+	two = strings.Replace(two, "              hostPort: 5432\n", "              hostPort: 5432\n            - containerPort: 80\n              hostPort: 80\n", 1)
+	rs = catalogRoots(t, map[string]string{"ticket.txt": two})
+	wantOneRoot(t, rs, "scheduling-host-port-conflict")
+	wantRootWithout(t, rs, "maxSurge", "a surge of zero is named: %q", "(hostPort: 5432, hostPort: 80)")
+}
+
+// etcd's NOSPACE alarm names no size; the quota flag the ticket sets does, and the flag
+// named alone beside it is the same setting.
+func TestAnEtcdSpaceAlarmNamesTheQuotaTheTicketSets(t *testing.T) {
+	paste := "I lowered `--quota-backend-bytes` in the etcd manifest to speed this up: `--quota-backend-bytes=402653184`.\n\n" +
+		"After a while the loop prints: `error: Scaling the resource failed with: etcdserver: mvcc: database space exceeded; Current resource version 6060`\n"
+	rs := catalogRoots(t, map[string]string{"ticket.txt": paste})
+	wantOneRoot(t, rs, "request-etcd-space-exceeded", "space quota (--quota-backend-bytes=402653184)")
+
+	rs = catalogRoots(t, map[string]string{"ticket.txt": strings.ReplaceAll(paste, "=402653184", "")})
+	wantOneRoot(t, rs, "request-etcd-space-exceeded", "space quota (--quota-backend-bytes)")
+}
+
+// A Secret an install step was to create, in a namespace that did not exist yet when
+// it ran: the pod's refusal names the Secret, the step's own refusal the namespace.
+func TestAMissingSecretBesideTheNamespaceItsStepMissed(t *testing.T) {
+	files := map[string]string{
+		"deploy.log": "Generating Kiali Credentials\nError from server (NotFound): namespaces \"istio-system\" not found\n",
+		"events.txt": "Events:\nType     Reason  Age                     From                     Message\n----     ------  ----                    ----                     -------\n" +
+			"Warning  Failed  7m28s (x3267 over 11h)  kubelet, docker-desktop  Error: secret \"kiali\" not found\n",
+	}
+	rs := catalogRoots(t, files)
+	wantOneRoot(t, rs, "config-secret-key-missing", `secret "kiali" not found`, "namespace istio-system did not exist")
+
+	delete(files, "deploy.log")
+	rs = catalogRoots(t, files)
+	wantRootWithout(t, rs, "did not exist", "cause %q names a namespace no evidence shows missing", `secret "kiali" not found`)
 }
