@@ -813,8 +813,14 @@ const EvidenceKernel = "evidenceKernel"
 // reKernelRelease is a Linux kernel release as uname -r prints it and tickets quote it:
 // version, then the distribution's build ("6.8.0-57-generic", "5.15.0-127-generic",
 // "5.10.184-175.731.amzn2.x86_64", "4.18.0-305.el8.x86_64"), or without a build when
-// the word kernel says so ("linux kernel 5.15.168"); a bare "5.15" is no release.
-var reKernelRelease = regexp.MustCompile(`(?:^|[\s"'\x60(=])([2-7]\.\d{1,2}\.\d{1,3}-[0-9][0-9A-Za-z._+-]*[0-9A-Za-z])|(?i:\bkernel(?: version| release)?:?\s+)([2-7]\.\d{1,2}\.\d{1,3})(?:$|[^\w.-])`)
+// the word kernel says so ("linux kernel 5.15.168"), or a board's build that starts
+// with a letter ("5.15.32-v7l+", "4.4.126-rockchip-ayufan-239"), or the release a
+// module path names ("/lib/modules/6.1.0-rpi7-rpi-v8"); a bare "5.15" is no release.
+var reKernelRelease = regexp.MustCompile(`(?:^|[\s"'\x60(=])([2-7]\.\d{1,2}\.\d{1,3}-[0-9A-Za-z][0-9A-Za-z._+-]*[0-9A-Za-z+])|(?i:\bkernel(?: version| release)?:?\s+)([2-7]\.\d{1,2}\.\d{1,3})(?:$|[^\w.-])|/lib/modules/([2-7]\.\d{1,2}\.\d{1,3}[^\s/"'\x60]*)`)
+
+// reNotKernelBuild is a build that makes a dotted version an image's or a package's,
+// not a kernel's ("3.4.5-alpine", "2.4.1-debian-10-r3", "3.0.0-rc1").
+var reNotKernelBuild = regexp.MustCompile(`^[2-7]\.\d+\.\d+-(?:alpine|debian|ubuntu|bullseye|bookworm|buster|slim|jammy|focal|jre|jdk|r\d|rc|beta|alpha|dev|snapshot|SNAPSHOT|ce|ee|build|amd64|arm64)`)
 
 // lineKernel is the kernel release a line's finding may name: its node's, else the one
 // the evidence names.
@@ -835,7 +841,9 @@ func (g *Graph) loneKernel() string {
 		}
 	}, func(line string, add func(string)) {
 		for _, m := range reKernelRelease.FindAllStringSubmatch(line, -1) {
-			add(m[1] + m[2])
+			if r := m[1] + m[2] + m[3]; !reNotKernelBuild.MatchString(r) {
+				add(r)
+			}
 		}
 	})
 }

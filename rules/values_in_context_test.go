@@ -244,3 +244,20 @@ func TestAMissingSecretBesideTheNamespaceItsStepMissed(t *testing.T) {
 	rs = catalogRoots(t, files)
 	wantRootWithout(t, rs, "did not exist", "cause %q names a namespace no evidence shows missing", `secret "kiali" not found`)
 }
+
+// A board's kernel build starts with a letter ("5.15.32-v7l+"), and modprobe names its
+// release in the module path: a module or platform cause names the kernel; an image's
+// build that only looks like one ("3.4.5-alpine") is no kernel.
+func TestAKernelBuildOfABoardIsNamed(t *testing.T) {
+	rs := catalogRoots(t, map[string]string{"modprobe.txt": "modprobe: FATAL: Module rbd not found in directory /lib/modules/4.4.126-rockchip-ayufan-239\n"})
+	wantOneRoot(t, rs, "volume-csi-modprobe-failed", "module rbd", "(kernel 4.4.126-rockchip-ayufan-239)")
+
+	nodes := "NAME          STATUS   ROLES                  AGE   VERSION        INTERNAL-IP      EXTERNAL-IP   OS-IMAGE                           KERNEL-VERSION   CONTAINER-RUNTIME\n" +
+		"raspberrypi   Ready    control-plane,master   94m   v1.22.7+k3s1      <none>        Raspbian GNU/Linux 11 (bullseye)   5.15.32-v7l+     containerd://1.5.9-k3s1\n"
+	pull := "Failed to pull image \"quay.io/cilium/operator-generic:v1.11.3\": rpc error: code = NotFound desc = failed to pull and unpack image \"quay.io/cilium/operator-generic:v1.11.3\": no match for platform in manifest: not found\n"
+	rs = catalogRoots(t, map[string]string{"ticket.txt": pull + "\n" + nodes})
+	wantOneRoot(t, rs, "image-pull-platform-missing", "(the node's kernel is 5.15.32-v7l+)")
+
+	rs = catalogRoots(t, map[string]string{"ticket.txt": pull + "\nThe sidecar runs `3.4.5-alpine`.\n"})
+	wantRootWithout(t, rs, "kernel", "an image's build is named as a kernel: %q", "no match for platform")
+}
