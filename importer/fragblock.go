@@ -580,6 +580,13 @@ func mergePods(kept, other *corev1.Pod) {
 	if len(kept.Spec.Volumes) == 0 {
 		kept.Spec.Volumes = other.Spec.Volumes
 	}
+	if row, ok := other.Annotations[bundle.KubectlRowAnnotation]; ok && kept.Annotations[bundle.KubectlRowAnnotation] == "" {
+		// What the get row showed (READY, STATUS, RESTARTS) stays with the pod.
+		if kept.Annotations == nil {
+			kept.Annotations = map[string]string{}
+		}
+		kept.Annotations[bundle.KubectlRowAnnotation] = row
+	}
 	km, kok := kept.Annotations[bundle.PartialAnnotation]
 	if !kok {
 		return

@@ -623,9 +623,16 @@ func nodeLogHint(file, cmd string) bool {
 	return reNodeLogHint.MatchString(file) || reNodeLogHint.MatchString(cmd)
 }
 
+// rowWaitingReasons are the STATUS values kubectl's printPod takes from a waiting
+// container.
+var rowWaitingReasons = map[string]bool{"CrashLoopBackOff": true, "ImagePullBackOff": true, "ErrImagePull": true,
+	"CreateContainerConfigError": true, "CreateContainerError": true, "RunContainerError": true, "InvalidImageName": true,
+	"ErrImageNeverPull": true}
+
 // rowRestarts carries a `kubectl get pods` row's RESTARTS into the one container status
 // a describe excerpt or a status fragment of the same pod brought without its
-// "Restart Count" (or restartCount): kubectl's RESTARTS column is the sum of the
+// "Restart Count" (or restartCount), and the row's STATUS into the status of a pod's
+// one container a pasted manifest shows and no status does: kubectl's RESTARTS column is the sum of the
 // containers' restart counts (printPod), so with one container it is that container's.
 // A status that shows a count keeps it, and a pod of several containers keeps theirs:
 // the sum does not say how it splits.
@@ -635,11 +642,21 @@ func (li *looseImport) rowRestarts() {
 			continue
 		}
 		var p corev1.Pod
-		if json.Unmarshal(it.data, &p) != nil || len(p.Status.ContainerStatuses) != 1 || p.Status.ContainerStatuses[0].RestartCount != 0 {
+		if json.Unmarshal(it.data, &p) != nil {
 			continue
 		}
 		var row bundle.KubectlRow
 		if json.Unmarshal([]byte(p.Annotations[bundle.KubectlRowAnnotation]), &row) != nil {
+			continue
+		}
+		if len(p.Status.ContainerStatuses) == 0 && len(p.Spec.Containers) == 1 && rowWaitingReasons[row.Status] {
+			// A manifest and a get row of the same pod: its one container waits for
+			// the reason the row's STATUS shows (printPod shows the waiting reason of
+			// a container that is not running).
+			p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: p.Spec.Containers[0].Name, Image: p.Spec.Containers[0].Image,
+				State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: row.Status}}}}
+		}
+		if len(p.Status.ContainerStatuses) != 1 || p.Status.ContainerStatuses[0].RestartCount != 0 {
 			continue
 		}
 		n, err := strconv.Atoi(strings.Fields(row.Restarts + " x")[0])

@@ -714,6 +714,14 @@ func (li *looseImport) addObject(path string, o rawObject) bool {
 	if o.kind == "Secret" {
 		data = withoutSecretValues(data)
 	}
+	if k.Namespaced && o.namespace == "" {
+		// A manifest without a namespace is applied to the client's current one,
+		// most often default; kept there (marked as not knowing it), it meets the
+		// other readings of the same object: a get row, a describe, its events.
+		if d, ok := inNamespace(data, "default"); ok {
+			data, o.namespace = d, "default"
+		}
+	}
 	list := bundle.ClusterResourcePath(k.Name)
 	if k.Namespaced {
 		list = bundle.NamespacedResourcePath(k.Name, o.namespace)
@@ -1241,4 +1249,38 @@ func openStream(ctx context.Context, input string, opts Options, limits bundle.L
 func isTextFile(p string) bool {
 	archive, err := bundle.IsArchiveFile(p)
 	return err == nil && !archive // an unreadable file is left to the bundle reader to report
+}
+
+// inNamespace sets an object's namespace, which it did not show, and marks it as not
+// known.
+func inNamespace(data json.RawMessage, ns string) (json.RawMessage, bool) {
+	var obj map[string]any
+	if json.Unmarshal(data, &obj) != nil {
+		return nil, false
+	}
+	meta, _ := obj["metadata"].(map[string]any)
+	if meta == nil {
+		meta = map[string]any{}
+		obj["metadata"] = meta
+	}
+	meta["namespace"] = ns
+	ann, _ := meta["annotations"].(map[string]any)
+	if ann == nil {
+		ann = map[string]any{}
+		meta["annotations"] = ann
+	}
+	marks := partialNamespace
+	if v, ok := ann[bundle.PartialAnnotation].(string); ok && v != "" {
+		if slices.Contains(strings.Split(v, ","), partialNamespace) {
+			marks = v
+		} else {
+			marks = v + "," + partialNamespace
+		}
+	}
+	ann[bundle.PartialAnnotation] = marks
+	out, err := json.Marshal(obj)
+	if err != nil {
+		return nil, false
+	}
+	return out, true
 }
