@@ -52,3 +52,36 @@ func TestImageOfAPodWithoutItsSpec(t *testing.T) {
 		t.Fatal("want one root at the start stage naming the image and no architecture read from its name")
 	}
 }
+
+// A pod whose command ends by itself, pasted as its manifest (without a namespace) and
+// its get row: under restartPolicy Always the kubelet restarts it into CrashLoopBackOff
+// though nothing failed. The finding names the command; a base image run without one
+// runs its shell, which ends at once; a command that keeps running, or a pod whose
+// restartPolicy lets it end, is no such finding.
+func TestACommandThatEndsIsRestartedUnderAlways(t *testing.T) {
+	manifest := func(extra string) string {
+		return "```bash\n$ cat testpod.yaml\napiVersion: v1\nkind: Pod\nmetadata:\n  name: test-pod-ubuntu\nspec:\n" + extra +
+			"  containers:\n  - name: container-ubuntu\n    image: ubuntu:20.04\n    command: [\"/bin/sleep\", \"30s\"]\n\n" +
+			"$ kubectl get pods test-pod-ubuntu\nNAME              READY   STATUS             RESTARTS         AGE\n" +
+			"test-pod-ubuntu   0/1     CrashLoopBackOff   10 (2m15s ago)   34m\n```\n"
+	}
+	rs := catalogRoots(t, map[string]string{"ticket.md": manifest("")})
+	wantOneRoot(t, rs, "runtime-crash-exit", "command /bin/sleep 30s ends by itself", "restartPolicy Always", "10 restart(s)")
+
+	bare := strings.Replace(manifest(""), "    command: [\"/bin/sleep\", \"30s\"]\n", "", 1)
+	rs = catalogRoots(t, map[string]string{"ticket.md": bare})
+	wantOneRoot(t, rs, "runtime-crash-exit", "(none: ubuntu:20.04 runs its shell)")
+
+	long := strings.Replace(manifest(""), `"30s"`, `"infinity"`, 1)
+	rs = catalogRoots(t, map[string]string{"ticket.md": long})
+	wantRootWithout(t, rs, "ends by itself", "a command that keeps running is said to end: %q")
+
+	rs = catalogRoots(t, map[string]string{"ticket.md": manifest("  restartPolicy: OnFailure\n")})
+	wantRootWithout(t, rs, "ends by itself", "a pod that may end is said to be restarted: %q")
+
+	describe := "Name:         toolbox-7d9f8c6b5-x2x9q\nNamespace:    default\nStatus:       Running\nContainers:\n  toolbox:\n" +
+		"    Image:          busybox:1.36\n    State:          Waiting\n      Reason:       CrashLoopBackOff\n" +
+		"    Last State:     Terminated\n      Reason:       Completed\n      Exit Code:    0\n    Ready:          False\n    Restart Count:  7\n"
+	rs = catalogRoots(t, map[string]string{"describe.txt": describe})
+	wantOneRoot(t, rs, "runtime-crash-exit", "container toolbox exits with code 0 (Completed)", "7 restart(s)")
+}

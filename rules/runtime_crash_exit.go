@@ -3,6 +3,8 @@ package rules
 import (
 	"cmp"
 	"fmt"
+	"regexp"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -36,7 +38,11 @@ usually say why.
 
 Kills by the OOM killer (reason OOMKilled), by a failing liveness or startup probe,
 processes that never started (StartError, exit 126 and 127) and failing init containers
-are other rules' findings. 137 without OOMKilled is a SIGKILL from something else: the
+are other rules' findings. A container whose command ends by itself (exit code 0,
+Completed: a sleep with a duration, an echo, a base image such as ubuntu or busybox run
+without a command, whose shell exits at once without a terminal) is restarted all the
+same under restartPolicy Always and shows CrashLoopBackOff too; the finding names the
+command. 137 without OOMKilled is a SIGKILL from something else: the
 runtime after a stop's grace period ran out, a kill -9 on the node, a supervisor.
 
 ## Confirm on a live cluster
@@ -73,6 +79,10 @@ func runtimeCrashExit(v *analyze.View) []analyze.Finding {
 		p, c := pc.Pod, pc.Container
 		st := c.Status
 		t, loc, log := v.CrashTermination(p, c)
+		if f, ok := completedAndRestarted(v, p, c, t, loc); ok {
+			out = append(out, f)
+			continue
+		}
 		// Processes that never started (StartError, a shell's 126 and 127) are the start
 		// rules' findings, and an init container's failure is start-init-container-failed's.
 		if t == nil || t.ExitCode == 0 || t.Reason == analyze.OOMReason || analyze.IsStartFailureReason(t.Reason) ||
@@ -161,4 +171,96 @@ func crashFix(container string, code int32, logText, profile string, policy core
 	}
 	return fmt.Sprintf("Fix the error container %s reports before it exits%s; a process that depends on another service should "+
 		"retry rather than exit. %s", container, quote, analyze.RestartsOnItsOwn(policy))
+}
+
+// reFiniteCommand is a container command that ends by itself: a sleep for a while, an
+// echo, a true, a date.
+var reFiniteCommand = regexp.MustCompile(`^(?:(?:/usr)?/bin/)?(?:sleep\s+\d+(?:\.\d+)?[smhd]?|echo(?:\s.*)?|true|date|printenv|env|hostname|exit\s+0)$`)
+
+// shellImages are base images whose default command is a shell: without a terminal it
+// reads no input and exits at once.
+var shellImages = []string{"ubuntu", "debian", "alpine", "busybox", "centos", "fedora", "amazonlinux", "rockylinux", "almalinux", "archlinux", "opensuse/leap"}
+
+// finiteCommand is the container's command line when it ends by itself, "" otherwise;
+// "(none: IMAGE runs its shell)" for a base image run without a command.
+func finiteCommand(c *corev1.Container) string {
+	if c == nil {
+		return ""
+	}
+	line := strings.TrimSpace(strings.Join(append(append([]string{}, c.Command...), c.Args...), " "))
+	if inner, ok := strings.CutPrefix(line, "sh -c "); ok {
+		line = strings.Trim(inner, `"' `)
+	} else if inner, ok := strings.CutPrefix(line, "/bin/sh -c "); ok {
+		line = strings.Trim(inner, `"' `)
+	}
+	if line != "" {
+		if reFiniteCommand.MatchString(line) {
+			return line
+		}
+		return ""
+	}
+	if c.Stdin || c.TTY || c.Image == "" {
+		return ""
+	}
+	repo := c.Image
+	if i := strings.IndexAny(repo, ":@"); i >= 0 {
+		repo = repo[:i]
+	}
+	repo = strings.TrimPrefix(strings.TrimPrefix(repo, "docker.io/"), "library/")
+	for _, img := range shellImages {
+		if repo == img {
+			return "(none: " + c.Image + " runs its shell)"
+		}
+	}
+	return ""
+}
+
+// completedAndRestarted is the finding about a container that ends by itself under
+// restartPolicy Always and is restarted into CrashLoopBackOff: its exit code is 0, or
+// unknown and its command one that ends.
+func completedAndRestarted(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *corev1.ContainerStateTerminated, loc analyze.Location) (analyze.Finding, bool) {
+	pod := p.Obj
+	st := c.Status
+	if c.Init || pod.Spec.RestartPolicy != "" && pod.Spec.RestartPolicy != corev1.RestartPolicyAlways || !analyze.SpecKnown(p) {
+		return analyze.Finding{}, false
+	}
+	w := st.State.Waiting
+	if w == nil || w.Reason != "CrashLoopBackOff" {
+		return analyze.Finding{}, false
+	}
+	cmd := finiteCommand(c.Spec)
+	var ended string
+	var evidence []analyze.Evidence
+	switch {
+	case t != nil && t.ExitCode == 0:
+		ended = fmt.Sprintf("exits with code 0 (%s)", cmp.Or(t.Reason, "Completed"))
+		evidence = append(evidence, analyze.TerminationEvidence(t, loc))
+	case t == nil && cmd != "":
+		ended = "ends by itself"
+	default:
+		return analyze.Finding{}, false
+	}
+	evidence = append(evidence, c.StatusLoc().At("state", "waiting").Evidence(w.Reason+": "+w.Message, time.Time{}))
+	cause := fmt.Sprintf("container %s %s", c.Name, ended)
+	if cmd != "" {
+		cause = fmt.Sprintf("container %s's command %s ends by itself", c.Name, cmd)
+		if t != nil {
+			cause = fmt.Sprintf("container %s %s: its command %s ends by itself", c.Name, ended, cmd)
+		}
+		evidence = append(evidence, c.SpecLoc().Evidence("command "+cmd, pod.CreationTimestamp.Time))
+	}
+	cause += fmt.Sprintf(", and under restartPolicy Always the kubelet restarts a container whose process ends, even successfully (%d restart(s), now in CrashLoopBackOff)", st.RestartCount)
+	subjects, group := v.PodWorkloadAndNode(p)
+	return analyze.Finding{
+		Subjects: subjects,
+		Cause:    cause,
+		Evidence: evidence,
+		Remediation: fmt.Sprintf("Give container %s a process that keeps running (the service itself, or sleep infinity for a toolbox pod), "+
+			"or run a task that is meant to end as a Job (or with restartPolicy OnFailure or Never).", c.Name),
+		Confirm: []string{
+			analyze.Command("kubectl get pod -n %s %s -o jsonpath='{.spec.containers[?(@.name==\"%s\")].command}'", pod.Namespace, pod.Name, c.Name),
+			analyze.Command("kubectl get pod -n %s %s -o jsonpath='{.status.containerStatuses[?(@.name==\"%s\")].lastState.terminated}'", pod.Namespace, pod.Name, c.Name),
+		},
+		GroupKey: fmt.Sprintf("%s\x00%s\x00completed", group, c.Name),
+	}, true
 }
