@@ -132,6 +132,10 @@ var rePodLike = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)+$`)
 // reInPod is the kubelet's naming of a pod in its events: "in pod NAME_NAMESPACE(UID)".
 var reInPod = regexp.MustCompile(`\bin pod ([a-z0-9][-a-z0-9.]*)_([a-z0-9][-a-z0-9]*)\(`)
 
+// reQuotedPodNS is the kubelet's quoting of a pod as format.Pod writes it, in its
+// events before 1.11 ("Unable to mount volumes for pod \"web-1_shop(UID)\"").
+var reQuotedPodNS = regexp.MustCompile(`\bpod \\?"([a-z0-9][-a-z0-9.]*)_([a-z0-9][-a-z0-9]*)\(`)
+
 // rePodKey is a structured log's pod="namespace/name".
 var rePodKey = regexp.MustCompile(`\bpod="([a-z0-9][-a-z0-9]*)/([a-z0-9][-a-z0-9.]*)"`)
 
@@ -142,6 +146,9 @@ func namedPod(msg string) (ns, name string, ok bool) {
 		return m[1], m[2], true
 	}
 	if m := reInPod.FindStringSubmatch(msg); m != nil {
+		return m[2], m[1], true
+	}
+	if m := reQuotedPodNS.FindStringSubmatch(msg); m != nil {
 		return m[2], m[1], true
 	}
 	if m := rePodKey.FindStringSubmatch(msg); m != nil {
@@ -166,6 +173,11 @@ var controllerEventKinds = map[string]string{
 	"job-controller":            "Job",
 	"cronjob-controller":        "CronJob",
 }
+
+// reStatefulSetPodEvent is the StatefulSet controller's event about one of its pods or
+// claims, which names the StatefulSet (stateful_pod_control.go recordPodEvent and
+// recordClaimEvent: "create Pod %s in StatefulSet %s failed error: %s").
+var reStatefulSetPodEvent = regexp.MustCompile(`^(?:create|update|delete|get) (?:Claim \S+ for )?Pod \S+ in StatefulSet ([a-z0-9][-a-z0-9.]*) (?:failed|successful)`)
 
 // unnamedObject names an object whose events a paste shows without its name.
 const unnamedObject = "(unknown)"
@@ -233,6 +245,9 @@ func (li *looseImport) eventRows(ctx *fileCtx, name string, b segmentBlock, cmd 
 			name := ""
 			if a := commandObject(cmd); a != nil && a.Kind == kind {
 				name = a.Name
+			}
+			if m := reStatefulSetPodEvent.FindStringSubmatch(ev.Message); name == "" && kind == "StatefulSet" && m != nil {
+				name = m[1]
 			}
 			if name == "" {
 				name = unnamedObject

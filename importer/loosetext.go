@@ -145,6 +145,15 @@ func splitChunks(data []byte) []chunk {
 			cur.cmd = cmdline.Normalize(strings.TrimSpace(m[1]))
 			continue
 		}
+		if c := proseCommand(s); c != "" && nextOpensFence(raw, i) {
+			// "`kubectl -n NS describe sts/NAME` resulted in:" and the fence with its
+			// output: the sentence stays text, and its command is the output's.
+			all = append(all, textLine{s: s, n: i + 1})
+			cur.lines = all[len(all)-len(cur.lines)-1:]
+			flush()
+			cur.cmd = cmdline.Normalize(c)
+			continue
+		}
 		prev := ""
 		if i > 0 {
 			prev = raw[i-1]
@@ -314,3 +323,32 @@ var reAge = regexp.MustCompile(`^(\d+[smhdy](\d+[smhd])?|<unknown>|<invalid>|unk
 
 // reInterval matches the Age cell of describe's event table: "3m (x5 over 10m)".
 var reInterval = regexp.MustCompile(`^(\S+)(?: \(x(\d+) over (\S+)\))?$`)
+
+// reProseCommand is a command a sentence quotes in inline code.
+var reProseCommand = regexp.MustCompile("`\\s*((?:(?:k3s|k0s|microk8s|minikube)\\s+kubectl|microk8s\\.kubectl|kubectl|oc|helm|crictl|journalctl)\\s[^`]+?)\\s*`")
+
+// proseCommand is the command a sentence quotes in inline code and introduces the
+// output below with (it ends with a colon), "" for any other line or when it quotes
+// several.
+func proseCommand(s string) string {
+	t := strings.TrimSpace(s)
+	if !strings.HasSuffix(t, ":") || strings.Count(t, "`") != 2 {
+		return ""
+	}
+	if m := reProseCommand.FindStringSubmatch(t); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// nextOpensFence reports whether the first non-blank line after line i opens a fence.
+func nextOpensFence(raw []string, i int) bool {
+	for _, l := range raw[i+1:] {
+		t := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(l), ">"))
+		if t == "" {
+			continue
+		}
+		return strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~")
+	}
+	return false
+}

@@ -165,3 +165,24 @@ func TestAJobsStatusPastedBelowItsManifest(t *testing.T) {
 		t.Fatalf("root %+v: with two Jobs the status is neither's", root)
 	}
 }
+
+// The StatefulSet of a describe's event rows without a header is named by the command a
+// sentence quotes above the fenced output ("`kubectl -n NS describe sts/NAME` resulted
+// in:"), or by the controller's message itself, which names it.
+func TestAStatefulSetsEventsNameTheirObject(t *testing.T) {
+	row := "  Warning  FailedCreate      18s (x23 over 4m)  statefulset-controller  create Pod gk-manager-1 in StatefulSet gk-manager failed error: admission webhook \"validation.gatekeeper.sh\" denied the request: you must provide labels: {\"gatekeeper\"}\n"
+	for name, paste := range map[string]string{
+		"command": "`kubectl -n gatekeeper-system describe statefulset.apps/gk-manager ` resulted in:\n```\n" + row + "```\n",
+		"message": "The StatefulSet's events:\n```\n" + row + "```\n",
+	} {
+		rep := analyzePaste(t, map[string][]byte{"ticket.md": []byte(paste)})
+		root := firstRoot(rep)
+		want := "StatefulSet gatekeeper-system/gk-manager"
+		if name == "message" {
+			want = "StatefulSet default/gk-manager"
+		}
+		if root == nil || !strings.Contains(root.Cause, want) {
+			t.Errorf("%s: root %+v, want one that names %s", name, root, want)
+		}
+	}
+}
