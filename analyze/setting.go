@@ -116,6 +116,11 @@ type ticketSetting struct {
 	// named in a scheduling cause about taints that does not name them (the scheduler
 	// names no key before 1.18), at most two.
 	taints []string
+	// policies are the admission policies the ticket pastes as objects: a Gatekeeper
+	// constraint ("constraint K8sRequiredLabels pod-must-have-gk") or a Kyverno policy,
+	// named in an admission cause about a webhook's denial that does not name it (a
+	// Gatekeeper before 3.4 printed no constraint's name), at most two.
+	policies []string
 	// unmatched are the labels of a selector the ticket's text lists ("the service awx
 	// has selector includes:" and its "key: value" lines) that no pod in the evidence
 	// carries, when the evidence shows pods with their labels: named in a Service cause.
@@ -274,6 +279,38 @@ func taintKeyAt(lines []Line, i int) string {
 	return ""
 }
 
+// rePolicyAPI is the apiVersion line of a Gatekeeper constraint or a Kyverno policy,
+// and rePolicyKind and rePolicyName the kind and name lines of its object.
+var (
+	rePolicyAPI  = regexp.MustCompile(`^\s*apiVersion:\s*["']?(constraints\.gatekeeper\.sh|kyverno\.io)/`)
+	rePolicyKind = regexp.MustCompile(`^\s*kind:\s*["']?([A-Z][A-Za-z0-9]+)["']?\s*$`)
+	rePolicyName = regexp.MustCompile(`^\s*name:\s*["']?([a-z0-9][-a-z0-9.]*)["']?\s*$`)
+)
+
+// policyAt is "constraint KIND NAME" (Gatekeeper) or "policy KIND NAME" (Kyverno) for
+// the object whose apiVersion line is line i, "" when it is none or shows no name.
+func policyAt(lines []Line, i int) string {
+	m := rePolicyAPI.FindStringSubmatch(lines[i].Text)
+	if m == nil {
+		return ""
+	}
+	kind, name := "", ""
+	for j := i + 1; j < len(lines) && j <= i+8 && (kind == "" || name == ""); j++ {
+		if k := rePolicyKind.FindStringSubmatch(lines[j].Text); k != nil && kind == "" {
+			kind = k[1]
+		} else if n := rePolicyName.FindStringSubmatch(lines[j].Text); n != nil && name == "" {
+			name = n[1]
+		}
+	}
+	if kind == "" || name == "" {
+		return ""
+	}
+	if m[1] == "kyverno.io" {
+		return "policy " + kind + " " + name
+	}
+	return "constraint " + kind + " " + name
+}
+
 // reSuspicion is how a reporter says what they think the cause is.
 var reSuspicion = regexp.MustCompile(`(?i)\b(?:may|might|could) (?:be|have)\b|\bi (?:suspect|think|believe|guess)\b|\b(?:probably|perhaps|maybe)\b|\bseems? to be\b|\bto do with\b|\b(?:due|related) to\b|\bcaused by\b`)
 
@@ -375,6 +412,13 @@ func readTicketSetting(g *Graph) ticketSetting {
 		}
 		if m := reSettingCommandNamespace.FindStringSubmatch(l.Text); m != nil {
 			commandNS[m[1]] = true
+		}
+		if c := policyAt(lines, i); c != "" {
+			if len(s.policies) < 2 && !named[c] {
+				named[c] = true
+				s.policies = append(s.policies, c)
+			}
+			continue
 		}
 		if k := taintKeyAt(lines, i); k != "" {
 			if len(s.taints) < 2 && !named["taint "+k] {
@@ -583,6 +627,13 @@ func (s ticketSetting) clause(cause string, stage Stage) string {
 			}
 		}
 	}
+	if stage == StageAdmission && strings.Contains(low, "webhook") && strings.Contains(low, "den") {
+		for _, c := range s.policies {
+			if n := c[strings.LastIndexByte(c, ' ')+1:]; !strings.Contains(low, strings.ToLower(n)) {
+				parts = append(parts, c)
+			}
+		}
+	}
 	if stage == StageService && strings.Contains(low, "selector") {
 		for _, l := range s.unmatched {
 			if !strings.Contains(low, strings.ToLower(l)) {
@@ -638,7 +689,7 @@ func nameSetting(g *Graph, fs []*Finding) {
 		}
 		if !read {
 			s, read = readTicketSetting(g), true
-			if len(s.platforms)+len(s.releases)+len(s.ports)+len(s.quantities)+len(s.suspicions)+len(s.selectors) == 0 && s.kernel == "" && s.swap == "" && s.hostNetwork == "" && len(s.subjects)+len(s.taints)+len(s.unmatched) == 0 && s.namespace == "" {
+			if len(s.platforms)+len(s.releases)+len(s.ports)+len(s.quantities)+len(s.suspicions)+len(s.selectors) == 0 && s.kernel == "" && s.swap == "" && s.hostNetwork == "" && len(s.subjects)+len(s.taints)+len(s.unmatched)+len(s.policies) == 0 && s.namespace == "" {
 				return
 			}
 		}

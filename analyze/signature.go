@@ -985,7 +985,14 @@ func (s *Signature) finding(l *Line, caps map[string]string) Finding {
 	if img := vals["image"]; img != "" {
 		vals["image"] = PrintedImage(img, l.Text)
 	}
-	cause, _ := fill(s.Cause, vals, false)
+	causeVals := vals
+	if _, captured := caps["namespace"]; l.Pod != nil && isPartial(l.Pod, "namespace") && !captured {
+		// A namespace the import guessed is good for a command to try, not for a
+		// cause to state.
+		causeVals = maps.Clone(vals)
+		delete(causeVals, "namespace")
+	}
+	cause, _ := fill(s.Cause, causeVals, false)
 	// A pod the message names but the evidence holds no object of (an admission
 	// refusal of "pods \"NAME\""): the cause says which, as it does for a subject.
 	if p := vals[WrapperPod]; p != "" && l.Pod == nil && l.Object().Kind != "Pod" && !names(cause, p) {

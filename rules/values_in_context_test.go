@@ -261,3 +261,38 @@ func TestAKernelBuildOfABoardIsNamed(t *testing.T) {
 	rs = catalogRoots(t, map[string]string{"ticket.txt": pull + "\nThe sidecar runs `3.4.5-alpine`.\n"})
 	wantRootWithout(t, rs, "kernel", "an image's build is named as a kernel: %q", "no match for platform")
 }
+
+// A missing ConfigMap must exist in the pod's namespace: the cause names it when the
+// evidence does (the kubelet's quote of the pod as NAME_NAMESPACE(UID) in a 1.3 event),
+// never the namespace an import guessed.
+func TestAMissingConfigMapNamesThePodsNamespace(t *testing.T) {
+	rows := "Events:\n" +
+		"  FirstSeen     LastSeen        Count   From                    SubobjectPath   Type            Reason          Message\n" +
+		"  ---------     --------        -----   ----                    -------------   --------        ------          -------\n" +
+		"  18m           18m             1       {default-scheduler }                    Normal          Scheduled       Successfully assigned init-mdavi to 10.3.9.6\n" +
+		"  18m           8s              90      {kubelet 10.3.9.6}                      Warning         FailedMount     Unable to mount volumes for pod \"init-mdavi_openstack-system(0731e1f9-44d2-11e6-85f6-f8bc1206b7d0)\": configmaps \"init-scripts\" not found\n"
+	rs := catalogRoots(t, map[string]string{"events.txt": rows})
+	wantOneRoot(t, rs, "volume-configmap-missing", "does not exist in the pod's namespace openstack-system")
+
+	guessed := "  Warning  FailedMount  2m    kubelet  MountVolume.SetUp failed for volume \"cfg\" : configmap \"app-config\" not found\n"
+	rs = catalogRoots(t, map[string]string{"events.txt": guessed})
+	wantRootWithout(t, rs, "namespace default", "a guessed namespace is stated: %q", "does not exist in the pod's namespace, so")
+}
+
+// A Gatekeeper before 3.4 names no constraint in its denial; the constraint the ticket
+// pastes beside it does, and so does a Kyverno policy. A constraint the denial already
+// names is not named twice.
+func TestAWebhookDenialNamesThePastedPolicy(t *testing.T) {
+	row := "  Warning  FailedCreate  18s (x23 over 4m)  statefulset-controller  create Pod gk-1 in StatefulSet gk failed error: admission webhook \"validation.gatekeeper.sh\" denied the request: you must provide labels: {\"gatekeeper\"}\n"
+	constraint := "apiVersion: constraints.gatekeeper.sh/v1alpha1\nkind: K8sRequiredLabels\nmetadata:\n  name: pod-must-have-gk\nspec:\n  parameters:\n    labels: [\"gatekeeper\"]\n"
+	rs := catalogRoots(t, map[string]string{"constraint.yaml": constraint, "events.txt": row})
+	wantOneRoot(t, rs, "admission-webhook-denied", "constraint K8sRequiredLabels pod-must-have-gk")
+
+	policy := "apiVersion: kyverno.io/v1\nkind: ClusterPolicy\nmetadata:\n  name: require-labels\nspec:\n  validationFailureAction: Enforce\n"
+	rs = catalogRoots(t, map[string]string{"policy.yaml": policy, "events.txt": row})
+	wantOneRoot(t, rs, "admission-webhook-denied", "policy ClusterPolicy require-labels")
+
+	named := strings.Replace(row, "denied the request: you", "denied the request: [pod-must-have-gk] you", 1)
+	rs = catalogRoots(t, map[string]string{"constraint.yaml": constraint, "events.txt": named})
+	wantRootWithout(t, rs, "constraint K8sRequiredLabels", "a constraint the denial names is named again: %q", "[pod-must-have-gk]")
+}
