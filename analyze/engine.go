@@ -133,6 +133,13 @@ func RunContext(ctx context.Context, g *Graph, rules []*Rule, opts Options) (*Re
 				extra = unexplained(g, all, roots)
 			}
 		}
+		if c, at := crashedFromLog(g, all, extra, rules); c != nil {
+			// The crash's finding replaces the floor's about its log line, and the
+			// floor's about the reporter's sentences, read as a log beside it.
+			extra[at] = c
+			said := c.Evidence[len(c.Evidence)-1].placeKey()
+			extra = slices.DeleteFunc(extra, func(f *Finding) bool { return f != c && reportersOnly(f, said) })
+		}
 		if d, files := described(g, append(slices.Clone(all), extra...), rules); d != nil {
 			// The prose's reading replaces the floor's findings about the same text.
 			extra = slices.DeleteFunc(extra, func(f *Finding) bool { return restsOnly(f, files) })

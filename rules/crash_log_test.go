@@ -85,3 +85,24 @@ func TestACommandThatEndsIsRestartedUnderAlways(t *testing.T) {
 	rs = catalogRoots(t, map[string]string{"describe.txt": describe})
 	wantOneRoot(t, rs, "runtime-crash-exit", "container toolbox exits with code 0 (Completed)", "7 restart(s)")
 }
+
+// A ticket that says its pod crash-loops and pastes only the error its log shows: the
+// container exits at that error, which no rule knows, rather than whatever failure the
+// sentence's words share most with ("invalid character" with an invalid object). The
+// reporter's other sentences are not read as the log. Without the sentence that says it
+// crash-loops, the error stays trouble no rule explains.
+func TestAPastedLogErrorOfACrashLoopingPod(t *testing.T) {
+	paste := "k8s helm chart installation fails with latest version with default configuration\n\n" +
+		"## Current Behavior\nminio pod crashloops with error message:\n```\n" +
+		"ERROR Unable to initialize config system: invalid character '@' looking for beginning of value\n```\n\n" +
+		"## Context\nUnable to deploy latest version of minio\n"
+	rs := catalogRoots(t, map[string]string{"ticket.md": paste})
+	wantOneRoot(t, rs, "runtime-crash-exit", "crash-loops", "“ERROR Unable to initialize config system: invalid character '@' looking for beginning of value”")
+
+	rs = catalogRoots(t, map[string]string{"ticket.md": strings.Replace(paste, "minio pod crashloops with error message:", "The pod prints:", 1)})
+	for _, f := range rs {
+		if f.Rule == "runtime-crash-exit" {
+			t.Errorf("a log error without a crash said is read as one: %s", f.Cause)
+		}
+	}
+}

@@ -1,0 +1,94 @@
+package analyze
+
+import (
+	"regexp"
+	"strings"
+)
+
+// A ticket that says its pod crash-loops and pastes the container's log, with no pod,
+// describe or status to show it: the floor reads the log's error line as trouble at
+// the runtime stage that no rule explains, and the prose alone reads like whatever
+// failure shares its words ("invalid character" like an invalid object). An expert
+// reads the two together: the container exits at that error, and the kubelet restarts
+// it. That is runtime-crash-exit's finding, said from the log line it rests on.
+
+// reProseCrash is how a reporter says a pod's container keeps crashing.
+var reProseCrash = regexp.MustCompile(`(?i)\bcrash[- ]?loop|\bcrash(?:es|ed|ing)\b|\bkeeps? (?:on )?(?:crashing|restarting|dying|exiting)\b|\brestarts? (?:constantly|continuously|repeatedly|over and over|every)\b`)
+
+// reLevelFirst is a program's log line that starts with its level ("ERROR Unable to
+// initialize config system: …", "[FATAL] …"): output, however much it reads like a
+// sentence.
+var reLevelFirst = regexp.MustCompile(`^\s*\[?(?:ERROR|FATAL|PANIC|CRITICAL|SEVERE|Error|Fatal)\]?[:\s]`)
+
+// crashRuleID is the rule whose finding a crash-looping container's log gives.
+const crashRuleID = "runtime-crash-exit"
+
+// crashedFromLog is runtime-crash-exit's finding about the one container log line the
+// floor left unexplained at the runtime stage, when the ticket's own sentences say the
+// pod crash-loops and nothing else in the evidence explains anything; with the index
+// of the floor's finding it replaces in extra, or nil. The floor's findings about the
+// reporter's sentences are the engine's to drop (restsOnly), as for the described
+// reading.
+func crashedFromLog(g *Graph, all, extra []*Finding, rules []*Rule) (*Finding, int) {
+	for _, f := range all {
+		if f.Rule != UnexplainedRule && f.Rule != CatalogRule {
+			return nil, -1
+		}
+	}
+	at := -1
+	for i, f := range extra {
+		if f.Rule != UnexplainedRule || len(f.Evidence) == 0 {
+			continue
+		}
+		x := f.Evidence[0].Excerpt
+		if isProse(x) && !reLevelFirst.MatchString(x) || reProseCrash.MatchString(x) {
+			// The reporter's own sentence, read as a log beside the log's lines.
+			continue
+		}
+		if f.Stage != StageRuntime || at >= 0 {
+			return nil, -1
+		}
+		at = i
+	}
+	r := ruleByID(rules, crashRuleID)
+	if at < 0 || r == nil {
+		return nil, -1
+	}
+	var said *Line
+	lines := g.Lines()
+	for i := range lines {
+		l := &lines[i]
+		if l.Fragment && reProseCrash.MatchString(l.Text) && !reLevelFirst.MatchString(l.Text) {
+			said = l
+			break
+		}
+	}
+	if said == nil {
+		return nil, -1
+	}
+	floor := extra[at]
+	logLine := strings.TrimSpace(floor.Evidence[0].Excerpt)
+	return &Finding{Rule: r.ID, Stage: StageRuntime, Severity: SeverityError, Title: r.Title,
+		Subjects: floor.Subjects,
+		Evidence: append(append([]Evidence{}, floor.Evidence...), said.Evidence()),
+		Cause: "the container exits soon after it starts, and the kubelet restarts it (the ticket's text says it crash-loops): " +
+			"the error its log shows is why: " + quoteText(logLine),
+		Remediation: "Fix what the log reports before the container exits (a setting, a file or a volume's content the program cannot read, " +
+			"a dependency it cannot reach); a program that depends on another service should retry rather than exit.",
+		GroupKey: crashRuleID + "\x00" + logLine,
+	}, at
+}
+
+// reportersOnly reports whether a floor's finding rests only on the reporter's
+// sentences: the one at said (that the pod crash-loops) or lines that read as prose.
+func reportersOnly(f *Finding, said string) bool {
+	if f.Rule != UnexplainedRule || len(f.Evidence) == 0 {
+		return false
+	}
+	for _, e := range f.Evidence {
+		if e.placeKey() != said && (!isProse(e.Excerpt) || reLevelFirst.MatchString(e.Excerpt)) {
+			return false
+		}
+	}
+	return true
+}
