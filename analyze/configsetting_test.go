@@ -14,6 +14,9 @@ func TestConfigSetting(t *testing.T) {
 		"Reason: OOMKilled":                        false,
 		"msg = connection refused":                 false,
 		"the kubelet failed to start":              false,
+		"spec: validationFailureAction: Enforce":   true,
+		"status: message: back-off failed to pull": false,
+		"msg: error: image not found":              false,
 	} {
 		if got := configSetting(s); got != want {
 			t.Errorf("configSetting(%q) = %v, want %v", s, got, want)

@@ -744,8 +744,19 @@ var reConfigSetting = regexp.MustCompile(`^\s*(?:-\s+)?["']?[A-Za-z_][\w.\-]*["'
 // of trouble: the error words of such a line are in its key.
 func configSetting(s string) bool {
 	m := reConfigSetting.FindStringSubmatch(s)
-	return m != nil && !looksLikeError(m[1])
+	if m == nil {
+		return false
+	}
+	if v := m[1]; len(v) < len(s) && reConfigSetting.MatchString(v) && !reMessageKey.MatchString(v) {
+		// A manifest's keys a paste read as one paragraph ("spec:" and the
+		// "validationFailureAction: Enforce" under it): the innermost setting tells.
+		return configSetting(v)
+	}
+	return !looksLikeError(m[1])
 }
+
+// reMessageKey is a key whose value is a message, not a setting.
+var reMessageKey = regexp.MustCompile(`(?i)^\s*["']?(?:error|err|errors|msg|message|reason|status|fatal|warning|warn|panic|exception|cause|detail|description)["']?\s*[:=]`)
 
 // severeEntry reports whether a pasted journal line is a log entry its program wrote at
 // error or fatal severity (klog's E and F, a level=error or fatal): trouble by the
