@@ -274,6 +274,17 @@ func runRule(g *Graph, rule *Rule) (found []*Finding, violations []Violation) {
 		}
 		found = append(found, f)
 	}
+	if len(found) < len(raw) {
+		// The findings grouped into others are garbage, but the list they were made in
+		// holds them, their causes, remediations and evidence, for as long as the kept
+		// ones point into it: at 80k pods the signatures' grouped findings were about
+		// 30 MB through the rest of the analysis. The kept ones move to a list of their own.
+		kept := make([]Finding, len(found))
+		for i, f := range found {
+			kept[i] = *f
+			found[i] = &kept[i]
+		}
+	}
 	for _, f := range found {
 		f.Subjects = normalizeSubjects(f.Subjects)
 		f.Evidence, f.EvidenceOmitted = normalizeEvidence(f.Evidence, f.EvidenceOmitted)
@@ -311,7 +322,9 @@ func normalizeSubjects(in []ObjectRef) []ObjectRef {
 
 func normalizeEvidence(in []Evidence, omitted int) ([]Evidence, int) {
 	seen := map[string]bool{}
-	out := make([]Evidence, 0, len(in))
+	// At most evidenceMax are kept: a group of thousands of findings must not leave room
+	// for all of their evidence in each finding the report holds.
+	out := make([]Evidence, 0, min(len(in), evidenceMax))
 	for _, e := range in {
 		k := e.Location.inBundle().String() + "\x00" + e.Excerpt
 		if seen[k] {
