@@ -22,6 +22,10 @@ func TestRequiredLiteralKeepsCaseUnlessThePatternIgnoresIt(t *testing.T) {
 		// What an optional or repeated group holds is not in every match.
 		{`x(?:optional literal)?`, literal{s: "x"}},
 		{`(?:a|long alternative)b`, literal{s: "b"}},
+		// What a group repeated once or more holds is in every match: its longest word.
+		{`(?:\d+ node\(s\) had taints?, )+`, literal{s: "node(s)"}},
+		{`x(?:(?i)Long Word)+`, literal{s: "long", fold: true}},
+		{`x(?:long literal)*`, literal{s: "x"}},
 	} {
 		if got := requiredLiteral(c.pattern); got != c.want {
 			t.Errorf("requiredLiteral(%q) = %+v, want %+v", c.pattern, got, c.want)
