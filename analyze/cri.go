@@ -31,8 +31,10 @@ type CRISandbox struct {
 	// IP comes from crictl inspectp, when collected.
 	IP  string
 	Loc Location
-	// InspectLoc is the crictl inspectp file, when collected.
-	InspectLoc *Location
+	// inspected says the record is read from crictl inspectp, until indexCRI merges it
+	// into the crictl pods record of the same sandbox. Nothing cites the inspectp file:
+	// at 80k pods its locations and the names of its files they held were about 20 MB.
+	inspected bool
 }
 
 // CRIContainer is a container as the runtime reported it (crictl ps / inspect).
@@ -241,7 +243,7 @@ func (l *loader) loadCRIInspectPod(lb *loadedBundle, src *sourceFile, data []byt
 	inspectStatuses(l, lb, src, data, "inspectp", "sandbox", func(s *criSandboxJSON, loc Location) {
 		sb := &CRISandbox{Node: src.node, ID: s.ID, Name: s.Metadata.Name, Namespace: l.intern.str(s.Metadata.Namespace),
 			PodUID: firstNonEmpty(s.Labels[labelPodUID], s.Metadata.UID), Attempt: s.Metadata.Attempt,
-			State: l.intern.str(s.State), CreatedAt: criTime(s.CreatedAt), Loc: loc, InspectLoc: &loc}
+			State: l.intern.str(s.State), CreatedAt: criTime(s.CreatedAt), Loc: loc, inspected: true}
 		if s.Network != nil {
 			sb.IP = s.Network.IP
 		}
@@ -293,12 +295,12 @@ func (g *Graph) indexCRI() {
 	var sbs []*CRISandbox
 	for _, pass := range []bool{false, true} {
 		for _, s := range g.sandboxes {
-			if (s.InspectLoc != nil) != pass {
+			if s.inspected != pass {
 				continue
 			}
 			key := s.Node + "/" + s.ID
 			if prev, ok := sbByID[key]; ok && s.ID != "" {
-				prev.InspectLoc, prev.IP = s.InspectLoc, s.IP
+				prev.IP = s.IP
 				continue
 			}
 			sbByID[key] = s
