@@ -148,6 +148,11 @@ var reSettingQuotedSubject = regexp.MustCompile("(?i)[`\"]([a-z0-9][a-z0-9.-]{1,
 // out. A pod so named is the importer's to read (it may be the evidence's own pod).
 var reSettingBareSubject = regexp.MustCompile(`(?i)\b([a-z0-9]+(?:-[a-z0-9]+)+)\s+(daemon ?sets?|deployments?|statefulsets?|jobs?|cronjobs?|namespaces?)\b|\b(daemon ?set|deployment|statefulset|job|cronjob|namespace)\s+([a-z0-9]+(?:-[a-z0-9]+)+)\b`)
 
+// reSettingLeadPod is a hyphenated name a sentence starts with as the pod it is about
+// ("argocd-server pod is crashing and restarting"), what a reporter calls a workload's
+// pods by.
+var reSettingLeadPod = regexp.MustCompile(`^\s*(?:(?:the|my|our)\s+)?[\x60"']?([a-z0-9]+(?:-[a-z0-9]+)+)[\x60"']?\s+pods?\s+(?:is|are|keeps?|was|were|has|have|fails?|failed|crash\w*|restarts?|gets?|goes|stays?|can(?:not|'t)?)\b`)
+
 // reBareSubjectWord is a compound word a sentence puts before a kind ("multi-container
 // pod", "non-root containers", "cluster-wide deployment"), not a name.
 var reBareSubjectWord = regexp.MustCompile(`(?i)^(?:multi|non|single|sub|self|pre|post|co|re|un|well|long|short|high|low|cross|built|third|out|auto|semi|anti|new|old|k8s|kube|in|on|off|up|down|one|two|three|per|all|any|same|last|first|end|run)-|-(?:based|level|like|ready|only|wide|time|side|scoped|managed|enabled|created|style|ish|related|owned|controlled)$`)
@@ -461,7 +466,13 @@ func readTicketSetting(g *Graph) ticketSetting {
 				s.subjects = append(s.subjects, v)
 			}
 		}
-		for _, m := range reSettingBareSubject.FindAllStringSubmatch(text, 2) {
+		bare := reSettingBareSubject.FindAllStringSubmatch(text, 2)
+		if m := reSettingLeadPod.FindStringSubmatch(text); m != nil && g.PodCount() == 0 {
+			// "argocd-server pod is crashing": no pod in the evidence is named, so the
+			// one the reporter's sentence starts with is the one they mean.
+			bare = append(bare, []string{m[0], m[1], "pod", "", ""})
+		}
+		for _, m := range bare {
 			if name := m[1] + m[4]; reBareSubjectWord.MatchString(name) || named[strings.ToLower(name)] {
 				continue
 			}

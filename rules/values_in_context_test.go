@@ -296,3 +296,16 @@ func TestAWebhookDenialNamesThePastedPolicy(t *testing.T) {
 	rs = catalogRoots(t, map[string]string{"constraint.yaml": constraint, "events.txt": named})
 	wantRootWithout(t, rs, "constraint K8sRequiredLabels", "a constraint the denial names is named again: %q", "[pod-must-have-gk]")
 }
+
+// A ticket that names its pod only as a sentence's subject ("argocd-server pod is
+// crashing") and pastes a probe's message: the cause names that pod. A compound word
+// before "pod" names none, and a paste that shows its pods leaves them to say it.
+func TestAPodNamedAsTheSentencesSubject(t *testing.T) {
+	paste := "argocd-server pod is crashing and restarting the container. Error shown in events is below\n" +
+		"`Liveness probe failed: Get \"http://10.0.0.7:8080/healthz?full=true\": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`\n"
+	rs := catalogRoots(t, map[string]string{"ticket.md": paste})
+	wantOneRoot(t, rs, "probe-liveness-restarts", "Client.Timeout exceeded", "pod argocd-server")
+
+	rs = catalogRoots(t, map[string]string{"ticket.md": strings.Replace(paste, "argocd-server pod is", "The multi-container pod is", 1)})
+	wantRootWithout(t, rs, "multi-container", "a compound word is named as a pod: %q", "Client.Timeout exceeded")
+}
