@@ -386,7 +386,7 @@ func (li *looseImport) resolve(ctx *fileCtx) {
 				}
 			}
 		}
-		if name == "" && len(ctx.pods) == 1 {
+		if name == "" && len(ctx.pods) == 1 && !li.allReadyRow(ctx.pods) {
 			for k := range ctx.pods {
 				n, p, _ := strings.Cut(k, "/")
 				name, nameKnown = p, true
@@ -455,6 +455,29 @@ func (li *looseImport) resolve(ctx *fileCtx) {
 		}
 		li.found["pods"] = true
 	}
+}
+
+// allReadyRow reports whether the one pod of pods is one a get row shows Running with
+// every container ready ("3/3 Running"): the trouble of events without a pod is not
+// its (a FailedMount keeps a pod's containers from starting).
+func (li *looseImport) allReadyRow(pods map[string]bool) bool {
+	for k := range pods {
+		it := li.byKey["Pod/"+k]
+		if it == nil {
+			return false
+		}
+		var p corev1.Pod
+		if json.Unmarshal(it.data, &p) != nil {
+			return false
+		}
+		var row bundle.KubectlRow
+		if json.Unmarshal([]byte(p.Annotations[bundle.KubectlRowAnnotation]), &row) != nil {
+			return false
+		}
+		ready, total, ok := strings.Cut(row.Ready, "/")
+		return ok && ready == total && ready != "0" && row.Status == "Running"
+	}
+	return false
 }
 
 // statusCell is what a pods table's STATUS cell showed for p: the reason it printed, or

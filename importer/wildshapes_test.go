@@ -186,3 +186,21 @@ func TestAStatefulSetsEventsNameTheirObject(t *testing.T) {
 		}
 	}
 }
+
+// Event rows without their pod beside a pods table of one pod: the events are that
+// pod's, unless its row shows it running with every container ready, which a
+// FailedMount's pod is not (the paste lists the storage driver's healthy pod).
+func TestEventRowsAreNotAHealthyListedPods(t *testing.T) {
+	paste := func(row string) map[string][]byte {
+		return map[string][]byte{"ticket.md": []byte("```\n  Warning  FailedMount  69s (x12 over 9m27s)  kubelet  MountVolume.SetUp failed for volume \"cfg\" : configmap \"app-config\" not found\n```\n\n" +
+			"```\nNAME                      READY   STATUS    RESTARTS   AGE\n" + row + "\n```\n")}
+	}
+	b, _ := importDir(t, paste("csi-secrets-store-bvgjc   3/3     Running   0          20h"), FormatLoose)
+	if txt := bundleText(t, b, "cluster-resources/events/default.json"); strings.Contains(txt, `"name":"csi-secrets-store-bvgjc"`) {
+		t.Errorf("a FailedMount is given to a pod whose row shows it running and ready: %s", txt)
+	}
+	b, _ = importDir(t, paste("web-7d9f8c6b5-x2x9q       0/1     ContainerCreating   0          20h"), FormatLoose)
+	if txt := bundleText(t, b, "cluster-resources/events/default.json"); !strings.Contains(txt, `"name":"web-7d9f8c6b5-x2x9q"`) {
+		t.Errorf("a FailedMount is not given to the one pod the paste lists: %s", txt)
+	}
+}
