@@ -34,14 +34,15 @@ func TestHostPathSourceTheEngineCannotCreateIsTheVolumes(t *testing.T) {
 }
 
 // A kubelet's FailedMount message pasted without its event's columns is long and wordy
-// enough to read like a sentence; as a chain of wrapped errors it is the component's, read
-// by the catalog at the volume stage, and the reporter's prose does not move it elsewhere.
+// enough to read like a sentence; as a chain of wrapped errors it is the component's, the
+// Secrets Store CSI driver's provider not found, and the reporter's prose does not move
+// it elsewhere.
 func TestAWrappedMountErrorWithoutColumnsIsTheKubelets(t *testing.T) {
 	rs := catalogRoots(t, map[string]string{
 		"events.txt":  `MountVolume.SetUp failed for volume "mysecret" : rpc error: code = Unknown desc = failed to mount secrets store objects for pod default/mypod, err: error connecting to provider "gcp": provider not found: provider "gcp"` + "\n",
 		"message.txt": "I followed the steps in the example, but secret is not mounting.\n",
 	})
-	wantFirstRoot(t, rs, "volume", "catalog", `provider not found: provider "gcp"`)
+	wantFirstRoot(t, rs, "volume", "volume-csi-driver-missing", `its provider gcp`, `provider not found: provider "gcp"`)
 }
 
 // "cni config uninitialized" says no network is loaded; the kubelet's load error of the

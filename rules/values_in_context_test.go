@@ -272,7 +272,7 @@ func TestAMissingConfigMapNamesThePodsNamespace(t *testing.T) {
 		"  18m           18m             1       {default-scheduler }                    Normal          Scheduled       Successfully assigned init-mdavi to 10.3.9.6\n" +
 		"  18m           8s              90      {kubelet 10.3.9.6}                      Warning         FailedMount     Unable to mount volumes for pod \"init-mdavi_openstack-system(0731e1f9-44d2-11e6-85f6-f8bc1206b7d0)\": configmaps \"init-scripts\" not found\n"
 	rs := catalogRoots(t, map[string]string{"events.txt": rows})
-	wantOneRoot(t, rs, "volume-configmap-missing", "does not exist in the pod's namespace openstack-system")
+	wantOneRoot(t, rs, "volume-configmap-missing", "cannot mount it: the pod's namespace is openstack-system")
 
 	guessed := "  Warning  FailedMount  2m    kubelet  MountVolume.SetUp failed for volume \"cfg\" : configmap \"app-config\" not found\n"
 	rs = catalogRoots(t, map[string]string{"events.txt": guessed})
