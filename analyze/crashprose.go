@@ -51,8 +51,11 @@ func crashedFromLog(g *Graph, all, extra []*Finding, rules []*Rule) (*Finding, i
 		at = i
 	}
 	r := ruleByID(rules, crashRuleID)
-	if at < 0 || r == nil {
+	if r == nil {
 		return nil, -1
+	}
+	if at < 0 {
+		return crashedPodFromLog(g, extra, r)
 	}
 	var said *Line
 	lines := g.Lines()
@@ -91,4 +94,60 @@ func reportersOnly(f *Finding, said string) bool {
 		}
 	}
 	return true
+}
+
+// reErrorLevelLine is a program's log line at error severity or worse, by its own level:
+// logfmt's, JSON's, klog's E and F, a leading ERROR or FATAL.
+var reErrorLevelLine = regexp.MustCompile(`\blevel=(?:error|fatal|panic|critical|crit)\b|"level":\s*"(?:error|fatal|panic|critical)"|^\s*[EF]\d{4} \d|^\s*\[?(?:ERROR|FATAL|PANIC|CRITICAL)\b`)
+
+// reFatalLevelLine is such a line at fatal severity.
+var reFatalLevelLine = regexp.MustCompile(`\blevel=(?:fatal|panic|crit)\b|"level":\s*"(?:fatal|panic)"|^\s*F\d{4} \d|^\s*\[?(?:FATAL|PANIC)\b`)
+
+// crashedPodFromLog is runtime-crash-exit's finding about the one pod the floor left
+// unexplained in CrashLoopBackOff (a get row shows it, with no exit code or reason),
+// from the error line a program's log in the evidence ends with: the last at fatal
+// severity, else the last at error. With the index of the pod's floor finding, or nil.
+func crashedPodFromLog(g *Graph, extra []*Finding, r *Rule) (*Finding, int) {
+	at := -1
+	for i, f := range extra {
+		if f.Rule != UnexplainedRule || f.Stage != StageRuntime || !strings.Contains(f.Cause, "CrashLoopBackOff") || len(f.Pods()) != 1 {
+			continue
+		}
+		if at >= 0 {
+			return nil, -1
+		}
+		at = i
+	}
+	if at < 0 {
+		return nil, -1
+	}
+	var last, fatal *Line
+	lines := g.Lines()
+	for i := range lines {
+		l := &lines[i]
+		if !l.Fragment || !reErrorLevelLine.MatchString(l.Text) {
+			continue
+		}
+		last = l
+		if reFatalLevelLine.MatchString(l.Text) {
+			fatal = l
+		}
+	}
+	if fatal != nil {
+		last = fatal
+	}
+	if last == nil {
+		return nil, -1
+	}
+	pod := extra[at]
+	logLine := strings.TrimSpace(last.Text)
+	return &Finding{Rule: r.ID, Stage: StageRuntime, Severity: SeverityError, Title: r.Title,
+		Subjects: pod.Subjects,
+		Evidence: append([]Evidence{last.Evidence()}, pod.Evidence...),
+		Cause: "the container exits soon after it starts, and the kubelet restarts it (CrashLoopBackOff): " +
+			"the error the program's log shows is why: " + quoteText(logLine),
+		Remediation: "Fix what the log reports before the container exits (a setting, a file or a volume's content the program cannot read, " +
+			"a dependency it cannot reach); a program that depends on another service should retry rather than exit.",
+		GroupKey: crashRuleID + "\x00" + logLine,
+	}, at
 }

@@ -106,3 +106,24 @@ func TestAPastedLogErrorOfACrashLoopingPod(t *testing.T) {
 		}
 	}
 }
+
+// A pod a get row shows in CrashLoopBackOff, with no exit code or reason, and the error
+// its program logged pasted beside it (a logfmt line at level=error): the container
+// exits at that error. A line at level=info that counts failures is no error of its own.
+func TestACrashLoopingRowAndItsProgramsErrorLine(t *testing.T) {
+	paste := "POD Crashing:  Back-off restarting failed container\n\n" +
+		"Error: \"level=error ts=2019-05-17T12:36:27.607054242Z caller=main.go:46 msg=\"error loading config\" filename=/etc/loki/loki.yaml err=\"parsing time \\\"0\\\" as \\\"2006-01-02\\\"\"\n\n" +
+		"kubectl get pods -n prometheus\n" +
+		"NAME                                             READY   STATUS             RESTARTS   AGE\n" +
+		"loki-7479978bcb-ffxc9                            0/1     CrashLoopBackOff   9          23m\n" +
+		"loki-promtail-2q972                              1/1     Running            0          1h\n"
+	rs := catalogRoots(t, map[string]string{"ticket.txt": paste})
+	wantFirstRoot(t, rs, "runtime", "runtime-crash-exit", "/etc/loki/loki.yaml", "parsing time")
+
+	info := "```\ntime=\"2024-04-13T07:38:47Z\" level=info msg=\"Endpoints restored\" failed=4 restored=23 subsys=daemon\n```\n"
+	for _, f := range catalogRoots(t, map[string]string{"logs.txt": info}) {
+		if strings.Contains(f.Cause, "Endpoints restored") {
+			t.Errorf("an info line is read as trouble: %s", f.Cause)
+		}
+	}
+}
