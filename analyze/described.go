@@ -121,6 +121,29 @@ func camelParts(w string) []string {
 // capitalized field ("version.Info{Major:", "&version.Version{SemVer:").
 var reGoStructDump = regexp.MustCompile(`&?\b[a-z]\w*\.[A-Z]\w*\{[A-Z]\w*:`)
 
+// reChainHead is the first link of a wrapped error chain, what failed in a program's
+// words, and reChainFailed a later link that says it failed too.
+var (
+	reChainHead   = regexp.MustCompile(`(?i)^(?:failed|error|unable|cannot|could not|can't)\b[^:]{0,80}$`)
+	reChainFailed = regexp.MustCompile(`(?i)\b(?:failed|error|unable|cannot|could not)\b`)
+)
+
+// errorChain reports whether a line is a program's error chain, however much it reads
+// like a sentence: three links or more, the first and another saying what failed
+// ("failed to start: daemon creation failed: error while initializing daemon: …").
+func errorChain(s string) bool {
+	parts := strings.Split(strings.Trim(strings.TrimSpace(s), "`"), ": ")
+	if len(parts) < 3 || !reChainHead.MatchString(parts[0]) {
+		return false
+	}
+	for _, p := range parts[1 : len(parts)-1] {
+		if len(p) <= 80 && reChainFailed.MatchString(p) {
+			return true
+		}
+	}
+	return false
+}
+
 // isProse reports whether a line reads as a sentence someone wrote: several words, most
 // of them letters, some of them the small words prose is made of.
 func isProse(s string) bool {
@@ -287,7 +310,7 @@ func described(g *Graph, fs []*Finding, rules []*Rule) (*Finding, map[string]boo
 	for _, f := range fs {
 		switch f.Rule {
 		case UnexplainedRule:
-			if len(f.Evidence) > 0 && !isProse(f.Evidence[0].Excerpt) && reOutputLine.MatchString(f.Evidence[0].Excerpt) {
+			if len(f.Evidence) > 0 && (!isProse(f.Evidence[0].Excerpt) && reOutputLine.MatchString(f.Evidence[0].Excerpt) || errorChain(f.Evidence[0].Excerpt)) {
 				outputStages[f.Stage] = true
 			}
 			if len(f.Evidence) > 0 {

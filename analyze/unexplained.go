@@ -755,6 +755,9 @@ func configSetting(s string) bool {
 	return !looksLikeError(m[1])
 }
 
+// reQuietLevel is a structured log line's own level field at info, debug or trace.
+var reQuietLevel = regexp.MustCompile(`\blevel=(?:info|debug|trace)\b|"level":\s*"(?:info|debug|trace)"`)
+
 // reMessageKey is a key whose value is a message, not a setting.
 var reMessageKey = regexp.MustCompile(`(?i)^\s*["']?(?:error|err|errors|msg|message|reason|status|fatal|warning|warn|panic|exception|cause|detail|description)["']?\s*[:=]`)
 
@@ -803,6 +806,11 @@ func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []strin
 		}
 		known := read[l]
 		if !looksLikeError(l.Text) && !known && !severeEntry(l) {
+			continue
+		}
+		if !known && reQuietLevel.MatchString(l.Text) {
+			// A program's line at info or debug by its own level field ("level=info
+			// msg=\"Endpoints restored\" failed=4"): a count or a word is no error it reports.
 			continue
 		}
 		if !known && configSetting(l.Text) {
