@@ -96,7 +96,7 @@ const MaxSignaturesCost = 100_000
 const MaxSignatureFileBytes = maxSignatureFileBytes
 
 // builtinPlaceholders are filled from a finding's subject.
-var builtinPlaceholders = map[string]bool{"pod": true, "namespace": true, "node": true, "container": true}
+var builtinPlaceholders = map[string]bool{"pod": true, "namespace": true, "node": true, "container": true, "object": true}
 
 // rePlaceholder is {name} in a template, or {a|b}: the first of the names with a value.
 var rePlaceholder = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*(?:\|[A-Za-z_][A-Za-z0-9_]*)*)\}`)
@@ -971,6 +971,11 @@ func (s *Signature) causeNeedsEmpty(caps map[string]string) bool {
 
 func (s *Signature) finding(l *Line, caps map[string]string) Finding {
 	vals := map[string]string{"node": l.Node(), "container": l.Container()}
+	if o := l.Object(); o.Kind != "" && o.Kind != ClientKind && o.Name != "" && o.Name != UnknownSubject {
+		// The object the line is about, as its event names it (a HorizontalPodAutoscaler,
+		// a PersistentVolumeClaim): {object} in a template.
+		vals["object"] = o.Name
+	}
 	if l.Pod != nil {
 		vals["pod"], vals["namespace"] = l.Pod.meta.Name, l.Pod.meta.Namespace
 	} else if o := l.Object(); o.Kind == "Namespace" && o.Name != UnknownSubject {

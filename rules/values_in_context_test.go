@@ -309,3 +309,12 @@ func TestAPodNamedAsTheSentencesSubject(t *testing.T) {
 	rs = catalogRoots(t, map[string]string{"ticket.md": strings.Replace(paste, "argocd-server pod is", "The multi-container pod is", 1)})
 	wantRootWithout(t, rs, "multi-container", "a compound word is named as a pod: %q", "Client.Timeout exceeded")
 }
+
+// The autoscaler's refusal names no autoscaler; its event rows do, and the cause names
+// it ({object}, the line's object).
+func TestAnAutoscalerEventNamesItsAutoscaler(t *testing.T) {
+	rows := "> k get events\n" +
+		"0s          Warning   FailedGetResourceMetric        horizontalpodautoscaler/podinfo-primary   missing request for cpu\n"
+	rs := catalogRoots(t, map[string]string{"events.txt": rows})
+	wantOneRoot(t, rs, "controller-hpa-missing-request", "the HorizontalPodAutoscaler podinfo-primary reports missing request for cpu")
+}
