@@ -20,6 +20,10 @@ var reProseCrash = regexp.MustCompile(`(?i)\bcrash[- ]?loop|\bcrash(?:es|ed|ing)
 // sentence.
 var reLevelFirst = regexp.MustCompile(`^\s*\[?(?:ERROR|FATAL|PANIC|CRITICAL|SEVERE|Error|Fatal)\]?[:\s]`)
 
+// crashLogFix is what to do about a container that exits at the error its log shows.
+const crashLogFix = "Fix what the log reports before the container exits (a setting, a file or a volume's content the program cannot read, " +
+	"a dependency it cannot reach); a program that depends on another service should retry rather than exit."
+
 // crashRuleID is the rule whose finding a crash-looping container's log gives.
 const crashRuleID = "runtime-crash-exit"
 
@@ -76,9 +80,8 @@ func crashedFromLog(g *Graph, all, extra []*Finding, rules []*Rule) (*Finding, i
 		Evidence: append(append([]Evidence{}, floor.Evidence...), said.Evidence()),
 		Cause: "the container exits soon after it starts, and the kubelet restarts it (the ticket's text says it crash-loops): " +
 			"the error its log shows is why: " + quoteText(logLine),
-		Remediation: "Fix what the log reports before the container exits (a setting, a file or a volume's content the program cannot read, " +
-			"a dependency it cannot reach); a program that depends on another service should retry rather than exit.",
-		GroupKey: crashRuleID + "\x00" + logLine,
+		Remediation: crashLogFix,
+		GroupKey:    crashRuleID + "\x00" + logLine,
 	}, at
 }
 
@@ -146,8 +149,7 @@ func crashedPodFromLog(g *Graph, extra []*Finding, r *Rule) (*Finding, int) {
 		Evidence: append([]Evidence{last.Evidence()}, pod.Evidence...),
 		Cause: "the container exits soon after it starts, and the kubelet restarts it (CrashLoopBackOff): " +
 			"the error the program's log shows is why: " + quoteText(logLine),
-		Remediation: "Fix what the log reports before the container exits (a setting, a file or a volume's content the program cannot read, " +
-			"a dependency it cannot reach); a program that depends on another service should retry rather than exit.",
-		GroupKey: crashRuleID + "\x00" + logLine,
+		Remediation: crashLogFix,
+		GroupKey:    crashRuleID + "\x00" + logLine,
 	}, at
 }

@@ -476,14 +476,20 @@ func (g *Graph) hostPortsText() string {
 		if m := reHostPortLine.FindStringSubmatch(line); m != nil && m[1] != "0" {
 			add("hostPort: " + m[1])
 		}
-	}, func(seen map[string]bool) string {
-		if len(seen) > 4 {
+	}, joinedUpTo(4))
+}
+
+// joinedUpTo is a loneOf's reading of several values: all of them in order, joined,
+// when there are at most n; "" when there are more.
+func joinedUpTo(n int) func(map[string]bool) string {
+	return func(seen map[string]bool) string {
+		if len(seen) > n {
 			return ""
 		}
-		ports := slices.Collect(maps.Keys(seen))
-		slices.Sort(ports)
-		return strings.Join(ports, ", ")
-	})
+		vs := slices.Collect(maps.Keys(seen))
+		slices.Sort(vs)
+		return strings.Join(vs, ", ")
+	}
 }
 
 // EvidenceTaints names, in a template's optional part, the taints the evidence's nodes
@@ -504,14 +510,7 @@ func (g *Graph) nodeTaintsText() string {
 				add(s + ":" + string(t.Effect))
 			}
 		}
-	}, func(string, func(string)) {}, func(seen map[string]bool) string {
-		if len(seen) > 3 {
-			return ""
-		}
-		taints := slices.Collect(maps.Keys(seen))
-		slices.Sort(taints)
-		return strings.Join(taints, ", ")
-	})
+	}, func(string, func(string)) {}, joinedUpTo(3))
 }
 
 // EvidenceEtcdQuota names, in a template's optional part, etcd's space quota as the
