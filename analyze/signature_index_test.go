@@ -187,3 +187,47 @@ func memGraphFiles(files map[string]string) func(t *testing.T) *bundle.Bundle {
 		return b
 	}
 }
+
+// Lines scanned joined in chunks find, per signature, exactly the lines each scanned
+// on its own finds: no literal spans two lines, none is lost at a chunk's edge, and a
+// line beyond ASCII is still read in lower case.
+func TestJoinedScanFindsWhatEachLineFinds(t *testing.T) {
+	sigs := builtinSignatures(t)
+	var indexable []*Signature
+	for _, s := range sigs {
+		if s.indexable() {
+			indexable = append(indexable, s)
+		}
+	}
+	seeds := []string{
+		"Failed to pull image \"x\": rpc error", "FAILED QUOTA: compute-resources", "failed quota: \u212Aelvin",
+		"Back-off pulling image \"İstanbul\"", "0/3 nodes are available: 3 Insufficient cpu.", "", "no space left on device",
+		"OOMKilled", "x509: certificate signed by unknown authority", "permission denied", "Readiness probe failed",
+	}
+	var lines []Line
+	for i := 0; len(lines) < 30000; i++ {
+		// Halves of seeds side by side, so that a literal could only be found across
+		// two lines if the scan let it.
+		a, b := seeds[i%len(seeds)], seeds[(i*7+3)%len(seeds)]
+		lines = append(lines, Line{Text: a[len(a)/2:] + strings.Repeat(" ", i%3)}, Line{Text: b[:len(b)/2]}, Line{Text: a + " " + b})
+	}
+	for _, dfa := range []bool{false, true} {
+		set := newLiteralSet(indexable, dfa, true)
+		if !set.joinable {
+			t.Fatal("the built-in signatures' literals are not joinable")
+		}
+		joined := set.findIn(lines, 0, len(lines))
+		set.joinable = false
+		alone := set.findIn(lines, 0, len(lines))
+		if !reflect.DeepEqual(joined, alone) {
+			t.Errorf("dfa=%v: joined scan found other lines than each line alone", dfa)
+		}
+		n := 0
+		for _, f := range alone {
+			n += len(f)
+		}
+		if n == 0 {
+			t.Errorf("dfa=%v: no literal found", dfa)
+		}
+	}
+}
