@@ -632,10 +632,10 @@ var rowWaitingReasons = map[string]bool{"CrashLoopBackOff": true, "ImagePullBack
 // rowRestarts carries a `kubectl get pods` row's RESTARTS into the one container status
 // a describe excerpt or a status fragment of the same pod brought without its
 // "Restart Count" (or restartCount), and the row's STATUS into the status of a pod's
-// one container a pasted manifest shows and no status does: kubectl's RESTARTS column is the sum of the
-// containers' restart counts (printPod), so with one container it is that container's.
-// A status that shows a count keeps it, and a pod of several containers keeps theirs:
-// the sum does not say how it splits.
+// one container a pasted manifest shows and no status does. kubectl's RESTARTS column
+// is the sum of the containers' restart counts (printPod), so with one container it is
+// that container's. A status that shows a count keeps it, and a pod of several
+// containers keeps theirs: the sum does not say how it splits.
 func (li *looseImport) rowRestarts() {
 	for key, it := range li.byKey {
 		if !strings.HasPrefix(key, "Pod/") || !strings.Contains(string(it.data), bundle.KubectlRowAnnotation) {
