@@ -144,8 +144,9 @@ func TestNothingReadSaysWhy(t *testing.T) {
 }
 
 // A Job's manifest pasted above what became of it (its status block, cut from the
-// metadata): the status is the named Job's, so the finding names the Job and its
-// backoffLimit; two named Jobs leave the status to neither.
+// metadata): the status is the named Job's, so the finding names the Job, its
+// backoffLimit and, no failed pod being in the evidence, the command its pods run; two
+// named Jobs leave the status to neither.
 func TestAJobsStatusPastedBelowItsManifest(t *testing.T) {
 	manifest := "```\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: nightly-report\nspec:\n  backoffLimit: 1\n" +
 		"  template:\n    spec:\n      restartPolicy: Never\n      containers:\n        - name: job\n          image: ubuntu:16.04\n" +
@@ -155,8 +156,9 @@ func TestAJobsStatusPastedBelowItsManifest(t *testing.T) {
 		"    failed: 2\n    startTime: 2018-04-11T10:20:00Z\n...\n```\n"
 	rep := analyzePaste(t, map[string][]byte{"ticket.md": []byte(manifest + status)})
 	root := firstRoot(rep)
-	if root == nil || root.Rule != "controller-job-backoff-limit" || !strings.Contains(root.Cause, "Job nightly-report") || !strings.Contains(root.Cause, "backoffLimit of 1") {
-		t.Fatalf("root %+v, want the Job nightly-report refused by its backoffLimit of 1", root)
+	if root == nil || root.Rule != "controller-job-backoff-limit" || !strings.Contains(root.Cause, "Job nightly-report") || !strings.Contains(root.Cause, "(backoffLimit: 1)") ||
+		!strings.Contains(root.Cause, "its pods run sh -c sleep 5; false") {
+		t.Fatalf("root %+v, want the Job nightly-report refused by its backoffLimit: 1", root)
 	}
 
 	second := strings.Replace(manifest, "```\n\nIt soon", "---\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: weekly-report\nspec:\n  backoffLimit: 3\n```\n\nIt soon", 1)

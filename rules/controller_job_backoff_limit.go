@@ -133,7 +133,7 @@ func jobBackoffFinding(v *analyze.View, j *analyze.Job, i int, c *batchv1.JobCon
 	for _, f := range failed {
 		subjects = append(subjects, f.pod.Ref())
 	}
-	allows := fmt.Sprintf("more than its backoffLimit of %d allows", limit)
+	allows := fmt.Sprintf("more than its backoffLimit (backoffLimit: %d) allows", limit)
 	if job.Spec.BackoffLimit == nil && analyze.Partial(job.ObjectMeta, "spec") {
 		// A pasted status block: the limit is not in the evidence, only that it was hit.
 		allows = "as many as its backoffLimit (not in the evidence) allows"
@@ -150,6 +150,11 @@ func jobBackoffFinding(v *analyze.View, j *analyze.Job, i int, c *batchv1.JobCon
 		why = fmt.Sprintf("why pod %s failed (%s)", last.pod.Obj.Name, text)
 	} else if v.Has(analyze.Pods) {
 		cause += "; its failed pods are no longer in the bundle"
+	}
+	if cmd := templateCommand(job.Spec.Template.Spec.Containers); len(failed) == 0 && cmd != "" {
+		// No failed pod shows why; the command every one of them ran is what failed.
+		cause += "; its pods run " + cmd
+		why = "the command its pods run (" + cmd + ")"
 	}
 	confirm := []string{
 		analyze.Command("kubectl get job -n %s %s -o jsonpath='{.spec.backoffLimit} {.status.failed} {.status.conditions}'", job.Namespace, job.Name),
@@ -244,4 +249,13 @@ func failedPodText(v *analyze.View, f failedPod) (string, []analyze.Evidence) {
 		text += "; its log is not in the bundle"
 	}
 	return text, evidence
+}
+
+// templateCommand is the command line of a pod template's one container, "" when it
+// has several or states none (the image's entrypoint runs).
+func templateCommand(cs []corev1.Container) string {
+	if len(cs) != 1 {
+		return ""
+	}
+	return strings.Join(append(append([]string{}, cs[0].Command...), cs[0].Args...), " ")
 }
