@@ -30,6 +30,9 @@ const (
 	WrapperWorkload = "workload" // "StatefulSet NAME": the controller's object
 	WrapperVolume   = "volume"   // the volume of a kubelet volume operation
 	WrapperPlugin   = "plugin"   // the CNI plugin type libcni ran
+	// WrapperPodPrefix is the generateName a controller's refused pod had, all its name
+	// then ("web-5d8f9c7b6-"): which workload's pods are refused.
+	WrapperPodPrefix = "podPrefix"
 )
 
 var (
@@ -47,6 +50,9 @@ var (
 	// pod an admission plugin refused by name; a controller's pod has only its
 	// generateName prefix ("web-5d8f9c7b6-"), which names no pod.
 	reWrapForbiddenPod = regexp.MustCompile(`\bpods "([a-z0-9](?:[-a-z0-9.]*[a-z0-9])?)" is forbidden: `)
+	// The same refusal of a controller's pod, named by its generateName prefix (as
+	// printed, or with the "..." a ticket puts after it).
+	reWrapForbiddenPrefix = regexp.MustCompile(`\bpods \\?"([a-z0-9][-a-z0-9.]*-)(?:\.\.\.|…)?\\?" is forbidden: `)
 	// k8s.io/kubectl pkg/drain/drain.go evictPods: "error when evicting pods/%q -n %q
 	// (will retry after %v): %v", and "…: global timeout reached: %v" when it gives up.
 	reWrapEvictingPod = regexp.MustCompile(`\berror when evicting pods/\\?"([a-z0-9](?:[-a-z0-9.]*[a-z0-9.])?)\\?" -n \\?"([a-z0-9][-a-z0-9]*)\\?"`)
@@ -74,6 +80,8 @@ func WrapperValues(text string) map[string]string {
 	if strings.Contains(text, " is forbidden: ") && out[WrapperPod] == "" {
 		if m := reWrapForbiddenPod.FindStringSubmatch(text); m != nil {
 			out[WrapperPod] = m[1]
+		} else if m := reWrapForbiddenPrefix.FindStringSubmatch(text); m != nil {
+			out[WrapperPodPrefix] = m[1]
 		}
 	}
 	if out[WrapperPod] == "" && strings.Contains(text, "error when evicting pods/") {
@@ -107,7 +115,7 @@ func WrapperValues(text string) map[string]string {
 // wrapperPlaceholders are the names of WrapperValues and of evidenceValues:
 // placeholders a template may use inside [[ ]] whatever its patterns capture.
 var wrapperPlaceholders = func() map[string]bool {
-	m := map[string]bool{WrapperPod: true, WrapperWorkload: true, WrapperVolume: true, WrapperPlugin: true, WrapperFrame: true, WrapperLoggedBefore: true}
+	m := map[string]bool{WrapperPod: true, WrapperPodPrefix: true, WrapperWorkload: true, WrapperVolume: true, WrapperPlugin: true, WrapperFrame: true, WrapperLoggedBefore: true}
 	for _, e := range evidenceValues {
 		m[e.name] = true
 	}

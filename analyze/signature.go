@@ -1014,6 +1014,9 @@ func (s *Signature) finding(l *Line, caps map[string]string) Finding {
 	// refusal of "pods \"NAME\""): the cause says which, as it does for a subject.
 	if p := vals[WrapperPod]; p != "" && l.Pod == nil && l.Object().Kind != "Pod" && !names(cause, p) {
 		cause += " (pod " + p + ")"
+	} else if p := vals[WrapperPodPrefix]; p != "" && vals[WrapperPod] == "" && l.Pod == nil && !strings.Contains(cause, p) {
+		// A controller's pod refused before it had a name: its generateName says whose.
+		cause += " (pods " + p + "…)"
 	}
 	group := cause + "\x00" + subjectKey(l)
 	match, fixed := s.matched(l.Text)

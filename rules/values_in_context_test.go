@@ -318,3 +318,14 @@ func TestAnAutoscalerEventNamesItsAutoscaler(t *testing.T) {
 	rs := catalogRoots(t, map[string]string{"events.txt": rows})
 	wantOneRoot(t, rs, "controller-hpa-missing-request", "the HorizontalPodAutoscaler podinfo-primary reports missing request for cpu")
 }
+
+// A controller's pod refused at admission has no name yet, only its generateName
+// ("pods \"web-5d8f9c7b6-\" is forbidden", or with the "..." a ticket puts after it):
+// the cause names whose pods they are.
+func TestARefusedPodsGenerateNameSaysWhose(t *testing.T) {
+	for _, refused := range []string{`openshift-gitops-dex-server-...`, `openshift-gitops-dex-server-`} {
+		line := `Error creating: pods "` + refused + `" is forbidden: failed quota: openshift-gitops-compute-resources: must specify cpu,limits.cpu,limits.memory,memory` + "\n"
+		rs := catalogRoots(t, map[string]string{"events.txt": line})
+		wantOneRoot(t, rs, "admission-quota-resources-required", "(pods openshift-gitops-dex-server-…)")
+	}
+}
