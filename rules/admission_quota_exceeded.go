@@ -111,7 +111,8 @@ func quotaUsage(v *analyze.View, q *analyze.ResourceQuota, limitedList, usedList
 			}
 			parts = append(parts, fmt.Sprintf("%s of its %s %s", u, limited[i][1], name))
 		}
-		return strings.Join(parts, ", ") + " (when the pod was refused)", nil
+		// The refusal's own words follow, as a ticket quotes them.
+		return strings.Join(parts, ", ") + " (when the pod was refused: used: " + usedList + ", limited: " + limitedList + ")", nil
 	}
 	for _, name := range names {
 		u := analyze.Quantity(q.Obj.Status.Used, corev1.ResourceName(name))

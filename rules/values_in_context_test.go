@@ -329,3 +329,12 @@ func TestARefusedPodsGenerateNameSaysWhose(t *testing.T) {
 		wantOneRoot(t, rs, "admission-quota-resources-required", "(pods openshift-gitops-dex-server-…)")
 	}
 }
+
+// A quota refusal pasted without its ResourceQuota: the cause reads the numbers from the
+// refusal and quotes its own words after them, as a ticket does.
+func TestAQuotaRefusalQuotesItsNumbers(t *testing.T) {
+	row := "26m        26m         1         web-544d45c8d5   ReplicaSet               Warning   FailedCreate        replicaset-controller   " +
+		"Error creating: pods web-544d45c8d5-q5mll is forbidden: exceeded quota: namespace-quota, requested: requests.cpu=20m, used: requests.cpu=40m, limited: requests.cpu=50m\n"
+	rs := catalogRoots(t, map[string]string{"events.txt": row})
+	wantOneRoot(t, rs, "admission-quota-exceeded", "40m of its 50m requests.cpu", "used: requests.cpu=40m, limited: requests.cpu=50m")
+}
