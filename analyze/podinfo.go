@@ -113,3 +113,13 @@ func ContainerID(id string) string {
 	}
 	return id
 }
+
+// CommandLine is a container's command and args as one line, as the runtime runs them
+// (the image's entrypoint's part left out when the spec does not set it); "" when it
+// sets neither.
+func CommandLine(c *corev1.Container) string {
+	if c == nil {
+		return ""
+	}
+	return strings.Join(append(append([]string{}, c.Command...), c.Args...), " ")
+}

@@ -257,5 +257,5 @@ func templateCommand(cs []corev1.Container) string {
 	if len(cs) != 1 {
 		return ""
 	}
-	return strings.Join(append(append([]string{}, cs[0].Command...), cs[0].Args...), " ")
+	return analyze.CommandLine(&cs[0])
 }

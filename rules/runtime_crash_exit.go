@@ -187,7 +187,7 @@ func finiteCommand(c *corev1.Container) string {
 	if c == nil {
 		return ""
 	}
-	line := strings.TrimSpace(strings.Join(append(append([]string{}, c.Command...), c.Args...), " "))
+	line := strings.TrimSpace(analyze.CommandLine(c))
 	if inner, ok := strings.CutPrefix(line, "sh -c "); ok {
 		line = strings.Trim(inner, `"' `)
 	} else if inner, ok := strings.CutPrefix(line, "/bin/sh -c "); ok {

@@ -114,7 +114,7 @@ func commandFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, sf
 	if c.Spec.Image == "" {
 		image = "its image" // a pasted status that does not show the spec
 	}
-	configured := strings.Join(append(append([]string{}, c.Spec.Command...), c.Spec.Args...), " ")
+	configured := analyze.CommandLine(c.Spec)
 	if sf.Command == "" && len(c.Spec.Command) > 0 {
 		sf.Command = c.Spec.Command[0]
 	}

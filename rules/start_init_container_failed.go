@@ -163,7 +163,7 @@ func initFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *co
 	cause += note
 	logText := cl.Text
 	evidence = append(evidence, cl.Evidence...)
-	if cmd := strings.Join(append(append([]string{}, c.Spec.Command...), c.Spec.Args...), " "); cmd != "" {
+	if cmd := analyze.CommandLine(c.Spec); cmd != "" {
 		evidence = append(evidence, c.SpecLoc().At(analyze.SpecCommandField(c.Spec)).Evidence("command: "+phrase.FirstLine(cmd), pod.CreationTimestamp.Time))
 	}
 	fix := fmt.Sprintf("Fix what init container %s reports before it exits", c.Name)

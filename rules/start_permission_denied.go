@@ -169,7 +169,7 @@ func itemMode(items []corev1.KeyToPath, defaultMode *int32, rel string) int32 {
 func deniedFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, sf analyze.StartFailure) analyze.Finding {
 	pod := p.Obj
 	image := c.Spec.Image
-	configured := strings.Join(append(append([]string{}, c.Spec.Command...), c.Spec.Args...), " ")
+	configured := analyze.CommandLine(c.Spec)
 	if sf.Command == "" && len(c.Spec.Command) > 0 {
 		sf.Command = c.Spec.Command[0]
 	}
