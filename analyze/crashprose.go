@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -45,7 +46,7 @@ func crashedFromLog(g *Graph, all, extra []*Finding, rules []*Rule) (*Finding, i
 			continue
 		}
 		x := f.Evidence[0].Excerpt
-		if isProse(x) && !reLevelFirst.MatchString(x) || reProseCrash.MatchString(x) {
+		if isProse(x) && !reLevelFirst.MatchString(x) && !errorChain(x) || reProseCrash.MatchString(x) {
 			// The reporter's own sentence, read as a log beside the log's lines.
 			continue
 		}
@@ -70,11 +71,25 @@ func crashedFromLog(g *Graph, all, extra []*Finding, rules []*Rule) (*Finding, i
 			break
 		}
 	}
-	if said == nil {
-		return nil, -1
-	}
 	floor := extra[at]
 	logLine := strings.TrimSpace(floor.Evidence[0].Excerpt)
+	if said == nil {
+		exit := slices.IndexFunc(floor.Evidence, func(e Evidence) bool { return programExits(e.Excerpt) })
+		if exit < 0 {
+			return nil, -1
+		}
+		// No sentence says the pod crash-loops, and the program says it gave up
+		// starting: its process ends there, and its container with it.
+		logLine = strings.TrimSpace(floor.Evidence[exit].Excerpt)
+		return &Finding{Rule: r.ID, Stage: StageRuntime, Severity: SeverityError, Title: r.Title,
+			Subjects: floor.Subjects,
+			Evidence: append([]Evidence{floor.Evidence[exit]}, slices.Delete(slices.Clone(floor.Evidence), exit, exit+1)...),
+			Cause: "the container's program gives up as it starts, so the container exits (and the kubelet restarts it): " +
+				"its error says why: " + quoteText(logLine),
+			Remediation: crashLogFix,
+			GroupKey:    crashRuleID + "\x00" + logLine,
+		}, at
+	}
 	return &Finding{Rule: r.ID, Stage: StageRuntime, Severity: SeverityError, Title: r.Title,
 		Subjects: floor.Subjects,
 		Evidence: append(append([]Evidence{}, floor.Evidence...), said.Evidence()),
@@ -83,6 +98,18 @@ func crashedFromLog(g *Graph, all, extra []*Finding, rules []*Rule) (*Finding, i
 		Remediation: crashLogFix,
 		GroupKey:    crashRuleID + "\x00" + logLine,
 	}, at
+}
+
+// reStartGivenUp is the head of a program's error chain that says it gave up starting:
+// "failed to start: daemon creation failed: …", "unable to start manager: …",
+// "error starting server: …".
+var reStartGivenUp = regexp.MustCompile(`(?i)^(?:\w+(?:\s\w+)?:\s)?(?:failed to (?:start|run|initialize|init)|unable to (?:start|run|initialize)|error (?:starting|running|initializing)|could not (?:start|initialize)|cannot start)\b`)
+
+// programExits reports whether a log line is a program's own account of why it gave up
+// starting: an error chain of three links or more whose head says it failed to start.
+func programExits(s string) bool {
+	s = strings.Trim(strings.TrimSpace(s), "`")
+	return errorChain(s) && reStartGivenUp.MatchString(s)
 }
 
 // reportersOnly reports whether a floor's finding rests only on the reporter's

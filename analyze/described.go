@@ -310,7 +310,12 @@ func described(g *Graph, fs []*Finding, rules []*Rule) (*Finding, map[string]boo
 	for _, f := range fs {
 		switch f.Rule {
 		case UnexplainedRule:
-			if len(f.Evidence) > 0 && (!isProse(f.Evidence[0].Excerpt) && reOutputLine.MatchString(f.Evidence[0].Excerpt) || errorChain(f.Evidence[0].Excerpt)) {
+			// The floor groups the lines of one subject in one finding (a reporter's
+			// sentence first, the program's error chain it quotes after): any of them
+			// that is a program's output places the trouble.
+			if slices.ContainsFunc(f.Evidence, func(e Evidence) bool {
+				return !isProse(e.Excerpt) && reOutputLine.MatchString(e.Excerpt) || errorChain(e.Excerpt)
+			}) {
 				outputStages[f.Stage] = true
 			}
 			if len(f.Evidence) > 0 {

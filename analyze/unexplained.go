@@ -710,6 +710,11 @@ func namedPod(s ObjectRef) bool {
 // error"). Such a line is trouble only as far as it quotes a message the catalog knows.
 func reporterText(s string) bool {
 	s = strings.TrimSpace(s)
+	if errorChain(s) {
+		// "failed to start: daemon creation failed: error while initializing daemon: …"
+		// reads like a sentence, and is a program's error as it wrapped it.
+		return false
+	}
 	if isProse(s) || reNumberedStep.MatchString(s) {
 		return true
 	}
@@ -796,7 +801,8 @@ func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []strin
 	// is: the sentences the log holds around it only tell of it.
 	logProgram := !explained && slices.ContainsFunc(lines, func(l *Line) bool {
 		b, p := l.source()
-		return l.Kind() == TextLog && !cited[b+"\x00"+p] && l.Warning && looksLikeError(l.Text) && !reporterText(l.Text) && !configSetting(l.Text)
+		return l.Kind() == TextLog && !cited[b+"\x00"+p] && l.Warning && looksLikeError(l.Text) && !reporterText(l.Text) && !configSetting(l.Text) &&
+			!reQuietLevel.MatchString(l.Text)
 	})
 	for _, l := range lines {
 		b, p := l.source()

@@ -127,3 +127,25 @@ func TestACrashLoopingRowAndItsProgramsErrorLine(t *testing.T) {
 		}
 	}
 }
+
+// A ticket whose body quotes a program's error chain, the chain saying the program
+// gave up starting, beside the program's log at info level: the error is why its
+// container exits, and the quiet log's counts ("failed=4") are neither trouble nor a
+// reason to read the body as a description of another stage's failure.
+func TestAStartErrorChainIsWhyTheContainerExits(t *testing.T) {
+	body := "### What happened?\n\nAfter upgrading the agent from 2.4.1 to 2.4.2 the pod started failing with error:\n\n" +
+		"```\nfailed to start: agent creation failed: error while initializing agent: failed while preparing routes: listing routing rules: address family not supported by protocol\n```\n\n" +
+		"### Kernel Version\n\n6.1.82-custom\n"
+	log := "```\ntime=\"2024-04-13T07:38:47Z\" level=info msg=\"Endpoints restored\" failed=4 restored=23 subsys=agent\n" +
+		"time=\"2024-04-13T07:38:47Z\" level=info msg=\"Addressing information:\" subsys=agent\n```\n"
+	rs := catalogRoots(t, map[string]string{"message.txt": body, "logs.txt": log})
+	wantOneRoot(t, rs, "runtime-crash-exit", "gives up as it starts", "listing routing rules: address family not supported by protocol")
+
+	// A chain that does not say the program gave up starting is not read as its exit.
+	other := strings.Replace(body, "failed to start: agent creation failed", "error syncing routes: route lookup failed", 1)
+	rs = catalogRoots(t, map[string]string{"message.txt": other, "logs.txt": log})
+	wantRootWithout(t, rs, "gives up as it starts", "a chain that does not say the program gave up starting is read as its exit: %q")
+	if len(rs) == 0 || rs[0].Stage == analyze.StageVolume {
+		t.Fatalf("want the quoted chain's trouble, not a description read from the body's words: %s %s: %s", rs[0].Stage, rs[0].Rule, rs[0].Cause)
+	}
+}
