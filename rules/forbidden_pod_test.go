@@ -26,3 +26,17 @@ func TestAForbiddenClusterScopeNamesGKEPermissions(t *testing.T) {
 	line := `Error: INSTALLATION FAILED: clusterroles.rbac.authorization.k8s.io is forbidden: User "ops@example.com" cannot create resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope: requires one of ["container.clusterRoles.create"] permission(s).`
 	wantOneRoot(t, catalogRoots(t, map[string]string{"helm.txt": line + "\n"}), "request-forbidden-cluster-scope", `no IAM role grants "container.clusterRoles.create"`)
 }
+
+// An identity refused at the cluster scope and in a namespace lacks a ClusterRole binding:
+// that refusal is the finding, whichever line comes first and in either wording, since
+// the one grant answers both.
+func TestAClusterScopeRefusalOutranksANamespacedOne(t *testing.T) {
+	cluster := `User "system:serviceaccount:mesh:operator" cannot list resource "meshes" in API group "mesh.example.com" at the cluster scope`
+	namespaced := `pods is forbidden: User "system:serviceaccount:mesh:operator" cannot deletecollection resource "pods" in API group "" in the namespace "mesh-system"`
+	for _, paste := range []string{cluster + "\n" + namespaced + "\n", namespaced + "\n" + cluster + "\n"} {
+		wantOneRoot(t, catalogRoots(t, map[string]string{"message.txt": paste}), "request-forbidden-cluster-scope", "list meshes at the cluster scope")
+	}
+	old := `Error from server (Forbidden): error when creating "agent.yaml": User "system:serviceaccount:agents:default" cannot create customresourcedefinitions.apiextensions.k8s.io at the cluster scope. (post customresourcedefinitions.apiextensions.k8s.io)` + "\n" +
+		`Error from server (Forbidden): error when creating "agent.yaml": User "system:serviceaccount:agents:default" cannot create daemonsets.apps in the namespace "agents". (post daemonsets.apps)` + "\n"
+	wantOneRoot(t, catalogRoots(t, map[string]string{"apply.txt": old}), "request-forbidden-cluster-scope", "system:serviceaccount:agents:default", "customresourcedefinitions.apiextensions.k8s.io")
+}
