@@ -214,6 +214,7 @@ var evidenceValues = []evidenceValue{
 	{EvidenceMaxSurge, func(g *Graph, _ *Line) string { return g.loneMaxSurge() }},
 	{EvidenceTaints, func(g *Graph, _ *Line) string { return g.nodeTaintsText() }},
 	{EvidenceEtcdQuota, func(g *Graph, _ *Line) string { return g.loneEtcdQuota() }},
+	{EvidenceKubeletDirSetting, func(g *Graph, _ *Line) string { return g.loneKubeletDirSetting() }},
 	{EvidenceMissingNamespace, func(g *Graph, _ *Line) string { return g.loneMissingNamespace() }},
 	{EvidencePV, func(g *Graph, _ *Line) string { return g.lonePVName() }},
 	{EvidencePVC, func(g *Graph, _ *Line) string { return g.loneUnboundClaim() }},
@@ -559,6 +560,33 @@ func (g *Graph) loneEtcdQuota() string {
 			}
 		}
 		return valued
+	})
+}
+
+// EvidenceKubeletDirSetting names, in a template's optional part, the kubelet directory
+// an install in the evidence set for a node plugin ("linux.kubelet=/var/snap/microk8s/
+// common/var/lib/kubelet", from `helm install … --set linux.kubelet=…` or a values
+// file's `kubeletDir: …`): a CSI node plugin must mount the directory the node's
+// kubelet really uses, which distributions move.
+const EvidenceKubeletDirSetting = "evidenceKubeletDirSetting"
+
+// reKubeletDirSetting is a chart value or flag naming a kubelet directory and its value:
+// `--set linux.kubelet=/var/snap/…`, `kubeletDir: /var/lib/k0s/kubelet`,
+// `--kubelet-dir=/var/lib/kubelet`.
+var reKubeletDirSetting = regexp.MustCompile(`(?:--set(?:-string)?[= ]\s*["']?|^\s*|--)([\w.-]*[kK]ubelet[\w.-]*)["']?\s*(?:=|:\s)\s*["']?(/[^\s"',]*)`)
+
+// loneKubeletDirSetting is "NAME=PATH" for the one kubelet directory the evidence's text
+// sets, "" when it sets none or several.
+func (g *Graph) loneKubeletDirSetting() string {
+	return g.loneOf(&g.kubeletDirOnce, &g.kubeletDir, func(func(string)) {}, func(line string, add func(string)) {
+		if !strings.Contains(strings.ToLower(line), "kubelet") {
+			return
+		}
+		for _, m := range reKubeletDirSetting.FindAllStringSubmatch(line, -1) {
+			if strings.Contains(m[2], "kubelet") {
+				add(m[1] + "=" + m[2])
+			}
+		}
 	})
 }
 

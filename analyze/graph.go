@@ -189,6 +189,10 @@ type Graph struct {
 	// (EvidenceEtcdQuota).
 	etcdQuotaOnce sync.Once
 	etcdQuota     string
+	// kubeletDirOnce computes kubeletDir, the kubelet directory an install in the
+	// evidence sets (EvidenceKubeletDirSetting).
+	kubeletDirOnce sync.Once
+	kubeletDir     string
 	// missingNSOnce computes missingNS, the one namespace the evidence shows not found
 	// (EvidenceMissingNamespace).
 	missingNSOnce sync.Once

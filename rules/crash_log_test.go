@@ -149,3 +149,19 @@ func TestAStartErrorChainIsWhyTheContainerExits(t *testing.T) {
 		t.Fatalf("want the quoted chain's trouble, not a description read from the body's words: %s %s: %s", rs[0].Stage, rs[0].Rule, rs[0].Cause)
 	}
 }
+
+// A CSI node plugin that cannot create a volume's mount path on a read-only root mounts
+// another kubelet directory than the node's kubelet uses: the finding names the path,
+// and the kubelet directory the ticket's install command set, which the reader checks
+// against what the chart reads. A reporter's sentence naming the same error with its
+// FailedMount is the mount's, not a container's write.
+func TestAKubeletDirectoryTheNodePluginDoesNotMount(t *testing.T) {
+	ticket := "Pods with a claim of the NFS class fail to start due to FailedMount with error `mkdir /var/lib/k0s: read-only file system`\n\n" +
+		"```\nMountVolume.SetUp failed for volume \"pvc-1d2c\" : rpc error: code = Internal desc = mkdir /var/lib/k0s: read-only file system\n```\n\n" +
+		"```sh\nhelm upgrade --install -n kube-system csi-driver-nfs csi-driver-nfs/csi-driver-nfs --set node.kubeletPath=\"/var/lib/k0s/kubelet\"\n```\n"
+	rs := catalogRoots(t, map[string]string{"message.txt": ticket})
+	wantOneRoot(t, rs, "volume-csi-kubelet-dir-mismatch", "mkdir /var/lib/k0s: read-only file system", "the install set node.kubeletPath=/var/lib/k0s/kubelet")
+	// Without the mount's own message, the reporter's sentence is still no container's write.
+	rs = catalogRoots(t, map[string]string{"message.txt": strings.SplitN(ticket, "\n", 2)[0] + "\n"})
+	wantRootWithout(t, rs, "readOnlyRootFilesystem is set", "a FailedMount named in prose is read as a container's write: %q")
+}
