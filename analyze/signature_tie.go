@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"maps"
+	"regexp"
 	"regexp/syntax"
 	"slices"
 	"sort"
@@ -57,6 +58,10 @@ type tieLabel struct {
 	at       int
 	// lits are the literal pieces of the pattern that matched the example.
 	lits []string
+	// context are the values the pattern spells out inside its captures that the
+	// firing example holds outside the entry's text (the /pause of a sandbox image
+	// around a registry's "pull access denied"): the line must hold them too.
+	context []string
 	// exact is set when the entry is the most specific reading of its layer of the
 	// example (not a more general template of the same site that also matches it).
 	exact bool
@@ -315,6 +320,7 @@ func (s *Signature) exampleTies(ex string, generic func(*catalog.Entry) bool) []
 		if read.known() {
 			lab.stages[read.stage()] = true
 		}
+		lab.context = outerValues(s.Patterns[pi], s.res[pi], ex, loc, lab.at, len(m.Text))
 		names := make([]string, 0, len(m.Captures))
 		for n := range m.Captures {
 			names = append(names, n)
@@ -408,6 +414,7 @@ func (t *tieSet) hits(text string, kindOK func(*Signature) bool) []tieHit {
 		return nil
 	}
 	layers := catalog.Layers(strings.TrimSpace(text))
+	lowText := strings.ToLower(text)
 	read := readMatches(strings.TrimSpace(text), "", all)
 	var out []tieHit
 	done := map[*Signature]bool{}
@@ -421,7 +428,7 @@ func (t *tieSet) hits(text string, kindOK func(*Signature) bool) []tieHit {
 		score := func(l *tieLabel) int { return nearness(m.Entry, words, l.entry, l.words) }
 		for _, p := range labels {
 			s := p.sig
-			if p.quiet || done[s] || !kindOK(s) || !holdsAll(lay, p.require) {
+			if p.quiet || done[s] || !kindOK(s) || !holdsAll(lay, p.require) || !holdsAll(lowText, p.context) {
 				continue
 			}
 			if read.known() && read.stage() != s.Stage && !p.stages[read.stage()] {
@@ -622,6 +629,41 @@ var wordFrequency = sync.OnceValue(func() map[string]int {
 	}
 	return df
 })
+
+// outerValues are the literal pieces (lower case, three characters or more) of the
+// pattern's named captures whose values the example ex (matched at loc) holds outside
+// its text [at, at+n): the values the meaning rests on around the entry that ties.
+func outerValues(p string, re *regexp.Regexp, ex string, loc []int, at, n int) []string {
+	parsed, err := syntax.Parse(p, syntax.Perl)
+	if err != nil || at < 0 {
+		return nil
+	}
+	index := map[string]int{}
+	for i, name := range re.SubexpNames() {
+		if name != "" {
+			index[name] = i
+		}
+	}
+	var out []string
+	var walk func(r *syntax.Regexp)
+	walk = func(r *syntax.Regexp) {
+		if r.Op == syntax.OpCapture && r.Name != "" {
+			if gi, ok := index[r.Name]; ok && 2*gi+1 < len(loc) && loc[2*gi] >= 0 && (loc[2*gi+1] <= at || loc[2*gi] >= at+n) {
+				value := strings.ToLower(ex[loc[2*gi]:loc[2*gi+1]])
+				for _, l := range patternLiterals(r.Sub[0].String(), 3) {
+					if strings.Contains(value, l) && !slices.Contains(out, l) {
+						out = append(out, l)
+					}
+				}
+			}
+		}
+		for _, sub := range r.Sub {
+			walk(sub)
+		}
+	}
+	walk(parsed)
+	return out
+}
 
 // patternLiterals are the literal pieces of a pattern, lower case, of at least least
 // characters with a letter (the words that carry a meaning need seven: "error", "taint"

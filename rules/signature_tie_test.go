@@ -166,3 +166,14 @@ func TestTieCoverage(t *testing.T) {
 		t.Errorf("%d signatures tied, %d entries lead to one: fewer than a third of the signatures or 60 entries", len(sites), n)
 	}
 }
+
+// A tie carries a signature's meaning to another wording of the layer it ties, never
+// away from the values the meaning rests on around that layer: the sandbox image's
+// pull failure is about the /pause image its firing examples name, so a registry's bare
+// "pull access denied" about another image is not it.
+func TestTieKeepsTheValuesAroundTheLayer(t *testing.T) {
+	line := fromTemplate(t, "containerd/d37550b876", "docker.io/acme/app:1.0")
+	if _, ok := tieOf(t, line, "sandbox-image-pull-failed-message"); ok {
+		t.Errorf("%q ties to sandbox-image-pull-failed-message without the sandbox image", line)
+	}
+}
