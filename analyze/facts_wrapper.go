@@ -215,6 +215,7 @@ var evidenceValues = []evidenceValue{
 	{EvidenceTaints, func(g *Graph, _ *Line) string { return g.nodeTaintsText() }},
 	{EvidenceEtcdQuota, func(g *Graph, _ *Line) string { return g.loneEtcdQuota() }},
 	{EvidenceKubeletDirSetting, func(g *Graph, _ *Line) string { return g.loneKubeletDirSetting() }},
+	{EvidenceNodePluginShort, lineNodePluginShort},
 	{EvidenceMissingNamespace, func(g *Graph, _ *Line) string { return g.loneMissingNamespace() }},
 	{EvidencePV, func(g *Graph, _ *Line) string { return g.lonePVName() }},
 	{EvidencePVC, func(g *Graph, _ *Line) string { return g.loneUnboundClaim() }},
@@ -588,6 +589,60 @@ func (g *Graph) loneKubeletDirSetting() string {
 			}
 		}
 	})
+}
+
+// EvidenceNodePluginShort names, in a template's optional part, the node plugin
+// DaemonSet of the line's CSI driver when it is scheduled on fewer nodes than another
+// DaemonSet of the evidence ("DaemonSet efs-csi-node is on 5 nodes, aws-node on 7"):
+// the nodes it leaves out are where the driver is not registered, most often for
+// taints its pods do not tolerate or a node selector.
+const EvidenceNodePluginShort = "evidenceNodePluginShort"
+
+// reCSIDriverName is the driver a kubelet's registration error names.
+var reCSIDriverName = regexp.MustCompile(`driver name ([\w-]+(?:\.[\w-]+)+) not found`)
+
+// lineNodePluginShort is EvidenceNodePluginShort for the driver the line names: its node
+// plugin is the one DaemonSet whose name holds the driver name's first label ("efs" of
+// efs.csi.aws.com), or else the one whose name says csi.
+func lineNodePluginShort(g *Graph, l *Line) string {
+	if l == nil || len(g.daemonSets) < 2 {
+		return ""
+	}
+	m := reCSIDriverName.FindStringSubmatch(l.Text)
+	if m == nil {
+		return ""
+	}
+	label := strings.ToLower(strings.SplitN(m[1], ".", 2)[0])
+	pick := func(ok func(name string) bool) *DaemonSet {
+		var one *DaemonSet
+		for _, d := range g.daemonSets {
+			if ok(strings.ToLower(d.Obj.Name)) {
+				if one != nil {
+					return nil
+				}
+				one = d
+			}
+		}
+		return one
+	}
+	plugin := pick(func(n string) bool { return len(label) >= 3 && strings.Contains(n, label) })
+	if plugin == nil {
+		plugin = pick(func(n string) bool { return strings.Contains(n, "csi") })
+	}
+	if plugin == nil {
+		return ""
+	}
+	var most *DaemonSet
+	for _, d := range g.daemonSets {
+		if d != plugin && (most == nil || d.Obj.Status.DesiredNumberScheduled > most.Obj.Status.DesiredNumberScheduled) {
+			most = d
+		}
+	}
+	have, want := plugin.Obj.Status.DesiredNumberScheduled, most.Obj.Status.DesiredNumberScheduled
+	if have >= want {
+		return ""
+	}
+	return fmt.Sprintf("DaemonSet %s is on %d nodes, %s on %d", plugin.Obj.Name, have, most.Obj.Name, want)
 }
 
 // EvidenceMissingNamespace names, in a template's optional part, the one namespace the

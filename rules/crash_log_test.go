@@ -165,3 +165,22 @@ func TestAKubeletDirectoryTheNodePluginDoesNotMount(t *testing.T) {
 	rs = catalogRoots(t, map[string]string{"message.txt": strings.SplitN(ticket, "\n", 2)[0] + "\n"})
 	wantRootWithout(t, rs, "readOnlyRootFilesystem is set", "a FailedMount named in prose is read as a container's write: %q")
 }
+
+// A CSI driver not registered on a node, beside `kubectl get daemonsets` rows where its
+// node plugin is on fewer nodes than another DaemonSet: the finding says so, the nodes it
+// leaves out being where the driver is missing. With its plugin on every node, or with
+// no plugin to tell, nothing is added.
+func TestANodePluginOnFewerNodes(t *testing.T) {
+	msg := "Pods with tolerations stay ContainerCreating:\n\nMountVolume.MountDevice failed for volume \"pvc-9\" : kubernetes.io/csi: attacher.MountDevice failed to create newCsiDriverClient: driver name fsx.csi.aws.com not found in the list of registered CSI drivers\n"
+	rows := func(plugin string) string {
+		return "```\nNAME           DESIRED   CURRENT   READY   UP-TO-DATE   AVAILABLE   NODE SELECTOR            AGE\n" +
+			"kube-proxy     9         9         9       9            9           <none>                   300d\n" +
+			plugin + "\n```\n"
+	}
+	short := "fsx-csi-node   6         6         6       6            6           kubernetes.io/os=linux   2h"
+	rs := catalogRoots(t, map[string]string{"message.txt": msg, "daemonsets.txt": rows(short)})
+	wantOneRoot(t, rs, "volume-csi-driver-missing", "DaemonSet fsx-csi-node is on 6 nodes, kube-proxy on 9")
+	whole := "fsx-csi-node   9         9         9       9            9           kubernetes.io/os=linux   2h"
+	rs = catalogRoots(t, map[string]string{"message.txt": msg, "daemonsets.txt": rows(whole)})
+	wantRootWithout(t, rs, "does not run on every node", "a node plugin on every node is said to miss some: %q")
+}
