@@ -71,7 +71,7 @@ func TestTieOtherReleaseOfTheCallSite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tieOf := func(t *testing.T, line, sig string) (analyze.TieMatch, bool) {
+	tieOf := func(line, sig string) (analyze.TieMatch, bool) {
 		for _, m := range analyze.TieLine(sigs, line) {
 			if m.Signature == sig {
 				return m, true
@@ -80,7 +80,7 @@ func TestTieOtherReleaseOfTheCallSite(t *testing.T) {
 		return analyze.TieMatch{}, false
 	}
 	line := fromTemplate(t, "kube-apiserver/56545c0acd", "system:serviceaccount:default:default", "list", "pods")
-	m, ok := tieOf(t, line, "request-forbidden-cluster-scope")
+	m, ok := tieOf(line, "request-forbidden-cluster-scope")
 	if !ok {
 		t.Fatalf("%q does not fire request-forbidden-cluster-scope through the catalog", line)
 	}
@@ -92,7 +92,7 @@ func TestTieOtherReleaseOfTheCallSite(t *testing.T) {
 	}
 	// The same function's namespace refusal is the signature's near miss.
 	ns := fromTemplate(t, "kube-apiserver/526e891ee5", "system:serviceaccount:default:default", "list", "pods", "default")
-	if _, ok := tieOf(t, ns, "request-forbidden-cluster-scope"); ok {
+	if _, ok := tieOf(ns, "request-forbidden-cluster-scope"); ok {
 		t.Errorf("%q fires request-forbidden-cluster-scope: the namespace wording is its quiet example's", ns)
 	}
 }
