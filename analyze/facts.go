@@ -524,7 +524,7 @@ func (g *Graph) fragmentTextLines(add func(lineIn)) {
 		// A message wrapped over several lines (a terminal's width, YAML folding) is
 		// also tried whole.
 		for _, p := range paragraphs(f.lines) {
-			text := strings.Join(fieldsOf(f.lines[p[0]:p[1]]), " ")
+			text := joinParagraph(f.lines[p[0]:p[1]], terminalWidth(f.lines))
 			add(lineIn{Kind: kind, Text: text, Fragment: true, Warning: looksLikeError(text), Object: about, Pod: pod, ev: evidencePtr(f.loc.Lines(p[0]+1, p[1]).Evidence(text, time.Time{}))})
 		}
 	}
@@ -638,6 +638,7 @@ func (g *Graph) linesEstimate(healthy map[*Pod]bool) int {
 // wrap keeps the space it broke at): the shapes of a wrapped message.
 func paragraphs(lines []string) [][2]int {
 	var out [][2]int
+	width := terminalWidth(lines)
 	start := -1
 	flush := func(end int) {
 		if start >= 0 && end-start >= 2 {
@@ -652,7 +653,7 @@ func paragraphs(lines []string) [][2]int {
 		case start < 0:
 			start = i
 		case !strings.HasPrefix(s, " ") && !strings.HasPrefix(s, "\t") && !leadsOn(lines[i-1]) &&
-			!softWrapped(lines[i-1]) && !closesValue(s) && !opensQuote(lines[i-1]):
+			!softWrapped(lines[i-1]) && !hardWrapped(lines[i-1], width) && !closesValue(s) && !opensQuote(lines[i-1]):
 			flush(i)
 			start = i
 		}
@@ -693,12 +694,48 @@ func softWrapped(line string) bool {
 	return strings.HasSuffix(line, " ") && strings.TrimSpace(line) != ""
 }
 
-func fieldsOf(lines []string) []string {
-	var out []string
+// minTerminalWidth is the least width at which lines of one length are taken for a
+// terminal's hard wrap.
+const minTerminalWidth = 64
+
+// terminalWidth is the width a terminal (or a tool that cuts at a width) broke a
+// paste's long lines at: the length of its longest lines, when two or more share it
+// and it is minTerminalWidth or more; else 0.
+func terminalWidth(lines []string) int {
+	width, n := 0, 0
 	for _, l := range lines {
-		out = append(out, strings.Fields(l)...)
+		switch w := len(strings.TrimSuffix(l, "\r")); {
+		case w > width:
+			width, n = w, 1
+		case w == width:
+			n++
+		}
 	}
-	return out
+	if width < minTerminalWidth || n < 2 {
+		return 0
+	}
+	return width
+}
+
+// hardWrapped reports whether a line was cut at the terminal's width: the cut may fall
+// inside a word, so the next line continues it without a space.
+func hardWrapped(line string, width int) bool {
+	return width > 0 && len(strings.TrimSuffix(line, "\r")) == width
+}
+
+// joinParagraph is a wrapped message's lines as one text: lines cut at the terminal's
+// width joined as they were before the cut, the others with a space; runs of spaces
+// become one.
+func joinParagraph(lines []string, width int) string {
+	var b strings.Builder
+	for i, l := range lines {
+		l = strings.TrimSuffix(l, "\r")
+		if i > 0 && !hardWrapped(lines[i-1], width) {
+			b.WriteByte(' ')
+		}
+		b.WriteString(l)
+	}
+	return strings.Join(strings.Fields(b.String()), " ")
 }
 
 // reAgentPrefix is a node agent's syslog identifier at the start of a line whose time

@@ -526,15 +526,16 @@ func (s *Signature) matchText(text string) (map[string]string, bool) {
 	// runAsNonRoot and …"); the component printed it in lower case. A message quoted
 	// once more (a structured log's err="…", a Go %q, a JSON string) has its quotes
 	// escaped ("violates PodSecurity \"restricted:v1.24\""). Such a text is tried as
-	// printed too, after the text as given.
+	// printed first, so that the values it captures are as the component wrote them,
+	// then as given.
 	forms := [3]string{text}
 	n := 1
-	if len(text) > 1 && text[0] >= 'A' && text[0] <= 'Z' && text[1] >= 'a' && text[1] <= 'z' {
-		forms[n] = string(text[0]+'a'-'A') + text[1:]
+	if strings.Contains(text, `\"`) {
+		forms[0], forms[1] = strings.ReplaceAll(text, `\"`, `"`), text
 		n++
 	}
-	if strings.Contains(text, `\"`) {
-		forms[n] = strings.ReplaceAll(text, `\"`, `"`)
+	if len(text) > 1 && text[0] >= 'A' && text[0] <= 'Z' && text[1] >= 'a' && text[1] <= 'z' {
+		forms[n] = string(text[0]+'a'-'A') + text[1:]
 		n++
 	}
 	for i, re := range s.res {

@@ -184,3 +184,27 @@ func TestANodePluginOnFewerNodes(t *testing.T) {
 	rs = catalogRoots(t, map[string]string{"message.txt": msg, "daemonsets.txt": rows(whole)})
 	wantRootWithout(t, rs, "does not run on every node", "a node plugin on every node is said to miss some: %q")
 }
+
+// A paste cut at a terminal's width, the cuts inside words, is read as the message it
+// was: the lines of the widest length continue on the next without a space.
+func TestAMessageCutAtTheTerminalWidth(t *testing.T) {
+	msg := `Error from server (Forbidden): error when creating "deploy.yaml": deployments.apps is forbidden: User "system:serviceaccount:ci:deployer-bot" cannot create resource "deployments" in API group "apps" in the namespace "payments-production"`
+	const width = 80
+	var cut []string
+	for len(msg) > width {
+		cut = append(cut, msg[:width])
+		msg = msg[width:]
+	}
+	cut = append(cut, msg)
+	rs := catalogRoots(t, map[string]string{"apply.txt": strings.Join(cut, "\n") + "\n"})
+	wantOneRoot(t, rs, "request-forbidden", "system:serviceaccount:ci:deployer-bot", "payments-production")
+}
+
+// The kubelet's pod worker quotes the environment's error once more ("… with
+// CreateContainerConfigError: \"secret \\\"x\\\" not found\""): the finding reads it, and
+// says the message as the kubelet wrote it, without the escapes of the quoting.
+func TestAPodWorkerQuotedConfigError(t *testing.T) {
+	line := `E0301 10:00:00.000000    1234 pod_workers.go:191] Error syncing pod 5f1d, skipping: failed to "StartContainer" for "api" with CreateContainerConfigError: "secret \"orders-db-credentials\" not found"` + "\n"
+	rs := catalogRoots(t, map[string]string{"kubelet.log": line})
+	wantOneRoot(t, rs, "config-secret-key-missing", `environment: secret "orders-db-credentials" not found`)
+}
