@@ -47,7 +47,7 @@ func unquote(data []byte) []byte {
 		data = unbold(data)
 	}
 	if first := bytes.TrimLeft(data, " \t\r\n"); len(first) == 0 || first[0] != '>' {
-		return data
+		return dedentCode(data)
 	}
 	depth := -1
 	for line := range bytes.Lines(data) {
@@ -72,6 +72,42 @@ func unquote(data []byte) []byte {
 			line = bytes.TrimPrefix(line, []byte{' '})
 		}
 		out = append(out, line...)
+	}
+	return dedentCode(out)
+}
+
+// minCodeIndent is the indent Markdown makes a code block of.
+const minCodeIndent = 4
+
+// dedentCode takes off the indent every non-blank line of a paste shares, when it is a
+// Markdown code block's (four spaces or more: a whole paste from a forum or a mail
+// indented as code), so that output keeps the columns its component printed it at.
+// What a line is indented by beyond that stays.
+func dedentCode(data []byte) []byte {
+	common := -1
+	for line := range bytes.Lines(data) {
+		body := bytes.TrimRight(line, " \t\r\n")
+		if len(body) == 0 {
+			continue
+		}
+		n := len(body) - len(bytes.TrimLeft(body, " "))
+		if common < 0 || n < common {
+			common = n
+		}
+		if common < minCodeIndent {
+			return data
+		}
+	}
+	if common < minCodeIndent {
+		return data
+	}
+	out := make([]byte, 0, len(data))
+	for line := range bytes.Lines(data) {
+		if len(bytes.TrimRight(line, " \t\r\n")) == 0 {
+			out = append(out, bytes.TrimLeft(line, " \t")...)
+			continue
+		}
+		out = append(out, line[common:]...)
 	}
 	return out
 }

@@ -95,7 +95,8 @@ func importedNames(t *testing.T, data []byte) []string {
 type namer interface{ Names() []string }
 
 // TestPasteThroughMailOrChat: a describe paste whose indentation came back as
-// no-break spaces, and one quoted "> > " by a mail client, import as the paste does.
+// no-break spaces, one quoted "> > " by a mail client, and one indented as a Markdown
+// code block (a forum's), import as the paste does.
 func TestPasteThroughMailOrChat(t *testing.T) {
 	plain, err := os.ReadFile(filepath.Join(looseDir("oom-killed"), "describe-pod.txt"))
 	if err != nil {
@@ -110,12 +111,29 @@ func TestPasteThroughMailOrChat(t *testing.T) {
 		}
 		quoted.WriteString("> > " + line)
 	}
+	var indented strings.Builder
+	for line := range strings.Lines(string(plain)) {
+		if strings.TrimSpace(line) == "" {
+			indented.WriteString("\n")
+			continue
+		}
+		indented.WriteString("    " + line)
+	}
 	for name, data := range map[string][]byte{
-		"no-break spaces": []byte(strings.ReplaceAll(string(plain), "  ", "\u00a0\u00a0")),
-		"quoted > > ":     []byte(quoted.String()),
+		"no-break spaces":          []byte(strings.ReplaceAll(string(plain), "  ", "\u00a0\u00a0")),
+		"quoted > > ":              []byte(quoted.String()),
+		"indented as a code block": []byte(indented.String()),
+		"quoted and indented":      []byte(strings.ReplaceAll(quoted.String(), "> > ", "> >     ")),
 	} {
 		if got := importedNames(t, data); !slices.Equal(got, want) {
 			t.Errorf("%s: imported %v, want %v", name, got, want)
+		}
+	}
+	// Text indented less than a code block, or not every line of it, keeps its indent.
+	for _, keep := range []string{"  Warning  Failed  3s  kubelet  Error: ErrImagePull\n  Normal  Pulling  9s  kubelet  Pulling image\n",
+		"    spec:\n      containers:\nkind: Pod\n"} {
+		if got := decodeText([]byte(keep)); string(got) != keep {
+			t.Errorf("indent taken off %q: %q", keep, got)
 		}
 	}
 	// A log whose lines do not all start with '>' keeps them.
