@@ -2,6 +2,7 @@ package importer
 
 import (
 	"bytes"
+	"regexp"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -79,6 +80,11 @@ func unquote(data []byte) []byte {
 // minCodeIndent is the indent Markdown makes a code block of.
 const minCodeIndent = 4
 
+// reTopLevelStart is how a paste's first line starts when it is a whole output at its
+// first column: a shell prompt or a command, a table's header, a describe's or a
+// manifest's first key, JSON, a log line's time or level.
+var reTopLevelStart = regexp.MustCompile(`^(?:[$#] |\[[^\]\n]*\][#$] |[\w.@-]+[:~][^\n]{0,60}[#$] |(?:kubectl|helm|oc|k|crictl|docker|journalctl|systemctl|microk8s|k3s)\s|NAME\s|NAMESPACE\s|LAST SEEN\s|Name:\s|apiVersion:|kind:|Events:|Type\s+Reason\s|\{|\[|[A-Z][a-z]{2} {1,2}\d|\d{4}-\d\d-\d\d|[IWEF]\d{4} |time=|level=|Error|error|Warning|E\d{4})`)
+
 // dedentCode takes off the indent every non-blank line of a paste shares, when it is a
 // Markdown code block's (four spaces or more: a whole paste from a forum or a mail
 // indented as code), so that output keeps the columns its component printed it at.
@@ -99,6 +105,12 @@ func dedentCode(data []byte) []byte {
 		}
 	}
 	if common < minCodeIndent {
+		return data
+	}
+	first := bytes.TrimLeft(data, " \t\r\n")
+	if !reTopLevelStart.Match(first[:min(len(first), 200)]) {
+		// A describe's container section (State:, Limits:) or a manifest's nested keys
+		// pasted alone are indented as their output was: the readers know them so.
 		return data
 	}
 	out := make([]byte, 0, len(data))

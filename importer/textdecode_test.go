@@ -131,7 +131,8 @@ func TestPasteThroughMailOrChat(t *testing.T) {
 	}
 	// Text indented less than a code block, or not every line of it, keeps its indent.
 	for _, keep := range []string{"  Warning  Failed  3s  kubelet  Error: ErrImagePull\n  Normal  Pulling  9s  kubelet  Pulling image\n",
-		"    spec:\n      containers:\nkind: Pod\n"} {
+		"    spec:\n      containers:\nkind: Pod\n",
+		"    State:          Terminated\n      Reason:       OOMKilled\n      Exit Code:    137\n"} {
 		if got := decodeText([]byte(keep)); string(got) != keep {
 			t.Errorf("indent taken off %q: %q", keep, got)
 		}
