@@ -40,3 +40,14 @@ func TestAClusterScopeRefusalOutranksANamespacedOne(t *testing.T) {
 		`Error from server (Forbidden): error when creating "agent.yaml": User "system:serviceaccount:agents:default" cannot create daemonsets.apps in the namespace "agents". (post daemonsets.apps)` + "\n"
 	wantOneRoot(t, catalogRoots(t, map[string]string{"apply.txt": old}), "request-forbidden-cluster-scope", "system:serviceaccount:agents:default", "customresourcedefinitions.apiextensions.k8s.io")
 }
+
+// The API server adds its authorizer's reason to a refusal ("RBAC: clusterrole … not
+// found": a binding names a role that does not exist): the finding says it. Each other
+// permission the same identity was refused is said with the first, since the fix grants
+// them all.
+func TestARefusalSaysTheAuthorizersReasonAndEveryPermission(t *testing.T) {
+	log := `E0127 06:01:02.785927       1 reflector.go:156] Failed to list *v1.Deployment: deployments.apps is forbidden: User "system:serviceaccount:obs:exporter" cannot list resource "deployments" in API group "apps" at the cluster scope: RBAC: clusterrole.rbac.authorization.k8s.io "exporter" not found` + "\n" +
+		`E0127 06:01:02.785985       1 reflector.go:156] Failed to list *v1.Node: nodes is forbidden: User "system:serviceaccount:obs:exporter" cannot list resource "nodes" in API group "" at the cluster scope: RBAC: clusterrole.rbac.authorization.k8s.io "exporter" not found` + "\n"
+	wantOneRoot(t, catalogRoots(t, map[string]string{"logs.txt": log}), "request-forbidden-cluster-scope",
+		`the authorizer's own reason: RBAC: clusterrole.rbac.authorization.k8s.io "exporter" not found`, "list deployments", "list nodes")
+}
