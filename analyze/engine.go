@@ -864,10 +864,10 @@ func resolveSignatures(fs []*Finding) []*Finding {
 			k := subjectSlot(f)
 			if byRule[string(f.Stage)+"\x00"+firstSubject(f)] || taken[k] || f.fallback && bySignature[k] ||
 				f.Subjects[0].Name == UnknownSubject && ruleFired[string(f.Stage)+"\x00"+f.Rule] {
-				if t := takenBy[k]; t != nil && t.Rule == f.Rule && f.Stage == StageRequest {
+				if t := takenBy[k]; t != nil && t.Rule == f.Rule && (f.Stage == StageRequest || f.Stage == StageScheduling) {
 					// Another refusal of the same kind to the same client (a second
-					// resource the identity may not list): each is a permission the
-					// fix grants, said with the first.
+					// resource the identity may not list, a second resource no node
+					// has free): each is what the fix answers, said with the first.
 					alsoCause(t, f)
 				}
 				continue

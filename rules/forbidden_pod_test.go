@@ -51,3 +51,13 @@ func TestARefusalSaysTheAuthorizersReasonAndEveryPermission(t *testing.T) {
 	wantOneRoot(t, catalogRoots(t, map[string]string{"logs.txt": log}), "request-forbidden-cluster-scope",
 		`the authorizer's own reason: RBAC: clusterrole.rbac.authorization.k8s.io "exporter" not found`, "list deployments", "list nodes")
 }
+
+// The GKE console says each of the scheduler's reasons on a line of its own, without
+// the node counts ("Cannot schedule pods: Insufficient cpu."): the finding reads them,
+// and names every resource no node has free, since the fix answers them all.
+func TestTheConsolesUnschedulableLines(t *testing.T) {
+	paste := "PodUnschedulable\nCannot schedule pods: Insufficient cpu.\nPodUnschedulable\nCannot schedule pods: Insufficient memory.\n"
+	wantOneRoot(t, catalogRoots(t, map[string]string{"console.txt": paste}), "scheduling-insufficient-resources", "Insufficient cpu", "Insufficient memory")
+	paste = "Cannot schedule pods: node(s) didn't satisfy existing pods anti-affinity rules.\n"
+	wantOneRoot(t, catalogRoots(t, map[string]string{"console.txt": paste}), "scheduling-affinity-unsatisfiable", "didn't satisfy existing pods anti-affinity rules")
+}
