@@ -653,7 +653,8 @@ func paragraphs(lines []string) [][2]int {
 		case start < 0:
 			start = i
 		case !strings.HasPrefix(s, " ") && !strings.HasPrefix(s, "\t") && !leadsOn(lines[i-1]) &&
-			!softWrapped(lines[i-1]) && !hardWrapped(lines[i-1], width) && !closesValue(s) && !opensQuote(lines[i-1]):
+			!softWrapped(lines[i-1]) && !hardWrapped(lines[i-1], width) && !closesValue(s) && !opensQuote(lines[i-1]) &&
+			!quotedValueGoesOn(lines[i-1], s):
 			flush(i)
 			start = i
 		}
@@ -685,6 +686,17 @@ func opensQuote(line string) bool {
 // "}: field is immutable"), so it continues the paragraph above.
 func closesValue(line string) bool {
 	return line != "" && strings.ContainsRune("}])", rune(line[0]))
+}
+
+// quotedValueGoesOn reports whether a line goes on with the quoted value its last word
+// introduces: "failed calling webhook" / "\"policy.example.com\": … deadline exceeded",
+// a message a reporter broke before its long value.
+func quotedValueGoesOn(prev, line string) bool {
+	prev = strings.TrimRight(prev, " \t\r")
+	if prev == "" || !isASCIILetter(prev[len(prev)-1]) {
+		return false
+	}
+	return len(line) > 1 && line[0] == '"' && line[1] != ' ' && line[1] != '"'
 }
 
 // softWrapped reports whether a line ends with the space an editor or a chat client

@@ -208,3 +208,10 @@ func TestAPodWorkerQuotedConfigError(t *testing.T) {
 	rs := catalogRoots(t, map[string]string{"kubelet.log": line})
 	wantOneRoot(t, rs, "config-secret-key-missing", `environment: secret "orders-db-credentials" not found`)
 }
+
+// A message a reporter broke before its quoted value ("failed calling webhook" /
+// "\"policy.example.com\": … context deadline exceeded") is read whole.
+func TestAMessageBrokenBeforeItsQuotedValue(t *testing.T) {
+	paste := "The release was stuck mid-upgrade, with its ReplicaSet emitting:\n\n```\nFailedCreate: Internal error occurred: failed calling webhook\n\"validate.policy.example.com\": ... context deadline exceeded\n```\n"
+	wantOneRoot(t, catalogRoots(t, map[string]string{"message.txt": paste}), "admission-webhook-unreachable", "validate.policy.example.com")
+}
