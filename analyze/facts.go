@@ -524,6 +524,10 @@ func (g *Graph) fragmentTextLines(add func(lineIn)) {
 		// A message wrapped over several lines (a terminal's width, YAML folding) is
 		// also tried whole.
 		for _, p := range paragraphs(f.lines) {
+			if yamlBlock(f.lines[p[0]:p[1]]) {
+				// A manifest's or a configuration's nested keys, not a wrapped message.
+				continue
+			}
 			text := joinParagraph(f.lines[p[0]:p[1]], terminalWidth(f.lines))
 			add(lineIn{Kind: kind, Text: text, Fragment: true, Warning: looksLikeError(text), Object: about, Pod: pod, ev: evidencePtr(f.loc.Lines(p[0]+1, p[1]).Evidence(text, time.Time{}))})
 		}
@@ -686,6 +690,23 @@ func opensQuote(line string) bool {
 // "}: field is immutable"), so it continues the paragraph above.
 func closesValue(line string) bool {
 	return line != "" && strings.ContainsRune("}])", rune(line[0]))
+}
+
+// reYAMLKeyLine is a line of a YAML mapping or list: "key: value", "key:", "- key: value".
+var reYAMLKeyLine = regexp.MustCompile(`^\s*(?:- )?[\w./-]+:(?:\s|$)|^\s*- \S`)
+
+// yamlBlock reports whether lines are three or more lines of YAML keys and items, each
+// of them: a manifest's or a configuration's block.
+func yamlBlock(lines []string) bool {
+	if len(lines) < 3 {
+		return false
+	}
+	for _, l := range lines {
+		if !reYAMLKeyLine.MatchString(l) {
+			return false
+		}
+	}
+	return true
 }
 
 // quotedValueGoesOn reports whether a line goes on with the quoted value its last word
