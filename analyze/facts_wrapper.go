@@ -1128,6 +1128,29 @@ const WrapperLoggedBefore = "loggedBefore"
 // reGoroutineHeader is the traceback's header of a goroutine.
 var reGoroutineHeader = regexp.MustCompile(`^goroutine \d+ \[[^\]]+\]:$`)
 
+// reModuleVersion is the module and version of a frame's file in the module cache
+// ("/go/pkg/mod/k8s.io/client-go@v0.26.1/discovery/…").
+var reModuleVersion = regexp.MustCompile(`/pkg/mod/((?:[^/\s@]+/)*[^/\s@]+@v[^/\s]+)/`)
+
+// firstFrame is the index of the first traceback frame among the few lines that follow
+// a panic without its goroutine's header (blank lines, a code fence, the signal line
+// between): a function with its arguments, then its file line; -1 when there is none.
+func firstFrame(next []string) int {
+	for i, s := range next {
+		if i > 8 {
+			break
+		}
+		t := strings.TrimSpace(s)
+		if t == "" || strings.HasPrefix(t, "```") || strings.Contains(t, "[signal ") {
+			continue
+		}
+		if i+1 < len(next) && strings.HasSuffix(t, ")") && strings.LastIndexByte(t, '(') > 0 && reFrameFile.MatchString(next[i+1]) {
+			return i
+		}
+	}
+	return -1
+}
+
 // reFrameFile is a traceback frame's file line: the file's base name and line.
 var reFrameFile = regexp.MustCompile(`^\s*\S*?([^/\s]+\.go:\d+)(?:\s|$)`)
 
@@ -1142,14 +1165,24 @@ var reFrameFile = regexp.MustCompile(`^\s*\S*?([^/\s]+\.go:\d+)(?:\s|$)`)
 func panicFrame(next []string) string {
 	// The frame's own line names its source file and line below it:
 	// "\t/src/pkg/gateway/configmap.go:49 +0x18d".
+	start := -1
 	for i, s := range next {
 		if i > 3 {
-			return ""
+			break
 		}
-		if !reGoroutineHeader.MatchString(strings.TrimSpace(s)) {
-			continue
+		if reGoroutineHeader.MatchString(strings.TrimSpace(s)) {
+			start = i + 1
+			break
 		}
-		frames := next[i+1:]
+	}
+	if start < 0 {
+		// A reporter's paste may keep only the frame that matters, below the panic's
+		// lines and apart from them ("k8s.io/client-go/discovery.convertAPIResource(...)"
+		// and its file line, in a code block of its own).
+		start = firstFrame(next)
+	}
+	if start >= 0 {
+		frames := next[start:]
 		first := ""
 		for j, f := range frames {
 			f = strings.TrimSpace(f)
@@ -1171,7 +1204,13 @@ func panicFrame(next []string) string {
 			fn = fn[strings.LastIndexByte(fn, '/')+1:]
 			if j+1 < len(frames) {
 				if m := reFrameFile.FindStringSubmatch(frames[j+1]); m != nil {
-					fn += " (" + m[1] + ")"
+					if mod := reModuleVersion.FindStringSubmatch(frames[j+1]); mod != nil {
+						// A dependency's frame: its module and version say which
+						// release of it has the bug.
+						fn += " (" + mod[1] + ", " + m[1] + ")"
+					} else {
+						fn += " (" + m[1] + ")"
+					}
 				}
 			}
 			first = fn

@@ -127,6 +127,12 @@ func TestPanicFrame(t *testing.T) {
 		{[]string{"exiting", "goroutine 1 [running]:", "main.main()"}, "main.main"},
 		{[]string{"restarting in 5s", "connection refused", "retrying", "still failing", "goroutine 1 [running]:", "main.main()"}, ""},
 		{[]string{"goroutine 1 [running]:", "the worker stopped"}, ""},
+		// A dependency's frame names its module and version; a reporter's paste may keep
+		// only that frame, in a code block of its own below the panic.
+		{[]string{"2023-01-02T10:00:00Z\t[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x1354f30]", "```", "", "```",
+			"sigs.k8s.io/controller-runtime/pkg/cache.(*informerCache).Get(...)",
+			"\t/go/pkg/mod/sigs.k8s.io/controller-runtime@v0.14.1/pkg/cache/informer_cache.go:63"},
+			"cache.(*informerCache).Get (sigs.k8s.io/controller-runtime@v0.14.1, informer_cache.go:63)"},
 		// A recovering handler's stack: its own frames, then panic(), then the function.
 		{[]string{"goroutine 2003 [running]:", "k8s.io/apimachinery/pkg/util/runtime.logPanic({0x38433c0, 0x5545b00}, {0x2d99020, 0x5480790})",
 			"\tk8s.io/apimachinery/pkg/util/runtime/runtime.go:107 +0xbc", "k8s.io/apimachinery/pkg/util/runtime.HandleCrash({0x0, 0x0, 0xc002621500?})",

@@ -846,9 +846,21 @@ func loggedBefore(lines []Line, i int) string {
 func followingText(lines []Line, i, n int) []string {
 	var out []string
 	b, p := lines[i].source()
+	at := lines[i].Evidence()
+	last := at.Line
 	for j := i + 1; j < len(lines) && len(out) < n; j++ {
 		if jb, jp := lines[j].source(); jb != b || jp != p {
-			break
+			// The pasted file's next code block goes on with the text (the frame of a
+			// stack a reporter pasted apart from the panic): its lines, not the
+			// paragraphs joined from them, which start where a line already read does.
+			e := lines[j].Evidence()
+			if e.Bundle != at.Bundle || e.Path != at.Path || at.Path == "" {
+				break
+			}
+			if e.Line <= last {
+				continue
+			}
+			last = e.Line
 		}
 		out = append(out, lines[j].Text)
 	}
