@@ -153,6 +153,11 @@ var reSettingBareSubject = regexp.MustCompile(`(?i)\b([a-z0-9]+(?:-[a-z0-9]+)+)\
 // pods by.
 var reSettingLeadPod = regexp.MustCompile(`^\s*(?:(?:the|my|our)\s+)?[\x60"']?([a-z0-9]+(?:-[a-z0-9]+)+)[\x60"']?\s+pods?\s+(?:is|are|keeps?|was|were|has|have|fails?|failed|crash\w*|restarts?|gets?|goes|stays?|can(?:not|'t)?)\b`)
 
+// reSettingCountedPods is a workload's pods a sentence counts ("I have 3
+// workflow-controller pods in the replicaset", "two of the api-gateway pods"): the
+// name the reporter calls them by.
+var reSettingCountedPods = regexp.MustCompile(`\b(?:have|has|had|with|of|all)\s+(?:\d+|two|three|four|five|several|both|all)\s+(?:of\s+(?:the|my|our)\s+)?[\x60"']?([a-z0-9]+(?:-[a-z0-9]+)+)[\x60"']?\s+pods\b`)
+
 // reBareSubjectWord is a compound word a sentence puts before a kind ("multi-container
 // pod", "non-root containers", "cluster-wide deployment"), not a name.
 var reBareSubjectWord = regexp.MustCompile(`(?i)^(?:multi|non|single|sub|self|pre|post|co|re|un|well|long|short|high|low|cross|built|third|out|auto|semi|anti|new|old|k8s|kube|in|on|off|up|down|one|two|three|per|all|any|same|last|first|end|run)-|-(?:based|level|like|ready|only|wide|time|side|scoped|managed|enabled|created|style|ish|related|owned|controlled)$`)
@@ -470,6 +475,9 @@ func readTicketSetting(g *Graph) ticketSetting {
 		if m := reSettingLeadPod.FindStringSubmatch(text); m != nil && g.PodCount() == 0 {
 			// "argocd-server pod is crashing": no pod in the evidence is named, so the
 			// one the reporter's sentence starts with is the one they mean.
+			bare = append(bare, []string{m[0], m[1], "pod", "", ""})
+		} else if m := reSettingCountedPods.FindStringSubmatch(text); m != nil && g.PodCount() == 0 && !reBareSubjectWord.MatchString(m[1]) {
+			// "I have 3 workflow-controller pods": the pods the reporter counts.
 			bare = append(bare, []string{m[0], m[1], "pod", "", ""})
 		}
 		for _, m := range bare {

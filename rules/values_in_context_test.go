@@ -308,6 +308,11 @@ func TestAPodNamedAsTheSentencesSubject(t *testing.T) {
 
 	rs = catalogRoots(t, map[string]string{"ticket.md": strings.Replace(paste, "argocd-server pod is", "The multi-container pod is", 1)})
 	wantRootWithout(t, rs, "multi-container", "a compound word is named as a pod: %q", "Client.Timeout exceeded")
+
+	// The pods a sentence counts are named too.
+	counted := strings.Replace(paste, "argocd-server pod is crashing", "After the upgrade I have 3 argocd-server pods and two are crashing", 1)
+	rs = catalogRoots(t, map[string]string{"ticket.md": counted})
+	wantOneRoot(t, rs, "probe-liveness-restarts", "Client.Timeout exceeded", "pod argocd-server")
 }
 
 // The autoscaler's refusal names no autoscaler; its event rows do, and the cause names
