@@ -216,6 +216,8 @@ var evidenceValues = []evidenceValue{
 	{EvidenceEtcdQuota, func(g *Graph, _ *Line) string { return g.loneEtcdQuota() }},
 	{EvidenceKubeletDirSetting, func(g *Graph, _ *Line) string { return g.loneKubeletDirSetting() }},
 	{EvidenceNodePluginShort, lineNodePluginShort},
+	{EvidenceHealthCheckError, lineHealthCheckError},
+	{EvidenceDisabledValue, lineDisabledValue},
 	{EvidenceMissingNamespace, func(g *Graph, _ *Line) string { return g.loneMissingNamespace() }},
 	{EvidencePV, func(g *Graph, _ *Line) string { return g.lonePVName() }},
 	{EvidencePVC, func(g *Graph, _ *Line) string { return g.loneUnboundClaim() }},
@@ -643,6 +645,95 @@ func lineNodePluginShort(g *Graph, l *Line) string {
 		return ""
 	}
 	return fmt.Sprintf("DaemonSet %s is on %d nodes, %s on %d", plugin.Obj.Name, have, most.Obj.Name, want)
+}
+
+// EvidenceHealthCheckError names, in a template's optional part, the error a program
+// logged for the health check a line reports failing ("[-]crd-inject failed: reason
+// withheld" hides it; controller-runtime logs it: "healthz check failed",
+// "checker":"crd-inject","error":"resource not ready: …").
+const EvidenceHealthCheckError = "evidenceHealthCheckError"
+
+var (
+	reHealthCheckFailed = regexp.MustCompile(`\[-\]([\w.-]+) failed: reason withheld`)
+	reHealthCheckLogged = regexp.MustCompile(`"checker":\s*"([^"]+)"[^\n]*?"error":\s*"([^"\n]+)"`)
+)
+
+// lineHealthCheckError is EvidenceHealthCheckError for the check the line names.
+func lineHealthCheckError(g *Graph, l *Line) string {
+	if l == nil {
+		return ""
+	}
+	m := reHealthCheckFailed.FindStringSubmatch(l.Text)
+	if m == nil {
+		return ""
+	}
+	found := ""
+	for _, f := range g.fragments {
+		for _, t := range f.lines {
+			if !strings.Contains(t, `"checker"`) {
+				continue
+			}
+			for _, c := range reHealthCheckLogged.FindAllStringSubmatch(t, -1) {
+				if c[1] == m[1] {
+					found = c[2]
+				}
+			}
+		}
+	}
+	return found
+}
+
+// EvidenceDisabledValue names, in a template's optional part, the setting of the
+// evidence's values that turns off the resource the line names ("createClusterSecretStore:
+// false" beside "resource not ready: clustersecretstores.external-secrets.io"): what
+// a check or a controller waits for was never made.
+const EvidenceDisabledValue = "evidenceDisabledValue"
+
+var (
+	reResourceOfGroup = regexp.MustCompile(`\b([a-z][a-z0-9]{3,})s\.([a-z0-9-]+(?:\.[a-z0-9-]+)+)\b`)
+	reFalseSetting    = regexp.MustCompile(`^\s*(?:- )?([A-Za-z][\w.-]*)\s*:\s*false\s*(?:#.*)?$`)
+)
+
+// lineDisabledValue is EvidenceDisabledValue for the resources the line (or the error
+// its health check logged) names: the one setting "KEY: false" whose key holds a
+// resource's singular name, case ignored.
+func lineDisabledValue(g *Graph, l *Line) string {
+	if l == nil {
+		return ""
+	}
+	text := l.Text + " " + lineHealthCheckError(g, l)
+	var kinds []string
+	for _, m := range reResourceOfGroup.FindAllStringSubmatch(text, 4) {
+		kinds = append(kinds, m[1])
+	}
+	if len(kinds) == 0 {
+		return ""
+	}
+	seen := map[string]bool{}
+	for _, f := range g.fragments {
+		for _, t := range f.lines {
+			if !strings.Contains(t, "false") {
+				continue
+			}
+			m := reFalseSetting.FindStringSubmatch(t)
+			if m == nil {
+				continue
+			}
+			key := strings.ToLower(m[1])
+			for _, k := range kinds {
+				if strings.Contains(key, k) {
+					seen[m[1]+": false"] = true
+				}
+			}
+		}
+	}
+	if len(seen) != 1 {
+		return ""
+	}
+	for v := range seen {
+		return v
+	}
+	return ""
 }
 
 // EvidenceMissingNamespace names, in a template's optional part, the one namespace the
