@@ -524,12 +524,11 @@ func (g *Graph) fragmentTextLines(add func(lineIn)) {
 		// A message wrapped over several lines (a terminal's width, YAML folding) is
 		// also tried whole.
 		for _, p := range paragraphs(f.lines) {
-			if yamlBlock(f.lines[p[0]:p[1]]) {
-				// A manifest's or a configuration's nested keys, not a wrapped message.
-				continue
-			}
 			text := joinParagraph(f.lines[p[0]:p[1]], terminalWidth(f.lines))
-			add(lineIn{Kind: kind, Text: text, Fragment: true, Warning: looksLikeError(text), Object: about, Pod: pod, ev: evidencePtr(f.loc.Lines(p[0]+1, p[1]).Evidence(text, time.Time{}))})
+			// A manifest's or a configuration's nested keys (a probe's settings quoted
+			// whole) are read together, but say no trouble of their own.
+			warn := looksLikeError(text) && !yamlBlock(f.lines[p[0]:p[1]])
+			add(lineIn{Kind: kind, Text: text, Fragment: true, Warning: warn, Object: about, Pod: pod, ev: evidencePtr(f.loc.Lines(p[0]+1, p[1]).Evidence(text, time.Time{}))})
 		}
 	}
 }

@@ -704,6 +704,12 @@ func namedPod(s ObjectRef) bool {
 	return s.Kind == "Pod" && s.Name != UnknownSubject && s.UnnamedIn == ""
 }
 
+// joinedLines reports whether a line is several lines of a paste read together.
+func joinedLines(l *Line) bool {
+	e := l.Evidence()
+	return e.EndLine > e.Line
+}
+
 // reporterText reports whether a pasted line is the reporter's own writing rather than
 // a component's output: a sentence (isProse), a heading that introduces what follows
 // ("Error:", "The error is:"), or a numbered step of a reproduction ("3. observe
@@ -812,6 +818,11 @@ func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []strin
 		}
 		known := read[l]
 		if !looksLikeError(l.Text) && !known && !severeEntry(l) {
+			continue
+		}
+		if !known && !l.Warning && joinedLines(l) {
+			// Lines read together that say no trouble of their own (a manifest's
+			// nested keys): their words are a setting's, not an error's.
 			continue
 		}
 		if !known && reQuietLevel.MatchString(l.Text) {
