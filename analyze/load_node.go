@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"time"
 	"unsafe"
 
 	corev1 "k8s.io/api/core/v1"
@@ -336,6 +337,9 @@ func (l *loader) parseJournal(j *journalJob, data []byte, compact bool, keep *jo
 	if l.healthyPods == nil {
 		entries = make([]JournalEntry, 0, strings.Count(text, "\n")+1)
 	}
+	if l.healthyPods != nil && !j.kubelet {
+		l.learnHealthySandboxes(j, text, ref)
+	}
 	lineNo := int32(0)
 	// skipped says the last entry was left out, and so are its continuation lines;
 	// held is that entry: when it is the journal's last, it is kept after all, since
@@ -451,6 +455,36 @@ func (l *loader) routineOfHealthy(j *journalJob, e *logline.Entry) bool {
 		}
 	}
 	return named
+}
+
+// runPodSandbox starts the container runtime's lines about creating a sandbox, the
+// last of which returns its ID.
+const runPodSandbox = "RunPodSandbox for "
+
+// learnHealthySandboxes reads a runtime journal's RunPodSandbox lines before any of its
+// lines is kept or left out, so that the sandboxes of healthy pods are known from its
+// first line on (routineOfHealthy). The runtime logs a sandbox's shim starting ("starting
+// signal loop" under the sandbox's ID) before the line that returns the ID: learned as
+// the lines came, every healthy pod's was kept, a third of the runtime entries an
+// analysis of 20k pods held.
+func (l *loader) learnHealthySandboxes(j *journalJob, text string, ref time.Time) {
+	for from := 0; ; {
+		at := strings.Index(text[from:], runPodSandbox)
+		if at < 0 {
+			return
+		}
+		at += from
+		start := strings.LastIndexByte(text[:at], '\n') + 1
+		end := len(text)
+		if nl := strings.IndexByte(text[at:], '\n'); nl >= 0 {
+			end = at + nl
+		}
+		// As the parse reads the line: only an entry read without a problem is asked.
+		if e, kind, problem := logline.ParseJournalQuoted(text[start:end], ref); kind == LineEntry && problem == nil {
+			l.routineOfHealthy(j, &e)
+		}
+		from = end
+	}
 }
 
 // sandboxUID is the pod UID a runtime's "RunPodSandbox for &PodSandboxMetadata{...,
