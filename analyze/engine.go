@@ -260,9 +260,6 @@ func runRule(g *Graph, rule *Rule) (found []*Finding, violations []Violation) {
 			}
 		}
 		f.ID, f.Root, f.Explains, f.ExplainedBy = "", false, nil, nil
-		for j := range f.Evidence {
-			f.Evidence[j].Locator = f.Evidence[j].Location.Locator()
-		}
 		if f.GroupKey != "" {
 			if into, ok := groups[f.GroupKey]; ok {
 				into.Subjects = append(into.Subjects, f.Subjects...)
@@ -288,6 +285,11 @@ func runRule(g *Graph, rule *Rule) (found []*Finding, violations []Violation) {
 	for _, f := range found {
 		f.Subjects = normalizeSubjects(f.Subjects)
 		f.Evidence, f.EvidenceOmitted = normalizeEvidence(f.Evidence, f.EvidenceOmitted)
+		// Only the evidence kept is read: a group of thousands of findings leaves most of
+		// its evidence out.
+		for j := range f.Evidence {
+			f.Evidence[j].Locator = f.Evidence[j].Location.Locator()
+		}
 	}
 	return found, violations
 }

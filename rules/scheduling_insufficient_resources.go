@@ -70,6 +70,13 @@ func insufficientResource(reason string) (corev1.ResourceName, bool) {
 func schedulingInsufficientResources(v *analyze.View) []analyze.Finding {
 	var out []analyze.Finding
 	var nodeUse map[string]corev1.ResourceList
+	// rooms holds nodeRoom's answer per request (roomKey), and grouped the groups that
+	// already cite theirs: a group's findings become one whose evidence is cited once
+	// (analyze.Finding.GroupKey), and a request no node has room for is refused by
+	// every node of a big cluster, so each pod citing them all again held hundreds of
+	// the same lines until the findings were merged (at 80k pods, about 40 MB).
+	rooms := map[string]nodeRoomAnswer{}
+	grouped := map[string]bool{}
 	for _, u := range v.UnscheduledPods() {
 		p, pod := u.Subject.Pod, u.Subject.Pod.Obj
 		total, reasons := u.Nodes, u.Reasons
@@ -98,8 +105,20 @@ func schedulingInsufficientResources(v *analyze.View) []analyze.Finding {
 		}
 		evidence := u.SchedulerEvidence()
 		evidence = append(evidence, requestEvidence(p, lacking)...)
-		nodeText, nodeEvidence := nodeRoom(v, nodeUse, requests, lacking)
-		evidence = append(evidence, nodeEvidence...)
+		key := roomKey(requests, lacking)
+		room, ok := rooms[key]
+		if !ok {
+			room.text, room.evidence = nodeRoom(v, nodeUse, requests, lacking)
+			rooms[key] = room
+		}
+		nodeText := room.text
+		subjects, group := v.PodAndWorkload(p)
+		groupKey := group + "\x00" + strings.Join(asked, ",") + "\x00" + strings.Join(lackReasons, ",")
+		// The same group asks the same of the same nodes: its first finding cites them.
+		if !grouped[groupKey] {
+			evidence = append(evidence, room.evidence...)
+			grouped[groupKey] = true
+		}
 		request := "the pod"
 		if len(asked) > 0 {
 			request = "its requests (" + strings.Join(asked, ", ") + ")"
@@ -109,7 +128,6 @@ func schedulingInsufficientResources(v *analyze.View) []analyze.Finding {
 		if nodeText != "" {
 			cause += "; " + nodeText
 		}
-		subjects, group := v.PodAndWorkload(p)
 		out = append(out, analyze.Finding{
 			Subjects:    subjects,
 			Cause:       cause,
@@ -119,7 +137,7 @@ func schedulingInsufficientResources(v *analyze.View) []analyze.Finding {
 				analyze.Command("kubectl get pod -n %s %s -o jsonpath='{.status.conditions[?(@.type==\"PodScheduled\")].message}'", pod.Namespace, pod.Name),
 				"kubectl describe nodes | grep -A 8 'Allocated resources'",
 			},
-			GroupKey: group + "\x00" + strings.Join(asked, ",") + "\x00" + strings.Join(lackReasons, ","),
+			GroupKey: groupKey,
 		})
 	}
 	return out
@@ -166,6 +184,23 @@ func boundRequests(v *analyze.View) map[string]corev1.ResourceList {
 		list[corev1.ResourcePods] = pods
 	}
 	return use
+}
+
+// nodeRoomAnswer is what nodeRoom says of one request.
+type nodeRoomAnswer struct {
+	text     string
+	evidence []analyze.Evidence
+}
+
+// roomKey is what nodeRoom reads of a pod's requests: the amount of each lacking
+// resource, in order.
+func roomKey(requests corev1.ResourceList, lacking []corev1.ResourceName) string {
+	var b strings.Builder
+	for _, name := range lacking {
+		q := analyze.Quantity(requests, name)
+		b.WriteString(string(name) + "\x00" + q.String() + "\x00")
+	}
+	return b.String()
 }
 
 // nodeRoom describes, for up to three nodes, allocatable against requested for each
