@@ -374,15 +374,15 @@ func (g *Graph) buildLines() []Line {
 		}
 	}
 	g.workloadConditionLines(add)
-	podOf := make([]*Pod, len(g.journal))
+	podOf := make([]*Pod, g.journal.len())
 	for _, p := range g.pods {
 		for _, i := range g.journalIndexFor(p.Obj) {
 			podOf[i] = p
 		}
 	}
 	texts := entryTexts{}
-	for i := range g.journal {
-		add(journalLine(&g.journal[i], podOf[i], texts))
+	for i := range g.journal.len() {
+		add(journalLine(g.journal.at(i), podOf[i], texts))
 	}
 	for _, node := range sortedKeys(g.runtimeJournal) {
 		entries := g.runtimeJournal[node]
@@ -594,7 +594,7 @@ var crashWaitingReasons = map[string]bool{
 // linesEstimate is about how many lines buildLines adds: exact for journals, an upper
 // bound for the rest but fragment paragraphs.
 func (g *Graph) linesEstimate(healthy map[*Pod]bool) int {
-	n := len(g.journal) + len(g.unparsed) + len(g.ooms)
+	n := g.journal.len() + len(g.unparsed) + len(g.ooms)
 	for _, q := range g.quietWorkloads {
 		n += len(q.list)
 	}

@@ -70,7 +70,7 @@ func (r ContainerRun) ProbeOutput(e *JournalEntry) string {
 func (g *Graph) probeOutputs(idx []int32, container string) map[*JournalEntry]string {
 	var out map[*JournalEntry]string
 	for _, j := range idx {
-		e := &g.journal[j]
+		e := g.journal.at(int(j))
 		if e.Message != "Probe failed" {
 			continue
 		}
@@ -87,7 +87,7 @@ func (g *Graph) probeOutputs(idx []int32, container string) map[*JournalEntry]st
 		}
 		var lines []string
 		for _, k := range node[pos+1:] {
-			y := &g.journal[k]
+			y := g.journal.at(int(k))
 			if y.Severity != 0 || len(lines) > 20 {
 				break
 			}

@@ -74,8 +74,8 @@ func (g *Graph) mountFacts() []MountFailure {
 func (g *Graph) volumeLines() (map[string]map[string]*JournalEntry, map[string][]*JournalEntry) {
 	objects := map[string]map[string]*JournalEntry{}
 	byUID := map[string][]*JournalEntry{}
-	for i := range g.journal {
-		e := &g.journal[i]
+	for i := range g.journal.len() {
+		e := g.journal.at(i)
 		if e.Severity == 'E' {
 			for _, src := range [...]struct{ prefix, kind string }{
 				{"Couldn't get configMap ", "configmap"}, {"Couldn't get secret ", "secret"},

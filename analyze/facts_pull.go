@@ -173,8 +173,8 @@ func (g *Graph) pullFacts() []PullFailure {
 	// The kubelet's "Error syncing pod" lines about a pull of a pod the evidence does not
 	// hold: the pod is known by the namespace/name of their pod= field.
 	synced := map[string]int{}
-	for i := range g.journal {
-		e := &g.journal[i]
+	for i := range g.journal.len() {
+		e := g.journal.at(i)
 		// Only the pod worker's line is read: unquoting every entry's err would cost
 		// what the journal weighs.
 		if e.Severity != 'E' || e.Message != podSyncError ||
@@ -238,8 +238,8 @@ func seenAsEvent(seen map[string]int, ns, name, container string) bool {
 // failed" line by image, in one pass over the kubelet journal.
 func (g *Graph) pullServiceLines() map[string]map[string]*JournalEntry {
 	out := map[string]map[string]*JournalEntry{}
-	for i := range g.journal {
-		e := &g.journal[i]
+	for i := range g.journal.len() {
+		e := g.journal.at(i)
 		if e.Severity != 'E' || e.Message != pullServiceFailed {
 			continue
 		}

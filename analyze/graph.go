@@ -96,7 +96,7 @@ type Graph struct {
 	// when eventsFor has made their events whole: their lines read the compact ones.
 	quietWorkloads []*quietEvents
 
-	journal []JournalEntry
+	journal journalList
 	// journalSkipped and logsSkipped count the journal lines and container logs left
 	// out (LoadOptions.TroubleOnly).
 	journalSkipped, logsSkipped int
@@ -303,7 +303,6 @@ func LoadWith(ctx context.Context, bundles []*bundle.Bundle, log logrus.FieldLog
 	g.collectedInferred = g.collectedAt.IsZero()
 	g.collectedAt = ld.referenceTime()
 	if opts.TroubleOnly {
-		// Few of the kubelet's lines are kept: the entries grow as files are added.
 		if ld.healthyPods == nil {
 			ld.noteHealthyPods()
 		}
@@ -313,20 +312,17 @@ func LoadWith(ctx context.Context, bundles []*bundle.Bundle, log logrus.FieldLog
 		// Before the journals come: the load's peak is theirs, and every event is in.
 		g.sortEvents()
 		g.quietenWorkloads(loadedWorkloads)
-	} else {
-		ld.reserveJournal()
 	}
 	for _, b := range ld.bundles {
 		ld.loadNodeAndLogs(b)
 	}
-	ld.joinJournal()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	ld.importWarnings()
 	g.index()
 	log.WithFields(logrus.Fields{
-		"pods": len(g.pods), "events": len(g.events) + g.quietCount, "journalEntries": len(g.journal), "journalLinesLeftOut": g.journalSkipped, "logsLeftOut": g.logsSkipped,
+		"pods": len(g.pods), "events": len(g.events) + g.quietCount, "journalEntries": g.journal.len(), "journalLinesLeftOut": g.journalSkipped, "logsLeftOut": g.logsSkipped,
 		"criContainers": len(g.containers), "replicaSetsDerived": len(g.derivedRS), "warnings": len(g.warnings),
 	}).Debug("evidence loaded")
 	return g, nil

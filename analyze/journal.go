@@ -263,3 +263,50 @@ func entryText(e *logline.Entry) string {
 	}
 	return e.Message + ": " + extra
 }
+
+// journalBlockBits sets the size of journalList's blocks: 8192 entries, about 1 MB.
+const journalBlockBits = 13
+
+// journalBlockLen is how many entries a journalList block holds.
+const journalBlockLen = 1 << journalBlockBits
+
+// journalList is the kubelet journals' entries in file order, in blocks of
+// journalBlockLen entries (the last one filling), and an entry is at the same place
+// for as long as the list lives: the indexes keep entries by their place. The load
+// adds each file's entries as it is parsed; in one slice it grew by doubling, or when
+// healthy pods' lines are left out (and so the count is not known from the lines)
+// the files' entries were kept aside and copied into one slice of their own size at
+// the end: at 80k pods that was two copies of 360k entries (about 50 MB each) at
+// once, at the load's end.
+type journalList struct {
+	blocks [][]JournalEntry
+	n      int
+}
+
+// len is how many entries the list holds.
+func (j *journalList) len() int { return j.n }
+
+// at is the entry at place i.
+func (j *journalList) at(i int) *JournalEntry {
+	return &j.blocks[i>>journalBlockBits][i&(journalBlockLen-1)]
+}
+
+// add appends entries, copied: the last block grows by doubling up to its full size,
+// so a small journal takes room of about its own size.
+func (j *journalList) add(entries []JournalEntry) {
+	for len(entries) > 0 {
+		if len(j.blocks) == 0 || len(j.blocks[len(j.blocks)-1]) == journalBlockLen {
+			j.blocks = append(j.blocks, nil)
+		}
+		last := &j.blocks[len(j.blocks)-1]
+		k := min(len(entries), journalBlockLen-len(*last))
+		if need := len(*last) + k; need > cap(*last) {
+			grown := make([]JournalEntry, len(*last), min(journalBlockLen, max(need, 2*cap(*last))))
+			copy(grown, *last)
+			*last = grown
+		}
+		*last = append(*last, entries[:k]...)
+		entries = entries[k:]
+		j.n += k
+	}
+}

@@ -52,8 +52,8 @@ func TestJournalTextKeepsWhatEntriesSay(t *testing.T) {
 		return Load([]*bundle.Bundle{b}, nil)
 	}
 	kept, compact := open(false), open(true)
-	if len(kept.journal) != 6 || len(kept.runtimeJournal["n1"]) != 2 || len(kept.unparsed) != 1 {
-		t.Fatalf("journal %d, runtime %d, unparsed %d entries", len(kept.journal), len(kept.runtimeJournal["n1"]), len(kept.unparsed))
+	if kept.journal.len() != 6 || len(kept.runtimeJournal["n1"]) != 2 || len(kept.unparsed) != 1 {
+		t.Fatalf("journal %d, runtime %d, unparsed %d entries", kept.journal.len(), len(kept.runtimeJournal["n1"]), len(kept.unparsed))
 	}
 	if !reflect.DeepEqual(kept.journal, compact.journal) {
 		t.Errorf("kubelet entries differ:\n%+v\n%+v", kept.journal, compact.journal)
@@ -70,14 +70,14 @@ func TestJournalTextKeepsWhatEntriesSay(t *testing.T) {
 	// The compact copy no longer points into the file's bytes, not even with an empty
 	// string (a line without fields), and shares repeated messages and sources.
 	lo, hi := uintptr(unsafe.Pointer(&loaded[0])), uintptr(unsafe.Pointer(&loaded[0]))+uintptr(len(loaded))
-	for i, e := range compact.journal {
+	for i, e := range compact.journal.entries() {
 		for _, s := range []string{e.Message, e.FieldText, e.Source, e.Program, e.Host} {
 			if p := uintptr(unsafe.Pointer(unsafe.StringData(s))); p >= lo && p < hi {
 				t.Errorf("entry %d: %q points into the journal's bytes, which it would keep alive", i, s)
 			}
 		}
 	}
-	a, b := compact.journal[0], compact.journal[2]
+	a, b := compact.journal.at(0), compact.journal.at(2)
 	if _, _, same := span(a.Message, b.Message); !same || a.Source != b.Source {
 		t.Errorf("repeated message %q and source %q are not shared", a.Message, a.Source)
 	}

@@ -47,9 +47,6 @@ type loader struct {
 	healthyPods map[string]bool
 	// healthyContainers are the container IDs of those pods.
 	healthyContainers map[string]bool
-	// journalParts are the kubelet journals' entries, file by file, until joinJournal
-	// puts them in the graph (a load that leaves healthy pods' lines out).
-	journalParts [][]JournalEntry
 	// nodeBuf is the buffer node files other than journals are read into in turn.
 	nodeBuf []byte
 	// takeMu serializes taking files out of the bundle, which journal parsers do

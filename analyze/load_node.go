@@ -101,21 +101,6 @@ func bytesString(b []byte) string {
 	return unsafe.String(&b[0], len(b))
 }
 
-// reserveJournal sizes the entry slice once from the line counts of every kubelet
-// journal: growing it by appends would copy hundreds of megabytes over and over.
-func (l *loader) reserveJournal() {
-	lines := 0
-	for _, lb := range l.bundles {
-		for _, name := range lb.b.Names() {
-			if info := bundle.ParsePath(name); info.Area == "node" && info.NodeFile == bundle.NodeKubeletLog {
-				n, _ := lb.b.CountNewlines(name) // listed by Names, so present
-				lines += n + 1
-			}
-		}
-	}
-	l.g.journal = make([]JournalEntry, 0, lines)
-}
-
 func (l *loader) loadNodeAndLogs(lb *loadedBundle) {
 	// Journals, most of a bundle's bytes, are parsed on every core a few files ahead;
 	// everything is added to the graph in file order, as if read one by one.
@@ -566,11 +551,7 @@ func (l *loader) addJournal(lb *loadedBundle, j *journalJob) {
 	l.g.unparsed = append(l.g.unparsed, j.unparsed...)
 	l.g.journalSkipped += j.skipped
 	if j.kubelet {
-		if l.healthyPods == nil {
-			l.g.journal = append(l.g.journal, j.entries...) // reserved (reserveJournal)
-		} else {
-			l.journalParts = append(l.journalParts, exactEntries(j.entries))
-		}
+		l.g.journal.add(j.entries)
 	} else {
 		node := j.src.node
 		entries := j.entries
@@ -583,9 +564,9 @@ func (l *loader) addJournal(lb *loadedBundle, j *journalJob) {
 }
 
 // exactEntries is a journal's entries in room of about their own size. When healthy
-// pods' lines are left out the parser grows the entries by appends, and they are kept
-// as they are: an exact copy lets the spare room go (at 20k pods, room for 82k runtime
-// entries held 61k). Nothing points into them yet.
+// pods' lines are left out the parser grows the entries by appends, and a runtime
+// journal's are kept as they are: an exact copy lets the spare room go (at 20k pods,
+// room for 82k runtime entries held 61k). Nothing points into them yet.
 func exactEntries(entries []JournalEntry) []JournalEntry {
 	if cap(entries) > len(entries)+len(entries)/8 {
 		return slices.Clone(entries)
@@ -593,24 +574,11 @@ func exactEntries(entries []JournalEntry) []JournalEntry {
 	return entries
 }
 
-// joinJournal puts the kubelet journals a load that leaves healthy pods' lines out
-// kept aside (journalParts) into the graph's one list, in file order, in room of its
-// own size. Appended file by file, the list grew by doubling: at 80k pods it held
-// room for about twice its entries through the whole analysis, and while it grew the
-// last time the old room and the new were both live, near the load's peak.
-func (l *loader) joinJournal() {
-	if len(l.journalParts) == 0 {
-		return
-	}
-	l.g.journal = slices.Concat(append([][]JournalEntry{l.g.journal}, l.journalParts...)...)
-	l.journalParts = nil
-}
-
 // indexJournal links kubelet journal entries to pods by pod="ns/name", pods=[...] and
 // podUID=, in one pass.
 func (g *Graph) indexJournal() {
-	for i := range g.journal {
-		e := &g.journal[i]
+	for i := range g.journal.len() {
+		e := g.journal.at(i)
 		idx := int32(i)
 		g.journalByNode[e.file.node] = append(g.journalByNode[e.file.node], idx)
 		if e.FieldText == "" {

@@ -368,7 +368,7 @@ func (g *Graph) journalIndexFor(p *corev1.Pod) []int32 {
 func (g *Graph) entries(idx []int32) []*JournalEntry {
 	out := make([]*JournalEntry, len(idx))
 	for i, j := range idx {
-		out[i] = &g.journal[j]
+		out[i] = g.journal.at(int(j))
 	}
 	return out
 }
