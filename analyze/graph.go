@@ -295,6 +295,7 @@ func LoadWith(ctx context.Context, bundles []*bundle.Bundle, log logrus.FieldLog
 	ld.shareTemplates()
 	ld.deriveReplicaSets()
 	ld.share = nil // what it kept is in the graph; its texts can go
+	ld.intern.objectsLoaded()
 	// Every list is read: the events' keys (one per event) go before the journals come.
 	ld.seenEvents = eventKeys{}
 	if err := ctx.Err(); err != nil {
