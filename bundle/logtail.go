@@ -128,7 +128,8 @@ func (b *Bundle) addTail(name string, size int64, r io.Reader, limits Limits) er
 		b.scratch = make([]byte, n)
 	}
 	block := s2.Encode(b.scratch[:0], data)
-	p := packedFile{newlines: bytes.Count(data, []byte{'\n'}), digest: d}
+	var p packedFile
+	b.keepSum(name, d)
 	if b.packedBytes+len(block) <= packedInMemory || !b.spill(block, &p) {
 		p.block = bytes.Clone(block)
 		b.packedBytes += len(block)

@@ -40,15 +40,21 @@ const packMin = 4 << 10
 // that follows. Tests set a budget to keep blocks in memory.
 var packedInMemory = 0
 
-// packedFile is a file kept as an s2 block, with its newlines counted and its digest
-// taken while it was still raw, so that Verify need not decode it. A spilled block is
-// size bytes at off in the bundle's spill file, and block is nil.
+// packedFile is a file kept as an s2 block; its digest, taken while it was still raw so
+// that Verify need not decode it, is in the bundle's sums. A spilled block is size
+// bytes at off in the bundle's spill file, and block is nil.
 type packedFile struct {
-	block    []byte
-	off      int64
-	size     int
-	newlines int
-	digest   Digest
+	block []byte
+	off   int64
+	size  int
+}
+
+// keepSum records a packed file's digest.
+func (b *Bundle) keepSum(name string, d Digest) {
+	if b.sums == nil {
+		b.sums = map[string]Digest{}
+	}
+	b.sums[name] = d
 }
 
 // spillFile is where blocks beyond packedInMemory are written, in turn: an unlinked
@@ -133,7 +139,8 @@ func (b *Bundle) keepPacked(name string, data []byte) {
 			if b.packed == nil {
 				b.packed = map[string]packedFile{}
 			}
-			p := packedFile{newlines: bytes.Count(data, []byte{'\n'}), digest: digest(name, data, false)}
+			var p packedFile
+			b.keepSum(name, digest(name, data, false))
 			if b.packedBytes+len(block) <= packedInMemory || !b.spill(block, &p) {
 				p.block = bytes.Clone(block)
 				b.packedBytes += len(block)
@@ -166,19 +173,6 @@ func (b *Bundle) unpackAll() {
 		}
 		b.files[name] = data
 		delete(b.packed, name)
+		delete(b.sums, name)
 	}
-}
-
-// CountNewlines is the number of newline bytes in a file, for a consumer that sizes
-// what it will parse before reading it: a file OpenReadOnce keeps compressed was
-// counted while it was read, so nothing is decoded.
-func (b *Bundle) CountNewlines(name string) (int, error) {
-	if p, ok := b.packed[name]; ok {
-		return p.newlines, nil
-	}
-	data, err := b.ReadFile(name)
-	if err != nil {
-		return 0, err
-	}
-	return bytes.Count(data, []byte{'\n'}), nil
 }

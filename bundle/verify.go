@@ -75,8 +75,9 @@ func (b *Bundle) digest(name string) (Digest, bool) {
 	if d, ok := b.digests[name]; ok {
 		return d, true
 	}
-	if p, packed := b.packed[name]; packed {
-		return p.digest, true
+	if _, packed := b.packed[name]; packed {
+		d, ok := b.sums[name]
+		return d, ok
 	}
 	data, ok := b.files[name]
 	if !ok {
