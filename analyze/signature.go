@@ -734,6 +734,12 @@ func (s *Signature) doc() string {
 // run matches every line of the graph's text of the kinds the signature names.
 func (s *Signature) run(v *View) []Finding {
 	var out []Finding
+	// heads holds, per group, the place in out of its first finding while the ones
+	// after are merged into it as they come (mergeInto), or -1 once one of them is not:
+	// the engine merges the rest, in order. A signature of a common failure fires on
+	// every line of every pod it has (at 80k pods, thousands), and each finding made
+	// whole was a few kilobytes held until the engine grouped them.
+	heads := map[string]int{}
 	lines := v.g.Lines()
 	idx, indexed := v.g.signatureLines(s)
 	n := len(lines)
@@ -801,9 +807,35 @@ func (s *Signature) run(v *View) []Finding {
 				caps[WrapperLoggedBefore] = msg
 			}
 		}
-		out = append(out, s.finding(l, caps))
+		f := s.finding(l, caps)
+		if at, seen := heads[f.GroupKey]; seen && at >= 0 && mergeable(&f) {
+			mergeInto(&out[at], &f)
+			continue
+		} else if f.GroupKey != "" {
+			heads[f.GroupKey] = -1
+			if !seen && mergeable(&f) {
+				heads[f.GroupKey] = len(out)
+			}
+		}
+		out = append(out, f)
 	}
 	return out
+}
+
+// mergeable reports whether the engine would merge f into its group's first finding
+// without a word on it (runRule): a finding without evidence, cause or remediation is
+// reported, so it is left for the engine. A signature's rule is no catch-all, whose
+// first finding the engine counts the pods of before merging.
+func mergeable(f *Finding) bool {
+	return len(f.Evidence) > 0 && f.Cause != "" && f.Remediation != ""
+}
+
+// mergeInto merges f into the first finding of its group as the engine does (runRule):
+// subjects and evidence appended, the first one's text kept.
+func mergeInto(into, f *Finding) {
+	into.Subjects = append(into.Subjects, f.Subjects...)
+	into.Evidence = append(into.Evidence, f.Evidence...)
+	into.EvidenceOmitted += f.EvidenceOmitted
 }
 
 // reZapLevel is a level as zap's console encoder writes it.
