@@ -1086,6 +1086,13 @@ func (g *Graph) loneImage() string {
 			for _, c := range append(slices.Clone(p.Obj.Spec.InitContainers), p.Obj.Spec.Containers...) {
 				add(c.Image)
 			}
+			if len(p.Obj.Spec.Containers) == 0 {
+				// A pasted status without its spec (containerStatuses alone) says
+				// the image its containers ran.
+				for _, cs := range append(slices.Clone(p.Obj.Status.InitContainerStatuses), p.Obj.Status.ContainerStatuses...) {
+					add(cs.Image)
+				}
+			}
 		}
 	}, func(line string, add func(string)) {
 		for _, m := range reImageRef.FindAllStringSubmatch(line, -1) {

@@ -215,3 +215,13 @@ func TestAMessageBrokenBeforeItsQuotedValue(t *testing.T) {
 	paste := "The release was stuck mid-upgrade, with its ReplicaSet emitting:\n\n```\nFailedCreate: Internal error occurred: failed calling webhook\n\"validate.policy.example.com\": ... context deadline exceeded\n```\n"
 	wantOneRoot(t, catalogRoots(t, map[string]string{"message.txt": paste}), "admission-webhook-unreachable", "validate.policy.example.com")
 }
+
+// A pasted status without its spec names the image its container ran: the finding about
+// a command the image lacks says which image.
+func TestAStatusWithoutItsSpecNamesTheImage(t *testing.T) {
+	status := "```\n  - containerID: docker://93d0bf9569b0\n    image: registry.example.com/team/api:v2.3.0\n    lastState:\n      terminated:\n        exitCode: 127\n" +
+		"        message: |\n          oci runtime error: container_linux.go:247: starting container process caused \"exec: \\\"/api-server\\\": stat /api-server: no such file or directory\"\n" +
+		"        reason: ContainerCannotRun\n```\n"
+	rs := catalogRoots(t, map[string]string{"pod-status.txt": status})
+	wantOneRoot(t, rs, "start-command-not-found", "/api-server", "registry.example.com/team/api:v2.3.0")
+}
