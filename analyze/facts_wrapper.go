@@ -218,6 +218,7 @@ var evidenceValues = []evidenceValue{
 	{EvidenceNodePluginShort, lineNodePluginShort},
 	{EvidenceHealthCheckError, lineHealthCheckError},
 	{EvidenceDisabledValue, lineDisabledValue},
+	{EvidenceClusterHealth, func(g *Graph, _ *Line) string { return g.lastClusterHealth() }},
 	{EvidenceMissingNamespace, func(g *Graph, _ *Line) string { return g.loneMissingNamespace() }},
 	{EvidencePV, func(g *Graph, _ *Line) string { return g.lonePVName() }},
 	{EvidencePVC, func(g *Graph, _ *Line) string { return g.loneUnboundClaim() }},
@@ -734,6 +735,31 @@ func lineDisabledValue(g *Graph, l *Line) string {
 		return v
 	}
 	return ""
+}
+
+// EvidenceClusterHealth names, in a template's optional part, the health an
+// Elasticsearch or OpenSearch cluster last reported in the evidence's logs ("Cluster
+// health status changed from [RED] to [YELLOW]"): a readiness check that waits for
+// green never passes on a cluster that stays yellow.
+const EvidenceClusterHealth = "evidenceClusterHealth"
+
+var reClusterHealth = regexp.MustCompile(`[Cc]luster health status changed from \[(\w+)\] to \[(\w+)\]`)
+
+// lastClusterHealth is "[YELLOW]" for the last health change the evidence's text
+// logs, "" when it logs none.
+func (g *Graph) lastClusterHealth() string {
+	last := ""
+	for _, f := range g.fragments {
+		for _, t := range f.lines {
+			if !strings.Contains(t, "health status changed") {
+				continue
+			}
+			if m := reClusterHealth.FindStringSubmatch(t); m != nil {
+				last = "[" + m[2] + "]"
+			}
+		}
+	}
+	return last
 }
 
 // EvidenceMissingNamespace names, in a template's optional part, the one namespace the
