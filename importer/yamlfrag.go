@@ -38,6 +38,29 @@ func isYAMLFragStart(s string) bool {
 
 // yamlFragment reads the piece into a pod: status, container statuses or one state.
 func yamlFragment(lines []textLine) (corev1.Pod, bool) {
+	if k := statusTail(lines); k > 0 {
+		// A container's state cut from a pod's status, then the status's own keys
+		// below it at their lesser indent (reason: NodeLost, message: …): each part is
+		// read at its own level.
+		pod, ok := yamlFragment(lines[:k])
+		var st corev1.PodStatus
+		var b strings.Builder
+		for _, l := range lines[k:] {
+			b.WriteString(detab(l.s))
+			b.WriteByte('\n')
+		}
+		if yamlbudget.Unmarshal([]byte(b.String()), &st) == nil && (st.Reason != "" || st.Message != "" || st.Phase != "") {
+			pod.Status.Reason, pod.Status.Message, pod.Status.Phase = st.Reason, st.Message, st.Phase
+			pod.Status.HostIP, pod.Status.PodIP, pod.Status.StartTime, pod.Status.QOSClass = st.HostIP, st.PodIP, st.StartTime, st.QOSClass
+			if len(st.Conditions) > 0 {
+				pod.Status.Conditions = st.Conditions
+			}
+			return pod, true
+		}
+		if ok {
+			return pod, true
+		}
+	}
 	var b strings.Builder
 	for _, l := range lines {
 		b.WriteString(detab(l.s))
@@ -92,6 +115,39 @@ func yamlFragment(lines []textLine) (corev1.Pod, bool) {
 	}
 	statusContainers(&pod)
 	return pod, true
+}
+
+// podStatusKeys are the keys of a pod's status itself (not of a container's).
+var podStatusKeys = map[string]bool{"phase": true, "reason": true, "message": true, "hostIP": true, "podIP": true,
+	"podIPs": true, "qosClass": true, "startTime": true, "conditions": true, "nominatedNodeName": true}
+
+// statusTail is where a fragment that starts deeper than it ends goes on with a pod
+// status's own keys at its least indent, 0 when it does not.
+func statusTail(lines []textLine) int {
+	if len(lines) < 2 {
+		return 0
+	}
+	least := -1
+	for _, l := range lines {
+		if strings.TrimSpace(l.s) != "" && (least < 0 || indentOf(detab(l.s)) < least) {
+			least = indentOf(detab(l.s))
+		}
+	}
+	if indentOf(detab(lines[0].s)) <= least {
+		return 0
+	}
+	for i, l := range lines {
+		t := detab(l.s)
+		if strings.TrimSpace(t) == "" || indentOf(t) != least {
+			continue
+		}
+		key, _, _ := strings.Cut(strings.TrimSpace(t), ":")
+		if podStatusKeys[key] {
+			return i
+		}
+		return 0
+	}
+	return 0
 }
 
 // statusContainers gives the pod a container for every status the fragment names: a

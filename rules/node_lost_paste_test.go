@@ -98,3 +98,13 @@ func TestProseOfAPodTerminatingOnANodeShutDown(t *testing.T) {
 	})
 	wantFirstRoot(t, rs, "termination", "termination-node-lost")
 }
+
+// A pod's status pasted from a container's state down to its own keys, without the
+// spec, is read at both levels: NodeLost and the node its message names make the
+// finding, which names that node.
+func TestANodeLostStatusPastedFromItsContainerState(t *testing.T) {
+	status := "```\n    name: db\n    ready: true\n    restartCount: 0\n    state:\n      running:\n        startedAt: 2021-05-02T08:00:00Z\n" +
+		"  message: Node worker-7 which was running pod db-0 is unresponsive\n  phase: Running\n  podIP: 10.244.1.15\n  reason: NodeLost\n```\n"
+	rs := catalogRoots(t, map[string]string{"pod-status.txt": status})
+	wantOneRoot(t, rs, "termination-node-lost", "NodeLost", "node worker-7")
+}

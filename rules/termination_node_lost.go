@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"regexp"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -57,6 +58,10 @@ func terminationNodeLost(v *analyze.View) []analyze.Finding {
 	for _, p := range v.Pods() {
 		pod := p.Obj
 		node := pod.Spec.NodeName
+		if m := reNodeUnreachableMessage.FindStringSubmatch(pod.Status.Message); node == "" && m != nil {
+			// A status pasted without the spec still names the node in its message.
+			node = m[1]
+		}
 		// kubectl shows Unknown for a deleted pod the node lifecycle controller marked
 		// NodeLost (and, before 1.5, for the Unknown phase it set): that status says by
 		// itself that the pod's node stopped reporting, whether or not the node is shown.
@@ -74,17 +79,22 @@ func terminationNodeLost(v *analyze.View) []analyze.Finding {
 		if !ok {
 			state = "it stopped reporting: NotReady or unreachable, so the node lifecycle controller marked the pod lost"
 		}
-		out = append(out, nodeLostFinding(v, p, state, nodeEvidence))
+		out = append(out, nodeLostFinding(v, p, node, state, nodeEvidence))
 	}
 	return out
 }
 
-// nodeLostFinding is the finding for pod p, lost with its node; state says how the
+// reNodeUnreachableMessage is the node lifecycle controller's status message of a pod
+// it marks lost (pkg/controller/nodelifecycle NodeUnreachablePodMessage, "Node %v
+// which was running pod %v is unresponsive"): it names the node.
+var reNodeUnreachableMessage = regexp.MustCompile(`^Node (\S+) which was running pod \S+ is unresponsive`)
+
+// nodeLostFinding is the finding for pod p, lost with its node (node, its spec's or the
+// one its status message names); state says how the
 // evidence shows the node not Ready, nodeEvidence where (none when only the pod's own
 // status, kubectl's Unknown, says so, and the node may not be named at all).
-func nodeLostFinding(v *analyze.View, p *analyze.Pod, state string, nodeEvidence []analyze.Evidence) analyze.Finding {
+func nodeLostFinding(v *analyze.View, p *analyze.Pod, node, state string, nodeEvidence []analyze.Evidence) analyze.Finding {
 	pod := p.Obj
-	node := pod.Spec.NodeName
 	name := p.Ref().NamespacedName()
 	shown := "was deleted and stays Terminating"
 	var podEvidence analyze.Evidence
