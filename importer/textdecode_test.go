@@ -103,27 +103,23 @@ func TestPasteThroughMailOrChat(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := importedNames(t, plain)
-	var quoted strings.Builder
-	for line := range strings.Lines(string(plain)) {
-		if strings.TrimSpace(line) == "" {
-			quoted.WriteString("> >\n")
-			continue
+	// prefixed is plain with prefix before every line, blank for its blank lines.
+	prefixed := func(prefix, blank string) string {
+		var b strings.Builder
+		for line := range strings.Lines(string(plain)) {
+			if strings.TrimSpace(line) == "" {
+				b.WriteString(blank + "\n")
+				continue
+			}
+			b.WriteString(prefix + line)
 		}
-		quoted.WriteString("> > " + line)
-	}
-	var indented strings.Builder
-	for line := range strings.Lines(string(plain)) {
-		if strings.TrimSpace(line) == "" {
-			indented.WriteString("\n")
-			continue
-		}
-		indented.WriteString("    " + line)
+		return b.String()
 	}
 	for name, data := range map[string][]byte{
 		"no-break spaces":          []byte(strings.ReplaceAll(string(plain), "  ", "\u00a0\u00a0")),
-		"quoted > > ":              []byte(quoted.String()),
-		"indented as a code block": []byte(indented.String()),
-		"quoted and indented":      []byte(strings.ReplaceAll(quoted.String(), "> > ", "> >     ")),
+		"quoted > > ":              []byte(prefixed("> > ", "> >")),
+		"indented as a code block": []byte(prefixed("    ", "")),
+		"quoted and indented":      []byte(prefixed("> >     ", "> >")),
 	} {
 		if got := importedNames(t, data); !slices.Equal(got, want) {
 			t.Errorf("%s: imported %v, want %v", name, got, want)
