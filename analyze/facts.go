@@ -523,8 +523,9 @@ func (g *Graph) fragmentTextLines(add func(lineIn)) {
 		}
 		// A message wrapped over several lines (a terminal's width, YAML folding) is
 		// also tried whole.
+		width := terminalWidth(f.lines)
 		for _, p := range paragraphs(f.lines) {
-			text := joinParagraph(f.lines[p[0]:p[1]], terminalWidth(f.lines))
+			text := joinParagraph(f.lines[p[0]:p[1]], width)
 			// A manifest's or a configuration's nested keys (a probe's settings quoted
 			// whole) are read together, but say no trouble of their own.
 			warn := looksLikeError(text) && !yamlBlock(f.lines[p[0]:p[1]])
