@@ -188,6 +188,8 @@ var componentStages = map[string]string{
 	"mount-utils": "volume", "nfs-utils": "volume",
 	"karpenter": "scheduling", "containers-image": "image", "distribution": "image",
 	"linux": "runtime", "systemd": "node",
+	// an operator's own process: what its manager and reconcilers say is its container's run
+	"controller-runtime": "runtime",
 }
 
 // reasonStages maps event reasons (and scheduler status codes) to stages.
@@ -279,6 +281,9 @@ var templateOverrides = []templateOverride{
 	{"distribution", "layer", "image"},
 	// CoreDNS's forward plugin with no upstream in its resolv.conf: the cluster's DNS
 	{"coredns", "no nameservers found", "service"},
+	// an operator's health and readiness endpoints answer the kubelet's probes
+	{"controller-runtime", "reason withheld", "probe"},
+	{"controller-runtime", "healthz check failed", "probe"},
 	{"kube-scheduler", "didn't find available persistent volumes to bind", "scheduling"},
 	{"kube-scheduler", "volume node affinity conflict", "scheduling"},
 	{"kubelet", "image pull failed for", "image"},
