@@ -219,6 +219,7 @@ var evidenceValues = []evidenceValue{
 	{EvidenceHealthCheckError, lineHealthCheckError},
 	{EvidenceDisabledValue, lineDisabledValue},
 	{EvidenceClusterHealth, func(g *Graph, _ *Line) string { return g.lastClusterHealth() }},
+	{EvidenceSecretEnv, func(g *Graph, _ *Line) string { return g.loneSecretEnv() }},
 	{EvidenceMissingNamespace, func(g *Graph, _ *Line) string { return g.loneMissingNamespace() }},
 	{EvidencePV, func(g *Graph, _ *Line) string { return g.lonePVName() }},
 	{EvidencePVC, func(g *Graph, _ *Line) string { return g.loneUnboundClaim() }},
@@ -760,6 +761,37 @@ func (g *Graph) lastClusterHealth() string {
 		}
 	}
 	return last
+}
+
+// EvidenceSecretEnv names, in a template's optional part, the one environment variable
+// the evidence sets from a Secret (a container's env with secretKeyRef), else the one a
+// ticket's command line sets ("HYDRA_RANDOM_SEED=\"…\" ./server"): the value the runtime
+// could not set is most often a Secret's, decoded from data that was never base64.
+const EvidenceSecretEnv = "evidenceSecretEnv"
+
+// reShellAssignment is an environment variable a command line sets before its program.
+var reShellAssignment = regexp.MustCompile(`(?:^|[\s;])([A-Z][A-Z0-9_]{2,})=(?:"[^"\n]*"|'[^'\n]*'|[^\s"']+)\s+\S`)
+
+// loneSecretEnv is EvidenceSecretEnv.
+func (g *Graph) loneSecretEnv() string {
+	return g.loneOf(&g.secretEnvOnce, &g.secretEnv, func(add func(string)) {
+		for _, p := range g.pods {
+			for _, c := range append(slices.Clone(p.Obj.Spec.InitContainers), p.Obj.Spec.Containers...) {
+				for _, e := range c.Env {
+					if e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil {
+						add(e.Name)
+					}
+				}
+			}
+		}
+	}, func(line string, add func(string)) {
+		if !strings.Contains(line, "=") {
+			return
+		}
+		for _, m := range reShellAssignment.FindAllStringSubmatch(line, -1) {
+			add(m[1])
+		}
+	})
 }
 
 // EvidenceMissingNamespace names, in a template's optional part, the one namespace the

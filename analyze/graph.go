@@ -193,6 +193,10 @@ type Graph struct {
 	// evidence sets (EvidenceKubeletDirSetting).
 	kubeletDirOnce sync.Once
 	kubeletDir     string
+	// secretEnvOnce computes secretEnv, the one environment variable the evidence sets
+	// from a Secret or on a command line (EvidenceSecretEnv).
+	secretEnvOnce sync.Once
+	secretEnv     string
 	// missingNSOnce computes missingNS, the one namespace the evidence shows not found
 	// (EvidenceMissingNamespace).
 	missingNSOnce sync.Once

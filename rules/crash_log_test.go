@@ -225,3 +225,13 @@ func TestAStatusWithoutItsSpecNamesTheImage(t *testing.T) {
 	rs := catalogRoots(t, map[string]string{"pod-status.txt": status})
 	wantOneRoot(t, rs, "start-command-not-found", "/api-server", "registry.example.com/team/api:v2.3.0")
 }
+
+// The runtime's refusal of an environment variable names none; the one the evidence sets
+// from a Secret, or on a command line the ticket runs by hand, is the one to look at.
+func TestAnInvalidEnvironmentNamesTheVariableTheTicketSets(t *testing.T) {
+	files := map[string]string{
+		"error.txt":   "Error: failed to create containerd task: OCI runtime create failed: container_linux.go:380: starting container process caused: process_linux.go:545: container init caused: setenv: invalid argument: unknown\n",
+		"message.txt": "It runs fine by hand:\n\n```\nAPP_SIGNING_KEY=\"q3CkwAehNdhRebMgPC6p\" ./server --port 8080\n```\n",
+	}
+	wantOneRoot(t, catalogRoots(t, files), "start-env-invalid", "setenv: invalid argument", "is APP_SIGNING_KEY")
+}
