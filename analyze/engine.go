@@ -369,6 +369,11 @@ func findingLess(a, b *Finding) bool {
 	if pa, pb := quotesProse(a), quotesProse(b); pa != pb {
 		return pb
 	}
+	// Of two readings of the same failure, the one about a pod (an event row's, even
+	// unnamed) comes before one about a container the evidence does not place.
+	if pa, pb := hasPods(a.Subjects), hasPods(b.Subjects); pa != pb {
+		return pa
+	}
 	as, bs := firstSubject(a), firstSubject(b)
 	if as != bs {
 		return as < bs

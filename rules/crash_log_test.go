@@ -235,3 +235,20 @@ func TestAnInvalidEnvironmentNamesTheVariableTheTicketSets(t *testing.T) {
 	}
 	wantOneRoot(t, catalogRoots(t, files), "start-env-invalid", "setenv: invalid argument", "is APP_SIGNING_KEY")
 }
+
+// The kubelet's "failed to prepare subPath" names the volumeMount and the container; of a
+// reporter's quote of it and the event row about the pod, the event row's reading is
+// the finding.
+func TestASubPathTheKubeletCannotPrepare(t *testing.T) {
+	files := map[string]string{
+		"events.txt":  "Warning  Failed  41s  kubelet, node-7  Error: failed to prepare subPath for volumeMount \"proxy-conf\" of container \"envoy\"\n",
+		"message.txt": "container start failed: CreateContainerConfigError: failed to prepare subPath for volumeMount \"conf\" of container \"test\"\n",
+	}
+	rs := catalogRoots(t, files)
+	if len(rs) == 0 || rs[0].Rule != "config-subpath-prepare-failed" || !strings.Contains(rs[0].Cause, "proxy-conf") {
+		for _, f := range rs {
+			t.Logf("root %s %s: %s", f.Stage, f.Rule, f.Cause)
+		}
+		t.Fatal("want the event row's subPath finding first")
+	}
+}
