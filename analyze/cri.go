@@ -31,10 +31,6 @@ type CRISandbox struct {
 	// IP comes from crictl inspectp, when collected.
 	IP  string
 	Loc Location
-	// inspected says the record is read from crictl inspectp, until indexCRI merges it
-	// into the crictl pods record of the same sandbox. Nothing cites the inspectp file:
-	// at 80k pods its locations and the names of its files they held were about 20 MB.
-	inspected bool
 }
 
 // CRIContainer is a container as the runtime reported it (crictl ps / inspect).
@@ -125,9 +121,24 @@ func (l *loader) loadCRIPods(lb *loadedBundle, src *sourceFile, data []byte) {
 }
 
 func (l *loader) addSandbox(src *sourceFile, s *criSandboxJSON, ptr string) {
+	k := criKey{src.node, s.ID}
+	if s.ID != "" && l.cri.sandboxes[k] != nil {
+		// The same sandbox listed again: the first record stands, with the address
+		// inspectp gives it.
+		return
+	}
 	sb := &CRISandbox{Node: src.node, ID: s.ID, Name: s.Metadata.Name, Namespace: l.intern.str(s.Metadata.Namespace),
 		PodUID: firstNonEmpty(s.Labels[labelPodUID], s.Metadata.UID), Attempt: s.Metadata.Attempt,
 		State: l.intern.str(s.State), CreatedAt: criTime(s.CreatedAt), Loc: src.at.withPointer(ptr)}
+	if s.ID != "" {
+		l.cri.sandboxes[k] = sb
+		if at, ok := l.cri.inspectedSandbox[k]; ok {
+			// Its inspectp file was read first, as a node's files come in name order.
+			sb.IP = l.cri.lateSandboxes[at].IP
+			l.cri.lateSandboxes[at] = nil
+			delete(l.cri.inspectedSandbox, k)
+		}
+	}
 	l.g.sandboxes = append(l.g.sandboxes, sb)
 }
 
@@ -138,7 +149,7 @@ func (l *loader) loadCRIContainers(lb *loadedBundle, src *sourceFile, data []byt
 	if fastUnmarshal(data, &typed) == nil {
 		for i := range typed.Containers {
 			ptr := fmt.Sprintf("/containers/%d", i)
-			l.g.containers = append(l.g.containers, l.criContainer(src.node, &typed.Containers[i], src.at.withPointer(ptr)))
+			l.addContainer(l.criContainer(src.node, &typed.Containers[i], src.at.withPointer(ptr)))
 		}
 		return
 	}
@@ -156,7 +167,7 @@ func (l *loader) loadCRIContainers(lb *loadedBundle, src *sourceFile, data []byt
 			l.warn(lb, src.path, 0, ptr, "unreadable container: %v", err)
 			continue
 		}
-		l.g.containers = append(l.g.containers, l.criContainer(src.node, &c, src.at.withPointer(ptr)))
+		l.addContainer(l.criContainer(src.node, &c, src.at.withPointer(ptr)))
 	}
 }
 
@@ -233,22 +244,159 @@ func inspectStatuses[T any](l *loader, lb *loadedBundle, src *sourceFile, data [
 
 func (l *loader) loadCRIInspect(lb *loadedBundle, src *sourceFile, data []byte) {
 	inspectStatuses(l, lb, src, data, "inspect", "container", func(s *criContainerJSON, loc Location) {
+		k := criKey{src.node, s.ID}
+		if s.ID != "" {
+			if c := l.cri.containers[k]; c != nil {
+				l.mergeInspect(c, s, loc)
+				return
+			}
+			if at, ok := l.cri.inspectedContainer[k]; ok {
+				l.mergeInspect(l.cri.lateContainers[at], s, loc)
+				return
+			}
+			l.cri.inspectedContainer[k] = len(l.cri.lateContainers)
+		}
 		c := l.criContainer(src.node, s, loc)
 		c.InspectLoc = &loc
-		l.g.containers = append(l.g.containers, c)
+		l.cri.lateContainers = append(l.cri.lateContainers, c)
 	})
 }
 
 func (l *loader) loadCRIInspectPod(lb *loadedBundle, src *sourceFile, data []byte) {
 	inspectStatuses(l, lb, src, data, "inspectp", "sandbox", func(s *criSandboxJSON, loc Location) {
+		ip := ""
+		if s.Network != nil {
+			ip = s.Network.IP
+		}
+		// Nothing cites the inspectp file of a sandbox crictl pods lists: only its
+		// address is kept, in the pods record.
+		k := criKey{src.node, s.ID}
+		if s.ID != "" {
+			if sb := l.cri.sandboxes[k]; sb != nil {
+				sb.IP = ip
+				return
+			}
+			if at, ok := l.cri.inspectedSandbox[k]; ok {
+				l.cri.lateSandboxes[at].IP = ip
+				return
+			}
+			l.cri.inspectedSandbox[k] = len(l.cri.lateSandboxes)
+		}
 		sb := &CRISandbox{Node: src.node, ID: s.ID, Name: s.Metadata.Name, Namespace: l.intern.str(s.Metadata.Namespace),
 			PodUID: firstNonEmpty(s.Labels[labelPodUID], s.Metadata.UID), Attempt: s.Metadata.Attempt,
-			State: l.intern.str(s.State), CreatedAt: criTime(s.CreatedAt), Loc: loc, inspected: true}
-		if s.Network != nil {
-			sb.IP = s.Network.IP
-		}
-		l.g.sandboxes = append(l.g.sandboxes, sb)
+			State: l.intern.str(s.State), CreatedAt: criTime(s.CreatedAt), IP: ip, Loc: loc}
+		l.cri.lateSandboxes = append(l.cri.lateSandboxes, sb)
 	})
+}
+
+// criKey names a container or sandbox across the CRI files of a node: its node and ID.
+type criKey struct{ node, id string }
+
+// criMerge merges what crictl inspect and inspectp say of a container or sandbox into
+// the crictl ps or pods record of it as each is read: held apart until the end of the
+// node files, the inspect records were a record, a location and the strings of each
+// container and sandbox over again (about 30 MB at 80k pods, where the load peaks).
+// The outcome is that of reading every ps and pods record first and every inspect
+// record after, in load order: the first record of an ID is kept, the last inspect
+// record's times, exit and address win, and a record no ps or pods file lists comes
+// after those that are listed.
+type criMerge struct {
+	// containers and sandboxes are the ps and pods records by node and ID.
+	containers map[criKey]*CRIContainer
+	sandboxes  map[criKey]*CRISandbox
+	// lateContainers and lateSandboxes are inspect records of IDs no ps or pods file
+	// has listed yet (a node's inspect files come before its ps and pods files), in
+	// load order; nil where one was merged into a record listed later.
+	// inspectedContainer and inspectedSandbox are their places by node and ID.
+	lateContainers     []*CRIContainer
+	lateSandboxes      []*CRISandbox
+	inspectedContainer map[criKey]int
+	inspectedSandbox   map[criKey]int
+	// uidFromInspect are the ps records whose pod UID an inspect record gave: a ps
+	// record of the same container read later gives its own instead.
+	uidFromInspect map[*CRIContainer]bool
+}
+
+func newCRIMerge() *criMerge {
+	return &criMerge{containers: map[criKey]*CRIContainer{}, sandboxes: map[criKey]*CRISandbox{},
+		inspectedContainer: map[criKey]int{}, inspectedSandbox: map[criKey]int{}, uidFromInspect: map[*CRIContainer]bool{}}
+}
+
+// addContainer adds a crictl ps record, or merges it into the record of the same
+// container read before.
+func (l *loader) addContainer(c *CRIContainer) {
+	m := l.cri
+	if c.ID == "" {
+		l.g.containers = append(l.g.containers, c)
+		return
+	}
+	k := criKey{c.Node, c.ID}
+	if prev := m.containers[k]; prev != nil {
+		if m.uidFromInspect[prev] && c.PodUID != "" {
+			prev.PodUID = c.PodUID
+			delete(m.uidFromInspect, prev)
+		} else {
+			prev.PodUID = firstNonEmpty(prev.PodUID, c.PodUID)
+		}
+		if prev.InspectLoc == nil {
+			// Until inspect says, the last ps record's times and exit stand.
+			prev.StartedAt, prev.FinishedAt = c.StartedAt, c.FinishedAt
+			prev.ExitCode, prev.Reason, prev.Message = c.ExitCode, c.Reason, c.Message
+		}
+		return
+	}
+	m.containers[k] = c
+	if at, ok := m.inspectedContainer[k]; ok {
+		m.mergeInspected(c, m.lateContainers[at])
+		m.lateContainers[at] = nil
+		delete(m.inspectedContainer, k)
+	}
+	l.g.containers = append(l.g.containers, c)
+}
+
+// mergeInspect merges one crictl inspect status into c, as criContainer reads it.
+func (l *loader) mergeInspect(c *CRIContainer, s *criContainerJSON, loc Location) {
+	c.InspectLoc = &loc
+	c.StartedAt, c.FinishedAt = criTime(s.StartedAt), criTime(s.FinishedAt)
+	c.ExitCode, c.Reason, c.Message = s.ExitCode, l.intern.str(s.Reason), s.Message
+	l.cri.fillUID(c, s.Labels[labelPodUID])
+}
+
+// mergeInspected merges the inspect record from into the ps record c.
+func (m *criMerge) mergeInspected(c, from *CRIContainer) {
+	c.InspectLoc = from.InspectLoc
+	c.StartedAt, c.FinishedAt = from.StartedAt, from.FinishedAt
+	c.ExitCode, c.Reason, c.Message = from.ExitCode, from.Reason, from.Message
+	m.fillUID(c, from.PodUID)
+}
+
+// fillUID gives c the pod UID an inspect record names when no record before did.
+func (m *criMerge) fillUID(c *CRIContainer, uid string) {
+	if c.PodUID == "" && uid != "" {
+		c.PodUID = uid
+		if m.containers[criKey{c.Node, c.ID}] == c {
+			m.uidFromInspect[c] = true
+		}
+	}
+}
+
+// finishCRI puts the inspect records of IDs no ps or pods file listed after the
+// listed ones, and lets the tables go.
+func (l *loader) finishCRI() {
+	if l.cri == nil {
+		return
+	}
+	for _, c := range l.cri.lateContainers {
+		if c != nil {
+			l.g.containers = append(l.g.containers, c)
+		}
+	}
+	for _, sb := range l.cri.lateSandboxes {
+		if sb != nil {
+			l.g.sandboxes = append(l.g.sandboxes, sb)
+		}
+	}
+	l.cri = nil
 }
 
 // criTime reads a CRI timestamp: Unix nanoseconds as a JSON string or number, or RFC 3339
@@ -267,47 +415,15 @@ func criTime(raw json.RawMessage) time.Time {
 	return time.Time{}
 }
 
-// indexCRI merges ps and inspect records of one container (inspect adds exit code and
-// times) and links sandboxes and containers to pods by UID.
+// indexCRI links sandboxes and containers to pods by UID; the load merged the ps and
+// inspect records of each (criMerge).
 func (g *Graph) indexCRI() {
-	conts := map[string]*CRIContainer{}
-	var listed []*CRIContainer
-	for _, pass := range []bool{false, true} {
-		for _, c := range g.containers {
-			if (c.InspectLoc != nil) != pass {
-				continue
-			}
-			key := c.Node + "/" + c.ID
-			prev, ok := conts[key]
-			if !ok || c.ID == "" {
-				conts[key] = c
-				listed = append(listed, c)
-				continue
-			}
-			prev.InspectLoc = c.InspectLoc
-			prev.StartedAt, prev.FinishedAt = c.StartedAt, c.FinishedAt
-			prev.ExitCode, prev.Reason, prev.Message = c.ExitCode, c.Reason, c.Message
-			prev.PodUID = firstNonEmpty(prev.PodUID, c.PodUID)
+	sbByID := map[criKey]*CRISandbox{}
+	for _, s := range g.sandboxes {
+		if _, ok := sbByID[criKey{s.Node, s.ID}]; !ok || s.ID == "" {
+			sbByID[criKey{s.Node, s.ID}] = s
 		}
 	}
-	g.containers = listed
-	sbByID := map[string]*CRISandbox{}
-	var sbs []*CRISandbox
-	for _, pass := range []bool{false, true} {
-		for _, s := range g.sandboxes {
-			if s.inspected != pass {
-				continue
-			}
-			key := s.Node + "/" + s.ID
-			if prev, ok := sbByID[key]; ok && s.ID != "" {
-				prev.IP = s.IP
-				continue
-			}
-			sbByID[key] = s
-			sbs = append(sbs, s)
-		}
-	}
-	g.sandboxes = sbs
 	for _, s := range g.sandboxes {
 		if s.PodUID != "" {
 			g.sandboxesByUID[s.PodUID] = append(g.sandboxesByUID[s.PodUID], s)
@@ -315,7 +431,7 @@ func (g *Graph) indexCRI() {
 	}
 	for _, c := range g.containers {
 		if c.PodUID == "" {
-			if sb := sbByID[c.Node+"/"+c.SandboxID]; sb != nil {
+			if sb := sbByID[criKey{c.Node, c.SandboxID}]; sb != nil {
 				c.PodUID = sb.PodUID
 			}
 		}

@@ -325,6 +325,7 @@ func LoadWith(ctx context.Context, bundles []*bundle.Bundle, log logrus.FieldLog
 		return nil, err
 	}
 	ld.importWarnings()
+	ld.finishCRI()
 	g.index()
 	log.WithFields(logrus.Fields{
 		"pods": len(g.pods), "events": len(g.events) + g.quietCount, "journalEntries": g.journal.len(), "journalLinesLeftOut": g.journalSkipped, "logsLeftOut": g.logsSkipped,

@@ -62,6 +62,9 @@ type loader struct {
 	// its events can be added after its pods. quiet does it while they are added.
 	quietAtLoad bool
 	quiet       *quietLoad
+	// cri merges the records of CRI files as they are read; nil once the node files
+	// are read.
+	cri *criMerge
 }
 
 type loadedBundle struct {

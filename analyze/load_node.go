@@ -114,6 +114,9 @@ func (l *loader) loadNodeAndLogs(lb *loadedBundle) {
 	}
 	var items []nodeItem
 	var jobs []*journalJob
+	if l.cri == nil {
+		l.cri = newCRIMerge()
+	}
 	for _, name := range lb.b.Names() {
 		info := bundle.ParsePath(name)
 		if info.Area != "log" && info.Area != "node" && info.Area != "fragment" {

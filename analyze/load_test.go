@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -369,5 +370,89 @@ func TestTroubleOnlyFindsTheSame(t *testing.T) {
 	}
 	if fewer == 0 {
 		t.Error("no recorded bundle had a line left out: the test compares nothing")
+	}
+}
+
+// The records of crictl ps, pods, inspect and inspectp come together whatever the order
+// their files are read in: the first ps or pods record of an ID is kept, the last
+// inspect record's exit and times and the last inspectp record's address are merged
+// into it, a pod UID the ps records give wins over one inspect gives, and a record only
+// inspect or inspectp gives comes after the listed ones.
+func TestCRIRecordsMergeWhateverTheOrderOfTheirFiles(t *testing.T) {
+	uid := "7c1e4b2a-3f5d-4e6a-9b8c-0d1e2f3a4b5c"
+	p := podObj("batch", "worker", "n1", nil)
+	p["metadata"].(obj)["uid"] = uid
+	labels := obj{"io.kubernetes.pod.uid": uid}
+	ps := func(id, uid string, exit int) obj {
+		c := obj{"id": id, "podSandboxId": "sb1", "metadata": obj{"name": "worker"}, "state": "CONTAINER_EXITED", "exitCode": exit,
+			"labels": obj{"io.kubernetes.container.name": "worker"}}
+		if uid != "" {
+			c["labels"].(obj)["io.kubernetes.pod.uid"] = uid
+		}
+		return c
+	}
+	inspect := func(id, uid, reason string, exit int) obj {
+		s := ps(id, uid, exit)
+		s["reason"] = reason
+		return obj{"status": s, "info": obj{}}
+	}
+	sandbox := func(id, ip string) obj {
+		s := obj{"id": id, "metadata": obj{"name": "worker", "uid": uid, "namespace": "batch"}, "state": "SANDBOX_READY", "labels": labels}
+		if ip != "" {
+			s["network"] = obj{"ip": ip}
+		}
+		return s
+	}
+	one := map[string]any{
+		"cluster-resources/pods/batch.json": list(p),
+		"nodes/n1/crictl/pods.json":         obj{"items": []any{sandbox("sb1", ""), sandbox("sb1", ""), sandbox("sb2", "")}},
+		// c1's ps records name no pod but through the sandbox; the second names it.
+		"nodes/n1/crictl/ps.json": obj{"containers": []any{ps("c1", "", 1), ps("c2", uid, 2), ps("c1", uid, 3), ps("", uid, 4)}},
+		// Read before ps.json: c1 twice (the last wins), c3 that ps does not list.
+		"nodes/n1/crictl/inspect/c1.json":   []any{inspect("c1", "other-uid", "Error", 10), inspect("c1", "", "OOMKilled", 137)},
+		"nodes/n1/crictl/inspect/c3.json":   inspect("c3", uid, "Completed", 0),
+		"nodes/n1/crictl/inspect/c4.json":   inspect("", uid, "Unknown", 5),
+		"nodes/n1/crictl/inspectp/sb1.json": []any{obj{"status": sandbox("sb1", "10.0.0.1")}, obj{"status": sandbox("sb1", "10.0.0.2")}},
+		"nodes/n1/crictl/inspectp/sb3.json": obj{"status": sandbox("sb3", "10.0.0.3")},
+	}
+	// A second bundle of the same node: its inspect record is merged into the first
+	// bundle's ps record of c2, and its ps record of c2 changes nothing.
+	two := map[string]any{
+		"nodes/n1/crictl/inspect/c2.json":   inspect("c2", uid, "Error", 20),
+		"nodes/n1/crictl/ps.json":           obj{"containers": []any{ps("c2", uid, 21)}},
+		"nodes/n1/crictl/pods.json":         obj{"items": []any{sandbox("sb2", "")}},
+		"nodes/n1/crictl/inspectp/sb2.json": obj{"status": sandbox("sb2", "10.0.0.4")},
+	}
+	a, b := memBundle(t, one), memBundle(t, two)
+	a.Source, b.Source = "one", "two"
+	g := analyze.Load([]*bundle.Bundle{a, b}, nil)
+	var got []string
+	analyze.Run(g, []*analyze.Rule{{ID: "probe", Stage: analyze.StageRuntime, Title: "t", Severity: analyze.SeverityInfo,
+		Needs: analyze.Needs{Required: []analyze.Kind{analyze.Pods, analyze.CRI}},
+		Run: func(v *analyze.View) []analyze.Finding {
+			pod := v.Pod("batch", "worker")
+			for _, s := range v.SandboxesFor(pod) {
+				got = append(got, fmt.Sprintf("sandbox %s ip %q %s", s.ID, s.IP, s.Loc))
+			}
+			for _, c := range v.ContainersFor(pod) {
+				got = append(got, fmt.Sprintf("container %q %s exit %d %s inspect %s", c.ID, c.Reason, c.ExitCode, c.Loc, c.InspectLoc))
+			}
+			return nil
+		}}}, analyze.Options{})
+	if len(g.Warnings()) > 0 {
+		t.Fatalf("warnings %v", g.Warnings())
+	}
+	want := []string{
+		`sandbox sb1 ip "10.0.0.2" one!nodes/n1/crictl/pods.json:/items/0`,
+		`sandbox sb2 ip "10.0.0.4" one!nodes/n1/crictl/pods.json:/items/2`,
+		`sandbox sb3 ip "10.0.0.3" one!nodes/n1/crictl/inspectp/sb3.json:/status`,
+		`container "c1" OOMKilled exit 137 one!nodes/n1/crictl/ps.json:/containers/0 inspect one!nodes/n1/crictl/inspect/c1.json:/1/status`,
+		`container "c2" Error exit 20 one!nodes/n1/crictl/ps.json:/containers/1 inspect two!nodes/n1/crictl/inspect/c2.json:/status`,
+		`container ""  exit 4 one!nodes/n1/crictl/ps.json:/containers/3 inspect <nil>`,
+		`container "c3" Completed exit 0 one!nodes/n1/crictl/inspect/c3.json:/status inspect one!nodes/n1/crictl/inspect/c3.json:/status`,
+		`container "" Unknown exit 5 one!nodes/n1/crictl/inspect/c4.json:/status inspect one!nodes/n1/crictl/inspect/c4.json:/status`,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("CRI records:\n got %q\nwant %q", got, want)
 	}
 }
