@@ -27,10 +27,12 @@ const evidenceGCHeadroom = 64 << 20
 // evidenceGCGrowthMax is the most the heap may grow by between collections once a
 // third of the live heap is more: past a few hundred megabytes live, a third of it is
 // memory the process holds for garbage alone: at 80k pods (about 1 GB live) the peak
-// went from 1.45 GB to 1.28 GB, for about a third more CPU time. The percent it gives
-// never falls below evidenceGCPercentMin.
-// Up to about 365 MB live (20k pods are about 260 MB) the target stays a third.
-const evidenceGCGrowthMax = 128 << 20
+// went from 1.45 GB to 1.28 GB, for about a third more CPU time. At 80k pods (now
+// about 800 MB live) 96 MB instead of 128 MB took the peak from 985-990 MB to 957 MB,
+// for a tenth more CPU time.
+// The percent it gives never falls below evidenceGCPercentMin.
+// Up to about 275 MB live (20k pods are about 215 MB) the target stays a third.
+const evidenceGCGrowthMax = 96 << 20
 
 // evidenceGCPercentMin is the least target evidenceGCGrowthMax gives: a collection
 // marks the whole live heap, and below a tenth of it the collections would cost more

@@ -7,7 +7,7 @@ import (
 )
 
 // The collector's target keeps a third of a large heap as headroom, at least 64 MB
-// for a smaller one, never more than Go's default doubling, and at most 128 MB (but
+// for a smaller one, never more than Go's default doubling, and at most 96 MB (but
 // a tenth) once a third is more.
 func TestGCPercentFor(t *testing.T) {
 	for _, c := range []struct {
@@ -19,10 +19,11 @@ func TestGCPercentFor(t *testing.T) {
 		{64 << 20, 100},
 		{128 << 20, 50},
 		{192 << 20, evidenceGCPercent}, // a third is the headroom
-		{360 << 20, evidenceGCPercent},
-		{384 << 20, 33},
-		{512 << 20, 25},
-		{1 << 30, 12},
+		{272 << 20, evidenceGCPercent},
+		{288 << 20, 33},
+		{384 << 20, 25},
+		{512 << 20, 18},
+		{1 << 30, evidenceGCPercentMin},
 		{4 << 30, evidenceGCPercentMin},
 	} {
 		if got := gcPercentFor(c.live); got != c.want {
@@ -41,8 +42,8 @@ func TestMemoryLimitFor(t *testing.T) {
 		{0, math.MaxInt64},
 		{64 << 20, math.MaxInt64},
 		{128 << 20, math.MaxInt64},
-		{360 << 20, int64(360<<20*135/100) + int64(360<<20*135/100)/evidenceLimitSlack},
-		{1 << 30, int64(1<<30*112/100) + int64(1<<30*112/100)/evidenceLimitSlack},
+		{272 << 20, int64(272<<20*135/100) + int64(272<<20*135/100)/evidenceLimitSlack},
+		{512 << 20, int64(512<<20*118/100) + int64(512<<20*118/100)/evidenceLimitSlack},
 		{4 << 30, int64(4<<30*110/100) + int64(4<<30*110/100)/evidenceLimitSlack},
 	} {
 		if got := memoryLimitFor(c.live, gcPercentFor(c.live)); got != c.want {
