@@ -127,8 +127,9 @@ func (l *loader) addSandbox(src *sourceFile, s *criSandboxJSON, ptr string) {
 		// inspectp gives it.
 		return
 	}
-	sb := &CRISandbox{Node: src.node, ID: s.ID, Name: s.Metadata.Name, Namespace: l.intern.str(s.Metadata.Namespace),
-		PodUID: firstNonEmpty(s.Labels[labelPodUID], s.Metadata.UID), Attempt: s.Metadata.Attempt,
+	uid, name := l.podStrings(firstNonEmpty(s.Labels[labelPodUID], s.Metadata.UID), s.Metadata.Name)
+	sb := &CRISandbox{Node: src.node, ID: s.ID, Name: name, Namespace: l.intern.str(s.Metadata.Namespace),
+		PodUID: uid, Attempt: s.Metadata.Attempt,
 		State: l.intern.str(s.State), CreatedAt: criTime(s.CreatedAt), Loc: src.at.withPointer(ptr)}
 	if s.ID != "" {
 		l.cri.sandboxes[k] = sb
@@ -172,14 +173,36 @@ func (l *loader) loadCRIContainers(lb *loadedBundle, src *sourceFile, data []byt
 }
 
 // criContainer is the container c with the words its runtime repeats (its name,
-// state, image and reason) shared with the other containers'.
+// state, image and reason) shared with the other containers', and its pod's UID and
+// its sandbox's ID those of the pod and sandbox read before (podStrings).
 func (l *loader) criContainer(node string, c *criContainerJSON, loc Location) *CRIContainer {
 	in := &l.intern
-	return &CRIContainer{Node: node, ID: c.ID, SandboxID: c.PodSandboxID,
-		Name: in.str(firstNonEmpty(c.Labels[labelContainer], c.Metadata.Name)), PodUID: c.Labels[labelPodUID],
+	sandbox := c.PodSandboxID
+	if sb := l.cri.sandboxes[criKey{node, sandbox}]; sb != nil {
+		sandbox = sb.ID
+	}
+	uid, _ := l.podStrings(c.Labels[labelPodUID], "")
+	return &CRIContainer{Node: node, ID: c.ID, SandboxID: sandbox,
+		Name: in.str(firstNonEmpty(c.Labels[labelContainer], c.Metadata.Name)), PodUID: uid,
 		Attempt: c.Metadata.Attempt, State: in.str(c.State), Image: in.str(firstNonEmpty(c.Image.Image, c.ImageRef)),
 		CreatedAt: criTime(c.CreatedAt), StartedAt: criTime(c.StartedAt), FinishedAt: criTime(c.FinishedAt),
 		ExitCode: c.ExitCode, Reason: in.str(c.Reason), Message: c.Message, Loc: loc}
+}
+
+// podStrings is uid, and name, as the strings of the loaded pod of that UID (and that
+// name) when there is one: every sandbox and container the runtime lists repeats its
+// pod's UID, and a sandbox its name, and decoded, each was a string of its own (with
+// the sandbox IDs containers repeat, about 15 MB at 80k pods by their count and
+// size, held to the end).
+func (l *loader) podStrings(uid, name string) (string, string) {
+	p, ok := l.g.byUID[uid].(*Pod)
+	if !ok {
+		return uid, name
+	}
+	if name == p.meta.Name {
+		name = p.meta.Name
+	}
+	return string(p.meta.UID), name
 }
 
 // inspectDocs reads crictl inspect/inspectp output: one {"status":…,"info":…} object, or
@@ -282,8 +305,9 @@ func (l *loader) loadCRIInspectPod(lb *loadedBundle, src *sourceFile, data []byt
 			}
 			l.cri.inspectedSandbox[k] = len(l.cri.lateSandboxes)
 		}
-		sb := &CRISandbox{Node: src.node, ID: s.ID, Name: s.Metadata.Name, Namespace: l.intern.str(s.Metadata.Namespace),
-			PodUID: firstNonEmpty(s.Labels[labelPodUID], s.Metadata.UID), Attempt: s.Metadata.Attempt,
+		uid, name := l.podStrings(firstNonEmpty(s.Labels[labelPodUID], s.Metadata.UID), s.Metadata.Name)
+		sb := &CRISandbox{Node: src.node, ID: s.ID, Name: name, Namespace: l.intern.str(s.Metadata.Namespace),
+			PodUID: uid, Attempt: s.Metadata.Attempt,
 			State: l.intern.str(s.State), CreatedAt: criTime(s.CreatedAt), IP: ip, Loc: loc}
 		l.cri.lateSandboxes = append(l.cri.lateSandboxes, sb)
 	})
