@@ -649,6 +649,18 @@ func lineNodePluginShort(g *Graph, l *Line) string {
 	return fmt.Sprintf("DaemonSet %s is on %d nodes, %s on %d", plugin.Obj.Name, have, most.Obj.Name, want)
 }
 
+// fragmentLinesWith calls fn with every line of the evidence's pasted text that holds
+// sub: the text an evidence value reads, looked at only where its key word is.
+func (g *Graph) fragmentLinesWith(sub string, fn func(line string)) {
+	for _, f := range g.fragments {
+		for _, l := range f.lines {
+			if strings.Contains(l, sub) {
+				fn(l)
+			}
+		}
+	}
+}
+
 // EvidenceHealthCheckError names, in a template's optional part, the error a program
 // logged for the health check a line reports failing ("[-]crd-inject failed: reason
 // withheld" hides it; controller-runtime logs it: "healthz check failed",
@@ -670,18 +682,13 @@ func lineHealthCheckError(g *Graph, l *Line) string {
 		return ""
 	}
 	found := ""
-	for _, f := range g.fragments {
-		for _, t := range f.lines {
-			if !strings.Contains(t, `"checker"`) {
-				continue
-			}
-			for _, c := range reHealthCheckLogged.FindAllStringSubmatch(t, -1) {
-				if c[1] == m[1] {
-					found = c[2]
-				}
+	g.fragmentLinesWith(`"checker"`, func(t string) {
+		for _, c := range reHealthCheckLogged.FindAllStringSubmatch(t, -1) {
+			if c[1] == m[1] {
+				found = c[2]
 			}
 		}
-	}
+	})
 	return found
 }
 
@@ -712,23 +719,18 @@ func lineDisabledValue(g *Graph, l *Line) string {
 		return ""
 	}
 	seen := map[string]bool{}
-	for _, f := range g.fragments {
-		for _, t := range f.lines {
-			if !strings.Contains(t, "false") {
-				continue
-			}
-			m := reFalseSetting.FindStringSubmatch(t)
-			if m == nil {
-				continue
-			}
-			key := strings.ToLower(m[1])
-			for _, k := range kinds {
-				if strings.Contains(key, k) {
-					seen[m[1]+": false"] = true
-				}
+	g.fragmentLinesWith("false", func(t string) {
+		m := reFalseSetting.FindStringSubmatch(t)
+		if m == nil {
+			return
+		}
+		key := strings.ToLower(m[1])
+		for _, k := range kinds {
+			if strings.Contains(key, k) {
+				seen[m[1]+": false"] = true
 			}
 		}
-	}
+	})
 	if len(seen) != 1 {
 		return ""
 	}
@@ -750,16 +752,11 @@ var reClusterHealth = regexp.MustCompile(`[Cc]luster health status changed from 
 // logs, "" when it logs none.
 func (g *Graph) lastClusterHealth() string {
 	last := ""
-	for _, f := range g.fragments {
-		for _, t := range f.lines {
-			if !strings.Contains(t, "health status changed") {
-				continue
-			}
-			if m := reClusterHealth.FindStringSubmatch(t); m != nil {
-				last = "[" + m[2] + "]"
-			}
+	g.fragmentLinesWith("health status changed", func(t string) {
+		if m := reClusterHealth.FindStringSubmatch(t); m != nil {
+			last = "[" + m[2] + "]"
 		}
-	}
+	})
 	return last
 }
 
