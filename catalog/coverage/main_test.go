@@ -19,6 +19,8 @@ func TestOutside(t *testing.T) {
 		{`Caused by: com.zaxxer.hikari.pool.HikariPool$PoolInitializationException: Failed to initialize pool`, "application"},
 		{`tar: Error is not recoverable: exiting now`, "application"},
 		{`2017-01-06T22:45:27.671338972Z 2017-01-06T22:45:27.671244Z 0 [ERROR] --initialize specified but the data directory has files in it. Aborting.`, "application"},
+		{`INFO:     10.42.0.1:53312 - "GET /api/health HTTP/1.1" 401 Unauthorized`, "application"},
+		{`10.0.0.7 - - [02/Mar/2023:10:00:01 +0000] "POST /login HTTP/2.0" 502 157 "-" "curl/8.0"`, "application"},
 		{`/usr/local/go/src/runtime/panic.go:679`, "stack frame"},
 		{`Pods Status:        0 Running / 0 Waiting / 0 Succeeded / 0 Failed;`, "field"},
 		{`But for some reason the pod is always unhealthy and I see the following errors:`, "prose"},
