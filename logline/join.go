@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Message is one message of a text and the lines it spans: a line, or a line and the
@@ -34,6 +35,9 @@ const maxValueLines = 200
 //     entry;
 //   - the rest of a systemctl status line the terminal wrapped: a line at the margin,
 //     neither a status line nor a log entry, after a long status line;
+//   - the rest of a log entry a terminal cut at its width: a line at the margin, no log
+//     entry of its own, after an entry exactly as wide as the text's widest lines
+//     (wrapWidth);
 //   - the "(pod: …, container: …)" a kubelet error ends with, alone on the next line.
 //
 // Lines that continue nothing are messages of their own; blank lines end every
@@ -51,6 +55,7 @@ func join(lines []string, all bool) []Message {
 	if all {
 		out = make([]Message, 0, len(lines))
 	}
+	width := wrapWidth(lines)
 	for i := 0; i < len(lines); {
 		m := Message{Text: lines[i], First: i, Last: i}
 		i++
@@ -58,7 +63,7 @@ func join(lines []string, all bool) []Message {
 		case opensValue(bodyOf(lines[m.First])):
 			i = m.joinValue(lines, i)
 		case isEntry(lines[m.First]):
-			i = m.joinEntry(lines, i)
+			i = m.joinEntry(lines, i, width)
 		case isStatusKeyLine(lines[m.First]):
 			i = m.joinWrapped(lines, i)
 		}
@@ -157,9 +162,9 @@ func KlogRest(lines []string, i int) int {
 // joinEntry appends the lines that continue a log entry from i: its journal
 // continuations, the indented lines journalctl prints under it, and the rest of a bare
 // klog message that holds newlines.
-func (m *Message) joinEntry(lines []string, i int) int {
+func (m *Message) joinEntry(lines []string, i int, width wrap) int {
 	prefix := journalPrefix(lines[m.First])
-	if first := lines[m.First]; prefix == "" && isKlogHeaderStart(first) {
+	if first := lines[m.First]; prefix == "" && isKlogHeaderStart(first) && !width.cut(lines, i) {
 		if n := KlogRest(lines, i); n > 0 {
 			text := strings.TrimRight(first, " \t\r")
 			for k := i; k < i+n; k++ {
@@ -174,6 +179,16 @@ func (m *Message) joinEntry(lines []string, i int) int {
 		l := strings.TrimRight(lines[i], "\r")
 		var t string
 		switch {
+		case width.cut(lines, i):
+			// The terminal cut the line above inside its text: the rest goes on
+			// where the cut fell, without a space.
+			if b.Len() == 0 {
+				b.WriteString(strings.TrimRight(lines[m.First], "\r"))
+			}
+			b.WriteString(strings.TrimRight(l, " \t"))
+			m.Last = i
+			m.Text = b.String()
+			continue
 		case prefix != "" && journalPrefix(l) == prefix && startsIndented(bodyOf(l)):
 			t = strings.TrimSpace(bodyOf(l))
 		case prefix != "" && startsIndented(l) && strings.TrimSpace(l) != "" && !isStatusKeyLine(l):
@@ -192,6 +207,80 @@ func (m *Message) joinEntry(lines []string, i int) int {
 		m.Text = b.String()
 	}
 	return i
+}
+
+// wrap is the width a terminal cut a text's long lines at, and whether the text shows
+// it on two lines or more (else it is a common terminal's width, seen once).
+type wrap struct {
+	width int
+	seen  bool
+}
+
+// minTerminalWidth is the narrowest terminal a log entry's wrap is assumed at.
+const minTerminalWidth = 80
+
+// commonWidths are widths a terminal window is often set to: one line of such a width
+// may be a line the terminal cut.
+var commonWidths = map[int]bool{80: true, 100: true, 120: true, 128: true, 132: true, 140: true, 150: true, 160: true, 180: true, 200: true}
+
+// wrapWidth is the width of the terminal that cut a text's lines: the width of its
+// widest lines, when two or more are exactly that wide and end differently (a terminal
+// cuts every long line at its width, wherever the cut falls; one message logged again
+// ends as it did) or it is a common terminal's; else none.
+func wrapWidth(lines []string) wrap {
+	w, n, ends := 0, 0, 0
+	var end string
+	for _, l := range lines {
+		l = strings.TrimSuffix(l, "\r")
+		c := utf8.RuneCountInString(l)
+		e := l[max(0, len(l)-wrapEnd):]
+		switch {
+		case c > w:
+			w, n, ends, end = c, 1, 1, e
+		case c == w:
+			n++
+			if e != end {
+				ends++
+			}
+		}
+	}
+	if w < minTerminalWidth || ends < 2 && !commonWidths[w] {
+		return wrap{}
+	}
+	return wrap{width: w, seen: ends >= 2}
+}
+
+// wrapEnd is how much of a line's end tells two cut lines apart.
+const wrapEnd = 16
+
+// reLineStart is the start of a line that begins something of its own after a log
+// entry: a Go panic or its goroutines, a fatal error, a client's "error:", a
+// stack trace.
+var reLineStart = regexp.MustCompile(`(?i)^(?:panic|fatal error|goroutine \d|error|warning|caused by|traceback|exception)\b`)
+
+// cut reports whether lines[i] is the rest of lines[i-1] that a terminal cut at its
+// width: the line above is exactly that wide, and lines[i] is text at the margin that
+// starts no log entry, fence, marker or trace, nor a sentence after a word the line
+// above ended (a reporter's words after a log line). At a width seen once the cut must
+// fall inside a lower-case word ("Running with sw" / "ap on is not supported"), or
+// after a space.
+func (w wrap) cut(lines []string, i int) bool {
+	if w.width == 0 || i <= 0 || i >= len(lines) {
+		return false
+	}
+	prev := strings.TrimRight(lines[i-1], "\r")
+	l := strings.TrimRight(lines[i], "\r")
+	if utf8.RuneCountInString(prev) != w.width || strings.TrimSpace(l) == "" || startsIndented(l) ||
+		strings.HasPrefix(l, "```") || strings.HasPrefix(l, "-- ") || strings.HasPrefix(l, "...") ||
+		reLineStart.MatchString(l) || isEntryBody(l) {
+		return false
+	}
+	last, _ := utf8.DecodeLastRuneInString(prev)
+	first, _ := utf8.DecodeRuneInString(l)
+	if w.seen {
+		return last == ' ' || !(first >= 'A' && first <= 'Z')
+	}
+	return (last == ' ' || last >= 'a' && last <= 'z') && first >= 'a' && first <= 'z'
 }
 
 // minWrapWidth is the shortest line a terminal is taken to have wrapped: narrower

@@ -179,3 +179,42 @@ func TestJoinedKlogRest(t *testing.T) {
 		t.Errorf("an entry and its rest alone: %+v", ms)
 	}
 }
+
+// TestJoinedTerminalCut joins a log entry a terminal cut at its width with its rest, as
+// the line was before the cut (no space where the cut fell inside a word), and keeps
+// apart what only looks like it: a line after an entry narrower than the width, an
+// entry after the cut, and a reporter's sentence.
+func TestJoinedTerminalCut(t *testing.T) {
+	const width = 100
+	cutAt := func(s string) (string, string) { return s[:width], s[width:] }
+	a1, a2 := cutAt(`Nov 15 20:10:05 nixos kubelet[1391]: F1115 20:10:05.994998    1391 server.go:262] failed to run Kubelet: Running with swap on is not supported, please disable swap!`)
+	b1, b2 := cutAt(`Nov 15 20:10:06 nixos kubelet[1391]: E1115 20:10:06.100000    1391 kubelet.go:1] "Error getting node" err="node \"nixos\" not found" pod="kube-system/x"`)
+	lines := []string{
+		a1, a2,
+		`Nov 15 20:10:05 nixos systemd[1]: kubelet.service: Main process exited, code=exited`,
+		b1, b2,
+		`Nov 15 20:10:07 nixos kubelet[1391]: I1115 20:10:07.0 1391 server.go:1] short entry`,
+		`this is no continuation of the short entry above`,
+	}
+	ms := Joined(lines)
+	if len(ms) != 2 {
+		t.Fatalf("Joined = %+v, want the two cut entries", ms)
+	}
+	if ms[0].First != 0 || ms[0].Last != 1 || !strings.Contains(ms[0].Text, "Running with swap on is not supported") {
+		t.Errorf("first cut entry: %+v", ms[0])
+	}
+	if ms[1].First != 3 || ms[1].Last != 4 || ms[1].Text != b1+b2 {
+		t.Errorf("second cut entry: %+v", ms[1])
+	}
+
+	// One message logged twice is as wide both times: no terminal's width (at a width
+	// no terminal commonly has).
+	same := `Nov 15 20:10:05 nixos kubelet[1391]: E0505 16:58:14.797428    2809 factory.go:583] Error scheduling pod web-1`
+	if ms := Joined([]string{same, "the reporter's words", same, "more words"}); len(ms) != 0 {
+		t.Errorf("a message logged twice read as cut: %+v", ms)
+	}
+	// A reporter's sentence after an entry at the width starts with a capital.
+	if ms := Joined([]string{a1, "This is what we saw.", b1, b2}); len(ms) != 1 || ms[0].First != 2 {
+		t.Errorf("a sentence after a cut entry joined to it: %+v", ms)
+	}
+}
