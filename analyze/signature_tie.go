@@ -65,6 +65,21 @@ type tieLabel struct {
 	// exact is set when the entry is the most specific reading of its layer of the
 	// example (not a more general template of the same site that also matches it).
 	exact bool
+	// tokens are the catalog captures whose value in the example is one word (an image
+	// reference, a name, a path): a line whose value there is several words (a shell's
+	// "sh: 1: ld: not found" in "%s/%s not found") says something else.
+	tokens []string
+}
+
+// shapeHolds reports whether the line's match m has one word in every capture the
+// label's example had one word in.
+func (l *tieLabel) shapeHolds(m *catalog.Match) bool {
+	for _, n := range l.tokens {
+		if v, ok := m.Captures[n]; ok && strings.ContainsAny(strings.TrimSpace(v), " \t") {
+			return false
+		}
+	}
+	return true
 }
 
 // sameValues reports whether text, read by the label's own entry, still fires the
@@ -327,6 +342,11 @@ func (s *Signature) exampleTies(ex string, generic func(*catalog.Entry) bool) []
 		}
 		sort.Strings(names)
 		for _, n := range names {
+			if v := strings.TrimSpace(m.Captures[n]); v != "" && !strings.ContainsAny(v, " \t") {
+				lab.tokens = append(lab.tokens, n)
+			}
+		}
+		for _, n := range names {
 			v := normValue(m.Captures[n])
 			if len(v) < 3 || !hasLetter(v) {
 				continue
@@ -448,6 +468,9 @@ func (t *tieSet) hits(text string, kindOK func(*Signature) bool) []tieHit {
 				sc := score(l)
 				switch {
 				case l.sig == s && !l.quiet:
+					if !l.shapeHolds(&m) {
+						continue // the line's values are not of the example's shape
+					}
 					if l.entry == m.Entry && !l.exact && !containsAny(strings.ToLower(m.Text), l.lits) {
 						// A general template that also reads the example ties a line
 						// only when the line says the pattern's words too.

@@ -177,3 +177,15 @@ func TestTieKeepsTheValuesAroundTheLayer(t *testing.T) {
 		t.Errorf("%q ties to sandbox-image-pull-failed-message without the sandbox image", line)
 	}
 }
+
+// A tie carries a meaning only to values of the example's shape: kyverno's "%s/%s not
+// found" reads a registry's "docker.io/x/y:1: not found" and a shell's "/bin/sh: 1:
+// gcc10-ld.bfd: not found" alike, and only the first names an image.
+func TestTieValueShape(t *testing.T) {
+	if _, ok := tieOf(t, "/bin/sh: 1: gcc10-ld.bfd: not found", "image-pull-not-found-message"); ok {
+		t.Error("a shell's command not found tied to the image pull signature")
+	}
+	if _, ok := tieOf(t, "registry.example.com/team/app:1.2: not found", "image-pull-not-found-message"); !ok {
+		t.Error("an image reference not found no longer ties to the image pull signature")
+	}
+}
