@@ -220,6 +220,7 @@ var evidenceValues = []evidenceValue{
 	{EvidenceDisabledValue, lineDisabledValue},
 	{EvidenceClusterHealth, func(g *Graph, _ *Line) string { return g.lastClusterHealth() }},
 	{EvidenceSecretEnv, func(g *Graph, _ *Line) string { return g.loneSecretEnv() }},
+	{EvidenceFullFilesystem, func(g *Graph, _ *Line) string { return g.loneFullFilesystem() }},
 	{EvidenceMissingNamespace, func(g *Graph, _ *Line) string { return g.loneMissingNamespace() }},
 	{EvidencePV, func(g *Graph, _ *Line) string { return g.lonePVName() }},
 	{EvidencePVC, func(g *Graph, _ *Line) string { return g.loneUnboundClaim() }},
@@ -787,6 +788,27 @@ func (g *Graph) loneSecretEnv() string {
 		}
 		for _, m := range reShellAssignment.FindAllStringSubmatch(line, -1) {
 			add(m[1])
+		}
+	})
+}
+
+// EvidenceFullFilesystem names, in a template's optional part, the one filesystem a
+// pasted `df` shows full (Use% 98 % or more): where it is mounted, its device and size
+// ("/pgdata (/dev/rbd3, 9.8G, 100% used)"), the volume a program that cannot write
+// ("No space left on device") writes to.
+const EvidenceFullFilesystem = "evidenceFullFilesystem"
+
+// reDfFull is a row of df's output (-h or not) whose Use% is 98 % or more.
+var reDfFull = regexp.MustCompile(`^\s*(\S+)\s+(\S+)\s+\S+\s+\S+\s+(9[89]|100)%\s+(/\S*)\s*$`)
+
+// loneFullFilesystem is EvidenceFullFilesystem.
+func (g *Graph) loneFullFilesystem() string {
+	return g.loneOf(&g.fullFSOnce, &g.fullFS, func(func(string)) {}, func(line string, add func(string)) {
+		if !strings.Contains(line, "%") {
+			return
+		}
+		if m := reDfFull.FindStringSubmatch(line); m != nil && m[4] != "/" {
+			add(m[4] + " (" + m[1] + ", " + m[2] + ", " + m[3] + "% used)")
 		}
 	})
 }

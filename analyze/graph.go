@@ -197,6 +197,10 @@ type Graph struct {
 	// from a Secret or on a command line (EvidenceSecretEnv).
 	secretEnvOnce sync.Once
 	secretEnv     string
+	// fullFSOnce computes fullFS, the one filesystem a pasted df shows full
+	// (EvidenceFullFilesystem).
+	fullFSOnce sync.Once
+	fullFS     string
 	// missingNSOnce computes missingNS, the one namespace the evidence shows not found
 	// (EvidenceMissingNamespace).
 	missingNSOnce sync.Once
