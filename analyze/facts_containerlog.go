@@ -13,7 +13,7 @@ import (
 
 var (
 	// A line of a log that reports an error, in the words programs commonly use.
-	reLogError = regexp.MustCompile(`(?i)\b(error|errors|fatal|panic|exception|traceback|failed|failure|refused|denied|cannot|can't|unable|invalid|no such|not found|timed out|timeout|segmentation|sigsegv|sigabrt|core dumped|corrupt|corrupted)\b`)
+	reLogError = regexp.MustCompile(`(?i)\b(error|errors|fatal|panic|exception|traceback|failed|failure|refused|denied|cannot|can't|unable|invalid|no such|not found|timed out|timeout|segmentation|sigsegv|sigabrt|core dumped|corrupt|corrupted)\b|[a-z](?:Exception|Error)\b`)
 	// A stack frame rather than a message: indented, "at …", "file.go:12", "goroutine 1",
 	// "pkg.fn(args)". Frames name "panic" and "error" without saying what went wrong.
 	reStackFrame = regexp.MustCompile(`^(\s|at\s)|\.(go|py|java|js|ts|rb|rs|c|cc|cpp|kt|scala|cs):\d+|^goroutine \d+|^[\w.*/()\[\]]+\(.*\)\s*$`)
@@ -166,6 +166,13 @@ func ReadCrashLog(log *ContainerLog, at time.Time) CrashLog {
 	for i, l := range errs {
 		cl.Evidence[i] = LineEvidence(log, l, "", at)
 		texts[i] = strings.TrimSpace(StripLogTimestamp(l.Text))
+	}
+	if last := len(texts) - 1; strings.HasSuffix(texts[last], ":") && errs[last].N < len(lines) {
+		// An error that ends in a colon says what on the next line (a Java exception's
+		// "Multiple plugin prerequisites not met:" and the first of them).
+		if next := strings.TrimSpace(StripLogTimestamp(lines[errs[last].N].Text)); next != "" && !reStackFrame.MatchString(next) {
+			texts[last] += " " + next
+		}
 	}
 	cl.Text, cl.Quote = tellingLine(texts), phrase.LastTwo(texts)
 	return cl

@@ -43,9 +43,11 @@ func (v *View) TableInitFailures() []TableInitFailure {
 	var out []TableInitFailure
 	for _, p := range pods {
 		reason := p.Obj.Status.Reason
+		// A spec the import built from the evidence lists the containers whose logs it
+		// saw, init or not: it says nothing of which ones are the app's.
 		app := map[string]bool{}
 		for _, c := range Containers(p) {
-			if !c.Init {
+			if !c.Init && !Partial(*p.meta, "spec") {
 				app[c.Name] = true
 			}
 		}

@@ -173,6 +173,27 @@ func TestALoggedPodTakesTheStatusTheTicketGivesIt(t *testing.T) {
 	}
 }
 
+// The one container a ticket shows the log of, for a pod its sentence puts "in an
+// `Init:CrashLoopBackOff` state", is the failing init container, though the pod the
+// import builds lists it among its containers; its Java exception says what on the
+// line after its colon, past the stack frames the log ends with.
+func TestALoggedInitContainerOfAPodInInitCrashLoop(t *testing.T) {
+	paste := "The init-container of the main pod does produce an error on start-up, and leads to an `Init:CrashLoopBackOff` state.\n\n" +
+		"```bash\n$ kubectl logs jenkins-0 -c init\n" +
+		"Will install new plugin workflow-api 1106.v6a04bac22f47\n" +
+		"io.jenkins.tools.pluginmanager.impl.AggregatePluginPrerequisitesNotMetException: Multiple plugin prerequisites not met:\n" +
+		"Plugin git:4.10.0 (via credentials:1055.v1346ba467ba1) depends on configuration-as-code:1.55, but there is an older version defined on the top level - configuration-as-code:1.54\n" +
+		"\tat io.jenkins.tools.pluginmanager.impl.PluginManager.start(PluginManager.java:222)\n" +
+		"\tat io.jenkins.tools.pluginmanager.cli.Main.main(Main.java:70)\n```\n"
+	rep, roots := rootsOf(t, paste)
+	if !hasRoot(roots, "start jenkins-0: ", "configuration-as-code:1.54") {
+		t.Errorf("roots = %q, want the init container's failure at the start stage, with the plugin it names", roots)
+	}
+	if f := firstRoot(rep); f == nil || f.Rule != "start-init-container-failed" {
+		t.Errorf("first root = %+v, want start-init-container-failed", f)
+	}
+}
+
 // A message pasted after a pods table and a blank line is read, not dropped as a row that
 // is not one.
 func TestAParagraphAfterAPodsTableIsRead(t *testing.T) {

@@ -53,7 +53,7 @@ func prosePod(lines []textLine) (name, ns string) {
 // reProseStatus is a STATUS word of kubectl the reporter writes as the state a pod is in
 // ("the first mon pod gets into Init:CrashLoopBackOff", "stuck in ContainerCreating"):
 // only kubectl's own spellings, after a word that puts a pod in it.
-var reProseStatus = regexp.MustCompile("(?i:\\b(?:in|into|to|with|shows?|showing|status(?: is)?|state(?: is)?|stays?|stuck)\\s+(?:the\\s+)?)[`'\"]?" +
+var reProseStatus = regexp.MustCompile("(?i:\\b(?:in|into|to|with|shows?|showing|status(?: is)?|state(?: is)?|stays?|stuck)\\s+(?:(?:the|an?)\\s+)?)[`'\"]?" +
 	`(Init:(?:CrashLoopBackOff|Error|OOMKilled|ImagePullBackOff|ErrImagePull|CreateContainerConfigError)|CrashLoopBackOff|ImagePullBackOff|ErrImagePull|` +
 	`CreateContainerConfigError|CreateContainerError|RunContainerError|ContainerCreating|PodInitializing|InvalidImageName)\b`)
 
