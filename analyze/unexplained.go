@@ -290,12 +290,19 @@ func unexplainedPod(g *Graph, p *Pod, lines []*Line) *Finding {
 		// history, not trouble.
 		return nil
 	}
-	signs := podTrouble(g, p, lines)
+	all := podTrouble(g, p, lines)
 	// A sign at a stage the pod later got past is history: the sandbox that failed
 	// before it was created does not make the pod broken at sandbox now.
-	signs = slices.DeleteFunc(signs, func(s trouble) bool {
+	signs := slices.DeleteFunc(slices.Clone(all), func(s trouble) bool {
 		return g.isHistory(s.stage, []ObjectRef{p.Ref()}, []Evidence{s.ev})
 	})
+	if len(signs) == 0 {
+		// Every sign is of a stage the pod got past, and nothing shows it healthy now
+		// (a container that failed to start and runs again, not known to be ready):
+		// the past is all the evidence says, and it is said as the past it is (the
+		// finding is marked history), never dropped for "No finding".
+		signs = all
+	}
 	if slices.ContainsFunc(signs, func(s trouble) bool { return s.logRead }) {
 		// The crash is what the log's failure did: its line is the sign to read.
 		signs = slices.DeleteFunc(signs, func(s trouble) bool { return s.crash })

@@ -194,6 +194,26 @@ func TestALoggedInitContainerOfAPodInInitCrashLoop(t *testing.T) {
 	}
 }
 
+// A container that runs again after a run the runtime could not start, with nothing
+// that shows it ready, is not "No finding": the failed start is all the evidence says.
+func TestAFailedStartBeforeARunIsStillSaid(t *testing.T) {
+	paste := "From describe pod what I found is :\n```\n" +
+		"    State:          Running\n" +
+		"      Started:      Mon, 01 Apr 2019 20:29:10 +0000\n" +
+		"    Last State:     Terminated\n" +
+		"      Reason:       ContainerCannotRun\n" +
+		"      Message:      OCI runtime create failed: container_linux.go:348: starting container process caused \"process_linux.go:402: container init caused \\\"process_linux.go:367: setting cgroup config for procHooks process caused \\\\\\\"failed to write 10485760 to memory.limit_in_bytes: device or resource busy\\\\\\\"\\\"\": unknown\n" +
+		"      Exit Code:    128\n```\n"
+	rep, _ := rootsOf(t, paste)
+	if len(rep.Findings) == 0 {
+		t.Fatal("no finding about a container whose last start failed")
+	}
+	f := rep.Findings[0]
+	if f.Stage != analyze.StageStart || !strings.Contains(f.Cause, "memory.limit_in_bytes") {
+		t.Errorf("finding = %s %s: %s, want the failed start and its message", f.Stage, f.Rule, f.Cause)
+	}
+}
+
 // A message pasted after a pods table and a blank line is read, not dropped as a row that
 // is not one.
 func TestAParagraphAfterAPodsTableIsRead(t *testing.T) {
