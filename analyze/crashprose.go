@@ -46,11 +46,15 @@ func crashedFromLog(g *Graph, all, extra []*Finding, rules []*Rule) (*Finding, i
 			continue
 		}
 		x := f.Evidence[0].Excerpt
-		if isProse(x) && !reLevelFirst.MatchString(x) && !errorChain(x) || reProseCrash.MatchString(x) {
-			// The reporter's own sentence, read as a log beside the log's lines.
+		if isProse(x) && !reLevelFirst.MatchString(x) && !reErrorLevelLine.MatchString(x) && !errorChain(x) || reProseCrash.MatchString(x) {
+			// The reporter's own sentence, read as a log beside the log's lines (a
+			// line with its level's key is a program's, however it reads).
 			continue
 		}
-		if f.Stage != StageRuntime || at >= 0 {
+		// A program's line at fatal level is its exit (logrus', klog's and zap's Fatal
+		// end the process), whatever stage its words suggest ("iscsiadm" is a volume
+		// word; the program that checked for it is what stops).
+		if f.Stage != StageRuntime && !reFatalLevelLine.MatchString(strings.TrimSpace(x)) || at >= 0 {
 			return nil, -1
 		}
 		at = i
@@ -74,7 +78,9 @@ func crashedFromLog(g *Graph, all, extra []*Finding, rules []*Rule) (*Finding, i
 	floor := extra[at]
 	logLine := strings.TrimSpace(floor.Evidence[0].Excerpt)
 	if said == nil {
-		exit := slices.IndexFunc(floor.Evidence, func(e Evidence) bool { return programExits(e.Excerpt) })
+		exit := slices.IndexFunc(floor.Evidence, func(e Evidence) bool {
+			return programExits(e.Excerpt) || reFatalLevelLine.MatchString(strings.TrimSpace(e.Excerpt))
+		})
 		if exit < 0 {
 			return nil, -1
 		}

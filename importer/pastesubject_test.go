@@ -214,6 +214,21 @@ func TestAFailedStartBeforeARunIsStillSaid(t *testing.T) {
 	}
 }
 
+// A program's line at fatal level is where it exits, whatever its words are about: the
+// manager that checks for a node's iSCSI client stops there, at the runtime stage.
+func TestAFatalLogLineIsTheProgramsExit(t *testing.T) {
+	paste := "### Result\n\n```\nkubectl logs -f longhorn-manager-g4l77 -n longhorn-system\n" +
+		`time="2024-09-25T16:09:15Z" level=fatal msg="Error starting manager: Failed environment check, please make sure you have iscsiadm/open-iscsi installed on the host: failed to execute: nsenter [--mount=/host/proc/7920/ns/mnt iscsiadm --version], output , stderr nsenter: failed to execute iscsiadm: No such file or directory\n: exit status 127" func=main.main.DaemonCmd.func3 file="daemon.go:84"` +
+		"\n```\n"
+	rep, roots := rootsOf(t, paste)
+	if !hasRoot(roots, "runtime longhorn-system/longhorn-manager-g4l77: ", "iscsiadm") {
+		t.Errorf("roots = %q, want the manager's exit at the runtime stage", roots)
+	}
+	if f := firstRoot(rep); f == nil || f.Rule != "runtime-crash-exit" {
+		t.Errorf("first root = %+v, want runtime-crash-exit", f)
+	}
+}
+
 // A message pasted after a pods table and a blank line is read, not dropped as a row that
 // is not one.
 func TestAParagraphAfterAPodsTableIsRead(t *testing.T) {
