@@ -1057,11 +1057,25 @@ func (s *Signature) finding(l *Line, caps map[string]string) Finding {
 	cause, _ := fill(s.Cause, causeVals, false)
 	// A pod the message names but the evidence holds no object of (an admission
 	// refusal of "pods \"NAME\""): the cause says which, as it does for a subject.
+	// The container a log was printed for (`kubectl logs POD -c NAME`) is said when the
+	// cause does not name it and the pod has other containers, or the evidence does
+	// not show which it has: a pod of several containers fails in one.
+	ctr := ""
+	if c := l.Container(); c != "" && l.Kind() == TextLog && !names(cause, c) && (l.Pod == nil || len(Containers(l.Pod)) != 1 || isPartial(l.Pod, "spec")) {
+		ctr = "the " + c + " container"
+	}
 	if p := vals[WrapperPod]; p != "" && l.Pod == nil && l.Object().Kind != "Pod" && !names(cause, p) {
+		if ctr != "" {
+			p += ", " + ctr
+			ctr = ""
+		}
 		cause += " (pod " + p + ")"
 	} else if p := vals[WrapperPodPrefix]; p != "" && vals[WrapperPod] == "" && l.Pod == nil && !strings.Contains(cause, p) {
 		// A controller's pod refused before it had a name: its generateName says whose.
 		cause += " (pods " + p + "…)"
+	}
+	if ctr != "" {
+		cause += " (" + ctr + ")"
 	}
 	group := cause + "\x00" + subjectKey(l)
 	match, fixed := s.matched(l.Text)

@@ -229,6 +229,21 @@ func TestAFatalLogLineIsTheProgramsExit(t *testing.T) {
 	}
 }
 
+// The container a pasted log was printed for is named in the cause when the pod has
+// others: "1/2" in its row, and the log of one of them.
+func TestTheLoggedContainerOfAPodOfTwoIsNamed(t *testing.T) {
+	paste := "Envoy DaemonSet pod is stuck with `CrashLoopBackOff`:\n\n```\n# kubectl -n edge get po\n" +
+		"NAME          READY   STATUS             RESTARTS   AGE\n" +
+		"envoy-f7482   1/2     CrashLoopBackOff   7          12m\n\n" +
+		"# kubectl -n edge logs envoy-f7482 -c shutdown-manager\n" +
+		"time=\"2021-04-12T11:11:56Z\" level=info msg=\"started envoy shutdown manager\"\n" +
+		"2021/04/12 11:11:56 listen tcp :8090: bind: address already in use\n```\n"
+	f := firstRoot(analyzePaste(t, map[string][]byte{"ticket.txt": []byte(paste)}))
+	if f == nil || f.Rule != "runtime-address-in-use" || !strings.Contains(f.Cause, "shutdown-manager") {
+		t.Errorf("first root = %+v, want the address in use, naming the container shutdown-manager", f)
+	}
+}
+
 // A message pasted after a pods table and a blank line is read, not dropped as a row that
 // is not one.
 func TestAParagraphAfterAPodsTableIsRead(t *testing.T) {
