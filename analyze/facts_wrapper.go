@@ -221,6 +221,7 @@ var evidenceValues = []evidenceValue{
 	{EvidenceClusterHealth, func(g *Graph, _ *Line) string { return g.lastClusterHealth() }},
 	{EvidenceSecretEnv, func(g *Graph, _ *Line) string { return g.loneSecretEnv() }},
 	{EvidenceFullFilesystem, func(g *Graph, _ *Line) string { return g.loneFullFilesystem() }},
+	{EvidenceHugePages, func(g *Graph, _ *Line) string { return g.loneHugePages() }},
 	{EvidenceMissingNamespace, func(g *Graph, _ *Line) string { return g.loneMissingNamespace() }},
 	{EvidencePV, func(g *Graph, _ *Line) string { return g.lonePVName() }},
 	{EvidencePVC, func(g *Graph, _ *Line) string { return g.loneUnboundClaim() }},
@@ -810,6 +811,43 @@ func (g *Graph) loneFullFilesystem() string {
 		if m := reDfFull.FindStringSubmatch(line); m != nil && m[4] != "/" {
 			add(m[4] + " (" + m[1] + ", " + m[2] + ", " + m[3] + "% used)")
 		}
+	})
+}
+
+// EvidenceHugePages names, in a template's optional part, the huge pages a node of the
+// evidence offers ("hugepages-1Gi: 1Gi" in its capacity, or HugePages_Total above 0 in a
+// pasted /proc/meminfo): a program that maps huge pages the pod was given none of is
+// killed by SIGBUS when it touches them.
+const EvidenceHugePages = "evidenceHugePages"
+
+// reHugePagesLine is a node's huge page capacity as describe prints it, or the kernel's
+// count of huge pages in /proc/meminfo.
+var reHugePagesLine = regexp.MustCompile(`^\s*(hugepages-\w+):\s+([1-9]\w*)\s*$|^\s*(HugePages_Total):\s+([1-9]\d*)\s*$`)
+
+// loneHugePages is EvidenceHugePages.
+func (g *Graph) loneHugePages() string {
+	return g.loneOf(&g.hugePagesOnce, &g.hugePages, func(add func(string)) {
+		for _, n := range g.nodes {
+			for name, q := range n.Obj.Status.Capacity {
+				if strings.HasPrefix(string(name), "hugepages-") && !q.IsZero() {
+					add(string(name) + ": " + q.String())
+				}
+			}
+		}
+	}, func(line string, add func(string)) {
+		if !strings.Contains(line, "uge") {
+			return
+		}
+		if m := reHugePagesLine.FindStringSubmatch(line); m != nil {
+			if m[1] != "" {
+				add(m[1] + ": " + m[2])
+			} else {
+				add(m[3] + ": " + m[4])
+			}
+		}
+	}, func(seen map[string]bool) string {
+		// A describe's hugepages line and the kernel's count say the same huge pages.
+		return strings.Join(slices.Sorted(maps.Keys(seen)), ", ")
 	})
 }
 

@@ -201,6 +201,10 @@ type Graph struct {
 	// (EvidenceFullFilesystem).
 	fullFSOnce sync.Once
 	fullFS     string
+	// hugePagesOnce computes hugePages, the huge pages a node of the evidence offers
+	// (EvidenceHugePages).
+	hugePagesOnce sync.Once
+	hugePages     string
 	// missingNSOnce computes missingNS, the one namespace the evidence shows not found
 	// (EvidenceMissingNamespace).
 	missingNSOnce sync.Once
