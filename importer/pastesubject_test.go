@@ -244,6 +244,27 @@ func TestTheLoggedContainerOfAPodOfTwoIsNamed(t *testing.T) {
 	}
 }
 
+// An object a program looks for in one namespace, that the ticket shows in another, is
+// said where it is.
+func TestAnObjectNotFoundThatIsInAnotherNamespace(t *testing.T) {
+	paste := "it is failing. error is:\n\n" +
+		"> $ kubectl logs nginx-ingress-controller-274765827-gt5zf\n" +
+		"F0216 01:05:47.691687       1 main.go:121] no service with name default/default-http-backend found: services \"default-http-backend\" not found\n\n" +
+		"and yet:\n\n" +
+		"> $ kubectl describe svc default-http-backend\n" +
+		"Name:\t\t\tdefault-http-backend\n" +
+		"Namespace:\t\tkube-auth\n" +
+		"Selector:\t\tapp=default-http-backend\n" +
+		"Type:\t\t\tClusterIP\n" +
+		"IP:\t\t\t10.43.198.193\n" +
+		"Port:\t\t\t<unset>\t80/TCP\n" +
+		"Endpoints:\t\t10.129.176.5:8080\n"
+	f := firstRoot(analyzePaste(t, map[string][]byte{"ticket.txt": []byte(paste)}))
+	if f == nil || !strings.Contains(f.Cause, "Service default-http-backend in namespace kube-auth, not in default") {
+		t.Errorf("first root = %+v, want it to say the Service is in kube-auth", f)
+	}
+}
+
 // A message pasted after a pods table and a blank line is read, not dropped as a row that
 // is not one.
 func TestAParagraphAfterAPodsTableIsRead(t *testing.T) {
