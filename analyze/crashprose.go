@@ -40,24 +40,28 @@ func crashedFromLog(g *Graph, all, extra []*Finding, rules []*Rule) (*Finding, i
 			return nil, -1
 		}
 	}
-	at := -1
-	for i, f := range extra {
-		if f.Rule != UnexplainedRule || len(f.Evidence) == 0 {
-			continue
+	// One program line at fatal level is the exit the ticket shows, beside whatever else
+	// its text reads as trouble; else the one floor finding at the runtime stage.
+	at := fatalFloor(extra)
+	if at < 0 {
+		for i, f := range extra {
+			if f.Rule != UnexplainedRule || len(f.Evidence) == 0 {
+				continue
+			}
+			x := f.Evidence[0].Excerpt
+			if isProse(x) && !reLevelFirst.MatchString(x) && !reErrorLevelLine.MatchString(x) && !errorChain(x) || reProseCrash.MatchString(x) {
+				// The reporter's own sentence, read as a log beside the log's lines (a
+				// line with its level's key is a program's, however it reads).
+				continue
+			}
+			// A program's line at fatal level is its exit (logrus', klog's and zap's Fatal
+			// end the process), whatever stage its words suggest ("iscsiadm" is a volume
+			// word; the program that checked for it is what stops).
+			if f.Stage != StageRuntime && !reFatalLevelLine.MatchString(strings.TrimSpace(x)) || at >= 0 {
+				return nil, -1
+			}
+			at = i
 		}
-		x := f.Evidence[0].Excerpt
-		if isProse(x) && !reLevelFirst.MatchString(x) && !reErrorLevelLine.MatchString(x) && !errorChain(x) || reProseCrash.MatchString(x) {
-			// The reporter's own sentence, read as a log beside the log's lines (a
-			// line with its level's key is a program's, however it reads).
-			continue
-		}
-		// A program's line at fatal level is its exit (logrus', klog's and zap's Fatal
-		// end the process), whatever stage its words suggest ("iscsiadm" is a volume
-		// word; the program that checked for it is what stops).
-		if f.Stage != StageRuntime && !reFatalLevelLine.MatchString(strings.TrimSpace(x)) || at >= 0 {
-			return nil, -1
-		}
-		at = i
 	}
 	r := ruleByID(rules, crashRuleID)
 	if r == nil {
@@ -116,6 +120,38 @@ var reStartGivenUp = regexp.MustCompile(`(?i)^(?:\w+(?:\s\w+)?:\s)?(?:failed to 
 func programExits(s string) bool {
 	s = strings.Trim(strings.TrimSpace(s), "`")
 	return errorChain(s) && reStartGivenUp.MatchString(s)
+}
+
+// fatalFloor is the index of the one unexplained finding of extra that rests on a
+// program's line at fatal level: the program's exit, whatever else the ticket's text
+// shows (a table of versions where one "fails"); -1 when none or several do.
+func fatalFloor(extra []*Finding) int {
+	at := -1
+	for i, f := range extra {
+		if f.Rule != UnexplainedRule || len(f.Evidence) == 0 || !reFatalLevelLine.MatchString(strings.TrimSpace(f.Evidence[0].Excerpt)) {
+			continue
+		}
+		if at >= 0 {
+			return -1
+		}
+		at = i
+	}
+	return at
+}
+
+// ticketTextOnly reports whether a floor's finding rests only on pasted text no
+// component is known to print and no program wrote at a level: about no pod, read by
+// no catalog entry, no line with a level's key.
+func ticketTextOnly(f *Finding) bool {
+	if f.Rule != UnexplainedRule || len(f.Catalog) > 0 || len(f.Pods()) > 0 || len(f.Evidence) == 0 {
+		return false
+	}
+	for _, e := range f.Evidence {
+		if reErrorLevelLine.MatchString(strings.TrimSpace(e.Excerpt)) {
+			return false
+		}
+	}
+	return true
 }
 
 // reportersOnly reports whether a floor's finding rests only on the reporter's

@@ -135,10 +135,15 @@ func RunContext(ctx context.Context, g *Graph, rules []*Rule, opts Options) (*Re
 		}
 		if c, at := crashedFromLog(g, all, extra, rules); c != nil {
 			// The crash's finding replaces the floor's about its log line, and the
-			// floor's about the reporter's sentences, read as a log beside it.
+			// floor's about the reporter's sentences, read as a log beside it (and,
+			// beside a program's fatal exit, about the ticket's own text: a table of
+			// versions where one "fails").
+			fatal := fatalFloor(extra) == at
 			extra[at] = c
 			said := c.Evidence[len(c.Evidence)-1].placeKey()
-			extra = slices.DeleteFunc(extra, func(f *Finding) bool { return f != c && reportersOnly(f, said) })
+			extra = slices.DeleteFunc(extra, func(f *Finding) bool {
+				return f != c && (reportersOnly(f, said) || fatal && ticketTextOnly(f))
+			})
 		}
 		if d, files := described(g, append(slices.Clone(all), extra...), rules); d != nil {
 			// The prose's reading replaces the floor's findings about the same text.

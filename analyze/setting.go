@@ -38,9 +38,12 @@ var reSettingWorkaround = regexp.MustCompile(`(?i)\b(?:solves|solved|fixes|fixed
 // version: 0.14.1", "RKE2 version v1.21.7+rke2r2").
 var reSettingVersion = regexp.MustCompile(`(?i)\b(?:versions?|release|chart|tag)\b`)
 
-// reSettingKernel is a node's kernel release stated with its name, or as uname -a
-// prints it ("Linux node-1 5.15.0-127-generic #137-Ubuntu SMP …").
-var reSettingKernel = regexp.MustCompile(`(?i)\bkernel\b[^\n]{0,30}?\b(\d+\.\d+\.\d+[\w.+-]*)|^\s*Linux [\w.-]+ (\d+\.\d+\.\d+[\w.+-]*)`)
+// reSettingKernel is a node's kernel release stated with its name, as uname -a prints
+// it ("Linux node-1 5.15.0-127-generic #137-Ubuntu SMP …"), or in a distribution's
+// own form of release, which says kernel by itself (SUSE's "7.2.0-1-default", Ubuntu's
+// "-generic" and "-aws", Debian's "-amd64", Amazon Linux's ".amzn2.x86_64", RHEL's
+// ".el8.x86_64").
+var reSettingKernel = regexp.MustCompile(`(?i)\bkernel\b[^\n]{0,30}?\b(\d+\.\d+\.\d+[\w.+-]*)|^\s*Linux [\w.-]+ (\d+\.\d+\.\d+[\w.+-]*)|\b(\d+\.\d+\.\d+-\d+(?:\.\d+)*(?:-(?:default|generic|aws|azure|gcp|gke|oracle|lowlatency|cloud-amd64|amd64|arm64)|\.amzn2(?:023)?\.(?:x86_64|aarch64)|\.el\d+(?:_\d+)?\.(?:x86_64|aarch64)))\b`)
 
 // reSettingSwap is a swap entry of the node's /etc/fstab ("/swap.img none swap sw 0 0"):
 // what turns swap on again at every boot.
@@ -516,7 +519,7 @@ func readTicketSetting(g *Graph) ticketSetting {
 			}
 		}
 		if m := reSettingKernel.FindStringSubmatch(text); m != nil && s.kernel == "" {
-			s.kernel = strings.TrimRight(m[1]+m[2], ".,;:")
+			s.kernel = strings.TrimRight(m[1]+m[2]+m[3], ".,;:")
 		}
 		if m := reSettingSwap.FindStringSubmatch(text); m != nil && s.swap == "" {
 			s.swap = m[1]

@@ -137,8 +137,22 @@ func TestAProbeCauseNamesThePortTheTicketSets(t *testing.T) {
 }
 
 func TestANodesKernelAndSwapAreRead(t *testing.T) {
-	if m := reSettingKernel.FindStringSubmatch("Linux nl1k8s097 5.15.0-127-generic #137-Ubuntu SMP"); m == nil || m[1]+m[2] != "5.15.0-127-generic" {
+	if m := reSettingKernel.FindStringSubmatch("Linux nl1k8s097 5.15.0-127-generic #137-Ubuntu SMP"); m == nil || m[1]+m[2]+m[3] != "5.15.0-127-generic" {
 		t.Errorf("uname kernel = %q", m)
+	}
+	// A distribution's release says kernel by itself.
+	for line, want := range map[string]string{
+		"Every node that came up on 7.2.0-1-default lost cilium-agent": "7.2.0-1-default",
+		"OS: Amazon Linux 2, 5.10.223-212.873.amzn2.x86_64":            "5.10.223-212.873.amzn2.x86_64",
+		"chart 1.19.4 and 1.19.7 both fail":                             "",
+	} {
+		got := ""
+		if m := reSettingKernel.FindStringSubmatch(line); m != nil {
+			got = m[1] + m[2] + m[3]
+		}
+		if got != want {
+			t.Errorf("kernel of %q = %q, want %q", line, got, want)
+		}
 	}
 	if m := reSettingSwap.FindStringSubmatch("/swap.img      none    swap    sw      0       0"); m == nil || m[1] != "/swap.img" {
 		t.Errorf("fstab swap = %q", m)

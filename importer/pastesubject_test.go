@@ -265,6 +265,21 @@ func TestAnObjectNotFoundThatIsInAnotherNamespace(t *testing.T) {
 	}
 }
 
+// A program's fatal line is its exit even beside a table of the ticket's own that says
+// "fails".
+func TestAFatalLineBesideATicketsTable(t *testing.T) {
+	files := map[string][]byte{
+		"message.txt": []byte("Every node that came up on 7.2.0-1-default lost cilium-agent:\n\n```\n" +
+			"7.2.0-1-default   1.19.4 fails    1.19.7 fails\n" +
+			"7.1.8-1-default   1.19.4 ok       1.19.7 ok\n```\n"),
+		"logs.txt": []byte("```\n" + `level=fatal msg="failed to probe helper" error="detect support for FnSetRetval for program type CGroupSock: load program: invalid argument" subsys=daemon` + "\n```\n"),
+	}
+	f := firstRoot(analyzePaste(t, files))
+	if f == nil || f.Rule != "runtime-crash-exit" || !strings.Contains(f.Cause, "FnSetRetval") || !strings.Contains(f.Cause, "7.2.0-1-default") {
+		t.Errorf("first root = %+v, want the agent's fatal exit, with the kernel the ticket names", f)
+	}
+}
+
 // A message pasted after a pods table and a blank line is read, not dropped as a row that
 // is not one.
 func TestAParagraphAfterAPodsTableIsRead(t *testing.T) {
