@@ -144,7 +144,7 @@ func TestANodesKernelAndSwapAreRead(t *testing.T) {
 	for line, want := range map[string]string{
 		"Every node that came up on 7.2.0-1-default lost cilium-agent": "7.2.0-1-default",
 		"OS: Amazon Linux 2, 5.10.223-212.873.amzn2.x86_64":            "5.10.223-212.873.amzn2.x86_64",
-		"chart 1.19.4 and 1.19.7 both fail":                             "",
+		"chart 1.19.4 and 1.19.7 both fail":                            "",
 	} {
 		got := ""
 		if m := reSettingKernel.FindStringSubmatch(line); m != nil {
