@@ -82,6 +82,13 @@ func proseTokens(s string) []string {
 	for _, orig := range proseWord.FindAllString(s, -1) {
 		w := strings.ToLower(orig)
 		add(w)
+		// "OOMkilled", "oomkilled", "OOM-killed": however a reporter writes the
+		// kubelet's OOMKilled, it is OOM and killed.
+		if l := strings.ToLower(strings.Trim(orig, ".-")); strings.HasPrefix(l, "oom") && len(l) > 5 && !strings.HasPrefix(orig, "OOMK") {
+			add("oom")
+			add(strings.TrimLeft(l[3:], "-_"))
+			continue
+		}
 		// A sentence's last word keeps its full stop: "… will get OOMKilled."
 		if parts := camelParts(strings.Trim(orig, ".-")); len(parts) > 1 {
 			for _, p := range parts {

@@ -47,6 +47,8 @@ func TestProseIsReadForTheFailureItDescribes(t *testing.T) {
 			"volume-node-affinity-conflict", analyze.StageScheduling, "us-west-2c"},
 		{"probe", "Since the 2.0 release the api container restarts every few minutes.\nIts liveness probe still calls `/healthz`, which the new version answers with 404, so the kubelet kills and restarts it again and again.\n",
 			"", analyze.StageProbe, "/healthz"},
+		{"oomkilled", "The database can't start on Autopilot since its init container is OOMkilled.\nThe admission set the memory limit of the `uuid` init container to its request.\n",
+			"runtime-oom-killed", analyze.StageRuntime, "uuid"},
 		{"finalizer", "We deleted the old worker pods but they hang in Terminating for hours.\nEach of them still carries the finalizer `example.com/drain` that our operator adds, and the operator was uninstalled first, so nothing ever removes it.\n",
 			"", analyze.StageTermination, "example.com/drain"},
 	}
