@@ -222,6 +222,7 @@ var evidenceValues = []evidenceValue{
 	{EvidenceSecretEnv, func(g *Graph, _ *Line) string { return g.loneSecretEnv() }},
 	{EvidenceFullFilesystem, func(g *Graph, _ *Line) string { return g.loneFullFilesystem() }},
 	{EvidenceHugePages, func(g *Graph, _ *Line) string { return g.loneHugePages() }},
+	{EvidenceSameNodeReplica, func(g *Graph, _ *Line) string { return g.loneSameNodeReplica() }},
 	{EvidenceMissingNamespace, func(g *Graph, _ *Line) string { return g.loneMissingNamespace() }},
 	{EvidencePV, func(g *Graph, _ *Line) string { return g.lonePVName() }},
 	{EvidencePVC, func(g *Graph, _ *Line) string { return g.loneUnboundClaim() }},
@@ -1434,4 +1435,47 @@ func panicFrame(next []string) string {
 		return first
 	}
 	return ""
+}
+
+// EvidenceSameNodeReplica names, in a template's optional part, the pod of the same
+// Deployment (by name, another ReplicaSet's) that runs on the node where a replica
+// crash-loops: during a rolling update the new replica lands beside the old one, and a
+// host port or host network address the old one holds is taken ("dns-controller-68f76b5848-kdfhm
+// on ip-10-0-1-5").
+const EvidenceSameNodeReplica = "evidenceSameNodeReplica"
+
+// reReplicaSetPod splits a ReplicaSet's pod name into its Deployment's name and its
+// pod-template hash.
+var reReplicaSetPod = regexp.MustCompile(`^([a-z0-9][-a-z0-9]*?)-([a-z0-9]{8,10})-[a-z0-9]{5}$`)
+
+// loneSameNodeReplica is EvidenceSameNodeReplica: the one running, ready pod whose
+// Deployment name and node are those of a pod that is not ready, from another
+// ReplicaSet.
+func (g *Graph) loneSameNodeReplica() string {
+	return g.loneOf(&g.sameNodeReplicaOnce, &g.sameNodeReplica, func(add func(string)) {
+		type key struct{ ns, deploy, node string }
+		running := map[key][]*Pod{}
+		var broken []*Pod
+		for _, p := range g.pods {
+			node := p.Obj.Spec.NodeName
+			m := reReplicaSetPod.FindStringSubmatch(p.meta.Name)
+			if node == "" || m == nil {
+				continue
+			}
+			if p.Obj.Status.Phase == corev1.PodRunning && IsReady(p) {
+				k := key{p.meta.Namespace, m[1], node}
+				running[k] = append(running[k], p)
+			} else if !IsReady(p) {
+				broken = append(broken, p)
+			}
+		}
+		for _, b := range broken {
+			m := reReplicaSetPod.FindStringSubmatch(b.meta.Name)
+			for _, r := range running[key{b.meta.Namespace, m[1], b.Obj.Spec.NodeName}] {
+				if rm := reReplicaSetPod.FindStringSubmatch(r.meta.Name); rm[2] != m[2] {
+					add(r.meta.Name + " on " + r.Obj.Spec.NodeName)
+				}
+			}
+		}
+	}, func(string, func(string)) {})
 }

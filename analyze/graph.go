@@ -205,6 +205,10 @@ type Graph struct {
 	// (EvidenceHugePages).
 	hugePagesOnce sync.Once
 	hugePages     string
+	// sameNodeReplicaOnce computes sameNodeReplica, the running pod of another
+	// ReplicaSet beside a broken replica on its node (EvidenceSameNodeReplica).
+	sameNodeReplicaOnce sync.Once
+	sameNodeReplica     string
 	// missingNSOnce computes missingNS, the one namespace the evidence shows not found
 	// (EvidenceMissingNamespace).
 	missingNSOnce sync.Once

@@ -280,6 +280,21 @@ func TestAFatalLineBesideATicketsTable(t *testing.T) {
 	}
 }
 
+// A replica that cannot bind its host network port beside the same Deployment's running
+// pod of another ReplicaSet on its node: the rolling update met the old pod's port.
+func TestAPortHeldByTheOldReplicaOnTheNode(t *testing.T) {
+	files := map[string][]byte{
+		"logs.txt": []byte("```\npanic: listen tcp4 0.0.0.0:3998: bind: address already in use\n```\n"),
+		"pods.txt": []byte("```\n" +
+			"dns-controller-5f88fdd576-d8d6m     0/1     CrashLoopBackOff   11         35m   172.16.45.40        ip-172-16-45-40.us-west-2.compute.internal    <none>           <none>\n" +
+			"dns-controller-68f76b5848-kdfhm     1/1     Running            0          51m   172.16.45.40        ip-172-16-45-40.us-west-2.compute.internal    <none>           <none>\n```\n"),
+	}
+	f := firstRoot(analyzePaste(t, files))
+	if f == nil || f.Rule != "runtime-address-in-use" || !strings.Contains(f.Cause, "dns-controller-68f76b5848-kdfhm on ip-172-16-45-40") {
+		t.Errorf("first root = %+v, want the address in use and the old replica on the node", f)
+	}
+}
+
 // A message pasted after a pods table and a blank line is read, not dropped as a row that
 // is not one.
 func TestAParagraphAfterAPodsTableIsRead(t *testing.T) {
