@@ -222,3 +222,44 @@ func crashedPodFromLog(g *Graph, extra []*Finding, r *Rule) (*Finding, int) {
 		GroupKey:    crashRuleID + "\x00" + logLine,
 	}, at
 }
+
+// reProseInit is how a ticket says the failing container is an init container: "the
+// init container", "initcontainer", "initContainers", "goes into init:CrashLoopBackOff".
+var reProseInit = regexp.MustCompile(`(?i)\binit[- ]?containers?\b|\binit:(?:CrashLoopBackOff|Error)\b`)
+
+// initRuleID is the rule whose finding an init container's failure is.
+const initRuleID = "start-init-container-failed"
+
+// initFromProse makes a crash read from the ticket's log lines or sentences (no pod of
+// the evidence shows its containers' statuses) the init container's failure when the
+// ticket's sentences say the failing container is an init container: the pod's app
+// containers never start, which is the start stage's trouble, not the runtime's.
+func initFromProse(g *Graph, extra []*Finding, rules []*Rule) {
+	r := ruleByID(rules, initRuleID)
+	if r == nil {
+		return
+	}
+	var said *Line
+	lines := g.Lines()
+	for i := range lines {
+		if l := &lines[i]; l.Fragment && reProseInit.MatchString(l.Text) && !reLevelFirst.MatchString(l.Text) && !reErrorLevelLine.MatchString(l.Text) {
+			said = l
+			break
+		}
+	}
+	if said == nil {
+		return
+	}
+	for _, f := range extra {
+		if f.Rule != crashRuleID || slices.ContainsFunc(f.Pods(), func(ref ObjectRef) bool {
+			p := g.FindPod(ref.Namespace, ref.Name)
+			return p != nil && len(p.Obj.Status.InitContainerStatuses)+len(p.Obj.Status.ContainerStatuses) > 0
+		}) {
+			continue
+		}
+		f.Rule, f.Stage, f.Title = r.ID, StageStart, r.Title
+		f.Cause = "an init container fails, so the pod's app containers never start (the ticket's text says the failing container is an init container): " + f.Cause
+		f.Evidence = append(f.Evidence, said.Evidence())
+		f.GroupKey = initRuleID + "\x00" + f.GroupKey
+	}
+}

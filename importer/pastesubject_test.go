@@ -295,6 +295,17 @@ func TestAPortHeldByTheOldReplicaOnTheNode(t *testing.T) {
 	}
 }
 
+// A ticket that says its failing container is an init container, and shows the error,
+// is the init container's failure at the start stage, not a runtime crash.
+func TestATicketsInitContainerFailure(t *testing.T) {
+	paste := "The `cp` command in the `copyutil` initcontainer returns error code 1 and goes into `init:CrashLoopBackOff` when deployed.\n\n" +
+		"copyutil container returns the message \"cp: cannot create regular file '/shared/argocd-util': Text file busy\"\n"
+	f := firstRoot(analyzePaste(t, map[string][]byte{"ticket.txt": []byte(paste)}))
+	if f == nil || f.Rule != "start-init-container-failed" || f.Stage != analyze.StageStart || !strings.Contains(f.Cause, "Text file busy") {
+		t.Errorf("first root = %+v, want the init container's failure with its error", f)
+	}
+}
+
 // A message pasted after a pods table and a blank line is read, not dropped as a row that
 // is not one.
 func TestAParagraphAfterAPodsTableIsRead(t *testing.T) {
