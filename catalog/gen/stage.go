@@ -165,6 +165,11 @@ var placeRules = []placeRule{
 	{component: "kubectl", dir: "pkg/cmd/logs", stage: ""},
 	{component: "kubectl", dir: "pkg/cmd/exec", stage: ""},
 
+	// calico-node's own start (node/pkg/lifecycle/startup: "Calico node '%s' is already
+	// using the IPv4 address %s.", the node's address and AS checks): what it refuses
+	// stops calico-node itself, whose container exits and restarts
+	{component: "calico", dir: "node/pkg/lifecycle/startup", stage: "runtime"},
+
 	// Docker Engine (dockershim): the registry and pulls
 	{component: "docker", dir: "distribution", stage: "image"},
 	{component: "docker", dir: "registry", stage: "image"},
