@@ -62,7 +62,7 @@ func trouble(line string) bool {
 //     catalog holds those reasons;
 //   - application: output of the program in the container or of a shell tool in it
 //     (JVM exceptions, Node.js, MongoDB, MySQL's server log, PostgreSQL's initdb, tini,
-//     tar, id, whoami, an HTTP server's access log line with its status code):
+//     tar, id, whoami, curl, an HTTP server's access log line with its status code):
 //     no Pod-path component prints it;
 //   - stack frame: a file:line line of a Go stack trace;
 //   - prose: a sentence of the ticket's own text ("When running the chart … the init
@@ -92,7 +92,7 @@ var (
 	fieldLine   = regexp.MustCompile(`^"?[A-Za-z][\w .-]{0,40}"?\s*[:=]\s*"?[\w.-]*"?,?$|^[A-Za-z]+$`)
 	countLine   = regexp.MustCompile(`^[A-Z][\w ]+:\s+(?:\d+ [A-Za-z]+(?: / )?)+;?$`)
 	getRow      = regexp.MustCompile(`^\S+\s+\d+/\d+\s+[A-Za-z:]+\s+\d+(?:\s+\(\S+ ago\))?\s+\d+\w`)
-	appLine     = regexp.MustCompile(`^(?:Caused by: )?(?:[a-z][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error)\b|^FATAL ERROR: .*JavaScript heap|^Cannot find module |MongoDB \S+ requires|^\[\w+\s+tini \(\d+\)\]|(?:^|\s)\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z \d+ \[(?:ERROR|Warning|Note|System)\] |^(?:tar|id|whoami|groups|initdb|mkdir|cp|chown|chmod|su|sh|bash): |"(?:GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) \S+ HTTP/\d(?:\.\d)?" [1-5]\d\d\b`)
+	appLine     = regexp.MustCompile(`^(?:Caused by: )?(?:[a-z][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error)\b|^FATAL ERROR: .*JavaScript heap|^Cannot find module |MongoDB \S+ requires|^\[\w+\s+tini \(\d+\)\]|(?:^|\s)\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z \d+ \[(?:ERROR|Warning|Note|System)\] |^(?:tar|id|whoami|groups|initdb|mkdir|cp|chown|chmod|su|sh|bash|curl|wget): |"(?:GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) \S+ HTTP/\d(?:\.\d)?" [1-5]\d\d\b`)
 	stackFrame  = regexp.MustCompile(`^\S+\.go:\d+(?: \+0x[0-9a-f]+)?$`)
 )
 

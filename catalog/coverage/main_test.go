@@ -18,6 +18,7 @@ func TestOutside(t *testing.T) {
 		{`FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory`, "application"},
 		{`Caused by: com.zaxxer.hikari.pool.HikariPool$PoolInitializationException: Failed to initialize pool`, "application"},
 		{`tar: Error is not recoverable: exiting now`, "application"},
+		{`curl: (22) The requested URL returned error: 404`, "application"},
 		{`2017-01-06T22:45:27.671338972Z 2017-01-06T22:45:27.671244Z 0 [ERROR] --initialize specified but the data directory has files in it. Aborting.`, "application"},
 		{`INFO:     10.42.0.1:53312 - "GET /api/health HTTP/1.1" 401 Unauthorized`, "application"},
 		{`10.0.0.7 - - [02/Mar/2023:10:00:01 +0000] "POST /login HTTP/2.0" 502 157 "-" "curl/8.0"`, "application"},
