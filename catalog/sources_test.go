@@ -28,6 +28,8 @@ func TestAddedComponents(t *testing.T) {
 		{`The connection to the server localhost:8080 was refused - did you specify the right host or port?`, "kubectl", "request"},
 		{`Unable to connect to the server: x509: certificate has expired or is not yet valid`, "kubectl", "request"},
 		{`error: deployment "web" exceeded its progress deadline`, "kubectl", "controller"},
+		// klog cannot create its log file: the process exits
+		{`log: exiting because of error: log: cannot create log: open /tmp/coredns.ERROR: no such file or directory`, "klog", "runtime"},
 		// calico-node's own start refuses and exits: its container's run
 		{`Calico node 'k8s2master1' is already using the IPv4 address 172.18.0.1.`, "calico", "runtime"},
 		{`error: exec plugin: invalid apiVersion "client.authentication.k8s.io/v1alpha1"`, "client-go", "request"},

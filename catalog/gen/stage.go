@@ -193,6 +193,8 @@ var componentStages = map[string]string{
 	"mount-utils": "volume", "nfs-utils": "volume",
 	"karpenter": "scheduling", "containers-image": "image", "distribution": "image",
 	"linux": "runtime", "systemd": "node",
+	// the logger inside a component's process: what it cannot do stops that process
+	"klog": "runtime",
 	// an operator's own process: what its manager and reconcilers say is its container's run
 	"controller-runtime": "runtime",
 }
