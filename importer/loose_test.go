@@ -327,6 +327,9 @@ func TestUnlinkAutolinks(t *testing.T) {
 		`read [the docs](https://example.io/docs) first`:                                    `read [the docs](https://example.io/docs) first`,
 		`broken [quay.io/x](http://quay.io/x`:                                               `broken [quay.io/x](http://quay.io/x`,
 		`Pulling image "[ghcr.io/a/b:1](https://ghcr.io/a/b:1)" [x](http://y)`:              `Pulling image "ghcr.io/a/b:1" [x](http://y)`,
+		// a trailing slash the tracker added, and a backslash it escaped into the target
+		`dial tcp [172.17.32.81:8200](http://172.17.32.81:8200/): i/o timeout`:           `dial tcp 172.17.32.81:8200: i/o timeout`,
+		`Put \"[http://vault.svc:8200/v1/login\](http://vault.svc:8200/v1/login%5C)": x`: `Put \"http://vault.svc:8200/v1/login\": x`,
 	} {
 		if got := unlink(in); got != want {
 			t.Errorf("unlink(%q) = %q, want %q", in, got, want)

@@ -188,8 +188,15 @@ func unlink(s string) string {
 			break
 		}
 		text, target := s[open+1:i], s[i+2:i+end]
-		bare := strings.TrimPrefix(strings.TrimPrefix(target, "https://"), "http://")
-		if text == "" || (bare != text && target != text) {
+		addr := text
+		if strings.HasSuffix(text, `\`) && strings.HasSuffix(target, "%5C") {
+			// The editor took in the backslash of the quote that closed the address
+			// in the paste (a quoted URL's \"): the link's text keeps it, its target
+			// encodes it.
+			addr, target = strings.TrimSuffix(text, `\`), strings.TrimSuffix(target, "%5C")
+		}
+		bare := strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(target, "https://"), "http://"), "/")
+		if addr == "" || (bare != strings.TrimSuffix(addr, "/") && target != addr) {
 			// A link the writer made, its text not its address: kept as written.
 			b.WriteString(s[:i+end+1])
 			s = s[i+end+1:]
