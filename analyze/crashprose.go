@@ -128,7 +128,7 @@ func programExits(s string) bool {
 func fatalFloor(extra []*Finding) int {
 	at := -1
 	for i, f := range extra {
-		if f.Rule != UnexplainedRule || len(f.Evidence) == 0 || !reFatalLevelLine.MatchString(strings.TrimSpace(f.Evidence[0].Excerpt)) {
+		if f.Rule != UnexplainedRule && f.Rule != CatalogRule || len(f.Evidence) == 0 || !reFatalLevelLine.MatchString(strings.TrimSpace(f.Evidence[0].Excerpt)) {
 			continue
 		}
 		if at >= 0 {
@@ -170,10 +170,10 @@ func reportersOnly(f *Finding, said string) bool {
 
 // reErrorLevelLine is a program's log line at error severity or worse, by its own level:
 // logfmt's, JSON's, klog's E and F, a leading ERROR or FATAL.
-var reErrorLevelLine = regexp.MustCompile(`\blevel=(?:error|fatal|panic|critical|crit)\b|"level":\s*"(?:error|fatal|panic|critical)"|^\s*[EF]\d{4} \d|^\s*\[?(?:ERROR|FATAL|PANIC|CRITICAL)\b`)
+var reErrorLevelLine = regexp.MustCompile(`\blevel=(?:error|fatal|panic|critical|crit)\b|\blvl=(?:eror|crit)\b|"level":\s*"(?:error|fatal|panic|critical)"|^\s*[EF]\d{4} \d|^\s*\[?(?:ERROR|FATAL|PANIC|CRITICAL)\b`)
 
 // reFatalLevelLine is such a line at fatal severity.
-var reFatalLevelLine = regexp.MustCompile(`\blevel=(?:fatal|panic|crit)\b|"level":\s*"(?:fatal|panic)"|^\s*F\d{4} \d|^\s*\[?(?:FATAL|PANIC)\b`)
+var reFatalLevelLine = regexp.MustCompile(`\blevel=(?:fatal|panic|crit)\b|\blvl=crit\b|"level":\s*"(?:fatal|panic)"|^\s*F\d{4} \d|^\s*\[?(?:FATAL|PANIC)\b`)
 
 // crashedPodFromLog is runtime-crash-exit's finding about the one pod the floor left
 // unexplained in CrashLoopBackOff (a get row shows it, with no exit code or reason),

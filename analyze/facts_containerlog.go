@@ -13,7 +13,7 @@ import (
 
 var (
 	// A line of a log that reports an error, in the words programs commonly use.
-	reLogError = regexp.MustCompile(`(?i)\b(error|errors|fatal|panic|exception|traceback|failed|failure|refused|denied|cannot|can't|unable|invalid|no such|not found|timed out|timeout|segmentation|sigsegv|sigabrt|core dumped|corrupt|corrupted)\b|[a-z](?:Exception|Error)\b`)
+	reLogError = regexp.MustCompile(`(?i)\b(error|errors|fatal|panic|exception|traceback|failed|failure|refused|denied|cannot|can't|unable|invalid|no such|not found|timed out|timeout|segmentation|sigsegv|sigabrt|core dumped|corrupt|corrupted|(?:prerequisites|requirements|dependencies) not met)\b|[a-z](?:Exception|Error)\b`)
 	// A stack frame rather than a message: indented, "at …", "file.go:12", "goroutine 1",
 	// "pkg.fn(args)". Frames name "panic" and "error" without saying what went wrong.
 	reStackFrame = regexp.MustCompile(`^(\s|at\s)|\.(go|py|java|js|ts|rb|rs|c|cc|cpp|kt|scala|cs):\d+|^goroutine \d+|^[\w.*/()\[\]]+\(.*\)\s*$`)

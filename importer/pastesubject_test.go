@@ -306,6 +306,26 @@ func TestATicketsInitContainerFailure(t *testing.T) {
 	}
 }
 
+// A program's last line at fatal level, or log15's lvl=eror, is its exit, beside a
+// reporter's sentence that quotes the kubelet; a plugin manager's "prerequisites not
+// met" is trouble, not silence.
+func TestProgramsLevelsAndRefusals(t *testing.T) {
+	for name, c := range map[string]struct{ paste, rule, text string }{
+		"fatal": {"the deployment keeps showing up with \"Back-off restarting failed container\".  This happens when nothing else deployed to the cluster.\n" +
+			"Here is the last message in the log for the deployment:\n" +
+			`time="2019-05-09T14:43:09Z" level=fatal msg="failed to sync cache: timed out waiting for the condition"` + "\n", "runtime-crash-exit", "failed to sync cache"},
+		"log15": {"With datasources set the grafana pod crash-loops. The logs show:\n```\n" +
+			`t=2020-05-29T18:43:46+0000 lvl=eror msg="Server shutdown" logger=server reason="Service init failed: Datasource provisioning error: read /etc/grafana/provisioning/datasources/datasources.yaml: is a directory"` + "\n```\n", "runtime-crash-exit", "datasources.yaml: is a directory"},
+		"not met": {"$ kubectl logs pod/jenkins-0 init\ndownload plugins\nMultiple plugin prerequisites not met:\n" +
+			"Plugin git:4.7.1 depends on configuration-as-code:1.51, but there is an older version defined on the top level - configuration-as-code:1.47\n", "", "prerequisites not met"},
+	} {
+		f := firstRoot(analyzePaste(t, map[string][]byte{"ticket.txt": []byte(c.paste)}))
+		if f == nil || c.rule != "" && f.Rule != c.rule || !strings.Contains(f.Cause, c.text) {
+			t.Errorf("%s: first root = %+v, want %s saying %q", name, f, c.rule, c.text)
+		}
+	}
+}
+
 // A message pasted after a pods table and a blank line is read, not dropped as a row that
 // is not one.
 func TestAParagraphAfterAPodsTableIsRead(t *testing.T) {
