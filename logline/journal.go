@@ -2,7 +2,6 @@ package logline
 
 import (
 	"errors"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -385,7 +384,7 @@ func splitMessage(rest string) (msg, fields string, quoted bool) {
 	if !strings.HasPrefix(rest, `"`) {
 		return rest, "", false
 	}
-	q, err := strconv.QuotedPrefix(rest)
+	q, err := quotedPrefix(rest)
 	if err != nil {
 		return strings.TrimPrefix(rest, `"`), "", false
 	}

@@ -134,7 +134,7 @@ func valueLen(s string) int {
 	}
 	switch s[0] {
 	case '"':
-		q, err := strconv.QuotedPrefix(s)
+		q, err := quotedPrefix(s)
 		if err != nil {
 			// A quote that never closes: a line a terminal or a paste cut. The rest of
 			// the line is what is left of the value (often the error that matters).
@@ -192,7 +192,7 @@ func bracketLen(s string) int {
 				return i + 1
 			}
 		case '"':
-			q, err := strconv.QuotedPrefix(s[i:])
+			q, err := quotedPrefix(s[i:])
 			if err != nil {
 				return -1
 			}
@@ -238,7 +238,7 @@ func ListValue(v string) []string {
 	var out []string
 	for v = strings.TrimLeft(v, " ,"); v != ""; v = strings.TrimLeft(v, " ,") {
 		if v[0] == '"' {
-			q, err := strconv.QuotedPrefix(v)
+			q, err := quotedPrefix(v)
 			if err != nil {
 				return out
 			}
