@@ -51,6 +51,7 @@ const (
 func newSharedDecode() *sharedDecode {
 	s := &sharedDecode{tables: map[string]*shareTable{}}
 	s.opts = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(), jsonv2.WithUnmarshalers(jsonv2.JoinUnmarshalers(
+		timeUnmarshalers,
 		shareOf[[]metav1.OwnerReference](s, "ownerReferences"),
 		shareOf[map[string]string](s, "stringMap"),
 		shareOf[[]string](s, "strings"),
@@ -100,9 +101,9 @@ func (s *sharedDecode) unmarshal(data []byte, v any) error {
 }
 
 // shareOf is the unmarshaler of fields of type T that shares equal texts. A part is
-// decoded with encoding/json's semantics alone, so it never calls itself.
+// decoded with fastUnmarshal, which shares nothing, so it never calls itself.
 func shareOf[T any](s *sharedDecode, name string) *jsonv2.Unmarshalers {
-	return shareWith(s, name, func(raw []byte, v *T) error { return jsonv1.Unmarshal(raw, v) })
+	return shareWith(s, name, func(raw []byte, v *T) error { return fastUnmarshal(raw, v) })
 }
 
 // Lists of a pod's (or a template's) containers, volumes and conditions, as types of
