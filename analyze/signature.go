@@ -70,6 +70,10 @@ type Signature struct {
 	// alts is, per pattern without such a literal, literals one of which every match
 	// contains (requiredAlternatives), or nil.
 	alts [][]literal
+	// musts is, per pattern, the other literals every match contains, and sets of
+	// literals one of which it contains (requiredClauses): a text that lacks one is
+	// not tried on the pattern.
+	musts [][][]literal
 	// evidence are the evidence values its cause names ({evidenceImage}, ...).
 	evidence []evidenceValue
 	where    map[TextKind]bool
@@ -148,7 +152,7 @@ func (s *Signature) compile() *FieldError {
 			s.where[k] = true
 		}
 	}
-	s.res, s.lits, s.alts, s.cost = nil, nil, nil, 0
+	s.res, s.lits, s.alts, s.musts, s.cost = nil, nil, nil, nil, 0
 	var common map[string]bool
 	var perPattern []map[string]bool
 	for i, p := range s.Patterns {
@@ -180,6 +184,7 @@ func (s *Signature) compile() *FieldError {
 			alts = requiredAlternatives(p)
 		}
 		s.lits, s.alts = append(s.lits, lit), append(s.alts, alts)
+		s.musts = append(s.musts, requiredClauses(p, lit, alts))
 	}
 	if len(s.Unless) > maxPatternsPerSig {
 		return &FieldError{Field: "unless", Msg: "more than " + itoa(maxPatternsPerSig) + " patterns"}
@@ -494,6 +499,73 @@ func shortestLiteral(lits []literal) int {
 	return n
 }
 
+// requiredClauses returns what every match of the pattern contains besides lit and
+// alts (the literal or the set the signatures' index looks for): each clause is one
+// literal, or literals one of which a match holds (an alternation every match goes
+// through, alternativesOf). They are the elements of the pattern's concatenation,
+// looked for down through captures and groups repeated once or more. A pattern whose
+// index literal is common ("http", " in ") was tried on every line that held it: at
+// 20k pods, every image pull's line, for the rate limit's and the credentials'
+// messages, which a line holds only with their status ("429 Too Many Requests",
+// "Unauthorized"). Each clause is looked for in the text the pattern is tried on, as
+// the index literal is, so a text a clause is missing from cannot match.
+func requiredClauses(pattern string, lit literal, alts []literal) [][]literal {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	var out [][]literal
+	seen := map[literal]bool{lit: true}
+	add := func(c []literal) {
+		if len(c) == 0 || slices.Equal(c, alts) || len(c) == 1 && (seen[c[0]] || len(c[0].s) < 2) {
+			return // nothing, what the index looks for, or a byte nearly every text holds
+		}
+		for _, l := range c {
+			if l.fold {
+				// A literal that ignores case is looked for in lower case, which is not
+				// quite the regexp's case folding (the Kelvin sign is a k to it): the
+				// index literal is the only one taken so.
+				return
+			}
+		}
+		if len(c) == 1 {
+			seen[c[0]] = true
+		}
+		out = append(out, c)
+	}
+	var walk func(r *syntax.Regexp)
+	walk = func(r *syntax.Regexp) {
+		switch r.Op {
+		case syntax.OpLiteral:
+			l := literal{s: string(r.Rune), fold: r.Flags&syntax.FoldCase != 0}
+			if l.fold {
+				l.s = strings.ToLower(l.s)
+			}
+			add([]literal{l})
+		case syntax.OpCapture, syntax.OpConcat:
+			for _, sub := range r.Sub {
+				walk(sub)
+			}
+		case syntax.OpPlus:
+			walk(r.Sub[0])
+		case syntax.OpAlternate:
+			add(alternativesOf(r, 0))
+		}
+	}
+	walk(re.Simplify())
+	return out
+}
+
+// allIn reports whether text holds every clause: one literal of each.
+func allIn(clauses [][]literal, text string) bool {
+	for _, c := range clauses {
+		if !anyIn(c, text) {
+			return false
+		}
+	}
+	return true
+}
+
 // anyIn reports whether text holds one of lits.
 func anyIn(lits []literal, text string) bool {
 	for _, l := range lits {
@@ -544,6 +616,9 @@ func (s *Signature) matchText(text string) (map[string]string, bool) {
 				continue
 			}
 			if i < len(s.alts) && len(s.alts[i]) > 0 && !anyIn(s.alts[i], t) {
+				continue
+			}
+			if i < len(s.musts) && !allIn(s.musts[i], t) {
 				continue
 			}
 			// Nearly every line that holds the literal still does not match: finding
