@@ -308,7 +308,8 @@ func (g *Graph) isQuiet(p *Pod) *Pod {
 	}
 	g.quietMu.Lock()
 	defer g.quietMu.Unlock()
-	if g.quiet[p.Ref().key()] == nil {
+	var b [keyRoom]byte
+	if g.quiet[string(joinedKey(b[:0], p.kind, p.meta.Namespace, p.meta.Name))] == nil { // p.Ref().key()
 		return nil
 	}
 	return p

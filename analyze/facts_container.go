@@ -171,8 +171,8 @@ func (g *Graph) appendRuns(out []ContainerRun, p *Pod, cs []ContainerInfo, runti
 	journal := g.entries(idx)
 	for _, c := range cs {
 		r := ContainerRun{Subject: podSubject(p), Container: c, events: events, quiet: quiet, g: g, Journal: journal, OOMKills: g.oomsByUID[uid],
-			Log:         g.logs[logKey(p.meta.Namespace, p.meta.Name, c.Name, false)],
-			PreviousLog: g.logs[logKey(p.meta.Namespace, p.meta.Name, c.Name, true)]}
+			Log:         g.logOf(p.meta.Namespace, p.meta.Name, c.Name, false),
+			PreviousLog: g.logOf(p.meta.Namespace, p.meta.Name, c.Name, true)}
 		for _, cc := range g.contsByUID[uid] {
 			if cc.Name == c.Name {
 				r.Attempts = append(r.Attempts, cc)
@@ -252,6 +252,11 @@ func (v *View) ContainerRuns() iter.Seq[ContainerRun] {
 		ff := v.factFilter()
 		runs := v.factsOf().runs
 		i := 0
+		// The runs made again are yielded as copies, so one list of them, and of their
+		// containers, serves every pod: made anew per pod, they were most of what the
+		// rules allocated on a big cluster, whose pods are mostly quiet.
+		var cs []ContainerInfo
+		var made []ContainerRun
 		for _, p := range v.g.pods {
 			if i < len(runs) && runs[i].Subject.Pod == p {
 				for ; i < len(runs) && runs[i].Subject.Pod == p; i++ {
@@ -262,11 +267,13 @@ func (v *View) ContainerRuns() iter.Seq[ContainerRun] {
 				continue
 			}
 			// A pod whose runs are made when asked (runsMadeAgain), or that has none.
-			cs := Containers(p)
+			cs = appendContainers(cs[:0], p)
 			if len(cs) == 0 {
 				continue
 			}
-			for _, r := range v.g.appendRuns(nil, p, cs, nil) {
+			clear(made)
+			made = v.g.appendRuns(made[:0], p, cs, nil)
+			for _, r := range made {
 				if !yield(r.filter(ff)) {
 					return
 				}
@@ -295,10 +302,12 @@ func (v *View) ContainerRun(p *Pod, container string) (ContainerRun, bool) {
 	if gp == nil || gp.meta.UID != p.meta.UID {
 		return ContainerRun{}, false
 	}
-	cs := Containers(gp)
+	var room [8]ContainerInfo
+	cs := appendContainers(room[:0], gp)
 	for i := len(cs) - 1; i >= 0; i-- {
 		if cs[i].Name == container {
-			return v.g.appendRuns(nil, gp, cs[i:i+1], nil)[0].filter(v.factFilter()), true
+			var one [1]ContainerRun
+			return v.g.appendRuns(one[:0], gp, cs[i:i+1], nil)[0].filter(v.factFilter()), true
 		}
 	}
 	return ContainerRun{}, false

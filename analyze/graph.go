@@ -411,7 +411,8 @@ func (g *Graph) PodRefs() []ObjectRef {
 
 // FindPod returns the pod namespace/name, or nil.
 func (g *Graph) FindPod(namespace, name string) *Pod {
-	p, _ := g.byKey["Pod/"+namespace+"/"+name].(*Pod)
+	var b [keyRoom]byte
+	p, _ := g.byKey[string(joinedKey(b[:0], "Pod", namespace, name))].(*Pod)
 	return p
 }
 

@@ -170,8 +170,8 @@ func (g *Graph) runFailsAgain(p *Pod, ev []Evidence) bool {
 		if cs.State.Running == nil || cs.RestartCount == 0 {
 			continue
 		}
-		previous := g.logs[logKey(p.meta.Namespace, p.meta.Name, cs.Name, true)]
-		current := g.logs[logKey(p.meta.Namespace, p.meta.Name, cs.Name, false)]
+		previous := g.logOf(p.meta.Namespace, p.meta.Name, cs.Name, true)
+		current := g.logOf(p.meta.Namespace, p.meta.Name, cs.Name, false)
 		if previous == nil || current == nil {
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unsafe"
@@ -88,7 +89,34 @@ type fragmentFile struct {
 }
 
 func logKey(ns, pod, container string, previous bool) string {
-	return fmt.Sprintf("%s/%s/%s/%t", ns, pod, container, previous)
+	return ns + "/" + pod + "/" + container + "/" + strconv.FormatBool(previous)
+}
+
+// logOf is g.logs[logKey(...)] without making the key: the rules ask it of every
+// container of every pod, and the keys were a tenth of what they allocated.
+func (g *Graph) logOf(ns, pod, container string, previous bool) *ContainerLog {
+	if len(g.logs) == 0 {
+		return nil
+	}
+	var b [keyRoom]byte
+	return g.logs[string(joinedKey(b[:0], ns, pod, container, strconv.FormatBool(previous)))]
+}
+
+// keyRoom is the room on the stack for a key joinedKey builds; a longer one goes to
+// the heap, as it did before.
+const keyRoom = 192
+
+// joinedKey appends parts joined with '/' to buf. A map indexed with
+// string(joinedKey(...)) reads the key in place, where a key joined with + is a new
+// string of its own when longer than a few words.
+func joinedKey(buf []byte, parts ...string) []byte {
+	for i, p := range parts {
+		if i > 0 {
+			buf = append(buf, '/')
+		}
+		buf = append(buf, p...)
+	}
+	return buf
 }
 
 // bytesString views immutable bundle bytes as a string without copying: journals run to

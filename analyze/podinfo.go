@@ -49,12 +49,16 @@ func (c ContainerInfo) StatusLoc() Location {
 
 // Containers lists a pod's init containers then its containers, with their statuses.
 func Containers(p *Pod) []ContainerInfo {
-	pod := p.Obj
-	n := len(pod.Spec.InitContainers) + len(pod.Spec.Containers)
+	n := len(p.Obj.Spec.InitContainers) + len(p.Obj.Spec.Containers)
 	if n == 0 {
 		return nil
 	}
-	out := make([]ContainerInfo, 0, n)
+	return appendContainers(make([]ContainerInfo, 0, n), p)
+}
+
+// appendContainers appends what Containers lists to out.
+func appendContainers(out []ContainerInfo, p *Pod) []ContainerInfo {
+	pod := p.Obj
 	add := func(specs []corev1.Container, statuses []corev1.ContainerStatus, init bool) {
 		for i := range specs {
 			c := ContainerInfo{Name: specs[i].Name, Init: init, Spec: &specs[i], pod: p, spec: int32(i), status: -1}

@@ -362,7 +362,8 @@ func (g *Graph) journalFor(p *corev1.Pod) []*JournalEntry {
 // journalIndexFor lists the indexes into the kubelet journal of the entries that name a
 // pod, ascending.
 func (g *Graph) journalIndexFor(p *corev1.Pod) []int32 {
-	return mergeSorted(g.journalByPod[podKey(p)], g.journalByUID[string(p.UID)])
+	var b [keyRoom]byte
+	return mergeSorted(g.journalByPod[string(joinedKey(b[:0], p.Namespace, p.Name))], g.journalByUID[string(p.UID)])
 }
 
 func (g *Graph) entries(idx []int32) []*JournalEntry {
@@ -430,7 +431,7 @@ func (v *View) Log(p *Pod, container string, previous bool) *ContainerLog {
 	if !v.allow(ContainerLogs) {
 		return nil
 	}
-	return v.g.logs[logKey(p.meta.Namespace, p.meta.Name, container, previous)]
+	return v.g.logOf(p.meta.Namespace, p.meta.Name, container, previous)
 }
 
 // OOMKillsFor lists the kernel OOM kills in a pod's cgroup, from its node's dmesg.
