@@ -224,6 +224,9 @@ func (l *loader) loadObjects(lb *loadedBundle) {
 			l.quiet = newQuietLoad(l.g)
 		}
 		l.addObjects(lb, f)
+		if f.kind == Events {
+			releaseEvents(f.decoded)
+		}
 		if len(events) > 0 {
 			for len(warnedAt) < len(l.g.warnings)-warned {
 				warnedAt = append(warnedAt, f.at)
@@ -525,7 +528,29 @@ func decodeEvents(s *sharedDecode, data []byte) decodedList {
 	if n == 0 {
 		n = bytes.Count(data, []byte(`"regarding":`))
 	}
-	return decodeInto(s, data, make([]rawEvent, 0, min(n, len(data)/eventTextMin)))
+	room := min(n, len(data)/eventTextMin)
+	list := *eventLists.Get().(*[]rawEvent)
+	if cap(list) < room {
+		list = make([]rawEvent, 0, room)
+	}
+	return decodeInto(s, data, list[:0])
+}
+
+// eventLists are the lists events files were decoded into, cleared, once their events
+// are copied out (releaseEvents): the next events file is decoded into one of them.
+// Each file's list made anew was 125 MB at 20k pods, a fifteenth of all an analysis
+// allocated.
+var eventLists = sync.Pool{New: func() any { return new([]rawEvent) }}
+
+// releaseEvents hands the list of a decoded events file on to the next one, once
+// addEvent has copied every event out of it: nothing points into it.
+func releaseEvents(d decodedList) {
+	if list, ok := d.items.([]rawEvent); ok && cap(list) > 0 {
+		list = list[:cap(list)]
+		clear(list)
+		list = list[:0]
+		eventLists.Put(&list)
+	}
 }
 
 // eventTextMin is less than any event's JSON text: its object, kind, names, reason and
