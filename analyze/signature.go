@@ -580,11 +580,44 @@ func anyIn(lits []literal, text string) bool {
 // over several lines (an event row's continuation lines) is also tried as one line,
 // since the patterns know the message as its component printed it.
 func (s *Signature) match(text string) (map[string]string, bool) {
-	caps, ok := s.matchText(text)
+	return s.matchCounted(text, nil)
+}
+
+// matchCounted is match for a reader that tries many texts in turn (run): tries
+// counts, per pattern, the texts that held its literals and those it matched.
+func (s *Signature) matchCounted(text string, tries *patternTries) (map[string]string, bool) {
+	caps, ok := s.matchText(text, tries)
 	if !ok && strings.IndexByte(text, '\n') >= 0 {
-		caps, ok = s.matchText(unwrapLines(text))
+		caps, ok = s.matchText(unwrapLines(text), tries)
 	}
 	return caps, ok
+}
+
+// patternTries counts, per pattern of a signature, the texts it was tried on and
+// those it matched.
+type patternTries struct {
+	tried, matched []int
+}
+
+// likely reports whether pattern i matched most of the texts it was tried on, after a
+// few: where it does (a signature of a common failure, on every line of every pod that
+// has it) the search that tracks captures is run at once, as the cheaper search would
+// only find the match again. Either way the outcome is the same.
+func (t *patternTries) likely(i int) bool {
+	return t != nil && i < len(t.tried) && t.tried[i] >= 8 && 2*t.matched[i] > t.tried[i]
+}
+
+func (t *patternTries) count(i int, matched bool) {
+	if t == nil {
+		return
+	}
+	for len(t.tried) <= i {
+		t.tried, t.matched = append(t.tried, 0), append(t.matched, 0)
+	}
+	t.tried[i]++
+	if matched {
+		t.matched[i]++
+	}
 }
 
 // reLineBreak is a line break with the indentation around it.
@@ -593,7 +626,7 @@ var reLineBreak = regexp.MustCompile(`[ \t\r]*\n[ \t]*`)
 // unwrapLines joins the lines of a wrapped message with single spaces.
 func unwrapLines(text string) string { return reLineBreak.ReplaceAllString(text, " ") }
 
-func (s *Signature) matchText(text string) (map[string]string, bool) {
+func (s *Signature) matchText(text string, tries *patternTries) (map[string]string, bool) {
 	// A ticket's title or sentence capitalizes the message it quotes ("Container has
 	// runAsNonRoot and …"); the component printed it in lower case. A message quoted
 	// once more (a structured log's err="…", a Go %q, a JSON string) has its quotes
@@ -622,11 +655,14 @@ func (s *Signature) matchText(text string) (map[string]string, bool) {
 				continue
 			}
 			// Nearly every line that holds the literal still does not match: finding
-			// that out without tracking captures is the cheaper search.
-			if !re.MatchString(t) {
+			// that out without tracking captures is the cheaper search, unless the
+			// pattern matched most of the texts before (patternTries.likely).
+			if !tries.likely(i) && !re.MatchString(t) {
+				tries.count(i, false)
 				continue
 			}
 			m := re.FindStringSubmatch(t)
+			tries.count(i, m != nil)
 			if m == nil {
 				continue
 			}
@@ -815,6 +851,7 @@ func (s *Signature) run(v *View) []Finding {
 	// every line of every pod it has (at 80k pods, thousands), and each finding made
 	// whole was a few kilobytes held until the engine grouped them.
 	heads := map[string]int{}
+	var tries patternTries
 	lines := v.g.Lines()
 	idx, indexed := v.g.signatureLines(s)
 	n := len(lines)
@@ -832,7 +869,7 @@ func (s *Signature) run(v *View) []Finding {
 		if !s.where[l.Kind()] && !l.Fragment {
 			continue
 		}
-		caps, ok := s.match(l.Text)
+		caps, ok := s.matchCounted(l.Text, &tries)
 		if ok && (s.Stage == StageRuntime || s.Stage == StageRequest) && outerLayerFirst(l.Text, s.matchStart(l.Text), s.Stage, componentHint(l)) {
 			continue
 		}
