@@ -234,11 +234,14 @@ const initRuleID = "start-init-container-failed"
 // the evidence shows its containers' statuses) the init container's failure when the
 // ticket's sentences say the failing container is an init container: the pod's app
 // containers never start, which is the start stage's trouble, not the runtime's.
-func initFromProse(g *Graph, extra []*Finding, rules []*Rule) {
+func initFromProse(g *Graph, all, extra []*Finding, rules []*Rule) {
 	r := ruleByID(rules, initRuleID)
 	if r == nil {
 		return
 	}
+	// A floor's line is the init container's only when nothing a rule or a signature
+	// knows is in the evidence.
+	floorDone := slices.ContainsFunc(all, func(f *Finding) bool { return f.Rule != UnexplainedRule && f.Rule != CatalogRule })
 	var said *Line
 	lines := g.Lines()
 	for i := range lines {
@@ -251,10 +254,22 @@ func initFromProse(g *Graph, extra []*Finding, rules []*Rule) {
 		return
 	}
 	for _, f := range extra {
-		if f.Rule != crashRuleID || slices.ContainsFunc(f.Pods(), func(ref ObjectRef) bool {
+		if slices.ContainsFunc(f.Pods(), func(ref ObjectRef) bool {
 			p := g.FindPod(ref.Namespace, ref.Name)
 			return p != nil && len(p.Obj.Status.InitContainerStatuses)+len(p.Obj.Status.ContainerStatuses) > 0
 		}) {
+			continue
+		}
+		switch {
+		case f.Rule == crashRuleID:
+		case (f.Rule == UnexplainedRule || f.Rule == CatalogRule) && !floorDone && len(f.Evidence) > 0 && f.Evidence[0].placeKey() != said.Evidence().placeKey() &&
+			!isProse(f.Evidence[0].Excerpt) && looksLikeError(f.Evidence[0].Excerpt):
+			// The ticket's first error line no component is known to print, or one
+			// the catalog places elsewhere: what the init container printed ("The logs
+			// for the init container show: Error: unknown command \"init\" for
+			// \"argoexec\"").
+			floorDone = true
+		default:
 			continue
 		}
 		f.Rule, f.Stage, f.Title = r.ID, StageStart, r.Title

@@ -150,7 +150,7 @@ func RunContext(ctx context.Context, g *Graph, rules []*Rule, opts Options) (*Re
 			extra = slices.DeleteFunc(extra, func(f *Finding) bool { return restsOnly(f, files) })
 			extra = append(extra, d)
 		}
-		initFromProse(g, extra, rules)
+		initFromProse(g, all, extra, rules)
 		if len(extra) > 0 {
 			for _, f := range extra {
 				f.Subjects = normalizeSubjects(f.Subjects)

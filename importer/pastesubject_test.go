@@ -326,6 +326,18 @@ func TestProgramsLevelsAndRefusals(t *testing.T) {
 	}
 }
 
+// "The logs for the init container show the following": the error line below is the
+// init container's, however the catalog would place it alone.
+func TestTheInitContainersLinesATicketShows(t *testing.T) {
+	paste := "When trying to run a simple workflow, the pod is terminating with ` Init:Error`.\n" +
+		"The logs for the init container show the following\n```\n" +
+		"Error: unknown command \"init\" for \"argoexec\"\nRun 'argoexec --help' for usage.\n```\n"
+	f := firstRoot(analyzePaste(t, map[string][]byte{"ticket.txt": []byte(paste)}))
+	if f == nil || f.Rule != "start-init-container-failed" || !strings.Contains(f.Cause, "argoexec") {
+		t.Errorf("first root = %+v, want the init container's failure with its error", f)
+	}
+}
+
 // A message pasted after a pods table and a blank line is read, not dropped as a row that
 // is not one.
 func TestAParagraphAfterAPodsTableIsRead(t *testing.T) {
