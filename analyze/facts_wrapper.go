@@ -223,6 +223,7 @@ var evidenceValues = []evidenceValue{
 	{EvidenceFullFilesystem, func(g *Graph, _ *Line) string { return g.loneFullFilesystem() }},
 	{EvidenceHugePages, func(g *Graph, _ *Line) string { return g.loneHugePages() }},
 	{EvidenceSameNodeReplica, func(g *Graph, _ *Line) string { return g.loneSameNodeReplica() }},
+	{EvidenceLimitRange, func(g *Graph, _ *Line) string { return g.loneLimitRange() }},
 	{EvidenceMissingNamespace, func(g *Graph, _ *Line) string { return g.loneMissingNamespace() }},
 	{EvidencePV, func(g *Graph, _ *Line) string { return g.lonePVName() }},
 	{EvidencePVC, func(g *Graph, _ *Line) string { return g.loneUnboundClaim() }},
@@ -1475,6 +1476,25 @@ func (g *Graph) loneSameNodeReplica() string {
 				if rm := reReplicaSetPod.FindStringSubmatch(r.meta.Name); rm[2] != m[2] {
 					add(r.meta.Name + " on " + r.Obj.Spec.NodeName)
 				}
+			}
+		}
+	}, func(string, func(string)) {})
+}
+
+// EvidenceLimitRange names, in a template's optional part, the one LimitRange the
+// evidence holds: the LimitRanger's refusal says which limit ("minimum memory usage per
+// Container is 6Mi") but not whose.
+const EvidenceLimitRange = "evidenceLimitRange"
+
+// loneLimitRange is EvidenceLimitRange, as namespace/name.
+func (g *Graph) loneLimitRange() string {
+	return g.loneOf(&g.limitRangeOnce, &g.limitRange, func(add func(string)) {
+		for _, lr := range g.limitRanges {
+			r := lr.Ref()
+			if r.Namespace != "" && !r.NamespaceUnknown {
+				add(r.Namespace + "/" + r.Name)
+			} else {
+				add(r.Name)
 			}
 		}
 	}, func(string, func(string)) {})

@@ -209,6 +209,10 @@ type Graph struct {
 	// ReplicaSet beside a broken replica on its node (EvidenceSameNodeReplica).
 	sameNodeReplicaOnce sync.Once
 	sameNodeReplica     string
+	// limitRangeOnce computes limitRange, the one LimitRange of the evidence
+	// (EvidenceLimitRange).
+	limitRangeOnce sync.Once
+	limitRange     string
 	// missingNSOnce computes missingNS, the one namespace the evidence shows not found
 	// (EvidenceMissingNamespace).
 	missingNSOnce sync.Once

@@ -338,6 +338,19 @@ func TestTheInitContainersLinesATicketShows(t *testing.T) {
 	}
 }
 
+// The LimitRanger's refusal says which limit, and the LimitRange the ticket shows says
+// whose.
+func TestTheLimitRangeARefusalComesFrom(t *testing.T) {
+	paste := "my project had a `LimitRange` with the following specifications:\n```\n" +
+		"apiVersion: v1\nkind: LimitRange\nmetadata:\n  name: core-resource-limits\n  namespace: pipelines\nspec:\n  limits:\n  - min:\n      memory: 6Mi\n    type: Container\n```\n" +
+		"and the pod is refused:\n```\n" +
+		"pods \"build-pod\" is forbidden: minimum memory usage per Container is 6Mi, but request is 0\n```\n"
+	f := firstRoot(analyzePaste(t, map[string][]byte{"ticket.txt": []byte(paste)}))
+	if f == nil || f.Rule != "admission-limitrange-violated" || !strings.Contains(f.Cause, "core-resource-limits") {
+		t.Errorf("first root = %+v, want the LimitRange's refusal naming it", f)
+	}
+}
+
 // A message pasted after a pods table and a blank line is read, not dropped as a row that
 // is not one.
 func TestAParagraphAfterAPodsTableIsRead(t *testing.T) {
