@@ -28,6 +28,8 @@ func TestAddedComponents(t *testing.T) {
 		{`The connection to the server localhost:8080 was refused - did you specify the right host or port?`, "kubectl", "request"},
 		{`Unable to connect to the server: x509: certificate has expired or is not yet valid`, "kubectl", "request"},
 		{`error: deployment "web" exceeded its progress deadline`, "kubectl", "controller"},
+		// the kubelet cannot read its own Node object: the node's trouble
+		{`E0912 22:47:27.562891    1849 kubelet.go:2451] "Error getting node" err="node \"ip-10-50-182-117.ec2.internal\" not found"`, "kubelet", "node"},
 		// klog cannot create its log file: the process exits
 		{`log: exiting because of error: log: cannot create log: open /tmp/coredns.ERROR: no such file or directory`, "klog", "runtime"},
 		// calico-node's own start refuses and exits: its container's run

@@ -240,6 +240,9 @@ var templateOverrides = []templateOverride{
 	{"kubelet", "back-off pulling image", "image"},
 	{"kubelet", "failed to pull image", "image"},
 	{"kubelet", "image garbage collection", "node"},
+	// the kubelet cannot read its own Node object: it never registered (another API
+	// endpoint, credentials the API server refuses) or the object was deleted
+	{"kubelet", "error getting node", "node"},
 	{"kubelet", "failed to garbage collect required amount of images", "node"},
 	{"kubelet", "network plugin is not ready", "node"},
 	{"kubelet", "container runtime network not ready", "node"},
