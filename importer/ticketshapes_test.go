@@ -1,0 +1,147 @@
+package importer
+
+import (
+	"strings"
+	"testing"
+
+	"podflow.dev/podflow/analyze"
+)
+
+// TestTicketShapes reads tickets the way their writers paste them (a reporter's words, a
+// log under the command that printed it, a describe or a table beside it) and checks the
+// first root: its rule and stage where they are certain, and the values it must say.
+func TestTicketShapes(t *testing.T) {
+	cases := []struct {
+		name  string
+		rule  string
+		stage analyze.Stage
+		says  []string
+		files map[string]string
+	}{
+		// The one container a ticket shows the log of, for a pod its sentence puts "in
+		// an `Init:CrashLoopBackOff` state", is the failing init container, though the
+		// pod the import builds lists it among its containers; its Java exception says
+		// what on the line after its colon, past the stack frames the log ends with.
+		{name: "logged init container of a pod in Init:CrashLoopBackOff", rule: "start-init-container-failed", stage: analyze.StageStart,
+			says: []string{"configuration-as-code:1.54", "jenkins-0"},
+			files: map[string]string{"ticket.txt": "The init-container of the main pod does produce an error on start-up, and leads to an `Init:CrashLoopBackOff` state.\n\n" +
+				"```bash\n$ kubectl logs jenkins-0 -c init\n" +
+				"Will install new plugin workflow-api 1106.v6a04bac22f47\n" +
+				"io.jenkins.tools.pluginmanager.impl.AggregatePluginPrerequisitesNotMetException: Multiple plugin prerequisites not met:\n" +
+				"Plugin git:4.10.0 (via credentials:1055.v1346ba467ba1) depends on configuration-as-code:1.55, but there is an older version defined on the top level - configuration-as-code:1.54\n" +
+				"\tat io.jenkins.tools.pluginmanager.impl.PluginManager.start(PluginManager.java:222)\n" +
+				"\tat io.jenkins.tools.pluginmanager.cli.Main.main(Main.java:70)\n```\n"}},
+		// A container that runs again after a run the runtime could not start, with
+		// nothing that shows it ready, is not "No finding": the failed start is all the
+		// evidence says.
+		{name: "failed start before a run", stage: analyze.StageStart, says: []string{"memory.limit_in_bytes"},
+			files: map[string]string{"ticket.txt": "From describe pod what I found is :\n```\n" +
+				"    State:          Running\n" +
+				"      Started:      Mon, 01 Apr 2019 20:29:10 +0000\n" +
+				"    Last State:     Terminated\n" +
+				"      Reason:       ContainerCannotRun\n" +
+				"      Message:      OCI runtime create failed: container_linux.go:348: starting container process caused \"process_linux.go:402: container init caused \\\"process_linux.go:367: setting cgroup config for procHooks process caused \\\\\\\"failed to write 10485760 to memory.limit_in_bytes: device or resource busy\\\\\\\"\\\"\": unknown\n" +
+				"      Exit Code:    128\n```\n"}},
+		// A program's line at fatal level is where it exits, whatever its words are
+		// about: the manager that checks for a node's iSCSI client stops there.
+		{name: "fatal line is the program's exit", rule: "runtime-crash-exit", stage: analyze.StageRuntime, says: []string{"iscsiadm", "longhorn-manager-g4l77"},
+			files: map[string]string{"ticket.txt": "### Result\n\n```\nkubectl logs -f longhorn-manager-g4l77 -n longhorn-system\n" +
+				`time="2024-09-25T16:09:15Z" level=fatal msg="Error starting manager: Failed environment check, please make sure you have iscsiadm/open-iscsi installed on the host: failed to execute: nsenter [--mount=/host/proc/7920/ns/mnt iscsiadm --version], output , stderr nsenter: failed to execute iscsiadm: No such file or directory\n: exit status 127" func=main.main.DaemonCmd.func3 file="daemon.go:84"` +
+				"\n```\n"}},
+		// A program's fatal line is its exit even beside a table of the ticket's own
+		// that says "fails"; the kernel the ticket names by its release is said.
+		{name: "fatal line beside the ticket's table", rule: "runtime-crash-exit", stage: analyze.StageRuntime, says: []string{"FnSetRetval", "7.2.0-1-default"},
+			files: map[string]string{
+				"message.txt": "Every node that came up on 7.2.0-1-default lost cilium-agent:\n\n```\n" +
+					"7.2.0-1-default   1.19.4 fails    1.19.7 fails\n" +
+					"7.1.8-1-default   1.19.4 ok       1.19.7 ok\n```\n",
+				"logs.txt": "```\n" + `level=fatal msg="failed to probe helper" error="detect support for FnSetRetval for program type CGroupSock: load program: invalid argument" subsys=daemon` + "\n```\n",
+			}},
+		// The container a pasted log was printed for is named in the cause when the pod
+		// has others: "1/2" in its row, and the log of one of them.
+		{name: "logged container of a pod of two", rule: "runtime-address-in-use", stage: analyze.StageRuntime, says: []string{"shutdown-manager"},
+			files: map[string]string{"ticket.txt": "Envoy DaemonSet pod is stuck with `CrashLoopBackOff`:\n\n```\n# kubectl -n edge get po\n" +
+				"NAME          READY   STATUS             RESTARTS   AGE\n" +
+				"envoy-f7482   1/2     CrashLoopBackOff   7          12m\n\n" +
+				"# kubectl -n edge logs envoy-f7482 -c shutdown-manager\n" +
+				"time=\"2021-04-12T11:11:56Z\" level=info msg=\"started envoy shutdown manager\"\n" +
+				"2021/04/12 11:11:56 listen tcp :8090: bind: address already in use\n```\n"}},
+		// A replica that cannot bind its host network port beside the same Deployment's
+		// running pod of another ReplicaSet on its node: the rolling update met the old
+		// pod's port.
+		{name: "port held by the old replica on the node", rule: "runtime-address-in-use", stage: analyze.StageRuntime, says: []string{"dns-controller-68f76b5848-kdfhm on ip-172-16-45-40"},
+			files: map[string]string{
+				"logs.txt": "```\npanic: listen tcp4 0.0.0.0:3998: bind: address already in use\n```\n",
+				"pods.txt": "```\n" +
+					"dns-controller-5f88fdd576-d8d6m     0/1     CrashLoopBackOff   11         35m   172.16.45.40        ip-172-16-45-40.us-west-2.compute.internal    <none>           <none>\n" +
+					"dns-controller-68f76b5848-kdfhm     1/1     Running            0          51m   172.16.45.40        ip-172-16-45-40.us-west-2.compute.internal    <none>           <none>\n```\n",
+			}},
+		// An object a program looks for in one namespace, that the ticket shows in
+		// another, is said where it is.
+		{name: "object not found, shown in another namespace", says: []string{"Service default-http-backend in namespace kube-auth, not in default"},
+			files: map[string]string{"ticket.txt": "it is failing. error is:\n\n" +
+				"> $ kubectl logs nginx-ingress-controller-274765827-gt5zf\n" +
+				"F0216 01:05:47.691687       1 main.go:121] no service with name default/default-http-backend found: services \"default-http-backend\" not found\n\n" +
+				"and yet:\n\n" +
+				"> $ kubectl describe svc default-http-backend\n" +
+				"Name:\t\t\tdefault-http-backend\n" +
+				"Namespace:\t\tkube-auth\n" +
+				"Selector:\t\tapp=default-http-backend\n" +
+				"Type:\t\t\tClusterIP\n" +
+				"IP:\t\t\t10.43.198.193\n" +
+				"Port:\t\t\t<unset>\t80/TCP\n" +
+				"Endpoints:\t\t10.129.176.5:8080\n"}},
+		// A ticket that says its failing container is an init container, and shows the
+		// error, is the init container's failure at the start stage, not a runtime crash.
+		{name: "init container the ticket names", rule: "start-init-container-failed", stage: analyze.StageStart, says: []string{"Text file busy"},
+			files: map[string]string{"ticket.txt": "The `cp` command in the `copyutil` initcontainer returns error code 1 and goes into `init:CrashLoopBackOff` when deployed.\n\n" +
+				"copyutil container returns the message \"cp: cannot create regular file '/shared/argocd-util': Text file busy\"\n"}},
+		// "The logs for the init container show the following": the error line below is
+		// the init container's, however the catalog would place it alone.
+		{name: "init container's lines the ticket shows", rule: "start-init-container-failed", stage: analyze.StageStart, says: []string{"argoexec"},
+			files: map[string]string{"ticket.txt": "When trying to run a simple workflow, the pod is terminating with ` Init:Error`.\n" +
+				"The logs for the init container show the following\n```\n" +
+				"Error: unknown command \"init\" for \"argoexec\"\nRun 'argoexec --help' for usage.\n```\n"}},
+		// The LimitRanger's refusal says which limit, and the LimitRange the ticket shows
+		// says whose.
+		{name: "LimitRange a refusal comes from", rule: "admission-limitrange-violated", stage: analyze.StageAdmission, says: []string{"core-resource-limits"},
+			files: map[string]string{"ticket.txt": "my project had a `LimitRange` with the following specifications:\n```\n" +
+				"apiVersion: v1\nkind: LimitRange\nmetadata:\n  name: core-resource-limits\n  namespace: pipelines\nspec:\n  limits:\n  - min:\n      memory: 6Mi\n    type: Container\n```\n" +
+				"and the pod is refused:\n```\n" +
+				"pods \"build-pod\" is forbidden: minimum memory usage per Container is 6Mi, but request is 0\n```\n"}},
+		// A program's last line at fatal level is its exit beside a reporter's sentence
+		// that quotes the kubelet.
+		{name: "logrus fatal beside the kubelet's words", rule: "runtime-crash-exit", stage: analyze.StageRuntime, says: []string{"failed to sync cache"},
+			files: map[string]string{"ticket.txt": "the deployment keeps showing up with \"Back-off restarting failed container\".  This happens when nothing else deployed to the cluster.\n" +
+				"Here is the last message in the log for the deployment:\n" +
+				`time="2019-05-09T14:43:09Z" level=fatal msg="failed to sync cache: timed out waiting for the condition"` + "\n"}},
+		// log15's lvl=eror is an error level.
+		{name: "log15 error level", rule: "runtime-crash-exit", stage: analyze.StageRuntime, says: []string{"datasources.yaml: is a directory"},
+			files: map[string]string{"ticket.txt": "With datasources set the grafana pod crash-loops. The logs show:\n```\n" +
+				`t=2020-05-29T18:43:46+0000 lvl=eror msg="Server shutdown" logger=server reason="Service init failed: Datasource provisioning error: read /etc/grafana/provisioning/datasources/datasources.yaml: is a directory"` + "\n```\n"}},
+		// A plugin manager's "prerequisites not met" is trouble, not silence.
+		{name: "prerequisites not met", says: []string{"prerequisites not met"},
+			files: map[string]string{"ticket.txt": "$ kubectl logs pod/jenkins-0 init\ndownload plugins\nMultiple plugin prerequisites not met:\n" +
+				"Plugin git:4.7.1 depends on configuration-as-code:1.51, but there is an older version defined on the top level - configuration-as-code:1.47\n"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			files := map[string][]byte{}
+			for name, text := range c.files {
+				files[name] = []byte(text)
+			}
+			f := firstRoot(analyzePaste(t, files))
+			switch {
+			case f == nil:
+				t.Fatal("no root")
+			case c.rule != "" && f.Rule != c.rule, c.stage != "" && f.Stage != c.stage:
+				t.Errorf("first root is %s at %s, want %s at %s: %s", f.Rule, f.Stage, c.rule, c.stage, f.Cause)
+			}
+			for _, v := range c.says {
+				if !strings.Contains(f.Cause, v) {
+					t.Errorf("first root's cause does not say %q: %s", v, f.Cause)
+				}
+			}
+		})
+	}
+}
