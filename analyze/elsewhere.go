@@ -89,26 +89,23 @@ func (g *Graph) namespacesOf(word, name string) []string {
 	}
 	switch kindName(word) {
 	case "Service":
-		for _, o := range g.services {
-			add(o.Ref())
-		}
+		eachRef(g.services, add)
 	case "ConfigMap":
-		for _, o := range g.configMaps {
-			add(o.Ref())
-		}
+		eachRef(g.configMaps, add)
 	case "Secret":
-		for _, o := range g.secrets {
-			add(o.Ref())
-		}
+		eachRef(g.secrets, add)
 	case "ServiceAccount":
-		for _, o := range g.serviceAccounts {
-			add(o.Ref())
-		}
+		eachRef(g.serviceAccounts, add)
 	default:
-		for _, o := range g.pvcs {
-			add(o.Ref())
-		}
+		eachRef(g.pvcs, add)
 	}
 	slices.Sort(out)
 	return out
+}
+
+// eachRef calls add with the reference of each object.
+func eachRef[T any](objs []*Object[T], add func(ObjectRef)) {
+	for _, o := range objs {
+		add(o.Ref())
+	}
 }
