@@ -456,10 +456,7 @@ func alternativesOf(re *syntax.Regexp, depth int) []literal {
 	walk = func(r *syntax.Regexp) {
 		switch r.Op {
 		case syntax.OpLiteral:
-			lit := literal{s: string(r.Rune), fold: r.Flags&syntax.FoldCase != 0}
-			if lit.fold {
-				lit.s = strings.ToLower(lit.s)
-			}
+			lit := literalOf(r)
 			if shortestLiteral([]literal{lit}) > shortestLiteral(best) {
 				best = []literal{lit}
 			}
@@ -486,6 +483,15 @@ func alternativesOf(re *syntax.Regexp, depth int) []literal {
 	}
 	walk(re)
 	return best
+}
+
+// literalOf is a literal node of a parsed pattern, in lower case when it ignores case.
+func literalOf(r *syntax.Regexp) literal {
+	l := literal{s: string(r.Rune), fold: r.Flags&syntax.FoldCase != 0}
+	if l.fold {
+		l.s = strings.ToLower(l.s)
+	}
+	return l
 }
 
 // shortestLiteral is the length of the shortest of lits, 0 for none.
@@ -537,11 +543,7 @@ func requiredClauses(pattern string, lit literal, alts []literal) [][]literal {
 	walk = func(r *syntax.Regexp) {
 		switch r.Op {
 		case syntax.OpLiteral:
-			l := literal{s: string(r.Rune), fold: r.Flags&syntax.FoldCase != 0}
-			if l.fold {
-				l.s = strings.ToLower(l.s)
-			}
-			add([]literal{l})
+			add([]literal{literalOf(r)})
 		case syntax.OpCapture, syntax.OpConcat:
 			for _, sub := range r.Sub {
 				walk(sub)
