@@ -9,6 +9,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"podflow.dev/podflow/logline"
 )
 
 // httpProbe reads describe's http-get target, scheme://host:port/path, where the port
@@ -168,7 +170,7 @@ func (t *describeEventTable) row(s string) (ev corev1.Event, ok bool, problem st
 	if !ok {
 		if t.last != nil {
 			width := t.width
-			if t.atWidth < 2 && !commonWidths[width] {
+			if t.atWidth < 2 && !logline.CommonTerminalWidth(width) {
 				width = 0
 			}
 			t.last.ev.Message = joinContinuation(t.last.ev.Message, prev, s, width)

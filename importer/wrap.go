@@ -3,6 +3,8 @@ package importer
 import (
 	"strings"
 	"unicode/utf8"
+
+	"podflow.dev/podflow/logline"
 )
 
 // A terminal wraps a line longer than its width at exactly that column, inside a word
@@ -15,7 +17,7 @@ import (
 // break the output shows. A line indented by two or more is a column, not a wrap.
 
 // minTerminalWidth is the narrowest terminal a wrap is assumed at.
-const minTerminalWidth = 80
+const minTerminalWidth = logline.MinTerminalWidth
 
 // joinContinuation appends a line that continues a message: prev is the physical line
 // before it, as given, and width the widest line of the output.
@@ -55,10 +57,6 @@ func firstRune(s string) rune { r, _ := utf8.DecodeRuneInString(s); return r }
 // sides.
 func lowerChar(r rune) bool { return r >= 'a' && r <= 'z' }
 
-// commonWidths are terminal widths a window is often set to: a single line of one of
-// these widths is taken as cut by the terminal.
-var commonWidths = map[int]bool{80: true, 100: true, 120: true, 128: true, 132: true, 140: true, 150: true, 160: true, 180: true, 200: true}
-
 // widestLine is the width of the terminal that wrapped an output, when its lines show
 // one: the width of its widest line, when two lines or more are exactly that wide (a
 // terminal cuts every long line at its width) or the width is a common terminal's;
@@ -74,7 +72,7 @@ func widestLine(lines []textLine) int {
 			n++
 		}
 	}
-	if n < 2 && !commonWidths[w] {
+	if n < 2 && !logline.CommonTerminalWidth(w) {
 		return 0
 	}
 	return w

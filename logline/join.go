@@ -216,12 +216,16 @@ type wrap struct {
 	seen  bool
 }
 
-// minTerminalWidth is the narrowest terminal a log entry's wrap is assumed at.
-const minTerminalWidth = 80
+// MinTerminalWidth is the narrowest terminal a wrap is assumed at.
+const MinTerminalWidth = 80
 
 // commonWidths are widths a terminal window is often set to: one line of such a width
 // may be a line the terminal cut.
 var commonWidths = map[int]bool{80: true, 100: true, 120: true, 128: true, 132: true, 140: true, 150: true, 160: true, 180: true, 200: true}
+
+// CommonTerminalWidth reports whether a terminal window is often set to width columns:
+// a single line that wide may be one the terminal cut.
+func CommonTerminalWidth(width int) bool { return commonWidths[width] }
 
 // wrapWidth is the width of the terminal that cut a text's lines: the width of its
 // widest lines, when two or more are exactly that wide and end differently (a terminal
@@ -244,7 +248,7 @@ func wrapWidth(lines []string) wrap {
 			}
 		}
 	}
-	if w < minTerminalWidth || ends < 2 && !commonWidths[w] {
+	if w < MinTerminalWidth || ends < 2 && !commonWidths[w] {
 		return wrap{}
 	}
 	return wrap{width: w, seen: ends >= 2}
