@@ -175,6 +175,21 @@ func TestLayers(t *testing.T) {
 			msg:  `failed to \"KillPodSandbox\" for \"uid\" with KillPodSandboxError: \"rpc error: code = Unknown desc = networkPlugin cni failed\"`,
 			want: []string{`failed to "KillPodSandbox" for "uid" with KillPodSandboxError: "rpc error: code = Unknown desc = networkPlugin cni failed"`, `networkPlugin cni failed`},
 		},
+		{
+			// runc before 1.0: each level's cause quoted after " caused ", escaped once more.
+			msg: `OCI runtime create failed: container_linux.go:348: starting container process caused "process_linux.go:402: container init caused \"process_linux.go:367: setting cgroup config for procHooks process caused \\\"failed to write 10485760 to memory.limit_in_bytes: write /sys/fs/cgroup/memory/kubepods/x/memory.limit_in_bytes: device or resource busy\\\"\"": unknown`,
+			want: []string{
+				`process_linux.go:402: container init caused "process_linux.go:367: setting cgroup config for procHooks process caused \"failed to write 10485760 to memory.limit_in_bytes: write /sys/fs/cgroup/memory/kubepods/x/memory.limit_in_bytes: device or resource busy\""`,
+				`setting cgroup config for procHooks process caused "failed to write 10485760 to memory.limit_in_bytes: write /sys/fs/cgroup/memory/kubepods/x/memory.limit_in_bytes: device or resource busy"`,
+				`failed to write 10485760 to memory.limit_in_bytes: write /sys/fs/cgroup/memory/kubepods/x/memory.limit_in_bytes: device or resource busy`,
+				`device or resource busy`,
+			},
+		},
+		{
+			// The same cut before its closing quotes: the rest, unescaped once.
+			msg:  `starting container process caused "process_linux.go:402: container init caused \"setting cgroup config`,
+			want: []string{`process_linux.go:402: container init caused "setting cgroup config`},
+		},
 	}
 	for _, tc := range cases {
 		got := Layers(tc.msg)

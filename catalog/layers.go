@@ -128,7 +128,8 @@ func (l *layerer) walkFields(s string, depth int) {
 }
 
 // walkChain adds each rest of the chain after a ": " (outside quotes) and after an
-// "rpc error: code = X desc = " prefix; a rest that is one quoted string is unquoted.
+// "rpc error: code = X desc = " prefix, and the quoted cause after runc's " caused ";
+// a rest that is one quoted string is unquoted.
 func (l *layerer) walkChain(s string, depth int) {
 	inq := false
 	for i := 0; i < len(s); i++ {
@@ -147,6 +148,17 @@ func (l *layerer) walkChain(s string, depth int) {
 		switch {
 		case s[i] == ':' && i+1 < len(s) && s[i+1] == ' ':
 			rest = strings.TrimLeft(s[i+2:], " ")
+		case s[i] == ' ' && strings.HasPrefix(s[i:], ` caused "`):
+			// runc before 1.0 wrapped its errors as `%s caused %q`: the cause is
+			// the quoted rest, escaped once more at each level.
+			if q, err := strconv.QuotedPrefix(s[i+8:]); err == nil {
+				if u, err := strconv.Unquote(q); err == nil {
+					l.walk(u, depth+1)
+				}
+				i += 8 + len(q) - 1
+				continue
+			}
+			rest = unescapeOnce(strings.TrimPrefix(s[i+9:], `"`))
 		case s[i] == 'r' && strings.HasPrefix(s[i:], "rpc error: code = "):
 			if loc := rpcPrefix.FindStringIndex(s[i:]); loc != nil {
 				rest = s[i+loc[1]:]
