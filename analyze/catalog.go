@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"path"
 	"regexp"
 	"slices"
 	"strconv"
@@ -229,18 +230,40 @@ func readChain(text, hint string) chainRead {
 	if text == "" || len(text) > 8<<10 {
 		return chainRead{}
 	}
-	return readMatches(text, hint, catalog.Default().Read(text))
+	return readMatches(text, hint, "", catalog.Default().Read(text))
 }
 
-// readMatches is readChain of text whose catalog matches are ms.
-func readMatches(text, hint string, ms []catalog.Match) chainRead {
+// readLine is readChain of a line of evidence: its component hint, and for a klog line
+// the source file its header names ("kubelet.go:2451"), which tells the entry that
+// printed it from another component's more specific look-alike.
+func readLine(l *Line) chainRead {
+	text := strings.TrimSpace(l.Text)
+	if text == "" || len(text) > 8<<10 {
+		return chainRead{}
+	}
+	return readMatches(text, componentHint(l), klogFile(l), catalog.Default().Read(text))
+}
+
+// klogFile is the source file a journal line's klog header names, or "".
+func klogFile(l *Line) string {
+	e := l.entry()
+	if e == nil || e.Source == "" {
+		return ""
+	}
+	f, _, _ := strings.Cut(e.Source, ":")
+	return f
+}
+
+// readMatches is readChain of text whose catalog matches are ms; file is the source
+// file the line's own header says printed it, when it says.
+func readMatches(text, hint, file string, ms []catalog.Match) chainRead {
 	if hint == "" && slices.ContainsFunc(ms, shortInProse) && isProse(text) {
 		// A reporter's sentence (a line no component is known to have printed) holds
 		// a component's message only where enough of it is there: "could not find %v
 		// %q" reads any sentence that says it could not find something.
 		ms = slices.DeleteFunc(slices.Clone(ms), shortInProse)
 	}
-	best := bestLayers(ms, hint)
+	best := bestLayers(ms, hint, file)
 	r := chainRead{text: text, layers: catalog.Layers(text)}
 	for _, m := range best {
 		if m.Entry.Stage != "" && Stage(m.Entry.Stage).Valid() {
@@ -278,8 +301,10 @@ func readMatches(text, hint string, ms []catalog.Match) chainRead {
 
 // bestLayers picks, per layer of a reading, the usable entry that prints it: the most
 // specific; among equally specific ones the component the evidence comes from (hint),
-// else the one still printed in a later release. The result is in layer order.
-func bestLayers(ms []catalog.Match, hint string) []*catalog.Match {
+// else the one still printed in a later release. An entry printed in the source file the
+// line's klog header names (file) comes before all: the line says where it was printed.
+// The result is in layer order.
+func bestLayers(ms []catalog.Match, hint, file string) []*catalog.Match {
 	var best []*catalog.Match // per layer, in layer order
 	for i := 0; i < len(ms); {
 		j := i
@@ -308,6 +333,14 @@ func bestLayers(ms []catalog.Match, hint string) []*catalog.Match {
 				}
 			case laterRelease(m.Entry, pick.Entry):
 				pick = m
+			}
+		}
+		if file != "" && file != "main.go" {
+			for k := i; k < j; k++ {
+				if m := &ms[k]; usable(m) && path.Base(m.Entry.File) == file {
+					pick = m
+					break
+				}
 			}
 		}
 		if pick != nil {

@@ -1,9 +1,12 @@
 package analyze
 
 import (
+	"path"
 	"slices"
 	"strings"
 	"testing"
+
+	"podflow.dev/podflow/catalog"
 )
 
 // TestReadChain: the outermost known layer gives the stage, the innermost the cause,
@@ -194,5 +197,20 @@ func TestProseTokensSplitAReasonBeforeAFullStop(t *testing.T) {
 		if !slices.Contains(got, want) {
 			t.Errorf("proseTokens = %q, lacks %q", got, want)
 		}
+	}
+}
+
+// TestKlogSourceFilePicksTheEntry: a klog line names the file that printed it; among the
+// entries that match its words, the one printed in that file is the reading, though
+// another component prints a more specific look-alike ("error getting node %s: %w").
+func TestKlogSourceFilePicksTheEntry(t *testing.T) {
+	text := `Error getting node: node "ip-10-0-1-2.ec2.internal" not found`
+	ms := catalog.Default().Read(text)
+	if r := readMatches(text, "kubelet", "", ms); !r.known() || r.outer.Entry.Component == "kubelet" {
+		t.Skipf("the words alone now read as the kubelet's (%v): the file is not needed to tell", r.known())
+	}
+	r := readMatches(text, "kubelet", "kubelet.go", ms)
+	if !r.known() || r.outer.Entry.Component != "kubelet" || path.Base(r.outer.Entry.File) != "kubelet.go" || r.stage() != StageNode {
+		t.Fatalf("read %v: want the kubelet's kubelet.go entry at the node stage", r.refs())
 	}
 }

@@ -353,7 +353,7 @@ func (t *ruleTieSet) hit(text string) (ruleHit, bool) {
 		return ruleHit{}, false
 	}
 	all := catalog.Default().Read(text)
-	read := readMatches(text, "", all)
+	read := readMatches(text, "", "", all)
 	if !read.known() {
 		return ruleHit{}, false
 	}

@@ -435,7 +435,7 @@ func (t *tieSet) hits(text string, kindOK func(*Signature) bool) []tieHit {
 	}
 	layers := catalog.Layers(strings.TrimSpace(text))
 	lowText := strings.ToLower(text)
-	read := readMatches(strings.TrimSpace(text), "", all)
+	read := readMatches(strings.TrimSpace(text), "", "", all)
 	var out []tieHit
 	done := map[*Signature]bool{}
 	for _, m := range ms {

@@ -404,7 +404,7 @@ func podTrouble(g *Graph, p *Pod, lines []*Line) []trouble {
 				continue
 			}
 			st, ok := eventStages[l.Reason()]
-			read := readChain(l.Text, componentHint(l))
+			read := readLine(l)
 			crash := false
 			switch {
 			case l.Reason() == "Failed" || l.Reason() == "BackOff":
@@ -432,7 +432,7 @@ func podTrouble(g *Graph, p *Pod, lines []*Line) []trouble {
 				}
 			}
 			st, ok := waitingStages[l.Reason()]
-			read := readChain(l.Text, componentHint(l))
+			read := readLine(l)
 			switch {
 			case !ok && read.known():
 				st = read.stage()
@@ -448,7 +448,7 @@ func podTrouble(g *Graph, p *Pod, lines []*Line) []trouble {
 			if !l.Warning && l.Kind() == TextJournal {
 				continue
 			}
-			read := readChain(l.Text, componentHint(l))
+			read := readLine(l)
 			if !looksLikeError(l.Text) && !read.known() {
 				continue
 			}
@@ -458,7 +458,7 @@ func podTrouble(g *Graph, p *Pod, lines []*Line) []trouble {
 			}
 			out = append(out, trouble{stage: st, what: oneLine(l.Text), ev: l.Evidence(), weight: 10, read: read})
 		case TextLog:
-			if read := readChain(l.Text, componentHint(l)); read.known() {
+			if read := readLine(l); read.known() {
 				out = append(out, trouble{stage: read.stage(), what: "the container's log says " + oneLine(l.Text), ev: l.Evidence(), weight: 25, read: read, logRead: true})
 			} else if l.Warning {
 				out = append(out, trouble{stage: StageRuntime, what: "the container's log says " + oneLine(l.Text), ev: l.Evidence(), weight: 5})
@@ -599,7 +599,7 @@ const componentWords = "a component's words"
 // a describe's flattened Status block by its condition's Message, what the component
 // printed.
 func readObjectLine(l *Line) chainRead {
-	if read := readChain(l.Text, componentHint(l)); read.known() {
+	if read := readLine(l); read.known() {
 		return read
 	}
 	if read := componentReading(l.Text); read.known() {
@@ -804,7 +804,7 @@ func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []strin
 	// explains it as well as a finding does.
 	read := map[*Line]bool{}
 	for _, l := range lines {
-		if (troubled(l) || levelless && l.Kind() == TextLog) && readChain(l.Text, componentHint(l)).known() {
+		if (troubled(l) || levelless && l.Kind() == TextLog) && readLine(l).known() {
 			read[l] = true
 		}
 	}
