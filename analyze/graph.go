@@ -313,6 +313,7 @@ func LoadWith(ctx context.Context, bundles []*bundle.Bundle, log logrus.FieldLog
 		ld.quiet = nil
 	}
 	ld.shareTemplates()
+	ld.shareEndpoints()
 	ld.deriveReplicaSets()
 	ld.share = nil // what it kept is in the graph; its texts can go
 	ld.intern.objectsLoaded()
