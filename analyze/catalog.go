@@ -203,10 +203,31 @@ const minProseLiterals = 20
 // sentence.
 func shortInProse(m catalog.Match) bool { return m.Entry.Literals() < minProseLiterals }
 
-// usable reports whether a match says enough, and is trouble, to read a line by.
+// usable reports whether a match says enough, and is trouble, to read a line by: a
+// template of only generic words ("unexpected error: %v") says nothing about where.
 func usable(m *catalog.Match) bool {
 	e := m.Entry
-	return e.Class != "info" && e.Literals() >= minCatalogLiterals
+	return e.Class != "info" && e.Literals() >= minCatalogLiterals && !e.Generic() && !wordyTail(m)
+}
+
+// wordyTail reports whether a short template's value, a name where it prints one
+// ("failed to read %s": a path), took a run of words instead: another program's sentence
+// that only begins with the same few words ("failed to read data from plugin storage
+// file path=…", "failed to decode configuration from flags: …"). A wrapped error ("…:
+// %w") is words by nature, and a quoted value may hold any; neither is held to it.
+func wordyTail(m *catalog.Match) bool {
+	if m.Entry.Literals() >= minProseLiterals {
+		return false
+	}
+	for name, v := range m.Captures {
+		if name == "err" || v == "" || v[0] == '"' || v[0] == '\'' || v[0] == '`' {
+			continue
+		}
+		if len(strings.Fields(v)) >= 4 {
+			return true
+		}
+	}
+	return false
 }
 
 // containerOutput is the hint of a line a container printed (its log, `kubectl logs`):

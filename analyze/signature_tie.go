@@ -139,10 +139,12 @@ func sameSigs(a, b []*Signature) bool {
 // signature on its own; a shorter one (`%s %q not found`) ties only with a required value.
 const tieMinLiterals = minCatalogLiterals
 
-// tieReadable reports whether a match may carry a tie: trouble, and specific enough.
+// tieReadable reports whether a match may carry a tie: trouble, and specific enough (no
+// name of its template holding a run of a sentence's words: "pod %s not found" is no
+// tie for "pod is launched … secret "x" not found").
 func tieReadable(m *catalog.Match) bool {
 	e := m.Entry
-	return e.Class != "info" && e.Literals() >= 6
+	return e.Class != "info" && e.Literals() >= 6 && !wordyTail(m)
 }
 
 // deriveTies reads every signature's examples through the catalog.

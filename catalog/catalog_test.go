@@ -186,6 +186,11 @@ func TestLayers(t *testing.T) {
 			},
 		},
 		{
+			// fluentd: a time with its zone after a space, and "[error]:".
+			msg:  `2018-12-28 14:22:30 +0000 [error]: config error file="/fluentd/etc/fluent.conf" error="Unexpected error: failed to read data"`,
+			want: []string{`config error file="/fluentd/etc/fluent.conf" error="Unexpected error: failed to read data"`, `failed to read data`},
+		},
+		{
 			// The same cut before its closing quotes: the rest, unescaped once.
 			msg:  `starting container process caused "process_linux.go:402: container init caused \"setting cgroup config`,
 			want: []string{`process_linux.go:402: container init caused "setting cgroup config`},
@@ -299,5 +304,23 @@ func TestALabelledTailMayBeCut(t *testing.T) {
 	}
 	if _, _, ok := e.match(`Exec lifecycle hook ([x]) for Container "a" in Pod "b" failed`, "exec lifecycle hook ([x]) for container \"a\" in pod \"b\" failed"); ok {
 		t.Error("a text without the error matched")
+	}
+}
+
+// TestGenericTemplates: a template of only the words any program's error says tells no
+// component; one word that names a thing or a step does.
+func TestGenericTemplates(t *testing.T) {
+	for tmpl, want := range map[string]bool{
+		"unexpected error: %v":      true,
+		"failed to read %s: %w":     true,
+		"field not found, node: %s": false,
+		"Error getting node":        false,
+		"failed to decode %s":       true,
+		"failed to pull image %q":   false,
+	} {
+		e := &Entry{Template: tmpl}
+		if e.Generic() != want {
+			t.Errorf("Generic(%q) = %v, want %v", tmpl, !want, want)
+		}
 	}
 }

@@ -13,8 +13,9 @@ const maxLayers = 48
 var (
 	klogHeader    = regexp.MustCompile(`^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+\s+\d+\s+[^\s\]]+:\d+\]\s*`)
 	journalHeader = regexp.MustCompile(`^(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\S+)\s+\S+\s+[\w.@/-]+(?:\[\d+\])?:\s+`)
-	timeHeader    = regexp.MustCompile(`^\[?\d{4}[-/]\d\d[-/]\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\]?\s+(?:\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|FATAL|info|warn|warning|error|debug|fatal)\]?\s+)?`)
-	rpcPrefix     = regexp.MustCompile(`^rpc error: code = \w+ desc = `)
+	// A log time with its zone (fluentd writes " +0000") and level ("[error]:").
+	timeHeader = regexp.MustCompile(`^\[?\d{4}[-/]\d\d[-/]\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z| ?[+-]\d\d:?\d\d)?\]?\s+(?:\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|FATAL|info|warn|warning|error|debug|fatal)\]?:?\s+)?`)
+	rpcPrefix  = regexp.MustCompile(`^rpc error: code = \w+ desc = `)
 	// fieldStart finds a structured field whose value is a message or an error.
 	fieldStart = regexp.MustCompile(`(?:^|\s)(?:msg|message|err|error|reason|errorMessage|errorVerbose|cause)=`)
 )

@@ -147,7 +147,11 @@ type prep struct {
 	words []string // complete words of its literal text, lower case, length >= 3
 	frags []string // literal pieces between verbs and white space, lower case: all must be present
 	first string   // the literal the message starts with, lower case ("" when it starts with a verb)
+	last  string   // LastCapture
 	lits  int
+	// generic: every word of the literal text is one any program's error says
+	// ("unexpected error: %v", "failed to read %s"): the template tells no component.
+	generic bool
 }
 
 // trimEnds removes from the ends of a template what Layers removes from the ends of a
@@ -164,7 +168,7 @@ func trimEnds(segs []segment) []segment {
 
 func prepare(t string, plain bool) *prep {
 	segs := trimEnds(parseTemplate(t, plain))
-	p := &prep{lits: literalLen(segs)}
+	p := &prep{lits: literalLen(segs), last: lastCapture(segs)}
 	for i, s := range segs {
 		if s.verb != 0 {
 			continue
@@ -189,6 +193,14 @@ func prepare(t string, plain bool) *prep {
 			word := low[w[0]:w[1]]
 			if len(word) >= 3 && !allDigits(word) {
 				p.words = append(p.words, word)
+			}
+		}
+	}
+	p.generic = true
+	for _, s := range segs {
+		for _, w := range strings.FieldsFunc(lowerASCII(s.lit), func(r rune) bool { return !unicode.IsLetter(r) }) {
+			if !genericWords[w] {
+				p.generic = false
 			}
 		}
 	}
@@ -421,6 +433,25 @@ func (e *Entry) Example() string {
 		}
 	}
 	return b.String()
+}
+
+// Generic reports whether every word of the template's literal text is one any
+// program's error message says ("unexpected error: %v", "failed to read %s", "field not
+// found"): such a message does not tell which component printed it, nor where.
+func (e *Entry) Generic() bool { return e.prep().generic }
+
+// genericWords are the words of error messages that name no thing and no step of the
+// Pod's path: verbs of any program's I/O and their failure.
+var genericWords = map[string]bool{
+	"a": true, "an": true, "the": true, "to": true, "of": true, "for": true, "from": true, "in": true, "on": true,
+	"with": true, "while": true, "when": true, "at": true, "by": true, "is": true, "was": true, "be": true, "been": true,
+	"not": true, "no": true, "and": true, "or": true, "it": true, "this": true, "that": true, "as": true,
+	"error": true, "errors": true, "err": true, "failed": true, "failure": true, "fail": true, "unable": true,
+	"cannot": true, "can": true, "could": true, "couldn": true, "t": true, "unexpected": true, "unknown": true, "invalid": true,
+	"found": true, "get": true, "getting": true, "read": true, "reading": true, "write": true, "writing": true,
+	"open": true, "opening": true, "create": true, "creating": true, "decode": true, "decoding": true,
+	"encode": true, "encoding": true, "parse": true, "parsing": true, "load": true, "loading": true,
+	"field": true, "value": true, "data": true, "file": true, "object": true, "type": true,
 }
 
 // Literals is the number of literal characters in the template: how specific it is.

@@ -27,8 +27,10 @@ func (e *Entry) Fragments() []string { return e.prep().frags }
 
 // LastCapture is the name of the capture of the verb that ends the template ("err" for
 // a wrapped error), or "" when the template ends with literal text.
-func (e *Entry) LastCapture() string {
-	segs := trimEnds(parseTemplate(e.Template, e.Plain))
+func (e *Entry) LastCapture() string { return e.prep().last }
+
+// lastCapture is LastCapture of a template's segments.
+func lastCapture(segs []segment) string {
 	if n := len(segs); n > 0 && segs[n-1].verb != 0 {
 		return segs[n-1].name
 	}
