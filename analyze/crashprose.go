@@ -19,7 +19,13 @@ var reProseCrash = regexp.MustCompile(`(?i)\bcrash[- ]?loop|\bcrash(?:es|ed|ing)
 // reLevelFirst is a program's log line that starts with its level ("ERROR Unable to
 // initialize config system: …", "[FATAL] …"): output, however much it reads like a
 // sentence.
-var reLevelFirst = regexp.MustCompile(`^\s*\[?(?:ERROR|FATAL|PANIC|CRITICAL|SEVERE|Error|Fatal)\]?[:\s]`)
+var reLevelFirst = regexp.MustCompile(logTime + `?\[?(?:ERROR|FATAL|PANIC|CRITICAL|SEVERE|Error|Fatal)\]?[:\s]|` + logTime + `\[(?:error|fatal|crit|emerg|alert)\][:\s]`)
+
+// logTime is the time a program's log line starts with, before its level: ISO or
+// slashed date and time, with a zone after a space (fluentd's " +0000"), in brackets or
+// not, and the "- " Python's logging puts between fields; "[error]" after it is a level
+// (nginx's "[emerg]", fluentd's "[error]:") where at a line's start it could be a tag.
+const logTime = `^\s*(?:\[?\d{4}[-/]\d\d[-/]\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z| ?[+-]\d\d:?\d\d)?\]?\s+(?:-\s+)?)`
 
 // crashLogFix is what to do about a container that exits at the error its log shows.
 const crashLogFix = "Fix what the log reports before the container exits (a setting, a file or a volume's content the program cannot read, " +
@@ -171,10 +177,19 @@ func reportersOnly(f *Finding, said string) bool {
 
 // reErrorLevelLine is a program's log line at error severity or worse, by its own level:
 // logfmt's, JSON's, klog's E and F, a leading ERROR or FATAL.
-var reErrorLevelLine = regexp.MustCompile(`\blevel=(?:error|fatal|panic|critical|crit)\b|\blvl=(?:eror|crit)\b|"level":\s*"(?:error|fatal|panic|critical)"|^\s*[EF]\d{4} \d|^\s*\[?(?:ERROR|FATAL|PANIC|CRITICAL)\b`)
+var reErrorLevelLine = regexp.MustCompile(`\blevel=(?:error|fatal|panic|critical|crit)\b|\blvl=(?:eror|crit)\b|"level":\s*"(?:error|fatal|panic|critical)"|^\s*[EF]\d{4} \d|` + logTime + `?\[?(?:ERROR|FATAL|PANIC|CRITICAL)\b|` + logTime + `\[(?:error|fatal|crit|emerg|alert)\]`)
+
+// programLevelLine reports whether a line is a program's log line at error severity or
+// worse by a level it writes itself, not by klog's header (the node agents' own).
+func programLevelLine(s string) bool {
+	s = strings.TrimSpace(s)
+	return (reErrorLevelLine.MatchString(s) || reLevelFirst.MatchString(s)) && !reKlogHead.MatchString(s)
+}
+
+var reKlogHead = regexp.MustCompile(`^[IWEF]\d{4} \d`)
 
 // reFatalLevelLine is such a line at fatal severity.
-var reFatalLevelLine = regexp.MustCompile(`\blevel=(?:fatal|panic|crit)\b|\blvl=crit\b|"level":\s*"(?:fatal|panic)"|^\s*F\d{4} \d|^\s*\[?(?:FATAL|PANIC)\b`)
+var reFatalLevelLine = regexp.MustCompile(`\blevel=(?:fatal|panic|crit)\b|\blvl=crit\b|"level":\s*"(?:fatal|panic)"|^\s*F\d{4} \d|` + logTime + `?\[?(?:FATAL|PANIC)\b|` + logTime + `\[(?:fatal|emerg|alert)\]`)
 
 // crashedPodFromLog is runtime-crash-exit's finding about the one pod the floor left
 // unexplained in CrashLoopBackOff (a get row shows it, with no exit code or reason),

@@ -452,7 +452,15 @@ func podTrouble(g *Graph, p *Pod, lines []*Line) []trouble {
 			if !looksLikeError(l.Text) && !read.known() {
 				continue
 			}
-			st := textStage(l.Text, StageNode)
+			def := StageNode
+			if l.Kind() == TextText && programLevelLine(l.Text) {
+				// A program's own log line, by the level it writes after its time
+				// ("2018-12-28 14:22:30 +0000 [error]: …", "level=error"), pasted
+				// without a journal's program: a container's output far more often
+				// than a node agent's.
+				def = StageRuntime
+			}
+			st := textStage(l.Text, def)
 			if read.known() {
 				st = read.stage()
 			}

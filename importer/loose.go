@@ -450,10 +450,12 @@ func isJournalLine(s string) bool {
 		return true
 	}
 	// Other programs' journal lines (systemd, containerd, the kernel) and dmesg lines
-	// belong to the same node log.
+	// belong to the same node log, and so do a CNI plugin's "[INFO][4035] ipam.go 121:"
+	// lines; a time and a "[error]:" alone is any program's log (fluentd's, an app's).
 	e, kind, problem = logline.Parse(s, time.Time{})
 	return kind == logline.KindEntry && problem == nil &&
-		(e.Format == logline.FormatJournal || e.Format == logline.FormatKlog || e.Format == logline.FormatKernel || e.Format == logline.FormatBracket)
+		(e.Format == logline.FormatJournal || e.Format == logline.FormatKlog || e.Format == logline.FormatKernel ||
+			e.Format == logline.FormatBracket && (e.PID != 0 || e.Source != ""))
 }
 
 // block maps one output; it returns what it was detected as, whether it gave evidence,

@@ -123,6 +123,22 @@ func TestTicketShapes(t *testing.T) {
 		{name: "prerequisites not met", says: []string{"prerequisites not met"},
 			files: map[string]string{"ticket.txt": "$ kubectl logs pod/jenkins-0 init\ndownload plugins\nMultiple plugin prerequisites not met:\n" +
 				"Plugin git:4.7.1 depends on configuration-as-code:1.51, but there is an older version defined on the top level - configuration-as-code:1.47\n"}},
+		// fluentd's "TIME +0000 [error]:" lines are a program's log, not a node
+		// journal, and their words ("failed to read data from plugin storage file")
+		// only begin like a CNI plugin's short message: the crash is the runtime's.
+		{name: "fluentd error lines under a crash sentence", rule: "runtime-crash-exit", stage: analyze.StageRuntime, says: []string{"/var/log/td-agent-pos.json"},
+			files: map[string]string{"ticket.txt": "Our log shipper pod keeps crashing and shows the following error:\n\n" +
+				"2021-03-04 10:11:12 +0000 [info]: parsing config file is succeeded path=\"/fluentd/etc/fluent.conf\"\n" +
+				"2021-03-04 10:11:12 +0000 [error]: [in_tail_containers] failed to read data from plugin storage file path=\"/var/log/td-agent-pos.json\" error_class=Fluent::ConfigError error=\"Invalid contents (not object) in plugin storage file: '/var/log/td-agent-pos.json'\"\n"}},
+		// A `kubectl get events` row without its header: the reason column before the
+		// hook's message.
+		{name: "headerless event row of a failed preStop hook", rule: "termination-prestop-hook-failed", stage: analyze.StageTermination, says: []string{"Authentication failure"},
+			files: map[string]string{"events.txt": "0s          Normal    Killing                  pod/pg-0    Stopping container pg\n" +
+				"0s          Warning   FailedPreStopHook        pod/pg-0    Exec lifecycle hook ([/bin/sh -c su postgres -c 'pg_ctl stop']) for Container \"pg\" in Pod \"pg-0_db(07d50216-a65f-4bca-823a-a9b055c74529)\" failed - error: command '/bin/sh -c su postgres -c 'pg_ctl stop'' exited with 1: Password: su: Authentication failure\n"}},
+		// A sentence that says a Secret is not found is no "pod %s not found" with a
+		// run of the sentence for its name, nor a claim the scheduler misses.
+		{name: "a missing Secret in a sentence is config", stage: analyze.StageConfig,
+			files: map[string]string{"ticket.txt": "When a pod is launched to run a task it is stuck waiting with a CreateContainerConfigError and message: secret \"worker-envs\" not found. I am using the default pod template of the chart.\n"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
