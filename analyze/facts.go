@@ -621,15 +621,10 @@ func (g *Graph) linesEstimate(healthy map[*Pod]bool) int {
 		}
 		n += min(strings.Count(c.text, "\n")+1, logTailLines)
 	}
-	for _, rs := range g.replicaSets {
-		n += len(rs.Obj.Status.Conditions)
-	}
-	for _, d := range g.deployments {
-		n += len(d.Obj.Status.Conditions)
-	}
-	for _, j := range g.jobs {
-		n += len(j.Obj.Status.Conditions)
-	}
+	// Only the failures among the workloads' conditions make lines
+	// (workloadConditionLines): counted whole, a Deployment's Available and Progressing
+	// were room for 80k lines never made at 80k pods, held to the report.
+	g.workloadConditionLines(func(lineIn) { n++ })
 	for _, f := range g.fragments {
 		n += len(f.lines)
 	}
