@@ -214,12 +214,14 @@ func usable(m *catalog.Match) bool {
 // ("failed to read %s": a path), took a run of words instead: another program's sentence
 // that only begins with the same few words ("failed to read data from plugin storage
 // file path=…", "failed to decode configuration from flags: …"). A wrapped error ("…:
-// %w") is words by nature, and a quoted value may hold any; neither is held to it.
+// %w", "probe failed: %s") is words by nature, and a quoted value may hold any; neither
+// is held to it.
 func wordyTail(m *catalog.Match) bool {
 	if m.Entry.Literals() >= minProseLiterals {
 		return false
 	}
-	for name, v := range m.Captures {
+	for _, name := range m.Entry.NameCaptures() {
+		v := m.Captures[name]
 		if name == "err" || v == "" || v[0] == '"' || v[0] == '\'' || v[0] == '`' {
 			continue
 		}
@@ -228,6 +230,12 @@ func wordyTail(m *catalog.Match) bool {
 		}
 	}
 	return false
+}
+
+// eventHead reports whether a match is an event message at a line's outermost layer
+// ("Readiness probe failed: …"): what the kubelet recorded around the output it quotes.
+func eventHead(m *catalog.Match) bool {
+	return m.Layer == 0 && m.Entry.Kind == "event" && m.Entry.Literals() >= minCatalogLiterals
 }
 
 // containerOutput is the hint of a line a container printed (its log, `kubectl logs`):
@@ -275,14 +283,24 @@ func klogFile(l *Line) string {
 	return f
 }
 
+// codeSpan reports whether text is one Markdown code span: output a reporter quoted, not
+// a sentence of theirs.
+func codeSpan(text string) bool {
+	return len(text) > 2 && text[0] == '`' && text[len(text)-1] == '`' && !strings.Contains(text[1:len(text)-1], "`")
+}
+
 // readMatches is readChain of text whose catalog matches are ms; file is the source
 // file the line's own header says printed it, when it says.
 func readMatches(text, hint, file string, ms []catalog.Match) chainRead {
-	if hint == "" && slices.ContainsFunc(ms, shortInProse) && isProse(text) {
+	if hint == "" && slices.ContainsFunc(ms, shortInProse) && isProse(text) && !codeSpan(text) {
 		// A reporter's sentence (a line no component is known to have printed) holds
 		// a component's message only where enough of it is there: "could not find %v
 		// %q" reads any sentence that says it could not find something.
-		ms = slices.DeleteFunc(slices.Clone(ms), shortInProse)
+		// An event's message the line begins with ("Readiness probe failed: …") is
+		// the kubelet's, around what it quotes.
+		ms = slices.DeleteFunc(slices.Clone(ms), func(m catalog.Match) bool {
+			return shortInProse(m) && !(eventHead(&m) && strings.HasPrefix(text, m.Text))
+		})
 	}
 	best := bestLayers(ms, hint, file)
 	r := chainRead{text: text, layers: catalog.Layers(text)}
@@ -591,7 +609,9 @@ func outerLayerFirst(text string, at int, st Stage, hint string) bool {
 	if !r.known() {
 		return false
 	}
-	if st == StageRuntime && r.stage().Order() >= st.Order() {
+	if st == StageRuntime && r.stage().Order() >= st.Order() && r.stage() != StageProbe {
+		// A probe's failure wraps what its command printed ("Readiness probe
+		// failed: panic: …"): the probe's program, not the container's.
 		return false
 	}
 	if st == StageRequest {

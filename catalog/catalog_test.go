@@ -316,6 +316,7 @@ func TestGenericTemplates(t *testing.T) {
 		"field not found, node: %s": false,
 		"Error getting node":        false,
 		"failed to decode %s":       true,
+		"%s %q not found":           false,
 		"failed to pull image %q":   false,
 	} {
 		e := &Entry{Template: tmpl}

@@ -148,6 +148,7 @@ type prep struct {
 	frags []string // literal pieces between verbs and white space, lower case: all must be present
 	first string   // the literal the message starts with, lower case ("" when it starts with a verb)
 	last  string   // LastCapture
+	names []string // NameCaptures
 	lits  int
 	// generic: every word of the literal text is one any program's error says
 	// ("unexpected error: %v", "failed to read %s"): the template tells no component.
@@ -196,8 +197,17 @@ func prepare(t string, plain bool) *prep {
 			}
 		}
 	}
+	for i, s := range segs {
+		if (s.verb == 's' || s.verb == 'v') && (i == 0 || !strings.HasSuffix(segs[i-1].lit, ": ") && !strings.HasSuffix(segs[i-1].lit, "= ")) {
+			p.names = append(p.names, s.name)
+		}
+	}
 	p.generic = true
 	for _, s := range segs {
+		if s.verb == 'q' {
+			// A quoted name has a shape of its own: the API server's `%s %q not found`.
+			p.generic = false
+		}
 		for _, w := range strings.FieldsFunc(lowerASCII(s.lit), func(r rune) bool { return !unicode.IsLetter(r) }) {
 			if !genericWords[w] {
 				p.generic = false
@@ -435,9 +445,15 @@ func (e *Entry) Example() string {
 	return b.String()
 }
 
+// NameCaptures are the captures of the template's %s and %v verbs that print a name or a
+// value where it stands ("failed to read %s"), not a message after a colon ("probe
+// failed: %s") or an error it wraps.
+func (e *Entry) NameCaptures() []string { return e.prep().names }
+
 // Generic reports whether every word of the template's literal text is one any
 // program's error message says ("unexpected error: %v", "failed to read %s", "field not
-// found"): such a message does not tell which component printed it, nor where.
+// found") and it quotes no name: such a message does not tell which component printed
+// it, nor where.
 func (e *Entry) Generic() bool { return e.prep().generic }
 
 // genericWords are the words of error messages that name no thing and no step of the
