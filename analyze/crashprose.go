@@ -55,7 +55,7 @@ func crashedFromLog(g *Graph, all, extra []*Finding, rules []*Rule) (*Finding, i
 				continue
 			}
 			x := f.Evidence[0].Excerpt
-			if isProse(x) && !reLevelFirst.MatchString(x) && !reErrorLevelLine.MatchString(x) && !errorChain(x) || reProseCrash.MatchString(x) {
+			if isProse(x) && !reLevelFirst.MatchString(x) && !reErrorLevelLine.MatchString(x) && !reTimedLevel.MatchString(x) && !errorChain(x) || reProseCrash.MatchString(x) {
 				// The reporter's own sentence, read as a log beside the log's lines (a
 				// line with its level's key is a program's, however it reads).
 				continue
@@ -183,7 +183,7 @@ var reErrorLevelLine = regexp.MustCompile(`\blevel=(?:error|fatal|panic|critical
 // worse by a level it writes itself, not by klog's header (the node agents' own).
 func programLevelLine(s string) bool {
 	s = strings.TrimSpace(s)
-	return (reErrorLevelLine.MatchString(s) || reLevelFirst.MatchString(s)) && !reKlogHead.MatchString(s)
+	return (reErrorLevelLine.MatchString(s) || reTimedLevel.MatchString(s)) && !reKlogHead.MatchString(s)
 }
 
 var reKlogHead = regexp.MustCompile(`^[IWEF]\d{4} \d`)

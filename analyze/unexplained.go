@@ -731,6 +731,12 @@ func joinedLines(l *Line) bool {
 // error"). Such a line is trouble only as far as it quotes a message the catalog knows.
 func reporterText(s string) bool {
 	s = strings.TrimSpace(s)
+	if programLevelLine(s) {
+		// A program's line under its time and level ("09:15:54.978 [main] ERROR
+		// o.a.b.LegacyCookieValidation - Cookie for this bookie is not stored …"),
+		// however much its message reads like a sentence.
+		return false
+	}
 	if errorChain(s) {
 		// "failed to start: daemon creation failed: error while initializing daemon: …"
 		// reads like a sentence, and is a program's error as it wrapped it.
@@ -807,6 +813,7 @@ func severeEntry(l *Line) bool {
 func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []string, explained, levelless bool) []*Finding {
 	byFile := map[string][]*Line{}
 	var files []string
+	var intros []*Line
 	troubled := func(l *Line) bool { return l.Warning || l.Kind() == TextJournal || l.Kind() == TextText }
 	// The lines the catalog reads, read once; its reading of a line of the paste
 	// explains it as well as a finding does.
@@ -860,10 +867,26 @@ func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []strin
 			// finding already cites it.
 			continue
 		}
+		if !known && introducesPaste(l.Text) {
+			intros = append(intros, l)
+			continue
+		}
 		if _, ok := byFile[k]; !ok {
 			files = append(files, k)
 		}
 		byFile[k] = append(byFile[k], l)
+	}
+	if len(files) == 0 {
+		// A sentence that only announces a paste ("Pod creation fails with:") is trouble
+		// of its own only when nothing pasted after it is.
+		for _, l := range intros {
+			b, p := l.source()
+			k := b + "\x00" + p
+			if _, ok := byFile[k]; !ok {
+				files = append(files, k)
+			}
+			byFile[k] = append(byFile[k], l)
+		}
 	}
 	var out []*Finding
 	for _, k := range files {
@@ -898,6 +921,16 @@ func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []strin
 			pick = append([]*Line{best}, rest[:min(len(rest), 2)]...)
 		}
 		stage := textStage(best.Text, def)
+		if ls[0].Kind() == TextLog && programLevelLine(best.Text) {
+			// A program's own line at its error level in a container's log: its
+			// words name what the program works on ("Node failing to come up",
+			// "volume", "certificate"), not a step of the pod's path; only a
+			// phrase that says the step for sure moves it.
+			stage = def
+			if st, ok := phraseStage(best.Text); ok {
+				stage = st
+			}
+		}
 		if read.known() {
 			stage = read.stage()
 		}
@@ -935,6 +968,14 @@ func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []strin
 			Cause: what + " reports " + oneLine(best.Text) + "; no podflow rule or signature knows this evidence"})
 	}
 	return out
+}
+
+// introducesPaste reports whether a line is a reporter's sentence that only announces
+// what follows it: a few words ending in a colon ("Pod creation fails with:", "I get
+// this error:"), no message of a program's after it.
+func introducesPaste(s string) bool {
+	s = strings.TrimSpace(s)
+	return strings.HasSuffix(s, ":") && !strings.Contains(s[:len(s)-1], ": ") && len(strings.Fields(s)) <= 10 && !reLevelFirst.MatchString(s)
 }
 
 // subjectStage is where trouble no rule explains is placed when all that is known is
@@ -1028,12 +1069,25 @@ var reNoise = regexp.MustCompile(`(?i)(\.service: (main process exited|failed wi
 // reSpecific marks words of a line that names a cause.
 var reSpecific = regexp.MustCompile(`(?i)(failed to|error:|err=|unable to|cannot|can't|denied|refused|not found|no such|invalid|exceeded|forbidden|panic|fatal|oom|x509|timed? ?out|misconfiguration|is not supported|mismatch|permission)`)
 
+// reTimedLevel is a log line's time of day, a thread or logger in brackets, and its
+// level at error or worse (logback's and log4j's default layouts).
+var reTimedLevel = regexp.MustCompile(`^(?:\d{4}[-/]\d\d[-/]\d\d[T ])?\d\d:\d\d:\d\d(?:[.,]\d+)?\S*\s+(?:\[[^\]]*\]\s+)?(?:ERROR|FATAL|SEVERE|CRITICAL)\b`)
+
+// reGaveUpOnly is a log line that ends at a program's summary of giving up, with no
+// reason after it.
+var reGaveUpOnly = regexp.MustCompile(`(?i)(?:\b(?:failed to|unable to|could not|cannot) (?:build|start|run|initiali[sz]e|launch|boot|create)(?:\s+(?:the|a|an))?(?:\s+[\w-]+){1,2}|\bapplication run failed)\s*[.!]?\s*$`)
+
 // tellingScore rates how much a line says about a cause: specific error words and
 // concrete values (quoted strings, paths, addresses) count; bookkeeping lines do not.
 func tellingScore(s string) int {
 	score := 0
 	if reNoise.MatchString(s) {
 		score -= 10
+	}
+	if reGaveUpOnly.MatchString(s) {
+		// "Failed to build bookie server", "Application run failed": the program's
+		// summary after the error that says why, which it logged first.
+		score -= 4
 	}
 	score += 3 * min(3, len(reSpecific.FindAllStringIndex(s, -1)))
 	score += min(3, strings.Count(s, `"`)/2)

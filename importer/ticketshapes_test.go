@@ -139,6 +139,26 @@ func TestTicketShapes(t *testing.T) {
 		// run of the sentence for its name, nor a claim the scheduler misses.
 		{name: "a missing Secret in a sentence is config", stage: analyze.StageConfig,
 			files: map[string]string{"ticket.txt": "When a pod is launched to run a task it is stuck waiting with a CreateContainerConfigError and message: secret \"worker-envs\" not found. I am using the default pod template of the chart.\n"}},
+		// A sentence that only announces the paste below it is no trouble of its own
+		// beside what the paste says: the runtime's sandbox failure is the root.
+		{name: "a sentence announcing the paste", stage: analyze.StageSandbox, says: []string{"cannot create sandbox"},
+			files: map[string]string{"ticket.txt": "Pod creation fails with:\n\n```\n" +
+				"W0222 17:53:26.864233    2953 util.go:64] FATAL ERROR: creating container: cannot create sandbox: cannot create sandbox process: starting sandbox: fork/exec /proc/self/exe: no space left on device\n" +
+				"W0222 17:53:26.870159    2953 main.go:261] Failure to execute command, err: 1\n```\n"}},
+		// A Java program's first error under its time and level says why; the summary it
+		// logs after ("Failed to build bookie server") and the exception's frames do not.
+		{name: "logback error before the summary", rule: "runtime-crash-exit", stage: analyze.StageRuntime, says: []string{"is not stored in metadata store"},
+			files: map[string]string{"ticket.txt": "After restarting the pod it is always in CrashLoopBackOff:\n```\n" +
+				"09:15:54.921 [main] DEBUG org.apache.zookeeper.ZooWorker - Stopped executing getData after 1 attempts.\n" +
+				"09:15:54.978 [main] ERROR org.example.store.CookieValidation - Cookie for this node is not stored in metadata store. Node failing to come up\n" +
+				"09:15:54.979 [main] ERROR org.example.server.Main - Failed to build storage server\n" +
+				"org.example.store.InvalidCookieException:\n" +
+				"        at org.example.store.CookieValidation.check(CookieValidation.java:122)\n```\n"}},
+		// A Go panic the kubelet quotes after "Readiness probe failed:" is the probe
+		// command's, and the probe is what fails, even in a reporter's sentence.
+		{name: "a panic a readiness probe printed", rule: "probe-readiness-failing", stage: analyze.StageProbe, says: []string{"is forbidden"},
+			files: map[string]string{"ticket.txt": "With the new init image I saw this error\n\n" +
+				"`Readiness probe failed: panic: secrets \"db-config\" is forbidden: User \"appdb\" cannot get resource \"secrets\" in API group \"\"`\n"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
