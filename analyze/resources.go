@@ -1,6 +1,8 @@
 package analyze
 
 import (
+	"regexp"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 )
@@ -59,4 +61,72 @@ func Quantity(list corev1.ResourceList, name corev1.ResourceName) resource.Quant
 		return q
 	}
 	return resource.Quantity{}
+}
+
+// reRequestsKey opens a resources' requests block in a pasted manifest; reRequestEntry
+// is one of its entries.
+var (
+	reRequestsKey  = regexp.MustCompile(`^(\s*)requests:\s*$`)
+	reRequestEntry = regexp.MustCompile(`^(\s*)(cpu|memory|ephemeral-storage):\s*["']?([0-9]+(?:\.[0-9]+)?(?:m|[KMGTPE]i?|[kmgtpe])?)["']?\s*$`)
+)
+
+// PastedRequests is the one requests block the evidence's pasted text shows ("requests:"
+// with cpu, memory or ephemeral-storage entries indented below it), for a pod whose spec
+// the evidence lacks: what a ticket says its pod asks for. Nil when there is none, or
+// several that differ.
+func (v *View) PastedRequests() corev1.ResourceList {
+	var found corev1.ResourceList
+	for _, f := range v.g.fragments {
+		var cur corev1.ResourceList
+		indent := -1
+		flush := func() bool {
+			if len(cur) == 0 {
+				return true
+			}
+			if found != nil && !equalLists(found, cur) {
+				return false
+			}
+			found, cur = cur, nil
+			return true
+		}
+		for _, line := range f.lines {
+			if m := reRequestsKey.FindStringSubmatch(line); m != nil {
+				if !flush() {
+					return nil
+				}
+				indent, cur = len(m[1]), corev1.ResourceList{}
+				continue
+			}
+			if indent < 0 {
+				continue
+			}
+			m := reRequestEntry.FindStringSubmatch(line)
+			if m == nil || len(m[1]) <= indent {
+				if !flush() {
+					return nil
+				}
+				indent = -1
+				continue
+			}
+			if q, err := resource.ParseQuantity(m[3]); err == nil {
+				cur[corev1.ResourceName(m[2])] = q
+			}
+		}
+		if !flush() {
+			return nil
+		}
+	}
+	return found
+}
+
+func equalLists(a, b corev1.ResourceList) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, q := range a {
+		if o, ok := b[k]; !ok || o.Cmp(q) != 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -95,12 +95,21 @@ func schedulingInsufficientResources(v *analyze.View) []analyze.Finding {
 			nodeUse = boundRequests(v)
 		}
 		requests := analyze.PodRequests(pod)
+		specKnown := len(pod.Spec.Containers) > 0
+		if !specKnown {
+			// A pod known from a get row and its events: what it asks for is the
+			// requests block the ticket pastes, if any; never a zero it does not show.
+			requests = v.PastedRequests()
+		}
 		var asked []string
 		for _, name := range lacking {
 			if name == corev1.ResourcePods {
 				continue
 			}
 			q := analyze.Quantity(requests, name)
+			if !specKnown && q.IsZero() {
+				continue
+			}
 			asked = append(asked, fmt.Sprintf("%s %s", name, q.String()))
 		}
 		evidence := u.SchedulerEvidence()

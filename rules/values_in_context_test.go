@@ -343,3 +343,19 @@ func TestAQuotaRefusalQuotesItsNumbers(t *testing.T) {
 	rs := catalogRoots(t, map[string]string{"events.txt": row})
 	wantOneRoot(t, rs, "admission-quota-exceeded", "40m of its 50m requests.cpu", "used: requests.cpu=40m, limited: requests.cpu=50m")
 }
+
+// A Pending pod known from a get row and its events asks for what the requests block the
+// ticket pastes says; without one, no request is said, never a zero the evidence lacks.
+func TestInsufficientResourcesNamesThePastedRequests(t *testing.T) {
+	paste := "Scaling to 4 nodes, the newest pod is stuck:\n\n```\ndb-3                         0/1     Pending   0          4m15s\n```\n\nand shows:\n\n```\nEvents:\n" +
+		"  Type     Reason            Age                  From               Message\n" +
+		"  ----     ------            ----                 ----               -------\n" +
+		"  Warning  FailedScheduling  65s (x6 over 5m19s)  default-scheduler  0/3 nodes are available: 3 Insufficient cpu, 3 Insufficient memory.\n```\n"
+	block := "\nThe default resources:\n\n```\n  resources:\n    requests:\n      cpu: \"2\"\n      memory: \"8Gi\"\n    limits:\n      cpu: \"2\"\n      memory: \"8Gi\"\n```\n"
+	rs := catalogRoots(t, map[string]string{"ticket.txt": paste + block})
+	wantOneRoot(t, rs, "scheduling-insufficient-resources", "its requests (cpu 2, memory 8Gi)")
+
+	rs = catalogRoots(t, map[string]string{"ticket.txt": paste})
+	wantOneRoot(t, rs, "scheduling-insufficient-resources", "no node has room for the pod")
+	wantRootWithout(t, rs, "cpu 0", "cause %q names a request the evidence does not show", "Insufficient cpu")
+}
