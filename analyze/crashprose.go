@@ -243,6 +243,10 @@ func crashedPodFromLog(g *Graph, extra []*Finding, r *Rule) (*Finding, int) {
 // init container", "initcontainer", "initContainers", "goes into init:CrashLoopBackOff".
 var reProseInit = regexp.MustCompile(`(?i)\binit[- ]?containers?\b|\binit:(?:CrashLoopBackOff|Error)\b`)
 
+// reInitKey is a manifest's initContainers key: the pod has init containers, which says
+// nothing of which container fails.
+var reInitKey = regexp.MustCompile(`^\s*-?\s*"?initContainers"?\s*:`)
+
 // initRuleID is the rule whose finding an init container's failure is.
 const initRuleID = "start-init-container-failed"
 
@@ -261,7 +265,7 @@ func initFromProse(g *Graph, all, extra []*Finding, rules []*Rule) {
 	var said *Line
 	lines := g.Lines()
 	for i := range lines {
-		if l := &lines[i]; l.Fragment && reProseInit.MatchString(l.Text) && !reLevelFirst.MatchString(l.Text) && !reErrorLevelLine.MatchString(l.Text) {
+		if l := &lines[i]; l.Fragment && reProseInit.MatchString(l.Text) && !reLevelFirst.MatchString(l.Text) && !reErrorLevelLine.MatchString(l.Text) && !reInitKey.MatchString(l.Text) {
 			said = l
 			break
 		}

@@ -231,6 +231,39 @@ var evidenceValues = []evidenceValue{
 	{EvidenceFullFS, func(g *Graph, _ *Line) string { return g.fullestFilesystem() }},
 	{EvidenceCNILoadError, func(g *Graph, _ *Line) string { return g.cniLoadError() }},
 	{EvidenceCNIConfigs, func(g *Graph, _ *Line) string { return g.cniConfigs() }},
+	{EvidenceSysctlDenied, func(g *Graph, _ *Line) string { return g.sysctlDenied() }},
+}
+
+// EvidenceSysctlDenied names, in a template's optional part, the kernel setting a
+// sysctl command in the evidence was refused ("sysctl: permission denied on key
+// \"vm.max_map_count\"", procps's message when it is not root): the init container
+// meant to raise the node's limit ran without the privilege to.
+const EvidenceSysctlDenied = "evidenceSysctlDenied"
+
+// reSysctlDenied is procps sysctl's refusal to write a key.
+var reSysctlDenied = regexp.MustCompile(`sysctl: (?:permission denied on key "?([\w.]+)"?|setting key "([\w.]+)": (?:Read-only file system|Operation not permitted|Permission denied))`)
+
+// sysctlDenied is EvidenceSysctlDenied: the one key the evidence's lines show sysctl
+// refused to set.
+func (g *Graph) sysctlDenied() string {
+	g.sysctlDeniedOnce.Do(func() {
+		seen := ""
+		for i := range g.lines {
+			t := g.lines[i].Text
+			if !strings.Contains(t, "sysctl: ") {
+				continue
+			}
+			if m := reSysctlDenied.FindStringSubmatch(t); m != nil {
+				k := m[1] + m[2]
+				if seen != "" && seen != k {
+					return
+				}
+				seen = k
+			}
+		}
+		g.sysctlDeniedKey = seen
+	})
+	return g.sysctlDeniedKey
 }
 
 // EvidenceCNIConfigs names, in a template's optional part, the CNI configuration files a

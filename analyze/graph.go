@@ -201,6 +201,10 @@ type Graph struct {
 	// (EvidenceFullFilesystem).
 	fullFSOnce sync.Once
 	fullFS     string
+	// sysctlDeniedOnce computes sysctlDeniedKey, the kernel setting a sysctl of the
+	// evidence was refused (EvidenceSysctlDenied).
+	sysctlDeniedOnce sync.Once
+	sysctlDeniedKey  string
 	// hugePagesOnce computes hugePages, the huge pages a node of the evidence offers
 	// (EvidenceHugePages).
 	hugePagesOnce sync.Once

@@ -159,6 +159,12 @@ func TestTicketShapes(t *testing.T) {
 		{name: "a panic a readiness probe printed", rule: "probe-readiness-failing", stage: analyze.StageProbe, says: []string{"is forbidden"},
 			files: map[string]string{"ticket.txt": "With the new init image I saw this error\n\n" +
 				"`Readiness probe failed: panic: secrets \"db-config\" is forbidden: User \"appdb\" cannot get resource \"secrets\" in API group \"\"`\n"}},
+		// A manifest's initContainers key says the pod has init containers, not that
+		// the failing one is: the program's fatal line stays the app's exit.
+		{name: "an initContainers key is no init failure", rule: "runtime-crash-exit", stage: analyze.StageRuntime,
+			files: map[string]string{"ticket.txt": "The pod crash-loops:\n```\n" +
+				`time="2024-01-02T10:00:00Z" level=fatal msg="cannot open database: open /data/app.db: no such file or directory"` + "\n```\n" +
+				"The manifest:\n```\n      initContainers:\n        - name: migrate\n          image: app:1.2\n```\n"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -62,3 +62,19 @@ func TestAnOOMKillWithoutItsSpecNamesTheLimitTheTicketShows(t *testing.T) {
 		t.Errorf("root %s does not name the limit 200Mi: %s", rs[0].Rule, c)
 	}
 }
+
+// Elasticsearch's bootstrap check names the node's limit; the sysctl refusal printed
+// before it says why the init container meant to raise it did not, and a quote cut after
+// "at least" still reads. Without the refusal the cause does not claim one.
+func TestAKernelLimitNamesTheRefusedSysctl(t *testing.T) {
+	paste := "After the upgrade the pod fails with\n```\n" +
+		"bootstrap check failure [1] of [1]: max virtual memory areas vm.max_map_count [65530] is too low, increase to at least...\n\n" +
+		"sysctl: permission denied on key \"vm.max_map_count\", ignoring\n```\n" +
+		// the manifest's initContainers key says the pod has one, not that it fails
+		"example\n```\n          initContainers:\n            - command:\n                - sh\n                - -c\n                - sysctl -w vm.max_map_count=262144\n              name: sysctl\n```\n"
+	rs := catalogRoots(t, map[string]string{"ticket.txt": paste})
+	wantOneRoot(t, rs, "runtime-crash-exit", "vm.max_map_count at 65530", "sysctl refused to set vm.max_map_count")
+
+	rs = catalogRoots(t, map[string]string{"ticket.txt": strings.Replace(paste, "sysctl: permission denied on key \"vm.max_map_count\", ignoring\n", "", 1)})
+	wantRootWithout(t, rs, "sysctl refused", "cause %q claims a refusal the evidence lacks", "vm.max_map_count at 65530")
+}
