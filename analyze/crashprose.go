@@ -55,7 +55,7 @@ func crashedFromLog(g *Graph, all, extra []*Finding, rules []*Rule) (*Finding, i
 				continue
 			}
 			x := f.Evidence[0].Excerpt
-			if isProse(x) && !reLevelFirst.MatchString(x) && !reErrorLevelLine.MatchString(x) && !reTimedLevel.MatchString(x) && !errorChain(x) || reProseCrash.MatchString(x) {
+			if isProse(x) && !reLevelFirst.MatchString(x) && !reErrorLevelLine.MatchString(x) && !reTimedLevel.MatchString(x) && !errorChain(x) || reProseCrash.MatchString(x) || reBulletItem.MatchString(x) {
 				// The reporter's own sentence, read as a log beside the log's lines (a
 				// line with its level's key is a program's, however it reads).
 				continue
@@ -63,7 +63,12 @@ func crashedFromLog(g *Graph, all, extra []*Finding, rules []*Rule) (*Finding, i
 			// A program's line at fatal level is its exit (logrus', klog's and zap's Fatal
 			// end the process), whatever stage its words suggest ("iscsiadm" is a volume
 			// word; the program that checked for it is what stops).
-			if f.Stage != StageRuntime && !reFatalLevelLine.MatchString(strings.TrimSpace(x)) || at >= 0 {
+			// A pasted line's stage by a word it holds ("should be an emptyDir
+			// mount") is a guess the ticket's crash sentence outweighs; a phrase that
+			// says the step for sure, or the catalog's reading, is not.
+			_, sure := phraseStage(x)
+			guessed := f.Rule == UnexplainedRule && !sure && f.Stage != StageNode
+			if f.Stage != StageRuntime && !guessed && !reFatalLevelLine.MatchString(strings.TrimSpace(x)) || at >= 0 {
 				return nil, -1
 			}
 			at = i
@@ -91,6 +96,12 @@ func crashedFromLog(g *Graph, all, extra []*Finding, rules []*Rule) (*Finding, i
 		exit := slices.IndexFunc(floor.Evidence, func(e Evidence) bool {
 			return programExits(e.Excerpt) || reFatalLevelLine.MatchString(strings.TrimSpace(e.Excerpt))
 		})
+		if exit < 0 && programLevelLine(floor.Evidence[0].Excerpt) && lastWords(g, floor.Evidence[0]) {
+			// A program's log that ends at an error it wrote at its error level
+			// (operator-sdk's "failed to create the operator handler: …" and nothing
+			// after): those are its last words.
+			exit = 0
+		}
 		if exit < 0 {
 			return nil, -1
 		}
@@ -114,6 +125,25 @@ func crashedFromLog(g *Graph, all, extra []*Finding, rules []*Rule) (*Finding, i
 		Remediation: crashLogFix,
 		GroupKey:    crashRuleID + "\x00" + logLine,
 	}, at
+}
+
+// lastWords reports whether e cites the last line of a log or pasted text of three
+// lines or more: what a program wrote before it stopped.
+func lastWords(g *Graph, e Evidence) bool {
+	last, n := "", 0
+	lines := g.Lines()
+	for i := range lines {
+		l := &lines[i]
+		if k := l.Kind(); k != TextLog && k != TextText || !l.Fragment {
+			continue
+		}
+		if ev := l.Evidence(); ev.Path == e.Path && ev.Bundle == e.Bundle {
+			last = strings.TrimSpace(l.Text)
+			n++
+		}
+	}
+	// A line alone is a quote, not a log that ran and stopped.
+	return n >= 3 && strings.TrimSpace(e.Excerpt) == Excerpt(last)
 }
 
 // reStartGivenUp is the head of a program's error chain that says it gave up starting:
@@ -239,6 +269,10 @@ func crashedPodFromLog(g *Graph, extra []*Finding, r *Rule) (*Finding, int) {
 	}, at
 }
 
+// reBulletItem is an item of a Markdown list a reporter wrote ("- image:v2.275.1 or latest
+// (FAILS)"): their account of what they tried, not a program's line.
+var reBulletItem = regexp.MustCompile(`^\s*[-*+] \S`)
+
 // reProseInit is how a ticket says the failing container is an init container: "the
 // init container", "initcontainer", "initContainers", "goes into init:CrashLoopBackOff".
 var reProseInit = regexp.MustCompile(`(?i)\binit[- ]?containers?\b|\binit:(?:CrashLoopBackOff|Error)\b`)
@@ -271,6 +305,31 @@ func initFromProse(g *Graph, all, extra []*Finding, rules []*Rule) {
 		}
 	}
 	if said == nil {
+		return
+	}
+	noStatus := func(f *Finding) bool {
+		return !slices.ContainsFunc(f.Pods(), func(ref ObjectRef) bool {
+			p := g.FindPod(ref.Namespace, ref.Name)
+			return p != nil && len(p.Obj.Status.InitContainerStatuses)+len(p.Obj.Status.ContainerStatuses) > 0
+		})
+	}
+	// A runtime-stage signature's finding about the one program line the ticket shows,
+	// with no pod status to say which container printed it, is the init container's
+	// when the ticket says that is what fails ("unknown command \"init\" for
+	// \"argoexec\"" in the init container's log): its cause stays, its stage is start.
+	var runtime []*Finding
+	for _, f := range all {
+		if f.Stage == StageRuntime && f.Rule != UnexplainedRule && f.Rule != CatalogRule && noStatus(f) &&
+			len(f.Evidence) > 0 && f.Evidence[0].placeKey() != said.Evidence().placeKey() && !isProse(f.Evidence[0].Excerpt) {
+			runtime = append(runtime, f)
+		}
+	}
+	if len(runtime) == 1 && !slices.ContainsFunc(all, func(f *Finding) bool { return f.Stage != StageRuntime && f.Rule != UnexplainedRule && f.Rule != CatalogRule }) {
+		f := runtime[0]
+		f.Rule, f.Stage, f.Title = r.ID, StageStart, r.Title
+		f.Cause = "an init container fails, so the pod's app containers never start (the ticket's text says the failing container is an init container): " + f.Cause
+		f.Evidence = append(f.Evidence, said.Evidence())
+		f.GroupKey = initRuleID + "\x00" + f.GroupKey
 		return
 	}
 	for _, f := range extra {

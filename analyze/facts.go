@@ -923,7 +923,10 @@ var errorWords = []string{"error", "fail", "fatal", "panic", "exception", "denie
 	"crash", "back-off", "backoff", "unhealthy", "not healthy", "nodelost", "evicted", "oomkilled", "crashloopbackoff", "nodes are available", "didn't tolerate", "didn't match", "insufficient",
 	"unbound", "oom-killer", "expired", "avc:  denied", "avc: denied", "not ready", "notready", "deadline", "x509", "unreachable", "illegal instruction",
 	// a program's own refusal to go on: "Multiple plugin prerequisites not met:"
-	"prerequisites not met", "requirements not met", "dependencies not met"}
+	"prerequisites not met", "requirements not met", "dependencies not met",
+	// and its request to the reader: "/runner should be an emptyDir mount. Please fix
+	// the pod spec."
+	"please fix"}
 
 // looksLikeError reports whether a line without a severity reads as a failure report.
 // It runs on every journal line without a severity and every log line, so ASCII text

@@ -787,8 +787,11 @@ func configSetting(s string) bool {
 	return !looksLikeError(m[1])
 }
 
-// reQuietLevel is a structured log line's own level field at info, debug or trace.
-var reQuietLevel = regexp.MustCompile(`\blevel=(?:info|debug|trace)\b|"level":\s*"(?:info|debug|trace)"`)
+// reQuietLevel is a log line's own level at info, debug or trace: a structured field, or
+// the bracketed or bare level after the line's time ("[Wed Jan 27 13:04:45 UTC 2021]
+// [INFO] …", "2021-01-27 13:04:45,120 INFO …", "09:15:54.921 [main] DEBUG …").
+var reQuietLevel = regexp.MustCompile(`\blevel=(?:info|debug|trace)\b|"level":\s*"(?:info|debug|trace)"|^\s*\[[^\]]*\d\d:\d\d:\d\d[^\]]*\]\s+\[(?:INFO|DEBUG|TRACE|info|debug|trace)\]\s|` +
+	logTime + `?(?:\d\d:\d\d:\d\d(?:[.,]\d+)?\s+(?:\[[^\]]*\]\s+)?)?\[?(?:INFO|DEBUG|TRACE)\]?\s`)
 
 // reMessageKey is a key whose value is a message, not a setting.
 var reMessageKey = regexp.MustCompile(`(?i)^\s*["']?(?:error|err|errors|msg|message|reason|status|fatal|warning|warn|panic|exception|cause|detail|description)["']?\s*[:=]`)

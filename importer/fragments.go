@@ -557,7 +557,7 @@ func blockName(file string, first int, ext string) string {
 var reNotLogName = regexp.MustCompile(`(?i)(^|[-_.])(events?|describe)([-_.]|$)`)
 
 // reLogName tells a file named like a log.
-var reLogName = regexp.MustCompile(`(?i)(\.log|\.out|\.err|log\.txt|logs?)$`)
+var reLogName = regexp.MustCompile(`(?i)(\.log|\.out|\.err|logs?\.txt|logs?)$`)
 
 // errorWords are the words that make a line read as error output.
 var errorWords = []string{"error", "fatal", "panic", "exception", "traceback", "failed", "denied", "refused", "killed", "cannot", "unable"}

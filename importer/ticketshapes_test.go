@@ -165,6 +165,15 @@ func TestTicketShapes(t *testing.T) {
 			files: map[string]string{"ticket.txt": "The pod crash-loops:\n```\n" +
 				`time="2024-01-02T10:00:00Z" level=fatal msg="cannot open database: open /data/app.db: no such file or directory"` + "\n```\n" +
 				"The manifest:\n```\n      initContainers:\n        - name: migrate\n          image: app:1.2\n```\n"}},
+		// A log that runs, then ends at an error its program wrote at its error level:
+		// those are its last words, the reason it stops. One error line alone is a
+		// quote and stays the floor's.
+		{name: "a log's last words at error level", rule: "runtime-crash-exit", stage: analyze.StageRuntime, says: []string{"already exists"},
+			files: map[string]string{"logs.txt": "```\n" +
+				`time="2018-10-19T11:02:19Z" level=info msg="Go Version: go1.11"` + "\n" +
+				`time="2018-10-19T11:02:19Z" level=info msg="operator namespace: auth"` + "\n" +
+				`time="2018-10-19T11:02:19Z" level=info msg="Connected to the identity server"` + "\n" +
+				`time="2018-10-19T11:02:19Z" level=error msg="failed to create the operator handler: storing the operator config in a secret: secrets \"op-config\" already exists"` + "\n```\n"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
