@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -128,6 +129,13 @@ func crashFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *c
 		}
 	}
 	note, cl := v.ExitNotes(t, log, "the crashed instance")
+	if cl.Phrase() == "" && t.Message == "" {
+		// Nothing says why it exits: what it was told to run is the first suspect
+		// (an address without its port, a flag of another release).
+		if run := containerCommand(pod, c.Name); run != "" {
+			cause += "; it runs " + run
+		}
+	}
 	cause += note
 	logText := cl.Text
 	evidence = append(evidence, cl.Evidence...)
@@ -143,6 +151,31 @@ func crashFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *c
 		},
 		GroupKey: fmt.Sprintf("%s\x00%s\x00%d", group, c.Name, t.ExitCode),
 	}
+}
+
+// containerCommand is a container's command and arguments as its spec gives them,
+// quoted for a cause, or "" when the spec gives neither.
+func containerCommand(pod *corev1.Pod, name string) string {
+	for _, c := range pod.Spec.Containers {
+		if c.Name != name || len(c.Command)+len(c.Args) == 0 {
+			continue
+		}
+		words := append(append([]string{}, c.Command...), c.Args...)
+		what := "with command"
+		if len(c.Command) == 0 {
+			what = "with args"
+		}
+		run := strings.Join(words, " ")
+		if len(run) > 200 {
+			n := 200
+			for n > 0 && !utf8.RuneStart(run[n]) {
+				n--
+			}
+			run = run[:n] + "…"
+		}
+		return fmt.Sprintf("%s %q", what, run)
+	}
+	return ""
 }
 
 func crashFix(container string, code int32, logText, profile string, policy corev1.RestartPolicy) string {

@@ -359,3 +359,14 @@ func TestInsufficientResourcesNamesThePastedRequests(t *testing.T) {
 	wantOneRoot(t, rs, "scheduling-insufficient-resources", "no node has room for the pod")
 	wantRootWithout(t, rs, "cpu 0", "cause %q names a request the evidence does not show", "Insufficient cpu")
 }
+
+// A crash-looping container whose log the evidence lacks is said with what it was told
+// to run: its arguments are the first suspect (an address without its port).
+func TestACrashWithoutItsLogNamesTheArguments(t *testing.T) {
+	describe := "Name:\t\tdash-1964089633-n5g21\nNamespace:\tkube-system\nStatus:\t\tRunning\nContainers:\n  dash:\n" +
+		"    Image:\t\texample/dashboard:v1.5.1\n    Args:\n      --apiserver-host=http://10.254.0.1\n" +
+		"    State:\t\tWaiting\n      Reason:\t\tCrashLoopBackOff\n    Last State:\t\tTerminated\n      Reason:\t\tError\n      Exit Code:\t1\n" +
+		"    Ready:\t\tFalse\n    Restart Count:\t6\n"
+	rs := catalogRoots(t, map[string]string{"describe.txt": describe})
+	wantOneRoot(t, rs, "runtime-crash-exit", `it runs with args "--apiserver-host=http://10.254.0.1"`)
+}
