@@ -307,31 +307,6 @@ func initFromProse(g *Graph, all, extra []*Finding, rules []*Rule) {
 	if said == nil {
 		return
 	}
-	noStatus := func(f *Finding) bool {
-		return !slices.ContainsFunc(f.Pods(), func(ref ObjectRef) bool {
-			p := g.FindPod(ref.Namespace, ref.Name)
-			return p != nil && len(p.Obj.Status.InitContainerStatuses)+len(p.Obj.Status.ContainerStatuses) > 0
-		})
-	}
-	// A runtime-stage signature's finding about the one program line the ticket shows,
-	// with no pod status to say which container printed it, is the init container's
-	// when the ticket says that is what fails ("unknown command \"init\" for
-	// \"argoexec\"" in the init container's log): its cause stays, its stage is start.
-	var runtime []*Finding
-	for _, f := range all {
-		if f.Stage == StageRuntime && f.Rule != UnexplainedRule && f.Rule != CatalogRule && noStatus(f) &&
-			len(f.Evidence) > 0 && f.Evidence[0].placeKey() != said.Evidence().placeKey() && !isProse(f.Evidence[0].Excerpt) {
-			runtime = append(runtime, f)
-		}
-	}
-	if len(runtime) == 1 && !slices.ContainsFunc(all, func(f *Finding) bool { return f.Stage != StageRuntime && f.Rule != UnexplainedRule && f.Rule != CatalogRule }) {
-		f := runtime[0]
-		f.Rule, f.Stage, f.Title = r.ID, StageStart, r.Title
-		f.Cause = "an init container fails, so the pod's app containers never start (the ticket's text says the failing container is an init container): " + f.Cause
-		f.Evidence = append(f.Evidence, said.Evidence())
-		f.GroupKey = initRuleID + "\x00" + f.GroupKey
-		return
-	}
 	for _, f := range extra {
 		if slices.ContainsFunc(f.Pods(), func(ref ObjectRef) bool {
 			p := g.FindPod(ref.Namespace, ref.Name)
