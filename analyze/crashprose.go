@@ -14,7 +14,25 @@ import (
 // it. That is runtime-crash-exit's finding, said from the log line it rests on.
 
 // reProseCrash is how a reporter says a pod's container keeps crashing.
-var reProseCrash = regexp.MustCompile(`(?i)\bcrash[- ]?loop|\bcrash(?:es|ed|ing)\b|\bkeeps? (?:on )?(?:crashing|restarting|dying|exiting)\b|\brestarts? (?:constantly|continuously|repeatedly|over and over|every)\b`)
+var reProseCrash = regexp.MustCompile(reProseLoops + `|` + reProseStartFails)
+
+// reProseLoops is how a ticket says a pod crash-loops; reProseStartFails, that it dies
+// as it starts ("fails to start", "won't start", "I get below error on kafka startup").
+const (
+	reProseLoops      = `(?i)\bcrash[- ]?loop|\bcrash(?:es|ed|ing)\b|\bkeeps? (?:on )?(?:crashing|restarting|dying|exiting)\b|\brestarts? (?:constantly|continuously|repeatedly|over and over|every)\b`
+	reProseStartFails = `(?i)\b(?:fails?|failed|failing) to (?:start|come up|boot)\b|\b(?:won't|doesn't|does not|can't|cannot) (?:start|come up)\b|\b(?:error|errors|exception)\b[^.]{0,40}\b(?:on|at|during) (?:\w+ )?start(?:up|ing)?\b`
+)
+
+var reSaidLoops = regexp.MustCompile(reProseLoops)
+
+// saidHow is what a ticket's sentence says of the crash: that it crash-loops, or that
+// it fails as it starts.
+func saidHow(s string) string {
+	if reSaidLoops.MatchString(s) {
+		return "crash-loops"
+	}
+	return "fails as it starts"
+}
 
 // reLevelFirst is a program's log line that starts with its level ("ERROR Unable to
 // initialize config system: …", "[FATAL] …"): output, however much it reads like a
@@ -55,7 +73,8 @@ func crashedFromLog(g *Graph, all, extra []*Finding, rules []*Rule) (*Finding, i
 				continue
 			}
 			x := f.Evidence[0].Excerpt
-			if isProse(x) && !reLevelFirst.MatchString(x) && !reErrorLevelLine.MatchString(x) && !reTimedLevel.MatchString(x) && !errorChain(x) || reProseCrash.MatchString(x) || reBulletItem.MatchString(x) {
+			program := reLevelFirst.MatchString(x) || reErrorLevelLine.MatchString(x) || programLine(x) || errorChain(x)
+			if !program && (isProse(x) || reProseCrash.MatchString(x)) || reBulletItem.MatchString(x) {
 				// The reporter's own sentence, read as a log beside the log's lines (a
 				// line with its level's key is a program's, however it reads).
 				continue
@@ -85,7 +104,7 @@ func crashedFromLog(g *Graph, all, extra []*Finding, rules []*Rule) (*Finding, i
 	lines := g.Lines()
 	for i := range lines {
 		l := &lines[i]
-		if l.Fragment && reProseCrash.MatchString(l.Text) && !reLevelFirst.MatchString(l.Text) {
+		if l.Fragment && reProseCrash.MatchString(l.Text) && !reLevelFirst.MatchString(l.Text) && !programLine(l.Text) && !errorChain(l.Text) {
 			said = l
 			break
 		}
@@ -120,7 +139,7 @@ func crashedFromLog(g *Graph, all, extra []*Finding, rules []*Rule) (*Finding, i
 	return &Finding{Rule: r.ID, Stage: StageRuntime, Severity: SeverityError, Title: r.Title,
 		Subjects: floor.Subjects,
 		Evidence: append(append([]Evidence{}, floor.Evidence...), said.Evidence()),
-		Cause: "the container exits soon after it starts, and the kubelet restarts it (the ticket's text says it crash-loops): " +
+		Cause: "the container exits soon after it starts, and the kubelet restarts it (the ticket's text says it " + saidHow(said.Text) + "): " +
 			"the error its log shows is why: " + quoteText(logLine),
 		Remediation: crashLogFix,
 		GroupKey:    crashRuleID + "\x00" + logLine,
@@ -214,6 +233,12 @@ var reErrorLevelLine = regexp.MustCompile(`\blevel=(?:error|fatal|panic|critical
 func programLevelLine(s string) bool {
 	s = strings.TrimSpace(s)
 	return (reErrorLevelLine.MatchString(s) || reTimedLevel.MatchString(s)) && !reKlogHead.MatchString(s)
+}
+
+// programLine reports whether a line is a program's by its own form: at an error level
+// it wrote (programLevelLine), or the head of an exception's report.
+func programLine(s string) bool {
+	return programLevelLine(s) || reExceptionHead.MatchString(strings.TrimSpace(s))
 }
 
 var reKlogHead = regexp.MustCompile(`^[IWEF]\d{4} \d`)

@@ -731,10 +731,12 @@ func joinedLines(l *Line) bool {
 // error"). Such a line is trouble only as far as it quotes a message the catalog knows.
 func reporterText(s string) bool {
 	s = strings.TrimSpace(s)
-	if programLevelLine(s) {
+	if programLine(s) {
 		// A program's line under its time and level ("09:15:54.978 [main] ERROR
-		// o.a.b.LegacyCookieValidation - Cookie for this bookie is not stored …"),
-		// however much its message reads like a sentence.
+		// o.a.b.LegacyCookieValidation - Cookie for this bookie is not stored …"), or
+		// an exception its runtime printed ("java.lang.IllegalArgumentException:
+		// Error creating broker listeners from …"), however much it reads like a
+		// sentence.
 		return false
 	}
 	if errorChain(s) {
@@ -924,7 +926,7 @@ func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []strin
 			pick = append([]*Line{best}, rest[:min(len(rest), 2)]...)
 		}
 		stage := textStage(best.Text, def)
-		if ls[0].Kind() == TextLog && programLevelLine(best.Text) {
+		if ls[0].Kind() == TextLog && programLine(best.Text) {
 			// A program's own line at its error level in a container's log: its
 			// words name what the program works on ("Node failing to come up",
 			// "volume", "certificate"), not a step of the pod's path; only a
@@ -1071,6 +1073,11 @@ var reNoise = regexp.MustCompile(`(?i)(\.service: (main process exited|failed wi
 
 // reSpecific marks words of a line that names a cause.
 var reSpecific = regexp.MustCompile(`(?i)(failed to|error:|err=|unable to|cannot|can't|denied|refused|not found|no such|invalid|exceeded|forbidden|panic|fatal|oom|x509|timed? ?out|misconfiguration|is not supported|mismatch|permission)`)
+
+// reExceptionHead is a line an exception's report begins with: its class, qualified or
+// not, and a colon ("java.lang.IllegalArgumentException: …", "ValueError: …",
+// "System.IO.IOException: …").
+var reExceptionHead = regexp.MustCompile(`^(?:[a-z][\w$]*\.)*[A-Z][\w$]*(?:Exception|Error)(?::\s|$)`)
 
 // reTimedLevel is a log line's time of day, a thread or logger in brackets, and its
 // level at error or worse (logback's and log4j's default layouts).

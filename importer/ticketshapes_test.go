@@ -177,6 +177,12 @@ func TestTicketShapes(t *testing.T) {
 				`time="2018-10-19T11:02:19Z" level=info msg="operator namespace: auth"` + "\n" +
 				`time="2018-10-19T11:02:19Z" level=info msg="Connected to the identity server"` + "\n" +
 				`time="2018-10-19T11:02:19Z" level=error msg="failed to create the operator handler: storing the operator config in a secret: secrets \"op-config\" already exists"` + "\n```\n"}},
+		// An exception's report is a program's line however much it reads like a
+		// sentence ("… from '…': Unable to parse … to a broker endpoint"), and "I get
+		// below error on startup" says the container dies as it starts.
+		{name: "an exception under a sentence about startup", rule: "runtime-crash-exit", stage: analyze.StageRuntime, says: []string{"IllegalArgumentException", "fails as it starts"},
+			files: map[string]string{"ticket.txt": "I want to expose the advertised listeners with the pod IP, but I get below error on broker startup logs.\n\n```\n" +
+				"java.lang.IllegalArgumentException: Error creating broker listeners from 'PLAINTEXT://$POD_IP:9092': Unable to parse PLAINTEXT://$POD_IP:9092 to a broker endpoint\n```\n"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
