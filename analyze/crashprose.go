@@ -167,14 +167,16 @@ func lastWords(g *Graph, e Evidence) bool {
 
 // reStartGivenUp is the head of a program's error chain that says it gave up starting:
 // "failed to start: daemon creation failed: …", "unable to start manager: …",
-// "error starting server: …".
-var reStartGivenUp = regexp.MustCompile(`(?i)^(?:\w+(?:\s\w+)?:\s)?(?:failed to (?:start|run|initialize|init)|unable to (?:start|run|initialize)|error (?:starting|running|initializing)|could not (?:start|initialize)|cannot start)\b`)
+// "error starting server: …", an exception's report of it ("[v0.4.6] N.C.CorruptDatabaseException:
+// Prowlarr failed to start: …").
+var reStartGivenUp = regexp.MustCompile(`(?i)^(?:\[[^\]]*\]\s*)?(?:(?:[\w$]+\.)*[\w$]+(?:Exception|Error):\s)?(?:\w+(?:\s\w+)?:\s)?(?:\w+\s)?(?:failed to (?:start|run|initialize|init)|unable to (?:start|run|initialize)|error (?:starting|running|initializing)|could not (?:start|initialize)|cannot start)\b`)
 
 // programExits reports whether a log line is a program's own account of why it gave up
-// starting: an error chain of three links or more whose head says it failed to start.
+// starting: an error chain of three links or more, or an exception's report, whose head
+// says it failed to start.
 func programExits(s string) bool {
 	s = strings.Trim(strings.TrimSpace(s), "`")
-	return errorChain(s) && reStartGivenUp.MatchString(s)
+	return (errorChain(s) || reExceptionHead.MatchString(s)) && reStartGivenUp.MatchString(s)
 }
 
 // fatalFloor is the index of the one floor finding of extra (unexplained, or read by

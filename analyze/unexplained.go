@@ -1077,11 +1077,15 @@ var reSpecific = regexp.MustCompile(`(?i)(failed to|error:|err=|unable to|cannot
 // reExceptionHead is a line an exception's report begins with: its class, qualified or
 // not, and a colon ("java.lang.IllegalArgumentException: …", "ValueError: …",
 // "System.IO.IOException: …").
-var reExceptionHead = regexp.MustCompile(`^(?:[a-z][\w$]*\.)*[A-Z][\w$]*(?:Exception|Error)(?::\s|$)`)
+var reExceptionHead = regexp.MustCompile(`^(?:\[[^\]]*\]\s*)?(?:[A-Za-z][\w$]*\.)*[A-Z][\w$]*(?:Exception|Error)(?::\s|$)`)
 
 // reTimedLevel is a log line's time of day, a thread or logger in brackets, and its
 // level at error or worse (logback's and log4j's default layouts).
 var reTimedLevel = regexp.MustCompile(`^(?:\d{4}[-/]\d\d[-/]\d\d[T ])?\d\d:\d\d:\d\d(?:[.,]\d+)?\S*\s+(?:\[[^\]]*\]\s+)?(?:ERROR|FATAL|SEVERE|CRITICAL)\b`)
+
+// reBareException is an exception's report without a message: its class, a colon, and
+// nothing or its stack frames ("…InvalidCookieException: at org.apache.…").
+var reBareException = regexp.MustCompile(`^\s*(?:[a-z][\w$]*\.)*[A-Z][\w$]*(?:Exception|Error):\s*(?:at\s|$)`)
 
 // reGaveUpOnly is a log line that ends at a program's summary of giving up, with no
 // reason after it.
@@ -1093,6 +1097,11 @@ func tellingScore(s string) int {
 	score := 0
 	if reNoise.MatchString(s) {
 		score -= 10
+	}
+	if reBareException.MatchString(s) {
+		// An exception's class with no message, its stack frames after it: the
+		// error the program logged before it says why.
+		score -= 6
 	}
 	if reGaveUpOnly.MatchString(s) {
 		// "Failed to build bookie server", "Application run failed": the program's

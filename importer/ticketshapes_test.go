@@ -183,6 +183,19 @@ func TestTicketShapes(t *testing.T) {
 		{name: "an exception under a sentence about startup", rule: "runtime-crash-exit", stage: analyze.StageRuntime, says: []string{"IllegalArgumentException", "fails as it starts"},
 			files: map[string]string{"ticket.txt": "I want to expose the advertised listeners with the pod IP, but I get below error on broker startup logs.\n\n```\n" +
 				"java.lang.IllegalArgumentException: Error creating broker listeners from 'PLAINTEXT://$POD_IP:9092': Unable to parse PLAINTEXT://$POD_IP:9092 to a broker endpoint\n```\n"}},
+		// An exception's report that says the program failed to start is its exit,
+		// its tag and class before the words; the class alone with its stack frames
+		// after it says less than the error logged before it.
+		{name: "an exception that says the program failed to start", rule: "runtime-crash-exit", stage: analyze.StageRuntime, says: []string{"database is locked"},
+			files: map[string]string{"logs.txt": "[v0.4.6.1969] App.Core.Datastore.CorruptDatabaseException: App failed to start: Database file: code = Busy (5), message = System.Data.SQLite.SQLiteException (0x800007AF): database is locked\n" +
+				"database is locked\n   at System.Data.SQLite.SQLite3.Step(SQLiteStatement stmt)\n   at System.Data.SQLite.SQLiteDataReader.NextResult()\n"}},
+		{name: "an exception's bare class after the error that says why", rule: "runtime-crash-exit", stage: analyze.StageRuntime, says: []string{"not stored in metadata store"},
+			files: map[string]string{"ticket.txt": "After restarting the pod it is always in the CrashLoopBackOff state:\n```\n" +
+				"09:15:54.978 [main] ERROR org.example.store.CookieValidation - Cookie for this member is not stored in metadata store. Member failing to come up\n" +
+				"09:15:54.979 [main] ERROR org.example.server.Main - Failed to build member server\n" +
+				"org.example.store.MemberException$InvalidCookieException:\n" +
+				"        at org.example.store.CookieValidation.checkCookies(CookieValidation.java:122)\n" +
+				"        at org.example.server.Main.buildMemberServer(Main.java:422)\n```\n"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
