@@ -20,7 +20,7 @@ var reProseCrash = regexp.MustCompile(reProseLoops + `|` + reProseStartFails)
 // as it starts ("fails to start", "won't start", "I get below error on kafka startup").
 const (
 	reProseLoops      = `(?i)\bcrash[- ]?loop|\bcrash(?:es|ed|ing)\b|\bkeeps? (?:on )?(?:crashing|restarting|dying|exiting)\b|\brestarts? (?:constantly|continuously|repeatedly|over and over|every)\b`
-	reProseStartFails = `(?i)\b(?:fails?|failed|failing) to (?:start|come up|boot)\b|\b(?:won't|doesn't|does not|can't|cannot) (?:start|come up)\b|\b(?:error|errors|exception)\b[^.]{0,40}\b(?:on|at|during) (?:\w+ )?start(?:up|ing)?\b`
+	reProseStartFails = `(?i)\b(?:fails?|failed|failing) to (?:start|come up|boot|stand up)\b|\b(?:won't|doesn't|does not|can't|cannot) (?:start|come up)\b|\b(?:error|errors|exception)\b[^.]{0,40}\b(?:on|at|during) (?:\w+ )?start(?:up|ing)?\b`
 )
 
 var reSaidLoops = regexp.MustCompile(reProseLoops)
@@ -73,7 +73,7 @@ func crashedFromLog(g *Graph, all, extra []*Finding, rules []*Rule) (*Finding, i
 				continue
 			}
 			x := f.Evidence[0].Excerpt
-			program := reLevelFirst.MatchString(x) || reErrorLevelLine.MatchString(x) || programLine(x) || errorChain(x)
+			program := reLevelFirst.MatchString(x) || reErrorLevelLine.MatchString(x) || programLine(x) || errorChain(x) || quotedError(x) != ""
 			if !program && (isProse(x) || reProseCrash.MatchString(x)) || reBulletItem.MatchString(x) {
 				// The reporter's own sentence, read as a log beside the log's lines (a
 				// line with its level's key is a program's, however it reads).
@@ -86,7 +86,7 @@ func crashedFromLog(g *Graph, all, extra []*Finding, rules []*Rule) (*Finding, i
 			// mount") is a guess the ticket's crash sentence outweighs; a phrase that
 			// says the step for sure, or the catalog's reading, is not.
 			_, sure := phraseStage(x)
-			guessed := f.Rule == UnexplainedRule && !sure && f.Stage != StageNode
+			guessed := f.Rule == UnexplainedRule && !sure && (f.Stage != StageNode || quotedError(x) != "")
 			if f.Stage != StageRuntime && !guessed && !reFatalLevelLine.MatchString(strings.TrimSpace(x)) || at >= 0 {
 				return nil, -1
 			}
@@ -111,6 +111,10 @@ func crashedFromLog(g *Graph, all, extra []*Finding, rules []*Rule) (*Finding, i
 	}
 	floor := extra[at]
 	logLine := strings.TrimSpace(floor.Evidence[0].Excerpt)
+	if q := quotedError(logLine); q != "" {
+		// The program's words the reporter's sentence quotes, not the sentence.
+		logLine = q
+	}
 	if said == nil {
 		exit := slices.IndexFunc(floor.Evidence, func(e Evidence) bool {
 			return programExits(e.Excerpt) || reFatalLevelLine.MatchString(strings.TrimSpace(e.Excerpt))
@@ -236,6 +240,35 @@ func programLevelLine(s string) bool {
 	s = strings.TrimSpace(s)
 	return (reErrorLevelLine.MatchString(s) || reTimedLevel.MatchString(s)) && !reKlogHead.MatchString(s)
 }
+
+// quotedError is the program's error a reporter's sentence quotes in a code span ("the
+// pods enter a crash loop due to `|ERRO|CTL|main.main: Failed to initialize -
+// error=Unknown container runtime`"), the longest such span; "" when the line is no
+// sentence or quotes none.
+func quotedError(s string) string {
+	if !isProse(s) || strings.Count(s, "`") < 2 {
+		return ""
+	}
+	best := ""
+	parts := strings.Split(s, "`")
+	last := len(parts) - 1
+	if len(parts)%2 == 0 && strings.HasSuffix(s, "…") {
+		// An excerpt cut inside the span: the span runs to the cut.
+		last = len(parts)
+	}
+	for i := 1; i < last; i += 2 {
+		q := strings.TrimSpace(strings.TrimSuffix(parts[i], "…"))
+		before := strings.ToLower(parts[i-1][max(0, len(parts[i-1])-30):])
+		if len(q) >= 20 && len(q) > len(best) && (looksLikeError(q) || reNamesError.MatchString(before)) {
+			best = q
+		}
+	}
+	return best
+}
+
+// reNamesError is how a sentence names the output it quotes next: "because of this
+// error", "fails with", "the log says".
+var reNamesError = regexp.MustCompile(`\b(?:error|exception|message|fails? with|failed with|log says|logs say)\b[^a-z]*$`)
 
 // programLine reports whether a line is a program's by its own form: at an error level
 // it wrote (programLevelLine), or the head of an exception's report.

@@ -196,6 +196,12 @@ func TestTicketShapes(t *testing.T) {
 				"org.example.store.MemberException$InvalidCookieException:\n" +
 				"        at org.example.store.CookieValidation.checkCookies(CookieValidation.java:122)\n" +
 				"        at org.example.server.Main.buildMemberServer(Main.java:422)\n```\n"}},
+		// A program's error a reporter's sentence quotes in a code span is the
+		// program's line, and its words, not the sentence's, are quoted.
+		{name: "an error quoted inline in a sentence", rule: "runtime-crash-exit", stage: analyze.StageRuntime, says: []string{"Unknown container runtime"},
+			files: map[string]string{"ticket.txt": "When run on the containerd runtime, the controller pods enter a crash loop due to `|ERRO|CTL|main.main: Failed to initialize - error=Unknown container runtime`. The other pods start.\n"}},
+		{name: "an error a sentence names before its code span", rule: "runtime-crash-exit", stage: analyze.StageRuntime, says: []string{"cookie_secret must be 16, 24, or 32 bytes"},
+			files: map[string]string{"ticket.txt": "The proxy pod failed to stand up because of this error `cookie_secret must be 16, 24, or 32 bytes to create an AES cipher when pass_access_token == true or cookie_refresh != 0, but is 15 bytes.`\n"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
