@@ -232,7 +232,12 @@ func reportersOnly(f *Finding, said string) bool {
 
 // reErrorLevelLine is a program's log line at error severity or worse, by its own level:
 // logfmt's, JSON's, klog's E and F, a leading ERROR or FATAL.
-var reErrorLevelLine = regexp.MustCompile(`\blevel=(?:error|fatal|panic|critical|crit)\b|\blvl=(?:eror|crit)\b|"level":\s*"(?:error|fatal|panic|critical)"|^\s*[EF]\d{4} \d|` + logTime + `?\[?(?:ERROR|FATAL|PANIC|CRITICAL)\b|` + logTime + `\[(?:error|fatal|crit|emerg|alert)\]`)
+var reErrorLevelLine = regexp.MustCompile(`\blevel=(?:error|fatal|panic|critical|crit)\b|\blvl=(?:eror|crit)\b|"level":\s*"(?:error|fatal|panic|critical)"|^\s*[EF]\d{4} \d|` + logTime + `?\[?(?:ERROR|FATAL|PANIC|CRITICAL)\b|` + logTime + `\[(?:error|fatal|crit|emerg|alert)\]|` + zerologTime + `(?:ERR|FTL|PNC)\s`)
+
+// zerologTime is the time zerolog's console writer prints before its three-letter level
+// ("2024-05-15T10:27:58.127Z ERR …"), after the container's name when kubectl logs
+// --prefix or a collector put it there.
+const zerologTime = `^\s*(?:[\w.-]+\s+)?\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:?\d\d)?\s+`
 
 // programLevelLine reports whether a line is a program's log line at error severity or
 // worse by a level it writes itself, not by klog's header (the node agents' own).
@@ -279,7 +284,7 @@ func programLine(s string) bool {
 var reKlogHead = regexp.MustCompile(`^[IWEF]\d{4} \d`)
 
 // reFatalLevelLine is such a line at fatal severity.
-var reFatalLevelLine = regexp.MustCompile(`\blevel=(?:fatal|panic|crit)\b|\blvl=crit\b|"level":\s*"(?:fatal|panic)"|^\s*F\d{4} \d|` + logTime + `?\[?(?:FATAL|PANIC)\b|` + logTime + `\[(?:fatal|emerg|alert)\]`)
+var reFatalLevelLine = regexp.MustCompile(`\blevel=(?:fatal|panic|crit)\b|\blvl=crit\b|"level":\s*"(?:fatal|panic)"|^\s*F\d{4} \d|` + logTime + `?\[?(?:FATAL|PANIC)\b|` + logTime + `\[(?:fatal|emerg|alert)\]|` + zerologTime + `(?:FTL|PNC)\s`)
 
 // crashedPodFromLog is runtime-crash-exit's finding about the one pod the floor left
 // unexplained in CrashLoopBackOff (a get row shows it, with no exit code or reason),

@@ -202,6 +202,11 @@ func TestTicketShapes(t *testing.T) {
 			files: map[string]string{"ticket.txt": "When run on the containerd runtime, the controller pods enter a crash loop due to `|ERRO|CTL|main.main: Failed to initialize - error=Unknown container runtime`. The other pods start.\n"}},
 		{name: "an error a sentence names before its code span", rule: "runtime-crash-exit", stage: analyze.StageRuntime, says: []string{"cookie_secret must be 16, 24, or 32 bytes"},
 			files: map[string]string{"ticket.txt": "The proxy pod failed to stand up because of this error `cookie_secret must be 16, 24, or 32 bytes to create an AES cipher when pass_access_token == true or cookie_refresh != 0, but is 15 bytes.`\n"}},
+		// zerolog's console writer: "TIME ERR …" is its error level, the log's last words.
+		{name: "zerolog's ERR as a log's last words", rule: "runtime-crash-exit", stage: analyze.StageRuntime, says: []string{"not a directory"},
+			files: map[string]string{"logs.txt": "2024-05-15T10:27:57.901Z INF Starting cost model\n" +
+				"2024-05-15T10:27:58.010Z INF Loading pricing configuration\n" +
+				"2024-05-15T10:27:58.127Z ERR error accessing cloud provider configuration: stat /tmp/custom-config/default.json: not a directory\n"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
