@@ -958,6 +958,35 @@ var reZapLevel = regexp.MustCompile(`^(?i:debug|info|warn|error|dpanic|panic|fat
 // maxLoggedBefore bounds the message loggedBefore quotes.
 const maxLoggedBefore = 120
 
+// reDatedLine is a line that starts with a date and time, as a log's lines do.
+var reDatedLine = regexp.MustCompile(`^\s*\[?\d{4}[-/]\d\d[-/]\d\d[T ]\d\d:\d\d`)
+
+// lineAbove is the line of lines[i]'s file that ends right above it, or nil.
+func lineAbove(lines []Line, i int) *Line {
+	b, p := lines[i].source()
+	at := lines[i].Evidence().Line
+	if at <= 1 {
+		return nil
+	}
+	var best *Line
+	bestEnd := 0
+	for k := range lines {
+		l := &lines[k]
+		if k == i {
+			continue
+		}
+		ev := l.Evidence()
+		end := max(ev.Line, ev.EndLine)
+		if end >= at || end <= bestEnd || end < at-3 {
+			continue
+		}
+		if lb, lp := l.source(); lb == b && lp == p {
+			best, bestEnd = l, end
+		}
+	}
+	return best
+}
+
 // loggedBefore is the message of the log line right before lines[i] in the same file,
 // "" when there is none: what the program was doing when it panicked ("Ensuring TLS is
 // correctly configured" over a controller's nil pointer dereference).
@@ -965,15 +994,32 @@ func loggedBefore(lines []Line, i int) string {
 	if i == 0 {
 		return ""
 	}
+	if before, _, ok := strings.Cut(lines[i].Text, "panic: "); ok && strings.TrimSpace(strings.Trim(before, "` ")) != "" {
+		// A paste's lines read as one paragraph: what the program logged before the
+		// panic is the text before it.
+		return trimLogged(strings.Trim(strings.TrimSpace(before), "`"))
+	}
 	b, p := lines[i].source()
 	prev := &lines[i-1]
-	if pb, pp := prev.source(); pb != b || pp != p {
-		return ""
+	if pb, pp := prev.source(); pb != b || pp != p || prev.Evidence().Line >= lines[i].Evidence().Line {
+		// Lines of one file are kept by kind: the line before in the file may be
+		// another kind's (a pasted log's first line, read as text).
+		prev = lineAbove(lines, i)
+		if prev == nil {
+			return ""
+		}
 	}
 	t := strings.TrimSpace(prev.Text)
-	if t == "" || strings.Contains(t, "panic") || strings.HasPrefix(t, "goroutine ") {
+	if t == "" || strings.Contains(t, "panic") || strings.HasPrefix(t, "goroutine ") || isProse(t) && !programLine(t) && !reDatedLine.MatchString(t) {
+		// Nothing logged, the panic's own lines, or the reporter's sentence above a paste.
 		return ""
 	}
+	return trimLogged(t)
+}
+
+// trimLogged is a logged line's message, without its time, level and caller, cut to
+// maxLoggedBefore.
+func trimLogged(t string) string {
 	if f := strings.Split(t, "\t"); len(f) >= 4 && reZapLevel.MatchString(f[1]) {
 		// zap's console encoder (controller-runtime's operators): time, level, caller,
 		// message and its fields, apart by tabs.

@@ -370,3 +370,15 @@ func TestACrashWithoutItsLogNamesTheArguments(t *testing.T) {
 	rs := catalogRoots(t, map[string]string{"describe.txt": describe})
 	wantOneRoot(t, rs, "runtime-crash-exit", `it runs with args "--apiserver-host=http://10.254.0.1"`)
 }
+
+// A panic pasted in a ticket under the reporter's sentence, its lines read as one
+// paragraph: what the program logged before it is the text before "panic:", never the
+// sentence above the paste.
+func TestAPanicInATicketNamesTheLineBeforeNotTheSentence(t *testing.T) {
+	ticket := "After the helm installation the pods are not coming up and go into CrashLoopBackOff with the below error.\n" +
+		"`2024/07/09 08:02:50 [agent] [inet] Cannot attach tracepoint: neither debugfs nor tracefs are mounted\n" +
+		"panic: runtime error: invalid memory address or nil pointer dereference\n" +
+		"[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x1f5280f]`\n"
+	rs := catalogRoots(t, map[string]string{"message.txt": ticket})
+	wantRootWithout(t, rs, "helm installation", "cause %q names the reporter's sentence as the program's line", "neither debugfs nor tracefs are mounted")
+}
