@@ -77,7 +77,7 @@ func startInitContainerFailed(v *analyze.View) []analyze.Finding {
 			continue
 		}
 		t, loc, log := v.CrashTermination(p, c)
-		if t == nil || t.ExitCode == 0 || t.Reason == analyze.OOMReason || analyze.IsStartFailureReason(t.Reason) ||
+		if t == nil || t.ExitCode == 0 && !exitCodeCut(t) || t.Reason == analyze.OOMReason || analyze.IsStartFailureReason(t.Reason) ||
 			t.ExitCode == analyze.ExitCommandNotFound || t.ExitCode == analyze.ExitCannotExecute {
 			continue
 		}
@@ -127,6 +127,12 @@ func initFromTableAndLog(v *analyze.View, reported *analyze.Pod) []analyze.Findi
 	return out
 }
 
+// exitCodeCut reports whether a termination says its container failed (reason Error)
+// but not its exit code: a describe cut before its "Exit Code:" line reads as code 0.
+func exitCodeCut(t *corev1.ContainerStateTerminated) bool {
+	return t.ExitCode == 0 && t.Reason == "Error"
+}
+
 func initFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *corev1.ContainerStateTerminated, loc analyze.Location, log *analyze.ContainerLog) analyze.Finding {
 	pod := p.Obj
 	st := c.Status
@@ -157,8 +163,20 @@ func initFinding(v *analyze.View, p *analyze.Pod, c analyze.ContainerInfo, t *co
 			waiting = append(waiting, app.Name)
 		}
 	}
-	cause := fmt.Sprintf("init container %s exits with code %d (%s) after %d restart(s) and %s, so the pod's containers (%s) never start",
-		c.Name, t.ExitCode, analyze.ExitMeaning(t.ExitCode), st.RestartCount, state, strings.Join(waiting, ", "))
+	exit := fmt.Sprintf("with code %d (%s)", t.ExitCode, analyze.ExitMeaning(t.ExitCode))
+	if exitCodeCut(t) {
+		exit = "with an error (reason Error; the evidence is cut before its exit code)"
+	}
+	restarts := fmt.Sprintf(" after %d restart(s)", st.RestartCount)
+	if st.RestartCount == 0 && st.State.Waiting != nil && st.State.Waiting.Reason == "CrashLoopBackOff" {
+		restarts = "" // back-off means it ran before: a count of 0 is the evidence cut
+	}
+	apps := "the pod's containers"
+	if len(waiting) > 0 {
+		apps += " (" + strings.Join(waiting, ", ") + ")"
+	}
+	cause := fmt.Sprintf("init container %s exits %s%s and %s, so %s never start",
+		c.Name, exit, restarts, state, apps)
 	note, cl := v.ExitNotes(t, log, "the failed run")
 	cause += note
 	logText := cl.Text

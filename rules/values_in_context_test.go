@@ -382,3 +382,15 @@ func TestAPanicInATicketNamesTheLineBeforeNotTheSentence(t *testing.T) {
 	rs := catalogRoots(t, map[string]string{"message.txt": ticket})
 	wantRootWithout(t, rs, "helm installation", "cause %q names the reporter's sentence as the program's line", "neither debugfs nor tracefs are mounted")
 }
+
+// A describe cut after an init container's "Reason: Error", before its exit code and
+// the app containers: the init container fails (it does not exit 0), and no count or
+// list the evidence lacks is said.
+func TestAnInitFailureCutBeforeItsExitCode(t *testing.T) {
+	describe := "Name:         web-fd797d47-rgk49\nNamespace:    default\nStatus:       Running\n" +
+		"Init Containers:\n  proxy-init:\n    Image:         example/proxy:1.4.2\n" +
+		"    State:          Waiting\n      Reason:       CrashLoopBackOff\n    Last State:     Terminated\n      Reason:       Error\n"
+	rs := catalogRoots(t, map[string]string{"describe.txt": describe})
+	wantOneRoot(t, rs, "start-init-container-failed", "init container proxy-init exits with an error", "cut before its exit code")
+	wantRootWithout(t, rs, "0 restart", "cause %q counts restarts the evidence does not show", "waits in CrashLoopBackOff")
+}
