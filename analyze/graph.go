@@ -201,6 +201,10 @@ type Graph struct {
 	// (EvidenceFullFilesystem).
 	fullFSOnce sync.Once
 	fullFS     string
+	// proseContainerOnce computes proseContainerName, the one container the ticket's
+	// sentences name in a code span.
+	proseContainerOnce sync.Once
+	proseContainerName string
 	// sysctlDeniedOnce computes sysctlDeniedKey, the kernel setting a sysctl of the
 	// evidence was refused (EvidenceSysctlDenied).
 	sysctlDeniedOnce sync.Once

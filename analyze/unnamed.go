@@ -60,7 +60,11 @@ func madeUp(g *Graph, f *Finding) []placeholders {
 			continue
 		}
 		if p := g.FindPod(s.Namespace, s.Name); p != nil {
-			out = append(out, placeholderWords(p))
+			r := placeholderWords(p)
+			if r.container {
+				r.named = g.proseContainer()
+			}
+			out = append(out, r)
 		}
 	}
 	return out
@@ -70,6 +74,7 @@ func madeUp(g *Graph, f *Finding) []placeholders {
 type placeholders struct {
 	name, namespace string // made-up name and namespace, "" when the evidence shows them
 	container       bool   // the container's name is made up
+	named           string // the one container the ticket's sentences name, when the container's name is made up
 }
 
 func placeholderWords(p *Pod) placeholders {
@@ -123,6 +128,38 @@ func (r placeholders) prose(s string) string {
 	if !r.container {
 		return s
 	}
-	s = phrase.ReplaceName(s, "container "+unnamedContainer, "the container (its name is not in the evidence)")
+	unnamed := "the container (its name is not in the evidence)"
+	if r.named != "" {
+		unnamed = "the container (its name is not in the pasted output; the ticket's text names " + r.named + ")"
+	}
+	s = phrase.ReplaceName(s, "container "+unnamedContainer, unnamed)
 	return strings.ReplaceAll(s, "containers["+unnamedContainer+"]", "containers[CONTAINER]")
+}
+
+// reProseContainer is how a ticket's sentence names a container in a code span:
+// "the `wait-gcs-ready` init-container", "container `app`".
+var reProseContainer = regexp.MustCompile("`([a-z0-9][a-z0-9.-]*[a-z0-9])`\\s+(?:init[- ]?)?container\\b|\\b(?:init[- ]?)?container\\s+`([a-z0-9][a-z0-9.-]*[a-z0-9])`")
+
+// proseContainer is the one container name the evidence's pasted sentences give in a
+// code span, "" when they give none or several.
+func (g *Graph) proseContainer() string {
+	g.proseContainerOnce.Do(func() {
+		seen := ""
+		for _, f := range g.fragments {
+			for _, l := range f.lines {
+				if !strings.Contains(l, "ontainer") {
+					continue
+				}
+				for _, m := range reProseContainer.FindAllStringSubmatch(l, -1) {
+					n := m[1] + m[2]
+					if seen != "" && seen != n {
+						return
+					}
+					seen = n
+				}
+			}
+		}
+		g.proseContainerName = seen
+	})
+	return g.proseContainerName
 }

@@ -394,3 +394,13 @@ func TestAnInitFailureCutBeforeItsExitCode(t *testing.T) {
 	wantOneRoot(t, rs, "start-init-container-failed", "init container proxy-init exits with an error", "cut before its exit code")
 	wantRootWithout(t, rs, "0 restart", "cause %q counts restarts the evidence does not show", "waits in CrashLoopBackOff")
 }
+
+// A describe excerpt cut below its container's header: the container the ticket's
+// sentence names in a code span is said, marked as the text's word, not the output's.
+func TestAnUnnamedContainerTakesTheNameTheTicketGives(t *testing.T) {
+	ticket := "Our workers crash from out-of-memory in the `wait-ready` init-container, in an infinite back-off loop.\n\n```\n" +
+		"    Last State:     Terminated\n      Reason:       OOMKilled\n      Exit Code:    137\n    Ready:          False\n    Restart Count:  4\n" +
+		"    Limits:\n      cpu:     200m\n      memory:  256Mi\n```\n"
+	rs := catalogRoots(t, map[string]string{"message.txt": ticket})
+	wantOneRoot(t, rs, "runtime-oom-killed", "the ticket's text names wait-ready", "256Mi")
+}
