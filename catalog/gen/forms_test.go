@@ -211,6 +211,8 @@ func TestTemplateStageOverrides(t *testing.T) {
 		{"coredns", "no nameservers found", "service"},
 		{"distribution", "manifest unknown", "image"},
 		{"kube-controller-manager", "%s Pod %s in StatefulSet %s failed error: %s", "admission"},
+		{"docker", "invalid volume specification: '%s'", "start"},
+		{"docker", "invalid mount config for type %q: %v", "start"},
 	} {
 		if got, ok := templateStage(c.component, c.template); !ok || got != c.want {
 			t.Errorf("templateStage(%s, %q) = %q, %v; want %q", c.component, c.template, got, ok, c.want)

@@ -258,6 +258,12 @@ var templateOverrides = []templateOverride{
 	// preStop): the kubelet kills the container it just started, and FailedPostStartHook
 	// is by far the commoner event
 	{"kubelet", "lifecycle hook (", "start"},
+	// Docker Engine's parse of a container's mounts, refused as the container is
+	// created (CreateContainerError: "invalid volume specification: '…:/:ro'",
+	// "invalid mount config for type \"bind\": …"): the container does not start; no
+	// volume failed to attach or mount
+	{"docker", "invalid volume specification", "start"},
+	{"docker", "invalid mount config", "start"},
 	{"kubelet", "liveness probe", "probe"},
 	{"kubelet", "readiness probe", "probe"},
 	{"kubelet", "startup probe", "probe"},
