@@ -73,7 +73,8 @@ func crashedFromLog(g *Graph, all, extra []*Finding, rules []*Rule) (*Finding, i
 				continue
 			}
 			x := f.Evidence[0].Excerpt
-			program := reLevelFirst.MatchString(x) || reErrorLevelLine.MatchString(x) || programLine(x) || errorChain(x) || quotedError(x) != ""
+			program := reLevelFirst.MatchString(x) || reErrorLevelLine.MatchString(x) || programLine(x) || errorChain(x) || quotedError(x) != "" ||
+				containerLog(f) && lastWords(g, f.Evidence[0])
 			if !program && (isProse(x) || reProseCrash.MatchString(x)) || reBulletItem.MatchString(x) {
 				// The reporter's own sentence, read as a log beside the log's lines (a
 				// line with its level's key is a program's, however it reads).
@@ -119,7 +120,7 @@ func crashedFromLog(g *Graph, all, extra []*Finding, rules []*Rule) (*Finding, i
 		exit := slices.IndexFunc(floor.Evidence, func(e Evidence) bool {
 			return programExits(e.Excerpt) || reFatalLevelLine.MatchString(strings.TrimSpace(e.Excerpt))
 		})
-		if exit < 0 && programLevelLine(floor.Evidence[0].Excerpt) && lastWords(g, floor.Evidence[0]) {
+		if exit < 0 && (programLevelLine(floor.Evidence[0].Excerpt) || containerLog(floor)) && lastWords(g, floor.Evidence[0]) {
 			// A program's log that ends at an error it wrote at its error level
 			// (operator-sdk's "failed to create the operator handler: …" and nothing
 			// after): those are its last words.
@@ -150,10 +151,28 @@ func crashedFromLog(g *Graph, all, extra []*Finding, rules []*Rule) (*Finding, i
 	}, at
 }
 
+// logHead reports whether a line is written the way a program logs: under a time, or at
+// a level of its own.
+func logHead(s string) bool {
+	s = strings.TrimSpace(s)
+	return reDatedLine.MatchString(s) || reQuietLevel.MatchString(s) || programLine(s) || reKlogHead.MatchString(s) ||
+		strings.HasPrefix(s, "[") && reDatedLine.MatchString(strings.TrimLeft(s, "[")) || reBracketTime.MatchString(s)
+}
+
+// reBracketTime is a time in brackets a shell script's log starts with ("[Wed Jan 27
+// 13:04:45 UTC 2021]").
+var reBracketTime = regexp.MustCompile(`^\[[^\]]*\d\d:\d\d:\d\d[^\]]*\]`)
+
+// containerLog reports whether a floor's finding is about a container's log (a file the
+// import read as one): its lines are the program's, however they read.
+func containerLog(f *Finding) bool {
+	return len(f.Subjects) > 0 && f.Subjects[0].Kind == "Container"
+}
+
 // lastWords reports whether e cites the last line of a log or pasted text of three
 // lines or more: what a program wrote before it stopped.
 func lastWords(g *Graph, e Evidence) bool {
-	last, n := "", 0
+	lastEnd, n, logged := 0, 0, false
 	lines := g.Lines()
 	for i := range lines {
 		l := &lines[i]
@@ -161,12 +180,14 @@ func lastWords(g *Graph, e Evidence) bool {
 			continue
 		}
 		if ev := l.Evidence(); ev.Path == e.Path && ev.Bundle == e.Bundle {
-			last = strings.TrimSpace(l.Text)
+			lastEnd = max(lastEnd, ev.Line, ev.EndLine)
 			n++
+			logged = logged || logHead(l.Text)
 		}
 	}
-	// A line alone is a quote, not a log that ran and stopped.
-	return n >= 3 && strings.TrimSpace(e.Excerpt) == Excerpt(last)
+	// A line alone is a quote, not a log that ran and stopped; sentences alone are a
+	// reporter's, not a log.
+	return n >= 3 && logged && e.Line > 0 && max(e.Line, e.EndLine) == lastEnd
 }
 
 // reStartGivenUp is the head of a program's error chain that says it gave up starting:
@@ -217,13 +238,14 @@ func ticketTextOnly(f *Finding) bool {
 }
 
 // reportersOnly reports whether a floor's finding rests only on the reporter's
-// sentences: the one at said (that the pod crash-loops) or lines that read as prose.
+// sentences: the one at said (that the pod crash-loops), lines that read as prose, or
+// the items of a list they wrote.
 func reportersOnly(f *Finding, said string) bool {
 	if f.Rule != UnexplainedRule || len(f.Evidence) == 0 {
 		return false
 	}
 	for _, e := range f.Evidence {
-		if e.placeKey() != said && (!isProse(e.Excerpt) || reLevelFirst.MatchString(e.Excerpt)) {
+		if e.placeKey() != said && (!isProse(e.Excerpt) && !reBulletItem.MatchString(e.Excerpt) || reLevelFirst.MatchString(e.Excerpt)) {
 			return false
 		}
 	}

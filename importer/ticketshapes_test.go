@@ -207,6 +207,16 @@ func TestTicketShapes(t *testing.T) {
 			files: map[string]string{"logs.txt": "2024-05-15T10:27:57.901Z INF Starting cost model\n" +
 				"2024-05-15T10:27:58.010Z INF Loading pricing configuration\n" +
 				"2024-05-15T10:27:58.127Z ERR error accessing cloud provider configuration: stat /tmp/custom-config/default.json: not a directory\n"}},
+		// A script's log that ends in a plain complaint after its info lines: its last
+		// words, not the retries logged at info before them; the reporter's bullet
+		// list of what fails is theirs.
+		{name: "a script's last words after its info lines", rule: "runtime-crash-exit", stage: analyze.StageRuntime, says: []string{"should be an emptyDir mount"},
+			files: map[string]string{
+				"logs.txt": "[Wed Jan 27 13:04:45 UTC 2021] [INFO] [/usr/local/bin/startup.sh] Starting supervisor\n" +
+					"[Wed Jan 27 13:04:45 UTC 2021] [INFO] [/usr/local/bin/startup.sh] Process dockerd is not running yet. Retrying in 1 seconds\n" +
+					"[Wed Jan 27 13:04:47 UTC 2021] [INFO] [/usr/local/bin/startup.sh] dockerd is running\n" +
+					"/work should be an emptyDir mount. Please fix the pod spec.\n",
+				"message.txt": "the latest runner images keep crashing pods:\n\n- example/runner:v2.274.2 (OK)\n- example/runner:v2.275.1 or latest (FAILS)\n"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
