@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"podflow.dev/podflow/catalog"
 )
@@ -222,10 +223,25 @@ func wordyTail(m *catalog.Match) bool {
 	}
 	for _, name := range m.Entry.NameCaptures() {
 		v := m.Captures[name]
-		if name == "err" || v == "" || v[0] == '"' || v[0] == '\'' || v[0] == '`' {
+		if name == "err" {
+			continue
+		}
+		if v == "" {
+			// The value the template prints there is missing: "Could not find
+			// rspec-3.10.0 … in any of the sources" is no "could not find %v %q".
+			return true
+		}
+		if v == "" || v[0] == '"' || v[0] == '\'' || v[0] == '`' {
 			continue
 		}
 		if len(strings.Fields(v)) >= 4 {
+			return true
+		}
+	}
+	for _, v := range m.Captures {
+		// A quoted value with no letter or digit in it (YAML's "could not find
+		// expected ':'") names nothing.
+		if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && !strings.ContainsFunc(v, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
 			return true
 		}
 	}

@@ -980,7 +980,7 @@ func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []strin
 // this error:"), no message of a program's after it.
 func introducesPaste(s string) bool {
 	s = strings.TrimSpace(s)
-	return strings.HasSuffix(s, ":") && !strings.Contains(s[:len(s)-1], ": ") && len(strings.Fields(s)) <= 10 && !reLevelFirst.MatchString(s)
+	return strings.HasSuffix(s, ":") && !strings.Contains(s[:len(s)-1], ": ") && len(strings.Fields(s)) <= 14 && !reLevelFirst.MatchString(s)
 }
 
 // subjectStage is where trouble no rule explains is placed when all that is known is
@@ -1076,8 +1076,9 @@ var reSpecific = regexp.MustCompile(`(?i)(failed to|error:|err=|unable to|cannot
 
 // reExceptionHead is a line an exception's report begins with: its class, qualified or
 // not, and a colon ("java.lang.IllegalArgumentException: …", "ValueError: …",
-// "System.IO.IOException: …").
-var reExceptionHead = regexp.MustCompile(`^(?:\[[^\]]*\]\s*)?(?:[A-Za-z][\w$]*\.)*[A-Z][\w$]*(?:Exception|Error)(?::\s|$)`)
+// "System.IO.IOException: …"), or Ruby's frame before the message ("…/definition.rb:481:in
+// `materialize': Could not find …").
+var reExceptionHead = regexp.MustCompile(`^(?:\[[^\]]*\]\s*)?(?:[A-Za-z][\w$]*\.)*[A-Z][\w$]*(?:Exception|Error)(?::\s|$)|^\S+\.rb:\d+:in [\x60'][^'\x60]*': `)
 
 // reTimedLevel is a log line's time of day, a thread or logger in brackets, and its
 // level at error or worse (logback's and log4j's default layouts).

@@ -217,6 +217,11 @@ func TestTicketShapes(t *testing.T) {
 					"[Wed Jan 27 13:04:47 UTC 2021] [INFO] [/usr/local/bin/startup.sh] dockerd is running\n" +
 					"/work should be an emptyDir mount. Please fix the pod spec.\n",
 				"message.txt": "the latest runner images keep crashing pods:\n\n- example/runner:v2.274.2 (OK)\n- example/runner:v2.275.1 or latest (FAILS)\n"}},
+		// Ruby's frame before its message ("…/definition.rb:481:in `materialize': Could not
+		// find …") is the program's line under a sentence about its crash loop.
+		{name: "a Ruby exception under a sentence about a crash loop", rule: "runtime-crash-exit", stage: analyze.StageRuntime, says: []string{"Could not find rspec-3.10.0"},
+			files: map[string]string{"ticket.txt": "We made some upgrades to the Gemfile and now have crash looping pods:\n\n```\nkubectl -n reports logs reports-65786666d9-8kb99\n\n" +
+				"/usr/local/bundle/gems/bundler-2.3.7/lib/bundler/definition.rb:481:in `materialize': Could not find rspec-3.10.0, pry-byebug-3.9.0 in any of the sources (Bundler::GemNotFound)\n```\n"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
