@@ -120,7 +120,8 @@ func crashedFromLog(g *Graph, all, extra []*Finding, rules []*Rule) (*Finding, i
 		exit := slices.IndexFunc(floor.Evidence, func(e Evidence) bool {
 			return programExits(e.Excerpt) || reFatalLevelLine.MatchString(strings.TrimSpace(e.Excerpt))
 		})
-		if exit < 0 && (programLevelLine(floor.Evidence[0].Excerpt) || containerLog(floor)) && lastWords(g, floor.Evidence[0]) {
+		if ev := floor.Evidence[0].Excerpt; exit < 0 && floor.Stage == StageRuntime && !reClientRefused.MatchString(ev) &&
+			(programLevelLine(ev) || containerLog(floor)) && lastWords(g, floor.Evidence[0]) {
 			// A program's log that ends at an error it wrote at its error level
 			// (operator-sdk's "failed to create the operator handler: …" and nothing
 			// after): those are its last words.
@@ -162,6 +163,11 @@ func logHead(s string) bool {
 // reBracketTime is a time in brackets a shell script's log starts with ("[Wed Jan 27
 // 13:04:45 UTC 2021]").
 var reBracketTime = regexp.MustCompile(`^\[[^\]]*\d\d:\d\d:\d\d[^\]]*\]`)
+
+// reClientRefused is a client's report of a request the API server refused (Helm's
+// "Error: UPGRADE FAILED: …", kubectl's "Error from server …"): a log that ends with it
+// is a deploy tool's, whose container did not stop for it.
+var reClientRefused = regexp.MustCompile(`\bError: (?:UPGRADE|INSTALLATION|ROLLBACK) FAILED\b|\bError from server\b|\berror: unable to recognize\b|\berror validating\b`)
 
 // containerLog reports whether a floor's finding is about a container's log (a file the
 // import read as one): its lines are the program's, however they read.

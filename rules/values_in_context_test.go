@@ -404,3 +404,16 @@ func TestAnUnnamedContainerTakesTheNameTheTicketGives(t *testing.T) {
 	rs := catalogRoots(t, map[string]string{"message.txt": ticket})
 	wantOneRoot(t, rs, "runtime-oom-killed", "the ticket's text names wait-ready", "256Mi")
 }
+
+// A deploy tool's log that ends with Helm's refusal: its last words are a refused
+// request, and no container stopped for them.
+func TestARefusedUpgradeAtALogsEndIsNoCrash(t *testing.T) {
+	ticket := "Output of `helm version`:\n```\nClient: &version.Version{SemVer:\"v2.12.3\"}\nServer: &version.Version{SemVer:\"v2.13.1\"}\n```\n\n" +
+		"If I've got a DaemonSet that uses a particular PriorityClass, then Helm install/upgrade fails with:\n```\n" +
+		"2019/06/19 07:36:50 Command returned with exit code: . And error message: Error: UPGRADE FAILED: no PriorityClass with the name \"node-critical-logs\" found\n```\n"
+	for _, r := range catalogRoots(t, map[string]string{"message.txt": ticket}) {
+		if r.Rule == "runtime-crash-exit" {
+			t.Errorf("root %s: a refused upgrade read as a container's crash: %s", r.Rule, r.Cause)
+		}
+	}
+}
