@@ -270,23 +270,20 @@ var neverInContainerOutput = map[string]bool{"kubelet": true, "containerd": true
 // error-chain layers, each matched against what the components print. hint is the
 // component the evidence comes from when known ("kubelet" for a kubelet journal or an
 // event it reported): among equally specific entries of one layer, its own comes first.
-func readChain(text, hint string) chainRead {
-	text = strings.TrimSpace(text)
-	if text == "" || len(text) > 8<<10 {
-		return chainRead{}
-	}
-	return readMatches(text, hint, "", catalog.Default().Read(text))
-}
+func readChain(text, hint string) chainRead { return readChainFrom(text, hint, "") }
 
 // readLine is readChain of a line of evidence: its component hint, and for a klog line
 // the source file its header names ("kubelet.go:2451"), which tells the entry that
 // printed it from another component's more specific look-alike.
-func readLine(l *Line) chainRead {
-	text := strings.TrimSpace(l.Text)
+func readLine(l *Line) chainRead { return readChainFrom(l.Text, componentHint(l), klogFile(l)) }
+
+// readChainFrom is readChain of text its own header says was printed in file.
+func readChainFrom(text, hint, file string) chainRead {
+	text = strings.TrimSpace(text)
 	if text == "" || len(text) > 8<<10 {
 		return chainRead{}
 	}
-	return readMatches(text, componentHint(l), klogFile(l), catalog.Default().Read(text))
+	return readMatches(text, hint, file, catalog.Default().Read(text))
 }
 
 // klogFile is the source file a journal line's klog header names, or "".

@@ -246,24 +246,16 @@ var reSysctlDenied = regexp.MustCompile(`sysctl: (?:permission denied on key "?(
 // sysctlDenied is EvidenceSysctlDenied: the one key the evidence's lines show sysctl
 // refused to set.
 func (g *Graph) sysctlDenied() string {
-	g.sysctlDeniedOnce.Do(func() {
-		seen := ""
+	return g.loneOf(&g.sysctlDeniedOnce, &g.sysctlDeniedKey, func(add func(string)) {
+		// Every line, a container's collected log as much as a paste.
 		for i := range g.lines {
-			t := g.lines[i].Text
-			if !strings.Contains(t, "sysctl: ") {
-				continue
-			}
-			if m := reSysctlDenied.FindStringSubmatch(t); m != nil {
-				k := m[1] + m[2]
-				if seen != "" && seen != k {
-					return
+			if t := g.lines[i].Text; strings.Contains(t, "sysctl: ") {
+				if m := reSysctlDenied.FindStringSubmatch(t); m != nil {
+					add(m[1] + m[2])
 				}
-				seen = k
 			}
 		}
-		g.sysctlDeniedKey = seen
-	})
-	return g.sysctlDeniedKey
+	}, func(string, func(string)) {})
 }
 
 // EvidenceCNIConfigs names, in a template's optional part, the CNI configuration files a

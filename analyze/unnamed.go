@@ -143,23 +143,12 @@ var reProseContainer = regexp.MustCompile("`([a-z0-9][a-z0-9.-]*[a-z0-9])`\\s+(?
 // proseContainer is the one container name the evidence's pasted sentences give in a
 // code span, "" when they give none or several.
 func (g *Graph) proseContainer() string {
-	g.proseContainerOnce.Do(func() {
-		seen := ""
-		for _, f := range g.fragments {
-			for _, l := range f.lines {
-				if !strings.Contains(l, "ontainer") {
-					continue
-				}
-				for _, m := range reProseContainer.FindAllStringSubmatch(l, -1) {
-					n := m[1] + m[2]
-					if seen != "" && seen != n {
-						return
-					}
-					seen = n
-				}
-			}
+	return g.loneOf(&g.proseContainerOnce, &g.proseContainerName, func(func(string)) {}, func(line string, add func(string)) {
+		if !strings.Contains(line, "ontainer") {
+			return
 		}
-		g.proseContainerName = seen
+		for _, m := range reProseContainer.FindAllStringSubmatch(line, -1) {
+			add(m[1] + m[2])
+		}
 	})
-	return g.proseContainerName
 }
