@@ -452,6 +452,21 @@ func restsOnly(f *Finding, files map[string]bool) bool {
 	return len(f.Evidence) > 0
 }
 
+// explainsOnSubject says whether cause, sharing a non-pod subject with effect, explains
+// it: an earlier stage explains a later one, and a workload's outcome (a rollout past its
+// deadline) explains nothing. An outcome that names no pod (read from a deploy tool's
+// output) is explained by any trouble beside it that is not itself an outcome, whatever
+// its stage: the pods it waited for failed there.
+func explainsOnSubject(cause, effect *Finding) bool {
+	switch {
+	case cause.outcome:
+		return false
+	case effect.outcome && len(effect.Pods()) == 0:
+		return true
+	}
+	return cause.Stage.Order() < effect.Stage.Order()
+}
+
 // isFloor reports whether a rule ID is one of the floor's: findings about trouble no
 // rule or signature explains.
 func isFloor(rule string) bool { return rule == CatalogRule || rule == UnexplainedRule }
@@ -585,7 +600,7 @@ func link(fs []*Finding) map[string]*Finding {
 				if yields[cause] && f.Stage == StageNode {
 					continue
 				}
-				if cause != f && cause.Stage.Order() < f.Stage.Order() && !(f.outcome && cause.outcome) {
+				if cause != f && explainsOnSubject(cause, f) {
 					addLink(cause, f)
 					if earlier == nil || findingLess(cause, earlier) {
 						earlier = cause

@@ -173,8 +173,19 @@ func Catalog(user []*analyze.Signature) ([]*analyze.Rule, error) {
 		return nil, err
 	}
 	out := All()
+	goRules := map[string]*analyze.Rule{}
+	for _, r := range out {
+		goRules[r.ID] = r
+	}
 	for _, s := range append(slices.Clone(sigs), user...) {
-		out = append(out, s.Rule())
+		r := s.Rule()
+		// A signature that is a rule's message knowledge reports what that rule reports:
+		// a workload's outcome (a rollout past its deadline) stays an outcome, explained by
+		// its pods' own trouble, whether it was read from an object or from a paste.
+		if gr := goRules[s.ForRule]; gr != nil {
+			r.Outcome = gr.Outcome
+		}
+		out = append(out, r)
 	}
 	return out, nil
 }
