@@ -638,6 +638,7 @@ func (g *Graph) linesEstimate(healthy map[*Pod]bool) int {
 func paragraphs(lines []string) [][2]int {
 	var out [][2]int
 	width := terminalWidth(lines)
+	wrap := wrapWidth(lines)
 	start := -1
 	flush := func(end int) {
 		if start >= 0 && end-start >= 2 {
@@ -652,8 +653,8 @@ func paragraphs(lines []string) [][2]int {
 		case start < 0:
 			start = i
 		case !strings.HasPrefix(s, " ") && !strings.HasPrefix(s, "\t") && !leadsOn(lines[i-1]) &&
-			!softWrapped(lines[i-1]) && !hardWrapped(lines[i-1], width) && !closesValue(s) && !opensQuote(lines[i-1]) &&
-			!quotedValueGoesOn(lines[i-1], s):
+			!softWrapped(lines[i-1]) && !hardWrapped(lines[i-1], width) && !wordWrapped(lines[i-1], s, wrap) &&
+			!closesValue(s) && !opensQuote(lines[i-1]) && !quotedValueGoesOn(lines[i-1], s):
 			flush(i)
 			start = i
 		}
@@ -743,6 +744,38 @@ func terminalWidth(lines []string) int {
 		return 0
 	}
 	return width
+}
+
+// maxWrapWidth is the widest column an editor, a mail client or a reporter wraps prose
+// at; a file with longer lines was not wrapped by words.
+const maxWrapWidth = 132
+
+// wrapWidth is the column a paste was wrapped at by words (an editor's or a mail
+// client's fill, a reporter breaking a long message by hand): the length of its longest
+// line, when that is between minTerminalWidth and maxWrapWidth; else 0.
+func wrapWidth(lines []string) int {
+	width := 0
+	for _, l := range lines {
+		width = max(width, len(strings.TrimRight(l, " \t\r")))
+	}
+	if width < minTerminalWidth || width > maxWrapWidth {
+		return 0
+	}
+	return width
+}
+
+// wordWrapped reports whether line was broken before next's first word because that
+// word did not fit in the width: the line is nearly as long as the widest, ends inside
+// a sentence (a word, not a full stop), and with the next word it would pass the width.
+// "… is forbidden: unable to validate against" / "any security context constraint: …"
+func wordWrapped(line, next string, width int) bool {
+	line = strings.TrimRight(line, " \t\r")
+	word, _, _ := strings.Cut(strings.TrimSpace(next), " ")
+	if width == 0 || word == "" || len(line) < width*4/5 || len(line)+1+len(word) <= width {
+		return false
+	}
+	last := line[len(line)-1]
+	return isASCIILetter(last) || last >= '0' && last <= '9'
 }
 
 // hardWrapped reports whether a line was cut at the terminal's width: the cut may fall

@@ -46,3 +46,17 @@ func TestTerminalWrappedEventMessage(t *testing.T) {
 		})
 	}
 }
+
+// A message a reporter's editor wrapped by words (each line broken before the word that
+// did not fit, so the lines end ragged) reads as one: the refusal's subject on the first
+// line and its reason on the next are one admission error. (Lines that all end at one
+// width are a terminal's cut, joined where it cut: TestTerminalWrappedEventMessage.)
+func TestMessageWrappedByWords(t *testing.T) {
+	const text = `Error creating: pods "web-6d4cf56db6-" is forbidden: unable to validate
+against any security context constraint: [provider "anyuid": Forbidden: not
+usable by user or serviceaccount,
+spec.containers[0].securityContext.runAsUser: Invalid value: 0: must be in
+the ranges: [1000680000, 1000689999]]
+`
+	wantOneRoot(t, catalogRoots(t, map[string]string{"events.txt": text}), "admission-scc-denied", "web-6d4cf56db6-", "1000680000")
+}
