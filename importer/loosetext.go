@@ -142,7 +142,12 @@ func splitChunks(data []byte) []chunk {
 		}
 		if m := reBareCommand.FindStringSubmatch(strings.TrimLeft(s, "> ")); m != nil {
 			flush()
-			cur.cmd = cmdline.Normalize(strings.TrimSpace(m[1]))
+			cmd, out := labelledCommand(strings.TrimSpace(m[1]))
+			cur.cmd = cmdline.Normalize(cmd)
+			if out != "" {
+				all = append(all, textLine{s: out, n: i + 1})
+				cur.lines = all[len(all)-1:]
+			}
 			continue
 		}
 		if c := proseCommand(s); c != "" && nextOpensFence(raw, i) {
@@ -167,6 +172,26 @@ func splitChunks(data []byte) []chunk {
 	}
 	flush()
 	return out
+}
+
+// reCommandLabel is a command a reporter names as the label of its output on the same
+// line: "kubectl describe pod: `Warning  FailedMount  …`" (words, then a colon and a
+// space; no quote or flag value that could hold a colon of its own).
+var reCommandLabel = regexp.MustCompile(`^((?:[\w.-]+\s+){1,4}[\w.-]+):\s+(\S.*)$`)
+
+// labelledCommand splits a command line into the command and the output a reporter put
+// after it on the same line, taken out of the inline code it is set off as; a plain
+// command gives no output.
+func labelledCommand(line string) (cmd, out string) {
+	m := reCommandLabel.FindStringSubmatch(line)
+	if m == nil {
+		return line, ""
+	}
+	out = strings.TrimSpace(m[2])
+	if len(out) > 2 && out[0] == '`' && out[len(out)-1] == '`' && strings.Count(out, "`") == 2 {
+		out = out[1 : len(out)-1]
+	}
+	return m[1], out
 }
 
 // unlink undoes the links an editor or chat client made of names in a message that

@@ -3,6 +3,7 @@ package importer
 import (
 	"bytes"
 	"regexp"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -46,6 +47,9 @@ func unquote(data []byte) []byte {
 	}
 	if bytes.Contains(data, bold) {
 		data = unbold(data)
+	}
+	if bytes.ContainsAny(data, frameRunes) {
+		data = unframe(data)
 	}
 	if first := bytes.TrimLeft(data, " \t\r\n"); len(first) == 0 || first[0] != '>' {
 		return dedentCode(data)
@@ -147,6 +151,56 @@ func unbold(data []byte) []byte {
 		out = append(out, line...)
 	}
 	return out
+}
+
+// frameRunes are the vertical lines a terminal UI (k9s, a tmux or screen pane, a
+// dashboard's log view) draws at a pane's edges.
+const frameRunes = "│┃║"
+
+// unframe mends a message a terminal UI's pane wrapped when the copy began inside the
+// pane, right of its left edge: the first line ends at the pane's right edge
+// ("… command error: EOF, │") and the rest starts at its left edge on the next line
+// ("│  stdout: conmon: option parsing failed: …"). The edges are taken off, the first
+// line keeps the one space it wrapped at and the rest starts at the margin, which is how
+// every reader of a wrapped message knows it goes on. Lines framed on both sides or on
+// the left only are the line reader's (unbox); a bar inside a line stays.
+func unframe(data []byte) []byte {
+	lines := bytes.SplitAfter(data, []byte{'\n'})
+	for i := 0; i+1 < len(lines); i++ {
+		body := bytes.TrimRight(lines[i], " \t\r\n")
+		if frameRuneAt(body, false) || !frameEdgeAtEnd(body) {
+			continue
+		}
+		next := bytes.TrimLeft(lines[i+1], " \t")
+		if !frameRuneAt(next, true) || frameEdgeAtEnd(bytes.TrimRight(next, " \t\r\n")) {
+			continue
+		}
+		_, size := utf8.DecodeLastRune(body)
+		kept := append(bytes.TrimRight(body[:len(body)-size], " \t"), ' ')
+		lines[i] = append(kept, lines[i][len(bytes.TrimRight(lines[i], "\r\n")):]...)
+		_, size = utf8.DecodeRune(next)
+		lines[i+1] = bytes.TrimLeft(next[size:], " \t")
+		i++
+	}
+	return bytes.Join(lines, nil)
+}
+
+// frameRuneAt reports whether line starts with a pane's edge (after its indent), or,
+// with start false, whether it starts with one at all.
+func frameRuneAt(line []byte, start bool) bool {
+	if !start {
+		line = bytes.TrimLeft(line, " \t")
+	}
+	r, size := utf8.DecodeRune(line)
+	return size > 1 && strings.ContainsRune(frameRunes, r)
+}
+
+// frameEdgeAtEnd reports whether a line (its end trimmed) ends with a pane's edge set
+// apart by a space.
+func frameEdgeAtEnd(body []byte) bool {
+	r, size := utf8.DecodeLastRune(body)
+	return size > 1 && strings.ContainsRune(frameRunes, r) && len(body) > size &&
+		(body[len(body)-size-1] == ' ' || body[len(body)-size-1] == '\t')
 }
 
 // quoteDepth counts the "> " quote marks a line starts with.

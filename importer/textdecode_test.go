@@ -133,6 +133,17 @@ func TestPasteThroughMailOrChat(t *testing.T) {
 			t.Errorf("indent taken off %q: %q", keep, got)
 		}
 	}
+	// A message a pane wrapped, copied from inside the pane, reads on; a bar inside a
+	// line, or a line framed on both sides, stays for the line reader.
+	framed := "failed - error: rpc error: code = Unknown desc = command error: EOF, │\n│  stdout: conmon: option parsing failed\n"
+	if got := string(decodeText([]byte(framed))); got != "failed - error: rpc error: code = Unknown desc = command error: EOF, \nstdout: conmon: option parsing failed\n" {
+		t.Errorf("framed lines: %q", got)
+	}
+	for _, keep := range []string{"NAME │ READY │ STATUS\nweb  │ 1/1   │ Running\n", "│ Error: x │\n│ more │\n", "text │\nnext\n"} {
+		if got := string(decodeText([]byte(keep))); got != keep {
+			t.Errorf("frame taken off %q: %q", keep, got)
+		}
+	}
 	// A log whose lines do not all start with '>' keeps them.
 	log := []byte("> starting\nplain line\n")
 	if got := decodeText(log); string(got) != string(log) {

@@ -222,6 +222,17 @@ func TestTicketShapes(t *testing.T) {
 		{name: "a Ruby exception under a sentence about a crash loop", rule: "runtime-crash-exit", stage: analyze.StageRuntime, says: []string{"Could not find rspec-3.10.0"},
 			files: map[string]string{"ticket.txt": "We made some upgrades to the Gemfile and now have crash looping pods:\n\n```\nkubectl -n reports logs reports-65786666d9-8kb99\n\n" +
 				"/usr/local/bundle/gems/bundler-2.3.7/lib/bundler/definition.rb:481:in `materialize': Could not find rspec-3.10.0, pry-byebug-3.9.0 in any of the sources (Bundler::GemNotFound)\n```\n"}},
+		// A command a reporter names as the label of its output on the same line, the
+		// output set off as inline code with " - " between its columns: the event is
+		// read, not dropped with the command.
+		{name: "output after its command on one line", rule: "start-poststart-hook-failed", stage: analyze.StageStart, says: []string{"app", "register.sh: not found"},
+			files: map[string]string{"ticket.txt": "The pod restarts all the time.\n\n" +
+				"kubectl describe pod: `Warning - FailedPostStartHook - 3s - kubelet - Exec lifecycle hook ([/bin/sh -c /opt/register.sh]) for Container \"app\" in Pod \"app-0_shop(6f1c2a9e-0d4b-4c55-9b7e-2a1d3c4b5e6f)\" failed - error: command '/bin/sh -c /opt/register.sh' exited with 127: , message: \"/bin/sh: /opt/register.sh: not found\\n\"`\n"}},
+		// A message a terminal UI's pane wrapped, copied from inside the pane: its
+		// edges are taken off and the message reads on.
+		{name: "message wrapped in a pane", rule: "start-poststart-hook-failed", stage: analyze.StageStart, says: []string{"Unknown option --log-global-size-max"},
+			files: map[string]string{"ticket.txt": "```\nWarning  FailedPostStartHook  2m  kubelet  Exec lifecycle hook ([/init.sh]) for Container \"agent\" in Pod \"agent-x2_kube-system(0b1c)\" failed - error: rpc error: code = Unknown desc = command error: EOF, │\n" +
+				"│  stdout: conmon: option parsing failed: Unknown option --log-global-size-max\n```\n"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
