@@ -716,6 +716,13 @@ func (li *looseImport) addObject(path string, o rawObject) bool {
 	if o.kind == "Secret" {
 		data = withoutSecretValues(data)
 	}
+	if isWorkloadKind(o.kind) && !showsStatus(data) {
+		// A workload's manifest, as applied, shows no status: zero counts read from it
+		// would say its controller placed no pod.
+		if d, ok := withPartial(data, partialStatus); ok {
+			data = d
+		}
+	}
 	if k.Namespaced && o.namespace == "" {
 		// A manifest without a namespace is applied to the client's current one,
 		// most often default; kept there (marked as not knowing it), it meets the
@@ -1266,17 +1273,35 @@ func inNamespace(data json.RawMessage, ns string) (json.RawMessage, bool) {
 		obj["metadata"] = meta
 	}
 	meta["namespace"] = ns
+	out, err := json.Marshal(obj)
+	if err != nil {
+		return nil, false
+	}
+	return withPartial(out, partialNamespace)
+}
+
+// withPartial adds what to an object's partial mark: the object does not show it.
+func withPartial(data json.RawMessage, what string) (json.RawMessage, bool) {
+	var obj map[string]any
+	if json.Unmarshal(data, &obj) != nil {
+		return nil, false
+	}
+	meta, _ := obj["metadata"].(map[string]any)
+	if meta == nil {
+		meta = map[string]any{}
+		obj["metadata"] = meta
+	}
 	ann, _ := meta["annotations"].(map[string]any)
 	if ann == nil {
 		ann = map[string]any{}
 		meta["annotations"] = ann
 	}
-	marks := partialNamespace
+	marks := what
 	if v, ok := ann[bundle.PartialAnnotation].(string); ok && v != "" {
-		if slices.Contains(strings.Split(v, ","), partialNamespace) {
+		if slices.Contains(strings.Split(v, ","), what) {
 			marks = v
 		} else {
-			marks = v + "," + partialNamespace
+			marks = v + "," + what
 		}
 	}
 	ann[bundle.PartialAnnotation] = marks
@@ -1285,4 +1310,17 @@ func inNamespace(data json.RawMessage, ns string) (json.RawMessage, bool) {
 		return nil, false
 	}
 	return out, true
+}
+
+// isWorkloadKind reports whether kind is a workload whose status its controller writes.
+func isWorkloadKind(kind string) bool {
+	return slices.ContainsFunc(workloadKindFields, func(k workloadKind) bool { return k.kind == kind })
+}
+
+// showsStatus reports whether an object's document has a status with anything in it.
+func showsStatus(data json.RawMessage) bool {
+	var o struct {
+		Status map[string]json.RawMessage `json:"status"`
+	}
+	return json.Unmarshal(data, &o) == nil && len(o.Status) > 0
 }

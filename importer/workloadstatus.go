@@ -45,6 +45,7 @@ func (li *looseImport) adoptWorkloadStatus() {
 			continue
 		}
 		into["status"] = st
+		unmarkPartial(into, partialStatus)
 		data, err := json.Marshal(into)
 		if err != nil {
 			continue
@@ -52,6 +53,22 @@ func (li *looseImport) adoptWorkloadStatus() {
 		named[0].data = data
 		li.dropItem(unnamed[0])
 	}
+}
+
+// unmarkPartial takes what off a decoded object's partial mark: it shows it now.
+func unmarkPartial(obj map[string]any, what string) {
+	meta, _ := obj["metadata"].(map[string]any)
+	ann, _ := meta["annotations"].(map[string]any)
+	v, ok := ann[bundle.PartialAnnotation].(string)
+	if !ok {
+		return
+	}
+	kept := slices.DeleteFunc(strings.Split(v, ","), func(m string) bool { return m == what })
+	if len(kept) == 0 {
+		delete(ann, bundle.PartialAnnotation)
+		return
+	}
+	ann[bundle.PartialAnnotation] = strings.Join(kept, ",")
 }
 
 // partialOf reports whether an object's partial mark says it does not show what.

@@ -183,11 +183,14 @@ func (li *looseImport) yamlFrag(ctx *fileCtx, b segmentBlock, cmd string) bool {
 
 // workloadKindFields tell a workload's status from a pod's: fields and condition types
 // only that kind's status has, most telling kind first.
-var workloadKindFields = []struct {
+// workloadKind is a workload kind and the fields of its status only its status has.
+type workloadKind struct {
 	kind, apiVersion string
 	fields           []string
 	conditions       []string
-}{
+}
+
+var workloadKindFields = []workloadKind{
 	{"Job", "batch/v1", []string{"failed", "succeeded", "active", "completionTime", "uncountedTerminatedPods", "terminating"},
 		[]string{"Failed", "Complete", "FailureTarget", "SuccessCriteriaMet", "Suspended"}},
 	{"DaemonSet", "apps/v1", []string{"currentNumberScheduled", "desiredNumberScheduled", "numberMisscheduled", "numberReady", "numberUnavailable"}, nil},

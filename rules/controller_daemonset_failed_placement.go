@@ -71,7 +71,8 @@ func controllerDaemonSetFailedPlacement(v *analyze.View) []analyze.Finding {
 	nodes := v.Nodes()
 	for _, ds := range v.DaemonSets() {
 		d := ds.Obj
-		if d.DeletionTimestamp != nil || d.Status.DesiredNumberScheduled != 0 {
+		if d.DeletionTimestamp != nil || d.Status.DesiredNumberScheduled != 0 || analyze.Partial(d.ObjectMeta, "status") {
+			// A manifest as applied shows no status: its zero counts say nothing.
 			continue
 		}
 		tmpl := d.Spec.Template.Spec

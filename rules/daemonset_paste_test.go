@@ -45,3 +45,20 @@ func TestAPastedDaemonSetWithPodsIsQuiet(t *testing.T) {
 		}
 	}
 }
+
+// A DaemonSet's manifest as applied shows no status: its counts are not zero, they are
+// not in the evidence, and its pods' own trouble is what the ticket is about. With its
+// status pasted below it, the status is the manifest's and is read.
+func TestADaemonSetManifestWithoutStatusPlacesNothingUnknown(t *testing.T) {
+	const manifest = "```yaml\napiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: node-agent\n  namespace: monitoring\n" +
+		"spec:\n  selector:\n    matchLabels:\n      app: node-agent\n  template:\n    metadata:\n      labels:\n        app: node-agent\n" +
+		"    spec:\n      containers:\n      - name: agent\n        image: example/agent:1.0\n        ports:\n        - containerPort: 9100\n          hostPort: 9100\n```\n"
+	for _, f := range catalogRoots(t, map[string]string{"manifest.txt": manifest}) {
+		if f.Rule == "controller-daemonset-failed-placement" {
+			t.Errorf("a manifest without status read as placing no pod: %s", f.Cause)
+		}
+	}
+	const status = "status:\n  currentNumberScheduled: 0\n  desiredNumberScheduled: 0\n  numberMisscheduled: 0\n  numberReady: 0\n  observedGeneration: 1\n"
+	wantOneRoot(t, catalogRoots(t, map[string]string{"manifest.txt": manifest, "status.txt": status}),
+		"controller-daemonset-failed-placement", "monitoring/node-agent", "desired 0")
+}
