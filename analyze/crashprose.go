@@ -69,7 +69,7 @@ func crashedFromLog(g *Graph, all, extra []*Finding, rules []*Rule) (*Finding, i
 	at := fatalFloor(extra)
 	if at < 0 {
 		for i, f := range extra {
-			if f.Rule != UnexplainedRule || len(f.Evidence) == 0 {
+			if f.Rule != UnexplainedRule || len(f.Evidence) == 0 || namedNode(f) {
 				continue
 			}
 			x := f.Evidence[0].Excerpt
@@ -211,7 +211,8 @@ func programExits(s string) bool {
 }
 
 // fatalFloor is the index of the one floor finding of extra (unexplained, or read by
-// the catalog alone) that rests on a program's line at fatal level: the program's exit,
+// the catalog alone) that rests on a program's line at fatal level, not a named node's
+// journal: the program's exit,
 // whatever else the ticket's text shows (a table of versions where one "fails"); -1
 // when none or several do.
 func fatalFloor(extra []*Finding) int {
@@ -220,12 +221,22 @@ func fatalFloor(extra []*Finding) int {
 		if f.Rule != UnexplainedRule && f.Rule != CatalogRule || len(f.Evidence) == 0 || !reFatalLevelLine.MatchString(strings.TrimSpace(f.Evidence[0].Excerpt)) {
 			continue
 		}
+		if namedNode(f) {
+			continue
+		}
 		if at >= 0 {
 			return -1
 		}
 		at = i
 	}
 	return at
+}
+
+// namedNode reports whether a floor finding is about a node the evidence names: its
+// lines are the node's journal, whose programs are node agents (the runtime, the
+// kubelet), not a container's.
+func namedNode(f *Finding) bool {
+	return len(f.Subjects) > 0 && f.Subjects[0].Kind == "Node" && f.Subjects[0].Name != UnknownSubject
 }
 
 // ticketTextOnly reports whether a floor's finding rests only on pasted text no

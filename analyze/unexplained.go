@@ -910,7 +910,13 @@ func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []strin
 		// and a refusal more than the time-out its client gave up at (a drain's "global
 		// timeout reached" after the evictions it waited on were refused).
 		var read chainRead
+		// systemd's word on a service that stopped is the outcome of the service's own
+		// fatal line before it ("Validating runtime config: …"), which says why.
+		fatal := lastFatalLine(ls)
 		for _, l := range mostTelling(ls, len(ls)) {
+			if fatal != nil && reUnitOutcome.MatchString(l.Text) {
+				continue
+			}
 			if r := readObjectLine(l); r.known() {
 				if !read.known() {
 					read, best = r, l
@@ -920,6 +926,9 @@ func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []strin
 					break
 				}
 			}
+		}
+		if !read.known() && fatal != nil {
+			best = fatal
 		}
 		if best != pick[0] {
 			rest := slices.DeleteFunc(slices.Clone(pick), func(l *Line) bool { return l == best })
@@ -935,6 +944,11 @@ func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []strin
 			if st, ok := phraseStage(best.Text); ok {
 				stage = st
 			}
+		}
+		if best == fatal && subj[0].Kind == "Node" {
+			// A node agent's own fatal line (the runtime's, the kubelet's): the agent is
+			// down, whatever its words name ("runtime config", "volume plugin").
+			stage = def
 		}
 		if read.known() {
 			stage = read.stage()
@@ -973,6 +987,21 @@ func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []strin
 			Cause: what + " reports " + oneLine(best.Text) + "; no podflow rule or signature knows this evidence"})
 	}
 	return out
+}
+
+// reUnitOutcome is systemd's line about a unit that stopped or did not start:
+// "crio.service: Main process exited, code=exited, status=1/FAILURE", "…: Failed with
+// result 'exit-code'", "Failed to start Container Runtime Interface for OCI (CRI-O)".
+var reUnitOutcome = regexp.MustCompile(`(?:^|systemd\[\d+\]: )(?:[\w@.-]+\.service: (?:Main process exited|Failed with result|Control process exited)|Failed to start )`)
+
+// lastFatalLine is the last of lines at a program's fatal level, or nil.
+func lastFatalLine(ls []*Line) *Line {
+	for i := len(ls) - 1; i >= 0; i-- {
+		if reFatalLevelLine.MatchString(ls[i].Text) {
+			return ls[i]
+		}
+	}
+	return nil
 }
 
 // introducesPaste reports whether a line is a reporter's sentence that only announces

@@ -1,6 +1,9 @@
 package rules
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // A deploy tool's output gives a rollout's outcome (past its progress deadline) and,
 // before it, why its pods never became available: the scheduler's refusal. The outcome
@@ -16,4 +19,23 @@ error: deployment "api" exceeded its progress deadline
 	// Alone, the outcome is all the evidence says: it stays the root.
 	wantOneRoot(t, catalogRoots(t, map[string]string{"rollout.txt": `error: deployment "api" exceeded its progress deadline` + "\n"}),
 		"controller-progress-deadline-exceeded", `deployment "api"`)
+}
+
+// systemd's word on a node agent that stopped ("containerd.service: Main process
+// exited") is the outcome of the agent's own fatal line before it, which says why; the
+// agent is down, so the trouble is the node's, not a container's crash.
+func TestANodeAgentsFatalLineBeforeItsUnitExits(t *testing.T) {
+	const journal = `Mar 02 10:00:01 worker-1 systemd[1]: Starting containerd container runtime...
+Mar 02 10:00:01 worker-1 containerd[812]: time="2024-03-02T10:00:01.112233445Z" level=info msg="starting containerd" revision=abc version=1.7.2
+Mar 02 10:00:01 worker-1 containerd[812]: time="2024-03-02T10:00:01.212233445Z" level=fatal msg="Unable to parse plugin options: snapshotter \"stargz\" not found"
+Mar 02 10:00:01 worker-1 systemd[1]: containerd.service: Main process exited, code=exited, status=1/FAILURE
+Mar 02 10:00:01 worker-1 systemd[1]: containerd.service: Failed with result 'exit-code'.
+`
+	rs := catalogRoots(t, map[string]string{"journal.txt": journal})
+	if len(rs) != 1 || rs[0].Stage != "node" || !strings.Contains(rs[0].Cause, `snapshotter \"stargz\" not found`) {
+		for _, f := range rs {
+			t.Logf("root %s %s: %s", f.Stage, f.Rule, f.Cause)
+		}
+		t.Fatalf("want one root at the node stage that quotes containerd's fatal line")
+	}
 }
