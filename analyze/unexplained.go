@@ -945,9 +945,10 @@ func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []strin
 				stage = st
 			}
 		}
-		if best == fatal && subj[0].Kind == "Node" {
-			// A node agent's own fatal line (the runtime's, the kubelet's): the agent is
-			// down, whatever its words name ("runtime config", "volume plugin").
+		if best == fatal && subj[0].Kind == "Node" && subj[0].Name != UnknownSubject {
+			// A named node's journal: its fatal line is a node agent's (the runtime's,
+			// the kubelet's), and the agent is down, whatever its words name ("runtime
+			// config", "volume plugin").
 			stage = def
 		}
 		if read.known() {
