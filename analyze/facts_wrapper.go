@@ -232,6 +232,41 @@ var evidenceValues = []evidenceValue{
 	{EvidenceCNILoadError, func(g *Graph, _ *Line) string { return g.cniLoadError() }},
 	{EvidenceCNIConfigs, func(g *Graph, _ *Line) string { return g.cniConfigs() }},
 	{EvidenceSysctlDenied, func(g *Graph, _ *Line) string { return g.sysctlDenied() }},
+	{EvidenceBindCapability, func(g *Graph, _ *Line) string { return g.bindCapability() }},
+}
+
+// EvidenceBindCapability names, in a template's optional part, the NET_BIND_SERVICE
+// capability as the evidence's manifest adds it ("- net_bind_service" under
+// capabilities.add, a pod's securityContext): a program refused a port below 1024 runs
+// with it added, which lets a non-root process bind only through its file's capability.
+const EvidenceBindCapability = "evidenceBindCapability"
+
+// reBindCapItem is NET_BIND_SERVICE as an item of a capabilities list, as written.
+var reBindCapItem = regexp.MustCompile(`(?i)^\s*-\s*["']?((?:CAP_)?NET_BIND_SERVICE)["']?\s*$|(?i)\badd:\s*\[[^\]]*?["']?((?:CAP_)?NET_BIND_SERVICE)\b`)
+
+// bindCapability is EvidenceBindCapability: the spelling the evidence adds
+// NET_BIND_SERVICE with, "" when it adds it nowhere or in several spellings.
+func (g *Graph) bindCapability() string {
+	return g.loneOf(&g.bindCapOnce, &g.bindCap, func(add func(string)) {
+		for _, p := range g.pods {
+			for _, c := range p.Obj.Spec.Containers {
+				if sc := c.SecurityContext; sc != nil && sc.Capabilities != nil {
+					for _, cp := range sc.Capabilities.Add {
+						if strings.EqualFold(strings.TrimPrefix(strings.ToUpper(string(cp)), "CAP_"), "NET_BIND_SERVICE") {
+							add(string(cp))
+						}
+					}
+				}
+			}
+		}
+	}, func(line string, add func(string)) {
+		if !strings.Contains(strings.ToUpper(line), "NET_BIND_SERVICE") {
+			return
+		}
+		if m := reBindCapItem.FindStringSubmatch(line); m != nil {
+			add(m[1] + m[2])
+		}
+	})
 }
 
 // EvidenceSysctlDenied names, in a template's optional part, the kernel setting a

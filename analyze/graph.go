@@ -209,6 +209,10 @@ type Graph struct {
 	// evidence was refused (EvidenceSysctlDenied).
 	sysctlDeniedOnce sync.Once
 	sysctlDeniedKey  string
+	// bindCapOnce computes bindCap, NET_BIND_SERVICE as the evidence's manifest adds it
+	// (EvidenceBindCapability).
+	bindCapOnce sync.Once
+	bindCap     string
 	// hugePagesOnce computes hugePages, the huge pages a node of the evidence offers
 	// (EvidenceHugePages).
 	hugePagesOnce sync.Once

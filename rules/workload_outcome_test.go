@@ -39,3 +39,16 @@ Mar 02 10:00:01 worker-1 systemd[1]: containerd.service: Failed with result 'exi
 		t.Fatalf("want one root at the node stage that quotes containerd's fatal line")
 	}
 }
+
+// An in-cluster program's log opens with client-go's note that it found no kubeconfig
+// (a warning every controller prints as it starts, no trouble) and ends at the port it
+// may not bind; the manifest the ticket pastes adds NET_BIND_SERVICE, which the cause
+// names as written.
+func TestAPrivilegedPortRefusedBesideABenignWarning(t *testing.T) {
+	const log = "W0301 09:12:01.583084       1 client_config.go:667] Neither --kubeconfig nor --master was specified.  Using the inClusterConfig.  This might not work.\n" +
+		"2025-03-01T09:12:01.597Z INF controller.go:85 Starting controller\n" +
+		"Listen: listen tcp :443: bind: permission denied\n"
+	const manifest = "        securityContext:\n          runAsUser: 1000\n          capabilities:\n            add:\n            - NET_BIND_SERVICE\n"
+	wantOneRoot(t, catalogRoots(t, map[string]string{"logs.txt": log, "securitycontext.txt": manifest}),
+		"runtime-crash-exit", ":443", "adds NET_BIND_SERVICE")
+}

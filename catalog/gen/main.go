@@ -1210,6 +1210,9 @@ func (m *merger) entries() []*catalog.Entry {
 			e.Stage = s
 		}
 		e.Class = classFor(e)
+		if benign(e.Component, e.Template) {
+			e.Class = "info"
+		}
 		if other, dup := ids[e.ID]; dup {
 			panic("catalog gen: id collision " + e.ID + " " + other + " / " + e.Template)
 		}

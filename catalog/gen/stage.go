@@ -322,6 +322,26 @@ func templateStage(component, template string) (string, bool) {
 	return "", false
 }
 
+// benignTemplates are warnings a component prints on every healthy start, which say
+// nothing is wrong: client-go's note that an in-cluster program found no kubeconfig
+// (clientcmd BuildConfigFromFlags, logged by nearly every controller and operator as it
+// starts in a pod). Their class is info, so a log that holds one and then the error the
+// program stops at is read at the error.
+var benignTemplates = []struct{ component, contains string }{
+	{"client-go", "neither --kubeconfig nor --master was specified"},
+}
+
+// benign reports whether an entry's template is one of benignTemplates.
+func benign(component, template string) bool {
+	t := strings.ToLower(template)
+	for _, b := range benignTemplates {
+		if b.component == component && strings.Contains(t, b.contains) {
+			return true
+		}
+	}
+	return false
+}
+
 // stageFor is the stage of one call site.
 func stageFor(s site) string {
 	if s.stage != "" {
