@@ -482,6 +482,10 @@ func newLine(in lineIn) (Line, bool) {
 	return l, true
 }
 
+// reMarkdownHeading is a ticket's heading ("### Logs and Errors", "## Error
+// messages"): a title of what follows, no trouble of its own.
+var reMarkdownHeading = regexp.MustCompile(`^\s{0,3}#{1,6}\s+\S[^\n]{0,60}$`)
+
 // fragmentTextLines adds the lines of pasted evidence no import could attribute, each
 // line and each wrapped paragraph.
 func (g *Graph) fragmentTextLines(add func(lineIn)) {
@@ -506,7 +510,7 @@ func (g *Graph) fragmentTextLines(add func(lineIn)) {
 			pod = g.FindPod(about.Namespace, about.Name)
 		}
 		for i, s := range f.lines {
-			l := lineIn{Kind: kind, Text: s, Fragment: true, Warning: looksLikeError(s), Object: about, Pod: pod}
+			l := lineIn{Kind: kind, Text: s, Fragment: true, Warning: looksLikeError(s) && !reMarkdownHeading.MatchString(s), Object: about, Pod: pod}
 			if kind == TextJournal {
 				if e, k, _ := ParseJournalLine(s, g.collectedAt); k == LineEntry {
 					l.Text = entryText(&e.Entry)

@@ -911,6 +911,15 @@ func (s *Signature) run(v *View) []Finding {
 				caps["container"] = c
 			}
 		}
+		if caps["container"] == "" && l.Fragment && l.Container() == "" && len(v.g.pods) == 0 && strings.Contains(s.Cause, "{container}") {
+			// A message pasted without its pod or container ("Startup probe failed: …")
+			// whose container the ticket's sentence names ("the startup probe for the
+			// nextcloud-nginx container").
+			if c := v.g.proseContainer(); c != "" {
+				caps = maps.Clone(caps)
+				caps["container"] = c
+			}
+		}
 		if strings.Contains(l.Text, "panic: ") {
 			if fn := panicFrame(followingText(lines, i, 24)); fn != "" {
 				caps = maps.Clone(caps)

@@ -857,6 +857,10 @@ func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []strin
 			// msg=\"Endpoints restored\" failed=4"): a count or a word is no error it reports.
 			continue
 		}
+		if !known && reMarkdownHeading.MatchString(l.Text) {
+			// The ticket's heading ("### Logs and Errors") titles what follows.
+			continue
+		}
 		if !known && configSetting(l.Text) {
 			// A configuration file's setting ("oom_score = -999", "failOnSwap: false")
 			// names what it sets, not trouble.

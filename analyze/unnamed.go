@@ -136,9 +136,11 @@ func (r placeholders) prose(s string) string {
 	return strings.ReplaceAll(s, "containers["+unnamedContainer+"]", "containers[CONTAINER]")
 }
 
-// reProseContainer is how a ticket's sentence names a container in a code span:
-// "the `wait-gcs-ready` init-container", "container `app`".
-var reProseContainer = regexp.MustCompile("`([a-z0-9][a-z0-9.-]*[a-z0-9])`\\s+(?:init[- ]?)?container\\b|\\b(?:init[- ]?)?container\\s+`([a-z0-9][a-z0-9.-]*[a-z0-9])`")
+// reProseContainer is how a ticket's sentence names a container: in a code span ("the
+// `wait-gcs-ready` init-container", "container `app`"), or a name with a hyphen (no
+// plain word) after "for the", "of the" or "in the" ("the startup probe for the
+// nextcloud-nginx container").
+var reProseContainer = regexp.MustCompile("`([a-z0-9][a-z0-9.-]*[a-z0-9])`\\s+(?:init[- ]?)?container\\b|\\b(?:init[- ]?)?container\\s+`([a-z0-9][a-z0-9.-]*[a-z0-9])`|\\b(?:for|of|in) the ([a-z0-9]+(?:-[a-z0-9]+)+) (?:init[- ]?)?container\\b")
 
 // proseContainer is the one container name the evidence's pasted sentences give in a
 // code span, "" when they give none or several.
@@ -148,7 +150,7 @@ func (g *Graph) proseContainer() string {
 			return
 		}
 		for _, m := range reProseContainer.FindAllStringSubmatch(line, -1) {
-			add(m[1] + m[2])
+			add(m[1] + m[2] + m[3])
 		}
 	})
 }

@@ -233,6 +233,12 @@ func TestTicketShapes(t *testing.T) {
 		{name: "message wrapped in a pane", rule: "start-poststart-hook-failed", stage: analyze.StageStart, says: []string{"Unknown option --log-global-size-max"},
 			files: map[string]string{"ticket.txt": "```\nWarning  FailedPostStartHook  2m  kubelet  Exec lifecycle hook ([/init.sh]) for Container \"agent\" in Pod \"agent-x2_kube-system(0b1c)\" failed - error: rpc error: code = Unknown desc = command error: EOF, │\n" +
 				"│  stdout: conmon: option parsing failed: Unknown option --log-global-size-max\n```\n"}},
+		// A probe's message pasted under a heading, its container named only by the
+		// reporter's sentence: the heading is no trouble, and the cause names the
+		// container.
+		{name: "probe message under a heading", rule: "probe-readiness-failing", stage: analyze.StageProbe, says: []string{"of container billing-api"},
+			files: map[string]string{"ticket.txt": "## Describe your Issue\nThe pod never becomes ready because the readiness probe of the billing-api container keeps failing.\n\n### Logs and Errors\n\n" +
+				"```\nReadiness probe failed: Get \"http://10.42.0.17:8080/health\": dial tcp 10.42.0.17:8080: connect: connection refused\n```\n"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
