@@ -211,13 +211,22 @@ func usable(m *catalog.Match) bool {
 	return e.Class != "info" && e.Literals() >= minCatalogLiterals && !e.Generic() && !wordyTail(m)
 }
 
-// wordyTail reports whether a short template's value, a name where it prints one
+// wordyTail reports whether a template's path value runs into the next layer of an
+// error chain, or a short template's value, a name where it prints one
 // ("failed to read %s": a path), took a run of words instead: another program's sentence
 // that only begins with the same few words ("failed to read data from plugin storage
 // file path=…", "failed to decode configuration from flags: …"). A wrapped error ("…:
 // %w", "probe failed: %s") is words by nature, and a quoted value may hold any; neither
 // is held to it.
 func wordyTail(m *catalog.Match) bool {
+	for _, name := range m.Entry.NameCaptures() {
+		if v := m.Captures[name]; name != "err" && strings.HasPrefix(v, "/") && strings.Contains(v, ": ") {
+			// A path the template prints that runs on past an error chain's ": " into
+			// the next layer (Perl's "Unable to create /x/y: No such file or directory
+			// at …" read as the kubelet's "Unable to create %s directory %v").
+			return true
+		}
+	}
 	if m.Entry.Literals() >= minProseLiterals {
 		return false
 	}

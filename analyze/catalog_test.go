@@ -29,6 +29,7 @@ func TestReadChain(t *testing.T) {
 		{"only generic words", `Unexpected error: failed to read data from plugin storage file: '/var/log/pos.json'`, "", "", "", "", ""},
 		{"a YAML parser's error is no scheduler's lookup", `yaml: line 107: could not find expected ':'`, "", "", "", "", ""},
 		{"a value the template prints is missing", `Could not find rspec-3.10.0, pry-byebug-3.9.0 in any of the sources`, "", "", "", "", ""},
+		{"a path that runs into the next layer", `Unable to create /srv/app/perl5/lib/5.40.3: No such file or directory at /srv/app/perl5/lib/local/lib.pm line 721.`, "", "", "", "", ""},
 		{"kubectl's words around an admission refusal", `Error from server (Forbidden): error when creating "pod.yaml": pods "web" is forbidden: exceeded quota: compute, requested: limits.cpu=2, used: limits.cpu=0, limited: limits.cpu=1`,
 			"", StageAdmission, "kube-apiserver", "kube-apiserver", "exceeded quota"},
 		{"curated: the kernel's OOM killer", `kernel: Memory cgroup out of memory: Killed process 4242 (java) total-vm:4045820kB, anon-rss:1046400kB`,

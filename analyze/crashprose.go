@@ -315,10 +315,15 @@ func quotedError(s string) string {
 var reNamesError = regexp.MustCompile(`\b(?:error|exception|message|fails? with|failed with|log says|logs say)\b[^a-z]*$`)
 
 // programLine reports whether a line is a program's by its own form: at an error level
-// it wrote (programLevelLine), or the head of an exception's report.
+// it wrote (programLevelLine), the head of an exception's report, or Perl's die.
 func programLine(s string) bool {
-	return programLevelLine(s) || reExceptionHead.MatchString(strings.TrimSpace(s))
+	return programLevelLine(s) || reExceptionHead.MatchString(strings.TrimSpace(s)) || rePerlDie.MatchString(s)
 }
+
+// rePerlDie is how Perl ends a die's or a warn's message that has no newline of its own
+// (Perl_mess: " at FILE line N.", with the last filehandle read after it): the
+// interpreter's words, however much the message before them reads like a sentence.
+var rePerlDie = regexp.MustCompile(` at \S+ line \d+(?:, <[^>]*> (?:line|chunk) \d+)?\.\s*$`)
 
 var reKlogHead = regexp.MustCompile(`^[IWEF]\d{4} \d`)
 

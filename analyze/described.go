@@ -362,6 +362,11 @@ func described(g *Graph, fs []*Finding, rules []*Rule) (*Finding, map[string]boo
 			// prompt) is that object's state, not a reporter's description.
 			continue
 		}
+		if l.Kind() == TextLog && !isProse(l.Text) {
+			// A program's output (a container's log, what `docker run` printed) is
+			// no description of the failure: its lines are read as the program's.
+			continue
+		}
 		// The same text imported twice (as a log and as text) is read once.
 		seen[l.Text] = true
 		if reGoStructDump.MatchString(l.Text) {

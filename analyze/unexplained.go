@@ -1123,8 +1123,9 @@ var reTimedLevel = regexp.MustCompile(`^(?:\d{4}[-/]\d\d[-/]\d\d[T ])?\d\d:\d\d:
 var reBareException = regexp.MustCompile(`^\s*(?:[a-z][\w$]*\.)*[A-Z][\w$]*(?:Exception|Error):\s*(?:at\s|$)`)
 
 // reGaveUpOnly is a log line that ends at a program's summary of giving up, with no
-// reason after it.
-var reGaveUpOnly = regexp.MustCompile(`(?i)(?:\b(?:failed to|unable to|could not|cannot) (?:build|start|run|initiali[sz]e|launch|boot|create)(?:\s+(?:the|a|an))?(?:\s+[\w-]+){1,2}|\bapplication run failed)\s*[.!]?\s*$`)
+// reason after it (Perl's "BEGIN failed--compilation aborted at FILE line N." after the
+// error a module's load died of).
+var reGaveUpOnly = regexp.MustCompile(`(?i)(?:\b(?:failed to|unable to|could not|cannot) (?:build|start|run|initiali[sz]e|launch|boot|create)(?:\s+(?:the|a|an))?(?:\s+[\w-]+){1,2}|\bapplication run failed)\s*[.!]?\s*$|^BEGIN failed--compilation aborted at `)
 
 // tellingScore rates how much a line says about a cause: specific error words and
 // concrete values (quoted strings, paths, addresses) count; bookkeeping lines do not.

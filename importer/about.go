@@ -27,6 +27,21 @@ func fragmentAbout(file, cmd string, lines []textLine) *bundle.FragmentAbout {
 	return a
 }
 
+// containerRunners are the container CLIs whose run command prints the container's own
+// output, not the CLI's.
+var containerRunners = map[string]bool{"docker": true, "podman": true, "nerdctl": true}
+
+// runsContainer reports whether a command runs a container in the foreground ("docker run
+// --rm --user 1000 IMAGE …"): what it prints is the program's log, as `kubectl logs` would
+// show it.
+func runsContainer(cmd string) bool {
+	f := strings.Fields(cmd)
+	if len(f) > 0 && f[0] == "sudo" {
+		f = f[1:]
+	}
+	return len(f) > 1 && containerRunners[path.Base(f[0])] && (f[1] == "run" || len(f) > 2 && f[1] == "container" && f[2] == "run")
+}
+
 // maxAboutCommand bounds the command kept with a fragment.
 const maxAboutCommand = 512
 

@@ -160,6 +160,19 @@ func (li *looseImport) file(name string, data []byte) {
 			used = true
 			continue
 		}
+		if runsContainer(c.cmd) {
+			// `docker run IMAGE` in the foreground prints the container's own output:
+			// a reproduction of the pod's failure, read as its container's log.
+			lines := trimBlank(c.lines)
+			if first, last := blockRange(segmentBlock{lines: lines}); first > 0 {
+				blocks = append(blocks, BlockReport{First: first, Last: last, What: "a container's output (run by a container CLI)", Used: true,
+					Fragment: li.keepFragmentAbout(bundle.FragmentLog, name, lines, nil)})
+				li.found["logs"] = true
+				detected = append(detected, "a container's output")
+				used = true
+			}
+			continue
+		}
 		if lc, ok := parseLogsCommand(c.cmd); ok {
 			if lc.pod == "" {
 				lc.pod = logPodNamed(c.lines)

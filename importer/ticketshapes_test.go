@@ -239,6 +239,11 @@ func TestTicketShapes(t *testing.T) {
 		{name: "probe message under a heading", rule: "probe-readiness-failing", stage: analyze.StageProbe, says: []string{"of container billing-api"},
 			files: map[string]string{"ticket.txt": "## Describe your Issue\nThe pod never becomes ready because the readiness probe of the billing-api container keeps failing.\n\n### Logs and Errors\n\n" +
 				"```\nReadiness probe failed: Get \"http://10.42.0.17:8080/health\": dial tcp 10.42.0.17:8080: connect: connection refused\n```\n"}},
+		// What `docker run` prints is the container's program's output, not the CLI's:
+		// a reproduction of the pod's failure outside the cluster reads as its log.
+		{name: "a docker run reproduction", stage: analyze.StageRuntime, says: []string{"/opt/app/var/cache"},
+			files: map[string]string{"ticket.txt": "Running the image as the pod does:\n\n```\n$ docker run --rm --user 1000650000 example/app:2.4 serve\n" +
+				"Preparing runtime directories\nUnable to create /opt/app/var/cache/sessions: No such file or directory at /opt/app/lib/Setup.pm line 88.\nBEGIN failed--compilation aborted at /opt/app/bin/serve line 5.\n```\n"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
