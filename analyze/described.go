@@ -321,7 +321,7 @@ func described(g *Graph, fs []*Finding, rules []*Rule) (*Finding, map[string]boo
 			// sentence first, the program's error chain it quotes after): any of them
 			// that is a program's output places the trouble.
 			if slices.ContainsFunc(f.Evidence, func(e Evidence) bool {
-				return !isProse(e.Excerpt) && reOutputLine.MatchString(e.Excerpt) || errorChain(e.Excerpt)
+				return !isProse(e.Excerpt) && reOutputLine.MatchString(e.Excerpt) || errorChain(e.Excerpt) || programLine(e.Excerpt)
 			}) {
 				outputStages[f.Stage] = true
 			}
@@ -360,11 +360,6 @@ func described(g *Graph, fs []*Finding, rules []*Rule) (*Finding, map[string]boo
 		if o := l.Object(); o.Kind != "" && o.Kind != ClientKind && o.Name != UnknownSubject {
 			// Output the paste says is about a named object (a describe after its
 			// prompt) is that object's state, not a reporter's description.
-			continue
-		}
-		if l.Kind() == TextLog && !isProse(l.Text) {
-			// A program's output (a container's log, what `docker run` printed) is
-			// no description of the failure: its lines are read as the program's.
 			continue
 		}
 		// The same text imported twice (as a log and as text) is read once.
