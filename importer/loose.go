@@ -595,9 +595,14 @@ func (li *looseImport) block(ctx *fileCtx, name string, b segmentBlock, ns, cmd 
 		if err != nil {
 			probs = append(probs, err.Error())
 		}
-		if added == 0 && (err == nil || errors.Is(err, errNoKind)) {
-			// JSON or YAML of no kind podflow reads (an API Status, a values file): its
-			// lines stay available as text.
+		logLines := added == 0 && jsonLines(b.lines)
+		if logLines {
+			unwrapJSONLog(b.lines)
+		}
+		if added == 0 && (err == nil || errors.Is(err, errNoKind) || logLines) {
+			// JSON or YAML of no kind podflow reads (an API Status, a values file), or
+			// a program's JSON log lines, one of them broken by a terminal's wrap (a
+			// Docker json-file log, zap's JSON): its lines stay available as text.
 			return "", false, nil
 		}
 		return segObjects, added > 0, probs

@@ -43,6 +43,52 @@ func looksLikeObjects(lines []textLine) bool {
 	return false
 }
 
+// jsonLines reports whether a block is a log of one JSON object per line (a Docker
+// json-file log's {"log":…,"stream":…,"time":…}, a structured logger's): two or more
+// lines that open an object with a quoted key, and no line at the margin that is not
+// one or the rest of one cut by a terminal.
+func jsonLines(lines []textLine) bool {
+	n := 0
+	for _, l := range lines {
+		s := strings.TrimSpace(l.s)
+		if strings.HasPrefix(s, `{"`) {
+			n++
+		}
+	}
+	return n >= 2 && 2*n >= len(lines)
+}
+
+// unwrapJSONLog reads a Docker json-file log in place: each line's {"log": …} becomes
+// the text the container wrote, and a line a terminal cut ("…to node \"i-00db5016" /
+// "9b8e6314a\": RequestCanceled…") is joined with the rest on the lines below it, which
+// are left blank so the lines keep their numbers. Lines of other JSON stay as they are.
+func unwrapJSONLog(lines []textLine) {
+	for i := 0; i < len(lines); i++ {
+		s := strings.TrimSpace(lines[i].s)
+		if !strings.HasPrefix(s, `{"`) {
+			continue
+		}
+		var rec struct {
+			Log    *string `json:"log"`
+			Stream string  `json:"stream"`
+			Time   string  `json:"time"`
+		}
+		joined, end := s, i
+		for json.Unmarshal([]byte(joined), &rec) != nil && end+1 < len(lines) && end-i < 3 {
+			end++
+			joined += strings.TrimRight(lines[end].s, "\r")
+		}
+		if rec.Log == nil || rec.Stream == "" && rec.Time == "" {
+			continue
+		}
+		lines[i].s = strings.TrimRight(*rec.Log, "\r\n")
+		for j := i + 1; j <= end; j++ {
+			lines[j].s = ""
+		}
+		i = end
+	}
+}
+
 // reYAMLKeyLine is a YAML mapping key, with or without its value, as an object's
 // document prints one.
 var reYAMLKeyLine = regexp.MustCompile(`^ *[A-Za-z][A-Za-z0-9_.-]*:(?: |$)`)

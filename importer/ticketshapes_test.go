@@ -244,6 +244,13 @@ func TestTicketShapes(t *testing.T) {
 		{name: "a docker run reproduction", stage: analyze.StageRuntime, says: []string{"/opt/app/var/cache"},
 			files: map[string]string{"ticket.txt": "Running the image as the pod does:\n\n```\n$ docker run --rm --user 1000650000 example/app:2.4 serve\n" +
 				"Preparing runtime directories\nUnable to create /opt/app/var/cache/sessions: No such file or directory at /opt/app/lib/Setup.pm line 88.\nBEGIN failed--compilation aborted at /opt/app/bin/serve line 5.\n```\n"}},
+		// A Docker json-file log, one of its lines cut by a terminal inside the JSON
+		// string: read as the container's lines, the cut line whole, not left out as
+		// broken JSON.
+		{name: "a json-file log with a cut line", stage: analyze.StageRuntime, says: []string{"10.0.3.7:5432: connect: connection refused"},
+			files: map[string]string{"app.log": `{"log":"time=\"2024-01-02T03:04:05Z\" level=info msg=\"starting\"\n","stream":"stdout","time":"2024-01-02T03:04:05.0Z"}` + "\n" +
+				`{"log":"time=\"2024-01-02T03:04:05Z\" level=fatal msg=\"failed to connect to database: dial tcp 10.0.3.7:5432: connect: connection re` + "\n" +
+				`fused\"\n","stream":"stderr","time":"2024-01-02T03:04:05.1Z"}` + "\n"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
