@@ -350,6 +350,10 @@ var reOutputLine = regexp.MustCompile(`^\s*(?:\d|[{\[]|[IWEF]\d{4} )|\b(?:level|
 // reporter's answer after it.
 var reTemplateExample = regexp.MustCompile(`(?i)^[^:]*\((?:e\.g\.?|eg\.?|for example|such as)[^)]*\)[^:]*:\s*(.*)$`)
 
+// reNotThePlatform is how a sentence sets a platform it names apart from its own,
+// right before the name.
+var reNotThePlatform = regexp.MustCompile(`(?i)\b(?:unlike|not on|not in|instead of|rather than|other than|except|without|no|not)\s+(?:an?\s+|the\s+)?$`)
+
 // rePlatformModel is a release or model number written right after a platform's name.
 var rePlatformModel = regexp.MustCompile(`^ (v?\d+(?:\.\d+)*(?:[-+][\w.]+)?)\b`)
 
@@ -451,6 +455,11 @@ func readTicketSetting(g *Graph) ticketSetting {
 		}
 		for _, loc := range rePlatform.FindAllStringIndex(text, -1) {
 			p := text[loc[0]:loc[1]]
+			if reNotThePlatform.MatchString(text[:loc[0]]) {
+				// "Unlike Fargate, …", "not on EKS", "instead of minikube": a platform
+				// the ticket sets its own against.
+				continue
+			}
 			if m := rePlatformModel.FindStringSubmatch(text[loc[1]:]); m != nil {
 				// The platform's release or model, as written after it ("Flatcar
 				// 3227.2.0", "Raspberry Pi 4"): the release is then not named twice.

@@ -417,3 +417,11 @@ func TestARefusedUpgradeAtALogsEndIsNoCrash(t *testing.T) {
 		}
 	}
 }
+
+// A platform the ticket sets its own against ("Unlike Fargate, …") is not its setting.
+func TestAPlatformSetApartIsNoSetting(t *testing.T) {
+	const ticket = "Our cluster runs on GKE. Unlike Fargate, the nodes are ours to see.\n\n```\n" +
+		`Error from server (Forbidden): pods is forbidden: User "dev@example.com" cannot list resource "pods" in API group "" in the namespace "shop"` + "\n```\n"
+	rs := catalogRoots(t, map[string]string{"ticket.txt": ticket})
+	wantRootWithout(t, rs, "Fargate", "the setting names the platform the ticket sets apart: %s", "GKE")
+}
