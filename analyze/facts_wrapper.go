@@ -233,6 +233,39 @@ var evidenceValues = []evidenceValue{
 	{EvidenceCNIConfigs, func(g *Graph, _ *Line) string { return g.cniConfigs() }},
 	{EvidenceSysctlDenied, func(g *Graph, _ *Line) string { return g.sysctlDenied() }},
 	{EvidenceBindCapability, func(g *Graph, _ *Line) string { return g.bindCapability() }},
+	{EvidenceAttachFailure, func(g *Graph, _ *Line) string { return g.loneAttachFailure() }},
+}
+
+// EvidenceAttachFailure names, in a template's optional part, the one volume attach
+// failure the evidence's events give (FailedAttachVolume: "AttachVolume.Attach failed
+// for volume "pvc-…" : attachment timeout for volume vol-…"): the kubelet's time-out
+// waiting for the pod's volumes follows from it.
+const EvidenceAttachFailure = "evidenceAttachFailure"
+
+// reAttachFailed is the attach/detach controller's FailedAttachVolume message
+// (pkg/volume/util/operationexecutor: "AttachVolume.Attach failed for volume %q : %v").
+var reAttachFailed = regexp.MustCompile(`AttachVolume\.Attach failed for volume "([^"]+)" : (.+)$`)
+
+// loneAttachFailure is EvidenceAttachFailure: "volume NAME: WHY" for the one attach
+// failure the evidence holds, "" when none or several differ.
+func (g *Graph) loneAttachFailure() string {
+	return g.loneOf(&g.attachFailureOnce, &g.attachFailure, func(add func(string)) {
+		for _, e := range g.events {
+			if e.Reason != "FailedAttachVolume" {
+				continue
+			}
+			if m := reAttachFailed.FindStringSubmatch(strings.TrimSpace(e.Message)); m != nil {
+				add("volume " + m[1] + ": " + strings.TrimSpace(m[2]))
+			}
+		}
+	}, func(line string, add func(string)) {
+		if !strings.Contains(line, "AttachVolume.Attach failed") {
+			return
+		}
+		if m := reAttachFailed.FindStringSubmatch(strings.TrimSpace(line)); m != nil {
+			add("volume " + m[1] + ": " + strings.TrimSpace(m[2]))
+		}
+	})
 }
 
 // EvidenceBindCapability names, in a template's optional part, the NET_BIND_SERVICE

@@ -209,6 +209,10 @@ type Graph struct {
 	// evidence was refused (EvidenceSysctlDenied).
 	sysctlDeniedOnce sync.Once
 	sysctlDeniedKey  string
+	// attachFailureOnce computes attachFailure, the one volume attach failure the
+	// evidence's events give (EvidenceAttachFailure).
+	attachFailureOnce sync.Once
+	attachFailure     string
 	// bindCapOnce computes bindCap, NET_BIND_SERVICE as the evidence's manifest adds it
 	// (EvidenceBindCapability).
 	bindCapOnce sync.Once

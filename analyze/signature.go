@@ -1082,6 +1082,14 @@ func (s *Signature) runTies(v *View) []Finding {
 			// read, with the values the line alone lacks.
 			continue
 		}
+		for _, e := range s.evidence {
+			// The values the cause takes from the rest of the evidence, as for a line
+			// the signature's own pattern reads.
+			if val := e.of(v.g, l); val != "" {
+				t.caps = maps.Clone(t.caps)
+				t.caps[e.name] = val
+			}
+		}
 		out = append(out, s.tieFinding(l, t))
 	}
 	return out

@@ -425,3 +425,14 @@ func TestAPlatformSetApartIsNoSetting(t *testing.T) {
 	rs := catalogRoots(t, map[string]string{"ticket.txt": ticket})
 	wantRootWithout(t, rs, "Fargate", "the setting names the platform the ticket sets apart: %s", "GKE")
 }
+
+// The kubelet's time-out waiting for a pod's volumes follows from the attach failure
+// the pod's events give: the cause names it.
+func TestAMountTimeoutNamesTheAttachFailure(t *testing.T) {
+	const events = "Events:\n" +
+		"  Type     Reason              Age   From                     Message\n" +
+		"  ----     ------              ----  ----                     -------\n" +
+		"  Warning  FailedAttachVolume  4m    attachdetach-controller  AttachVolume.Attach failed for volume \"pvc-1f2e\" : attachment timeout for volume vol-0a1b2c3d4e5f60718\n" +
+		"  Warning  FailedMount         2m    kubelet                  Unable to attach or mount volumes: unmounted volumes=[data], unattached volumes=[data kube-api-access-x1y2z]: timed out waiting for the condition\n"
+	rootCauseHas(t, catalogRoots(t, map[string]string{"describe.txt": events}), "attachment timeout for volume vol-0a1b2c3d4e5f60718")
+}
