@@ -166,6 +166,11 @@ func splitChunks(data []byte) []chunk {
 		if t := strings.TrimSpace(s); len(t) > 2 && t[0] == '`' && t[len(t)-1] == '`' && strings.Count(t, "`") == 2 {
 			// A whole line set off as inline code: the output it quotes.
 			s = t[1 : len(t)-1]
+		} else if t != "" && strings.Count(t, "`") == 1 && (t[0] == '`' || t[len(t)-1] == '`') {
+			// An inline code span a reporter opened on one line and closed on a later
+			// one ("`F1216 … Failed to generate …" … "`"): its marks are no part of
+			// the output it quotes.
+			s = strings.Trim(t, "`")
 		}
 		all = append(all, textLine{s: unlink(unbox(s, prev)), n: i + 1})
 		cur.lines = all[len(all)-len(cur.lines)-1:]

@@ -251,6 +251,10 @@ func TestTicketShapes(t *testing.T) {
 			files: map[string]string{"app.log": `{"log":"time=\"2024-01-02T03:04:05Z\" level=info msg=\"starting\"\n","stream":"stdout","time":"2024-01-02T03:04:05.0Z"}` + "\n" +
 				`{"log":"time=\"2024-01-02T03:04:05Z\" level=fatal msg=\"failed to connect to database: dial tcp 10.0.3.7:5432: connect: connection re` + "\n" +
 				`fused\"\n","stream":"stderr","time":"2024-01-02T03:04:05.1Z"}` + "\n"}},
+		// A fatal klog line inside an inline code span the reporter opened on its line
+		// and closed lines later: the program's exit, read past the span's marks.
+		{name: "a fatal line in a code span over lines", rule: "runtime-crash-exit", stage: analyze.StageRuntime, says: []string{"UnauthorizedOperation"},
+			files: map[string]string{"ticket.txt": "The autoscaler pod restarts with:\n\n`F0302 10:11:12.123456       1 cloud_provider.go:386] Failed to generate instance types: UnauthorizedOperation: You are not authorized to perform this operation.\n\tstatus code: 403, request id: 1c2d3e4f\n`\n"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
