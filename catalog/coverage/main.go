@@ -97,19 +97,21 @@ var (
 )
 
 var (
-	firstPerson = regexp.MustCompile(`(?:^|\s)(?:I|I'm|I've|I'd|my|we|we're|we've|our|us)(?:[\s,.;:!?]|$)`)
+	firstPerson = regexp.MustCompile(`(?:^|\s)(?:I|I'm|I've|I'd|my|we|we're|we've|our|us)(?:[\s,.;:!?]|$)|^(?:My|We|We're|We've|Our)\s`)
+	heading     = regexp.MustCompile(`^#{1,6}\s`)
 	introduces  = regexp.MustCompile(`(?i)\b(?:the following|as follows|below)\b.*:$`)
 	logHeader   = regexp.MustCompile(`^(?:[IWEF]\d{4} |\d{4}-\d\d-\d\d|\w{3} +\d+ \d\d:|time=|level=|[A-Z]{4,5}\[|\{|\[)`)
 )
 
 // reporterProse reports whether a line is a sentence of the ticket's own text: several
-// words, not a log line's header, and written by someone who says "I" or "we" or who
-// introduces the output below it.
+// words, not a log line's header, and written by someone who says "I" or "we" (or starts
+// a sentence with "We", "Our"), who introduces the output below it, or who heads a part
+// of the ticket ("## 3. Inside the same pod, the error …").
 func reporterProse(l string) bool {
 	if len(strings.Fields(l)) < 6 || logHeader.MatchString(l) {
 		return false
 	}
-	return firstPerson.MatchString(l) || introduces.MatchString(l)
+	return firstPerson.MatchString(l) || introduces.MatchString(l) || heading.MatchString(l)
 }
 
 var (

@@ -26,6 +26,8 @@ func TestOutside(t *testing.T) {
 		{`Pods Status:        0 Running / 0 Waiting / 0 Succeeded / 0 Failed;`, "field"},
 		{`But for some reason the pod is always unhealthy and I see the following errors:`, "prose"},
 		{`When running the chart using most of the defaults, the init container enters a CrashLoop with the following error:`, "prose"},
+		{`We are using an external volume. After a restart the pod with the volume mounted cannot access its mount point.`, "prose"},
+		{`## 3. Inside the same pod the error occurs again, cannot recover`, "prose"},
 		// in the measure
 		{`Reason:       OOMKilled`, ""},
 		{`node-exporter-d7mxn   1/2       CrashLoopBackOff   219        19h`, ""},
