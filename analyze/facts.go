@@ -486,6 +486,11 @@ func newLine(in lineIn) (Line, bool) {
 // messages"): a title of what follows, no trouble of its own.
 var reMarkdownHeading = regexp.MustCompile(`^\s{0,3}#{1,6}\s+\S[^\n]{0,60}$`)
 
+// reMarkupLine is a line of an HTML page a paste quotes (what curl printed: "<title>403
+// Forbidden</title>", "<h1>Not Found</h1>"): a page's markup, which a web server sends
+// whatever its status, not a program's error line.
+var reMarkupLine = regexp.MustCompile(`^\s*<(?:!DOCTYPE|/?[a-zA-Z][a-zA-Z0-9]*)(?:\s[^>]*)?>`)
+
 // fragmentTextLines adds the lines of pasted evidence no import could attribute, each
 // line and each wrapped paragraph.
 func (g *Graph) fragmentTextLines(add func(lineIn)) {
@@ -510,7 +515,7 @@ func (g *Graph) fragmentTextLines(add func(lineIn)) {
 			pod = g.FindPod(about.Namespace, about.Name)
 		}
 		for i, s := range f.lines {
-			l := lineIn{Kind: kind, Text: s, Fragment: true, Warning: looksLikeError(s) && !reMarkdownHeading.MatchString(s), Object: about, Pod: pod}
+			l := lineIn{Kind: kind, Text: s, Fragment: true, Warning: looksLikeError(s) && !reMarkdownHeading.MatchString(s) && !reMarkupLine.MatchString(s), Object: about, Pod: pod}
 			if kind == TextJournal {
 				if e, k, _ := ParseJournalLine(s, g.collectedAt); k == LineEntry {
 					l.Text = entryText(&e.Entry)

@@ -857,8 +857,9 @@ func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []strin
 			// msg=\"Endpoints restored\" failed=4"): a count or a word is no error it reports.
 			continue
 		}
-		if !known && reMarkdownHeading.MatchString(l.Text) {
-			// The ticket's heading ("### Logs and Errors") titles what follows.
+		if !known && (reMarkdownHeading.MatchString(l.Text) || reMarkupLine.MatchString(l.Text)) {
+			// The ticket's heading ("### Logs and Errors") titles what follows; an HTML
+			// page's markup ("<title>403 Forbidden</title>") is what a server sent.
 			continue
 		}
 		if !known && configSetting(l.Text) {

@@ -436,3 +436,16 @@ func TestAMountTimeoutNamesTheAttachFailure(t *testing.T) {
 		"  Warning  FailedMount         2m    kubelet                  Unable to attach or mount volumes: unmounted volumes=[data], unattached volumes=[data kube-api-access-x1y2z]: timed out waiting for the condition\n"
 	rootCauseHas(t, catalogRoots(t, map[string]string{"describe.txt": events}), "attachment timeout for volume vol-0a1b2c3d4e5f60718")
 }
+
+// An HTML page a reporter fetched with curl inside a failing container: its markup
+// ("<title>403 Forbidden</title>") is what the server sent, never the error the
+// container stops at.
+func TestAPagesMarkupIsNoErrorLine(t *testing.T) {
+	const ticket = "Since the upgrade the container fails to start and keeps restarting.\n\n```\n" +
+		"$ kubectl exec -it web-6d9f8-x2x4q -- curl localhost\n<!DOCTYPE HTML PUBLIC \"-//IETF//DTD HTML 2.0//EN\">\n<html><head>\n<title>403 Forbidden</title>\n</head><body>\n<h1>Forbidden</h1>\n</body></html>\n```\n"
+	for _, f := range catalogRoots(t, map[string]string{"ticket.txt": ticket}) {
+		if strings.Contains(f.Cause, "<title>") || strings.Contains(f.Cause, "<h1>") {
+			t.Errorf("a page's markup read as trouble: %s %s: %s", f.Stage, f.Rule, f.Cause)
+		}
+	}
+}
