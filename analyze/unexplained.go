@@ -1000,10 +1000,12 @@ func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []strin
 // result 'exit-code'", "Failed to start Container Runtime Interface for OCI (CRI-O)".
 var reUnitOutcome = regexp.MustCompile(`(?:^|systemd\[\d+\]: )(?:[\w@.-]+\.service: (?:Main process exited|Failed with result|Control process exited)|Failed to start )`)
 
-// lastFatalLine is the last of lines at a program's fatal level, or nil.
+// lastFatalLine is the last of lines at a program's fatal level, or nil: by its text, or
+// by the line as pasted (a klog line read as a journal entry keeps its "F0317 …" header
+// only there).
 func lastFatalLine(ls []*Line) *Line {
 	for i := len(ls) - 1; i >= 0; i-- {
-		if reFatalLevelLine.MatchString(ls[i].Text) {
+		if reFatalLevelLine.MatchString(ls[i].Text) || reFatalLevelLine.MatchString(strings.TrimSpace(ls[i].Evidence().Excerpt)) {
 			return ls[i]
 		}
 	}
@@ -1125,8 +1127,8 @@ var reBareException = regexp.MustCompile(`^\s*(?:[a-z][\w$]*\.)*[A-Z][\w$]*(?:Ex
 
 // reGaveUpOnly is a log line that ends at a program's summary of giving up, with no
 // reason after it (Perl's "BEGIN failed--compilation aborted at FILE line N." after the
-// error a module's load died of).
-var reGaveUpOnly = regexp.MustCompile(`(?i)(?:\b(?:failed to|unable to|could not|cannot) (?:build|start|run|initiali[sz]e|launch|boot|create)(?:\s+(?:the|a|an))?(?:\s+[\w-]+){1,2}|\bapplication run failed)\s*[.!]?\s*$|^BEGIN failed--compilation aborted at `)
+// error a module's load died of, MySQL's and MariaDB's "[ERROR] Aborting").
+var reGaveUpOnly = regexp.MustCompile(`(?i)(?:\b(?:failed to|unable to|could not|cannot) (?:build|start|run|initiali[sz]e|launch|boot|create)(?:\s+(?:the|a|an))?(?:\s+[\w-]+){1,2}|\bapplication run failed)\s*[.!]?\s*$|^BEGIN failed--compilation aborted at |\]\s+Aborting\.?\s*$`)
 
 // tellingScore rates how much a line says about a cause: specific error words and
 // concrete values (quoted strings, paths, addresses) count; bookkeeping lines do not.

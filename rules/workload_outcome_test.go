@@ -52,3 +52,11 @@ func TestAPrivilegedPortRefusedBesideABenignWarning(t *testing.T) {
 	wantOneRoot(t, catalogRoots(t, map[string]string{"logs.txt": log, "securitycontext.txt": manifest}),
 		"runtime-crash-exit", ":443", "adds NET_BIND_SERVICE")
 }
+
+// A program's klog lines pasted without a journal's prefix, an error and then its fatal
+// exit: the fatal line (its F level kept only in the line as pasted) is why it stops.
+func TestAKlogFatalLineIsTheExit(t *testing.T) {
+	const log = "E0317 11:46:48.531388       1 manager.go:261] Failed to refresh the node group cache: cannot list groups: AccessDenied: not authorized to perform describe-groups\n" +
+		"F0317 11:46:48.531413       1 provider.go:376] Failed to create the cloud manager: cannot list groups: AccessDenied: not authorized to perform describe-groups\n"
+	wantOneRoot(t, catalogRoots(t, map[string]string{"logs.txt": log}), "runtime-crash-exit", "Failed to create the cloud manager")
+}
