@@ -543,6 +543,13 @@ func exitStage(pod *corev1.Pod, container string, def Stage) Stage {
 	return def
 }
 
+// selfRepaired are the Warning events a component records as it repairs what it found
+// (kube-apiserver's allocator repair loops, pkg/registry/core/service/ipallocator and
+// portallocator controller/repair.go: "Cluster IP [IPv4]:10.96.0.12 is not allocated;
+// repairing", "Port 30080 is not allocated; repairing"). A new Service whose allocation
+// the loop saw half-written gets one; the repair is done as it is recorded.
+var selfRepaired = map[string]bool{"ClusterIPNotAllocated": true, "PortNotAllocated": true}
+
 // unexplainedObjects covers Warning events about objects other than pods (a
 // ReplicaSet's FailedCreate, a PVC's ProvisioningFailed) that nothing explains.
 func unexplainedObjects(g *Graph, lines []Line, covered map[string]bool) []*Finding {
@@ -554,7 +561,7 @@ func unexplainedObjects(g *Graph, lines []Line, covered map[string]bool) []*Find
 			continue
 		}
 		k := l.Object().key()
-		if covered[k] {
+		if covered[k] || selfRepaired[l.Reason()] {
 			continue
 		}
 		if _, ok := byObj[k]; !ok {

@@ -60,3 +60,14 @@ func TestAKlogFatalLineIsTheExit(t *testing.T) {
 		"F0317 11:46:48.531413       1 provider.go:376] Failed to create the cloud manager: cannot list groups: AccessDenied: not authorized to perform describe-groups\n"
 	wantOneRoot(t, catalogRoots(t, map[string]string{"logs.txt": log}), "runtime-crash-exit", "Failed to create the cloud manager")
 }
+
+// The API server's allocator repair loop warns as it repairs a new Service's cluster IP
+// it saw half-written: the repair is done as it is recorded, and a healthy Service is
+// no trouble.
+func TestARepairedAllocationIsNoTrouble(t *testing.T) {
+	const events = "LAST SEEN   TYPE      REASON                  OBJECT            MESSAGE\n" +
+		"12s         Warning   ClusterIPNotAllocated   service/web       Cluster IP [IPv4]: 10.96.159.99 is not allocated; repairing\n"
+	for _, f := range catalogRoots(t, map[string]string{"events.txt": events}) {
+		t.Errorf("a repaired allocation reported: %s %s: %s", f.Stage, f.Rule, f.Cause)
+	}
+}
