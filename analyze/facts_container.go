@@ -173,7 +173,7 @@ func (g *Graph) appendRuns(out []ContainerRun, p *Pod, cs []ContainerInfo, runti
 		r := ContainerRun{Subject: podSubject(p), Container: c, events: events, quiet: quiet, g: g, Journal: journal, OOMKills: g.oomsByUID[uid],
 			Log:         g.logOf(p.meta.Namespace, p.meta.Name, c.Name, false),
 			PreviousLog: g.logOf(p.meta.Namespace, p.meta.Name, c.Name, true)}
-		for _, cc := range g.contsByUID[uid] {
+		for _, cc := range g.containersOf(uid) {
 			if cc.Name == c.Name {
 				r.Attempts = append(r.Attempts, cc)
 			}

@@ -105,10 +105,12 @@ type Graph struct {
 	journalByUID                map[string][]int32
 	runtimeJournal              map[string][]JournalEntry
 
-	sandboxes      []*CRISandbox
-	containers     []*CRIContainer
-	sandboxesByUID map[string][]*CRISandbox
-	contsByUID     map[string][]*CRIContainer
+	sandboxes  []*CRISandbox
+	containers []*CRIContainer
+	// sandboxesByUID and contsByUID are the sandboxes and containers that name a pod,
+	// sorted by its UID (sandboxesOf, containersOf).
+	sandboxesByUID []*CRISandbox
+	contsByUID     []*CRIContainer
 	criNodes       map[string]bool
 
 	logs map[string]*ContainerLog
@@ -367,8 +369,7 @@ func newGraph() *Graph {
 		servicesByNS: map[string][]*Service{}, eventNamespaces: map[string]bool{},
 		eventsByUID: map[string][]*Event{}, eventsByKey: map[string][]*Event{},
 		journalByNode: map[string][]int32{}, journalByPod: map[string][]int32{}, journalByUID: map[string][]int32{},
-		runtimeJournal: map[string][]JournalEntry{},
-		sandboxesByUID: map[string][]*CRISandbox{}, contsByUID: map[string][]*CRIContainer{}, criNodes: map[string]bool{},
+		runtimeJournal: map[string][]JournalEntry{}, criNodes: map[string]bool{},
 		logs: map[string]*ContainerLog{}, podsWithLogs: map[string]bool{},
 		oomsByUID: map[string][]*OOMKill{}, oomsNode: map[string][]*OOMKill{}, dmesgNode: map[string]bool{},
 		kubeletConfigs: map[string]*KubeletConfig{},
