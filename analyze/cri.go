@@ -460,6 +460,7 @@ func (g *Graph) indexCRI() {
 	}
 	g.sandboxesByUID = sortedByPodUID(g.sandboxes, func(s *CRISandbox) string { return s.PodUID })
 	g.contsByUID = sortedByPodUID(g.containers, func(c *CRIContainer) string { return c.PodUID })
+	g.compactContainers()
 }
 
 // sortedByPodUID is the records of list that name a pod, sorted by its UID, each
@@ -492,12 +493,48 @@ func ofPodUID[T any](sorted []*T, uid func(*T) string, want string) []*T {
 	return sorted[lo:hi:hi]
 }
 
-// sandboxesOf lists the CRI sandboxes of the pod of UID uid, in load order.
+// sandboxesOf lists the CRI sandboxes of the pod of UID uid, in load order, made from
+// their records (criSandboxRecord).
 func (g *Graph) sandboxesOf(uid string) []*CRISandbox {
-	return ofPodUID(g.sandboxesByUID, func(s *CRISandbox) string { return s.PodUID }, uid)
+	if g.sbRecords == nil {
+		return ofPodUID(g.sandboxesByUID, func(s *CRISandbox) string { return s.PodUID }, uid)
+	}
+	records := g.sandboxRecordsOf(uid)
+	if len(records) == 0 {
+		return nil
+	}
+	made := make([]CRISandbox, len(records))
+	out := make([]*CRISandbox, len(records))
+	for i := range records {
+		if r := &records[i]; r.whole != nil {
+			out[i] = r.whole
+		} else {
+			g.sandboxOf(r, &made[i])
+			out[i] = &made[i]
+		}
+	}
+	return out
 }
 
-// containersOf lists the CRI containers of the pod of UID uid, in load order.
+// containersOf lists the CRI containers of the pod of UID uid, in load order, made
+// from their records (criContainerRecord).
 func (g *Graph) containersOf(uid string) []*CRIContainer {
-	return ofPodUID(g.contsByUID, func(c *CRIContainer) string { return c.PodUID }, uid)
+	if g.contRecords == nil {
+		return ofPodUID(g.contsByUID, func(c *CRIContainer) string { return c.PodUID }, uid)
+	}
+	records := g.containerRecordsOf(uid)
+	if len(records) == 0 {
+		return nil
+	}
+	made := make([]CRIContainer, len(records))
+	out := make([]*CRIContainer, len(records))
+	for i := range records {
+		if r := &records[i]; r.whole != nil {
+			out[i] = r.whole
+		} else {
+			g.containerOf(r, &made[i])
+			out[i] = &made[i]
+		}
+	}
+	return out
 }

@@ -111,7 +111,14 @@ type Graph struct {
 	// sorted by its UID (sandboxesOf, containersOf).
 	sandboxesByUID []*CRISandbox
 	contsByUID     []*CRIContainer
-	criNodes       map[string]bool
+	// contRecords and sbRecords hold the containers of contsByUID and the sandboxes of
+	// sandboxesByUID once loaded, in their order (compactContainers); criWords are the
+	// words they share, and criContainerCount is how many containers were loaded.
+	contRecords       []criContainerRecord
+	sbRecords         []criSandboxRecord
+	criWords          []string
+	criContainerCount int
+	criNodes          map[string]bool
 
 	logs map[string]*ContainerLog
 	// podsWithLogs are the pods (namespace/name) the bundle has a container log of,
@@ -356,7 +363,7 @@ func LoadWith(ctx context.Context, bundles []*bundle.Bundle, log logrus.FieldLog
 	g.index()
 	log.WithFields(logrus.Fields{
 		"pods": len(g.pods), "events": len(g.events) + g.quietCount, "journalEntries": g.journal.len(), "journalLinesLeftOut": g.journalSkipped, "logsLeftOut": g.logsSkipped,
-		"criContainers": len(g.containers), "replicaSetsDerived": len(g.derivedRS), "warnings": len(g.warnings),
+		"criContainers": g.criContainerCount, "replicaSetsDerived": len(g.derivedRS), "warnings": len(g.warnings),
 	}).Debug("evidence loaded")
 	return g, nil
 }
