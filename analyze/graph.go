@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"podflow.dev/podflow/bundle"
@@ -121,9 +120,10 @@ type Graph struct {
 	criNodes          map[string]bool
 
 	logs map[string]*ContainerLog
-	// podsWithLogs are the pods (namespace/name) the bundle has a container log of,
-	// kept or left out.
-	podsWithLogs map[string]bool
+	// podsWithLogs are the pods the bundle has a container log of, kept or left out:
+	// keyed by the pod rather than a namespace/name string made for each log, 80k of
+	// them at 80k pods held to the end.
+	podsWithLogs map[*Pod]bool
 
 	ooms      []*OOMKill
 	oomsByUID map[string][]*OOMKill
@@ -377,7 +377,7 @@ func newGraph() *Graph {
 		eventsByUID: map[string][]*Event{}, eventsByKey: map[string][]*Event{},
 		journalByNode: map[string][]int32{}, journalByPod: map[string][]int32{}, journalByUID: map[string][]int32{},
 		runtimeJournal: map[string][]JournalEntry{}, criNodes: map[string]bool{},
-		logs: map[string]*ContainerLog{}, podsWithLogs: map[string]bool{},
+		logs: map[string]*ContainerLog{}, podsWithLogs: map[*Pod]bool{},
 		oomsByUID: map[string][]*OOMKill{}, oomsNode: map[string][]*OOMKill{}, dmesgNode: map[string]bool{},
 		kubeletConfigs: map[string]*KubeletConfig{},
 	}
@@ -532,9 +532,6 @@ func (g *Graph) endpointsFor(p *Pod) []podEndpoint {
 	}
 	return g.endpointsByPod[p.meta.Namespace+"/"+p.meta.Name]
 }
-
-// podKey is the namespace/name the journal uses for a pod.
-func podKey(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }
 
 // sortEvents puts the events in eventsFor's order: oldest last-seen first, in load
 // order when eventLess cannot tell them apart. Sorting them again changes nothing.
