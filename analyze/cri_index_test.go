@@ -3,6 +3,8 @@ package analyze
 import (
 	"slices"
 	"testing"
+
+	"podflow.dev/podflow/bundle"
 )
 
 // TestCRIRecordsOfAPod checks the search that replaced the maps from pod UID to CRI
@@ -50,5 +52,31 @@ func TestCRIRecordsOfAPod(t *testing.T) {
 	_ = append(a, &CRIContainer{ID: "appended"})
 	if got := ids(g.containersOf("uid-b")); !slices.Equal(got, []string{"c-b"}) {
 		t.Errorf("after an append to uid-a's containers, uid-b's are %v", got)
+	}
+}
+
+// TestOnlyPodsAreLookedUpByUIDOnceLoaded checks that the UID index a load keeps holds
+// the pods alone, and still finds each of them.
+func TestOnlyPodsAreLookedUpByUIDOnceLoaded(t *testing.T) {
+	files := map[string][]byte{
+		bundle.NamespacedResourcePath(bundle.KindPods, "shop"): []byte(`{"items":[{"metadata":{"name":"a","namespace":"shop","uid":"uid-a"}},` +
+			`{"metadata":{"name":"b","namespace":"shop","uid":"uid-dup"}}]}`),
+		bundle.NamespacedResourcePath(bundle.KindDeployments, "shop"): []byte(`{"items":[{"metadata":{"name":"web","namespace":"shop","uid":"uid-dup"}}]}`),
+		bundle.NamespacedResourcePath(bundle.KindServices, "shop"):    []byte(`{"items":[{"metadata":{"name":"web","namespace":"shop","uid":"uid-svc"}}]}`),
+	}
+	b, err := bundle.New("mem", files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := Load([]*bundle.Bundle{b}, nil)
+	v := newView(g, &Rule{ID: "test", Needs: Needs{Optional: []Kind{Pods}}})
+	if p := v.PodByUID("uid-a"); p == nil || p.meta.Name != "a" {
+		t.Errorf("pod uid-a not found by its UID")
+	}
+	if p := v.PodByUID("uid-dup"); p != nil {
+		t.Errorf("the Deployment's UID finds pod %s, which the load left out as another object's", p.meta.Name)
+	}
+	if len(g.byUID) != 1 {
+		t.Errorf("the UID index holds %d objects once loaded, want the one pod", len(g.byUID))
 	}
 }

@@ -64,7 +64,8 @@ type Graph struct {
 	validating      []*ValidatingWebhookConfig
 	mutating        []*MutatingWebhookConfig
 
-	// byKey maps Kind/namespace/name to the *Object[T]; byUID maps a UID to the same.
+	// byKey maps Kind/namespace/name to the *Object[T]; byUID maps a UID to the same
+	// while the lists load, and only a pod's once they are in (keepPodUIDs).
 	byKey      map[string]any
 	byUID      map[string]any
 	podsByNode map[string][]*Pod
@@ -332,6 +333,7 @@ func LoadWith(ctx context.Context, bundles []*bundle.Bundle, log logrus.FieldLog
 	ld.shareTemplates()
 	ld.shareEndpoints()
 	ld.deriveReplicaSets()
+	g.keepPodUIDs()
 	ld.share = nil // what it kept is in the graph; its texts can go
 	ld.intern.objectsLoaded()
 	// Every list is read: the events' keys (one per event) go before the journals come.
@@ -416,6 +418,20 @@ func (g *Graph) HasNamespace(ns string) bool {
 		}
 	}
 	return false
+}
+
+// keepPodUIDs makes byUID map only the pods' UIDs, once every list is in: the objects
+// of other kinds are looked up by UID only while the lists load (to tell one object
+// from another and to find a workload's events), and at 80k pods their entries were
+// about 9 MB of the map, held to the end.
+func (g *Graph) keepPodUIDs() {
+	pods := make(map[string]any, len(g.pods))
+	for _, p := range g.pods {
+		if uid := string(p.meta.UID); uid != "" && g.byUID[uid] == any(p) {
+			pods[uid] = p
+		}
+	}
+	g.byUID = pods
 }
 
 // PodCount is the number of pods loaded.
