@@ -526,13 +526,15 @@ func (g *Graph) containersOf(uid string) []*CRIContainer {
 	if len(records) == 0 {
 		return nil
 	}
+	// One allocation for each of the lists, whatever the number of containers.
 	made := make([]CRIContainer, len(records))
+	inspects := make([]Location, len(records))
 	out := make([]*CRIContainer, len(records))
 	for i := range records {
 		if r := &records[i]; r.whole != nil {
 			out[i] = r.whole
 		} else {
-			g.containerOf(r, &made[i])
+			g.containerOf(r, &made[i], &inspects[i])
 			out[i] = &made[i]
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -97,10 +98,23 @@ func criTimeOf(n int64) time.Time {
 	return time.Unix(0, n).UTC()
 }
 
-// containerPointer is the JSON pointer of the container at i in a crictl ps output.
+// containerPointer is the JSON pointer of the container at i in a crictl ps output:
+// one string for each of the first places, as the runs of every pod make their
+// containers again for each rule that reads them.
 func containerPointer(i int32) string {
+	if t := containerPointers(); int(i) < len(t) {
+		return t[i]
+	}
 	return "/containers/" + strconv.Itoa(int(i))
 }
+
+var containerPointers = sync.OnceValue(func() []string {
+	out := make([]string, 1<<10)
+	for i := range out {
+		out[i] = "/containers/" + strconv.Itoa(i)
+	}
+	return out
+})
 
 func (c *criCompactor) record(cc *CRIContainer) criContainerRecord {
 	whole := criContainerRecord{whole: cc, podUID: cc.PodUID}
@@ -137,7 +151,8 @@ func (c *criCompactor) record(cc *CRIContainer) criContainerRecord {
 		return whole
 	}
 	var back CRIContainer
-	c.g.containerOf(&r, &back)
+	var inspect Location
+	c.g.containerOf(&r, &back, &inspect)
 	if !equalContainers(&back, cc) {
 		return whole
 	}
@@ -156,15 +171,17 @@ func equalContainers(a, b *CRIContainer) bool {
 	return x == y
 }
 
-// containerOf makes the container r holds into out.
-func (g *Graph) containerOf(r *criContainerRecord, out *CRIContainer) {
+// containerOf makes the container r holds into out, and the location of its inspect
+// output, when it has one, into inspect.
+func (g *Graph) containerOf(r *criContainerRecord, out *CRIContainer, inspect *Location) {
 	w := g.criWords
 	*out = CRIContainer{Node: w[r.node], ID: r.id, SandboxID: r.sandboxID, Name: w[r.name], PodUID: r.podUID,
 		Attempt: int(r.attempt), State: w[r.state], Image: w[r.image],
 		CreatedAt: criTimeOf(r.created), StartedAt: criTimeOf(r.started), FinishedAt: criTimeOf(r.finished),
 		ExitCode: int(r.exitCode), Reason: w[r.reason], Message: r.message, Loc: r.ps.withPointer(containerPointer(r.item))}
 	if r.inspectPath != "" {
-		out.InspectLoc = &Location{Bundle: w[r.inspectBundle], Path: r.inspectPath, Pointer: "/status"}
+		*inspect = Location{Bundle: w[r.inspectBundle], Path: r.inspectPath, Pointer: "/status"}
+		out.InspectLoc = inspect
 	}
 }
 
