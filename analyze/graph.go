@@ -70,13 +70,16 @@ type Graph struct {
 	byUID      map[string]any
 	podsByNode map[string][]*Pod
 	podsByNS   map[string][]*Pod
-	// rsByOwner maps a controller's Kind/namespace/name to the ReplicaSets it controls.
-	rsByOwner map[string][]*ReplicaSet
+	// rsByOwner lists under a controller's Kind/namespace/name the ReplicaSets it
+	// controls.
+	rsByOwner keyed[*ReplicaSet]
 	// derivedByOwner is rsByOwner for the derived ReplicaSets.
-	derivedByOwner map[string][]*derivedReplicaSet
-	slicesBySv     map[string][]*EndpointSlice
-	// endpointsByPod maps a pod UID (or namespace/name) to the endpoints that target it.
-	endpointsByPod map[string][]podEndpoint
+	derivedByOwner keyed[*derivedReplicaSet]
+	// slicesBySv lists under a Service's namespace/name its EndpointSlices.
+	slicesBySv keyed[*EndpointSlice]
+	// endpointsByPod lists under a pod UID (or namespace/name) the endpoints that
+	// target it.
+	endpointsByPod keyed[podEndpoint]
 	servicesByNS   map[string][]*Service
 	// eventNamespaces records the namespaces whose events were collected.
 	eventNamespaces map[string]bool
@@ -373,8 +376,7 @@ func LoadWith(ctx context.Context, bundles []*bundle.Bundle, log logrus.FieldLog
 func newGraph() *Graph {
 	return &Graph{
 		origins: map[string]map[string]*bundle.Origin{}, present: map[Kind]bool{}, failed: map[Kind][]string{}, unreadable: map[Kind][]string{},
-		byKey: map[string]any{}, byUID: map[string]any{}, podsByNode: map[string][]*Pod{}, podsByNS: map[string][]*Pod{}, rsByOwner: map[string][]*ReplicaSet{},
-		slicesBySv: map[string][]*EndpointSlice{}, endpointsByPod: map[string][]podEndpoint{},
+		byKey: map[string]any{}, byUID: map[string]any{}, podsByNode: map[string][]*Pod{}, podsByNS: map[string][]*Pod{},
 		servicesByNS: map[string][]*Service{}, eventNamespaces: map[string]bool{},
 		eventsByUID: map[string][]*Event{}, eventsByKey: map[string][]*Event{},
 		journalByNode: map[string][]int32{}, journalByPod: map[string][]int32{}, journalByUID: map[string][]int32{},
@@ -465,16 +467,13 @@ func (g *Graph) index() {
 	for _, rs := range g.replicaSets {
 		if c := metav1.GetControllerOfNoCopy(rs.meta); c != nil {
 			k := c.Kind + "/" + rs.meta.Namespace + "/" + c.Name
-			g.rsByOwner[k] = append(g.rsByOwner[k], rs)
+			g.rsByOwner.add(k, rs)
 		}
 	}
 	for _, rs := range g.derivedRS {
 		if c := metav1.GetControllerOfNoCopy(&rs.meta); c != nil {
 			k := c.Kind + "/" + rs.meta.Namespace + "/" + c.Name
-			if g.derivedByOwner == nil {
-				g.derivedByOwner = map[string][]*derivedReplicaSet{}
-			}
-			g.derivedByOwner[k] = append(g.derivedByOwner[k], rs)
+			g.derivedByOwner.add(k, rs)
 		}
 	}
 	sortObjects(g.services)
@@ -485,7 +484,7 @@ func (g *Graph) index() {
 	for _, s := range g.endpointSlices {
 		if svc := s.meta.Labels["kubernetes.io/service-name"]; svc != "" {
 			k := s.meta.Namespace + "/" + svc
-			g.slicesBySv[k] = append(g.slicesBySv[k], s)
+			g.slicesBySv.add(k, s)
 		}
 		for i, ep := range s.Obj.Endpoints {
 			t := ep.TargetRef
@@ -496,9 +495,13 @@ func (g *Graph) index() {
 			if key == "" {
 				key = s.meta.Namespace + "/" + t.Name
 			}
-			g.endpointsByPod[key] = append(g.endpointsByPod[key], podEndpoint{slice: s, index: i})
+			g.endpointsByPod.add(key, podEndpoint{slice: s, index: i})
 		}
 	}
+	g.rsByOwner.sort()
+	g.derivedByOwner.sort()
+	g.slicesBySv.sort()
+	g.endpointsByPod.sort()
 	g.sortEvents()
 	for _, e := range g.events {
 		if e.Regarding.UID != "" {
@@ -543,10 +546,10 @@ func (e podEndpoint) loc() Location { return e.slice.Loc.At("endpoints", e.index
 
 // endpointsFor lists the endpoints that target a pod.
 func (g *Graph) endpointsFor(p *Pod) []podEndpoint {
-	if list := g.endpointsByPod[string(p.meta.UID)]; len(list) > 0 {
+	if list := g.endpointsByPod.of(string(p.meta.UID)); len(list) > 0 {
 		return list
 	}
-	return g.endpointsByPod[p.meta.Namespace+"/"+p.meta.Name]
+	return g.endpointsByPod.of(p.meta.Namespace + "/" + p.meta.Name)
 }
 
 // sortEvents puts the events in eventsFor's order: oldest last-seen first, in load

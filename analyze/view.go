@@ -236,7 +236,7 @@ func (v *View) EndpointSlices() []*EndpointSlice { return only(v, EndpointSlices
 
 // EndpointSlicesFor lists the EndpointSlices of a Service (by kubernetes.io/service-name).
 func (v *View) EndpointSlicesFor(namespace, service string) []*EndpointSlice {
-	return only(v, EndpointSlices, v.g.slicesBySv[namespace+"/"+service])
+	return only(v, EndpointSlices, v.g.slicesBySv.of(namespace+"/"+service))
 }
 
 // PVCs lists every PersistentVolumeClaim.
