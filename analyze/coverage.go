@@ -138,7 +138,7 @@ func (g *Graph) coverage(f *podFacts) []StageCoverage {
 			if why := g.notPermitted("get", "", "pods/log", pod.Namespace); why != "" {
 				logsMissing = "container logs: " + why
 			}
-			c.source(g.podsWithLogs[podKey(pod)], "container logs", logsMissing)
+			c.source(g.podsWithLogs[f.p], "container logs", logsMissing)
 			if anyTerminated(pod) {
 				c.source(g.dmesgNode[node], "kernel log", "kernel log for "+NodeWords(node)+": not in bundle")
 			}

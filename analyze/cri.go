@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -440,17 +441,14 @@ func criTime(raw json.RawMessage) time.Time {
 }
 
 // indexCRI links sandboxes and containers to pods by UID; the load merged the ps and
-// inspect records of each (criMerge).
+// inspect records of each (criMerge). The records of each pod are found by a search of
+// a list sorted by pod UID, each pod's in load order: at 80k pods a map from UID to
+// records for each kind held about 12 MB of tables and one-item lists to the end.
 func (g *Graph) indexCRI() {
 	sbByID := map[criKey]*CRISandbox{}
 	for _, s := range g.sandboxes {
 		if _, ok := sbByID[criKey{s.Node, s.ID}]; !ok || s.ID == "" {
 			sbByID[criKey{s.Node, s.ID}] = s
-		}
-	}
-	for _, s := range g.sandboxes {
-		if s.PodUID != "" {
-			g.sandboxesByUID[s.PodUID] = append(g.sandboxesByUID[s.PodUID], s)
 		}
 	}
 	for _, c := range g.containers {
@@ -459,8 +457,86 @@ func (g *Graph) indexCRI() {
 				c.PodUID = sb.PodUID
 			}
 		}
-		if c.PodUID != "" {
-			g.contsByUID[c.PodUID] = append(g.contsByUID[c.PodUID], c)
+	}
+	g.sandboxesByUID = sortedByPodUID(g.sandboxes, func(s *CRISandbox) string { return s.PodUID })
+	g.contsByUID = sortedByPodUID(g.containers, func(c *CRIContainer) string { return c.PodUID })
+	g.compactContainers()
+}
+
+// sortedByPodUID is the records of list that name a pod, sorted by its UID, each
+// pod's in list order.
+func sortedByPodUID[T any](list []*T, uid func(*T) string) []*T {
+	out := make([]*T, 0, len(list))
+	for _, r := range list {
+		if uid(r) != "" {
+			out = append(out, r)
 		}
 	}
+	slices.SortStableFunc(out, func(a, b *T) int { return strings.Compare(uid(a), uid(b)) })
+	return out
+}
+
+// ofPodUID is the records of a list sortedByPodUID made that name the pod of UID
+// want, nil for none. The caller gets no room to append into the next pod's.
+func ofPodUID[T any](sorted []*T, uid func(*T) string, want string) []*T {
+	if want == "" {
+		return nil
+	}
+	lo, _ := slices.BinarySearchFunc(sorted, want, func(r *T, w string) int { return strings.Compare(uid(r), w) })
+	hi := lo
+	for hi < len(sorted) && uid(sorted[hi]) == want {
+		hi++
+	}
+	if lo == hi {
+		return nil
+	}
+	return sorted[lo:hi:hi]
+}
+
+// sandboxesOf lists the CRI sandboxes of the pod of UID uid, in load order, made from
+// their records (criSandboxRecord).
+func (g *Graph) sandboxesOf(uid string) []*CRISandbox {
+	if g.sbRecords == nil {
+		return ofPodUID(g.sandboxesByUID, func(s *CRISandbox) string { return s.PodUID }, uid)
+	}
+	records := g.sandboxRecordsOf(uid)
+	if len(records) == 0 {
+		return nil
+	}
+	made := make([]CRISandbox, len(records))
+	out := make([]*CRISandbox, len(records))
+	for i := range records {
+		if r := &records[i]; r.whole != nil {
+			out[i] = r.whole
+		} else {
+			g.sandboxOf(r, &made[i])
+			out[i] = &made[i]
+		}
+	}
+	return out
+}
+
+// containersOf lists the CRI containers of the pod of UID uid, in load order, made
+// from their records (criContainerRecord).
+func (g *Graph) containersOf(uid string) []*CRIContainer {
+	if g.contRecords == nil {
+		return ofPodUID(g.contsByUID, func(c *CRIContainer) string { return c.PodUID }, uid)
+	}
+	records := g.containerRecordsOf(uid)
+	if len(records) == 0 {
+		return nil
+	}
+	// One allocation for each of the lists, whatever the number of containers.
+	made := make([]CRIContainer, len(records))
+	inspects := make([]Location, len(records))
+	out := make([]*CRIContainer, len(records))
+	for i := range records {
+		if r := &records[i]; r.whole != nil {
+			out[i] = r.whole
+		} else {
+			g.containerOf(r, &made[i], &inspects[i])
+			out[i] = &made[i]
+		}
+	}
+	return out
 }

@@ -160,7 +160,18 @@ func (g *Graph) runsMadeAgain(p *Pod, runtimeByID map[string]map[string][]*Journ
 // appendRuns appends the runs of p's containers cs to out. With runtimeByID nil it
 // makes them again for a pod runsMadeAgain left out, whose runtime lines are none.
 func (g *Graph) appendRuns(out []ContainerRun, p *Pod, cs []ContainerInfo, runtimeByID map[string]map[string][]*JournalEntry) []ContainerRun {
+	return g.appendRunsOf(out, p, cs, runtimeByID, true)
+}
+
+// appendRunsOf is appendRuns that gives the runs their CRI attempts only when cri is
+// set: the pod's CRI containers are made from their records (containersOf) for a
+// rule that reads them, not for every run of every rule that iterates the runs.
+func (g *Graph) appendRunsOf(out []ContainerRun, p *Pod, cs []ContainerInfo, runtimeByID map[string]map[string][]*JournalEntry, cri bool) []ContainerRun {
 	uid := string(p.meta.UID)
+	var conts []*CRIContainer
+	if cri {
+		conts = g.containersOf(uid)
+	}
 	idx := g.journalIndexFor(p.Obj)
 	// A quiet pod's events are made only if a rule asks for them.
 	var events []*Event
@@ -173,7 +184,7 @@ func (g *Graph) appendRuns(out []ContainerRun, p *Pod, cs []ContainerInfo, runti
 		r := ContainerRun{Subject: podSubject(p), Container: c, events: events, quiet: quiet, g: g, Journal: journal, OOMKills: g.oomsByUID[uid],
 			Log:         g.logOf(p.meta.Namespace, p.meta.Name, c.Name, false),
 			PreviousLog: g.logOf(p.meta.Namespace, p.meta.Name, c.Name, true)}
-		for _, cc := range g.contsByUID[uid] {
+		for _, cc := range conts {
 			if cc.Name == c.Name {
 				r.Attempts = append(r.Attempts, cc)
 			}
@@ -272,7 +283,7 @@ func (v *View) ContainerRuns() iter.Seq[ContainerRun] {
 				continue
 			}
 			clear(made)
-			made = v.g.appendRuns(made[:0], p, cs, nil)
+			made = v.g.appendRunsOf(made[:0], p, cs, nil, ff.cri)
 			for _, r := range made {
 				if !yield(r.filter(ff)) {
 					return

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/sirupsen/logrus"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"podflow.dev/podflow/bundle"
@@ -65,18 +64,22 @@ type Graph struct {
 	validating      []*ValidatingWebhookConfig
 	mutating        []*MutatingWebhookConfig
 
-	// byKey maps Kind/namespace/name to the *Object[T]; byUID maps a UID to the same.
+	// byKey maps Kind/namespace/name to the *Object[T]; byUID maps a UID to the same
+	// while the lists load, and only a pod's once they are in (keepPodUIDs).
 	byKey      map[string]any
 	byUID      map[string]any
 	podsByNode map[string][]*Pod
 	podsByNS   map[string][]*Pod
-	// rsByOwner maps a controller's Kind/namespace/name to the ReplicaSets it controls.
-	rsByOwner map[string][]*ReplicaSet
+	// rsByOwner lists under a controller's Kind/namespace/name the ReplicaSets it
+	// controls.
+	rsByOwner keyed[*ReplicaSet]
 	// derivedByOwner is rsByOwner for the derived ReplicaSets.
-	derivedByOwner map[string][]*derivedReplicaSet
-	slicesBySv     map[string][]*EndpointSlice
-	// endpointsByPod maps a pod UID (or namespace/name) to the endpoints that target it.
-	endpointsByPod map[string][]podEndpoint
+	derivedByOwner keyed[*derivedReplicaSet]
+	// slicesBySv lists under a Service's namespace/name its EndpointSlices.
+	slicesBySv keyed[*EndpointSlice]
+	// endpointsByPod lists under a pod UID (or namespace/name) the endpoints that
+	// target it.
+	endpointsByPod keyed[podEndpoint]
 	servicesByNS   map[string][]*Service
 	// eventNamespaces records the namespaces whose events were collected.
 	eventNamespaces map[string]bool
@@ -105,16 +108,26 @@ type Graph struct {
 	journalByUID                map[string][]int32
 	runtimeJournal              map[string][]JournalEntry
 
-	sandboxes      []*CRISandbox
-	containers     []*CRIContainer
-	sandboxesByUID map[string][]*CRISandbox
-	contsByUID     map[string][]*CRIContainer
-	criNodes       map[string]bool
+	sandboxes  []*CRISandbox
+	containers []*CRIContainer
+	// sandboxesByUID and contsByUID are the sandboxes and containers that name a pod,
+	// sorted by its UID (sandboxesOf, containersOf).
+	sandboxesByUID []*CRISandbox
+	contsByUID     []*CRIContainer
+	// contRecords and sbRecords hold the containers of contsByUID and the sandboxes of
+	// sandboxesByUID once loaded, in their order (compactContainers); criWords are the
+	// words they share, and criContainerCount is how many containers were loaded.
+	contRecords       []criContainerRecord
+	sbRecords         []criSandboxRecord
+	criWords          []string
+	criContainerCount int
+	criNodes          map[string]bool
 
 	logs map[string]*ContainerLog
-	// podsWithLogs are the pods (namespace/name) the bundle has a container log of,
-	// kept or left out.
-	podsWithLogs map[string]bool
+	// podsWithLogs are the pods the bundle has a container log of, kept or left out:
+	// keyed by the pod rather than a namespace/name string made for each log, 80k of
+	// them at 80k pods held to the end.
+	podsWithLogs map[*Pod]bool
 
 	ooms      []*OOMKill
 	oomsByUID map[string][]*OOMKill
@@ -331,6 +344,7 @@ func LoadWith(ctx context.Context, bundles []*bundle.Bundle, log logrus.FieldLog
 	ld.shareTemplates()
 	ld.shareEndpoints()
 	ld.deriveReplicaSets()
+	g.keepPodUIDs()
 	ld.share = nil // what it kept is in the graph; its texts can go
 	ld.intern.objectsLoaded()
 	// Every list is read: the events' keys (one per event) go before the journals come.
@@ -362,7 +376,7 @@ func LoadWith(ctx context.Context, bundles []*bundle.Bundle, log logrus.FieldLog
 	g.index()
 	log.WithFields(logrus.Fields{
 		"pods": len(g.pods), "events": len(g.events) + g.quietCount, "journalEntries": g.journal.len(), "journalLinesLeftOut": g.journalSkipped, "logsLeftOut": g.logsSkipped,
-		"criContainers": len(g.containers), "replicaSetsDerived": len(g.derivedRS), "warnings": len(g.warnings),
+		"criContainers": g.criContainerCount, "replicaSetsDerived": len(g.derivedRS), "warnings": len(g.warnings),
 	}).Debug("evidence loaded")
 	return g, nil
 }
@@ -370,14 +384,12 @@ func LoadWith(ctx context.Context, bundles []*bundle.Bundle, log logrus.FieldLog
 func newGraph() *Graph {
 	return &Graph{
 		origins: map[string]map[string]*bundle.Origin{}, present: map[Kind]bool{}, failed: map[Kind][]string{}, unreadable: map[Kind][]string{},
-		byKey: map[string]any{}, byUID: map[string]any{}, podsByNode: map[string][]*Pod{}, podsByNS: map[string][]*Pod{}, rsByOwner: map[string][]*ReplicaSet{},
-		slicesBySv: map[string][]*EndpointSlice{}, endpointsByPod: map[string][]podEndpoint{},
+		byKey: map[string]any{}, byUID: map[string]any{}, podsByNode: map[string][]*Pod{}, podsByNS: map[string][]*Pod{},
 		servicesByNS: map[string][]*Service{}, eventNamespaces: map[string]bool{},
 		eventsByUID: map[string][]*Event{}, eventsByKey: map[string][]*Event{},
 		journalByNode: map[string][]int32{}, journalByPod: map[string][]int32{}, journalByUID: map[string][]int32{},
-		runtimeJournal: map[string][]JournalEntry{},
-		sandboxesByUID: map[string][]*CRISandbox{}, contsByUID: map[string][]*CRIContainer{}, criNodes: map[string]bool{},
-		logs: map[string]*ContainerLog{}, podsWithLogs: map[string]bool{},
+		runtimeJournal: map[string][]JournalEntry{}, criNodes: map[string]bool{},
+		logs: map[string]*ContainerLog{}, podsWithLogs: map[*Pod]bool{},
 		oomsByUID: map[string][]*OOMKill{}, oomsNode: map[string][]*OOMKill{}, dmesgNode: map[string]bool{},
 		kubeletConfigs: map[string]*KubeletConfig{},
 	}
@@ -418,6 +430,20 @@ func (g *Graph) HasNamespace(ns string) bool {
 	return false
 }
 
+// keepPodUIDs makes byUID map only the pods' UIDs, once every list is in: the objects
+// of other kinds are looked up by UID only while the lists load (to tell one object
+// from another and to find a workload's events), and at 80k pods their entries were
+// about 9 MB of the map, held to the end.
+func (g *Graph) keepPodUIDs() {
+	pods := make(map[string]any, len(g.pods))
+	for _, p := range g.pods {
+		if uid := string(p.meta.UID); uid != "" && g.byUID[uid] == any(p) {
+			pods[uid] = p
+		}
+	}
+	g.byUID = pods
+}
+
 // PodCount is the number of pods loaded.
 func (g *Graph) PodCount() int { return len(g.pods) }
 
@@ -449,16 +475,13 @@ func (g *Graph) index() {
 	for _, rs := range g.replicaSets {
 		if c := metav1.GetControllerOfNoCopy(rs.meta); c != nil {
 			k := c.Kind + "/" + rs.meta.Namespace + "/" + c.Name
-			g.rsByOwner[k] = append(g.rsByOwner[k], rs)
+			g.rsByOwner.add(k, rs)
 		}
 	}
 	for _, rs := range g.derivedRS {
 		if c := metav1.GetControllerOfNoCopy(&rs.meta); c != nil {
 			k := c.Kind + "/" + rs.meta.Namespace + "/" + c.Name
-			if g.derivedByOwner == nil {
-				g.derivedByOwner = map[string][]*derivedReplicaSet{}
-			}
-			g.derivedByOwner[k] = append(g.derivedByOwner[k], rs)
+			g.derivedByOwner.add(k, rs)
 		}
 	}
 	sortObjects(g.services)
@@ -469,7 +492,7 @@ func (g *Graph) index() {
 	for _, s := range g.endpointSlices {
 		if svc := s.meta.Labels["kubernetes.io/service-name"]; svc != "" {
 			k := s.meta.Namespace + "/" + svc
-			g.slicesBySv[k] = append(g.slicesBySv[k], s)
+			g.slicesBySv.add(k, s)
 		}
 		for i, ep := range s.Obj.Endpoints {
 			t := ep.TargetRef
@@ -480,9 +503,13 @@ func (g *Graph) index() {
 			if key == "" {
 				key = s.meta.Namespace + "/" + t.Name
 			}
-			g.endpointsByPod[key] = append(g.endpointsByPod[key], podEndpoint{slice: s, index: i})
+			g.endpointsByPod.add(key, podEndpoint{slice: s, index: i})
 		}
 	}
+	g.rsByOwner.sort()
+	g.derivedByOwner.sort()
+	g.slicesBySv.sort()
+	g.endpointsByPod.sort()
 	g.sortEvents()
 	for _, e := range g.events {
 		if e.Regarding.UID != "" {
@@ -527,14 +554,11 @@ func (e podEndpoint) loc() Location { return e.slice.Loc.At("endpoints", e.index
 
 // endpointsFor lists the endpoints that target a pod.
 func (g *Graph) endpointsFor(p *Pod) []podEndpoint {
-	if list := g.endpointsByPod[string(p.meta.UID)]; len(list) > 0 {
+	if list := g.endpointsByPod.of(string(p.meta.UID)); len(list) > 0 {
 		return list
 	}
-	return g.endpointsByPod[p.meta.Namespace+"/"+p.meta.Name]
+	return g.endpointsByPod.of(p.meta.Namespace + "/" + p.meta.Name)
 }
-
-// podKey is the namespace/name the journal uses for a pod.
-func podKey(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }
 
 // sortEvents puts the events in eventsFor's order: oldest last-seen first, in load
 // order when eventLess cannot tell them apart. Sorting them again changes nothing.

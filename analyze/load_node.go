@@ -168,7 +168,9 @@ func (l *loader) loadNodeAndLogs(lb *loadedBundle) {
 		case "log":
 			l.g.present[ContainerLogs] = true
 			pk := info.Namespace + "/" + info.Pod
-			l.g.podsWithLogs[pk] = true
+			if p := l.g.FindPod(info.Namespace, info.Pod); p != nil {
+				l.g.podsWithLogs[p] = true
+			}
 			if l.healthyPods[pk] {
 				// A healthy pod's log explains nothing (LoadOptions.TroubleOnly): its
 				// bytes are let go of unread.

@@ -13,30 +13,41 @@ import (
 // k8s.io/component-helpers/resource.PodRequests.
 func PodRequests(pod *corev1.Pod) corev1.ResourceList {
 	out := corev1.ResourceList{}
+	PodRequestsInto(out, pod)
+	return out
+}
+
+// PodRequestsInto is PodRequests into out, which it clears first: a caller that sums
+// the requests of every pod of a cluster (a node's bound requests) reuses one list
+// instead of making one, and two more for the init containers, per pod (at 80k pods,
+// about 50 MB made and let go while the rules run, where an analysis's memory peaks).
+func PodRequestsInto(out corev1.ResourceList, pod *corev1.Pod) {
+	clear(out)
 	if pod.Spec.Resources != nil && len(pod.Spec.Resources.Requests) > 0 {
 		addList(out, pod.Spec.Resources.Requests)
 		addList(out, pod.Spec.Overhead)
-		return out
+		return
 	}
 	for _, c := range pod.Spec.Containers {
 		addList(out, c.Resources.Requests)
 	}
-	sidecars := corev1.ResourceList{}
-	initMax := corev1.ResourceList{}
-	for _, c := range pod.Spec.InitContainers {
-		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
-			addList(out, c.Resources.Requests)
-			addList(sidecars, c.Resources.Requests)
-			continue
+	if len(pod.Spec.InitContainers) > 0 {
+		sidecars := corev1.ResourceList{}
+		initMax := corev1.ResourceList{}
+		for _, c := range pod.Spec.InitContainers {
+			if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+				addList(out, c.Resources.Requests)
+				addList(sidecars, c.Resources.Requests)
+				continue
+			}
+			need := corev1.ResourceList{}
+			addList(need, sidecars)
+			addList(need, c.Resources.Requests)
+			maxList(initMax, need)
 		}
-		need := corev1.ResourceList{}
-		addList(need, sidecars)
-		addList(need, c.Resources.Requests)
-		maxList(initMax, need)
+		maxList(out, initMax)
 	}
-	maxList(out, initMax)
 	addList(out, pod.Spec.Overhead)
-	return out
 }
 
 func addList(into, add corev1.ResourceList) {

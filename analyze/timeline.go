@@ -50,7 +50,7 @@ type podFacts struct {
 
 func (g *Graph) factsFor(p *Pod) *podFacts {
 	f := &podFacts{p: p, g: g, journal: g.journalFor(p.Obj),
-		sbs: g.sandboxesByUID[string(p.meta.UID)], conts: g.contsByUID[string(p.meta.UID)], eps: g.endpointsFor(p)}
+		sbs: g.sandboxesOf(string(p.meta.UID)), conts: g.containersOf(string(p.meta.UID)), eps: g.endpointsFor(p)}
 	// Coverage asks only whether a pod has events: a quiet pod's are made only for
 	// its timeline.
 	if f.quiet = g.quietLen(p); f.quiet == 0 {

@@ -236,7 +236,7 @@ func (v *View) EndpointSlices() []*EndpointSlice { return only(v, EndpointSlices
 
 // EndpointSlicesFor lists the EndpointSlices of a Service (by kubernetes.io/service-name).
 func (v *View) EndpointSlicesFor(namespace, service string) []*EndpointSlice {
-	return only(v, EndpointSlices, v.g.slicesBySv[namespace+"/"+service])
+	return only(v, EndpointSlices, v.g.slicesBySv.of(namespace+"/"+service))
 }
 
 // PVCs lists every PersistentVolumeClaim.
@@ -415,12 +415,12 @@ func (v *View) RuntimeJournal(node string) []*JournalEntry {
 
 // SandboxesFor lists the CRI sandboxes of a pod.
 func (v *View) SandboxesFor(p *Pod) []*CRISandbox {
-	return only(v, CRI, v.g.sandboxesByUID[string(p.meta.UID)])
+	return only(v, CRI, v.g.sandboxesOf(string(p.meta.UID)))
 }
 
 // ContainersFor lists the CRI containers of a pod (all attempts the runtime still has).
 func (v *View) ContainersFor(p *Pod) []*CRIContainer {
-	return only(v, CRI, v.g.contsByUID[string(p.meta.UID)])
+	return only(v, CRI, v.g.containersOf(string(p.meta.UID)))
 }
 
 // HasCRI reports whether the bundle has CRI state for a node.

@@ -35,12 +35,12 @@ func (v *View) ReplicaSetsOf(d *Deployment) []*ReplicaSet {
 	var out []*ReplicaSet
 	ref := d.Ref()
 	key := ref.Kind + "/" + ref.Namespace + "/" + ref.Name
-	for _, rs := range v.g.rsByOwner[key] {
+	for _, rs := range v.g.rsByOwner.of(key) {
 		if c := v.Controller(rs.meta); c != nil && controls(*c, ref) {
 			out = append(out, rs)
 		}
 	}
-	for _, rs := range v.g.derivedByOwner[key] {
+	for _, rs := range v.g.derivedByOwner.of(key) {
 		if c := v.Controller(&rs.meta); c != nil && controls(*c, ref) {
 			out = append(out, rs.object())
 		}

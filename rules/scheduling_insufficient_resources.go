@@ -170,9 +170,12 @@ func requestEvidence(p *analyze.Pod, lacking []corev1.ResourceName) []analyze.Ev
 }
 
 // boundRequests sums, per node, the requests of the pods bound to it that still hold
-// them (pods that finished release their requests). One pass over all pods.
+// them (pods that finished release their requests). One pass over all pods, each
+// pod's requests read into one reused list.
 func boundRequests(v *analyze.View) map[string]corev1.ResourceList {
 	use := map[string]corev1.ResourceList{}
+	requests := corev1.ResourceList{}
+	one := resource.MustParse("1")
 	for _, p := range v.Pods() {
 		pod := p.Obj
 		if pod.Spec.NodeName == "" || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
@@ -183,13 +186,14 @@ func boundRequests(v *analyze.View) map[string]corev1.ResourceList {
 			list = corev1.ResourceList{}
 			use[pod.Spec.NodeName] = list
 		}
-		for name, q := range analyze.PodRequests(pod) {
+		analyze.PodRequestsInto(requests, pod)
+		for name, q := range requests {
 			cur := list[name]
 			cur.Add(q)
 			list[name] = cur
 		}
 		pods := list[corev1.ResourcePods]
-		pods.Add(resource.MustParse("1"))
+		pods.Add(one)
 		list[corev1.ResourcePods] = pods
 	}
 	return use
