@@ -212,9 +212,8 @@ func programExits(s string) bool {
 
 // fatalFloor is the index of the one floor finding of extra (unexplained, or read by
 // the catalog alone) that rests on a program's line at fatal level, not a named node's
-// journal: the program's exit,
-// whatever else the ticket's text shows (a table of versions where one "fails"); -1
-// when none or several do.
+// journal: the program's exit, whatever else the ticket's text shows (a table of
+// versions where one "fails"); -1 when none or several do.
 func fatalFloor(extra []*Finding) int {
 	at := -1
 	for i, f := range extra {

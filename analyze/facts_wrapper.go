@@ -285,7 +285,7 @@ func (g *Graph) bindCapability() string {
 			for _, c := range p.Obj.Spec.Containers {
 				if sc := c.SecurityContext; sc != nil && sc.Capabilities != nil {
 					for _, cp := range sc.Capabilities.Add {
-						if strings.EqualFold(strings.TrimPrefix(strings.ToUpper(string(cp)), "CAP_"), "NET_BIND_SERVICE") {
+						if strings.TrimPrefix(strings.ToUpper(string(cp)), "CAP_") == "NET_BIND_SERVICE" {
 							add(string(cp))
 						}
 					}

@@ -45,8 +45,8 @@ func looksLikeObjects(lines []textLine) bool {
 
 // jsonLines reports whether a block is a log of one JSON object per line (a Docker
 // json-file log's {"log":…,"stream":…,"time":…}, a structured logger's): two or more
-// lines that open an object with a quoted key, and no line at the margin that is not
-// one or the rest of one cut by a terminal.
+// lines open an object with a quoted key, and they are at least half of its lines (the
+// rest are what a terminal cut off them, or lines between).
 func jsonLines(lines []textLine) bool {
 	n := 0
 	for _, l := range lines {
