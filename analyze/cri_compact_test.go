@@ -1,39 +1,24 @@
 package analyze
 
 import (
-	"context"
 	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
-
-	"podflow.dev/podflow/bundle"
 )
 
 // TestCRIRecordsMadeAgainEqualTheLoadedOnes loads every recorded bundle as analyze
 // does, with the CRI containers and sandboxes held as records and as loaded, and checks
 // that every pod's are the same both ways and that records hold nearly all of them.
 func TestCRIRecordsMadeAgainEqualTheLoadedOnes(t *testing.T) {
-	dirs, _ := filepath.Glob("../testdata/bundles/*")
-	if len(dirs) < 10 {
-		t.Fatalf("only %d recorded bundles", len(dirs))
-	}
 	load := func(dir string, compact bool) *Graph {
 		t.Helper()
 		defer func(was bool) { compactCRIWhileLoading = was }(compactCRIWhileLoading)
 		compactCRIWhileLoading = compact
-		b, err := bundle.Open(dir, bundle.DefaultLimits())
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, err := LoadWith(context.Background(), []*bundle.Bundle{b}, nil, LoadOptions{TroubleOnly: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return g
+		return loadTroubleOnly(t, dir)
 	}
 	records, whole := 0, 0
-	for _, dir := range dirs {
+	for _, dir := range recordedBundles(t) {
 		compact, loaded := load(dir, true), load(dir, false)
 		for _, p := range loaded.pods {
 			uid := string(p.meta.UID)

@@ -9,25 +9,38 @@ import (
 	"podflow.dev/podflow/bundle"
 )
 
-// The runs of a quiet pod are left out of the facts and made when asked: every
-// recorded bundle, loaded as analyze loads it, yields the runs containerRunFacts would
-// have kept for every pod, and ContainerRun finds each of them.
-func TestRunsMadeAgainEqualTheKeptOnes(t *testing.T) {
+// recordedBundles are the recorded bundles of testdata/bundles, ten or more.
+func recordedBundles(t *testing.T) []string {
+	t.Helper()
 	dirs, _ := filepath.Glob("../testdata/bundles/*")
 	if len(dirs) < 10 {
 		t.Fatalf("only %d recorded bundles", len(dirs))
 	}
+	return dirs
+}
+
+// loadTroubleOnly loads a recorded bundle as analyze does (LoadOptions.TroubleOnly).
+func loadTroubleOnly(t *testing.T, dir string) *Graph {
+	t.Helper()
+	b, err := bundle.Open(dir, bundle.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := LoadWith(context.Background(), []*bundle.Bundle{b}, nil, LoadOptions{TroubleOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// The runs of a quiet pod are left out of the facts and made when asked: every
+// recorded bundle, loaded as analyze loads it, yields the runs containerRunFacts would
+// have kept for every pod, and ContainerRun finds each of them.
+func TestRunsMadeAgainEqualTheKeptOnes(t *testing.T) {
 	rule := &Rule{ID: "test", Needs: Needs{Optional: []Kind{Pods, Events, KubeletJournal, RuntimeJournal, CRI, ContainerLogs, Dmesg}}}
 	madeAgain := 0
-	for _, dir := range dirs {
-		b, err := bundle.Open(dir, bundle.DefaultLimits())
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, err := LoadWith(context.Background(), []*bundle.Bundle{b}, nil, LoadOptions{TroubleOnly: true})
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, dir := range recordedBundles(t) {
+		g := loadTroubleOnly(t, dir)
 		v := newView(g, rule)
 		var got []ContainerRun
 		for r := range v.ContainerRuns() {

@@ -163,11 +163,8 @@ func (li *looseImport) file(name string, data []byte) {
 		if runsContainer(c.cmd) {
 			// `docker run IMAGE` in the foreground prints the container's own output:
 			// a reproduction of the pod's failure, read as its container's log.
-			lines := trimBlank(c.lines)
-			if first, last := blockRange(segmentBlock{lines: lines}); first > 0 {
-				blocks = append(blocks, BlockReport{First: first, Last: last, What: "a container's output (run by a container CLI)", Used: true,
-					Fragment: li.keepFragmentAbout(bundle.FragmentLog, name, lines, nil)})
-				li.found["logs"] = true
+			if br, ok := li.podlessLog(name, c.lines, "a container's output (run by a container CLI)"); ok {
+				blocks = append(blocks, br)
 				detected = append(detected, "a container's output")
 				used = true
 			}
@@ -180,11 +177,8 @@ func (li *looseImport) file(name string, data []byte) {
 			if lc.pod == "" {
 				// The log of a workload's pod kubectl chose without naming it: a
 				// container's log whose pod is not known.
-				lines := trimBlank(c.lines)
-				if first, last := blockRange(segmentBlock{lines: lines}); first > 0 {
-					blocks = append(blocks, BlockReport{First: first, Last: last, What: "kubectl logs output (pod not named)", Used: true,
-						Fragment: li.keepFragmentAbout(bundle.FragmentLog, name, lines, nil)})
-					li.found["logs"] = true
+				if br, ok := li.podlessLog(name, c.lines, "kubectl logs output (pod not named)"); ok {
+					blocks = append(blocks, br)
 					detected = append(detected, "kubectl logs output")
 					used = true
 				}
@@ -672,6 +666,19 @@ func (li *looseImport) block(ctx *fileCtx, name string, b segmentBlock, ns, cmd 
 		}
 	}
 	return "", false, nil
+}
+
+// podlessLog keeps a container's log whose pod the paste does not name as a log
+// fragment, and the report of its block; false when the lines are blank.
+func (li *looseImport) podlessLog(name string, lines []textLine, what string) (BlockReport, bool) {
+	lines = trimBlank(lines)
+	first, last := blockRange(segmentBlock{lines: lines})
+	if first == 0 {
+		return BlockReport{}, false
+	}
+	li.found["logs"] = true
+	return BlockReport{First: first, Last: last, What: what, Used: true,
+		Fragment: li.keepFragmentAbout(bundle.FragmentLog, name, lines, nil)}, true
 }
 
 // nsOr is the namespace of a table that shows none: the one its command named, else
