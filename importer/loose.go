@@ -1288,25 +1288,19 @@ func isTextFile(p string) bool {
 // inNamespace sets an object's namespace, which it did not show, and marks it as not
 // known.
 func inNamespace(data json.RawMessage, ns string) (json.RawMessage, bool) {
-	var obj map[string]any
-	if json.Unmarshal(data, &obj) != nil {
-		return nil, false
-	}
-	meta, _ := obj["metadata"].(map[string]any)
-	if meta == nil {
-		meta = map[string]any{}
-		obj["metadata"] = meta
-	}
-	meta["namespace"] = ns
-	out, err := json.Marshal(obj)
-	if err != nil {
-		return nil, false
-	}
-	return withPartial(out, partialNamespace)
+	return withMetadata(data, func(meta map[string]any) {
+		meta["namespace"] = ns
+		markPartial(meta, partialNamespace)
+	})
 }
 
 // withPartial adds what to an object's partial mark: the object does not show it.
 func withPartial(data json.RawMessage, what string) (json.RawMessage, bool) {
+	return withMetadata(data, func(meta map[string]any) { markPartial(meta, what) })
+}
+
+// withMetadata is an object's document with its metadata edited.
+func withMetadata(data json.RawMessage, edit func(meta map[string]any)) (json.RawMessage, bool) {
 	var obj map[string]any
 	if json.Unmarshal(data, &obj) != nil {
 		return nil, false
@@ -1316,6 +1310,16 @@ func withPartial(data json.RawMessage, what string) (json.RawMessage, bool) {
 		meta = map[string]any{}
 		obj["metadata"] = meta
 	}
+	edit(meta)
+	out, err := json.Marshal(obj)
+	if err != nil {
+		return nil, false
+	}
+	return out, true
+}
+
+// markPartial adds what to the partial mark of an object's metadata.
+func markPartial(meta map[string]any, what string) {
 	ann, _ := meta["annotations"].(map[string]any)
 	if ann == nil {
 		ann = map[string]any{}
@@ -1330,11 +1334,6 @@ func withPartial(data json.RawMessage, what string) (json.RawMessage, bool) {
 		}
 	}
 	ann[bundle.PartialAnnotation] = marks
-	out, err := json.Marshal(obj)
-	if err != nil {
-		return nil, false
-	}
-	return out, true
 }
 
 // isWorkloadKind reports whether kind is a workload whose status its controller writes.
