@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -479,12 +480,18 @@ func sortedByPodUID[T any](list []*T, uid func(*T) string) []*T {
 // ofPodUID is the records of a list sortedByPodUID made that name the pod of UID
 // want, nil for none. The caller gets no room to append into the next pod's.
 func ofPodUID[T any](sorted []*T, uid func(*T) string, want string) []*T {
+	return spanOf(sorted, func(p **T) string { return uid(*p) }, want)
+}
+
+// spanOf is the run of sorted (ordered by key) whose key is want, nil when none is or
+// want is empty.
+func spanOf[E any](sorted []E, key func(*E) string, want string) []E {
 	if want == "" {
 		return nil
 	}
-	lo, _ := slices.BinarySearchFunc(sorted, want, func(r *T, w string) int { return strings.Compare(uid(r), w) })
+	lo := sort.Search(len(sorted), func(i int) bool { return key(&sorted[i]) >= want })
 	hi := lo
-	for hi < len(sorted) && uid(sorted[hi]) == want {
+	for hi < len(sorted) && key(&sorted[hi]) == want {
 		hi++
 	}
 	if lo == hi {

@@ -2,7 +2,6 @@ package analyze
 
 import (
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -187,16 +186,7 @@ func (g *Graph) containerOf(r *criContainerRecord, out *CRIContainer, inspect *L
 
 // containerRecordsOf is the records of contRecords of the pod of UID uid.
 func (g *Graph) containerRecordsOf(uid string) []criContainerRecord {
-	if uid == "" {
-		return nil
-	}
-	list := g.contRecords
-	lo, _ := slices.BinarySearchFunc(list, uid, func(r criContainerRecord, w string) int { return strings.Compare(r.podUID, w) })
-	hi := lo
-	for hi < len(list) && list[hi].podUID == uid {
-		hi++
-	}
-	return list[lo:hi]
+	return spanOf(g.contRecords, func(r *criContainerRecord) string { return r.podUID }, uid)
 }
 
 // criSandboxRecord is a CRI sandbox as the graph holds it once loaded, as
@@ -276,14 +266,5 @@ func (g *Graph) sandboxOf(r *criSandboxRecord, out *CRISandbox) {
 
 // sandboxRecordsOf is the records of sbRecords of the pod of UID uid.
 func (g *Graph) sandboxRecordsOf(uid string) []criSandboxRecord {
-	if uid == "" {
-		return nil
-	}
-	list := g.sbRecords
-	lo, _ := slices.BinarySearchFunc(list, uid, func(r criSandboxRecord, w string) int { return strings.Compare(r.podUID, w) })
-	hi := lo
-	for hi < len(list) && list[hi].podUID == uid {
-		hi++
-	}
-	return list[lo:hi]
+	return spanOf(g.sbRecords, func(r *criSandboxRecord) string { return r.podUID }, uid)
 }
