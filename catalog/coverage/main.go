@@ -61,10 +61,13 @@ func trouble(line string) bool {
 //     a CamelCase reason (`Reason: OOMKilled`, a row in CrashLoopBackOff) stays in: the
 //     catalog holds those reasons;
 //   - application: output of the program in the container or of a shell tool in it
-//     (JVM exceptions, Node.js, MongoDB, MySQL's server log, PostgreSQL's initdb, tini,
-//     tar, id, whoami, curl, an HTTP server's access log line with its status code):
-//     no Pod-path component prints it;
-//   - stack frame: a file:line line of a Go stack trace;
+//     (JVM exceptions, Node.js, MongoDB, MySQL's server log, PostgreSQL's initdb and its
+//     server's "FATAL:  " lines (two spaces after the level: PostgreSQL's own layout),
+//     Python's logging layout "2025-05-03 17:50:50,140 - name - LEVEL - ", tini, tar, id,
+//     whoami, curl, an HTTP server's access log line with its status code): no Pod-path
+//     component prints it;
+//   - stack frame: a file:line line of a Go stack trace, or its function line
+//     (`github.com/go-logr/zapr.(*zapLogger).Error`, `main.run(0xc000010000)`);
 //   - prose: a sentence of the ticket's own text ("When running the chart … the init
 //     container enters a CrashLoop with the following error:", "I see the following
 //     errors:"): its writer speaks in the first person or introduces the output that
@@ -92,8 +95,8 @@ var (
 	fieldLine   = regexp.MustCompile(`^"?[A-Za-z][\w .-]{0,40}"?\s*[:=]\s*"?[\w.-]*"?,?$|^[A-Za-z]+$`)
 	countLine   = regexp.MustCompile(`^[A-Z][\w ]+:\s+(?:\d+ [A-Za-z]+(?: / )?)+;?$`)
 	getRow      = regexp.MustCompile(`^\S+\s+\d+/\d+\s+[A-Za-z:]+\s+\d+(?:\s+\(\S+ ago\))?\s+\d+\w`)
-	appLine     = regexp.MustCompile(`^(?:Caused by: )?(?:[a-z][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error)\b|^FATAL ERROR: .*JavaScript heap|^Cannot find module |MongoDB \S+ requires|^\[\w+\s+tini \(\d+\)\]|(?:^|\s)\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z \d+ \[(?:ERROR|Warning|Note|System)\] |^(?:tar|id|whoami|groups|initdb|mkdir|cp|chown|chmod|su|sh|bash|curl|wget): |"(?:GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) \S+ HTTP/\d(?:\.\d)?" [1-5]\d\d\b`)
-	stackFrame  = regexp.MustCompile(`^\S+\.go:\d+(?: \+0x[0-9a-f]+)?$`)
+	appLine     = regexp.MustCompile(`^(?:Caused by: )?(?:[a-z][\w$]*\.)+[A-Z][\w$]*(?:Exception|Error)\b|^FATAL ERROR: .*JavaScript heap|^Cannot find module |MongoDB \S+ requires|^\[\w+\s+tini \(\d+\)\]|(?:^|\s)\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z \d+ \[(?:ERROR|Warning|Note|System)\] |^(?:tar|id|whoami|groups|initdb|mkdir|cp|chown|chmod|su|sh|bash|curl|wget): |"(?:GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) \S+ HTTP/\d(?:\.\d)?" [1-5]\d\d\b|(?:^|\s)(?:FATAL|PANIC|ERROR|WARNING|LOG):  \S|^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} - `)
+	stackFrame  = regexp.MustCompile(`^\S+\.go:\d+(?: \+0x[0-9a-f]+)?$|^(?:[\w.-]+/)*[\w-]+(?:\.[\w-]+)*\.\(\*?\w+\)\.\w+(?:\(.*\))?$|^(?:[\w.-]+/)+[\w.-]+\.\w+\(.*\)$`)
 )
 
 var (
