@@ -17,6 +17,9 @@ func TestConfigSetting(t *testing.T) {
 		"spec: validationFailureAction: Enforce":   true,
 		"status: message: back-off failed to pull": false,
 		"msg: error: image not found":              false,
+		"                 node.kubernetes.io/unreachable:NoExecute op=Exists for 300s": true,
+		"Tolerations:     node.kubernetes.io/not-ready:NoExecute op=Exists for 300s":   true,
+		"Taints:             node.kubernetes.io/unreachable:NoExecute":                 false,
 	} {
 		if got := configSetting(s); got != want {
 			t.Errorf("configSetting(%q) = %v, want %v", s, got, want)

@@ -34,6 +34,32 @@ type trouble struct {
 	// failure its component prints: the reason of such a crash, whatever stage the
 	// component belongs to (CoreDNS exits on "plugin/forward: no nameservers found").
 	crash, logRead bool
+	// spans are the stages a status word stands for when it names no one of them
+	// (ContainerCreating: the sandbox, the volumes or the image); nil for a sign of
+	// its stage alone.
+	spans []Stage
+}
+
+// statusSpans are the stages a pod's or container's waiting word can stand for: kubectl
+// prints ContainerCreating until the sandbox, the volumes and the image are all ready,
+// and PodInitializing until the app containers' volumes and images are.
+var statusSpans = map[string][]Stage{
+	"ContainerCreating": {StageSandbox, StageVolume, StageImage},
+	"PodInitializing":   {StageVolume, StageImage},
+}
+
+// narrowed drops the signs that stand for several stages when another sign names one
+// of those stages: "ContainerCreating" and a FailedMount event say where it waits.
+func narrowed(signs []trouble) []trouble {
+	named := map[Stage]bool{}
+	for _, s := range signs {
+		if s.spans == nil {
+			named[s.stage] = true
+		}
+	}
+	return slices.DeleteFunc(signs, func(s trouble) bool {
+		return slices.ContainsFunc(s.spans, func(st Stage) bool { return named[st] })
+	})
 }
 
 // waitingStages maps a container's waiting reason to the stage it shows broken.
@@ -307,6 +333,7 @@ func unexplainedPod(g *Graph, p *Pod, lines []*Line) *Finding {
 		// The crash is what the log's failure did: its line is the sign to read.
 		signs = slices.DeleteFunc(signs, func(s trouble) bool { return s.crash })
 	}
+	signs = narrowed(signs)
 	if len(signs) == 0 {
 		return nil
 	}
@@ -427,7 +454,7 @@ func podTrouble(g *Graph, p *Pod, lines []*Line) []trouble {
 			}
 			if l.Container() == "" {
 				if st, what, ok := kubectlStatusWord(l.Reason()); ok {
-					out = append(out, trouble{stage: st, what: joinNonEmpty(what, oneLine(l.Text)), ev: l.Evidence(), weight: 20})
+					out = append(out, trouble{stage: st, what: joinNonEmpty(what, oneLine(l.Text)), ev: l.Evidence(), weight: 20, spans: statusSpans[l.Reason()]})
 					continue
 				}
 			}
@@ -443,7 +470,7 @@ func podTrouble(g *Graph, p *Pod, lines []*Line) []trouble {
 			if crash {
 				st = exitStage(pod, l.Container(), st)
 			}
-			out = append(out, trouble{stage: st, what: joinNonEmpty(l.Reason(), oneLine(l.Text)), ev: l.Evidence(), weight: 20, read: read, crash: crash && st == StageRuntime})
+			out = append(out, trouble{stage: st, what: joinNonEmpty(l.Reason(), oneLine(l.Text)), ev: l.Evidence(), weight: 20, read: read, crash: crash && st == StageRuntime, spans: statusSpans[l.Reason()]})
 		case TextJournal, TextText:
 			if !l.Warning && l.Kind() == TextJournal {
 				continue
@@ -784,6 +811,9 @@ var reConfigSetting = regexp.MustCompile(`^\s*(?:-\s+)?["']?[A-Za-z_][\w.\-]*["'
 // configSetting reports whether s is a configuration setting whose value says nothing
 // of trouble: the error words of such a line are in its key.
 func configSetting(s string) bool {
+	if reToleration.MatchString(s) {
+		return true
+	}
 	m := reConfigSetting.FindStringSubmatch(s)
 	if m == nil {
 		return false
@@ -801,6 +831,13 @@ func configSetting(s string) bool {
 // [INFO] …", "2021-01-27 13:04:45,120 INFO …", "09:15:54.921 [main] DEBUG …").
 var reQuietLevel = regexp.MustCompile(`\blevel=(?:info|debug|trace)\b|"level":\s*"(?:info|debug|trace)"|^\s*\[[^\]]*\d\d:\d\d:\d\d[^\]]*\]\s+\[(?:INFO|DEBUG|TRACE|info|debug|trace)\]\s|` +
 	logTime + `?(?:\d\d:\d\d:\d\d(?:[.,]\d+)?\s+(?:\[[^\]]*\]\s+)?)?\[?(?:INFO|DEBUG|TRACE)\]?\s`)
+
+// reToleration is a toleration as kubectl describe prints it under Tolerations:
+// "key[=value]:Effect op=Exists for 300s" (describe's tolerations table), the default
+// tolerations every pod gets included ("node.kubernetes.io/unreachable:NoExecute
+// op=Exists for 300s"): what the pod tolerates, not a taint a node has (a taint, as
+// "Taints:" prints it, has no operator and no time).
+var reToleration = regexp.MustCompile(`^\s*(?:Tolerations:\s+)?[\w./-]+(?:=[\w.-]*)?:(?:NoSchedule|PreferNoSchedule|NoExecute)?(?: op=Exists(?: for \d+s)?| for \d+s)\s*$`)
 
 // reMessageKey is a key whose value is a message, not a setting.
 var reMessageKey = regexp.MustCompile(`(?i)^\s*["']?(?:error|err|errors|msg|message|reason|status|fatal|warning|warn|panic|exception|cause|detail|description)["']?\s*[:=]`)
