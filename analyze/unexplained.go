@@ -142,7 +142,7 @@ var stageWords = []struct {
 	{StageController, []string{"missed start time", "startingdeadlineseconds", "unable to fetch metrics", "unable to get metrics", "failed to get cpu utilization", "backofflimit", "backoff limit", "progressdeadlineexceeded", "horizontalpodautoscaler"}},
 	{StageScheduling, []string{"nodes are available", "failedscheduling", "didn't match", "untolerated taint", "that the pod didn't tolerate", "insufficient cpu", "insufficient memory", "insufficient pods"}},
 	{StageSandbox, []string{"sandbox", "cni", "network plugin", "setup network", "set up network", "ipam", "calico", "cilium", "flannel", "weave", "pod network"}},
-	{StageVolume, []string{"mount", "volume", "attach", "csi", "persistentvolume", "pvc", "nfs", "storageclass", "storage class", "provisioner"}},
+	{StageVolume, []string{"mount", "unmount", "umount", "remount", "volume", "attach", "csi", "persistentvolume", "pvc", "nfs", "storageclass", "storage class", "provisioner"}},
 	{StageConfig, []string{"configmap", "secret", "couldn't find key", "runasnonroot", "createcontainerconfigerror"}},
 	{StageImage, []string{"pull", "image", "manifest", "registry", "toomanyrequests"}},
 	{StageStart, []string{"oci runtime", "starting container process", "executable file not found", "exec format error", "exec:", "failed to create containerd task", "failed to start container", "runcontainererror"}},
@@ -215,23 +215,22 @@ func textStage(s string, def Stage) Stage {
 // a dashed name ("system-probe", "image-builder", "registry-cache") they are a name.
 var nameWords = map[string]bool{"probe": true, "liveness": true, "readiness": true, "image": true, "pull": true, "manifest": true, "registry": true}
 
-// containsStageWord reports whether low holds w, a name word only where no dash or
-// underscore joins it to a name.
+// containsStageWord reports whether low holds w where a word starts ("mount", not the
+// end of "amount"; "cni", not the middle of "technique"), a name word only where no
+// dash or underscore joins it to a name.
 func containsStageWord(low, w string) bool {
-	if !nameWords[w] {
-		return strings.Contains(low, w)
-	}
 	for i := 0; ; {
 		j := strings.Index(low[i:], w)
 		if j < 0 {
 			return false
 		}
 		at, end := i+j, i+j+len(w)
-		joined := at > 0 && (low[at-1] == '-' || low[at-1] == '_') || end < len(low) && (low[end] == '-' || low[end] == '_')
-		if !joined {
+		inWord := at > 0 && low[at-1] >= 'a' && low[at-1] <= 'z'
+		joined := nameWords[w] && (at > 0 && (low[at-1] == '-' || low[at-1] == '_') || end < len(low) && (low[end] == '-' || low[end] == '_'))
+		if !inWord && !joined {
 			return true
 		}
-		i = end
+		i = at + 1
 	}
 }
 
@@ -984,7 +983,14 @@ func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []strin
 			pick = append([]*Line{best}, rest[:min(len(rest), 2)]...)
 		}
 		stage := textStage(best.Text, def)
-		if ls[0].Kind() == TextLog && programLine(best.Text) {
+		if ls[0].Kind() == TextText && !programLevelLine(best.Text) && programLine(best.Text) {
+			// An exception's report pasted alone ("ValueError: Invalid value for
+			// environment variable PHOENIX_PORT: …" under a Python traceback, a Java
+			// exception, Perl's die): an application's, not a node agent's, which say
+			// theirs at a level (klog, logfmt) and not as an exception.
+			def = StageRuntime
+		}
+		if (ls[0].Kind() == TextLog || def == StageRuntime) && programLine(best.Text) {
 			// A program's own line at its error level in a container's log: its
 			// words name what the program works on ("Node failing to come up",
 			// "volume", "certificate"), not a step of the pod's path; only a

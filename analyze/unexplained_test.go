@@ -22,6 +22,28 @@ func TestTextStageReadsNamesAsNames(t *testing.T) {
 	}
 }
 
+// A stage word is a word of its own, or the start of one: "amount" holds no mount and
+// "technique" no CNI, while "unmount", "csi" in a driver's domain and "cni" after a dash
+// still say theirs.
+func TestTextStageReadsWordsNotTheirInsides(t *testing.T) {
+	cases := []struct {
+		text string
+		want Stage
+	}{
+		{`works for some amount of time and then always fails with this error`, StageRuntime},
+		{`the technique we use to detect it fails`, StageRuntime},
+		{`failed to unmount /var/lib/kubelet/pods/x/volumes/y: device busy`, StageVolume},
+		{`rpc error: code = Internal desc = ebs.csi.aws.com: could not attach`, StageVolume},
+		{`multus-cni failed to delegate add`, StageSandbox},
+		{`MountVolume.SetUp failed for volume "data"`, StageVolume},
+	}
+	for _, c := range cases {
+		if got := textStage(c.text, StageRuntime); got != c.want {
+			t.Errorf("textStage(%q) = %s, want %s", c.text, got, c.want)
+		}
+	}
+}
+
 // A lookup that does not resolve, as a user's nslookup from a pod prints it, is cluster
 // DNS (the service stage), not the node the text would otherwise default to; a pull whose
 // registry does not resolve stays an image pull.

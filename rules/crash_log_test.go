@@ -252,3 +252,27 @@ func TestASubPathTheKubeletCannotPrepare(t *testing.T) {
 		t.Fatal("want the event row's subPath finding first")
 	}
 }
+
+// A program's exception pasted alone, at the end of its traceback, is the program's:
+// the trouble is at the runtime stage, not at the node a bare pasted line defaults to,
+// and a sentence's "amount" holds no volume mount.
+func TestAPastedExceptionIsTheProgramsNotTheNodes(t *testing.T) {
+	paste := "Deploying it works for some amount of time and then always fails with this error.\n" +
+		"```\n" +
+		"  File \"/srv/app/config.py\", line 176, in get_env_port\n" +
+		"    raise ValueError(\n" +
+		"ValueError: Invalid value for environment variable APP_PORT: tcp://10.0.0.12:6006. Value must be an integer.\n" +
+		"```\n"
+	rs := catalogRoots(t, map[string]string{"message.txt": paste})
+	if len(rs) == 0 {
+		t.Fatal("no root")
+	}
+	for _, f := range rs {
+		if f.Stage != analyze.StageRuntime {
+			for _, g := range rs {
+				t.Logf("root %s %s: %s", g.Stage, g.Rule, g.Cause)
+			}
+			t.Fatalf("a root at %s, want every root at the runtime stage", f.Stage)
+		}
+	}
+}
