@@ -45,7 +45,10 @@ var (
 	// generateVolumeMsg: "%v for volume %q %v" with an operation prefix such as
 	// "MountVolume.SetUp failed", "MapVolume.SetUpDevice failed", "MountVolume.NewMounter
 	// initialization failed", "AttachVolume.Attach failed".
-	reWrapVolume = regexp.MustCompile(`\b[A-Z][A-Za-z]*\.[A-Za-z]+(?: initialization)? failed for volume "([^"]+)"`)
+	// Before 1.10 it printed "%v for volume %q (spec.Name: %q) pod %q (UID: %q) with: %v":
+	// the volume's unique name ("kubernetes.io/configmap/UID-config"), then the pod's
+	// name for it, which is the volume's name.
+	reWrapVolume = regexp.MustCompile(`\b[A-Z][A-Za-z]*\.[A-Za-z]+(?: initialization)? failed for volume "([^"]+)"(?: \(spec\.Name: "([^"]+)"\))?`)
 	// k8s.io/apimachinery pkg/api/errors NewForbidden: "%s %q is forbidden: %v" for the
 	// pod an admission plugin refused by name; a controller's pod has only its
 	// generateName prefix ("web-5d8f9c7b6-"), which names no pod.
@@ -102,6 +105,9 @@ func WrapperValues(text string) map[string]string {
 	if strings.Contains(text, " for volume ") {
 		if m := reWrapVolume.FindStringSubmatch(text); m != nil {
 			out[WrapperVolume] = m[1]
+			if m[2] != "" {
+				out[WrapperVolume] = m[2]
+			}
 		}
 	}
 	if strings.Contains(text, "plugin type=") {

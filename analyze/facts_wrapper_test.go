@@ -27,6 +27,9 @@ func TestWrapperValues(t *testing.T) {
 			map[string]string{WrapperVolume: "pvc-1"}},
 		{`AttachVolume.Attach failed for volume "pvc-9" : rpc error: code = Internal desc = quota`,
 			map[string]string{WrapperVolume: "pvc-9"}},
+		// Before 1.10: the unique name, then the pod's volume name in spec.Name.
+		{`MountVolume.SetUp failed for volume "kubernetes.io/configmap/39e8-config-volume" (spec.Name: "config-volume") pod "39e8" (UID: "39e8") with: configmaps "prometheus" not found`,
+			map[string]string{WrapperVolume: "config-volume"}},
 		// libcni's pluginDescription in "plugin %s failed (add): %w".
 		{`failed to setup network for sandbox "0a1b": plugin type="weave-net" name="weave" failed (add): no addresses`,
 			map[string]string{WrapperPlugin: "weave-net"}},
