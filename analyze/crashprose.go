@@ -269,8 +269,9 @@ func reportersOnly(f *Finding, said string) bool {
 }
 
 // reErrorLevelLine is a program's log line at error severity or worse, by its own level:
-// logfmt's, JSON's, klog's E and F, a leading ERROR or FATAL.
-var reErrorLevelLine = regexp.MustCompile(`\blevel=(?:error|fatal|panic|critical|crit)\b|\blvl=(?:eror|crit)\b|"level":\s*"(?:error|fatal|panic|critical)"|^\s*[EF]\d{4} \d|` + logTime + `?\[?(?:ERROR|FATAL|PANIC|CRITICAL)\b|` + logTime + `\[(?:error|fatal|crit|emerg|alert)\]|` + zerologTime + `(?:ERR|FTL|PNC)\s`)
+// logfmt's, JSON's, klog's E and F, C++ glog's (its date with the year: "E20221021
+// 06:17:08.173208 1 dfly_main.cc:127] …"), a leading ERROR or FATAL.
+var reErrorLevelLine = regexp.MustCompile(`\blevel=(?:error|fatal|panic|critical|crit)\b|\blvl=(?:eror|crit)\b|"level":\s*"(?:error|fatal|panic|critical)"|^\s*[EF]\d{4} \d|^\s*[EF]\d{8} \d\d:\d\d:\d\d\.\d+\s+\d+ [\w.-]+:\d+\] |` + logTime + `?\[?(?:ERROR|FATAL|PANIC|CRITICAL)\b|` + logTime + `\[(?:error|fatal|crit|emerg|alert)\]|` + zerologTime + `(?:ERR|FTL|PNC)\s`)
 
 // zerologTime is the time zerolog's console writer prints before its three-letter level
 // ("2024-05-15T10:27:58.127Z ERR …"), after the container's name when kubectl logs
@@ -327,7 +328,7 @@ var rePerlDie = regexp.MustCompile(` at \S+ line \d+(?:, <[^>]*> (?:line|chunk) 
 var reKlogHead = regexp.MustCompile(`^[IWEF]\d{4} \d`)
 
 // reFatalLevelLine is such a line at fatal severity.
-var reFatalLevelLine = regexp.MustCompile(`\blevel=(?:fatal|panic|crit)\b|\blvl=crit\b|"level":\s*"(?:fatal|panic)"|^\s*F\d{4} \d|` + logTime + `?\[?(?:FATAL|PANIC)\b|` + logTime + `\[(?:fatal|emerg|alert)\]|` + zerologTime + `(?:FTL|PNC)\s`)
+var reFatalLevelLine = regexp.MustCompile(`\blevel=(?:fatal|panic|crit)\b|\blvl=crit\b|"level":\s*"(?:fatal|panic)"|^\s*F\d{4} \d|^\s*F\d{8} \d\d:\d\d:\d\d\.\d+\s+\d+ [\w.-]+:\d+\] |` + logTime + `?\[?(?:FATAL|PANIC)\b|` + logTime + `\[(?:fatal|emerg|alert)\]|` + zerologTime + `(?:FTL|PNC)\s`)
 
 // crashedPodFromLog is runtime-crash-exit's finding about the one pod the floor left
 // unexplained in CrashLoopBackOff (a get row shows it, with no exit code or reason),

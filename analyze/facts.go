@@ -413,7 +413,10 @@ func (g *Graph) buildLines() []Line {
 		}
 		lines, loc := c.Tail(logTailLines)
 		for i, s := range lines {
-			l := lineIn{Kind: TextLog, Text: s, Pod: p, Container: c.Container, Warning: looksLikeError(s)}
+			// A line the program wrote at its error level is trouble whatever its words
+			// ("E20221021 … dfly_main.cc:127] Max memory is less than 256MB per thread.
+			// Exiting...").
+			l := lineIn{Kind: TextLog, Text: s, Pod: p, Container: c.Container, Warning: looksLikeError(s) || programLevelLine(s)}
 			l.ev = evidencePtr(loc.lineBelow(i).Evidence(s, time.Time{}))
 			if p != nil {
 				l.Node = p.Obj.Spec.NodeName
@@ -515,7 +518,7 @@ func (g *Graph) fragmentTextLines(add func(lineIn)) {
 			pod = g.FindPod(about.Namespace, about.Name)
 		}
 		for i, s := range f.lines {
-			l := lineIn{Kind: kind, Text: s, Fragment: true, Warning: looksLikeError(s) && !reMarkdownHeading.MatchString(s) && !reMarkupLine.MatchString(s), Object: about, Pod: pod}
+			l := lineIn{Kind: kind, Text: s, Fragment: true, Warning: (looksLikeError(s) || kind == TextLog && programLevelLine(s)) && !reMarkdownHeading.MatchString(s) && !reMarkupLine.MatchString(s), Object: about, Pod: pod}
 			if kind == TextJournal {
 				if e, k, _ := ParseJournalLine(s, g.collectedAt); k == LineEntry {
 					l.Text = entryText(&e.Entry)

@@ -877,7 +877,7 @@ func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []strin
 	// is: the sentences the log holds around it only tell of it.
 	logProgram := !explained && slices.ContainsFunc(lines, func(l *Line) bool {
 		b, p := l.source()
-		return l.Kind() == TextLog && !cited[b+"\x00"+p] && l.Warning && looksLikeError(l.Text) && !reporterText(l.Text) && !configSetting(l.Text) &&
+		return l.Kind() == TextLog && !cited[b+"\x00"+p] && l.Warning && (looksLikeError(l.Text) || programLevelLine(l.Text)) && !reporterText(l.Text) && !configSetting(l.Text) &&
 			!reQuietLevel.MatchString(l.Text)
 	})
 	for _, l := range lines {
@@ -887,7 +887,7 @@ func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []strin
 			continue
 		}
 		known := read[l]
-		if !looksLikeError(l.Text) && !known && !severeEntry(l) {
+		if !looksLikeError(l.Text) && !known && !severeEntry(l) && !(l.Kind() == TextLog && programLevelLine(l.Text)) {
 			continue
 		}
 		if !known && !l.Warning && joinedLines(l) {

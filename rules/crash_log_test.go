@@ -276,3 +276,20 @@ func TestAPastedExceptionIsTheProgramsNotTheNodes(t *testing.T) {
 		}
 	}
 }
+
+// A C++ program's glog line at its error level, with the year in its date ("E20221021
+// 06:17:08.173208 1 main.cc:127] … Exiting..."), is the program's own account of its exit
+// in a pasted `kubectl logs`, whatever its words: not "no finding".
+func TestAGlogErrorLineIsWhyTheContainerExits(t *testing.T) {
+	paste := "[root@m-1 ~]# kubectl logs -n cache store-0\n" +
+		"I20221021 06:17:08.168525     1 init.cc:56] store running in opt mode.\n" +
+		"I20221021 06:17:08.173138     1 proactor_pool.cc:66] Running 16 io threads\n" +
+		"E20221021 06:17:08.173208     1 main.cc:127] Max memory is less than 256MB per thread. Exiting...\n"
+	rs := catalogRoots(t, map[string]string{"logs.txt": paste})
+	if len(rs) == 0 || rs[0].Stage != analyze.StageRuntime || !strings.Contains(rs[0].Cause, "256MB per thread") {
+		for _, f := range rs {
+			t.Logf("root %s %s: %s", f.Stage, f.Rule, f.Cause)
+		}
+		t.Fatal("want a root at the runtime stage quoting the program's error line")
+	}
+}
