@@ -31,8 +31,9 @@ type trouble struct {
 	read chainRead
 	// crash marks a sign that a container exited and is restarted (CrashLoopBackOff, a
 	// restart count), logRead a line of the pod's own log the catalog reads as a
-	// failure its component prints: the reason of such a crash, whatever stage the
-	// component belongs to (CoreDNS exits on "plugin/forward: no nameservers found").
+	// failure its component prints, or that the program wrote at its fatal level: the
+	// reason of such a crash, whatever stage the component belongs to (CoreDNS exits on
+	// "plugin/forward: no nameservers found").
 	crash, logRead bool
 	// spans are the stages a status word stands for when it names no one of them
 	// (ContainerCreating: the sandbox, the volumes or the image); nil for a sign of
@@ -494,6 +495,10 @@ func podTrouble(g *Graph, p *Pod, lines []*Line) []trouble {
 		case TextLog:
 			if read := readLine(l); read.known() {
 				out = append(out, trouble{stage: read.stage(), what: "the container's log says " + oneLine(l.Text), ev: l.Evidence(), weight: 25, read: read, logRead: true})
+			} else if l.Warning && reFatalLevelLine.MatchString(strings.TrimSpace(l.Text)) {
+				// The program's own fatal line ("level=fatal msg=\"Error starting manager:
+				// …\""): the exit the crash loop repeats, said by the program.
+				out = append(out, trouble{stage: StageRuntime, what: "the container's log says " + oneLine(l.Text), ev: l.Evidence(), weight: 25, logRead: true})
 			} else if l.Warning {
 				out = append(out, trouble{stage: StageRuntime, what: "the container's log says " + oneLine(l.Text), ev: l.Evidence(), weight: 5})
 			}

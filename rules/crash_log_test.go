@@ -293,3 +293,26 @@ func TestAGlogErrorLineIsWhyTheContainerExits(t *testing.T) {
 		t.Fatal("want a root at the runtime stage quoting the program's error line")
 	}
 }
+
+// A crash-looping pod whose pasted log ends at the program's fatal line (logrus's
+// level=fatal) is diagnosed from that line, not left at a bare CrashLoopBackOff no rule
+// knows.
+func TestAFatalLogLineOfACrashLoopingPod(t *testing.T) {
+	files := map[string]string{
+		"pods.txt": "[ops@wrk1 ~]$ kubectl get pods -n storage\n" +
+			"NAME READY STATUS RESTARTS AGE\n" +
+			"store-manager-5mc6p 0/1 CrashLoopBackOff 149 12h\n" +
+			"store-manager-cp7xp 0/1 CrashLoopBackOff 148 12h\n" +
+			"store-ui-789db56875-qqk7w 1/1 Running 0 12h\n",
+		"logs.txt": "[ops@wrk1 ~]$ kubectl -n storage logs store-manager-5mc6p\n" +
+			"time=\"2019-01-03T13:19:29Z\" level=error msg=\"Failed environment check, please make sure you have the helper installed on the host\"\n" +
+			"time=\"2019-01-03T13:19:29Z\" level=fatal msg=\"Error starting manager: Environment check failed: Failed to execute: nsenter [--mount=/host/proc/1004/ns/mnt helper --version], output nsenter: failed to execute helper: No such file or directory\"\n",
+	}
+	rs := catalogRoots(t, files)
+	if len(rs) == 0 || rs[0].Stage != analyze.StageRuntime || !strings.Contains(rs[0].Cause, "Environment check failed") {
+		for _, f := range rs {
+			t.Logf("root %s %s: %s", f.Stage, f.Rule, f.Cause)
+		}
+		t.Fatal("want a root at the runtime stage quoting the program's fatal line")
+	}
+}
