@@ -105,6 +105,9 @@ func (l *loader) addEvent(o *Object[rawEvent]) {
 	if r.Regarding != nil {
 		ref = *r.Regarding
 	}
+	if l.outOfScope && !l.scope.keepsEvent(ref.Kind, ref.Namespace) {
+		return
+	}
 	e := &Event{
 		Regarding: ObjectRef{Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name, UID: string(ref.UID)},
 		FieldPath: ref.FieldPath, Type: r.Type, Reason: r.Reason, Message: r.Message,

@@ -81,6 +81,8 @@ type Graph struct {
 	// target it.
 	endpointsByPod keyed[podEndpoint]
 	servicesByNS   map[string][]*Service
+	// scoped is what a scoped load left out (LoadOptions.Namespace); nil for a full load.
+	scoped *ScopedLoad
 	// eventNamespaces records the namespaces whose events were collected.
 	eventNamespaces map[string]bool
 
@@ -312,6 +314,11 @@ type LoadOptions struct {
 	TroubleOnly bool
 	// PodLoaded, when set, is called as each pod is loaded (for progress by pods).
 	PodLoaded func()
+	// Namespace is the namespace the analysis reports on (--namespace, or the pod's of
+	// --pod), empty for all: what only other namespaces hold is skimmed rather than
+	// decoded (loadScope). A scoped load's graph is for that report only, and a
+	// bundle without a collection time is loaded whole.
+	Namespace string
 }
 
 // quietWhileLoading makes the events of quiet pods compact as they are added
@@ -332,6 +339,7 @@ func LoadWith(ctx context.Context, bundles []*bundle.Bundle, log logrus.FieldLog
 	for _, b := range bundles {
 		ld.addManifest(b, len(bundles) > 1)
 	}
+	ld.scope = newLoadScope(opts.Namespace, ld.bundles)
 	for _, b := range ld.bundles {
 		ld.loadObjects(b)
 	}
@@ -378,6 +386,10 @@ func LoadWith(ctx context.Context, bundles []*bundle.Bundle, log logrus.FieldLog
 		"pods": len(g.pods), "events": len(g.events) + g.quietCount, "journalEntries": g.journal.len(), "journalLinesLeftOut": g.journalSkipped, "logsLeftOut": g.logsSkipped,
 		"criContainers": g.criContainerCount, "replicaSetsDerived": len(g.derivedRS), "warnings": len(g.warnings),
 	}).Debug("evidence loaded")
+	if s := ld.scope; s != nil {
+		g.scoped = &ScopedLoad{Namespace: s.namespace, Skimmed: s.skimmed, Skipped: s.skipped}
+		log.WithFields(logrus.Fields{"namespace": s.namespace, "listsSkimmed": s.skimmed, "listsSkipped": s.skipped}).Debug("scoped load")
+	}
 	return g, nil
 }
 

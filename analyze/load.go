@@ -66,6 +66,12 @@ type loader struct {
 	// cri merges the records of CRI files as they are read; nil once the node files
 	// are read.
 	cri *criMerge
+	// scope is what a scoped load decodes in full (LoadOptions.Namespace); nil decodes
+	// everything.
+	scope *loadScope
+	// outOfScope says the list file being added is of a namespace the scope does not
+	// decode in full: only the events it keeps are added (loadScope.keepsEvent).
+	outOfScope bool
 }
 
 type loadedBundle struct {
@@ -194,8 +200,15 @@ func (l *loader) loadObjects(lb *loadedBundle) {
 		if f.kind == Events {
 			s = nil
 		}
+		scope := l.scope
 		go func() {
 			defer close(f.done)
+			if scope.skims(f) {
+				f.outOfScope = true
+				if f.skipped = scope.skim(f); f.skipped {
+					return
+				}
+			}
 			f.decoded = kindDecoders[f.kind].decode(s, data)
 		}()
 	}
@@ -281,6 +294,9 @@ type objectFile struct {
 	err     error
 	decoded decodedList
 	done    chan struct{}
+	// outOfScope says the file is of a namespace a scoped load does not decode in full
+	// (loadScope); skipped, that its skim found nothing to add and nothing to warn of.
+	outOfScope, skipped bool
 }
 
 // addObjects adds one decoded list file to the graph.
@@ -290,8 +306,19 @@ func (l *loader) addObjects(lb *loadedBundle, f *objectFile) {
 		return
 	}
 	l.g.present[f.kind] = true
-	l.log.WithField("file", f.name).Trace("loading list")
-	readable := kindDecoders[f.kind].add(l, lb, l.loc(lb, f.name), f.data, f.decoded)
+	if f.outOfScope {
+		l.scope.skimmed++
+	}
+	readable := true
+	if f.skipped {
+		l.scope.skipped++
+		l.log.WithField("file", f.name).Trace("list out of scope: skimmed")
+	} else {
+		l.log.WithField("file", f.name).Trace("loading list")
+		l.outOfScope = f.outOfScope
+		readable = kindDecoders[f.kind].add(l, lb, l.loc(lb, f.name), f.data, f.decoded)
+		l.outOfScope = false
+	}
 	if f.kind == Events {
 		if readable {
 			l.g.eventNamespaces[f.namespace] = true

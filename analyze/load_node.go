@@ -171,9 +171,10 @@ func (l *loader) loadNodeAndLogs(lb *loadedBundle) {
 			if p := l.g.FindPod(info.Namespace, info.Pod); p != nil {
 				l.g.podsWithLogs[p] = true
 			}
-			if l.healthyPods[pk] {
-				// A healthy pod's log explains nothing (LoadOptions.TroubleOnly): its
-				// bytes are let go of unread.
+			if l.healthyPods[pk] || l.scope != nil && info.Namespace != l.scope.namespace {
+				// A healthy pod's log explains nothing (LoadOptions.TroubleOnly), nor does
+				// a log of another namespace than a scoped load's: its bytes are let go
+				// of unread.
 				l.drop(lb, it.name)
 				l.g.logsSkipped++
 				continue

@@ -279,7 +279,7 @@ func unexplained(g *Graph, fs []*Finding, roots map[string]*Finding) []*Finding 
 	}
 	for _, p := range g.pods {
 		key := p.meta.Namespace + "/" + p.meta.Name
-		if roots[key] != nil || covered[p.Ref().key()] {
+		if roots[key] != nil || covered[p.Ref().key()] || g.scopedOut(p) {
 			continue
 		}
 		if f := unexplainedPod(g, p, byPod[p]); f != nil {
