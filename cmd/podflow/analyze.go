@@ -269,8 +269,12 @@ func openInputs(ctx context.Context, g *globalOptions, open *openFlags, format s
 
 func runAnalyze(ctx context.Context, o *analyzeOptions) error {
 	// A report is about pods in trouble: healthy pods' routine journal lines need not
-	// be held (analyze.LoadOptions).
-	graph, err := loadGraph(ctx, o.globalOptions, &o.open, o.format, o.paths, analyze.LoadOptions{TroubleOnly: true})
+	// be held, nor what only the namespaces out of its scope hold (analyze.LoadOptions).
+	scope := o.namespace
+	if o.pod != "" {
+		scope, _, _ = strings.Cut(o.pod, "/")
+	}
+	graph, err := loadGraph(ctx, o.globalOptions, &o.open, o.format, o.paths, analyze.LoadOptions{TroubleOnly: true, Namespace: scope})
 	if err != nil {
 		return err
 	}

@@ -311,3 +311,15 @@ func TestExplainTheOnlyPod(t *testing.T) {
 		t.Errorf("a missing input: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// analyze scopes its load to the namespace of --namespace or of --pod, and a scoped
+// report is the full load's (analyze.TestScopedLoadReportsTheSame).
+func TestAnalyzeScopesTheLoad(t *testing.T) {
+	demo := filepath.Join("..", "..", "testdata", "bundles", "demo")
+	for _, scope := range [][]string{{"-n", "oom-killed"}, {"--pod", "oom-killed/app"}} {
+		code, _, errOut := runPodflow(t, append([]string{"analyze", demo, "--fail-on", "none", "-o", "json", "-v"}, scope...)...)
+		if code != exitOK || !strings.Contains(errOut, `msg="scoped load"`) || !strings.Contains(errOut, "namespace=oom-killed") {
+			t.Errorf("%v: exit %d, no scoped load of oom-killed in the log:\n%s", scope, code, errOut)
+		}
+	}
+}
