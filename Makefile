@@ -68,7 +68,8 @@ catalog:
 catalog-coverage:
 	$(GO) run ./catalog/coverage $(COVERAGE_FLAGS) testdata/incidents
 
-## bench: podflow side by side with the floor (stream, decode, split) on generated S/M/L/XL bundles (XL is 4×L)
+## bench: podflow side by side with the floor (stream, decode, split) on generated S/M/L/XL bundles (XL is 4×L);
+## BENCH_FLAGS='-commands analyze,analyze-scoped' adds analyze -n of one namespace (-namespace)
 BENCH_SIZES ?= S,M
 BENCH_CACHE ?= .cache/bench
 bench: build

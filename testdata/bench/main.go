@@ -1,8 +1,8 @@
 // Command bench times podflow against the floor program side by side, on generated
 // bundles of each size, and prints one table: wall time, CPU time and peak RSS of
-// analyze, verify, inspect and redact, with the podflow / floor ratios. The bundles are
-// generated once into the cache folder and reused while the generator's source is
-// unchanged.
+// analyze (whole, or scoped to one namespace), verify, inspect and redact, with the
+// podflow / floor ratios. The bundles are generated once into the cache folder and
+// reused while the generator's source is unchanged.
 // -compare adds a second podflow binary (an earlier build) to the same run, so before
 // and after are measured under the same machine load.
 //
@@ -26,6 +26,7 @@ import (
 type options struct {
 	podflow, compare, floor string
 	cache                   string
+	namespace               string
 	sizes                   []string
 	commands                []string
 }
@@ -33,7 +34,8 @@ type options struct {
 func main() {
 	o := options{}
 	sizes := flag.String("sizes", "S,M", "bundle sizes, comma-separated: S, M, L, XL (4×L)")
-	commands := flag.String("commands", "analyze,verify,inspect,redact", "podflow commands to time")
+	commands := flag.String("commands", "analyze,verify,inspect,redact", "podflow commands to time; analyze-scoped is analyze -n of -namespace")
+	flag.StringVar(&o.namespace, "namespace", "team-004", "the namespace analyze-scoped reports on (one of the generated bundles' that fail)")
 	flag.StringVar(&o.podflow, "podflow", "bin/podflow", "podflow binary")
 	flag.StringVar(&o.compare, "compare", "", "an earlier podflow binary to time in the same run")
 	flag.StringVar(&o.floor, "floor", ".cache/bench/floor", "floor binary (go build ./testdata/floor)")
@@ -113,7 +115,7 @@ func run(o options) error {
 		fmt.Fprintf(os.Stderr, "bench: %s is %d MB compressed\n", b, st.Size()>>20)
 		for _, c := range o.commands {
 			out := filepath.Join(o.cache, "redacted-"+size+".tar.gz")
-			args, floorArgs := commandArgs(c, b, out)
+			args, floorArgs := commandArgs(c, b, out, o.namespace)
 			if args == nil {
 				return fmt.Errorf("unknown command %q", c)
 			}
@@ -164,11 +166,15 @@ func compareHeader(o options) string {
 // bundle, which holds about 9.7 GiB uncompressed; the floor has no limit.
 const benchTotalSize = "32Gi"
 
-func commandArgs(c, bundle, out string) ([]string, []string) {
+func commandArgs(c, bundle, out, namespace string) ([]string, []string) {
 	limit := []string{"--max-total-size", benchTotalSize}
 	switch c {
 	case "analyze":
 		return append([]string{"analyze", bundle, "--fail-on", "none", "-o", "json"}, limit...), []string{"parse", bundle}
+	case "analyze-scoped":
+		// The floor reads the whole bundle as analyze must: only what it decodes
+		// depends on the scope.
+		return append([]string{"analyze", bundle, "-n", namespace, "--fail-on", "none", "-o", "json"}, limit...), []string{"parse", bundle}
 	case "verify":
 		return append([]string{"verify", bundle}, limit...), []string{"read", bundle}
 	case "inspect":
