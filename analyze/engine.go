@@ -13,7 +13,8 @@ import (
 // Options choose what Run analyzes and what the report includes.
 type Options struct {
 	// Namespace limits the report to findings and pods of one namespace (rules still see
-	// everything: a pod's cause can live elsewhere, e.g. on its node).
+	// what the graph holds of other namespaces: a pod's cause can live elsewhere, e.g. on
+	// its node; a graph loaded for the scope holds less of them, LoadOptions.Namespace).
 	Namespace string
 	// Pod limits the report to one pod, "namespace/name", and the findings linked to it.
 	Pod string
