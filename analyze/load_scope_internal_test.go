@@ -2,7 +2,6 @@ package analyze
 
 import (
 	"context"
-	"encoding/json"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -23,11 +22,7 @@ func TestScopedLoadLeavesOtherNamespacesUndecoded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, err := LoadWith(context.Background(), []*bundle.Bundle{b}, nil, LoadOptions{Namespace: ns})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return g
+		return loadScoped(t, b, ns)
 	}
 	// elsewhere counts what the graph holds of namespaces other than the scope's, by
 	// what it is.
@@ -106,29 +101,7 @@ func TestScopedLoadKeepsNodeEventsAndWarnings(t *testing.T) {
 		bundle.NamespacedResourcePath(bundle.KindConfigMaps, "other"):  list(map[string]any{"metadata": map[string]any{"name": "c", "namespace": "other"}}),
 		bundle.NamespacedResourcePath(bundle.KindConfigMaps, "broken"): `{"items": [`,
 	}
-	load := func(ns string) *Graph {
-		raw := map[string][]byte{}
-		for name, v := range files {
-			if s, ok := v.(string); ok {
-				raw[name] = []byte(s)
-				continue
-			}
-			data, err := json.Marshal(v)
-			if err != nil {
-				t.Fatal(err)
-			}
-			raw[name] = data
-		}
-		b, err := bundle.New("mem", raw)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, err := LoadWith(context.Background(), []*bundle.Bundle{b}, nil, LoadOptions{Namespace: ns})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return g
-	}
+	load := func(ns string) *Graph { return loadScoped(t, jsonBundle(t, files), ns) }
 	messages := func(g *Graph) []string {
 		var out []string
 		for _, e := range g.events {
@@ -150,4 +123,14 @@ func TestScopedLoadKeepsNodeEventsAndWarnings(t *testing.T) {
 	if _, ok := scoped.byKey["ConfigMap/other/c"]; ok {
 		t.Error("the scoped load decoded a config map of another namespace")
 	}
+}
+
+// loadScoped loads b for a report about namespace ns ("" loads everything).
+func loadScoped(t *testing.T, b *bundle.Bundle, ns string) *Graph {
+	t.Helper()
+	g, err := LoadWith(context.Background(), []*bundle.Bundle{b}, nil, LoadOptions{Namespace: ns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }
