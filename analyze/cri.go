@@ -506,21 +506,8 @@ func (g *Graph) sandboxesOf(uid string) []*CRISandbox {
 	if g.sbRecords == nil {
 		return ofPodUID(g.sandboxesByUID, func(s *CRISandbox) string { return s.PodUID }, uid)
 	}
-	records := g.sandboxRecordsOf(uid)
-	if len(records) == 0 {
-		return nil
-	}
-	made := make([]CRISandbox, len(records))
-	out := make([]*CRISandbox, len(records))
-	for i := range records {
-		if r := &records[i]; r.whole != nil {
-			out[i] = r.whole
-		} else {
-			g.sandboxOf(r, &made[i])
-			out[i] = &made[i]
-		}
-	}
-	return out
+	return fromRecords(g.sandboxRecordsOf(uid), func(r *criSandboxRecord) *CRISandbox { return r.whole },
+		func(r *criSandboxRecord, s *CRISandbox, _ int) { g.sandboxOf(r, s) })
 }
 
 // containersOf lists the CRI containers of the pod of UID uid, in load order, made
@@ -530,18 +517,24 @@ func (g *Graph) containersOf(uid string) []*CRIContainer {
 		return ofPodUID(g.contsByUID, func(c *CRIContainer) string { return c.PodUID }, uid)
 	}
 	records := g.containerRecordsOf(uid)
+	inspects := make([]Location, len(records))
+	return fromRecords(records, func(r *criContainerRecord) *CRIContainer { return r.whole },
+		func(r *criContainerRecord, c *CRIContainer, i int) { g.containerOf(r, c, &inspects[i]) })
+}
+
+// fromRecords lists the objects of records in order: the whole object a record kept,
+// else one made from the record (build fills the i-th), all made ones in one allocation.
+func fromRecords[R, T any](records []R, whole func(*R) *T, build func(r *R, out *T, i int)) []*T {
 	if len(records) == 0 {
 		return nil
 	}
-	// One allocation for each of the lists, whatever the number of containers.
-	made := make([]CRIContainer, len(records))
-	inspects := make([]Location, len(records))
-	out := make([]*CRIContainer, len(records))
+	made := make([]T, len(records))
+	out := make([]*T, len(records))
 	for i := range records {
-		if r := &records[i]; r.whole != nil {
-			out[i] = r.whole
+		if w := whole(&records[i]); w != nil {
+			out[i] = w
 		} else {
-			g.containerOf(r, &made[i], &inspects[i])
+			build(&records[i], &made[i], i)
 			out[i] = &made[i]
 		}
 	}
