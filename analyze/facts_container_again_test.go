@@ -1,12 +1,9 @@
 package analyze
 
 import (
-	"context"
 	"path/filepath"
 	"reflect"
 	"testing"
-
-	"podflow.dev/podflow/bundle"
 )
 
 // recordedBundles are the recorded bundles of testdata/bundles, ten or more.
@@ -22,15 +19,7 @@ func recordedBundles(t *testing.T) []string {
 // loadTroubleOnly loads a recorded bundle as analyze does (LoadOptions.TroubleOnly).
 func loadTroubleOnly(t *testing.T, dir string) *Graph {
 	t.Helper()
-	b, err := bundle.Open(dir, bundle.DefaultLimits())
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := LoadWith(context.Background(), []*bundle.Bundle{b}, nil, LoadOptions{TroubleOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
+	return loadRecordedWith(t, dir, LoadOptions{TroubleOnly: true})
 }
 
 // The runs of a quiet pod are left out of the facts and made when asked: every

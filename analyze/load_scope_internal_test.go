@@ -128,9 +128,5 @@ func TestScopedLoadKeepsNodeEventsAndWarnings(t *testing.T) {
 // loadScoped loads b for a report about namespace ns ("" loads everything).
 func loadScoped(t *testing.T, b *bundle.Bundle, ns string) *Graph {
 	t.Helper()
-	g, err := LoadWith(context.Background(), []*bundle.Bundle{b}, nil, LoadOptions{Namespace: ns})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
+	return loadBundleWith(t, b, LoadOptions{Namespace: ns})
 }

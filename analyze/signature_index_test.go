@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -34,11 +35,27 @@ func builtinSignatures(t *testing.T) []*Signature {
 
 func loadRecorded(t *testing.T, dir string) *Graph {
 	t.Helper()
+	return loadRecordedWith(t, dir, LoadOptions{})
+}
+
+// loadRecordedWith loads the recorded bundle in dir with opts.
+func loadRecordedWith(t *testing.T, dir string, opts LoadOptions) *Graph {
+	t.Helper()
 	b, err := bundle.Open(dir, bundle.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Load([]*bundle.Bundle{b}, nil)
+	return loadBundleWith(t, b, opts)
+}
+
+// loadBundleWith loads b with opts.
+func loadBundleWith(t *testing.T, b *bundle.Bundle, opts LoadOptions) *Graph {
+	t.Helper()
+	g, err := LoadWith(context.Background(), []*bundle.Bundle{b}, nil, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }
 
 // The index only narrows which lines each signature is tried on: recorded bundles give
