@@ -830,6 +830,14 @@ func (r *resolver) classify(call *ast.CallExpr, fi *fileInfo, locals map[string]
 			return nil
 		}
 		return []site{{kind: "event", eventType: eventType(args[ti]), reason: r.reasonOf(args[ti+1], fi, locals), template: t, plain: name == "Event" && !r.isFormat(args[ti+2], fi, locals)}}
+	case name == "BroadcastEvent" && len(args) == 4:
+		// A recorder's wrapper that takes the object, the reason, the message and the
+		// type (the VPC resource controller's K8sWrapper.BroadcastEvent).
+		t, ok := format(args[2])
+		if !ok {
+			return nil
+		}
+		return []site{{kind: "event", eventType: eventType(args[3]), reason: r.reasonOf(args[1], fi, locals), template: t}}
 	case recvPkg == "fmt":
 		switch name {
 		case "Errorf":

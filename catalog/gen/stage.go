@@ -184,7 +184,7 @@ var placeRules = []placeRule{
 var componentStages = map[string]string{
 	"kube-scheduler": "scheduling", "kube-proxy": "service", "coredns": "service",
 	"cni-plugins": "sandbox", "go-cni": "sandbox", "flannel": "sandbox", "calico": "sandbox",
-	"cilium": "sandbox", "aws-vpc-cni": "sandbox",
+	"cilium": "sandbox", "aws-vpc-cni": "sandbox", "aws-vpc-resource-controller": "sandbox",
 	"csi-external-provisioner": "scheduling", "csi-external-attacher": "volume",
 	"csi-aws-ebs": "volume", "csi-gcp-pd": "volume", "csi-external-snapshotter": "volume",
 	// a client's request and what the API server and its store answer it
@@ -396,6 +396,11 @@ var failureReason = re(`(?i)fail|error|backoff|killed|evict|unhealthy|invalid|de
 
 // classFor is failure, warning or info, from the kind and level of the entry.
 func classFor(e *catalog.Entry) string {
+	if e.Package == "k8s.io/apimachinery/pkg/api/errors" && e.Kind == "message" {
+		// Every constructor there builds the status of a request the API server refused
+		// ("Request entity too large: %s", "Too many requests: %s", "%s %q already exists").
+		return "failure"
+	}
 	switch e.Kind {
 	case "reason":
 		if failureReason.MatchString(e.Template) || e.Level == "warning" || e.Level == "error" {
