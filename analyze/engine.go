@@ -3,6 +3,7 @@ package analyze
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -257,6 +258,11 @@ func runRule(g *Graph, rule *Rule) (found []*Finding, violations []Violation) {
 		if f.signature && rule.signature.ForRule != "" {
 			f.Rule, f.ruleBacked = rule.signature.ForRule, true
 		}
+		if f.Stage == StageRequest && len(f.Evidence) > 0 && reControllerCreatingPod.MatchString(f.Evidence[0].Excerpt) {
+			// The request a controller makes for a pod of its workload: the user's own
+			// request was accepted, and the chain breaks where the controller acts.
+			f.Stage = StageController
+		}
 		f.fallback = f.signature && rule.signature.Fallback
 		f.NodeCondition = f.NodeCondition || f.signature && rule.signature.NodeCondition
 		f.sig = rule.signature
@@ -467,6 +473,12 @@ func explainsOnSubject(cause, effect *Finding) bool {
 	}
 	return cause.Stage.Order() < effect.Stage.Order()
 }
+
+// reControllerCreatingPod is a controller's report that the API server refused a pod it
+// created for its workload: the StatefulSet controller's FailedCreate message
+// (pkg/controller/statefulset/stateful_pod_control.go, "create Pod %s in StatefulSet %s
+// failed error: %s").
+var reControllerCreatingPod = regexp.MustCompile(`\bcreate Pod \S+ in StatefulSet \S+ failed error: `)
 
 // isFloor reports whether a rule ID is one of the floor's: findings about trouble no
 // rule or signature explains.
