@@ -321,7 +321,9 @@ func described(g *Graph, fs []*Finding, rules []*Rule) (*Finding, map[string]boo
 			// sentence first, the program's error chain it quotes after): any of them
 			// that is a program's output places the trouble.
 			if slices.ContainsFunc(f.Evidence, func(e Evidence) bool {
-				return !isProse(e.Excerpt) && reOutputLine.MatchString(e.Excerpt) || errorChain(e.Excerpt) || programLine(e.Excerpt)
+				// klog's header is a program's whatever sentence follows it.
+				return !isProse(e.Excerpt) && reOutputLine.MatchString(e.Excerpt) || reKlogHead.MatchString(strings.TrimSpace(e.Excerpt)) ||
+					errorChain(e.Excerpt) || programLine(e.Excerpt)
 			}) {
 				outputStages[f.Stage] = true
 			}
@@ -612,7 +614,11 @@ var (
 	// reStatedNodeDown a node it says went away.
 	reStatedTerminating = regexp.MustCompile(`(?i)\b(?:stuck|stays?|keeps?|remains?|hang(?:s|ing)?)\b[^.\n]{0,40}\b(?:Terminating|Unknown)\b|\b(?:Terminating|Unknown)\b[^.\n]{0,20}\b(?:forever|never (?:disappear|go|goes)|state)`)
 	reStatedNodeDown    = regexp.MustCompile(`(?i)\bshut ?down (?:a |the )?(?:worker )?node|\bnode\b[^.\n]{0,30}\b(?:shut ?down|powered off|went down|is down|NotReady|dead|crashed|lost)\b|\bstop(?:ped)? the kubelet\b`)
-	reStatedArch        = regexp.MustCompile(`(?i)\b(?:arm64|aarch64|amd64|x86_64|x86-64|armv[5-8]l?|armhf|ppc64le|s390x)\b`)
+	// reKernelSaid is a line that states the node's kernel, as an issue template asks
+	// for it ("Kernel (e.g. `uname -a`): Linux node1 4.14.48 #1 SMP … x86_64"): its
+	// machine word is the environment, not an architecture the ticket is about.
+	reKernelSaid = regexp.MustCompile(`(?im)^.*(?:\buname\b|#\d+ SMP\b).*$`)
+	reStatedArch = regexp.MustCompile(`(?i)\b(?:arm64|aarch64|amd64|x86_64|x86-64|armv[5-8]l?|armhf|ppc64le|s390x)\b`)
 	// reStatedZone is a zone as AWS (us-east-1d), GCP (europe-west1-b) and Azure
 	// (eastus-1, westeurope-3) name them.
 	reStatedZone   = regexp.MustCompile(`\b(?:[a-z]{2}(?:-gov)?-[a-z]+-\d[a-z]|[a-z]+-[a-z]+\d-[a-z]|[a-z]+(?:us|europe|asia)\d?-\d)\b`)
@@ -713,7 +719,7 @@ func statedFacts(prose []*Line) (map[string]bool, []*regexp.Regexp) {
 			words = append(words, "unauthorized", "unauthorized", "credentials", "rejected")
 		}
 	}
-	if reStatedArch.MatchString(text) {
+	if reStatedArch.MatchString(reKernelSaid.ReplaceAllString(text, "")) {
 		words = append(words, "architecture", "platform")
 	}
 	if m := reStatedProbeStatus.FindString(text); m != "" && !reStatedPull.MatchString(m) {

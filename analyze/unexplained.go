@@ -35,6 +35,9 @@ type trouble struct {
 	// reason of such a crash, whatever stage the component belongs to (CoreDNS exits on
 	// "plugin/forward: no nameservers found").
 	crash, logRead bool
+	// own marks a log line the catalog places before the start stage, read as the
+	// failure of the container that printed it (see podTrouble).
+	own bool
 	// spans are the stages a status word stands for when it names no one of them
 	// (ContainerCreating: the sandbox, the volumes or the image); nil for a sign of
 	// its stage alone.
@@ -98,10 +101,41 @@ func kubectlStatusWord(reason string) (Stage, string, bool) {
 		return StageVolume, "the pod is scheduled and its init containers are done; its app containers are being created (kubectl shows PodInitializing): volumes or image are not ready", true
 	case reason == "Terminating":
 		return StageTermination, "the pod was deleted and has not ended (kubectl shows Terminating)", true
-	case reason == "NodeAffinity" || reason == "NodeShutdown" || strings.HasPrefix(reason, "OutOf"):
-		return StageNode, "the kubelet refused to admit the pod on its node (kubectl shows " + reason + ")", true
+	case kubeletRefusals[reason] != "" || strings.HasPrefix(reason, "OutOf"):
+		said := "the kubelet refused to admit the pod on its node (kubectl shows " + reason + ")"
+		if m := kubeletRefusals[reason]; m != "-" && m != "" {
+			said += ": " + m
+		}
+		return StageNode, said, true
 	}
 	return "", "", false
+}
+
+// kubeletRefusals are the reasons the kubelet's admission handlers give a pod they
+// refuse (the pod fails with that reason and kubectl shows it in STATUS), each with what
+// it means, or "-" when the reason says it: pkg/kubelet/lifecycle/predicate.go (the
+// predicate's name, "OutOf" and the resource, InvalidNodeInfo, UnexpectedAdmissionError,
+// the pod OS checks; MatchNodeSelector, PodFitsHostPorts and HostName before 1.19),
+// pkg/kubelet/sysctl, pkg/kubelet/cm/topologymanager ("Topology Affinity Error" in
+// 1.16, TopologyAffinityError from 1.17), pkg/kubelet/lifecycle/handlers.go (AppArmor,
+// NoNewPrivs, ProcMount), pkg/kubelet/nodeshutdown.
+var kubeletRefusals = map[string]string{
+	"NodeAffinity": "-", "NodeName": "-", "NodePorts": "the pod's hostPort is taken on the node", "TaintToleration": "-",
+	"MatchNodeSelector": "-", "PodFitsHostPorts": "the pod's hostPort is taken on the node", "HostName": "-",
+	"PodToleratesNodeTaints": "-", "NodeShutdown": "the node is shutting down", "UnknownReason": "-",
+	"UnexpectedAdmissionError":       "an admission handler of the kubelet failed (often a device plugin or resource manager that cannot allocate what the pod requests)",
+	"UnexpectedPredicateFailureType": "-", "InvalidNodeInfo": "-",
+	"SysctlForbidden":                      "the pod sets a sysctl the kubelet does not allow (an unsafe sysctl not listed in its allowedUnsafeSysctls)",
+	"TopologyAffinityError":                "the Topology Manager's policy cannot place the pod's CPUs, memory or devices on the NUMA nodes it requires",
+	"Topology Affinity Error":              "the Topology Manager's policy cannot place the pod's CPUs, memory or devices on the NUMA nodes it requires",
+	"AppArmor":                             "the pod asks for an AppArmor profile the node cannot enforce",
+	"NoNewPrivs":                           "the node's runtime cannot honour allowPrivilegeEscalation: false",
+	"ProcMount":                            "the node's runtime does not support the pod's procMount",
+	"PodOSNotSupported":                    "the pod's spec.os is not the node's operating system",
+	"PodOSSelectorNodeLabelDoesNotMatch":   "the pod's kubernetes.io/os selector does not match the node's OS",
+	"SupplementalGroupsPolicyNotSupported": "the node's runtime does not support the pod's supplementalGroupsPolicy",
+	"PodFeatureUnsupported":                "the node does not support a feature the pod's spec uses",
+	"PodLevelResourcesNotSupported":        "the node does not support pod-level resources",
 }
 
 // scheduled reports whether the pod's status shows it bound to a node, even when the
@@ -159,12 +193,16 @@ var stagePhrases = []struct {
 	stage Stage
 	words []string
 }{
-	{StageRequest, []string{"unable to connect to the server", "you must be logged in to the server", "did you specify the right host or port", "getting credentials: exec", "exec plugin:", "strict decoding error", "field is immutable", "error validating data", "no matches for kind", "in api group", "at the cluster scope", "the object has been modified", "etcdserver:", "rendered manifests contain a resource", "unable to authenticate the request"}},
+	{StageRequest, []string{"unable to connect to the server", "you must be logged in to the server", "did you specify the right host or port", "getting credentials: exec", "exec plugin:", "strict decoding error", "field is immutable", "error validating data", "no matches for kind", "in api group", "at the cluster scope", "the object has been modified", "etcdserver:", "rendered manifests contain a resource", "unable to authenticate the request",
+		// the API server's refusal of a request body above its limit (a Helm release record)
+		"request entity too large"}},
 	{StageImage, []string{"failed to pull", "pull image", "pulling image", "errimagepull", "imagepullbackoff", "pull access denied", "manifest unknown", "failed to resolve reference"}},
 	{StageSandbox, []string{"failedcreatepodsandbox", "createpodsandbox", "failed to set up sandbox", "failed to setup network for sandbox", "runpodsandbox", "failed to create pod sandbox"}},
 	{StageVolume, []string{"mountvolume", "failedmount", "attachvolume", "unable to attach or mount", "failedattachvolume"}},
 	{StageConfig, []string{"createcontainerconfigerror", "runasnonroot"}},
-	{StageStart, []string{"createcontainererror", "failed to create containerd container", "failed to create containerd task", "failed to create shim task", "cannot load seccomp profile"}},
+	{StageStart, []string{"createcontainererror", "failed to create containerd container", "failed to create containerd task", "failed to create shim task", "cannot load seccomp profile",
+		// Docker's daemon before the CRI (daemon/start.go, 1.x)
+		"cannot start container"}},
 	{StageNode, []string{"failed to run kubelet", "containermanager", "cgroup subsystem", "pleg is not healthy", "kubeletnotready", "container runtime network not ready"}},
 	{StageRuntime, []string{"oomkilled", "oom-killer", "observed a panic", "panic:", "address already in use"}},
 	// A name that does not resolve, as a user's lookup from a pod prints it, is cluster
@@ -329,6 +367,11 @@ func unexplainedPod(g *Graph, p *Pod, lines []*Line) *Finding {
 		// finding is marked history), never dropped for "No finding".
 		signs = all
 	}
+	if slices.ContainsFunc(signs, func(s trouble) bool { return s.crash }) {
+		// A crash-looping pod's log is read as the crash's reason (crashedFromLog): a
+		// line the catalog places before the start stage is no sign of its own there.
+		signs = slices.DeleteFunc(signs, func(s trouble) bool { return s.own })
+	}
 	if slices.ContainsFunc(signs, func(s trouble) bool { return s.logRead }) {
 		// The crash is what the log's failure did: its line is the sign to read.
 		signs = slices.DeleteFunc(signs, func(s trouble) bool { return s.crash })
@@ -379,7 +422,7 @@ func unexplainedPod(g *Graph, p *Pod, lines []*Line) *Finding {
 	case p.meta.Namespace != "" && !isPartial(p, "namespace"):
 		name = p.meta.Namespace + "/" + name
 	}
-	if read := at[0].read; read.known() && read.stage() == stage {
+	if read := at[0].read; read.known() && (read.stage() == stage || at[0].own) {
 		return &Finding{Rule: CatalogRule, Stage: stage, Severity: SeverityError, Title: catalogTitle,
 			Subjects: subjects, Cause: "pod " + name + " is broken at the " + string(stage) + " stage: " + read.cause(),
 			Evidence: ev, Remediation: wouldExplain[stage], Catalog: read.refs(),
@@ -494,7 +537,16 @@ func podTrouble(g *Graph, p *Pod, lines []*Line) []trouble {
 			out = append(out, trouble{stage: st, what: oneLine(l.Text), ev: l.Evidence(), weight: 10, read: read})
 		case TextLog:
 			if read := readLine(l); read.known() {
-				out = append(out, trouble{stage: read.stage(), what: "the container's log says " + oneLine(l.Text), ev: l.Evidence(), weight: 25, read: read, logRead: true})
+				st := read.stage()
+				own := st.Order() < StageStart.Order()
+				if own {
+					// The container's own program printed it, so this pod got past its
+					// sandbox, volumes and image to run it: what the line reports is the
+					// failure of that run (a CNI daemon that cannot read its config), at
+					// whatever stage it breaks the pods that need the program.
+					st = StageRuntime
+				}
+				out = append(out, trouble{stage: st, what: "the container's log says " + oneLine(l.Text), ev: l.Evidence(), weight: 25, read: read, logRead: true, own: own})
 			} else if l.Warning && reFatalLevelLine.MatchString(strings.TrimSpace(l.Text)) {
 				// The program's own fatal line ("level=fatal msg=\"Error starting manager:
 				// …\""): the exit the crash loop repeats, said by the program.
