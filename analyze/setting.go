@@ -276,6 +276,26 @@ func nearMisses(g *Graph, sel [][2]string, key string) string {
 
 // taintKeyAt is the taint key line i of lines shows: a "key:" line with a taint's
 // effect within two lines of it.
+// reManifestNodeSelector opens a manifest's nodeSelector block, and reManifestLabel is a
+// label it sets on the next line ("  node.kubernetes.io/instance-type: controlpanel").
+var (
+	reManifestNodeSelector = regexp.MustCompile(`^\s*nodeSelector:\s*$`)
+	reManifestLabel        = regexp.MustCompile(`^\s*["']?([A-Za-z0-9][A-Za-z0-9_./-]*)["']?:\s*["']?([A-Za-z0-9_.-]*)["']?\s*$`)
+)
+
+// nodeSelectorAt is the first label ("key: value") of the nodeSelector block a pasted
+// manifest opens at line i, "" when line i opens none.
+func nodeSelectorAt(lines []Line, i int) string {
+	if !reManifestNodeSelector.MatchString(lines[i].Text) || i+1 >= len(lines) {
+		return ""
+	}
+	m := reManifestLabel.FindStringSubmatch(lines[i+1].Text)
+	if m == nil {
+		return ""
+	}
+	return m[1] + ": " + m[2]
+}
+
 func taintKeyAt(lines []Line, i int) string {
 	if m := reSettingTaintSpec.FindStringSubmatch(lines[i].Text); m != nil {
 		return m[1]
@@ -434,6 +454,13 @@ func readTicketSetting(g *Graph) ticketSetting {
 			if len(s.policies) < 2 && !named[c] {
 				named[c] = true
 				s.policies = append(s.policies, c)
+			}
+			continue
+		}
+		if sel := nodeSelectorAt(lines, i); sel != "" {
+			if v := "nodeSelector " + sel; len(s.selectors) < 2 && !named[strings.ToLower(v)] {
+				named[strings.ToLower(v)] = true
+				s.selectors = append(s.selectors, v)
 			}
 			continue
 		}

@@ -117,3 +117,15 @@ func TestANamespaceFromTheTicketsCommand(t *testing.T) {
 		}
 	}
 }
+
+// A manifest pasted beside a FailedScheduling event gives the label its nodeSelector
+// block asks for on the line below it: the root names what no node carries.
+func TestPastedRootNamesTheManifestsNodeSelector(t *testing.T) {
+	rs := catalogRoots(t, map[string]string{
+		"message.txt": "```\nEvents:\n  Type     Reason            Age   From               Message\n" +
+			"  ----     ------            ----  ----               -------\n" +
+			"  Warning  FailedScheduling  47s   default-scheduler  0/5 nodes are available: 5 node(s) didn't match node selector.\n```\n\n" +
+			"and the deployment's template has:\n```\n      nodeSelector:\n        node.kubernetes.io/instance-type: controlpanel\n```\n",
+	})
+	rootCauseHas(t, rs, "node.kubernetes.io/instance-type: controlpanel")
+}
