@@ -285,6 +285,22 @@ func TestQuotedVerbReadsNamesNotWords(t *testing.T) {
 	}
 }
 
+// The word a template prints before a value ends there: "provider %v is not registered"
+// (an old scheduler's) does not read Azure's "…/providers/Microsoft.ContainerInstance/…
+// The subscription is not registered …", whose "providers" only starts with it.
+func TestAWordBeforeAValueEndsThere(t *testing.T) {
+	e := &Entry{Template: "provider %v is not registered"}
+	for text, want := range map[string]bool{
+		`provider DefaultProvider is not registered`: true,
+		`provider "x" is not registered`:             true,
+		`api call to https://management.azure.com/x/providers/Microsoft.ContainerInstance/containerGroups/web: got HTTP response status code 409: The subscription is not registered to use namespace 'Microsoft.ContainerInstance'`: false,
+	} {
+		if _, _, got := e.match(text, lowerASCII(text)); got != want {
+			t.Errorf("%q read by %q: %v, want %v", text, e.Template, got, want)
+		}
+	}
+}
+
 // A value the template appends with its label (", message: %q") holds what a failed
 // command printed and is often cut at its first line break: the text up to the break
 // still reads as the entry, its value before the label running to the end.

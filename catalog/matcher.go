@@ -349,6 +349,7 @@ var reLabelTail = regexp.MustCompile(`^, [a-z]+(?: [a-z]+)?: $`)
 // optional, since the value may be empty ("invalid config: " and nothing after it).
 func writeLiteral(b *strings.Builder, lit string, beforeVerb bool) {
 	space := false
+	var last rune
 	for _, r := range lit {
 		if unicode.IsSpace(r) {
 			space = true
@@ -359,11 +360,17 @@ func writeLiteral(b *strings.Builder, lit string, beforeVerb bool) {
 			space = false
 		}
 		b.WriteString(regexp.QuoteMeta(string(r)))
+		last = r
 	}
 	if space {
-		if beforeVerb {
+		switch {
+		case beforeVerb && (unicode.IsLetter(last) || unicode.IsDigit(last)):
+			// The word before the value ends there: "provider %v" is no match of
+			// "providers/Microsoft.ContainerInstance/…".
+			b.WriteString(`(?:\s+|\b)`)
+		case beforeVerb:
 			b.WriteString(`\s*`)
-		} else {
+		default:
 			b.WriteString(`\s+`)
 		}
 	}
