@@ -274,13 +274,11 @@ func nearMisses(g *Graph, sel [][2]string, key string) string {
 	return " (pod " + strings.Join(names, ", pod ") + " has its other labels)"
 }
 
-// taintKeyAt is the taint key line i of lines shows: a "key:" line with a taint's
-// effect within two lines of it.
 // reManifestNodeSelector opens a manifest's nodeSelector block, and reManifestLabel is a
 // label it sets on the next line ("  node.kubernetes.io/instance-type: controlpanel").
 var (
 	reManifestNodeSelector = regexp.MustCompile(`^\s*nodeSelector:\s*$`)
-	reManifestLabel        = regexp.MustCompile(`^\s*["']?([A-Za-z0-9][A-Za-z0-9_./-]*)["']?:\s*["']?([A-Za-z0-9_.-]*)["']?\s*$`)
+	reManifestLabel        = regexp.MustCompile(`^\s*["']?([A-Za-z0-9][A-Za-z0-9_./-]*)["']?:\s*["']?([A-Za-z0-9_.-]+)["']?\s*$`)
 )
 
 // nodeSelectorAt is the first label ("key: value") of the nodeSelector block a pasted
@@ -296,6 +294,8 @@ func nodeSelectorAt(lines []Line, i int) string {
 	return m[1] + ": " + m[2]
 }
 
+// taintKeyAt is the taint key line i of lines shows: a "key:" line with a taint's
+// effect within two lines of it.
 func taintKeyAt(lines []Line, i int) string {
 	if m := reSettingTaintSpec.FindStringSubmatch(lines[i].Text); m != nil {
 		return m[1]
