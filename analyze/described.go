@@ -435,6 +435,11 @@ func described(g *Graph, fs []*Finding, rules []*Rule) (*Finding, map[string]boo
 		// another stage: the prose's closest failure does not outweigh it.
 		return nil, nil
 	}
+	if best.rule.Stage == StageImage {
+		// An image's failure is about one image: the line that names it is quoted, since
+		// the fix changes it (a tag that was never pushed, a build for another platform).
+		stating = append(stating, reStatedImageRef)
+	}
 	var rival *describedDoc
 	for st, s := range byStage {
 		if st != best.rule.Stage && bestScore < describedStageLead*s && (rival == nil || s > byStage[rival.rule.Stage]) {
@@ -618,7 +623,10 @@ var (
 	// for it ("Kernel (e.g. `uname -a`): Linux node1 4.14.48 #1 SMP … x86_64"): its
 	// machine word is the environment, not an architecture the ticket is about.
 	reKernelSaid = regexp.MustCompile(`(?im)^.*(?:\buname\b|#\d+ SMP\b).*$`)
-	reStatedArch = regexp.MustCompile(`(?i)\b(?:arm64|aarch64|amd64|x86_64|x86-64|armv[5-8]l?|armhf|ppc64le|s390x)\b`)
+	// reStatedImageRef is an image named with its repository and tag
+	// ("concourse/concourse:8.4.1", "registry.k8s.io/sig-storage/nfsplugin:v4.2.0").
+	reStatedImageRef = regexp.MustCompile(`\b[a-z0-9][a-z0-9.-]*(?::\d+)?(?:/[a-z0-9][a-z0-9._-]*)+:[A-Za-z0-9][A-Za-z0-9._-]*`)
+	reStatedArch     = regexp.MustCompile(`(?i)\b(?:arm64|aarch64|amd64|x86_64|x86-64|armv[5-8]l?|armhf|ppc64le|s390x)\b`)
 	// reStatedZone is a zone as AWS (us-east-1d), GCP (europe-west1-b) and Azure
 	// (eastus-1, westeurope-3) name them.
 	reStatedZone   = regexp.MustCompile(`\b(?:[a-z]{2}(?:-gov)?-[a-z]+-\d[a-z]|[a-z]+-[a-z]+\d-[a-z]|[a-z]+(?:us|europe|asia)\d?-\d)\b`)
