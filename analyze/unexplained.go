@@ -35,13 +35,16 @@ type trouble struct {
 	// reason of such a crash, whatever stage the component belongs to (CoreDNS exits on
 	// "plugin/forward: no nameservers found").
 	crash, logRead bool
-	// own marks a log line the catalog places before the start stage, read as the
-	// failure of the container that printed it (see podTrouble).
-	own bool
 	// spans are the stages a status word stands for when it names no one of them
 	// (ContainerCreating: the sandbox, the volumes or the image); nil for a sign of
 	// its stage alone.
 	spans []Stage
+}
+
+// own reports a line of the pod's own log that the catalog places before the start
+// stage: podTrouble reads it as the failure of the container that printed it.
+func (s trouble) own() bool {
+	return s.logRead && s.read.known() && s.read.stage().Order() < StageStart.Order()
 }
 
 // statusSpans are the stages a pod's or container's waiting word can stand for: kubectl
@@ -101,10 +104,11 @@ func kubectlStatusWord(reason string) (Stage, string, bool) {
 		return StageVolume, "the pod is scheduled and its init containers are done; its app containers are being created (kubectl shows PodInitializing): volumes or image are not ready", true
 	case reason == "Terminating":
 		return StageTermination, "the pod was deleted and has not ended (kubectl shows Terminating)", true
-	case kubeletRefusals[reason] != "" || strings.HasPrefix(reason, "OutOf"):
+	}
+	if meaning, ok := kubeletRefusals[reason]; ok || strings.HasPrefix(reason, "OutOf") {
 		said := "the kubelet refused to admit the pod on its node (kubectl shows " + reason + ")"
-		if m := kubeletRefusals[reason]; m != "-" && m != "" {
-			said += ": " + m
+		if meaning != "" {
+			said += ": " + meaning
 		}
 		return StageNode, said, true
 	}
@@ -113,18 +117,18 @@ func kubectlStatusWord(reason string) (Stage, string, bool) {
 
 // kubeletRefusals are the reasons the kubelet's admission handlers give a pod they
 // refuse (the pod fails with that reason and kubectl shows it in STATUS), each with what
-// it means, or "-" when the reason says it: pkg/kubelet/lifecycle/predicate.go (the
+// it means, or "" when the reason says it: pkg/kubelet/lifecycle/predicate.go (the
 // predicate's name, "OutOf" and the resource, InvalidNodeInfo, UnexpectedAdmissionError,
 // the pod OS checks; MatchNodeSelector, PodFitsHostPorts and HostName before 1.19),
 // pkg/kubelet/sysctl, pkg/kubelet/cm/topologymanager ("Topology Affinity Error" in
 // 1.16, TopologyAffinityError from 1.17), pkg/kubelet/lifecycle/handlers.go (AppArmor,
 // NoNewPrivs, ProcMount), pkg/kubelet/nodeshutdown.
 var kubeletRefusals = map[string]string{
-	"NodeAffinity": "-", "NodeName": "-", "NodePorts": "the pod's hostPort is taken on the node", "TaintToleration": "-",
-	"MatchNodeSelector": "-", "PodFitsHostPorts": "the pod's hostPort is taken on the node", "HostName": "-",
-	"PodToleratesNodeTaints": "-", "NodeShutdown": "the node is shutting down", "UnknownReason": "-",
+	"NodeAffinity": "", "NodeName": "", "NodePorts": "the pod's hostPort is taken on the node", "TaintToleration": "",
+	"MatchNodeSelector": "", "PodFitsHostPorts": "the pod's hostPort is taken on the node", "HostName": "",
+	"PodToleratesNodeTaints": "", "NodeShutdown": "the node is shutting down", "UnknownReason": "",
 	"UnexpectedAdmissionError":       "an admission handler of the kubelet failed (often a device plugin or resource manager that cannot allocate what the pod requests)",
-	"UnexpectedPredicateFailureType": "-", "InvalidNodeInfo": "-",
+	"UnexpectedPredicateFailureType": "", "InvalidNodeInfo": "",
 	"SysctlForbidden":                      "the pod sets a sysctl the kubelet does not allow (an unsafe sysctl not listed in its allowedUnsafeSysctls)",
 	"TopologyAffinityError":                "the Topology Manager's policy cannot place the pod's CPUs, memory or devices on the NUMA nodes it requires",
 	"Topology Affinity Error":              "the Topology Manager's policy cannot place the pod's CPUs, memory or devices on the NUMA nodes it requires",
@@ -370,7 +374,7 @@ func unexplainedPod(g *Graph, p *Pod, lines []*Line) *Finding {
 	if slices.ContainsFunc(signs, func(s trouble) bool { return s.crash }) {
 		// A crash-looping pod's log is read as the crash's reason (crashedFromLog): a
 		// line the catalog places before the start stage is no sign of its own there.
-		signs = slices.DeleteFunc(signs, func(s trouble) bool { return s.own })
+		signs = slices.DeleteFunc(signs, trouble.own)
 	}
 	if slices.ContainsFunc(signs, func(s trouble) bool { return s.logRead }) {
 		// The crash is what the log's failure did: its line is the sign to read.
@@ -422,7 +426,7 @@ func unexplainedPod(g *Graph, p *Pod, lines []*Line) *Finding {
 	case p.meta.Namespace != "" && !isPartial(p, "namespace"):
 		name = p.meta.Namespace + "/" + name
 	}
-	if read := at[0].read; read.known() && (read.stage() == stage || at[0].own) {
+	if read := at[0].read; read.known() && (read.stage() == stage || at[0].own()) {
 		return &Finding{Rule: CatalogRule, Stage: stage, Severity: SeverityError, Title: catalogTitle,
 			Subjects: subjects, Cause: "pod " + name + " is broken at the " + string(stage) + " stage: " + read.cause(),
 			Evidence: ev, Remediation: wouldExplain[stage], Catalog: read.refs(),
@@ -538,15 +542,14 @@ func podTrouble(g *Graph, p *Pod, lines []*Line) []trouble {
 		case TextLog:
 			if read := readLine(l); read.known() {
 				st := read.stage()
-				own := st.Order() < StageStart.Order()
-				if own {
+				if st.Order() < StageStart.Order() {
 					// The container's own program printed it, so this pod got past its
 					// sandbox, volumes and image to run it: what the line reports is the
 					// failure of that run (a CNI daemon that cannot read its config), at
 					// whatever stage it breaks the pods that need the program.
 					st = StageRuntime
 				}
-				out = append(out, trouble{stage: st, what: "the container's log says " + oneLine(l.Text), ev: l.Evidence(), weight: 25, read: read, logRead: true, own: own})
+				out = append(out, trouble{stage: st, what: "the container's log says " + oneLine(l.Text), ev: l.Evidence(), weight: 25, read: read, logRead: true})
 			} else if l.Warning && reFatalLevelLine.MatchString(strings.TrimSpace(l.Text)) {
 				// The program's own fatal line ("level=fatal msg=\"Error starting manager:
 				// …\""): the exit the crash loop repeats, said by the program.
