@@ -208,7 +208,18 @@ func shortInProse(m catalog.Match) bool { return m.Entry.Literals() < minProseLi
 // template of only generic words ("unexpected error: %v") says nothing about where.
 func usable(m *catalog.Match) bool {
 	e := m.Entry
-	return e.Class != "info" && e.Literals() >= minCatalogLiterals && !e.Generic() && !wordyTail(m)
+	return e.Class != "info" && e.Literals() >= minCatalogLiterals && !e.Generic() && !wordyTail(m) && !apiRequestAsPull(m)
+}
+
+// reKubeAPIPath is a request path of the Kubernetes API ("/api/v1/namespaces/…",
+// "/apis/zalando.org/v1/routegroups"); a registry's are "/v2/…".
+var reKubeAPIPath = regexp.MustCompile(`(?:^|["' /])/(?:api/v1|apis/[a-z0-9][a-z0-9.-]*/v[0-9]+[a-z0-9]*)(?:/|["'?\s]|$)`)
+
+// apiRequestAsPull reports whether an image pull's message (a registry client's
+// "unexpected status code %v: %v") reads a layer that quotes a request to the Kubernetes
+// API: an operator's list refused by the API server, which no registry serves.
+func apiRequestAsPull(m *catalog.Match) bool {
+	return m.Entry.Stage == string(StageImage) && reKubeAPIPath.MatchString(m.Text)
 }
 
 // wordyTail reports whether a template's path value runs into the next layer of an

@@ -635,11 +635,18 @@ func (s *Signature) matchText(text string, tries *patternTries) (map[string]stri
 	// escaped ("violates PodSecurity \"restricted:v1.24\""). Such a text is tried as
 	// printed first, so that the values it captures are as the component wrote them,
 	// then as given.
-	forms := [3]string{text}
+	// A message quoted twice (a JSON Status inside a logfmt msg="…": \\\" around a
+	// name) is unescaped one level at a time.
+	forms := [4]string{text}
 	n := 1
 	if strings.Contains(text, `\"`) {
-		forms[0], forms[1] = strings.ReplaceAll(text, `\"`, `"`), text
+		once := unescapeQuotes(text)
+		forms[0], forms[1] = once, text
 		n++
+		if strings.Contains(once, `\"`) {
+			forms[0], forms[1], forms[2] = unescapeQuotes(once), once, text
+			n++
+		}
 	}
 	if len(text) > 1 && text[0] >= 'A' && text[0] <= 'Z' && text[1] >= 'a' && text[1] <= 'z' {
 		forms[n] = string(text[0]+'a'-'A') + text[1:]
@@ -687,6 +694,20 @@ func (s *Signature) matchText(text string, tries *patternTries) (map[string]stri
 		}
 	}
 	return nil, false
+}
+
+// unescapeQuotes undoes one level of quoting of a message: \" is ", \\ is \; every
+// other escape is kept as it is.
+func unescapeQuotes(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && (s[i+1] == '"' || s[i+1] == '\\') {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 // matchStart is where in text the signature's first matching pattern begins, or -1.

@@ -1043,6 +1043,12 @@ func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []strin
 			pick = append([]*Line{best}, rest[:min(len(rest), 2)]...)
 		}
 		stage := textStage(best.Text, def)
+		if stage == StageNode && def == StageRequest && subj[0].Kind == ClientKind {
+			// An API client's own output is the API server's answer to a request: the
+			// node words in it name objects ("Kind=Certificate", a conversion
+			// webhook's Service), not a node agent's trouble.
+			stage = def
+		}
 		if ls[0].Kind() == TextText && !programLevelLine(best.Text) && programLine(best.Text) {
 			// An exception's report pasted alone ("ValueError: Invalid value for
 			// environment variable PHOENIX_PORT: …" under a Python traceback, a Java
