@@ -48,6 +48,9 @@ type chainRead struct {
 	// teardown is the layer that says the pod's sandbox was being stopped when the
 	// error happened (sandboxPhase): "" when no layer says so.
 	teardown string
+	// unmounting is the layer that says a volume of a pod was being torn down
+	// (volumeTeardownPhase): "" when no layer says so.
+	unmounting string
 	// creating is set when no layer's entry has a stage of its own but one says a
 	// container was being created (createPhase): the start stage.
 	creating bool
@@ -110,7 +113,7 @@ func (r chainRead) stage() Stage {
 	if r.outer == nil {
 		return ""
 	}
-	if r.teardown != "" {
+	if r.teardown != "" || r.unmounting != "" {
 		return StageTermination
 	}
 	if r.creating {
@@ -179,6 +182,30 @@ func createPhase(r chainRead, best []*catalog.Match) *catalog.Match {
 
 // sandboxPhase is the outermost layer that says the sandbox was being torn down, or ""
 // when none does or a layer outside it says it was being set up.
+// reUnmountLayer starts a layer the kubelet prints while it removes a volume of a pod
+// that is going away (pkg/volume/util/operationexecutor operation_generator.go:
+// GenerateUnmountVolumeFunc's "UnmountVolume.TearDown failed for volume %q …", the CSI
+// plugin's "Unmounter.TearDownAt failed", GenerateUnmountDeviceFunc's "UnmountDevice
+// failed", a block volume's "UnmapVolume.UnmapPodDevice failed"): the same inner
+// errors as a mount's (the CSI driver's "Could not unmount", mount-utils'), from the
+// same packages, but the pod is being deleted, so its chain breaks at termination.
+var reUnmountLayer = regexp.MustCompile(`^(?:UnmountVolume\.TearDown failed|UnmountVolume\.TearDownAt failed|(?:kubernetes\.io/csi: )?Unmounter\.TearDownAt failed|UnmountDevice failed|UnmapVolume\.\w+ failed)`)
+
+// volumeTeardownPhase is the first layer that says a pod's volume was being torn down,
+// unless a layer before it says a volume was being set up.
+func volumeTeardownPhase(layers []string) string {
+	for _, l := range layers {
+		t := strings.TrimLeft(l, " \t\"'[")
+		switch {
+		case strings.HasPrefix(t, "MountVolume.") || strings.HasPrefix(t, "AttachVolume."):
+			return ""
+		case reUnmountLayer.MatchString(t):
+			return t
+		}
+	}
+	return ""
+}
+
 func sandboxPhase(layers []string) string {
 	for _, l := range layers {
 		t := strings.TrimLeft(l, " \t\"'[")
@@ -362,6 +389,7 @@ func readMatches(text, hint, file string, ms []catalog.Match) chainRead {
 		}
 	}
 	r.teardown = sandboxPhase(phases)
+	r.unmounting = volumeTeardownPhase(phases)
 	r.inner = r.outer
 	for _, m := range best {
 		if m.Layer > r.inner.Layer && m.Entry.Class == "failure" {
@@ -453,6 +481,10 @@ func (r chainRead) cause() string {
 	o := r.outer.Entry
 	quoted := oneLine(r.withObjectHead(r.layerText(r.outer)))
 	s := componentName(o.Component) + " reports" + wrapperClause(WrapperValues(r.text), quoted) + " " + quoteText(quoted)
+	if r.unmounting != "" && r.unmounting != r.layerText(r.outer) {
+		// The kubelet's layer names the volume and the pod being removed.
+		s = "removing a volume of the pod as it is deleted failed: " + quoteText(oneLine(r.unmounting)) + "; " + s
+	}
 	if r.teardown != "" && r.teardown != r.layerText(r.outer) {
 		// The layer that says the sandbox was being stopped names the sandbox and
 		// often the pod: it comes first.
