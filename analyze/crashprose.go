@@ -416,7 +416,18 @@ func initFromProse(g *Graph, all, extra []*Finding, rules []*Rule) {
 	if said == nil {
 		return
 	}
-	for _, f := range extra {
+	// A signature's reading of a program's failure at run (a chown the volume refuses,
+	// a file it may not write) is the init container's too: the same words, printed by
+	// the container the ticket says is the init container. Only roots are taken, and
+	// only what the ticket's lines show, not a pod's structured status.
+	var runs []*Finding
+	for _, f := range all {
+		if f.Root && f.signature && f.Stage == StageRuntime && len(f.Evidence) > 0 && !restsOn(f, said) &&
+			(f.sig == nil || !ownInitFailure[f.sig.ID]) {
+			runs = append(runs, f)
+		}
+	}
+	for _, f := range slices.Concat(extra, runs) {
 		if slices.ContainsFunc(f.Pods(), func(ref ObjectRef) bool {
 			p := g.FindPod(ref.Namespace, ref.Name)
 			return p != nil && len(p.Obj.Status.InitContainerStatuses)+len(p.Obj.Status.ContainerStatuses) > 0
@@ -424,7 +435,7 @@ func initFromProse(g *Graph, all, extra []*Finding, rules []*Rule) {
 			continue
 		}
 		switch {
-		case f.Rule == crashRuleID:
+		case f.Rule == crashRuleID, f.signature && f.Stage == StageRuntime:
 		case (f.Rule == UnexplainedRule || f.Rule == CatalogRule) && !floorDone && len(f.Evidence) > 0 && f.Evidence[0].placeKey() != said.Evidence().placeKey() &&
 			!isProse(f.Evidence[0].Excerpt) && looksLikeError(f.Evidence[0].Excerpt):
 			// The ticket's first error line no component is known to print, or one
@@ -440,4 +451,18 @@ func initFromProse(g *Graph, all, extra []*Finding, rules []*Rule) {
 		f.Evidence = append(f.Evidence, said.Evidence())
 		f.GroupKey = initRuleID + "\x00" + f.GroupKey
 	}
+}
+
+// ownInitFailure are the run failures an init container reports under their own rule
+// (start-init-container-failed's doc): a program that cannot start at all (a shared
+// library the loader does not find, a script's CR line ending) and the memory kills.
+var ownInitFailure = map[string]bool{
+	"runtime-crash-exit-shared-library-missing": true, "runtime-crash-exit-crlf-script": true,
+	"runtime-oom-killed-message": true, "runtime-jvm-out-of-memory": true, "runtime-node-heap-oom": true,
+	"runtime-sigkill-exit-137": true,
+}
+
+// restsOn reports whether a finding's first evidence is the line l.
+func restsOn(f *Finding, l *Line) bool {
+	return len(f.Evidence) > 0 && f.Evidence[0].placeKey() == l.Evidence().placeKey()
 }

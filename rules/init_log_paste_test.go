@@ -1,6 +1,10 @@
 package rules
 
-import "testing"
+import (
+	"testing"
+
+	"podflow.dev/podflow/analyze"
+)
 
 // A ticket shows the failing init container only through kubectl: the pod's row says
 // Init:CrashLoopBackOff, and `kubectl logs POD -c NAME` printed that container's log.
@@ -23,5 +27,26 @@ func TestInitContainerKnownFromTheTableAndItsLog(t *testing.T) {
 		if r.Rule == "start-init-container-failed" {
 			t.Errorf("with two logs an init container is named: %s", r.Cause)
 		}
+	}
+}
+
+// The ticket says in words that an init container fails and quotes what it printed: a
+// signature's reading of that run failure (a chown the volume refuses) is the init
+// container's, at the start stage, with the signature's meaning kept. A program that
+// cannot start at all (a library its loader does not find) keeps its own rule.
+func TestProseInitContainerTakesARunFailure(t *testing.T) {
+	text := "After enabling persistence the pod stays in Init:CrashLoopBackOff; its fix-perms init container fails with:\n\n" +
+		"> chown: /srv/data: Operation not permitted\n"
+	rs := catalogRoots(t, map[string]string{"message.txt": text})
+	r := wantRootAt(t, rs, analyze.StageStart, "init container", "/srv/data", "Operation not permitted")
+	if r.Rule != "start-init-container-failed" {
+		t.Errorf("root rule %s, want start-init-container-failed", r.Rule)
+	}
+	lib := "The pod stays in Init:CrashLoopBackOff; the init container prints:\n\n" +
+		"> /bin/sh: error while loading shared libraries: libdl.so.2: cannot open shared object file: No such file or directory\n"
+	rs = catalogRoots(t, map[string]string{"message.txt": lib})
+	r = wantRootAt(t, rs, analyze.StageRuntime, "libdl.so.2")
+	if r.Rule == "start-init-container-failed" {
+		t.Errorf("a library the loader does not find was made the init container's failure: %s", r.Cause)
 	}
 }
