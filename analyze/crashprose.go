@@ -455,9 +455,10 @@ func initFromProse(g *Graph, all, extra []*Finding, rules []*Rule) {
 
 // ownInitFailure are the run failures an init container reports under their own rule
 // (start-init-container-failed's doc): a program that cannot start at all (a shared
-// library the loader does not find, a script's CR line ending) and the memory kills.
+// library the loader does not find, a script's CR line ending, a binary that refuses
+// the command or flag it was given) and the memory kills.
 var ownInitFailure = map[string]bool{
-	"runtime-crash-exit-shared-library-missing": true, "runtime-crash-exit-crlf-script": true,
+	"runtime-crash-exit-shared-library-missing": true, "runtime-crash-exit-crlf-script": true, "runtime-flag-not-defined": true,
 	"runtime-oom-killed-message": true, "runtime-jvm-out-of-memory": true, "runtime-node-heap-oom": true,
 	"runtime-sigkill-exit-137": true,
 }

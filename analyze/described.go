@@ -327,6 +327,11 @@ func described(g *Graph, fs []*Finding, rules []*Rule) (*Finding, map[string]boo
 			}) {
 				outputStages[f.Stage] = true
 			}
+			if slices.ContainsFunc(f.Subjects, func(o ObjectRef) bool { return o.Kind == "Pod" && o.Name != UnknownSubject }) {
+				// A pod's own state (a get pods row: Pending, not scheduled) is what the
+				// cluster printed about it, as a program's output line is.
+				outputStages[f.Stage] = true
+			}
 			if len(f.Evidence) > 0 {
 				// A component's message the catalog places at this stage (a kubelet's
 				// "MountVolume.SetUp failed for volume …" pasted without its event's

@@ -621,6 +621,16 @@ func link(fs []*Finding) map[string]*Finding {
 				}
 			}
 		}
+		if len(f.Pods()) == 0 && f.outcome && isFloor(f.Rule) && len(f.ExplainedBy) == 0 {
+			// A client's wait that gave up (the floor's outcome) shares no subject with
+			// what it waited for: any other trouble of the evidence explains it.
+			for _, g := range fs {
+				if g != f && !g.outcome && !g.History {
+					addLink(g, f)
+					break
+				}
+			}
+		}
 		if len(f.Pods()) == 0 {
 			f.Root = len(f.ExplainedBy) == 0
 			continue

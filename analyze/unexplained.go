@@ -1106,10 +1106,19 @@ func unexplainedFragments(lines []*Line, cited map[string]bool, excerpts []strin
 		}
 		out = append(out, &Finding{Rule: UnexplainedRule, Stage: stage, Severity: SeverityError, Title: "trouble no rule explains",
 			Subjects: subj, Evidence: ev, Remediation: wouldExplain[stage],
-			Cause: what + " reports " + oneLine(best.Text) + "; no podflow rule or signature knows this evidence"})
+			Cause: what + " reports " + oneLine(best.Text) + "; no podflow rule or signature knows this evidence",
+			// A client that gave up waiting (kubectl rollout status, kubectl wait, helm
+			// --wait: "timed out waiting for the condition") reports an outcome: what it
+			// waited for failed elsewhere, and any trouble beside it explains it.
+			outcome: subj[0].Kind == ClientKind && reClientWaitTimeout.MatchString(best.Text)})
 	}
 	return out
 }
+
+// reClientWaitTimeout is a client's wait that gave up: apimachinery's wait.ErrWaitTimeout
+// ("timed out waiting for the condition"), as kubectl rollout status, kubectl wait and
+// helm --wait print it.
+var reClientWaitTimeout = regexp.MustCompile(`(?i)\btimed out waiting for (?:the condition|\S+ to )`)
 
 // reUnitOutcome is systemd's line about a unit that stopped or did not start:
 // "crio.service: Main process exited, code=exited, status=1/FAILURE", "…: Failed with

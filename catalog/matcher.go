@@ -475,6 +475,9 @@ var genericWords = map[string]bool{
 	"open": true, "opening": true, "create": true, "creating": true, "decode": true, "decoding": true,
 	"encode": true, "encoding": true, "parse": true, "parsing": true, "load": true, "loading": true,
 	"field": true, "value": true, "data": true, "file": true, "object": true, "type": true,
+	// a wait that gave up ("timed out waiting for the condition": wait.ErrWaitTimeout,
+	// which every client prints) says nothing of what it waited for
+	"timed": true, "out": true, "timeout": true, "waiting": true, "wait": true,
 }
 
 // Literals is the number of literal characters in the template: how specific it is.

@@ -291,7 +291,8 @@ func podRowCells(cells []string) (p corev1.Pod, nsKnown, ok bool) {
 	if ri < 0 || ri+1 >= len(cells) || !reStatusWord.MatchString(cells[ri+1]) || !isDNSName(cells[ri-1]) {
 		return p, false, false
 	}
-	if ri+2 < len(cells) && !isRestarts(cells[ri+2]) {
+	// A paste that dropped the RESTARTS column keeps the AGE last: NAME READY STATUS AGE.
+	if ri+2 < len(cells) && !isRestarts(cells[ri+2]) && !(ri+3 == len(cells) && isAge(cells[ri+2])) {
 		return p, false, false
 	}
 	p.APIVersion, p.Kind = "v1", "Pod"
@@ -305,7 +306,7 @@ func podRowCells(cells []string) (p corev1.Pod, nsKnown, ok bool) {
 	p.Status.Phase, p.Status.Reason = statusPhase(cells[ri+1])
 	markScheduled(&p, cells[ri+1])
 	restarts := ""
-	if ri+2 < len(cells) {
+	if ri+2 < len(cells) && isRestarts(cells[ri+2]) {
 		restarts = cells[ri+2]
 	}
 	setRowReadiness(&p, cells[ri], restarts)

@@ -84,6 +84,8 @@ func TestHeaderlessPodRows(t *testing.T) {
 		// Column gaps squeezed to one space by the paste, the row indented.
 		{line: "      payments   ledger-0 0/2 Pending 0 41m <none> worker-7 <none> <none>", ns: "payments", name: "ledger-0", node: "worker-7", phase: corev1.PodPending},
 		{line: "  web-6d4cf56db6-8xk2p 0/1 CrashLoopBackOff 12 (3m12s ago) 40m", name: "web-6d4cf56db6-8xk2p"},
+		// A paste that left out the RESTARTS column: the AGE follows the STATUS.
+		{line: "kube-system  coredns-7c9d5b8f4-2v7sc  0/1  Pending  2m30s", ns: "kube-system", name: "coredns-7c9d5b8f4-2v7sc", phase: corev1.PodPending},
 	}
 	for _, tt := range tests {
 		p, _, ok := headerlessPod(tt.line)

@@ -25,3 +25,17 @@ func TestKubectlsErrorIsTheRequestStage(t *testing.T) {
 		"Error from server: conversion webhook for acme.example.io/v1beta1, Kind=Certificate failed: Post \"https://acme-webhook.acme.svc:443/convert?timeout=30s\": service \"acme-webhook\" not found\n"})
 	wantRootAt(t, rs, analyze.StageRequest, "acme-webhook")
 }
+
+// A client that gave up waiting ("kubectl rollout status … error: timed out waiting for
+// the condition") reports an outcome: the pods it waited for, Pending and not scheduled
+// in the rows beside it, are the root, and the ticket's sentence about the rollout does
+// not outweigh what the rows show.
+func TestAWaitThatGaveUpIsNotTheRoot(t *testing.T) {
+	rs := catalogRoots(t, map[string]string{
+		"pods.txt": "kube-system  dns-6d8f7c9b5-2v7sc  0/1  Pending  2m30s\nkube-system  dns-6d8f7c9b5-s2dg6  0/1  Pending  2m30s\nkube-system  dns-5b7f6c8d9-zrkrr  1/1  Running  5m26s\n",
+		"rollout.txt": "$ kubectl rollout status deploy/dns -n kube-system\n" +
+			"Waiting for deployment \"dns\" rollout to finish: 1 old replicas are pending termination...\n" +
+			"error: timed out waiting for the condition\n",
+		"message.txt": "Fresh single-node install: the rollout of the dns deployment never finishes, two pods stay Pending forever.\n"})
+	wantRootAt(t, rs, analyze.StageScheduling, "dns-6d8f7c9b5")
+}
