@@ -170,6 +170,34 @@ var placeRules = []placeRule{
 	// stops calico-node itself, whose container exits and restarts
 	{component: "calico", dir: "node/pkg/lifecycle/startup", stage: "runtime"},
 
+	// hcsshim, the runtime shim of Windows nodes. The Host Networking Service (internal/hns,
+	// hcn: "HNS failed with error : …", an endpoint or network not found) makes the pod's
+	// network: sandbox, as is the shim's creation of the pod (createPod) and the network
+	// namespace of its container document.
+	{component: "hcsshim", dir: "internal/hns", stage: "sandbox"},
+	{component: "hcsshim", dir: "hcn", stage: "sandbox"},
+	// HCS's error values (internal/hcs/errors.go: "hcsshim: timeout waiting for
+	// notification", "unexpected container exit"), the legacy API's errors that name their
+	// operation in their text (errors.go: "container %s encountered an error during %s: …")
+	// and the Win32 errors of any call (internal/hcserror: "… failed in Win32: …") are
+	// returned by every operation: the operation around them ("hcs::System::Start …") says
+	// the stage
+	{component: "hcsshim", file: re(`^errors\.go$`), stage: ""},
+	{component: "hcsshim", dir: "internal/hcserror", stage: ""},
+	// properties, statistics, pids and diagnostics the kubelet and tools ask of a running
+	// container say nothing of its stage
+	{component: "hcsshim", function: re(`(?i)properties|stats|statistics|queryInProc|pids|diag|dumpGuestStacks|etwCallback`), stage: ""},
+	// shutting down, terminating, killing, closing and deleting a compute system, a
+	// process or a task: termination
+	{component: "hcsshim", function: re(`(?i)shutdown|terminate|kill|signal|close|delete|release|cleanup|unmount|remove`), stage: "termination"},
+	// a process or compute system seen to exit after it ran
+	{component: "hcsshim", function: re(`(?i)^\(\*\w+\)\.wait|^wait`), stage: "runtime"},
+	{component: "hcsshim", dir: "cmd/containerd-shim-runhcs-v1", function: re(`^createPod$`), stage: "sandbox"},
+	{component: "hcsshim", dir: "internal/hcsoci", file: re(`^network`), stage: "sandbox"},
+	{component: "hcsshim", dir: "internal/hcsoci", function: re(`(?i)namespace`), stage: "sandbox"},
+	// the rest (componentStages): creating and starting a compute system, its container
+	// document, its process and layers, the shim's create and start: start
+
 	// Docker Engine (dockershim): the registry and pulls
 	{component: "docker", dir: "distribution", stage: "image"},
 	{component: "docker", dir: "registry", stage: "image"},
@@ -197,6 +225,17 @@ var componentStages = map[string]string{
 	"klog": "runtime",
 	// an operator's own process: what its manager and reconcilers say is its container's run
 	"controller-runtime": "runtime",
+	// NVIDIA's device plugin advertises the node's GPUs: a plugin that cannot load NVML,
+	// finds no devices or refuses its configuration leaves the node without nvidia.com/gpu
+	// (pods that request it are not placed), and its Allocate refusals are the kubelet's
+	// admission (UnexpectedAdmissionError)
+	"nvidia-device-plugin": "node",
+	// the NVIDIA container toolkit's runtime wrapper and hooks (and libnvidia-container's
+	// nvidia-container-cli, curated) run as a container is created: what they refuse ends
+	// its start
+	"nvidia-container-toolkit": "start",
+	// hcsshim: see placeRules; creating and starting a container is its start
+	"hcsshim": "start",
 }
 
 // reasonStages maps event reasons (and scheduler status codes) to stages.
@@ -310,6 +349,9 @@ var templateOverrides = []templateOverride{
 	{"kubectl", "unable to connect to the server", "request"},
 	{"kubectl", "error validating", "request"},
 	{"kubectl", "exceeded its progress deadline", "controller"},
+	// hcsshim's CreateContainer wraps the network namespace it could not make for the
+	// container (createNetworkNamespace, the pod's HNS namespace)
+	{"hcsshim", "creating namespace for container", "sandbox"},
 }
 
 func templateStage(component, template string) (string, bool) {
