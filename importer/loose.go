@@ -317,11 +317,31 @@ func segment(lines []textLine) []segmentBlock {
 	// their indentation.
 	valueEnd := 0
 	var strs []string
+	// cut is the width a terminal cut the lines at, read once the first line as wide as
+	// a terminal is (minTerminalWidth): a log entry it cut goes on at the margin on the
+	// lines below ("…error=clusterinform" / "ations.crd… not found"), which belong to
+	// the entry's block however they read.
+	var cut *logline.Wrap
 	for i, l := range lines {
 		pos = i
 		if i < valueEnd {
 			cur.lines = lines[from : i+1 : i+1]
 			continue
+		}
+		if len(l.s) >= minTerminalWidth && i+1 < len(lines) {
+			if cut == nil {
+				if strs == nil {
+					strs = make([]string, len(lines))
+					for k, x := range lines {
+						strs[k] = x.s
+					}
+				}
+				w := logline.TerminalWrap(strs)
+				cut = &w
+			}
+			if cut.Cuts() {
+				valueEnd = max(valueEnd, cut.EntryEnd(strs, i))
+			}
 		}
 		if strings.Contains(l.s, "=<") || logline.IsKlogHeader(l.s) {
 			if strs == nil {

@@ -418,3 +418,28 @@ func ValueEnd(lines []string, i int) int {
 	m := Message{Text: lines[i], First: i, Last: i}
 	return m.joinValue(lines, i+1)
 }
+
+// Wrap is the width a terminal cut a text's lines at (TerminalWrap), for readers that
+// keep the lines of a text apart but must not split an entry from the rest the cut left
+// on the lines below it.
+type Wrap struct{ w wrap }
+
+// TerminalWrap is the width a terminal cut lines at, when they show one.
+func TerminalWrap(lines []string) Wrap { return Wrap{wrapWidth(lines)} }
+
+// Cuts reports whether the text shows a terminal's width at all.
+func (w Wrap) Cuts() bool { return w.w.width > 0 }
+
+// EntryEnd is the index after the lines that continue the log entry lines[i] where a
+// terminal cut it at its width ("error=clusterinform" / "ations.crd… not found"); i+1
+// when lines[i] is no entry or nothing continues it.
+func (w Wrap) EntryEnd(lines []string, i int) int {
+	j := i + 1
+	if w.w.width == 0 || utf8.RuneCountInString(strings.TrimRight(lines[i], "\r")) != w.w.width || !isEntry(lines[i]) {
+		return j
+	}
+	for j < len(lines) && w.w.cut(lines, j) {
+		j++
+	}
+	return j
+}

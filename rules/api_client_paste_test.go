@@ -39,3 +39,16 @@ func TestAWaitThatGaveUpIsNotTheRoot(t *testing.T) {
 		"message.txt": "Fresh single-node install: the rollout of the dns deployment never finishes, two pods stay Pending forever.\n"})
 	wantRootAt(t, rs, analyze.StageScheduling, "dns-6d8f7c9b5")
 }
+
+// A log entry a terminal cut at its width goes on at the margin on the lines below
+// ("…cannot list resource "ippools" in API group "crd.projectcalico.org" at the cl" /
+// "uster scope"): those lines are the entry's, read with it, not a reporter's sentence
+// between two logs, so the refusal it holds is read whole.
+func TestALogEntryATerminalCutIsReadWhole(t *testing.T) {
+	log := "2021-03-02 08:11:04.100 [INFO][7] startup.go 280: Using NODENAME environment for node name\n2021-03-02 08:11:04.117 [INFO][7] customresource.go 217: Error getting resource Key=ClusterInformation(default) Name=\"default\" Resource=\"ClusterInform\nations\" error=clusterinformations.crd.projectcalico.org \"default\" not found\n2021-03-02 08:11:04.120 [ERROR][7] customresource.go 100: Error getting resource Key=IPPool(name=default-ipv4) error=ippools.crd.projectcalico.org \"de\nfault-ipv4\" is forbidden: User \"system:serviceaccount:kube-system:canal\" cannot list resource \"ippools\" in API group \"crd.projectcalico.org\" at the cl\nuster scope\n"
+	rs := catalogRoots(t, map[string]string{"calico-node.log": log})
+	r := wantRootAt(t, rs, analyze.StageRequest, "system:serviceaccount:kube-system:canal", "ippools")
+	if r.Rule != "request-forbidden-cluster-scope" {
+		t.Errorf("root rule %s, want request-forbidden-cluster-scope", r.Rule)
+	}
+}
