@@ -109,3 +109,34 @@ func eachRef[T any](objs []*Object[T], add func(ObjectRef)) {
 		add(o.Ref())
 	}
 }
+
+// nameNode names the node a root's cause speaks of without naming it ("is not published
+// for the OS and CPU architecture of the node"), when the finding's pods are bound to one
+// node the evidence shows: the node is what the fix looks at (its architecture, its
+// registry access, its disk).
+func nameNode(g *Graph, fs []*Finding) {
+	for _, f := range fs {
+		if !f.Root || !reUnnamedNode.MatchString(f.Cause) {
+			continue
+		}
+		node := ""
+		for _, s := range f.Subjects {
+			if s.Kind != "Pod" {
+				continue
+			}
+			p := g.FindPod(s.Namespace, s.Name)
+			if p == nil || p.Obj.Spec.NodeName == "" || node != "" && node != p.Obj.Spec.NodeName {
+				node = ""
+				break
+			}
+			node = p.Obj.Spec.NodeName
+		}
+		if node == "" || strings.Contains(f.Cause, node) {
+			continue
+		}
+		f.Cause += " (the pod's node: " + node + ")"
+	}
+}
+
+// reUnnamedNode is a cause that speaks of the pod's node without its name.
+var reUnnamedNode = regexp.MustCompile(`\bthe node(?:'s)?\b`)

@@ -172,6 +172,7 @@ func RunContext(ctx context.Context, g *Graph, rules []*Rule, opts Options) (*Re
 	}
 	nameSubjects(all)
 	nameElsewhere(g, all)
+	nameNode(g, all)
 	nameSetting(g, all)
 	showUnnamed(g, all)
 	addPlans(g, all)

@@ -52,3 +52,15 @@ func TestALogEntryATerminalCutIsReadWhole(t *testing.T) {
 		t.Errorf("root rule %s, want request-forbidden-cluster-scope", r.Rule)
 	}
 }
+
+// A root that speaks of the pod's node without naming it ("the OS and CPU architecture
+// of the node") names the node the pod is bound to when the evidence shows it: the
+// node is what the fix looks at.
+func TestARootNamesThePodsNode(t *testing.T) {
+	rs := catalogRoots(t, map[string]string{"describe.txt": "Name:             certgen-7x2kq\nNamespace:        gateway\n" +
+		"Node:             winpool000012/10.40.112.10\nStatus:           Pending\n" +
+		"Containers:\n  certgen:\n    Image:          ghcr.io/example/certgen:1.4.0\n    State:          Waiting\n      Reason:       ImagePullBackOff\n    Ready:          False\n",
+		"message.txt": "The pod is in ImagePullBackOff and describing it shows:\n\n" +
+			"Failed to pull image \"ghcr.io/example/certgen:1.4.0\": rpc error: code = NotFound desc = failed to pull and unpack image \"ghcr.io/example/certgen:1.4.0\": no match for platform in manifest: not found\n"})
+	wantRootAt(t, rs, analyze.StageImage, "ghcr.io/example/certgen:1.4.0", "winpool000012")
+}
