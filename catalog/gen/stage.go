@@ -123,6 +123,10 @@ var placeRules = []placeRule{
 	{component: "kube-apiserver", dir: "internal/golang/encoding/json", stage: "request"},
 
 	// containerd: the CRI plugin by the CRI call, then the packages under it
+	// the daemon's own configuration and start-up (services/server, cmd/containerd/server
+	// in 2.x): what stops containerd stops every pod of its node
+	{component: "containerd", dir: "services/server", stage: "node"},
+	{component: "containerd", dir: "cmd/containerd/server", stage: "node"},
 	{component: "containerd", function: re(`(?i)sandbox|network|cni|setupPod|teardownPod|netns`), stage: "sandbox"},
 	{component: "containerd", function: re(`(?i)pullimage|pull|resolve|fetch|unpack|registry|auth|credential|mirror`), stage: "image"},
 	{component: "containerd", dir: "remotes", stage: "image"},
