@@ -258,10 +258,13 @@ func apiRequestAsPull(m *catalog.Match) bool {
 // is held to it.
 func wordyTail(m *catalog.Match) bool {
 	for _, name := range m.Entry.NameCaptures() {
-		if v := m.Captures[name]; name != "err" && strings.HasPrefix(v, "/") && strings.Contains(v, ": ") {
-			// A path the template prints that runs on past an error chain's ": " into
-			// the next layer (Perl's "Unable to create /x/y: No such file or directory
-			// at …" read as the kubelet's "Unable to create %s directory %v").
+		v := m.Captures[name]
+		if name != "err" && strings.Contains(v, ": ") && (strings.HasPrefix(v, "/") || !strings.ContainsAny(v[:1], "\"'`") && len(strings.Fields(v)) >= 4) {
+			// A path or a name the template prints that runs on past an error chain's
+			// ": " into the next layer (Perl's "Unable to create /x/y: No such file or
+			// directory at …", an operator's "Unable to create ClientSets, error: open
+			// /var/run/…: no such file or directory", both read as the kubelet's "Unable
+			// to create %s directory %v" through the last word of the errno's text).
 			return true
 		}
 	}
