@@ -402,6 +402,9 @@ func segment(lines []textLine) []segmentBlock {
 		case cur.kind == segStatus && (indented || blank && i+1 < len(lines) && strings.HasPrefix(lines[i+1].s, " ")):
 		case isYAMLFragStart(l.s) && cur.kind != segYAMLFrag:
 			start(segYAMLFrag)
+		case isJSONFragStart(l.s) && cur.kind != segJSONFrag && cur.kind != segYAMLFrag:
+			start(segJSONFrag)
+		case cur.kind == segJSONFrag && (blank || reJSONFragLine.MatchString(l.s)):
 		case cur.kind == segYAMLFrag && (blank || reYAMLLine.MatchString(l.s)):
 		case isDescribeNodeFragStart(lines, i) && cur.kind != segDescribeNodeFrag:
 			start(segDescribeNodeFrag)
@@ -504,6 +507,12 @@ func (li *looseImport) block(ctx *fileCtx, name string, b segmentBlock, ns, cmd 
 			return "", false, nil
 		}
 		return segYAMLFrag, true, nil
+	case segJSONFrag:
+		y, ok := jsonFragmentAsYAML(b.lines)
+		if !ok || !li.yamlFrag(ctx, segmentBlock{kind: segYAMLFrag, lines: y}, cmd) {
+			return "", false, nil
+		}
+		return segJSONFrag, true, nil
 	case segStatus:
 		li.journals = append(li.journals, journalBlock{path: name, lines: b.lines, status: true})
 		return b.kind, true, nil

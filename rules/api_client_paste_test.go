@@ -64,3 +64,16 @@ func TestARootNamesThePodsNode(t *testing.T) {
 			"Failed to pull image \"ghcr.io/example/certgen:1.4.0\": rpc error: code = NotFound desc = failed to pull and unpack image \"ghcr.io/example/certgen:1.4.0\": no match for platform in manifest: not found\n"})
 	wantRootAt(t, rs, analyze.StageImage, "ghcr.io/example/certgen:1.4.0", "winpool000012")
 }
+
+// A container's status cut from the middle of a pod's -o json, without the braces that
+// open it, is read as the same piece of -o yaml: its waiting reason and message say why.
+func TestAPodsJSONStatusPieceIsRead(t *testing.T) {
+	rs := catalogRoots(t, map[string]string{"status.json": "      \"image\": \"quay.io/example/step:1.2\",\n      \"imageID\": \"\",\n" +
+		"      \"lastState\": {},\n      \"name\": \"step-build\",\n      \"ready\": false,\n      \"restartCount\": 0,\n" +
+		"      \"state\": {\n        \"waiting\": {\n          \"message\": \"secret \\\"ci-secrets\\\" not found\",\n" +
+		"          \"reason\": \"CreateContainerConfigError\"\n        }\n      }\n    },\n"})
+	r := wantRootAt(t, rs, analyze.StageConfig, "ci-secrets")
+	if r.Rule != "config-secret-key-missing" {
+		t.Errorf("root rule %s, want config-secret-key-missing", r.Rule)
+	}
+}
