@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"podflow.dev/podflow/catalog"
 	"podflow.dev/podflow/logline"
 	"podflow.dev/podflow/untrusted"
 )
@@ -640,11 +641,11 @@ func (s *Signature) matchText(text string, tries *patternTries) (map[string]stri
 	forms := [4]string{text}
 	n := 1
 	if strings.Contains(text, `\"`) {
-		once := unescapeQuotes(text)
+		once := catalog.UnescapeOnce(text)
 		forms[0], forms[1] = once, text
 		n++
 		if strings.Contains(once, `\"`) {
-			forms[0], forms[1], forms[2] = unescapeQuotes(once), once, text
+			forms[0], forms[1], forms[2] = catalog.UnescapeOnce(once), once, text
 			n++
 		}
 	}
@@ -694,20 +695,6 @@ func (s *Signature) matchText(text string, tries *patternTries) (map[string]stri
 		}
 	}
 	return nil, false
-}
-
-// unescapeQuotes undoes one level of quoting of a message: \" is ", \\ is \; every
-// other escape is kept as it is.
-func unescapeQuotes(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) && (s[i+1] == '"' || s[i+1] == '\\') {
-			i++
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }
 
 // matchStart is where in text the signature's first matching pattern begins, or -1.

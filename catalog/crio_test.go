@@ -9,7 +9,7 @@ import "testing"
 // match must carry the stage.
 func TestCRIOLines(t *testing.T) {
 	c := Default()
-	type want struct{ component, stage string }
+	type want = componentStage
 	cases := []struct {
 		msg  string
 		want []want
@@ -64,16 +64,7 @@ func TestCRIOLines(t *testing.T) {
 			[]want{{"kubelet", "probe"}, {"cri-o", ""}}},
 	}
 	for _, tc := range cases {
-		for _, w := range tc.want {
-			m := firstOf(c, tc.msg, w.component)
-			if m == nil {
-				t.Errorf("%q: no %s entry (read: %v)", tc.msg, w.component, components(c.Read(tc.msg)))
-				continue
-			}
-			if m.Entry.Stage != w.stage {
-				t.Errorf("%q: %s entry %s (%q) has stage %q, want %q", tc.msg, w.component, m.Entry.ID, m.Entry.Template, m.Entry.Stage, w.stage)
-			}
-		}
+		wantReadings(t, c, tc.msg, tc.want)
 	}
 }
 

@@ -10,7 +10,7 @@ import "testing"
 // component's outermost match must carry the stage.
 func TestGPUAndWindowsLines(t *testing.T) {
 	c := Default()
-	type want struct{ component, stage string }
+	type want = componentStage
 	cases := []struct {
 		msg  string
 		want []want
@@ -62,16 +62,7 @@ func TestGPUAndWindowsLines(t *testing.T) {
 			[]want{{"hcsshim", "sandbox"}}},
 	}
 	for _, tc := range cases {
-		for _, w := range tc.want {
-			m := firstOf(c, tc.msg, w.component)
-			if m == nil {
-				t.Errorf("%q: no %s entry (read: %v)", tc.msg, w.component, components(c.Read(tc.msg)))
-				continue
-			}
-			if m.Entry.Stage != w.stage {
-				t.Errorf("%q: %s entry %s (%q) has stage %q, want %q (read: %v)", tc.msg, w.component, m.Entry.ID, m.Entry.Template, m.Entry.Stage, w.stage, components(c.Read(tc.msg)))
-			}
-		}
+		wantReadings(t, c, tc.msg, tc.want)
 	}
 }
 

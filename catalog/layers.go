@@ -97,7 +97,7 @@ func (l *layerer) walk(s string, depth int) {
 	l.walkChain(s, depth)
 	// Escaped quotes of a message printed inside another quoted string.
 	if strings.Contains(s, `\"`) && onlyEscapedQuotes(s) {
-		l.walk(unescapeOnce(s), depth+1)
+		l.walk(UnescapeOnce(s), depth+1)
 	}
 }
 
@@ -159,7 +159,7 @@ func (l *layerer) walkChain(s string, depth int) {
 				i += 8 + len(q) - 1
 				continue
 			}
-			rest = unescapeOnce(strings.TrimPrefix(s[i+9:], `"`))
+			rest = UnescapeOnce(strings.TrimPrefix(s[i+9:], `"`))
 		case s[i] == 'r' && strings.HasPrefix(s[i:], "rpc error: code = "):
 			if loc := rpcPrefix.FindStringIndex(s[i:]); loc != nil {
 				rest = s[i+loc[1]:]
@@ -236,8 +236,9 @@ func inQuotes(s string, i int) bool {
 	return inq
 }
 
-// unescapeOnce removes one level of backslash escaping: \" → " and \\ → \.
-func unescapeOnce(s string) string {
+// UnescapeOnce removes one level of backslash escaping: \" → " and \\ → \; every other
+// escape is kept as it is.
+func UnescapeOnce(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	for i := 0; i < len(s); i++ {

@@ -18,6 +18,25 @@ func firstOf(c *Catalog, msg, component string) *Match {
 	return nil
 }
 
+// componentStage is a component whose entry must read a line, and the stage it gives.
+type componentStage struct{ component, stage string }
+
+// wantReadings checks that each line is read by an entry of each wanted component, at
+// the wanted stage.
+func wantReadings(t *testing.T, c *Catalog, msg string, want []componentStage) {
+	t.Helper()
+	for _, w := range want {
+		m := firstOf(c, msg, w.component)
+		if m == nil {
+			t.Errorf("%q: no %s entry (read: %v)", msg, w.component, components(c.Read(msg)))
+			continue
+		}
+		if m.Entry.Stage != w.stage {
+			t.Errorf("%q: %s entry %s (%q) has stage %q, want %q (read: %v)", msg, w.component, m.Entry.ID, m.Entry.Template, m.Entry.Stage, w.stage, components(c.Read(msg)))
+		}
+	}
+}
+
 // TestAddedComponents reads one real line of each component added to the generator's
 // pins and the curated table, and checks the component, and the stage where the entry
 // names one.

@@ -12,10 +12,7 @@ import (
 func TestAnOperatorsRefusedListIsTheRequestStage(t *testing.T) {
 	line := `time="2021-05-03T09:12:40Z" level=error msg="sync failed: listing widgets: unexpected status code (Forbidden) for GET \"/apis/example.com/v1/widgets\": {\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"widgets.example.com is forbidden: User \\\"system:serviceaccount:ops:widget-operator\\\" cannot list resource \\\"widgets\\\" in API group \\\"example.com\\\" at the cluster scope\",\"reason\":\"Forbidden\",\"code\":403}\n"` + "\n"
 	rs := catalogRoots(t, map[string]string{"container.log": line})
-	r := wantRootAt(t, rs, analyze.StageRequest, "system:serviceaccount:ops:widget-operator", "widgets")
-	if r.Rule != "request-forbidden-cluster-scope" {
-		t.Errorf("root rule %s, want request-forbidden-cluster-scope", r.Rule)
-	}
+	wantRoot(t, rs, analyze.StageRequest, "request-forbidden-cluster-scope", "system:serviceaccount:ops:widget-operator", "widgets")
 }
 
 // kubectl's own error is the API server's answer to a request: a kind named Certificate
@@ -47,10 +44,7 @@ func TestAWaitThatGaveUpIsNotTheRoot(t *testing.T) {
 func TestALogEntryATerminalCutIsReadWhole(t *testing.T) {
 	log := "2021-03-02 08:11:04.100 [INFO][7] startup.go 280: Using NODENAME environment for node name\n2021-03-02 08:11:04.117 [INFO][7] customresource.go 217: Error getting resource Key=ClusterInformation(default) Name=\"default\" Resource=\"ClusterInform\nations\" error=clusterinformations.crd.projectcalico.org \"default\" not found\n2021-03-02 08:11:04.120 [ERROR][7] customresource.go 100: Error getting resource Key=IPPool(name=default-ipv4) error=ippools.crd.projectcalico.org \"de\nfault-ipv4\" is forbidden: User \"system:serviceaccount:kube-system:canal\" cannot list resource \"ippools\" in API group \"crd.projectcalico.org\" at the cl\nuster scope\n"
 	rs := catalogRoots(t, map[string]string{"calico-node.log": log})
-	r := wantRootAt(t, rs, analyze.StageRequest, "system:serviceaccount:kube-system:canal", "ippools")
-	if r.Rule != "request-forbidden-cluster-scope" {
-		t.Errorf("root rule %s, want request-forbidden-cluster-scope", r.Rule)
-	}
+	wantRoot(t, rs, analyze.StageRequest, "request-forbidden-cluster-scope", "system:serviceaccount:kube-system:canal", "ippools")
 }
 
 // A root that speaks of the pod's node without naming it ("the OS and CPU architecture
@@ -72,8 +66,5 @@ func TestAPodsJSONStatusPieceIsRead(t *testing.T) {
 		"      \"lastState\": {},\n      \"name\": \"step-build\",\n      \"ready\": false,\n      \"restartCount\": 0,\n" +
 		"      \"state\": {\n        \"waiting\": {\n          \"message\": \"secret \\\"ci-secrets\\\" not found\",\n" +
 		"          \"reason\": \"CreateContainerConfigError\"\n        }\n      }\n    },\n"})
-	r := wantRootAt(t, rs, analyze.StageConfig, "ci-secrets")
-	if r.Rule != "config-secret-key-missing" {
-		t.Errorf("root rule %s, want config-secret-key-missing", r.Rule)
-	}
+	wantRoot(t, rs, analyze.StageConfig, "config-secret-key-missing", "ci-secrets")
 }

@@ -27,6 +27,16 @@ func wantRootAt(t *testing.T, rs []*analyze.Finding, stage analyze.Stage, holds 
 	return r
 }
 
+// wantRoot is wantRootAt that also wants the first root's rule.
+func wantRoot(t *testing.T, rs []*analyze.Finding, stage analyze.Stage, rule string, holds ...string) *analyze.Finding {
+	t.Helper()
+	r := wantRootAt(t, rs, stage, holds...)
+	if r.Rule != rule {
+		t.Errorf("root rule %s, want %s", r.Rule, rule)
+	}
+	return r
+}
+
 // The reasons the kubelet's admission handlers give a pod they refuse are the node's
 // refusal, whatever the word: kubectl's STATUS column shows SysctlForbidden for a pod
 // that sets a sysctl the kubelet does not allow, and the finding says what it means.
@@ -43,10 +53,7 @@ func TestAKubeletRefusalIsTheNodeStage(t *testing.T) {
 // same refusal of an object a user applies stays the request's.
 func TestAControllersRefusedPodIsTheControllerStage(t *testing.T) {
 	rs := catalogRoots(t, map[string]string{"events.txt": "`create Pod db-0 in StatefulSet db failed error: Pod \"db-0\" is invalid: spec.containers[0].volumeMounts[0].name: Not found: \"data-pv\"`\n"})
-	r := wantRootAt(t, rs, analyze.StageController, "data-pv")
-	if r.Rule != "request-invalid" {
-		t.Errorf("root rule %s, want request-invalid", r.Rule)
-	}
+	wantRoot(t, rs, analyze.StageController, "request-invalid", "data-pv")
 	rs = catalogRoots(t, map[string]string{"apply.txt": "$ kubectl apply -f db.yaml\nThe Pod \"db-0\" is invalid: spec.containers[0].volumeMounts[0].name: Not found: \"data-pv\"\n"})
 	wantRootAt(t, rs, analyze.StageRequest, "data-pv")
 }

@@ -38,14 +38,11 @@ func TestProseInitContainerTakesARunFailure(t *testing.T) {
 	text := "After enabling persistence the pod stays in Init:CrashLoopBackOff; its fix-perms init container fails with:\n\n" +
 		"> chown: /srv/data: Operation not permitted\n"
 	rs := catalogRoots(t, map[string]string{"message.txt": text})
-	r := wantRootAt(t, rs, analyze.StageStart, "init container", "/srv/data", "Operation not permitted")
-	if r.Rule != "start-init-container-failed" {
-		t.Errorf("root rule %s, want start-init-container-failed", r.Rule)
-	}
+	wantRoot(t, rs, analyze.StageStart, "start-init-container-failed", "init container", "/srv/data", "Operation not permitted")
 	lib := "The pod stays in Init:CrashLoopBackOff; the init container prints:\n\n" +
 		"> /bin/sh: error while loading shared libraries: libdl.so.2: cannot open shared object file: No such file or directory\n"
 	rs = catalogRoots(t, map[string]string{"message.txt": lib})
-	r = wantRootAt(t, rs, analyze.StageRuntime, "libdl.so.2")
+	r := wantRootAt(t, rs, analyze.StageRuntime, "libdl.so.2")
 	if r.Rule == "start-init-container-failed" {
 		t.Errorf("a library the loader does not find was made the init container's failure: %s", r.Cause)
 	}
