@@ -28,13 +28,11 @@ func wantRootAt(t *testing.T, rs []*analyze.Finding, stage analyze.Stage, holds 
 }
 
 // wantRoot is wantRootAt that also wants the first root's rule.
-func wantRoot(t *testing.T, rs []*analyze.Finding, stage analyze.Stage, rule string, holds ...string) *analyze.Finding {
+func wantRoot(t *testing.T, rs []*analyze.Finding, stage analyze.Stage, rule string, holds ...string) {
 	t.Helper()
-	r := wantRootAt(t, rs, stage, holds...)
-	if r.Rule != rule {
+	if r := wantRootAt(t, rs, stage, holds...); r.Rule != rule {
 		t.Errorf("root rule %s, want %s", r.Rule, rule)
 	}
-	return r
 }
 
 // The reasons the kubelet's admission handlers give a pod they refuse are the node's
