@@ -330,17 +330,11 @@ func segment(lines []textLine) []segmentBlock {
 		}
 		if len(l.s) >= minTerminalWidth && i+1 < len(lines) {
 			if cut == nil {
-				if strs == nil {
-					strs = make([]string, len(lines))
-					for k, x := range lines {
-						strs[k] = x.s
-					}
-				}
-				w := logline.TerminalWrap(strs)
+				w := logline.TerminalWrapOf(len(lines), func(k int) string { return lines[k].s })
 				cut = &w
 			}
 			if cut.Cuts() {
-				valueEnd = max(valueEnd, cut.EntryEnd(strs, i))
+				valueEnd = max(valueEnd, cut.EntryEnd(len(lines), func(k int) string { return lines[k].s }, i))
 			}
 		}
 		if strings.Contains(l.s, "=<") || logline.IsKlogHeader(l.s) {

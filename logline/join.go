@@ -232,26 +232,7 @@ func CommonTerminalWidth(width int) bool { return commonWidths[width] }
 // cuts every long line at its width, wherever the cut falls; one message logged again
 // ends as it did) or it is a common terminal's; else none.
 func wrapWidth(lines []string) wrap {
-	w, n, ends := 0, 0, 0
-	var end string
-	for _, l := range lines {
-		l = strings.TrimSuffix(l, "\r")
-		c := utf8.RuneCountInString(l)
-		e := l[max(0, len(l)-wrapEnd):]
-		switch {
-		case c > w:
-			w, n, ends, end = c, 1, 1, e
-		case c == w:
-			n++
-			if e != end {
-				ends++
-			}
-		}
-	}
-	if w < MinTerminalWidth || ends < 2 && !commonWidths[w] {
-		return wrap{}
-	}
-	return wrap{width: w, seen: ends >= 2}
+	return TerminalWrapOf(len(lines), func(i int) string { return lines[i] }).w
 }
 
 // wrapEnd is how much of a line's end tells two cut lines apart.
@@ -272,8 +253,16 @@ func (w wrap) cut(lines []string, i int) bool {
 	if w.width == 0 || i <= 0 || i >= len(lines) {
 		return false
 	}
-	prev := strings.TrimRight(lines[i-1], "\r")
-	l := strings.TrimRight(lines[i], "\r")
+	return w.cutPair(lines[i-1], lines[i])
+}
+
+// cutPair is cut of a line l and the line prev above it.
+func (w wrap) cutPair(prev, l string) bool {
+	if w.width == 0 {
+		return false
+	}
+	prev = strings.TrimRight(prev, "\r")
+	l = strings.TrimRight(l, "\r")
 	if utf8.RuneCountInString(prev) != w.width || strings.TrimSpace(l) == "" || startsIndented(l) ||
 		strings.HasPrefix(l, "```") || strings.HasPrefix(l, "-- ") || strings.HasPrefix(l, "...") ||
 		reLineStart.MatchString(l) || isEntryBody(l) {
@@ -419,26 +408,49 @@ func ValueEnd(lines []string, i int) int {
 	return m.joinValue(lines, i+1)
 }
 
-// Wrap is the width a terminal cut a text's lines at (TerminalWrap), for readers that
+// Wrap is the width a terminal cut a text's lines at (TerminalWrapOf), for readers that
 // keep the lines of a text apart but must not split an entry from the rest the cut left
 // on the lines below it.
 type Wrap struct{ w wrap }
 
-// TerminalWrap is the width a terminal cut lines at, when they show one.
-func TerminalWrap(lines []string) Wrap { return Wrap{wrapWidth(lines)} }
+// TerminalWrapOf is the width a terminal cut n lines at, when they show one; line(i) is
+// the i-th line as its reader holds it, so no copy of them is made.
+func TerminalWrapOf(n int, line func(int) string) Wrap {
+	w, c, ends := 0, 0, 0
+	var end string
+	for i := range n {
+		l := strings.TrimSuffix(line(i), "\r")
+		k := utf8.RuneCountInString(l)
+		e := l[max(0, len(l)-wrapEnd):]
+		switch {
+		case k > w:
+			w, c, ends, end = k, 1, 1, e
+		case k == w:
+			c++
+			if e != end {
+				ends++
+			}
+		}
+	}
+	if w < MinTerminalWidth || ends < 2 && !commonWidths[w] {
+		return Wrap{}
+	}
+	return Wrap{wrap{width: w, seen: ends >= 2}}
+}
 
 // Cuts reports whether the text shows a terminal's width at all.
 func (w Wrap) Cuts() bool { return w.w.width > 0 }
 
-// EntryEnd is the index after the lines that continue the log entry lines[i] where a
-// terminal cut it at its width ("error=clusterinform" / "ations.crd… not found"); i+1
-// when lines[i] is no entry or nothing continues it.
-func (w Wrap) EntryEnd(lines []string, i int) int {
+// EntryEnd is the index after the lines that continue the log entry line(i) of n lines
+// where a terminal cut it at its width ("error=clusterinform" / "ations.crd… not
+// found"); i+1 when line(i) is no entry or nothing continues it.
+func (w Wrap) EntryEnd(n int, line func(int) string, i int) int {
 	j := i + 1
-	if w.w.width == 0 || utf8.RuneCountInString(strings.TrimRight(lines[i], "\r")) != w.w.width || !isEntry(lines[i]) {
+	first := line(i)
+	if w.w.width == 0 || utf8.RuneCountInString(strings.TrimRight(first, "\r")) != w.w.width || !isEntry(first) {
 		return j
 	}
-	for j < len(lines) && w.w.cut(lines, j) {
+	for j < n && w.w.cutPair(line(j-1), line(j)) {
 		j++
 	}
 	return j
