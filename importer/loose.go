@@ -322,6 +322,7 @@ func segment(lines []textLine) []segmentBlock {
 	// lines below ("…error=clusterinform" / "ations.crd… not found"), which belong to
 	// the entry's block however they read.
 	var cut *logline.Wrap
+	lineAt := func(k int) string { return lines[k].s }
 	for i, l := range lines {
 		pos = i
 		if i < valueEnd {
@@ -330,11 +331,11 @@ func segment(lines []textLine) []segmentBlock {
 		}
 		if len(l.s) >= minTerminalWidth && i+1 < len(lines) {
 			if cut == nil {
-				w := logline.TerminalWrapOf(len(lines), func(k int) string { return lines[k].s })
+				w := logline.TerminalWrapOf(len(lines), lineAt)
 				cut = &w
 			}
 			if cut.Cuts() {
-				valueEnd = max(valueEnd, cut.EntryEnd(len(lines), func(k int) string { return lines[k].s }, i))
+				valueEnd = max(valueEnd, cut.EntryEnd(len(lines), lineAt, i))
 			}
 		}
 		if strings.Contains(l.s, "=<") || logline.IsKlogHeader(l.s) {

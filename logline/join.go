@@ -416,7 +416,7 @@ type Wrap struct{ w wrap }
 // TerminalWrapOf is the width a terminal cut n lines at, when they show one; line(i) is
 // the i-th line as its reader holds it, so no copy of them is made.
 func TerminalWrapOf(n int, line func(int) string) Wrap {
-	w, c, ends := 0, 0, 0
+	w, ends := 0, 0
 	var end string
 	for i := range n {
 		l := strings.TrimSuffix(line(i), "\r")
@@ -424,12 +424,9 @@ func TerminalWrapOf(n int, line func(int) string) Wrap {
 		e := l[max(0, len(l)-wrapEnd):]
 		switch {
 		case k > w:
-			w, c, ends, end = k, 1, 1, e
-		case k == w:
-			c++
-			if e != end {
-				ends++
-			}
+			w, ends, end = k, 1, e
+		case k == w && e != end:
+			ends++
 		}
 	}
 	if w < MinTerminalWidth || ends < 2 && !commonWidths[w] {
