@@ -58,3 +58,20 @@ func TestJSONFragmentAsYAML(t *testing.T) {
 		t.Error("a sentence read as a JSON member")
 	}
 }
+
+// A piece holding only a pod status's own keys is that status; the same keys among an
+// event's, or a reason alone, are not.
+func TestStatusOwnKeys(t *testing.T) {
+	st, ok := statusOwnKeys("  phase: Failed\n  reason: OutOfcpu\n  message: 'Node didn''t have enough resource: cpu'\n")
+	if !ok || st.Reason != "OutOfcpu" || st.Message != "Node didn't have enough resource: cpu" || st.Phase != "Failed" {
+		t.Fatalf("got %+v, %v", st, ok)
+	}
+	for _, text := range []string{
+		"involvedObject:\n  kind: Pod\n  name: web-0\nreason: OutOfcpu\nmessage: 'Node didn''t have enough resource'\n",
+		"reason: Unauthorized\n",
+	} {
+		if st, ok := statusOwnKeys(text); ok {
+			t.Errorf("%q read as a pod status: %+v", text, st)
+		}
+	}
+}

@@ -395,7 +395,7 @@ func segment(lines []textLine) []segmentBlock {
 		case isStatusHeader(l.s):
 			start(segStatus)
 		case cur.kind == segStatus && (indented || blank && i+1 < len(lines) && strings.HasPrefix(lines[i+1].s, " ")):
-		case isYAMLFragStart(l.s) && cur.kind != segYAMLFrag:
+		case isYAMLFragStart(lines, i) && cur.kind != segYAMLFrag:
 			start(segYAMLFrag)
 		case isJSONFragStart(l.s) && cur.kind != segJSONFrag && cur.kind != segYAMLFrag:
 			start(segJSONFrag)

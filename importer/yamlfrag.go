@@ -21,10 +21,15 @@ const unnamedContainer = "unknown"
 // reYAMLFragStart opens such a piece at the margin.
 var reYAMLFragStart = regexp.MustCompile(`^ *(?:status|containerStatuses|initContainerStatuses|state|lastState):\s*$|^ *- (?:containerID|image|imageID|lastState|name|ready|restartCount|state):`)
 
+// reYAMLStatusKeyStart opens a pod status cut to its own keys (statusOwnKeys): only at
+// the start of a paragraph, since the same keys sit inside conditions and events.
+var reYAMLStatusKeyStart = regexp.MustCompile(`^ *(?:phase|reason): +[A-Z][A-Za-z]+\s*$`)
+
 // reYAMLLine continues it: indented lines, list items and keys at the margin.
 var reYAMLLine = regexp.MustCompile(`^(?:\s+\S|- |[a-zA-Z][a-zA-Z0-9]*:(?:\s|$))`)
 
-func isYAMLFragStart(s string) bool {
+func isYAMLFragStart(lines []textLine, i int) bool {
+	s := lines[i].s
 	t := strings.TrimLeft(s, " ")
 	if t == "" {
 		return false
@@ -32,6 +37,8 @@ func isYAMLFragStart(s string) bool {
 	switch t[0] {
 	case 's', 'c', 'i', 'l', '-': // the first letters of the keys it names, or a list dash
 		return reYAMLFragStart.MatchString(s)
+	case 'p', 'r':
+		return (i == 0 || strings.TrimSpace(lines[i-1].s) == "") && reYAMLStatusKeyStart.MatchString(s)
 	}
 	return false
 }
@@ -90,6 +97,12 @@ func yamlFragment(lines []textLine) (corev1.Pod, bool) {
 	if yamlbudget.Unmarshal([]byte(text), &doc) != nil {
 		return pod, false
 	}
+	if st, ok := statusOwnKeys(text); ok {
+		// A pod's status cut to its own keys (reason: OutOfcpu, message: …), the part
+		// of -o yaml that says why the kubelet refused or evicted it.
+		pod.Status = st
+		return pod, true
+	}
 	switch {
 	case doc.Status != nil:
 		pod.Status = *doc.Status
@@ -120,6 +133,26 @@ func yamlFragment(lines []textLine) (corev1.Pod, bool) {
 // podStatusKeys are the keys of a pod's status itself (not of a container's).
 var podStatusKeys = map[string]bool{"phase": true, "reason": true, "message": true, "hostIP": true, "podIP": true,
 	"podIPs": true, "qosClass": true, "startTime": true, "conditions": true, "nominatedNodeName": true}
+
+// statusOwnKeys reads a piece whose every key at its margin is one of a pod status's
+// own, with a reason and a message or phase: an event's or another object's keys around them
+// make it not a pod's.
+func statusOwnKeys(text string) (corev1.PodStatus, bool) {
+	var st corev1.PodStatus
+	var keys map[string]json.RawMessage
+	if yamlbudget.Unmarshal([]byte(text), &keys) != nil || len(keys) == 0 {
+		return st, false
+	}
+	for k := range keys {
+		if !podStatusKeys[k] {
+			return st, false
+		}
+	}
+	if yamlbudget.Unmarshal([]byte(text), &st) != nil || st.Reason == "" || st.Message == "" && st.Phase == "" {
+		return corev1.PodStatus{}, false
+	}
+	return st, true
+}
 
 // statusTail is where a fragment that starts deeper than it ends goes on with a pod
 // status's own keys at its least indent, 0 when it does not.

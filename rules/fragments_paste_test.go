@@ -151,3 +151,14 @@ func TestOOMKilledNamesThePodTheProseNames(t *testing.T) {
 			want: []string{"OOM"}, wantNot: []string{"pod is"}},
 	})
 }
+
+// TestPodStatusCutToItsOwnKeys: a pod's -o yaml pasted as only its status's reason and
+// message (the quote doubled inside YAML's single quotes, the message folded onto a
+// second line) is the pod the kubelet refused, with the message's own values.
+func TestPodStatusCutToItsOwnKeys(t *testing.T) {
+	status := "  reason: OutOfcpu\n" +
+		"  message: 'Node didn''t have enough resource: cpu, requested: 480, used: 3601, capacity:\n" +
+		"    4000'\n"
+	wantOneRoot(t, catalogRoots(t, map[string]string{"status.txt": status}),
+		"node-kubelet-admission-out-of-resources", "OutOfcpu", "requested: 480", "Node didn't have")
+}
