@@ -264,6 +264,11 @@ func runRule(g *Graph, rule *Rule) (found []*Finding, violations []Violation) {
 			// request was accepted, and the chain breaks where the controller acts.
 			f.Stage = StageController
 		}
+		if f.Stage == StageRequest && f.ownRefusal {
+			// The API server refuses the requests of a program that then dies of it: its
+			// pod was made and runs, and the chain breaks where the program does.
+			f.Stage = StageRuntime
+		}
 		f.fallback = f.signature && rule.signature.Fallback
 		f.NodeCondition = f.NodeCondition || f.signature && rule.signature.NodeCondition
 		f.sig = rule.signature

@@ -579,11 +579,18 @@ func (g *Graph) loneCrashedPod() *Pod {
 	if len(g.pods) != 1 {
 		return nil
 	}
-	p := g.pods[0]
+	if p := g.pods[0]; podCrashed(p) {
+		return p
+	}
+	return nil
+}
+
+// podCrashed reports whether one of the pod's containers crashed or could not start.
+func podCrashed(p *Pod) bool {
 	st := &p.Obj.Status
 	if st.Phase == corev1.PodFailed || crashWaitingReasons[st.Reason] {
 		// A row of "kubectl get pods" gives the status column as the pod's reason.
-		return p
+		return true
 	}
 	for _, c := range append(slices.Clone(st.InitContainerStatuses), st.ContainerStatuses...) {
 		switch {
@@ -591,10 +598,39 @@ func (g *Graph) loneCrashedPod() *Pod {
 			c.State.Terminated != nil && c.State.Terminated.ExitCode != 0,
 			c.LastTerminationState.Terminated != nil && c.LastTerminationState.Terminated.ExitCode != 0,
 			c.State.Waiting != nil && crashWaitingReasons[c.State.Waiting.Reason]:
-			return p
+			return true
 		}
 	}
-	return nil
+	return false
+}
+
+// reProseDying is a ticket's sentence that says its pods die or will not start.
+var reProseDying = regexp.MustCompile(`(?i)\bcrash[- ]?loop|\bCrashLoopBackOff\b|\bkeeps? (?:on )?(?:crashing|restarting|dying)\b|\b(?:pods?|containers?|daemon\w*|agents?|controllers?|operators?|[a-z0-9]+-node)\b[^.\n]{0,40}\b(?:crash(?:es|ed|ing)?|restart(?:s|ed|ing)|fail(?:s|ed|ing)?)\b|\b(?:doesn'?t|does not|won'?t|will not|cannot|can'?t|fails? to) start(?:up)?\b`)
+
+// podsDying reports whether the evidence shows a pod's program dying: a container that
+// crashed or could not start (loneCrashedPod's signs, on any pod), or a ticket's
+// sentence saying so. A refusal in a program's own log is then why it dies.
+func (g *Graph) podsDying() bool {
+	g.dyingOnce.Do(func() {
+		for _, p := range g.pods {
+			if podCrashed(p) {
+				g.dying = true
+				return
+			}
+		}
+		for _, f := range g.fragments {
+			if f.kind != TextText {
+				continue
+			}
+			for _, l := range f.lines {
+				if reProseDying.MatchString(l) {
+					g.dying = true
+					return
+				}
+			}
+		}
+	})
+	return g.dying
 }
 
 // crashWaitingReasons are the waiting reasons of a container that ran and crashed, or

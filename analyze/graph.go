@@ -174,6 +174,9 @@ type Graph struct {
 	// shows.
 	loneClientOnce sync.Once
 	loneClient     string
+	// dyingOnce computes dying (podsDying).
+	dyingOnce sync.Once
+	dying     bool
 	// loneServiceOnce computes loneService, the one Service the evidence names.
 	loneServiceOnce sync.Once
 	loneService     string

@@ -142,6 +142,10 @@ type Finding struct {
 	// backsCatchall marks a signature that is a catch-all rule's message knowledge: of
 	// several signatures about one pod at one stage, it yields to one that is not.
 	backsCatchall bool
+	// ownRefusal marks a request-stage signature's finding read from a container's own
+	// log while the evidence shows a pod dying: the engine places it at runtime
+	// (podsDying).
+	ownRefusal bool
 	// alsoCauses counts the causes of other lines about its pods added to its own
 	// (alsoCause).
 	alsoCauses int

@@ -939,6 +939,10 @@ func (s *Signature) run(v *View) []Finding {
 			}
 		}
 		f := s.finding(l, caps)
+		// A service account's refusal in a program's log, not a person's command or a
+		// node's: the program runs in a pod.
+		f.ownRefusal = s.Stage == StageRequest && (l.Kind() == TextLog || l.Fragment) &&
+			strings.Contains(l.Text, "system:serviceaccount:") && v.g.podsDying()
 		if at, seen := heads[f.GroupKey]; seen && at >= 0 && mergeable(&f) {
 			mergeInto(&out[at], &f)
 			continue

@@ -61,3 +61,34 @@ func TestTheConsolesUnschedulableLines(t *testing.T) {
 	paste = "Cannot schedule pods: node(s) didn't satisfy existing pods anti-affinity rules.\n"
 	wantOneRoot(t, catalogRoots(t, map[string]string{"console.txt": paste}), "scheduling-affinity-unsatisfiable", "didn't satisfy existing pods anti-affinity rules")
 }
+
+// A service account refused in a program's own log is the program's request; when the
+// evidence shows its pod dying (a ticket that says the pods crash-loop, a restarting
+// container) the chain broke at runtime, under the rule that reads the refusal. The
+// same log with nothing dying stays at request, as does a person's kubectl output.
+func TestARefusalAProgramDiesOfIsRuntime(t *testing.T) {
+	log := `E0307 19:47:48.587114       1 reflector.go:147] pkg/mod/k8s.io/client-go@v0.28.4/tools/cache/reflector.go:229: Failed to watch *v1.Widget: failed to list *v1.Widget: widgets.example.com is forbidden: User "system:serviceaccount:agents:node-agent" cannot list resource "widgets" in API group "example.com" at the cluster scope` + "\n"
+	for _, c := range []struct {
+		name  string
+		files map[string]string
+		stage string
+	}{
+		{"log alone", map[string]string{"agent.log": log}, "request"},
+		{"ticket says crash-looping", map[string]string{"agent.log": log, "message.txt": "The node-agent pods are crashlooping since the upgrade, logs below.\n"}, "runtime"},
+		{"ticket says the daemon fails", map[string]string{"agent.log": log, "message.txt": "Applying the new manifest causes the agent-node to fail with the following errors:\n"}, "runtime"},
+		{"restarting row", map[string]string{"agent.log": log, "pods.txt": "NAME               READY   STATUS             RESTARTS   AGE\nnode-agent-x7k2p   0/1     CrashLoopBackOff   6          9m\n"}, "runtime"},
+		{"a person's kubectl", map[string]string{"kubectl.txt": `Error from server (Forbidden): widgets.example.com is forbidden: User "jane@example.com" cannot list resource "widgets" in API group "example.com" at the cluster scope` + "\n", "message.txt": "The pods are crashlooping.\n"}, "request"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var got []string
+			for _, f := range catalogRoots(t, c.files) {
+				if f.Rule == "request-forbidden-cluster-scope" {
+					got = append(got, string(f.Stage))
+				}
+			}
+			if len(got) != 1 || got[0] != c.stage {
+				t.Fatalf("request-forbidden-cluster-scope roots at %v, want one at %s", got, c.stage)
+			}
+		})
+	}
+}
