@@ -316,6 +316,13 @@ var templateOverrides = []templateOverride{
 	{"containerd", "failed to resolve reference", "image"},
 	{"containerd", "pull access denied", "image"},
 	{"containerd", "exec format error", "start"},
+	// the CRI plugin's container create (CreateContainerError): whatever fails under it,
+	// a mount of the container's snapshot, a spec option, the process does not start;
+	// CreateContainerConfigError, the config stage, is the kubelet's own
+	{"containerd", "failed to create containerd container", "start"},
+	// an image volume (a pod volume whose source is an OCI image, KEP-4639) the CRI
+	// plugin mounts for the container: the volume stage, whatever the mount's error
+	{"containerd", "image volume", "volume"},
 	{"kube-controller-manager", "error creating: ", "admission"},
 	// the StatefulSet controller's "create Pod %s in StatefulSet %s failed error: %s": the
 	// API server refused the Pod, as for a ReplicaSet's "Error creating:"

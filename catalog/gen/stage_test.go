@@ -37,3 +37,22 @@ func TestGPUAndWindowsStages(t *testing.T) {
 		}
 	}
 }
+
+// containerd's CRI container create: what its create wraps is CreateContainerError, the
+// start stage (the kubelet's CreateContainerConfigError is config), and an image volume
+// it mounts for the container is the volume stage.
+func TestContainerdCreateStages(t *testing.T) {
+	cases := []struct {
+		s    site
+		want string
+	}{
+		{site{component: "containerd", file: "internal/cri/server/container_create.go", function: "(*criService).CreateContainer", kind: "error", template: "failed to create containerd container: %w"}, "start"},
+		{site{component: "containerd", file: "internal/cri/server/container_create.go", function: "(*criService).createContainer", kind: "error", template: "failed to mount image volume: %w"}, "volume"},
+		{site{component: "containerd", file: "internal/cri/server/container_create.go", function: "(*criService).createContainer", kind: "error", template: "failed to generate container %q spec: %w"}, "config"},
+	}
+	for _, tc := range cases {
+		if st := stageFor(tc.s); st != tc.want {
+			t.Errorf("%s %s %q: stage %q, want %q", tc.s.component, tc.s.function, tc.s.template, st, tc.want)
+		}
+	}
+}
