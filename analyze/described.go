@@ -268,6 +268,10 @@ func qualifiedIn(r *Rule, q map[string]bool) bool {
 	comp := map[string]bool{}
 	for _, w := range proseTokens(sig.Component) {
 		comp[w] = true
+		// "node.js" is named by its first part as much as by itself
+		for p := range strings.FieldsFuncSeq(w, func(r rune) bool { return r == '.' || r == '-' }) {
+			comp[p] = true
+		}
 	}
 	qualified := false
 	for _, w := range proseTokens(strings.ReplaceAll(r.ID, "-", " ")) {
@@ -279,12 +283,16 @@ func qualifiedIn(r *Rule, q map[string]bool) bool {
 		return true
 	}
 	for w := range comp {
-		if q[w] {
+		if q[w] && !clusterWords[w] {
 			return true
 		}
 	}
 	return false
 }
+
+// clusterWords are words of a component's name that every ticket uses about its
+// cluster: "Node.js" is not named by "3 nodes".
+var clusterWords = map[string]bool{"node": true, "nodes": true, "pod": true, "pods": true, "container": true, "containers": true, "cluster": true}
 
 // score is the BM25 score of doc d for the query words q (each counted once).
 func (x *describedIndex) score(d *describedDoc, q map[string]bool) float64 {

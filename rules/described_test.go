@@ -235,3 +235,16 @@ func TestProseOfAPullAnswered401IsUnauthorized(t *testing.T) {
 	rs := catalogRoots(t, map[string]string{"ticket.txt": text})
 	wantOneRoot(t, rs, "image-pull-unauthorized", analyze.DescribedNote, "401")
 }
+
+// A signature specific to one program competes for a ticket's words only when the
+// ticket names that program: the "nodes" of a cluster do not name Node.js, so a JVM's
+// pods killed for memory are the OOM kill, not V8's heap.
+func TestProseNamesTheProgramNotTheNodes(t *testing.T) {
+	text := "Search pods get OOMKilled whenever the Java options go above 6GB.\nThe kubernetes cluster has 5 nodes, each with 64GB of RAM.\nWe have 24 GB RAM allocated for the search pods.\n"
+	wantOneRoot(t, catalogRoots(t, map[string]string{"ticket.txt": text}), "runtime-oom-killed", "OOMKilled")
+	nodejs := "Our Node.js API pods get OOMKilled after a few hours.\nThe kubernetes cluster has 5 nodes and the heap grows until the allocation fails.\n"
+	rs := catalogRoots(t, map[string]string{"ticket.txt": nodejs})
+	if len(rs) != 1 || rs[0].Stage != analyze.StageRuntime {
+		t.Fatalf("want one runtime root for the Node.js ticket, got %v", ruleIDs(rs))
+	}
+}
