@@ -1025,14 +1025,28 @@ const EvidencePressure = "evidencePressure"
 // writes it.
 var rePressure = regexp.MustCompile(`\b(NodeHas(?:Disk|Memory|PID)Pressure)\b|condition: \[((?:Disk|Memory|PID)Pressure)\]|\b((?:Disk|Memory|PID)Pressure)\s+True\b`)
 
+// rePressureTaint is the taint the node lifecycle controller puts on a node under a
+// pressure condition, as a describe's Taints line shows it.
+var rePressureTaint = regexp.MustCompile(`\bnode\.kubernetes\.io/(disk|memory|pid)-pressure\b`)
+
+// pressureOfTaint names the condition a pressure taint stands for.
+var pressureOfTaint = map[string]string{"disk": "DiskPressure", "memory": "MemoryPressure", "pid": "PIDPressure"}
+
 // lonePressureText is the one pressure condition the evidence shows, "" when it shows
 // none or several.
 func (g *Graph) lonePressureText() string {
 	return g.loneOf(&g.lonePressureOnce, &g.lonePressure, func(add func(string)) {
 		for _, n := range g.nodes {
+			pressed := false
 			for _, c := range n.Obj.Status.Conditions {
 				if c.Status == corev1.ConditionTrue && strings.HasSuffix(string(c.Type), "Pressure") {
 					add(string(c.Type) + "=True")
+					pressed = true
+				}
+			}
+			for _, t := range n.Obj.Spec.Taints {
+				if m := rePressureTaint.FindStringSubmatch(t.Key); m != nil && !pressed {
+					add(pressureOfTaint[m[1]] + " (taint " + m[0] + ")")
 				}
 			}
 		}
@@ -1042,14 +1056,23 @@ func (g *Graph) lonePressureText() string {
 			}
 		}
 	}, func(line string, add func(string)) {
-		if !strings.Contains(line, "Pressure") {
-			return
+		if strings.Contains(line, "Pressure") {
+			for _, m := range rePressure.FindAllStringSubmatch(line, -1) {
+				add(m[1] + m[2] + m[3])
+			}
 		}
-		for _, m := range rePressure.FindAllStringSubmatch(line, -1) {
-			add(m[1] + m[2] + m[3])
+		if strings.Contains(line, "-pressure") {
+			for _, m := range rePressureTaint.FindAllStringSubmatch(line, -1) {
+				add(pressureOfTaint[m[1]] + " (taint " + m[0] + ")")
+			}
 		}
 	})
 }
+
+// NodePressure is the one node pressure condition the evidence shows (a node's
+// condition, its event, or the taint it brings in a pasted describe), "" when it shows
+// none or several.
+func (v *View) NodePressure() string { return v.g.lonePressureText() }
 
 // EvidenceClusterCIDR names, in a template's optional part, the one pod network range
 // the evidence's text sets (kubeadm init --pod-network-cidr, the controller manager's

@@ -237,6 +237,12 @@ func evictedFinding(v *analyze.View, f analyze.Eviction) analyze.Finding {
 	if msg == "" {
 		cause = fmt.Sprintf("the kubelet %s evicted pod %s%s; the evidence does not hold its message, which says why (kubectl describe pod shows it)",
 			on, p.Ref().NamespacedName(), at)
+		if pressure := v.NodePressure(); pressure != "" {
+			// The node's pressure the paste shows is what the kubelet evicts for.
+			cause = fmt.Sprintf("the kubelet %s evicted pod %s%s; the evidence does not hold its message, but the node shows %s: "+
+				"a kubelet under a pressure condition evicts pods to reclaim what the node runs short of, and new pods placed there are evicted in turn "+
+				"(kubectl describe pod shows the message)", on, p.Ref().NamespacedName(), at, pressure)
+		}
 	}
 	subjects := []analyze.ObjectRef{p.Ref()}
 	group := p.Ref().NamespacedName()
