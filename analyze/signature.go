@@ -939,10 +939,7 @@ func (s *Signature) run(v *View) []Finding {
 			}
 		}
 		f := s.finding(l, caps)
-		// A service account's refusal in a program's log, not a person's command or a
-		// node's: the program runs in a pod.
-		f.ownRefusal = s.Stage == StageRequest && (l.Kind() == TextLog || l.Fragment) &&
-			strings.Contains(l.Text, "system:serviceaccount:") && v.g.podsDying()
+		f.ownRefusal = s.Stage == StageRequest && programRefusal(l) && v.g.podsDying()
 		if at, seen := heads[f.GroupKey]; seen && at >= 0 && mergeable(&f) {
 			mergeInto(&out[at], &f)
 			continue
@@ -956,6 +953,29 @@ func (s *Signature) run(v *View) []Finding {
 	}
 	return out
 }
+
+// reProgramLogKey is a key of a structured log line a program prints (logrus, logfmt,
+// klog's structured form): no client prints its answer so.
+var reProgramLogKey = regexp.MustCompile(`\b(?:err|error|level|msg)=`)
+
+// programRefusal reports whether a line refused by the API server is a program's own
+// request, not a person's command or a node's: a service account's refusal, or a
+// refusal a program logged (a container's log, a structured log line) and no client
+// printed as its answer.
+func programRefusal(l *Line) bool {
+	if l.Object().Kind == ClientKind {
+		return false
+	}
+	if strings.Contains(l.Text, "system:serviceaccount:") {
+		return l.Kind() == TextLog || l.Fragment
+	}
+	return (l.Kind() == TextLog || l.Fragment && reProgramLogKey.MatchString(l.Text)) &&
+		!strings.Contains(l.Text, "system:node:") && !reClientAnswer.MatchString(l.Text)
+}
+
+// reClientAnswer is kubectl's (and oc's, helm's) way of printing the API server's
+// refusal of its own request.
+var reClientAnswer = regexp.MustCompile(`^\s*(?:error: |Error: |Error from server|Unable to connect to the server)|You must be logged in to the server`)
 
 // mergeable reports whether the engine would merge f into its group's first finding
 // without a word on it (runRule): a finding without evidence, cause or remediation is

@@ -92,3 +92,28 @@ func TestARefusalAProgramDiesOfIsRuntime(t *testing.T) {
 		})
 	}
 }
+
+// A program's structured log line refused with 401 (a CNI daemon's datastore client)
+// beside its crash-looping pods is that program's runtime failure; kubectl's own 401 is
+// a person's request whatever the pods do.
+func TestAnUnauthorizedProgramThatDiesIsRuntime(t *testing.T) {
+	rows := "NAMESPACE     NAME              READY   STATUS             RESTARTS   AGE\nkube-system   net-agent-x7k2p   0/1     CrashLoopBackOff   41         3h\n"
+	for _, c := range []struct {
+		name, line, stage string
+	}{
+		{"program", `2024-03-01 10:00:00.000 [ERROR][1] agent/startup.go 88: Connection to the datastore is unauthorized error=connection is unauthorized: Unauthorized`, "runtime"},
+		{"kubectl", `error: You must be logged in to the server (Unauthorized)`, "request"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var got []string
+			for _, f := range catalogRoots(t, map[string]string{"pods.txt": rows, "message.txt": c.line + "\n"}) {
+				if f.Rule == "request-unauthorized" {
+					got = append(got, string(f.Stage))
+				}
+			}
+			if len(got) != 1 || got[0] != c.stage {
+				t.Fatalf("request-unauthorized roots at %v, want one at %s", got, c.stage)
+			}
+		})
+	}
+}
