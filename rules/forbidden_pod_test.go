@@ -117,3 +117,17 @@ func TestAnUnauthorizedProgramThatDiesIsRuntime(t *testing.T) {
 		})
 	}
 }
+
+// A webhook call answered with an HTTP status in place of the webhook's answer (net/http
+// reports a proxy's refused CONNECT as the URL and the status text) is a proxy's: the
+// cause says the API server's NO_PROXY lacks the Service. A timeout says nothing of it.
+func TestAWebhookCallAProxyAnsweredNamesTheProxy(t *testing.T) {
+	proxied := `Error from server (InternalError): error when creating "ing.yaml": Internal error occurred: failed calling webhook "validate.example.io": Post https://example-admission.example.svc:443/validate?timeout=30s: Gateway Timeout`
+	wantOneRoot(t, catalogRoots(t, map[string]string{"kubectl.txt": proxied + "\n"}), "admission-webhook-unreachable", `"Gateway Timeout" is an HTTP proxy's answer`, "NO_PROXY")
+	timedOut := `Error from server (InternalError): error when creating "ing.yaml": Internal error occurred: failed calling webhook "validate.example.io": Post "https://example-admission.example.svc:443/validate?timeout=30s": context deadline exceeded`
+	for _, f := range catalogRoots(t, map[string]string{"kubectl.txt": timedOut + "\n"}) {
+		if strings.Contains(f.Cause, "proxy") {
+			t.Errorf("a timed-out call blamed on a proxy: %s", f.Cause)
+		}
+	}
+}
