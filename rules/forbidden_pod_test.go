@@ -131,3 +131,16 @@ func TestAWebhookCallAProxyAnsweredNamesTheProxy(t *testing.T) {
 		}
 	}
 }
+
+// A hostPath check that fails on a directory of the kubelet's default root says the
+// node's kubelet keeps its root elsewhere; another path's failure does not.
+func TestAKubeletDirectoryTheNodeLacksNamesTheKubeletRoot(t *testing.T) {
+	line := `Warning  FailedMount  12s (x7 over 44s)  kubelet  MountVolume.SetUp failed for volume "registration-dir" : hostPath type check failed: /var/lib/kubelet/plugins_registry/ is not a directory`
+	wantOneRoot(t, catalogRoots(t, map[string]string{"events.txt": line + "\n"}), "volume-hostpath-type-mismatch", "the kubelet's default root /var/lib/kubelet", "/var/lib/k0s/kubelet")
+	other := `Warning  FailedMount  12s (x7 over 44s)  kubelet  MountVolume.SetUp failed for volume "certs" : hostPath type check failed: /etc/app/certs is not a directory`
+	for _, f := range catalogRoots(t, map[string]string{"events.txt": other + "\n"}) {
+		if strings.Contains(f.Cause, "kubelet's default root") {
+			t.Errorf("a path outside the kubelet's root blamed on it: %s", f.Cause)
+		}
+	}
+}
