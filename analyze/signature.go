@@ -1300,8 +1300,26 @@ func (s *Signature) finding(l *Line, caps map[string]string) Finding {
 	}
 	ev := l.Evidence()
 	ev.Excerpt = Excerpt(ev.Excerpt)
-	return Finding{Subjects: l.Subjects(), Cause: cause, Remediation: fix, Confirm: confirm,
+	return Finding{Subjects: s.subjectsOf(l), Cause: cause, Remediation: fix, Confirm: confirm,
 		Evidence: []Evidence{ev}, GroupKey: group, FleetKey: s.fleetKey(vals)}
+}
+
+// podOwnStage are the stages a pod breaks at on its own node, past its placement: a
+// finding there is about a pod, never a node (the node's, the scheduler's and the
+// sandbox's findings link to a node's conditions).
+var podOwnStage = map[Stage]bool{StageImage: true, StageVolume: true, StageConfig: true, StageStart: true,
+	StageRuntime: true, StageProbe: true, StageService: true}
+
+// subjectsOf is the line's subjects, but a pasted line of text that names no object is
+// about the unknown pod its stage breaks, not an unknown node, unless the signature's
+// stage is before the pod's own (podOwnStage): a container's start, a volume, a Service
+// lookup happen to a pod.
+func (s *Signature) subjectsOf(l *Line) []ObjectRef {
+	subj := l.Subjects()
+	if len(subj) == 1 && subj[0] == (ObjectRef{Kind: "Node", Name: UnknownSubject}) && l.Fragment && l.Kind() == TextText && podOwnStage[s.Stage] {
+		return []ObjectRef{{Kind: "Pod", Name: UnknownSubject, UnnamedIn: l.Evidence().Path}}
+	}
+	return subj
 }
 
 // matched is the text of the signature's first pattern that matches text (its
