@@ -1394,9 +1394,12 @@ func quoteMatch(cause, match, fixed string) string {
 // source file) with one cause are one finding; pods sharing a cause are grouped by the
 // engine's cause key.
 func subjectKey(l *Line) string {
-	if l.Pod == nil && l.Object().Kind == "" && l.Node() == "" {
-		b, p := l.source()
-		return b + "\x00" + p
+	if l.Pod == nil && (l.Object().Kind == "" || l.Object().Kind == ClientKind) && l.Node() == "" {
+		// One paste's files are one reporter's: the same message in a program's log, in
+		// the client output and quoted again in the prose is one observation, its
+		// unknown subjects listed together.
+		b, _ := l.source()
+		return b
 	}
 	return ""
 }

@@ -162,3 +162,23 @@ func TestPodStatusCutToItsOwnKeys(t *testing.T) {
 	wantOneRoot(t, catalogRoots(t, map[string]string{"status.txt": status}),
 		"node-kubelet-admission-out-of-resources", "OutOfcpu", "requested: 480", "Node didn't have")
 }
+
+// The same message in a program's log and quoted again in the ticket's prose is one
+// observation: one root citing both files, not two identical roots.
+func TestTheSameMessageInTwoFilesOfAPasteIsOneFinding(t *testing.T) {
+	line := `{"t":{"$date":"2024-04-02T10:00:01.000Z"},"s":"I","c":"ACCESS","id":20254,"ctx":"main","msg":"Read security file failed","attr":{"error":{"code":30,"codeName":"InvalidPath","errmsg":"permissions on /etc/mongo/keyfile are too open"}}}`
+	rs := catalogRoots(t, map[string]string{"mongod.log": line + "\n", "message.txt": "The replica set does not start, the log says:\n\n" + line + "\n"})
+	if len(rs) != 1 || rs[0].Rule != "runtime-secret-file-mode-too-open" {
+		for _, f := range rs {
+			t.Logf("root %s %s: %s", f.Stage, f.Rule, f.Cause)
+		}
+		t.Fatalf("want one runtime-secret-file-mode-too-open root, got %d", len(rs))
+	}
+	files := map[string]bool{}
+	for _, e := range rs[0].Evidence {
+		files[e.Path] = true
+	}
+	if !files["mongod.log"] || !files["message.txt"] {
+		t.Errorf("the finding cites %v, want both files", files)
+	}
+}
