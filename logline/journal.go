@@ -274,6 +274,11 @@ func (e *Entry) parseSyslogIdent(rest string, host bool) (string, bool) {
 		if strings.ContainsAny(rest[:sp], "[]") {
 			return "", false
 		}
+		// Nor is a level in capitals: "2023-11-09T11:42:47.586Z ERROR target: …" is a
+		// program's log line (Rust's tracing, Go's zap), and no node is named ERROR.
+		if sp == 0 || levelWords[rest[:sp]] {
+			return "", false
+		}
 		e.Host = rest[:sp]
 		rest = rest[sp+1:]
 	}
@@ -301,6 +306,10 @@ func (e *Entry) parseSyslogIdent(rest string, host bool) (string, bool) {
 	e.Program = ident
 	return body, true
 }
+
+// levelWords are the levels programs print in capitals where syslog has a host name.
+var levelWords = map[string]bool{"TRACE": true, "DEBUG": true, "INFO": true, "WARN": true, "WARNING": true,
+	"ERROR": true, "FATAL": true, "PANIC": true, "CRITICAL": true}
 
 func isKlogHeaderStart(s string) bool {
 	if len(s) < 6 {

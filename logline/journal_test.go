@@ -180,3 +180,20 @@ func TestIndentedJournalLineAndJoinedValue(t *testing.T) {
 		t.Errorf("an indented sentence read as %v", kind)
 	}
 }
+
+// A program's log line whose level follows its RFC 3339 time (Rust's tracing, zap's
+// console encoder) is no syslog line with a host named after the level.
+func TestALevelIsNoHost(t *testing.T) {
+	for _, line := range []string{
+		"2023-11-09T11:42:47.586457Z ERROR linkerd_network_validator: Unable to connect to validator",
+		"2023-11-09T11:42:46.686000Z  INFO linkerd_network_validator: Listening for connections on 0.0.0.0:4140",
+	} {
+		if e, kind, _ := ParseJournal(line, time.Time{}); kind == KindEntry && e.Format == FormatJournal {
+			t.Errorf("%q read as a journal line of host %q", line, e.Host)
+		}
+	}
+	e, kind, _ := ParseJournal("2023-11-09T11:42:47.586457Z worker-1 kubelet[912]: E1109 11:42:47.586457     912 pod_workers.go:1300] boom", time.Time{})
+	if kind != KindEntry || e.Host != "worker-1" || e.Program != "kubelet" {
+		t.Errorf("a syslog line lost its host: %+v", e)
+	}
+}
