@@ -1014,6 +1014,27 @@ var errorWords = []string{"error", "fail", "fatal", "panic", "exception", "denie
 // (nearly all of it) is scanned once for all words, case-folded in place; other text
 // is lowered first, as strings.ToLower folds more than ASCII.
 func looksLikeError(s string) bool {
+	return hasErrorWord(s) && !bareWord(s)
+}
+
+// bareWord reports whether the line is one word of small letters and nothing else: a
+// configuration's directive a log echoes ("errors", CoreDNS's plugin, in a Corefile the
+// program prints as it starts), no program's message.
+func bareWord(s string) bool {
+	t := strings.TrimSpace(s)
+	if t == "" {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		if c := t[i]; c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// hasErrorWord reports whether the line holds one of errorWords, in any case.
+func hasErrorWord(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= 0x80 {
 			low := strings.ToLower(s)

@@ -316,3 +316,18 @@ func TestAFatalLogLineOfACrashLoopingPod(t *testing.T) {
 		t.Fatal("want a root at the runtime stage quoting the program's fatal line")
 	}
 }
+
+// A program that prints its configuration as it starts (CoreDNS's Corefile, whose
+// "errors" plugin is a line of its own) has not reported an error there: the crash is
+// read from what the ticket quotes, not from the directive.
+func TestAConfigDirectiveIsNoErrorLine(t *testing.T) {
+	log := "2020/06/02 08:40:44 [INFO] Using config file:\ncluster.local:53 {\n    errors\n    cache 30\n    health 169.254.20.10:8080\n}\n"
+	ticket := "node-local-dns crash looping on masters '169.254.20.10:8080: bind: address already in use'\n"
+	rs := catalogRoots(t, map[string]string{"container.log": log, "message.txt": ticket})
+	for _, f := range rs {
+		if strings.Contains(f.Cause, "“errors”") {
+			t.Errorf("a Corefile directive read as the error: %s", f.Cause)
+		}
+	}
+	wantOneRoot(t, rs, "runtime-address-in-use", "address already in use")
+}
