@@ -1319,6 +1319,11 @@ func (s *Signature) subjectsOf(l *Line) []ObjectRef {
 	if len(subj) == 1 && subj[0] == (ObjectRef{Kind: "Node", Name: UnknownSubject}) && l.Fragment && l.Kind() == TextText && podOwnStage[s.Stage] {
 		return []ObjectRef{{Kind: "Pod", Name: UnknownSubject, UnnamedIn: l.Evidence().Path}}
 	}
+	if len(subj) == 1 && subj[0] == (ObjectRef{Kind: "Container", Name: UnknownSubject}) && s.Stage == StageNode && l.Pod == nil {
+		// A node agent's line pasted as a log (the kubelet's, the runtime's): the node
+		// is what fails.
+		return []ObjectRef{{Kind: "Node", Name: UnknownSubject}}
+	}
 	return subj
 }
 
