@@ -1300,7 +1300,7 @@ func (s *Signature) finding(l *Line, caps map[string]string) Finding {
 	}
 	ev := l.Evidence()
 	ev.Excerpt = Excerpt(ev.Excerpt)
-	return Finding{Subjects: s.subjectsOf(l), Cause: cause, Remediation: fix, Confirm: confirm,
+	return Finding{Subjects: s.subjectsOf(l, caps), Cause: cause, Remediation: fix, Confirm: confirm,
 		Evidence: []Evidence{ev}, GroupKey: group, FleetKey: s.fleetKey(vals)}
 }
 
@@ -1314,8 +1314,13 @@ var podOwnStage = map[Stage]bool{StageImage: true, StageVolume: true, StageConfi
 // about the unknown pod its stage breaks, not an unknown node, unless the signature's
 // stage is before the pod's own (podOwnStage): a container's start, a volume, a Service
 // lookup happen to a pod.
-func (s *Signature) subjectsOf(l *Line) []ObjectRef {
+func (s *Signature) subjectsOf(l *Line, caps map[string]string) []ObjectRef {
 	subj := l.Subjects()
+	if len(subj) == 1 && subj[0].Name == UnknownSubject && subj[0].UnnamedIn == "" && caps["pod"] != "" && caps["namespace"] != "" {
+		// The message names the pod it is about (a drain's "pods/NAME -n NS"): that
+		// pod is the subject the line alone did not give.
+		return []ObjectRef{{Kind: "Pod", Namespace: caps["namespace"], Name: caps["pod"]}}
+	}
 	if len(subj) == 1 && subj[0] == (ObjectRef{Kind: "Node", Name: UnknownSubject}) && l.Fragment && l.Kind() == TextText && podOwnStage[s.Stage] {
 		return []ObjectRef{{Kind: "Pod", Name: UnknownSubject, UnnamedIn: l.Evidence().Path}}
 	}
