@@ -223,6 +223,7 @@ var evidenceValues = []evidenceValue{
 	{EvidenceKubeletDirSetting, func(g *Graph, _ *Line) string { return g.loneKubeletDirSetting() }},
 	{EvidenceNodePluginShort, lineNodePluginShort},
 	{EvidenceHealthCheckError, lineHealthCheckError},
+	{EvidenceCSISecret, lineCSISecret},
 	{EvidenceDisabledValue, lineDisabledValue},
 	{EvidenceClusterHealth, func(g *Graph, _ *Line) string { return g.lastClusterHealth() }},
 	{EvidenceSecretEnv, func(g *Graph, _ *Line) string { return g.loneSecretEnv() }},
@@ -1620,4 +1621,66 @@ func (g *Graph) loneLimitRange() string {
 			}
 		}
 	}, func(string, func(string)) {})
+}
+
+// EvidenceCSISecret names, in a template's optional part, the Secret a CSI driver read
+// its credentials from for the line's operation, as the evidence's StorageClass or
+// PersistentVolume names it: the node-stage secret for a mount
+// (csi.storage.k8s.io/node-stage-secret-name, a PV's nodeStageSecretRef), the
+// provisioner's for a provisioning. The driver's error names only the missing field.
+const EvidenceCSISecret = "evidenceCSISecret"
+
+var (
+	reNodeStageSecretParam   = regexp.MustCompile(`csi\.storage\.k8s\.io/node-stage-secret-name"?\s*:\s*"?([\w.-]+)`)
+	reProvisionerSecretParam = regexp.MustCompile(`csi\.storage\.k8s\.io/provisioner-secret-name"?\s*:\s*"?([\w.-]+)`)
+	reNodeStageSecretRef     = regexp.MustCompile(`^\s*"?nodeStageSecretRef"?\s*:\s*\{?\s*$`)
+	reRefName                = regexp.MustCompile(`^\s*"?name"?\s*:\s*"?([\w.-]+)"?,?\s*$`)
+)
+
+// lineCSISecret is the one secret of the line's operation the evidence's text names.
+func lineCSISecret(g *Graph, l *Line) string {
+	provisioning := strings.Contains(l.Text, "provision")
+	seen := map[string]bool{}
+	param := "csi.storage.k8s.io/node-stage-secret-name"
+	if provisioning {
+		param = "csi.storage.k8s.io/provisioner-secret-name"
+	}
+	for _, sc := range g.storageClasses {
+		if v := sc.Obj.Parameters[param]; v != "" {
+			seen[v] = true
+		}
+	}
+	for _, pv := range g.pvs {
+		if c := pv.Obj.Spec.CSI; c != nil && c.NodeStageSecretRef != nil && !provisioning {
+			seen[c.NodeStageSecretRef.Name] = true
+		}
+	}
+	for _, f := range g.fragments {
+		for i, t := range f.lines {
+			if provisioning {
+				if m := reProvisionerSecretParam.FindStringSubmatch(t); m != nil {
+					seen[m[1]] = true
+				}
+				continue
+			}
+			if m := reNodeStageSecretParam.FindStringSubmatch(t); m != nil {
+				seen[m[1]] = true
+			}
+			if reNodeStageSecretRef.MatchString(t) {
+				for _, n := range f.lines[i+1 : min(i+4, len(f.lines))] {
+					if m := reRefName.FindStringSubmatch(n); m != nil {
+						seen[m[1]] = true
+						break
+					}
+				}
+			}
+		}
+	}
+	if len(seen) != 1 {
+		return ""
+	}
+	for v := range seen {
+		return v
+	}
+	return ""
 }
