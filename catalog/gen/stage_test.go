@@ -8,10 +8,7 @@ import "testing"
 // rest creates and starts containers), NVIDIA's device plugin and container toolkit by
 // component.
 func TestGPUAndWindowsStages(t *testing.T) {
-	cases := []struct {
-		s    site
-		want string
-	}{
+	checkStages(t, []stageCase{
 		{site{component: "hcsshim", file: "hcn/hcnglobals.go", function: "hnsCall", kind: "error", template: "HNS failed with error : %s"}, "sandbox"},
 		{site{component: "hcsshim", file: "internal/hns/hnsfuncs.go", function: "hnsCall", kind: "error", template: "hns failed with error : %s"}, "sandbox"},
 		// deleting an endpoint is still the network's, not termination's
@@ -30,7 +27,17 @@ func TestGPUAndWindowsStages(t *testing.T) {
 		{site{component: "nvidia-device-plugin", file: "internal/plugin/factory.go", function: "(*options).getResourceManagers", kind: "log", template: "Incompatible strategy detected %v"}, "node"},
 		{site{component: "nvidia-device-plugin", file: "internal/plugin/server.go", function: "(*nvidiaDevicePlugin).Allocate", kind: "error", template: "invalid allocation request for %q: %w"}, "node"},
 		{site{component: "nvidia-container-toolkit", file: "internal/modifier/cdi/registry.go", function: "fromRegistry.Modify", kind: "error", template: "failed to inject CDI devices: %v"}, "start"},
-	}
+	})
+}
+
+// stageCase is a call site and the stage it should get.
+type stageCase struct {
+	s    site
+	want string
+}
+
+func checkStages(t *testing.T, cases []stageCase) {
+	t.Helper()
 	for _, tc := range cases {
 		if st := stageFor(tc.s); st != tc.want {
 			t.Errorf("%s %s %s %q: stage %q, want %q", tc.s.component, tc.s.file, tc.s.function, tc.s.template, st, tc.want)
@@ -42,17 +49,9 @@ func TestGPUAndWindowsStages(t *testing.T) {
 // start stage (the kubelet's CreateContainerConfigError is config), and an image volume
 // it mounts for the container is the volume stage.
 func TestContainerdCreateStages(t *testing.T) {
-	cases := []struct {
-		s    site
-		want string
-	}{
+	checkStages(t, []stageCase{
 		{site{component: "containerd", file: "internal/cri/server/container_create.go", function: "(*criService).CreateContainer", kind: "error", template: "failed to create containerd container: %w"}, "start"},
 		{site{component: "containerd", file: "internal/cri/server/container_create.go", function: "(*criService).createContainer", kind: "error", template: "failed to mount image volume: %w"}, "volume"},
 		{site{component: "containerd", file: "internal/cri/server/container_create.go", function: "(*criService).createContainer", kind: "error", template: "failed to generate container %q spec: %w"}, "config"},
-	}
-	for _, tc := range cases {
-		if st := stageFor(tc.s); st != tc.want {
-			t.Errorf("%s %s %q: stage %q, want %q", tc.s.component, tc.s.function, tc.s.template, st, tc.want)
-		}
-	}
+	})
 }
