@@ -224,6 +224,7 @@ var evidenceValues = []evidenceValue{
 	{EvidenceNodePluginShort, lineNodePluginShort},
 	{EvidenceHealthCheckError, lineHealthCheckError},
 	{EvidenceCSISecret, lineCSISecret},
+	{EvidenceNodeSelector, lineNodeSelector},
 	{EvidenceDisabledValue, lineDisabledValue},
 	{EvidenceClusterHealth, func(g *Graph, _ *Line) string { return g.lastClusterHealth() }},
 	{EvidenceSecretEnv, func(g *Graph, _ *Line) string { return g.loneSecretEnv() }},
@@ -1672,6 +1673,54 @@ func lineCSISecret(g *Graph, l *Line) string {
 						seen[m[1]] = true
 						break
 					}
+				}
+			}
+		}
+	}
+	if len(seen) != 1 {
+		return ""
+	}
+	for v := range seen {
+		return v
+	}
+	return ""
+}
+
+// EvidenceNodeSelector names, in a template's optional part, the nodeSelector of the
+// line's pod, else the one nodeSelector the evidence's pods or a pasted describe's
+// Node-Selectors line show: the scheduler's refusal names no label.
+const EvidenceNodeSelector = "evidenceNodeSelector"
+
+// reNodeSelectorsLine is describe's Node-Selectors line with a selector.
+var reNodeSelectorsLine = regexp.MustCompile(`^\s*Node-Selectors:\s+([\w./-]+=[\w./-]*(?:,\s*[\w./-]+=[\w./-]*)*)\s*$`)
+
+// lineNodeSelector is EvidenceNodeSelector for the line.
+func lineNodeSelector(g *Graph, l *Line) string {
+	selector := func(p *Pod) string {
+		sel := p.Obj.Spec.NodeSelector
+		keys := slices.Sorted(maps.Keys(sel))
+		parts := make([]string, 0, len(keys))
+		for _, k := range keys {
+			parts = append(parts, k+"="+sel[k])
+		}
+		return strings.Join(parts, ",")
+	}
+	if l != nil && l.Pod != nil {
+		if v := selector(l.Pod); v != "" {
+			return v
+		}
+	}
+	seen := map[string]bool{}
+	for _, p := range g.pods {
+		if v := selector(p); v != "" {
+			seen[v] = true
+		}
+	}
+	if len(seen) == 0 {
+		for _, f := range g.fragments {
+			for _, t := range f.lines {
+				if m := reNodeSelectorsLine.FindStringSubmatch(t); m != nil {
+					seen[m[1]] = true
 				}
 			}
 		}

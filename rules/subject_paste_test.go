@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"strings"
 	"testing"
 
 	"podflow.dev/podflow/analyze"
@@ -37,5 +38,19 @@ func TestAPastedLinesSubject(t *testing.T) {
 				t.Errorf("%s: subjects %+v, want %+v", rs[0].Rule, s, c.want)
 			}
 		})
+	}
+}
+
+// The scheduler's refusal for a node selector names no label; the pod's selector that
+// a pasted describe shows is said with it, and none is made up without one.
+func TestASelectorRefusalNamesThePodsSelector(t *testing.T) {
+	refusal := "Warning  FailedScheduling  12s  default-scheduler  0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.\n"
+	describe := "Node-Selectors:              node.kubernetes.io/instance-type=m5.large\n"
+	wantOneRoot(t, catalogRoots(t, map[string]string{"events.txt": refusal, "describe.txt": describe}),
+		"scheduling-node-selector-mismatch", "the pod's nodeSelector is node.kubernetes.io/instance-type=m5.large")
+	for _, f := range catalogRoots(t, map[string]string{"events.txt": refusal}) {
+		if strings.Contains(f.Cause, "nodeSelector is") {
+			t.Errorf("a selector named without evidence of it: %s", f.Cause)
+		}
 	}
 }
