@@ -76,6 +76,9 @@ var placeRules = []placeRule{
 	{component: "kube-controller-manager", dir: "pkg/controller/volume/pvprotection", stage: "termination"},
 	{component: "kube-controller-manager", dir: "pkg/controller/volume", stage: "volume"},
 	{component: "kube-controller-manager", dir: "pkg/controller/endpoint", stage: "service"},
+	// a Service's cloud load balancer: the Service is what does not work
+	{component: "kube-controller-manager", dir: "pkg/controller/service", stage: "service"},
+	{component: "cloud-controller-manager", dir: "controllers/service", stage: "service"},
 	{component: "kube-controller-manager", dir: "pkg/controller/endpointslice", stage: "service"},
 	{component: "kube-controller-manager", dir: "pkg/controller/endpointslicemirroring", stage: "service"},
 	// node IPAM: a node without a pod CIDR gets no pod network, its pods no sandbox

@@ -55,3 +55,13 @@ func TestContainerdCreateStages(t *testing.T) {
 		{site{component: "containerd", file: "internal/cri/server/container_create.go", function: "(*criService).createContainer", kind: "error", template: "failed to generate container %q spec: %w"}, "config"},
 	})
 }
+
+// The service controller that asks the cloud for a Service's load balancer, in the
+// controller manager until 1.18 and the cloud provider's module since, is the service
+// stage: the Service is what does not work.
+func TestServiceControllerStages(t *testing.T) {
+	checkStages(t, []stageCase{
+		{site{component: "cloud-controller-manager", file: "controllers/service/controller.go", function: "(*Controller).syncLoadBalancerIfNeeded", kind: "event", template: "Error syncing load balancer: %v"}, "service"},
+		{site{component: "kube-controller-manager", file: "pkg/controller/service/service_controller.go", function: "(*ServiceController).syncLoadBalancerIfNeeded", kind: "event", template: "Error syncing load balancer: %v"}, "service"},
+	})
+}
