@@ -1400,9 +1400,9 @@ func quoteMatch(cause, match, fixed string) string {
 	return cause + ": “" + q + tail + "”"
 }
 
-// subjectKey groups a signature's matches: all lines about one pod (or one unknown
-// source file) with one cause are one finding; pods sharing a cause are grouped by the
-// engine's cause key.
+// subjectKey groups a signature's matches: all lines about one pod (or, about no known
+// object, in one bundle or paste) with one cause are one finding; pods sharing a cause
+// are grouped by the engine's cause key.
 func subjectKey(l *Line) string {
 	if l.Pod == nil && (l.Object().Kind == "" || l.Object().Kind == ClientKind) && l.Node() == "" {
 		// One paste's files are one reporter's: the same message in a program's log, in
