@@ -836,13 +836,7 @@ func lineDisabledValue(g *Graph, l *Line) string {
 			}
 		}
 	})
-	if len(seen) != 1 {
-		return ""
-	}
-	for v := range seen {
-		return v
-	}
-	return ""
+	return loneValue(seen)
 }
 
 // EvidenceClusterHealth names, in a template's optional part, the health an
@@ -1677,13 +1671,7 @@ func lineCSISecret(g *Graph, l *Line) string {
 			}
 		}
 	}
-	if len(seen) != 1 {
-		return ""
-	}
-	for v := range seen {
-		return v
-	}
-	return ""
+	return loneValue(seen)
 }
 
 // EvidenceNodeSelector names, in a template's optional part, the nodeSelector of the
@@ -1725,6 +1713,11 @@ func lineNodeSelector(g *Graph, l *Line) string {
 			}
 		}
 	}
+	return loneValue(seen)
+}
+
+// loneValue is the one value of seen, "" when it holds none or several.
+func loneValue(seen map[string]bool) string {
 	if len(seen) != 1 {
 		return ""
 	}
