@@ -604,8 +604,11 @@ func podCrashed(p *Pod) bool {
 	return false
 }
 
-// reProseDying is a ticket's sentence that says its pods die or will not start.
-var reProseDying = regexp.MustCompile(`(?i)\bcrash[- ]?loop|\bCrashLoopBackOff\b|\bkeeps? (?:on )?(?:crashing|restarting|dying)\b|\b(?:pods?|containers?|daemon\w*|agents?|controllers?|operators?|[a-z0-9]+-node)\b[^.\n]{0,40}\b(?:crash(?:es|ed|ing)?|restart(?:s|ed|ing)|fail(?:s|ed|ing)?)\b|\b(?:doesn'?t|does not|won'?t|will not|cannot|can'?t|fails? to) start(?:up)?\b`)
+// reProseDying is a ticket's sentence that says its pods die or will not start: how it
+// says a crash (reProseCrash's words), or a pod, container or daemon that crashes,
+// restarts or fails ("the calico pods will fail").
+var reProseDying = regexp.MustCompile(reProseLoops + `|` + reProseStartFails +
+	`|(?i)\b(?:pods?|containers?|daemon\w*|agents?|controllers?|operators?|[a-z0-9]+-node)\b[^.\n]{0,40}\b(?:crash(?:es|ed|ing)?|restart(?:s|ed|ing)|fail(?:s|ed|ing)?)\b`)
 
 // podsDying reports whether the evidence shows a pod's program dying: a container that
 // crashed or could not start (loneCrashedPod's signs, on any pod), or a ticket's
